@@ -1,0 +1,71 @@
+"""Shared fixtures: a fresh database in a temporary folder, and a CLI runner bound to it."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from tracker.cli import cli
+
+
+@dataclass
+class Run:
+    """Runs ``tracker`` commands against one database, as a user would type them."""
+
+    db: Path
+    runner: CliRunner
+
+    def __call__(self, command: str | list[str], *, input: str | None = None) -> Result:
+        args = shlex.split(command) if isinstance(command, str) else command
+        return self.runner.invoke(cli, ["--db", str(self.db), *args], input=input)
+
+    def ok(self, command: str | list[str]) -> Result:
+        result = self(command)
+        assert result.exit_code == 0, (command, result.output, result.exception)
+        return result
+
+    def json(self, command: str | list[str]) -> dict:
+        result = self.ok(
+            [*(shlex.split(command) if isinstance(command, str) else command), "--json"]
+        )
+        return json.loads(result.stdout)
+
+    def event_count(self) -> int:
+        import sqlite3
+
+        with sqlite3.connect(self.db) as conn:
+            return conn.execute("SELECT count(*) FROM events").fetchone()[0]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory, monkeypatch):
+    """No test reads or writes the real user's data folder or environment."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.delenv("TRACKER_DB", raising=False)
+    monkeypatch.delenv("TRACKER_CAMPAIGN", raising=False)
+
+
+@pytest.fixture
+def db_path(tmp_path) -> Path:
+    return tmp_path / "campaign.db"
+
+
+@pytest.fixture
+def run(db_path) -> Run:
+    return Run(db_path, CliRunner())
+
+
+@pytest.fixture
+def glintlock(run) -> Run:
+    """A glintlock campaign with Wren and Tomas, as in the example session."""
+    run.ok('campaign new "Ashes of Veyra" --system glintlock')
+    run.ok("character add Wren --stat Grit=3 --stat Wits=2 --trained Climb --class Seer")
+    run.ok("character add Tomas --stat Grit=2 --stat Wits=4")
+    return run

@@ -1,0 +1,214 @@
+"""Campaigns, sessions, characters, the log and verify, driven through the CLI as a GM would."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+from click.testing import CliRunner
+
+from tracker.cli import cli
+
+
+def test_campaign_new_selects_it_and_lists_it(run):
+    made = run.json('campaign new "Ashes of Veyra" --system glintlock')
+    assert made["system"] == "glintlock"
+    run.ok("campaign new Gloomtown --system gloom")
+    listed = run.json("campaign list")["campaigns"]
+    assert [(c["name"], c["current"]) for c in listed] == [
+        ("Ashes of Veyra", False),
+        ("Gloomtown", True),
+    ]
+    run.ok('campaign use "ashes of veyra"')
+    assert run.json("campaign list")["campaigns"][0]["current"] is True
+
+
+def test_the_example_sessions_opening_reads_as_shown(glintlock):
+    result = glintlock.ok('session start --title "The drowned archive"')
+    assert 'Session 1 "The drowned archive" started' in result.stdout
+    assert "Mettle and Threat reset to 0." in result.stdout
+    ended = glintlock.json("session end")
+    assert ended["number"] == 1
+    assert ended["ended_at"] is not None
+    sessions = glintlock.json("session list")["sessions"]
+    assert [(s["number"], s["title"]) for s in sessions] == [(1, "The drowned archive")]
+    assert glintlock.json("session start")["number"] == 2
+
+
+def test_events_in_a_session_carry_its_number(glintlock):
+    glintlock.ok("session start")
+    glintlock.ok("character add Ilse --stat Grit=1")
+    events = glintlock.json("log --session 1")["events"]
+    assert [e["type"] for e in events] == ["SessionStarted", "CharacterAdded"]
+    assert all(e["session_id"] == 1 for e in events)
+
+
+def test_character_sheet_round_trips_keys_in_sheet_order(glintlock):
+    wren = glintlock.json("character show wren")
+    assert wren["name"] == "Wren"
+    assert list(wren["stats"].items()) == [("Grit", 3), ("Wits", 2)]
+    assert wren["trained"] == ["Climb"]
+    assert wren["class"] == "Seer"
+
+
+def test_character_from_a_sheet_file(run, tmp_path):
+    run.ok("campaign new Iron --system gurps")
+    sheet = tmp_path / "aldric.toml"
+    sheet.write_text(
+        'name = "Aldric"\n[stats]\nIQ = 14\nDX = 11\n[defaults]\nLockpicking = "IQ-5"\n'
+    )
+    added = run.json(["character", "add", "--sheet", str(sheet), "--skill", "Diplomacy=15"])
+    assert added["stats"] == {"IQ": 14, "DX": 11}
+    assert added["skills"] == {"Diplomacy": 15}
+    assert added["defaults"] == {"Lockpicking": ["IQ-5"]}
+    run.ok("character default Aldric Climbing DX-5")
+    assert run.json("character show Aldric")["defaults"]["Climbing"] == ["DX-5"]
+
+
+def test_log_shows_every_event_newest_last(glintlock):
+    glintlock.ok("session start")
+    lines = glintlock.ok("log").stdout.splitlines()
+    assert "campaign" in lines[0]
+    assert "Wren added" in lines[1]
+    assert "session 1" in lines[-1]
+
+
+def test_verify_passes_on_an_intact_log(glintlock):
+    report = glintlock.json("verify")
+    assert report["ok"] is True
+    assert report["campaigns"][0]["events"] == 3
+
+
+def test_verify_names_the_first_tampered_event(glintlock):
+    with sqlite3.connect(glintlock.db) as conn:
+        conn.execute("DROP TRIGGER events_no_update")
+        conn.execute(
+            "UPDATE events SET payload = json_set(payload, '$.name', 'Mallory') WHERE version = 2"
+        )
+    result = glintlock("verify")
+    assert result.exit_code == 1
+    assert "broken at event 2" in result.stderr
+    doc = json.loads(glintlock("verify --json").stdout)
+    assert doc["ok"] is False
+    assert doc["campaigns"][0]["problem"]["version"] == 2
+
+
+def test_db_and_campaign_are_accepted_after_the_command(glintlock):
+    result = glintlock.runner.invoke(
+        cli,
+        ["character", "show", "Wren", "--db", str(glintlock.db), "--json"],
+    )
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["name"] == "Wren"
+
+
+def test_tracker_db_environment_variable_picks_the_database(glintlock, monkeypatch):
+    monkeypatch.setenv("TRACKER_DB", str(glintlock.db))
+    result = CliRunner().invoke(cli, ["campaign", "list", "--json"])
+    assert json.loads(result.stdout)["campaigns"][0]["name"] == "Ashes of Veyra"
+
+
+BAD_INPUT = [
+    # (command, exit code, words the sentence must contain)
+    ("campaign use Nowhere", 1, "No campaign named"),
+    ("character add Wren", 1, "already in"),
+    ("character add wren", 1, "already in"),
+    ("character add Bob --stat Grit", 2, "KEY=N"),
+    ("character add Bob --stat Grit=high", 2, "whole number"),
+    ("character add Bob --stat Grit=11", 2, "between 0 and 10"),
+    ("character add Bob --sheet /no/such/sheet.toml", 2, "Cannot read the sheet"),
+    ("character show Nobody", 1, "No character named"),
+    ("character default Wren Lockpicking IQ-5", 1, "GURPS rule"),
+    ("session end", 1, "No session is running"),
+    ('campaign new "" --system gloom', 2, "needs a name"),
+    ("campaign new X --system dnd", 2, "dnd"),
+    ("campaign new X --system gloom --cinematic", 2, "GURPS option"),
+    ("log --session two", 2, "two"),
+    ("frobnicate", 2, "No such command"),
+]
+
+
+@pytest.mark.parametrize(("command", "code", "words"), BAD_INPUT)
+def test_bad_input_is_one_sentence_and_appends_nothing(glintlock, command, code, words):
+    before = glintlock.event_count()
+    result = glintlock(command)
+    assert result.exit_code == code, result.output
+    assert words in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.output
+    assert glintlock.event_count() == before
+
+
+def test_a_campaign_name_cannot_be_taken_twice(glintlock):
+    before = glintlock.event_count()
+    result = glintlock('campaign new "ASHES of veyra" --system gloom')
+    assert result.exit_code == 1
+    assert "already exists" in result.stderr
+    assert glintlock.event_count() == before
+
+
+def test_a_second_session_cannot_start_while_one_runs(glintlock):
+    glintlock.ok("session start")
+    before = glintlock.event_count()
+    result = glintlock("session start")
+    assert result.exit_code == 1
+    assert "still running" in result.stderr
+    assert glintlock.event_count() == before
+
+
+def test_gurps_default_with_a_malformed_expression_is_refused(run):
+    run.ok("campaign new Iron --system gurps")
+    run.ok("character add Aldric --stat IQ=14")
+    before = run.event_count()
+    result = run("character default Aldric Lockpicking IQ-five")
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert run.event_count() == before
+
+
+def test_no_campaign_yet_says_how_to_make_one(run):
+    result = run("session start")
+    assert result.exit_code == 1
+    assert "tracker campaign new" in result.stderr
+
+
+def test_a_file_that_is_not_a_database_is_refused_untouched(run, tmp_path):
+    junk = tmp_path / "notes.db"
+    junk.write_bytes(b"These are my session notes, not a database.\n" * 200)
+    before = junk.read_bytes()
+    result = run.runner.invoke(cli, ["--db", str(junk), "campaign", "list"])
+    assert result.exit_code == 1
+    assert "not a readable tracker database" in result.stderr
+    assert junk.read_bytes() == before
+
+
+def test_a_database_from_a_newer_tracker_is_refused(glintlock):
+    with sqlite3.connect(glintlock.db) as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '9999'")
+    result = glintlock("campaign list")
+    assert result.exit_code == 1
+    assert "upgrade tracker" in result.stderr
+
+
+def test_a_folder_that_does_not_exist_is_named(run, tmp_path):
+    result = CliRunner().invoke(cli, ["--db", str(tmp_path / "no" / "x.db"), "campaign", "list"])
+    assert result.exit_code == 1
+    assert "does not exist" in result.stderr
+
+
+def test_a_new_database_file_is_private_to_its_owner(run):
+    run.ok("campaign list")
+    assert run.db.stat().st_mode & 0o777 == 0o600
+
+
+def test_demo_makes_a_campaign_per_system(tmp_path):
+    target = tmp_path / "demo.db"
+    result = CliRunner().invoke(cli, ["demo", "--db", str(target), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert [c["system"] for c in report["campaigns"]] == ["gloom", "gurps", "glintlock"]
+    assert all(c["characters"] for c in report["campaigns"])
+    again = CliRunner().invoke(cli, ["demo", "--db", str(target)])
+    assert again.exit_code == 1
+    assert "already holds campaigns" in again.stderr

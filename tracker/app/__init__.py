@@ -1,0 +1,5 @@
+"""Command handlers: load the state, ask the rules, decide the events, append them."""
+
+from tracker.app.tracker import SYSTEMS, Tracker
+
+__all__ = ["SYSTEMS", "Tracker"]

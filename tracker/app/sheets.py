@@ -1,0 +1,108 @@
+"""Character sheets: parsing ``--stat KEY=N`` options and reading sheet files (TOML or JSON)."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tracker.errors import BadInput
+
+# What a score can sensibly be in each system; anything outside is a typo, not a character.
+SCORE_RANGES = {
+    "gloom": (1, 30),
+    "gurps": (0, 40),
+    "glintlock": (0, 10),
+}
+
+
+@dataclass
+class Sheet:
+    name: str | None = None
+    stats: dict[str, int] = field(default_factory=dict)
+    skills: dict[str, int] = field(default_factory=dict)
+    trained: list[str] = field(default_factory=list)
+    character_class: str | None = None
+    defaults: dict[str, list[str]] = field(default_factory=dict)
+    traits: list[str] = field(default_factory=list)
+    source: str | None = None
+
+
+def parse_pairs(values: Iterable[str], option: str) -> dict[str, int]:
+    """``["Grit=3", "wits=2"]`` to ``{"Grit": 3, "wits": 2}``; malformed pairs raise BadInput."""
+    out: dict[str, int] = {}
+    for raw in values:
+        key, sep, number = raw.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise BadInput(f"{option} takes KEY=N (like {option} Grit=3), not {raw!r}.")
+        try:
+            out[key] = int(number.strip())
+        except ValueError:
+            raise BadInput(
+                f"{option} {key} needs a whole number after '=' (like {key}=3), not {number!r}."
+            ) from None
+    return out
+
+
+def check_scores(system: str, scores: Mapping[str, int], what: str) -> None:
+    low, high = SCORE_RANGES[system]
+    for key, value in scores.items():
+        if not low <= value <= high:
+            raise BadInput(
+                f"{what} {key} is {value}; in {system} it must be between {low} and {high}."
+            )
+
+
+def read_sheet(path: str | Path) -> Sheet:
+    """A sheet file: TOML or JSON with name, stats, skills, trained, class, defaults, traits."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"Cannot read the sheet {path}: {exc.strerror}; check the path.") from None
+    try:
+        data: dict[str, Any] = (
+            json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
+        )
+    except (ValueError, tomllib.TOMLDecodeError) as exc:
+        raise BadInput(f"The sheet {path} is not valid TOML or JSON ({exc}); fix it.") from None
+    return sheet_from_mapping(data, str(path.name))
+
+
+def sheet_from_mapping(data: Mapping[str, Any], source: str | None = None) -> Sheet:
+    def scores(key: str) -> dict[str, int]:
+        table = data.get(key, {})
+        if not isinstance(table, Mapping) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in table.values()
+        ):
+            raise BadInput(f"The sheet's [{key}] must map names to whole numbers; fix it.")
+        return {str(k): int(v) for k, v in table.items()}
+
+    def names(key: str) -> list[str]:
+        items = data.get(key, [])
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            raise BadInput(f"The sheet's {key} must be a list of names; fix it.")
+        return list(items)
+
+    defaults_raw = data.get("defaults", {})
+    if not isinstance(defaults_raw, Mapping):
+        raise BadInput("The sheet's [defaults] must map skills to expressions like 'IQ-5'; fix it.")
+    defaults = {
+        str(skill): [expr] if isinstance(expr, str) else [str(e) for e in expr]
+        for skill, expr in defaults_raw.items()
+    }
+    cls = data.get("class")
+    return Sheet(
+        name=data.get("name"),
+        stats=scores("stats"),
+        skills=scores("skills"),
+        trained=names("trained"),
+        character_class=str(cls) if cls else None,
+        defaults=defaults,
+        traits=names("traits"),
+        source=source,
+    )

@@ -1,0 +1,350 @@
+"""The application service: one open database, the current campaign, and the command handlers.
+
+Every handler that changes the campaign follows the same steps: fold the current state, decide
+the events from it (raising a domain error when the rules or the state refuse), and append them
+with the state's version as the expected version. When another writer got in first, the handler
+decides again on the fresh state, a bounded number of times.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.exc import DatabaseError
+
+from tracker.app.sheets import Sheet, check_scores, parse_pairs, read_sheet
+from tracker.errors import BadInput, ConcurrencyError, NotFound, Refused, StorageError
+from tracker.events import (
+    CampaignCreated,
+    CharacterAdded,
+    CharacterDefaultSet,
+    EventPayload,
+    NewEvent,
+    SessionEnded,
+    SessionStarted,
+    StoredEvent,
+    encode,
+)
+from tracker.events.envelope import ChainProblem, check_chain
+from tracker.projections.campaign import CampaignState, Character, SessionInfo, fold
+from tracker.store.engine import create_engine_for, prepare_sqlite_file, resolve_url, sqlite_path
+from tracker.store.eventstore import CampaignRow, EventStore
+from tracker.store.migrate import ensure_schema
+
+SYSTEMS = ("gloom", "gurps", "glintlock")
+TIE_RULES = ("stat", "defender")
+CURRENT = "current_campaign"
+APPEND_ATTEMPTS = 5
+
+
+def describe_storage_error(exc: DatabaseError, location: str) -> StorageError:
+    """One sentence for a database the driver cannot use."""
+    message = str(exc.orig) if exc.orig is not None else str(exc)
+    if "file is not a database" in message or "malformed" in message:
+        return StorageError(
+            f"{location} is not a readable tracker database ({message}); "
+            "check the --db path or restore a backup."
+        )
+    if "readonly" in message or "read-only" in message:
+        return StorageError(
+            f"{location} is read-only; make it writable or copy it somewhere you can write."
+        )
+    if "unable to open" in message:
+        return StorageError(f"Cannot open {location}; check that the path and folder exist.")
+    if "disk is full" in message or "database or disk is full" in message:
+        return StorageError(f"The disk holding {location} is full; free some space and retry.")
+    return StorageError(f"The database at {location} failed: {message}; nothing was changed.")
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    campaign: str
+    events: int
+    problem: ChainProblem | None
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "campaign": self.campaign,
+            "events": self.events,
+            "ok": self.ok,
+            "problem": None
+            if self.problem is None
+            else {
+                "version": self.problem.version,
+                "event_id": self.problem.event_id,
+                "reason": self.problem.reason,
+            },
+        }
+
+
+class Tracker:
+    """One open tracker database."""
+
+    def __init__(self, db: str | None = None, campaign: str | None = None) -> None:
+        self.url = resolve_url(db)
+        path = sqlite_path(self.url)
+        self.location = str(path) if path else self.url.split("@")[-1]
+        self.created = prepare_sqlite_file(path) if path else False
+        self.engine = create_engine_for(self.url)
+        self.store = EventStore(self.engine)
+        self.backup: str | None = None
+        self._campaign_name = campaign
+        try:
+            self.backup = ensure_schema(self.engine)
+        except DatabaseError as exc:
+            raise describe_storage_error(exc, self.location) from None
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- campaigns ---------------------------------------------------------------------------
+
+    def campaign(self, name: str | None = None) -> CampaignRow:
+        """The named campaign, else the one chosen with --campaign, else the current one."""
+        wanted = name or self._campaign_name
+        if wanted:
+            row = self.store.find_campaign(wanted)
+            if row is None:
+                raise NotFound(
+                    f'No campaign named "{wanted}"; see `tracker campaign list` for the names.'
+                )
+            return row
+        current = self.store.get_setting(CURRENT)
+        row = self.store.find_campaign(current) if current else None
+        if row is None:
+            raise Refused(
+                "No campaign is selected; create one with `tracker campaign new NAME --system "
+                "gloom|gurps|glintlock` or choose one with `tracker campaign use NAME`."
+            )
+        return row
+
+    def state(self, campaign: CampaignRow | None = None) -> CampaignState:
+        """The campaign's state, folded from its log."""
+        row = campaign or self.campaign()
+        return fold(self.store.read(row.campaign_id), row.campaign_id)
+
+    def campaign_new(
+        self,
+        name: str,
+        system: str,
+        *,
+        tie_rule: str = "stat",
+        cinematic: bool = False,
+    ) -> CampaignRow:
+        name = name.strip()
+        if not name:
+            raise BadInput("A campaign needs a name; give one in quotes.")
+        if system not in SYSTEMS:
+            raise BadInput(f"The system must be one of {', '.join(SYSTEMS)}, not {system!r}.")
+        if tie_rule not in TIE_RULES:
+            raise BadInput("--tie-rule must be stat or defender.")
+        if cinematic and system != "gurps":
+            raise BadInput("--cinematic is a GURPS option; leave it out for " + system + ".")
+        campaign_id = str(uuid.uuid4())
+        created = CampaignCreated(name=name, system=system, tie_rule=tie_rule, cinematic=cinematic)
+        self.store.create_campaign(campaign_id, name, system, [self._event(created)])
+        self.store.set_setting(CURRENT, campaign_id)
+        return CampaignRow(campaign_id, name, system, "")
+
+    def campaign_list(self) -> list[tuple[CampaignRow, bool, int]]:
+        """Every campaign, whether it is the current one, and its number of events."""
+        current = self.store.get_setting(CURRENT)
+        return [
+            (row, row.campaign_id == current, self.store.count(row.campaign_id))
+            for row in self.store.campaigns()
+        ]
+
+    def campaign_use(self, name: str) -> CampaignRow:
+        row = self.campaign(name)
+        self.store.set_setting(CURRENT, row.campaign_id)
+        return row
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    def session_start(self, title: str | None = None) -> tuple[CampaignState, SessionInfo]:
+        def decide(state: CampaignState) -> list[NewEvent]:
+            if state.current_session is not None:
+                raise Refused(
+                    f"Session {state.current_session} is still running; end it with "
+                    "`tracker session end` first."
+                )
+            number = state.next_session_number
+            return [self._event(SessionStarted(number=number, title=title), session_id=number)]
+
+        state, _ = self._decide_and_append(decide)
+        return state, state.sessions[state.current_session]
+
+    def session_end(self) -> tuple[CampaignState, SessionInfo]:
+        def decide(state: CampaignState) -> list[NewEvent]:
+            if state.current_session is None:
+                raise Refused("No session is running; start one with `tracker session start`.")
+            number = state.current_session
+            return [self._event(SessionEnded(number=number), session_id=number)]
+
+        state, stored = self._decide_and_append(decide)
+        return state, state.sessions[stored[0].session_id]
+
+    def session_list(self) -> list[SessionInfo]:
+        return sorted(self.state().sessions.values(), key=lambda s: s.number)
+
+    # -- characters --------------------------------------------------------------------------
+
+    def character_add(
+        self,
+        name: str | None,
+        *,
+        stats: Sequence[str] = (),
+        skills: Sequence[str] = (),
+        trained: Sequence[str] = (),
+        character_class: str | None = None,
+        sheet_path: str | None = None,
+    ) -> Character:
+        sheet = read_sheet(sheet_path) if sheet_path else Sheet()
+        name = (name or sheet.name or "").strip()
+        if not name:
+            raise BadInput("A character needs a name; give it as NAME or in the sheet.")
+        if any(ch in name for ch in "\r\n\t"):
+            raise BadInput("A character's name must be on one line; remove the line breaks.")
+        sheet.stats.update(parse_pairs(stats, "--stat"))
+        sheet.skills.update(parse_pairs(skills, "--skill"))
+        sheet.trained.extend(t for t in trained if t not in sheet.trained)
+        character_id = str(uuid.uuid4())
+
+        def decide(state: CampaignState) -> list[NewEvent]:
+            existing = state.character(name)
+            if existing is not None:
+                raise Refused(f'{existing.name} is already in "{state.name}"; pick another name.')
+            check_scores(state.system, sheet.stats, "Stat")
+            check_scores(state.system, sheet.skills, "Skill")
+            for skill, exprs in sheet.defaults.items():
+                for expr in exprs:
+                    self._check_default(state, skill, expr)
+            added = CharacterAdded(
+                character_id=character_id,
+                name=name,
+                stats=sheet.stats,
+                skills=sheet.skills,
+                trained=tuple(sheet.trained),
+                character_class=character_class or sheet.character_class,
+                defaults=sheet.defaults,
+                traits=tuple(sheet.traits),
+                sheet=sheet.source,
+            )
+            return [self._event(added, state=state)]
+
+        state, _ = self._decide_and_append(decide)
+        return state.characters[character_id]
+
+    def character(self, name: str, state: CampaignState | None = None) -> Character:
+        state = state or self.state()
+        character = state.character(name)
+        if character is None:
+            known = ", ".join(sorted(c.name for c in state.characters.values())) or "none yet"
+            raise NotFound(
+                f'No character named "{name}" in "{state.name}" (characters: {known}); '
+                "add one with `tracker character add NAME`."
+            )
+        return character
+
+    def character_default(self, name: str, skill: str, expression: str) -> Character:
+        def decide(state: CampaignState) -> list[NewEvent]:
+            character = self.character(name, state)
+            self._check_default(state, skill, expression)
+            return [
+                self._event(
+                    CharacterDefaultSet(
+                        character_id=character.character_id,
+                        skill=skill.strip(),
+                        expression=expression.strip(),
+                    ),
+                    state=state,
+                )
+            ]
+
+        state, stored = self._decide_and_append(decide)
+        return state.characters[stored[0].character_id]
+
+    @staticmethod
+    def _check_default(state: CampaignState, skill: str, expression: str) -> None:
+        if state.system != "gurps":
+            raise Refused(f"Defaults are a GURPS rule; this campaign plays {state.system}.")
+        if not skill.strip():
+            raise BadInput("Name the skill the default is for, like Lockpicking.")
+        from tracker.rules.gurps import parse_default
+
+        parse_default(expression)
+
+    # -- the log -----------------------------------------------------------------------------
+
+    def log(self, session: int | None = None) -> Iterator[StoredEvent]:
+        row = self.campaign()
+        return self.store.read(row.campaign_id, session_id=session)
+
+    def verify(self) -> list[VerifyReport]:
+        """Check every campaign's hash chain (the chosen one only, when one was named)."""
+        rows = [self.campaign()] if self._campaign_name else self.store.campaigns()
+        reports = []
+        for row in rows:
+            counted = 0
+
+            def counting(stream):
+                nonlocal counted
+                for event in stream:
+                    counted += 1
+                    yield event
+
+            problem = check_chain(counting(self.store.read(row.campaign_id)))
+            reports.append(VerifyReport(row.name, counted, problem))
+        return reports
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    def _event(
+        self,
+        payload: EventPayload,
+        *,
+        state: CampaignState | None = None,
+        session_id: int | None = None,
+        visibility: str = "public",
+    ) -> NewEvent:
+        type_, version, data = encode(payload)
+        character_id = (
+            getattr(payload, payload.character_field) if payload.character_field else None
+        )
+        if session_id is None and state is not None:
+            session_id = state.current_session
+        return NewEvent(
+            type=type_,
+            payload=data,
+            schema_version=version,
+            session_id=session_id,
+            character_id=character_id,
+            visibility=visibility,
+        )
+
+    def _decide_and_append(
+        self, decide: Callable[[CampaignState], list[NewEvent]]
+    ) -> tuple[CampaignState, list[StoredEvent]]:
+        row = self.campaign()
+        for attempt in range(APPEND_ATTEMPTS):
+            state = self.state(row)
+            batch = decide(state)
+            try:
+                stored = self.store.append(row.campaign_id, batch, state.version)
+            except ConcurrencyError:
+                if attempt == APPEND_ATTEMPTS - 1:
+                    raise
+                continue
+            from tracker.projections.campaign import apply
+
+            for event in stored:
+                apply(state, event)
+            return state, stored
+        raise AssertionError("unreachable")

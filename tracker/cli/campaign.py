@@ -1,0 +1,251 @@
+"""``tracker campaign``, ``tracker session`` and ``tracker character``."""
+
+from __future__ import annotations
+
+import click
+
+from tracker.cli.options import emit_json, open_tracker, output_options
+from tracker.cli.render import bold, dim, duration, local_time, plural, warn
+
+
+@click.group("campaign")
+def campaign() -> None:
+    """Create, list and choose campaigns."""
+
+
+@campaign.command("new")
+@click.argument("name")
+@click.option(
+    "--system",
+    required=True,
+    type=click.Choice(["gloom", "gurps", "glintlock"], case_sensitive=False),
+    help="The rule system the campaign plays.",
+)
+@click.option(
+    "--tie-rule",
+    type=click.Choice(["stat", "defender"]),
+    default="stat",
+    show_default=True,
+    help="Gloom: who wins a contested roll when both dice are equal.",
+)
+@click.option("--cinematic", is_flag=True, help="GURPS: players may buy up rolls with points.")
+@output_options
+def campaign_new(name: str, system: str, tie_rule: str, cinematic: bool, as_json: bool) -> None:
+    """Create a campaign and make it the current one.
+
+    \b
+    Example:
+      tracker campaign new "Ashes of Veyra" --system glintlock
+    """
+    tracker = open_tracker()
+    row = tracker.campaign_new(name, system.lower(), tie_rule=tie_rule, cinematic=cinematic)
+    if as_json:
+        emit_json(
+            {
+                "campaign_id": row.campaign_id,
+                "name": row.name,
+                "system": row.system,
+                "db": tracker.location,
+            }
+        )
+        return
+    click.echo(
+        f'Campaign "{row.name}" ({row.system}) created and selected. Log: {tracker.location}'
+    )
+
+
+@campaign.command("list")
+@output_options
+def campaign_list(as_json: bool) -> None:
+    """List the campaigns in the database; * marks the current one."""
+    rows = open_tracker().campaign_list()
+    if as_json:
+        emit_json(
+            {
+                "campaigns": [
+                    {
+                        "campaign_id": r.campaign_id,
+                        "name": r.name,
+                        "system": r.system,
+                        "current": current,
+                        "events": count,
+                    }
+                    for r, current, count in rows
+                ]
+            }
+        )
+        return
+    if not rows:
+        click.echo("No campaigns yet; create one with `tracker campaign new NAME --system ...`.")
+    for row, current, count in rows:
+        mark = "*" if current else " "
+        click.echo(f"{mark} {row.name}  ({row.system}, {plural(count, 'event')})")
+
+
+@campaign.command("use")
+@click.argument("name")
+@output_options
+def campaign_use(name: str, as_json: bool) -> None:
+    """Make NAME the current campaign."""
+    row = open_tracker().campaign_use(name)
+    if as_json:
+        emit_json({"campaign_id": row.campaign_id, "name": row.name, "system": row.system})
+        return
+    click.echo(f'Now playing "{row.name}" ({row.system}).')
+
+
+@click.group("session")
+def session() -> None:
+    """Start, end and list sessions of play."""
+
+
+@session.command("start")
+@click.option("--title", help="A title for the session, shown in replays.")
+@output_options
+def session_start(title: str | None, as_json: bool) -> None:
+    """Start a session; every event until `session end` belongs to it."""
+    state, info = open_tracker().session_start(title)
+    if as_json:
+        emit_json({"campaign": state.name, **info.to_dict()})
+        return
+    name = f' "{info.title}"' if info.title else ""
+    line = f"Session {info.number}{name} started {local_time(info.started_at, 'HH:mm')}."
+    if state.system == "glintlock":
+        line += (
+            " Mettle reset to 0." if state.threat_carries_over else " Mettle and Threat reset to 0."
+        )
+    click.echo(line)
+
+
+@session.command("end")
+@output_options
+def session_end(as_json: bool) -> None:
+    """End the running session."""
+    state, info = open_tracker().session_end()
+    if as_json:
+        emit_json({"campaign": state.name, **info.to_dict()})
+        return
+    took = duration(info.started_at, info.ended_at or info.started_at)
+    click.echo(
+        f"Session {info.number} ended {local_time(info.ended_at, 'HH:mm')} "
+        f"({took}, {plural(info.event_count, 'event')})."
+    )
+    for lapsed in info.lapsed:
+        click.echo(warn(f"Lapsed: {lapsed}"))
+
+
+@session.command("list")
+@output_options
+def session_list(as_json: bool) -> None:
+    """List the campaign's sessions."""
+    sessions = open_tracker().session_list()
+    if as_json:
+        emit_json({"sessions": [s.to_dict() for s in sessions]})
+        return
+    if not sessions:
+        click.echo("No sessions yet; start one with `tracker session start`.")
+    for s in sessions:
+        status = "running" if s.ended_at is None else duration(s.started_at, s.ended_at)
+        title = f' "{s.title}"' if s.title else ""
+        click.echo(
+            f"{s.number:>3}{title}  {local_time(s.started_at)}  {status}  "
+            f"{dim(plural(s.event_count, 'event'))}"
+        )
+
+
+@click.group("character")
+def character() -> None:
+    """Add characters and show their sheets."""
+
+
+@character.command("add")
+@click.argument("name", required=False)
+@click.option("--stat", "stats", multiple=True, metavar="KEY=N", help="A stat or attribute.")
+@click.option("--skill", "skills", multiple=True, metavar="KEY=N", help="A skill and its level.")
+@click.option("--trained", multiple=True, metavar="SKILL", help="Glintlock: a trained skill.")
+@click.option("--class", "character_class", metavar="CLASS", help="Glintlock: the class.")
+@click.option(
+    "--sheet",
+    type=click.Path(dir_okay=False),
+    help="A sheet file (TOML or JSON); options given here add to it.",
+)
+@output_options
+def character_add(
+    name: str | None,
+    stats: tuple[str, ...],
+    skills: tuple[str, ...],
+    trained: tuple[str, ...],
+    character_class: str | None,
+    sheet: str | None,
+    as_json: bool,
+) -> None:
+    """Add a character to the current campaign.
+
+    \b
+    Examples:
+      tracker character add Wren --stat Grit=3 --stat Wits=2 --trained Climb --class Seer
+      tracker character add --sheet fixtures/sheets/gurps-mira.toml
+    """
+    added = open_tracker().character_add(
+        name,
+        stats=stats,
+        skills=skills,
+        trained=trained,
+        character_class=character_class,
+        sheet_path=sheet,
+    )
+    if as_json:
+        emit_json(added.to_dict())
+        return
+    click.echo(f"Added {bold(added.name)}: {_sheet_line(added)}")
+
+
+@character.command("show")
+@click.argument("name")
+@output_options
+def character_show(name: str, as_json: bool) -> None:
+    """Show a character's sheet."""
+    found = open_tracker().character(name)
+    if as_json:
+        emit_json(found.to_dict())
+        return
+    click.echo(f"{bold(found.name)}  {_sheet_line(found)}")
+    for skill, exprs in found.defaults.items():
+        click.echo(f"  {skill} defaults to {', '.join(exprs)}")
+
+
+@character.command("default")
+@click.argument("name")
+@click.argument("skill")
+@click.argument("expression", metavar="EXPR")
+@output_options
+def character_default(name: str, skill: str, expression: str, as_json: bool) -> None:
+    """GURPS: let SKILL default to EXPR for a character (e.g. Lockpicking IQ-5).
+
+    \b
+    Example:
+      tracker character default Aldric Lockpicking IQ-5
+    """
+    found = open_tracker().character_default(name, skill, expression)
+    if as_json:
+        emit_json(found.to_dict())
+        return
+    click.echo(f"{found.name}: {skill} defaults to {expression}.")
+
+
+def _sheet_line(c) -> str:
+    parts = []
+    if c.character_class:
+        parts.append(c.character_class)
+    if c.stats:
+        parts.append(" ".join(f"{k} {v}" for k, v in c.stats.items()))
+    if c.skills:
+        parts.append(" ".join(f"{k} {v}" for k, v in c.skills.items()))
+    if c.trained:
+        parts.append("trained: " + ", ".join(c.trained))
+    if c.traits:
+        parts.append("traits: " + ", ".join(c.traits))
+    return " · ".join(parts) or "no scores yet"
+
+
+COMMANDS = [campaign, session, character]

@@ -1,0 +1,53 @@
+"""``tracker demo``."""
+
+from __future__ import annotations
+
+import shlex
+
+import click
+from click.core import ParameterSource
+
+from tracker.cli.options import emit_json
+from tracker.cli.render import bold
+
+
+@click.command("demo")
+@click.option("--db", "db", metavar="PATH", help="Where to make the demo (a new file).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document for scripts.")
+@click.pass_context
+def demo(ctx: click.Context, db: str | None, as_json: bool) -> None:
+    """Make a demo database (a campaign per system, sample characters) and show what to try."""
+    from tracker.app.demo import make_demo
+
+    root = ctx.find_root()
+    # $TRACKER_DB may point at a real campaign: the demo only writes where it is told explicitly.
+    if db is None and root.get_parameter_source("db") == ParameterSource.COMMANDLINE:
+        db = root.params.get("db")
+    report = make_demo(db)
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    click.echo(f"Made a demo database at {report.db}:")
+    for c in report.campaigns:
+        names = ", ".join(ch["name"] for ch in c["characters"])
+        click.echo(
+            f"  {bold(c['name'])} ({c['system']}): {names}; "
+            f'session {c["session"]} "{c["session_title"]}" running'
+        )
+    click.echo(f'\nThe current campaign is "{report.campaigns[-1]["name"]}". Try:')
+    tries = [
+        f"export TRACKER_DB={shlex.quote(report.db)}",
+        "tracker campaign list",
+        "tracker character show Wren",
+        "tracker odds glintlock --stat 3 --trained --tags 2",
+        "tracker odds gurps --skill 12",
+        "tracker log",
+        "tracker verify",
+        'tracker campaign use "Iron and Ink"',
+        "tracker session list",
+    ]
+    for line in tries:
+        click.echo(f"  {line}")
+
+
+COMMANDS = [demo]

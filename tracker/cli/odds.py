@@ -1,0 +1,3 @@
+"""``tracker odds``: exact probabilities of every outcome."""
+
+COMMANDS: list = []

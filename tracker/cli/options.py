@@ -1,0 +1,119 @@
+"""Shared options, the tracker opened for a command, and how errors reach the user.
+
+Every failure ends as one line on stderr and the scripting contract's exit code: 1 when the rules
+or the state refuse (nothing appended), 2 for bad usage.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from tracker.errors import Refused, TrackerError
+
+
+class TrackerGroup(click.Group):
+    """A click group whose errors are one sentence, never a traceback or a usage dump."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            rv = super().main(
+                args=args,
+                prog_name=prog_name,
+                complete_var=complete_var,
+                standalone_mode=False,
+                **extra,
+            )
+        except click.UsageError as exc:
+            hint = f" See `{exc.ctx.command_path} --help`." if exc.ctx else ""
+            _fail(f"{_sentence(exc.format_message())}{hint}", 2)
+        except click.ClickException as exc:
+            _fail(_sentence(exc.format_message()), exc.exit_code)
+        except click.Abort:
+            _fail("Stopped; nothing was changed.", 1)
+        except TrackerError as exc:
+            _fail(str(exc), exc.exit_code, refused=isinstance(exc, Refused))
+        except KeyboardInterrupt:
+            _fail("Interrupted.", 130)
+        except Exception as exc:
+            storage = _storage_error(exc)
+            if storage is None:
+                raise
+            _fail(str(storage), storage.exit_code)
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _storage_error(exc: Exception) -> TrackerError | None:
+    try:
+        from sqlalchemy.exc import DatabaseError
+    except ImportError:  # pragma: no cover - sqlalchemy is a dependency
+        return None
+    if isinstance(exc, DatabaseError):
+        from tracker.app.tracker import describe_storage_error
+
+        return describe_storage_error(exc, "the database")
+    return None
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(text.split())
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def _fail(message: str, code: int, refused: bool = False) -> None:
+    label = "Refused" if refused else "Error"
+    click.echo(f"{label}: {message}", err=True)
+    sys.exit(code)
+
+
+def output_options(fn: Callable) -> Callable:
+    """Add ``--json`` (one JSON document on stdout) and ``--db``/``--campaign`` to a command."""
+
+    @click.option("--json", "as_json", is_flag=True, help="Print one JSON document for scripts.")
+    @db_options
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def db_options(fn: Callable) -> Callable:
+    """``--db`` and ``--campaign`` accepted after the command too (``tracker log --db x.db``)."""
+
+    @click.option("--db", "db_override", metavar="PATH_OR_URL", hidden=True, default=None)
+    @click.option("--campaign", "campaign_override", metavar="NAME", hidden=True, default=None)
+    @functools.wraps(fn)
+    def wrapper(*args: Any, db_override=None, campaign_override=None, **kwargs: Any) -> Any:
+        obj = click.get_current_context().find_root().ensure_object(dict)
+        if db_override:
+            obj["db"] = db_override
+        if campaign_override:
+            obj["campaign"] = campaign_override
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def open_tracker():
+    """The tracker for this invocation's database, opened once and closed when the command ends."""
+    ctx = click.get_current_context()
+    root = ctx.find_root()
+    obj = root.ensure_object(dict)
+    if obj.get("tracker") is None:
+        from tracker.app import Tracker
+
+        obj["tracker"] = Tracker(obj.get("db"), obj.get("campaign"))
+        root.call_on_close(obj["tracker"].close)
+    return obj["tracker"]
+
+
+def emit_json(document: Any) -> None:
+    click.echo(json.dumps(document, ensure_ascii=False, sort_keys=False))

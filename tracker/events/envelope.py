@@ -1,0 +1,168 @@
+"""The envelope every event travels in, and the canonical JSON its hash is taken over.
+
+A ``NewEvent`` is what a command decides; the store gives it a position, a version in its
+campaign's stream and a place in the hash chain, and hands back a ``StoredEvent``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+GENESIS_HASH = "0" * 64
+
+
+def new_event_id() -> str:
+    return str(uuid.uuid4())
+
+
+def canonical_json(value: Any) -> str:
+    """One spelling per value: sorted keys, no spaces, UTF-8 text, no NaN."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event decided by a command, not yet stored."""
+
+    type: str
+    payload: dict[str, Any]
+    schema_version: int = 1
+    session_id: int | None = None
+    character_id: str | None = None
+    visibility: str = "public"
+    event_id: str = field(default_factory=new_event_id)
+    recorded_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """An event as the log holds it."""
+
+    position: int
+    event_id: str
+    campaign_id: str
+    version: int
+    session_id: int | None
+    character_id: str | None
+    type: str
+    schema_version: int
+    payload: dict[str, Any]
+    recorded_at: str
+    visibility: str
+    prev_hash: str
+    hash: str
+
+    def chain_fields(self) -> dict[str, Any]:
+        return chain_fields(
+            event_id=self.event_id,
+            campaign_id=self.campaign_id,
+            version=self.version,
+            session_id=self.session_id,
+            character_id=self.character_id,
+            type=self.type,
+            schema_version=self.schema_version,
+            payload=self.payload,
+            recorded_at=self.recorded_at,
+            visibility=self.visibility,
+            prev_hash=self.prev_hash,
+        )
+
+    def computed_hash(self) -> str:
+        return event_hash(self.chain_fields())
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every stored field, as ``export events`` writes it and ``import`` reads it back."""
+        return {
+            "position": self.position,
+            "event_id": self.event_id,
+            "campaign_id": self.campaign_id,
+            "version": self.version,
+            "session_id": self.session_id,
+            "character_id": self.character_id,
+            "type": self.type,
+            "schema_version": self.schema_version,
+            "payload": self.payload,
+            "recorded_at": self.recorded_at,
+            "visibility": self.visibility,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }
+
+
+def chain_fields(
+    *,
+    event_id: str,
+    campaign_id: str,
+    version: int,
+    session_id: int | None,
+    character_id: str | None,
+    type: str,
+    schema_version: int,
+    payload: dict[str, Any],
+    recorded_at: str,
+    visibility: str,
+    prev_hash: str,
+) -> dict[str, Any]:
+    """The fields the hash covers: everything but the position, which is local to one database."""
+    return {
+        "event_id": event_id,
+        "campaign_id": campaign_id,
+        "version": version,
+        "session_id": session_id,
+        "character_id": character_id,
+        "type": type,
+        "schema_version": schema_version,
+        "payload": payload,
+        "recorded_at": recorded_at,
+        "visibility": visibility,
+        "prev_hash": prev_hash,
+    }
+
+
+def event_hash(fields: dict[str, Any]) -> str:
+    """SHA-256 over the canonical JSON of an event's chained fields."""
+    return hashlib.sha256(canonical_json(fields).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class ChainProblem:
+    """The first place a campaign's stored log stops matching its own hash chain."""
+
+    version: int
+    event_id: str
+    reason: str
+
+
+def check_chain(stream) -> ChainProblem | None:
+    """Walk one campaign's events in version order; return the first broken link, if any.
+
+    Finds an edited event (its hash no longer matches its fields), an inserted, removed or
+    reordered one (a version out of sequence, or a ``prev_hash`` that is not the previous hash).
+    """
+    prev = GENESIS_HASH
+    expected_version = 1
+    for event in stream:
+        if event.version != expected_version:
+            what = "missing" if event.version > expected_version else "out of order"
+            return ChainProblem(
+                event.version,
+                event.event_id,
+                f"version {expected_version} is {what} before version {event.version}",
+            )
+        if event.prev_hash != prev:
+            return ChainProblem(
+                event.version, event.event_id, "it does not follow the event before it"
+            )
+        if event.computed_hash() != event.hash:
+            return ChainProblem(
+                event.version, event.event_id, "its contents no longer match its hash"
+            )
+        prev = event.hash
+        expected_version += 1
+    return None

@@ -1,0 +1,1 @@
+"""Pure folds over the log: ``state = apply(state, event)``, rebuildable from scratch."""

@@ -1,0 +1,106 @@
+"""Engine set-up: where the database is, and how each connection is configured.
+
+SQLite connections run in WAL mode (readers never block the writer), with foreign keys on, a busy
+timeout so a second writer waits instead of failing, and ``synchronous=FULL`` so a logged roll is
+on disk before its answer prints. Write transactions start with ``BEGIN IMMEDIATE`` to take the
+write lock up front: a deferred transaction that reads first and then writes can fail with
+"database is locked" when another writer got in between.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sqlalchemy import Engine, event
+from sqlalchemy import create_engine as _create_engine
+from sqlalchemy.engine import Connection
+
+from tracker.errors import StorageError
+
+BUSY_TIMEOUT_MS = 10_000
+WRITE = {"tracker_write": True}
+
+
+def default_path() -> Path:
+    """The database file in the user's data folder (e.g. ~/.local/share/tracker/tracker.db)."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("tracker", appauthor=False)) / "tracker.db"
+
+
+def resolve_url(db: str | None) -> str:
+    """Turn ``--db``/``$TRACKER_DB`` into a SQLAlchemy URL: a plain path means SQLite."""
+    if not db:
+        db = os.environ.get("TRACKER_DB") or None
+    if db and "://" in db:
+        return db
+    path = Path(db).expanduser() if db else default_path()
+    if not db:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return f"sqlite:///{path.resolve()}"
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file behind a SQLite URL, or None for another engine or an in-memory database."""
+    if not url.startswith("sqlite:///"):
+        return None
+    raw = url.removeprefix("sqlite:///")
+    return None if raw in ("", ":memory:") else Path(raw)
+
+
+def prepare_sqlite_file(path: Path) -> bool:
+    """Create the file owner-readable only if it is new; return whether it was created.
+
+    SQLite gives its -wal and -shm files the database file's permissions, so the whole campaign
+    stays private to its owner.
+    """
+    if path.exists():
+        if path.is_dir():
+            raise StorageError(f"{path} is a folder; give --db the path of a database file.")
+        return False
+    if not path.parent.is_dir():
+        raise StorageError(
+            f"The folder {path.parent} does not exist; create it or give --db another path."
+        )
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return False
+    except PermissionError:
+        raise StorageError(
+            f"Cannot create {path}: the folder is not writable; give --db a writable path."
+        ) from None
+    os.close(fd)
+    return True
+
+
+def create_engine_for(url: str) -> Engine:
+    """An engine for ``url`` with tracker's connection settings."""
+    if url.startswith("sqlite"):
+        engine = _create_engine(url)
+        _configure_sqlite(engine)
+        return engine
+    return _create_engine(url, pool_pre_ping=True)
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:
+        # Let SQLAlchemy's "begin" event decide how each transaction starts.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.execute("PRAGMA synchronous = FULL")
+        mode = cursor.execute("PRAGMA journal_mode").fetchone()[0]
+        if mode != "wal" and mode != "memory":
+            cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        if conn.get_execution_options().get("tracker_write"):
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        else:
+            conn.exec_driver_sql("BEGIN")

@@ -1,0 +1,254 @@
+"""The append-only event store: optimistic concurrency, idempotent re-sends, a hash chain.
+
+Each campaign is one stream. ``append`` writes a batch in one transaction, checks the caller's
+expected version against the stream's head, and chains every event to the one before it with
+SHA-256. Reads stream rows in order without loading the whole log.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import pendulum
+from sqlalchemy import Connection, Engine, func, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from tracker.errors import ConcurrencyError, NotFound, Refused
+from tracker.events.envelope import (
+    GENESIS_HASH,
+    NewEvent,
+    StoredEvent,
+    chain_fields,
+    event_hash,
+)
+from tracker.store.engine import WRITE
+from tracker.store.schema import campaigns, events, settings
+
+READ_BATCH = 2_000
+
+
+def stored_json(payload: dict) -> str:
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignRow:
+    campaign_id: str
+    name: str
+    system: str
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    version: int
+    hash: str
+
+
+def now_utc() -> str:
+    """The time an event is recorded: UTC, ISO 8601 with microseconds."""
+    return pendulum.now("UTC").format("YYYY-MM-DDTHH:mm:ss.SSSSSSZ")
+
+
+class EventStore:
+    """The log of every campaign in one database."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def create_campaign(
+        self, campaign_id: str, name: str, system: str, first: Sequence[NewEvent]
+    ) -> list[StoredEvent]:
+        """Register a campaign and append its first events, in one transaction."""
+        with self.engine.connect().execution_options(**WRITE) as conn:
+            names = conn.execute(select(campaigns.c.name)).scalars()
+            taken = next((n for n in names if n.casefold() == name.casefold()), None)
+            if taken:
+                raise Refused(f'A campaign named "{taken}" already exists; pick another name.')
+            conn.execute(
+                insert(campaigns).values(
+                    campaign_id=campaign_id, name=name, system=system, created_at=now_utc()
+                )
+            )
+            stored = self._append(conn, campaign_id, first, 0)
+            conn.commit()
+        return stored
+
+    def append(
+        self, campaign_id: str, batch: Sequence[NewEvent], expected_version: int
+    ) -> list[StoredEvent]:
+        """Append ``batch`` to a campaign whose head must be at ``expected_version``.
+
+        All or nothing, in one transaction. A stale ``expected_version`` raises
+        ``ConcurrencyError`` and appends nothing. Re-sending a batch whose event ids are already
+        stored appends nothing and returns the stored events.
+        """
+        try:
+            with self.engine.connect().execution_options(**WRITE) as conn:
+                stored = self._append(conn, campaign_id, batch, expected_version)
+                conn.commit()
+        except IntegrityError as exc:
+            if "foreign key" in str(exc.orig).lower():
+                raise NotFound(
+                    f"No campaign {campaign_id} in this database; check the campaign name."
+                ) from exc
+            # Another writer took the version first (the UNIQUE(campaign_id, version) constraint),
+            # or re-sent the same event between our check and our insert.
+            raise ConcurrencyError(
+                "Another writer logged to this campaign at the same moment; run the command again."
+            ) from exc
+        return stored
+
+    def _append(
+        self, conn: Connection, campaign_id: str, batch: Sequence[NewEvent], expected: int
+    ) -> list[StoredEvent]:
+        if not batch:
+            return []
+        ids = [e.event_id for e in batch]
+        known = {
+            s.event_id: s
+            for s in self._rows(conn, select(events).where(events.c.event_id.in_(ids)))
+        }
+        if known:
+            if len(known) == len(ids) and all(s.campaign_id == campaign_id for s in known.values()):
+                return [known[i] for i in ids]
+            raise Refused(
+                "Part of this batch is already in the log; re-send the whole batch or a new one."
+            )
+        head = self._head(conn, campaign_id)
+        if head.version != expected:
+            raise ConcurrencyError(
+                f"The campaign log moved on (version {head.version}, expected {expected}); "
+                "run the command again."
+            )
+        prev = head.hash
+        rows = []
+        out = []
+        recorded = now_utc()
+        for offset, new in enumerate(batch, start=1):
+            fields = chain_fields(
+                event_id=new.event_id,
+                campaign_id=campaign_id,
+                version=expected + offset,
+                session_id=new.session_id,
+                character_id=new.character_id,
+                type=new.type,
+                schema_version=new.schema_version,
+                payload=new.payload,
+                recorded_at=new.recorded_at or recorded,
+                visibility=new.visibility,
+                prev_hash=prev,
+            )
+            digest = event_hash(fields)
+            # Stored in the order the command wrote it (a sheet's stats stay in sheet order);
+            # the hash covers the canonical spelling, so key order never matters to verify.
+            rows.append({**fields, "payload": stored_json(new.payload), "hash": digest})
+            prev = digest
+        conn.execute(insert(events), rows)
+        for s in self._rows(
+            conn,
+            select(events)
+            .where(events.c.campaign_id == campaign_id, events.c.version > expected)
+            .order_by(events.c.version),
+        ):
+            out.append(s)
+        return out
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def head(self, campaign_id: str) -> Head:
+        """The stream's last version and hash (version 0 and the genesis hash when empty)."""
+        with self.engine.connect() as conn:
+            return self._head(conn, campaign_id)
+
+    @staticmethod
+    def _head(conn: Connection, campaign_id: str) -> Head:
+        row = conn.execute(
+            select(events.c.version, events.c.hash)
+            .where(events.c.campaign_id == campaign_id)
+            .order_by(events.c.version.desc())
+            .limit(1)
+        ).first()
+        return Head(row.version, row.hash) if row else Head(0, GENESIS_HASH)
+
+    def read(
+        self,
+        campaign_id: str,
+        *,
+        after_version: int = 0,
+        until_version: int | None = None,
+        session_id: int | None = None,
+    ) -> Iterator[StoredEvent]:
+        """The campaign's events in version order, streamed in batches."""
+        query = select(events).where(
+            events.c.campaign_id == campaign_id, events.c.version > after_version
+        )
+        if until_version is not None:
+            query = query.where(events.c.version <= until_version)
+        if session_id is not None:
+            query = query.where(events.c.session_id == session_id)
+        with self.engine.connect() as conn:
+            yield from self._rows(conn, query.order_by(events.c.version))
+
+    def read_all(self, *, after_position: int = 0) -> Iterator[StoredEvent]:
+        """Every event in the database in position order (the global replay order)."""
+        query = select(events).where(events.c.position > after_position)
+        with self.engine.connect() as conn:
+            yield from self._rows(conn, query.order_by(events.c.position))
+
+    @staticmethod
+    def _rows(conn: Connection, query) -> Iterator[StoredEvent]:
+        result = conn.execution_options(yield_per=READ_BATCH).execute(query)
+        loads = json.loads
+        for r in result:
+            yield StoredEvent(
+                r.position,
+                r.event_id,
+                r.campaign_id,
+                r.version,
+                r.session_id,
+                r.character_id,
+                r.type,
+                r.schema_version,
+                loads(r.payload),
+                r.recorded_at,
+                r.visibility,
+                r.prev_hash,
+                r.hash,
+            )
+
+    def count(self, campaign_id: str | None = None) -> int:
+        query = select(func.count()).select_from(events)
+        if campaign_id is not None:
+            query = query.where(events.c.campaign_id == campaign_id)
+        with self.engine.connect() as conn:
+            return conn.execute(query).scalar_one()
+
+    # -- campaigns and settings ----------------------------------------------------------------
+
+    def campaigns(self) -> list[CampaignRow]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(campaigns).order_by(campaigns.c.created_at)).all()
+        return [CampaignRow(r.campaign_id, r.name, r.system, r.created_at) for r in rows]
+
+    def find_campaign(self, name_or_id: str) -> CampaignRow | None:
+        """A campaign by id or by name, the name matched without regard to case."""
+        wanted = name_or_id.casefold()
+        for row in self.campaigns():
+            if row.campaign_id == name_or_id or row.name.casefold() == wanted:
+                return row
+        return None
+
+    def get_setting(self, key: str) -> str | None:
+        with self.engine.connect() as conn:
+            return conn.execute(select(settings.c.value).where(settings.c.key == key)).scalar()
+
+    def set_setting(self, key: str, value: str) -> None:
+        with self.engine.connect().execution_options(**WRITE) as conn:
+            conn.execute(settings.delete().where(settings.c.key == key))
+            conn.execute(insert(settings).values(key=key, value=value))
+            conn.commit()

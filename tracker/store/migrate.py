@@ -1,0 +1,110 @@
+"""Schema version check and migration through Alembic's API.
+
+Opening a database costs one query on the happy path (read ``alembic_version``); Alembic itself is
+imported only when a database is new or older than this tracker. An older SQLite file is copied
+aside before it is upgraded; a newer one is refused.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from importlib import resources
+from pathlib import Path
+
+import pendulum
+from sqlalchemy import Engine, inspect, text
+from sqlalchemy.exc import DatabaseError, OperationalError, ProgrammingError
+
+from tracker.errors import StorageError
+from tracker.store.engine import WRITE, sqlite_path
+from tracker.store.schema import HEAD_REVISION, KNOWN_REVISIONS
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The revision the database is stamped with, or None when it has no Alembic table."""
+    try:
+        with engine.connect() as conn:
+            return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    except (OperationalError, ProgrammingError) as exc:
+        if "alembic_version" in str(exc) or "no such table" in str(exc):
+            return None
+        raise
+
+
+def ensure_schema(engine: Engine) -> str | None:
+    """Bring the database to the head revision, refusing one written by a newer tracker.
+
+    Returns the path of the backup made before an upgrade, if one was made.
+    """
+    revision = current_revision(engine)
+    if revision == HEAD_REVISION:
+        return None
+    if revision is not None and revision not in KNOWN_REVISIONS:
+        raise StorageError(
+            f"This database was written by a newer tracker (schema {revision}); "
+            "upgrade tracker to open it."
+        )
+    backup = None
+    if revision is None:
+        with engine.connect() as conn:
+            tables = set(inspect(conn).get_table_names())
+        if tables - {"alembic_version"}:
+            raise StorageError(
+                "This database holds tables but no tracker schema; "
+                "give --db a tracker database or a new file."
+            )
+    else:
+        backup = backup_sqlite(engine, revision)
+    upgrade(engine)
+    return str(backup) if backup else None
+
+
+def backup_sqlite(engine: Engine, revision: str) -> Path | None:
+    """Copy a SQLite database aside (consistently, through SQLite's backup API)."""
+    path = sqlite_path(str(engine.url))
+    if path is None:
+        return None
+    stamp = pendulum.now("UTC").format("YYYYMMDDTHHmmss")
+    target = path.with_name(f"{path.name}.backup-{revision}-{stamp}")
+    source = sqlite3.connect(path)
+    try:
+        dest = sqlite3.connect(target)
+        with dest:
+            source.backup(dest)
+        dest.close()
+    finally:
+        source.close()
+    target.chmod(0o600)
+    return target
+
+
+def alembic_config(connection=None):
+    """An Alembic Config pointing at the migrations shipped inside the package."""
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(resources.files("tracker.migrations")))
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Run the migrations up to ``revision`` in one transaction."""
+    from alembic import command
+
+    try:
+        with engine.connect().execution_options(**WRITE) as conn:
+            command.upgrade(alembic_config(conn), revision)
+            conn.commit()
+    except DatabaseError as exc:
+        raise StorageError(
+            f"Could not prepare the database: {exc.orig}; check the --db path."
+        ) from None
+
+
+def script_head() -> str:
+    """The head revision of the shipped migration scripts (tests hold it equal to the schema's)."""
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()

@@ -1,0 +1,64 @@
+"""The database tables, as SQLAlchemy Core.
+
+The Alembic migrations in ``migrations/versions`` create these; this module mirrors the head
+revision so queries can be written against it. ``KNOWN_REVISIONS`` lists every revision this
+version of tracker can open, oldest first: a database stamped with anything else was written by a
+newer tracker and is refused.
+"""
+
+from sqlalchemy import (
+    CheckConstraint,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+KNOWN_REVISIONS: tuple[str, ...] = ("0001",)
+HEAD_REVISION = KNOWN_REVISIONS[-1]
+
+metadata = MetaData()
+
+campaigns = Table(
+    "campaigns",
+    metadata,
+    Column("campaign_id", String(36), primary_key=True),
+    Column("name", String(200), nullable=False, unique=True),
+    Column("system", String(16), nullable=False),
+    Column("created_at", String(40), nullable=False),
+)
+
+events = Table(
+    "events",
+    metadata,
+    Column("position", Integer, primary_key=True, autoincrement=True),
+    Column("event_id", String(36), nullable=False, unique=True),
+    Column("campaign_id", String(36), ForeignKey("campaigns.campaign_id"), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("session_id", Integer),
+    Column("character_id", String(36)),
+    Column("type", String(64), nullable=False),
+    Column("schema_version", Integer, nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("recorded_at", String(40), nullable=False),
+    Column("visibility", String(8), nullable=False),
+    Column("prev_hash", String(64), nullable=False),
+    Column("hash", String(64), nullable=False),
+    UniqueConstraint("campaign_id", "version", name="uq_events_campaign_version"),
+    CheckConstraint("visibility IN ('public', 'gm')", name="ck_events_visibility"),
+    CheckConstraint("version >= 1", name="ck_events_version"),
+    sqlite_autoincrement=True,
+)
+Index("ix_events_campaign_session", events.c.campaign_id, events.c.session_id)
+
+settings = Table(
+    "settings",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
