@@ -251,3 +251,10 @@ def test_regular_round_to_dict() -> None:
     assert document["decided"] is True
     assert document["winner"] == "a"
     assert document["round"] == 1
+
+
+def test_compare_rolls_decides_recorded_rolls() -> None:
+    a = gurps.decide_roll(14, (), [1, 2, 3])
+    b = gurps.decide_roll(12, (), [5, 5, 5])
+    assert gurps.compare_rolls(a, b) == ("a", 8 + 3)
+    assert gurps.compare_rolls(b, a) == ("b", 8 + 3)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import Any
@@ -348,7 +348,7 @@ def base_skill(
     attributes: Mapping[str, int],
     skills: Mapping[str, int],
     defaults: Sequence[str],
-    character: str = "The character",
+    character: str | None = None,
 ) -> BaseSkill:
     """The highest of the sheet's level for a skill and every default listed for it.
 
@@ -383,17 +383,15 @@ def base_skill(
             continue
         candidates.append((default.text, level + default.modifier))
     if not candidates:
+        who = character or "The character"
+        command = f"`tracker character default {character or 'CHARACTER'} {skill} IQ-5`"
         if parsed:
             listed = ", ".join(default.text for default in parsed)
             raise Refused(
-                f"{character} has no {skill} skill and none of its defaults ({listed}) names a "
-                f"trait {character} has; add the trait, or another default with "
-                f"`tracker character default {character} {skill} IQ-5`."
+                f"{who} has no {skill} skill and none of its defaults ({listed}) names a trait "
+                f"on the sheet; add the trait, or another default with {command}."
             )
-        raise Refused(
-            f"{character} has no {skill} skill and no default for it; add one with "
-            f"`tracker character default {character} {skill} IQ-5`."
-        )
+        raise Refused(f"{who} has no {skill} skill and no default for it; add one with {command}.")
     source, value = max(candidates, key=lambda candidate: candidate[1])
     return BaseSkill(skill=skill, value=value, source=source, candidates=tuple(candidates))
 
@@ -467,8 +465,12 @@ class QuickContest:
         return _as_dict(self)
 
 
-def _compare(a: SuccessRoll, b: SuccessRoll) -> tuple[str | None, int | None]:
-    """Winner and margin of victory by the rulebook's Quick Contest table and formulas."""
+def compare_rolls(a: SuccessRoll, b: SuccessRoll) -> tuple[str | None, int | None]:
+    """Winner ("a", "b" or None for a stalemate) and margin of victory of two contest rolls.
+
+    Rulebook: gurps.md, 'Quick Contests' (winner table and the three margin-of-victory
+    formulas); DESIGN.md Rulings/gurps (margins of success and failure in contests).
+    """
     if a.success and b.success:
         difference = (a.margin_of_success or 0) - (b.margin_of_success or 0)
     elif not a.success and not b.success:
@@ -499,7 +501,7 @@ def quick_contest(
     b = success_roll(
         b_effective, dice=dice_b, resisting=True, purpose="the resisting side's contest roll"
     )
-    winner, margin = _compare(a, b)
+    winner, margin = compare_rolls(a, b)
     return QuickContest("quick", a, b, winner, margin, a_effective, rule_of_16=False)
 
 
@@ -528,7 +530,7 @@ def resistance_roll(
     b = success_roll(
         defender_resistance, dice=dice_b, resisting=True, purpose="the defender's resistance roll"
     )
-    winner, margin = _compare(a, b)
+    winner, margin = compare_rolls(a, b)
     if winner is None:
         winner, margin = "b", 0
     return QuickContest("resistance", a, b, winner, margin, attacker_effective, capped)
@@ -861,7 +863,7 @@ class FrightCheck:
 
 def _resolve(
     spec: EffectSpec,
-    dice: list[int],
+    dice: Iterator[int],
     *,
     will: int,
     modified_will: int,
@@ -875,7 +877,7 @@ def _resolve(
         nonlocal note
         count = _dice_in(value)
         if count:
-            rolled = [dice.pop(0) for _ in range(count)]
+            rolled = [next(dice) for _ in range(count)]
             used.extend(rolled)
             return sum(rolled)
         ht_formula = _HT_EXPRESSION.fullmatch(value) if isinstance(value, str) else None
@@ -928,7 +930,7 @@ def fright_check(
     unfazeable: bool = False,
     ht: int | None = None,
     table: FrightTable = FRIGHT_TABLE,
-    character: str = "This character",
+    character: str | None = None,
 ) -> FrightCheck:
     """Roll a Fright Check and, on failure, the fright table with its effects.
 
@@ -941,7 +943,7 @@ def fright_check(
     it the duration is left to the GM.
     """
     if unfazeable:
-        raise Refused(f"{character} is Unfazeable and needs no Fright Check.")
+        raise Refused(f"{character or 'This character'} is Unfazeable and needs no Fright Check.")
     modified_will = effective_skill(will, modifiers)
     capped = min(modified_will, tables.RULE_OF_14_CAP)
     # The roll is decided against the capped value; base and modifiers stay as the sheet had them.
@@ -953,7 +955,7 @@ def fright_check(
         table_total = sum(table_values) + failure_margin
         row = table.lookup(table_total)
         needed = sum(spec.dice_count() for spec in row.effects)
-        rolled = list(effect_dice.roll(needed, _DIE_FACES, _dice_purpose(row))) if needed else []
+        rolled = iter(effect_dice.roll(needed, _DIE_FACES, _dice_purpose(row)) if needed else ())
         effects = tuple(
             _resolve(spec, rolled, will=will, modified_will=modified_will, ht=ht)
             for spec in row.effects
@@ -1274,7 +1276,7 @@ def hearing_modifier(sound: str, distance_yards: Fraction | int | float) -> Modi
         while distance <= reach:
             reach /= 2
             steps += 1
-    return Modifier(steps, f"hearing range ({sound})")
+    return Modifier(steps, f"hearing range ({key.replace('-', ' ')})")
 
 
 def vision_modifiers(

@@ -194,7 +194,7 @@ def gurps_quick_contest(a_effective: int, b_effective: int) -> Odds:
     result: Counter[str] = Counter()
     for a, pa in _gurps_rolls(a_effective):
         for b, pb in _gurps_rolls(b_effective):
-            winner, _ = gurps._compare(a, b)
+            winner, _ = gurps.compare_rolls(a, b)
             result[_winner_key(winner)] += pa * pb
     return Odds(
         "gurps",
@@ -215,7 +215,7 @@ def gurps_resistance(attacker: int, defender: int, *, supernatural: bool = False
             result["b"] += pa
             continue
         for b, pb in _gurps_rolls(defender):
-            winner, _ = gurps._compare(a, b)
+            winner, _ = gurps.compare_rolls(a, b)
             result["a" if winner == "a" else "b"] += pa * pb
     return Odds(
         "gurps",
