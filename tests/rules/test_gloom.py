@@ -386,10 +386,12 @@ def test_dynamic_failed_defence_leaves_the_base_dl() -> None:
     assert result.winner == "a"
 
 
-def test_dynamic_both_fail_the_attack_misses() -> None:
+def test_dynamic_both_fail_is_a_stalemate() -> None:
+    # DESIGN.md: "Both fail: stalemate"; the rulebook's Scenario C: the situation doesn't change.
     result = gloom.dynamic_contest(10, 10, dice_a=one(15), dice_b=one(15))
-    assert result.winner == "b"
-    assert result.reason == "both failed: the attack misses"
+    assert (result.a.outcome, result.b.outcome) == ("overshoot", "overshoot")
+    assert result.winner is None
+    assert result.reason == "both failed: stalemate"
 
 
 def test_dynamic_floor_takes_the_higher_of_base_dl_and_defender_die() -> None:

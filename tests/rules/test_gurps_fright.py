@@ -147,6 +147,59 @@ def test_rule_of_14_applies_after_modifiers() -> None:
     assert check.roll.success
 
 
+def test_rule_of_14_is_recorded_as_a_labelled_modifier() -> None:
+    check = gurps.fright_check(16, dice=dice(14), table_dice=dice(10), effect_dice=Recorder([3, 4]))
+    assert check.roll.base == 16
+    assert check.roll.modifiers == (Modifier(-3, "Rule of 14"),)
+    assert check.roll.effective == 13
+    assert check.modified_will == 16
+
+
+def test_rule_of_14_modifier_follows_the_other_modifiers() -> None:
+    in_combat = gurps.fright_modifier("in-combat")
+    check = gurps.fright_check(
+        10, [in_combat], dice=dice(13), table_dice=Untouchable(), effect_dice=Untouchable()
+    )
+    assert check.roll.modifiers == (in_combat, Modifier(-2, "Rule of 14"))
+    assert check.modified_will == 15
+
+
+def test_no_rule_of_14_modifier_at_13_or_less() -> None:
+    check = gurps.fright_check(
+        13, dice=dice(13), table_dice=Untouchable(), effect_dice=Untouchable()
+    )
+    assert check.roll.modifiers == ()
+    assert not check.rule_of_14
+
+
+def test_will_16_rolling_14_re_decides_as_the_stored_failure() -> None:
+    check = gurps.fright_check(16, dice=dice(14), table_dice=dice(10), effect_dice=Recorder([3, 4]))
+    again = gurps.decide_roll(check.roll.base, check.roll.modifiers, check.roll.dice)
+    assert check.roll.outcome == again.outcome == "failure"
+
+
+@pytest.mark.parametrize(
+    "modifiers",
+    [(), (Modifier(5, "in combat when the event occurs"),), (Modifier(-2, "alone"),)],
+    ids=["none", "in-combat", "alone"],
+)
+def test_every_fright_roll_re_decides_to_the_stored_roll(modifiers) -> None:
+    # What `tracker verify` relies on: base + modifiers is what the roll was judged against.
+    for will in range(3, 26):
+        for total in range(3, 19):
+            check = gurps.fright_check(
+                will,
+                modifiers,
+                dice=dice(total),
+                table_dice=dice(10),
+                effect_dice=Recorder([1] * 8),
+            )
+            roll = check.roll
+            assert roll.effective == min(will + sum(m.value for m in modifiers), 13)
+            assert roll.effective == roll.base + sum(m.value for m in roll.modifiers)
+            assert gurps.decide_roll(roll.base, roll.modifiers, roll.dice) == roll
+
+
 def test_modifiers_below_13_are_used_as_they_are() -> None:
     check = gurps.fright_check(
         12,

@@ -433,25 +433,29 @@ def test_rule_of_20_does_not_cap_a_skill_default() -> None:
     assert result.value == 19
 
 
-@pytest.mark.parametrize("attribute", ["ST", "DX", "IQ", "HT"])
-def test_rule_of_20_caps_each_basic_attribute(attribute: str) -> None:
+@pytest.mark.parametrize("attribute", ["ST", "DX", "IQ", "HT", "Will", "Per"])
+def test_rule_of_20_caps_every_attribute_in_a_default(attribute: str) -> None:
+    # DESIGN.md Rulings/gurps: "an attribute counts as at most 20 in an attribute default".
     result = gurps.base_skill(
         "Task", attributes={attribute: 23}, skills={}, defaults=[f"{attribute}-4"]
+    )
+    assert (result.value, result.source) == (16, f"{attribute}-4")
+
+
+@pytest.mark.parametrize("attribute", ["ST", "DX", "IQ", "HT", "Will", "Per"])
+def test_rule_of_20_leaves_an_attribute_of_20_or_less_alone(attribute: str) -> None:
+    result = gurps.base_skill(
+        "Task", attributes={attribute: 20}, skills={}, defaults=[f"{attribute}-4"]
     )
     assert result.value == 16
 
 
-@pytest.mark.parametrize("attribute", ["Will", "Per"])
-def test_rule_of_20_leaves_will_and_per_uncapped(attribute: str) -> None:
+@pytest.mark.parametrize(("attribute", "value"), [("IQ", 25), ("Will", 23), ("Per", 22)])
+def test_rolling_against_an_attribute_directly_is_not_capped(attribute: str, value: int) -> None:
     result = gurps.base_skill(
-        "Task", attributes={attribute: 23}, skills={}, defaults=[f"{attribute}-4"]
+        attribute.lower(), attributes={attribute: value}, skills={}, defaults=[]
     )
-    assert result.value == 19
-
-
-def test_rolling_against_an_attribute_directly_is_not_capped() -> None:
-    result = gurps.base_skill("iq", attributes={"IQ": 25}, skills={}, defaults=[])
-    assert (result.value, result.source) == (25, "attribute")
+    assert (result.value, result.source) == (value, "attribute")
 
 
 def test_base_skill_matches_names_without_case() -> None:

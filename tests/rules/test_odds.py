@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections import Counter
 from fractions import Fraction
 
 import pytest
@@ -46,10 +47,20 @@ def test_glintlock_probability_table_is_reproduced_exactly(
     }
 
 
-@pytest.mark.parametrize(("stat", "row"), [(s - 1, s) for s in range(1, 7)])
-def test_training_counts_as_one_more_in_the_table(stat, row):
-    trained = odds.glintlock_check(stat, trained=True, tags=1)
-    assert trained.outcomes == odds.glintlock_check(row, tags=1).outcomes
+@pytest.mark.parametrize(
+    ("stat", "weak", "strong", "miss_pct", "weak_pct", "strong_pct"), GLINTLOCK_TABLE
+)
+def test_training_counts_as_one_more_in_the_table(
+    stat, weak, strong, miss_pct, weak_pct, strong_pct
+):
+    # A trained stat one lower reads the same printed row.
+    trained = odds.glintlock_check(stat - 1, trained=True, tags=1)
+    assert (trained.details["weak_dc"], trained.details["strong_dc"]) == (weak, strong)
+    assert trained.outcomes == {
+        "miss": Fraction(miss_pct, 100),
+        "weak_hit": Fraction(weak_pct, 100),
+        "strong_hit": Fraction(strong_pct, 100),
+    }
 
 
 @pytest.mark.parametrize(("target", "percent"), sorted(THREE_D6_OR_LESS.items()))
@@ -85,16 +96,297 @@ def test_gurps_skill_12_by_hand():
     assert result.outcomes["critical_failure"] == Fraction(4, 216)
 
 
+# -- independent references ----------------------------------------------------------------------
+# Tiny re-statements of DESIGN.md Rulings, enumerating every way the dice can fall. They never
+# call the engine, so the odds are checked against the rulings, not against themselves.
+
+D20 = range(1, 21)
+THREE_D6_WAYS = Counter(sum(d) for d in itertools.product(range(1, 7), repeat=3))
+
+# DESIGN.md Rulings/gloom: outcomes ranked worst to best for advantage and disadvantage.
+REF_GLOOM_RANKING = (
+    "catastrophe",
+    "overshoot",
+    "undershoot",
+    "complication",
+    "success",
+    "special",
+    "perfect",
+)
+REF_GLOOM_SUCCESSES = {"complication", "success", "special", "perfect"}
+
+
+def ref_gloom_outcome(rank, dl, die, above=0):
+    """DESIGN.md Rulings/gloom, 'Check': the first matching rule wins."""
+    ceiling = min(rank, 20)
+    rules = [
+        (die == 1, "catastrophe"),
+        (die > rank, "overshoot"),
+        (die < dl or die <= above, "undershoot"),
+        (die == dl, "complication"),
+        (die == ceiling, "perfect"),
+        (die == ceiling - 1, "special"),
+    ]
+    return next((name for hit, name in rules if hit), "success")
+
+
+def ref_gloom_kept(rank, dl, advantage=False, disadvantage=False, above=0):
+    """How many ways each face ends up kept: rank 21+ gives advantage; the two cancel."""
+    has_advantage = advantage or rank >= 21
+    if has_advantage == disadvantage:
+        return Counter(D20)
+
+    def strength(die):
+        return REF_GLOOM_RANKING.index(ref_gloom_outcome(rank, dl, die, above)), die
+
+    choose = max if has_advantage else min
+    return Counter(choose(pair, key=strength) for pair in itertools.product(D20, repeat=2))
+
+
+def ref_shares(wins):
+    total = sum(wins.values())
+    return {k: Fraction(wins[k], total) for k in ("a", "b", "stalemate")}
+
+
+def ref_gloom_contest(
+    a_rank, b_rank, *, tie_rule="stat", a_adv=False, a_dis=False, b_adv=False, b_dis=False
+):
+    """DESIGN.md Rulings/gloom, 'Contested roll'; DL 0 on both sides."""
+    wins = Counter()
+    for a, a_ways in ref_gloom_kept(a_rank, 0, a_adv, a_dis).items():
+        for b, b_ways in ref_gloom_kept(b_rank, 0, b_adv, b_dis).items():
+            a_ok = ref_gloom_outcome(a_rank, 0, a) in REF_GLOOM_SUCCESSES
+            b_ok = ref_gloom_outcome(b_rank, 0, b) in REF_GLOOM_SUCCESSES
+            if a_ok != b_ok:
+                winner = "a" if a_ok else "b"
+            elif not a_ok:
+                winner = "stalemate"
+            elif a != b:
+                winner = "a" if a > b else "b"
+            elif tie_rule == "stat" and a_rank > b_rank:
+                winner = "a"
+            else:
+                winner = "b"
+            wins[winner] += a_ways * b_ways
+    return ref_shares(wins)
+
+
+def ref_gloom_dynamic(attacker_rank, defender_rank, base_dl=0, *, b_adv=False):
+    """DESIGN.md Rulings/gloom, 'Dynamic floor': the defender's successful die sets the floor."""
+    wins = Counter()
+    for b, b_ways in ref_gloom_kept(defender_rank, 0, b_adv).items():
+        b_ok = ref_gloom_outcome(defender_rank, 0, b) in REF_GLOOM_SUCCESSES
+        dl, above = (max(base_dl, b), b) if b_ok else (base_dl, 0)
+        for a, a_ways in ref_gloom_kept(attacker_rank, dl, above=above).items():
+            a_ok = ref_gloom_outcome(attacker_rank, dl, a, above) in REF_GLOOM_SUCCESSES
+            wins["a" if a_ok else "b" if b_ok else "stalemate"] += a_ways * b_ways
+    return ref_shares(wins)
+
+
+def ref_gurps_outcome(effective, total):
+    """DESIGN.md Rulings/gurps: 3-4 succeed, 17-18 fail; criticals by the detailed table."""
+    if total <= 4:
+        return "critical_success"
+    if total <= 16 and total <= effective:
+        critical = (total == 5 and effective >= 15) or (total == 6 and effective >= 16)
+        return "critical_success" if critical else "success"
+    critical = total == 18 or (total == 17 and effective <= 15) or total >= effective + 10
+    return "critical_failure" if critical else "failure"
+
+
+def ref_succeeds(effective, total):
+    return ref_gurps_outcome(effective, total) in ("success", "critical_success")
+
+
+def ref_quick_winner(a_eff, a_total, b_eff, b_total):
+    """DESIGN.md Rulings/gurps, 'Quick contest': margins max(E - t, 0) and max(t - E, 0)."""
+    a_ok, b_ok = ref_succeeds(a_eff, a_total), ref_succeeds(b_eff, b_total)
+    if a_ok != b_ok:
+        return "a" if a_ok else "b"
+    if a_ok:
+        a_margin, b_margin = max(a_eff - a_total, 0), max(b_eff - b_total, 0)
+    else:  # the smaller margin of failure wins: compare negated
+        a_margin, b_margin = -max(a_total - a_eff, 0), -max(b_total - b_eff, 0)
+    if a_margin == b_margin:
+        return "stalemate"
+    return "a" if a_margin > b_margin else "b"
+
+
+def ref_pairs():
+    """Every pair of 3d6 totals with the number of ways (out of 216 * 216) it comes up."""
+    for a_total, a_ways in THREE_D6_WAYS.items():
+        for b_total, b_ways in THREE_D6_WAYS.items():
+            yield a_total, b_total, a_ways * b_ways
+
+
+def ref_quick_contest(a_eff, b_eff):
+    wins = Counter()
+    for a_total, b_total, ways in ref_pairs():
+        wins[ref_quick_winner(a_eff, a_total, b_eff, b_total)] += ways
+    return {k: Fraction(wins[k], 216 * 216) for k in ("a", "b", "stalemate")}
+
+
+def ref_resistance(attacker, defender, supernatural=False):
+    """The attacker must succeed; ties go to the defender; Rule of 16 when supernatural."""
+    if supernatural:
+        attacker = min(attacker, max(16, defender))
+    wins = Counter()
+    for a_total, b_total, ways in ref_pairs():
+        attacker_wins = ref_succeeds(attacker, a_total) and (
+            ref_quick_winner(attacker, a_total, defender, b_total) == "a"
+        )
+        wins["a" if attacker_wins else "b"] += ways
+    return {k: Fraction(wins[k], 216 * 216) for k in ("a", "b")}
+
+
+def ref_regular_contest(a_eff, b_eff):
+    """Rounds until one succeeds and the other fails, after the rulebook's normalisation."""
+    low = min(a_eff, b_eff)
+    if a_eff <= 6 and b_eff <= 6:
+        a_eff, b_eff = a_eff + 10 - low, b_eff + 10 - low
+    elif a_eff >= 14 and b_eff >= 14:
+        a_eff, b_eff = a_eff - (low - 10), b_eff - (low - 10)
+    a_round = b_round = 0
+    for a_total, b_total, ways in ref_pairs():
+        a_ok, b_ok = ref_succeeds(a_eff, a_total), ref_succeeds(b_eff, b_total)
+        a_round += ways * (a_ok and not b_ok)
+        b_round += ways * (b_ok and not a_ok)
+    # The undecided rounds repeat, so each side's final chance is its share of decided rounds.
+    return {"a": Fraction(a_round, a_round + b_round), "b": Fraction(b_round, a_round + b_round)}
+
+
+# gurps.md 'Fright Check Results': the first total of each listed row, typed from the table.
+REF_FRIGHT_ROW_STARTS = (4, 6, 8, 10, 11, 12, 13, 14, 16, 17, 18, 20, 21, 22, 23, 28, 30, 40)
+
+
+# -- gloom contests --------------------------------------------------------------------------------
+
+
+def test_gloom_contest_rank_14_against_a_master_of_21():
+    # The defender's rank of 21 gives it advantage by itself (DESIGN.md Rulings/gloom).
+    result = odds.gloom_contest(14, 21)
+    assert result.outcomes["a"] == Fraction(819, 8000)
+    assert result.outcomes["stalemate"] == Fraction(7, 8000)
+    assert result.outcomes == ref_gloom_contest(14, 21)
+    assert result.details["b_mode"] == "advantage"
+
+
+@pytest.mark.parametrize(
+    ("a_rank", "b_rank", "kwargs"),
+    [
+        (16, 14, {}),
+        (16, 14, {"tie_rule": "defender"}),
+        (14, 16, {"tie_rule": "defender"}),
+        (12, 12, {}),
+        (21, 14, {"tie_rule": "defender"}),
+        (12, 15, {"a_advantage": True, "b_disadvantage": True}),
+        (21, 21, {"a_disadvantage": True}),
+        (10, 12, {"b_advantage": True, "b_disadvantage": True}),
+    ],
+)
+def test_gloom_contest_matches_the_reference(a_rank, b_rank, kwargs):
+    ref = {
+        "tie_rule": kwargs.get("tie_rule", "stat"),
+        "a_adv": kwargs.get("a_advantage", False),
+        "a_dis": kwargs.get("a_disadvantage", False),
+        "b_adv": kwargs.get("b_advantage", False),
+        "b_dis": kwargs.get("b_disadvantage", False),
+    }
+    assert odds.gloom_contest(a_rank, b_rank, **kwargs).outcomes == ref_gloom_contest(
+        a_rank, b_rank, **ref
+    )
+
+
+def test_gloom_tie_rule_defender_hands_the_higher_ranked_attacker_s_ties_to_the_defender():
+    stat = odds.gloom_contest(16, 14, tie_rule="stat").outcomes
+    defender = odds.gloom_contest(16, 14, tie_rule="defender").outcomes
+    # Equal successful dice are faces 2..14 (13 of 400 pairs), none of them a natural 1.
+    assert defender["a"] == stat["a"] - Fraction(13, 400)
+    assert defender == ref_gloom_contest(16, 14, tie_rule="defender")
+
+
+def test_gloom_dynamic_sniper_18_against_a_defender_of_14():
+    result = odds.gloom_dynamic(18, 14)
+    assert result.outcomes == ref_gloom_dynamic(18, 14)
+    # Both fail (defender 1 or 15-20, attacker 1 or 19-20): a stalemate, 7 x 3 of 400.
+    assert result.outcomes["stalemate"] == Fraction(21, 400)
+
+
+@pytest.mark.parametrize(
+    ("attacker", "defender", "base_dl", "b_adv"),
+    [(18, 14, 6, False), (10, 10, 0, False), (14, 21, 0, False), (16, 12, 3, True)],
+)
+def test_gloom_dynamic_matches_the_reference(attacker, defender, base_dl, b_adv):
+    result = odds.gloom_dynamic(attacker, defender, base_dl=base_dl, b_advantage=b_adv)
+    assert result.outcomes == ref_gloom_dynamic(attacker, defender, base_dl, b_adv=b_adv)
+
+
+# -- gurps contests --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("a", "b"), [(14, 12), (12, 14), (10, 10), (16, 9), (2, 5), (20, 18)])
+def test_gurps_quick_contest_matches_the_reference(a, b):
+    assert odds.gurps_quick_contest(a, b).outcomes == ref_quick_contest(a, b)
+
+
+def test_gurps_resistance_16_against_12():
+    assert odds.gurps_resistance(16, 12).outcomes == ref_resistance(16, 12)
+
+
 def test_rule_of_16_caps_the_attacker_in_resistance_odds():
     capped = odds.gurps_resistance(18, 12, supernatural=True)
     assert capped.details["effective"] == 16
-    assert capped.outcomes == odds.gurps_resistance(16, 12).outcomes
+    assert capped.outcomes == ref_resistance(16, 12)
+    assert capped.outcomes != ref_resistance(18, 12)
+
+
+@pytest.mark.parametrize(
+    ("attacker", "defender", "supernatural"),
+    [(18, 17, True), (15, 11, False), (12, 12, False), (20, 10, True)],
+)
+def test_gurps_resistance_matches_the_reference(attacker, defender, supernatural):
+    result = odds.gurps_resistance(attacker, defender, supernatural=supernatural)
+    assert result.outcomes == ref_resistance(attacker, defender, supernatural)
+
+
+def test_gurps_regular_contest_10_against_11():
+    # P(3d6 <= 10) = 1/2 and P(3d6 <= 11) = 5/8: decided rounds split 3/16 to 5/16.
+    result = odds.gurps_regular_contest(10, 11)
+    assert result.outcomes == {"a": Fraction(3, 8), "b": Fraction(5, 8)}
+    assert result.outcomes == ref_regular_contest(10, 11)
+
+
+@pytest.mark.parametrize(("a", "b"), [(16, 18), (4, 5), (14, 14), (7, 20), (3, 3)])
+def test_gurps_regular_contest_matches_the_reference(a, b):
+    assert odds.gurps_regular_contest(a, b).outcomes == ref_regular_contest(a, b)
+
+
+# -- gurps fright checks ---------------------------------------------------------------------------
 
 
 def test_fright_check_odds_apply_the_rule_of_14():
-    assert odds.gurps_fright(18).outcomes == odds.gurps_roll(13).outcomes
-    rows = odds.gurps_fright(10).details["rows"]
-    assert pytest.approx(sum(rows.values())) == 1 - float(odds.gurps_roll(10).success)
+    # Will 18 rolls against 13: success on 3..13, critical success on 3-4 only.
+    outcomes = Counter()
+    for total, ways in THREE_D6_WAYS.items():
+        outcomes[ref_gurps_outcome(13, total)] += ways
+    result = odds.gurps_fright(18)
+    assert result.details["effective"] == 13
+    assert result.outcomes == {name: Fraction(outcomes[name], 216) for name in result.outcomes}
+    assert result.success == Fraction(181, 216)
+
+
+def test_fright_rows_for_will_10_by_hand():
+    rows = Counter()
+    for check in itertools.product(range(1, 7), repeat=3):
+        if ref_succeeds(10, sum(check)):
+            continue
+        margin = sum(check) - 10
+        for table in itertools.product(range(1, 7), repeat=3):
+            total = sum(table) + margin
+            rows[max(first for first in REF_FRIGHT_ROW_STARTS if first <= total)] += 1
+    assert sum(rows.values()) == 108 * 216  # Will 10 fails on 11..18, 108 of 216
+    expected = {row: float(Fraction(n, 216 * 216)) for row, n in rows.items()}
+    assert odds.gurps_fright(10).details["rows"] == expected
 
 
 ALL_ODDS = [
@@ -159,6 +451,7 @@ def test_gurps_quick_contest_is_symmetric(a, b):
         "odds gloom --rank 14 --dl 5",
         "odds gloom --rank 16 --vs 14",
         "odds gloom --rank 18 --vs 14 --dynamic",
+        "odds gloom --rank 14 --vs 21 --vs-disadvantage --dynamic",
         "odds gurps --skill 12",
         "odds gurps --skill 14 --vs 12 --contest regular",
         "odds gurps --skill 15 --fright",
@@ -193,3 +486,39 @@ def test_odds_bad_input_is_one_sentence(run, command, code):
     result = run(command)
     assert result.exit_code == code
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+# -- the command -----------------------------------------------------------------------------------
+
+
+def _exact(outcomes):
+    return {k: f"{v.numerator}/{v.denominator}" for k, v in outcomes.items()}
+
+
+def test_odds_command_gives_a_defender_of_21_its_advantage(run):
+    doc = run.json("odds gloom --rank 14 --vs 21")
+    assert doc["exact"]["a"] == "819/8000"
+    assert doc["exact"]["stalemate"] == "7/8000"
+    assert (doc["a_mode"], doc["b_mode"]) == ("normal", "advantage")
+
+
+@pytest.mark.parametrize(
+    ("flags", "ref"),
+    [
+        ("--vs-advantage", {"b_adv": True}),
+        ("--vs-disadvantage", {"b_dis": True}),
+        ("--advantage --vs-disadvantage", {"a_adv": True, "b_dis": True}),
+        (
+            "--disadvantage --vs-advantage --tie-rule defender",
+            {"a_dis": True, "b_adv": True, "tie_rule": "defender"},
+        ),
+    ],
+)
+def test_odds_command_rolls_each_side_in_its_own_mode(run, flags, ref):
+    doc = run.json(f"odds gloom --rank 14 --vs 16 {flags}")
+    assert doc["exact"] == _exact(ref_gloom_contest(14, 16, **ref))
+
+
+def test_odds_command_dynamic_floor_with_a_defender_of_21(run):
+    doc = run.json("odds gloom --rank 16 --vs 21 --dynamic")
+    assert doc["exact"] == _exact(ref_gloom_dynamic(16, 21))

@@ -414,18 +414,21 @@ def attacker_floor(base_dl: int, defender: GloomCheck) -> tuple[int, int]:
 def decide_dynamic(attacker: GloomCheck, defender: GloomCheck) -> GloomContest:
     """Decide a dynamic-floor contest from the defender's check and the attacker's check.
 
-    The attacker wins if its check succeeds; otherwise the attack misses and the situation
-    stands, which is a win for the defender (also when the defence itself failed).
+    The attacker wins if its check succeeds (against the floor the defender's die set, or the
+    base DL when the defence failed). Otherwise a successful defence wins, and when both sides
+    fail it is a stalemate that changes nothing (winner None).
 
-    Rulebook: gloom.md, 'Advanced Variation: "The Dynamic Floor"'; DESIGN.md Rulings/gloom.
+    Rulebook: gloom.md, 'Advanced Variation: "The Dynamic Floor"', 'Scenario C';
+    DESIGN.md Rulings/gloom ('Both fail: stalemate').
     """
+    winner: str | None
     if attacker.success:
         reason = "the attack beat the defence" if defender.success else "the defence failed"
         winner = "a"
     elif defender.success:
         winner, reason = "b", "the defence held"
     else:
-        winner, reason = "b", "both failed: the attack misses"
+        winner, reason = None, "both failed: stalemate"
     return GloomContest(
         kind="dynamic", a=attacker, b=defender, winner=winner, reason=reason, tie_rule=None
     )

@@ -353,12 +353,12 @@ def base_skill(
     """The highest of the sheet's level for a skill and every default listed for it.
 
     Rulebook: gurps.md, 'Default Rolls' and the Rule of 20; DESIGN.md Rulings/gurps (Base).
-    Names are matched without regard to case. The Rule of 20 caps ST, DX, IQ and HT (the
-    basic attributes) at 20 in an attribute default; Ruling: Will and Per are not basic
-    attributes and are not capped, and a default from another skill uses that skill's sheet
+    Names are matched without regard to case. The Rule of 20 caps every attribute (ST, DX,
+    IQ, HT, Will and Per) at 20 in an attribute default, as DESIGN.md rules; a default from
+    another skill is not capped. Ruling: a default from another skill uses that skill's sheet
     level (a default never chains through another default). A name that is an attribute and
-    not a skill is rolled against the attribute itself. Ties keep the sheet's level, then the
-    first listed default.
+    not a skill is rolled against the attribute itself, uncapped. Ties keep the sheet's level,
+    then the first listed default.
     """
     attribute_levels = {name.lower(): value for name, value in attributes.items()}
     skill_levels = {name.lower(): value for name, value in skills.items()}
@@ -935,19 +935,25 @@ def fright_check(
     """Roll a Fright Check and, on failure, the fright table with its effects.
 
     Rulebook: gurps.md, 'Fright Checks', 'Fright Check Modifiers', 'The Rule of 14', 'Fright
-    Check Results'; DESIGN.md Rulings/gurps. Modified Will above 13 counts as 13; the check is
-    never refused for a low target. On failure 3d6 (``table_dice``) plus the margin of failure
-    picks the row. Ruling: all of a row's auxiliary dice are one roll of ``effect_dice`` (read
-    in the order the row names them, e.g. 1d FP then 1d seconds), so physical dice can be typed
-    in one go; ``effect_dice`` is not used by rows without dice. "25-HT" needs ``ht``; without
-    it the duration is left to the GM.
+    Check Results'; DESIGN.md Rulings/gurps. Modified Will above 13 counts as 13: the roll then
+    carries a "Rule of 14" modifier of 13 minus the modified Will, so the roll's base plus its
+    modifiers is always the value it was judged against (``modified_will`` keeps the uncapped
+    value). The check is never refused for a low target. On failure 3d6 (``table_dice``) plus
+    the margin of failure picks the row. Ruling: all of a row's auxiliary dice are one roll of
+    ``effect_dice`` (read in the order the row names them, e.g. 1d FP then 1d seconds), so
+    physical dice can be typed in one go; ``effect_dice`` is not used by rows without dice.
+    "25-HT" needs ``ht``; without it the duration is left to the GM.
     """
     if unfazeable:
         raise Refused(f"{character or 'This character'} is Unfazeable and needs no Fright Check.")
     modified_will = effective_skill(will, modifiers)
     capped = min(modified_will, tables.RULE_OF_14_CAP)
-    # The roll is decided against the capped value; base and modifiers stay as the sheet had them.
-    roll = _judge(will, modifiers, capped, _roll_3d6(dice, "a fright check"))
+    applied = tuple(modifiers)
+    if capped < modified_will:
+        # The cap is recorded as a labelled modifier so that base + modifiers is the value the
+        # roll was judged against, and re-deciding the logged roll gives the same outcome.
+        applied += (Modifier(capped - modified_will, tables.RULE_OF_14_LABEL),)
+    roll = decide_roll(will, applied, _roll_3d6(dice, "a fright check"))
     result = None
     if not roll.success:
         failure_margin = roll.margin_of_failure or 0

@@ -57,8 +57,9 @@ RETRY_MODES: tuple[str, ...] = (
 # ladder, critical_failure -> failure -> success -> critical_success.
 BUY_UP_STEP_COSTS: tuple[int, ...] = (2, 1, 2)
 
-# Rulebook: 'Default Rolls', Rule of 20: only basic attributes are capped.
-RULE_OF_20_ATTRIBUTES: frozenset[str] = frozenset({"st", "dx", "iq", "ht"})
+# Rulebook: 'Default Rolls', Rule of 20; DESIGN.md Rulings/gurps: every attribute counts as at
+# most 20 in an attribute default (defaults from other skills are not capped).
+RULE_OF_20_ATTRIBUTES: frozenset[str] = frozenset({"st", "dx", "iq", "ht", "will", "per"})
 RULE_OF_20_CAP = 20
 
 # Rulebook: 'Success Rolls': below this effective skill a character cannot attempt a roll.
@@ -88,8 +89,10 @@ FRIGHT_MODIFIERS: dict[str, tuple[int, str, bool]] = {
     "previous-exposure": (1, "previous exposure to this threat in 24 hours", True),
 }
 
-# Rulebook: 'The Rule of 14': the highest target number a Fright Check rolls against.
+# Rulebook: 'The Rule of 14': the highest target number a Fright Check rolls against, and the
+# label of the modifier that brings a higher modified Will down to it.
 RULE_OF_14_CAP = 13
+RULE_OF_14_LABEL = "Rule of 14"
 
 # Rulebook: 'Fright Check Results'. Each row: first and last total (last None: open-ended), the
 # rulebook's text, and its effects. Effect fields:

@@ -86,8 +86,14 @@ def gloom_check(
     )
 
 
-def _gloom_side(rank: int, dl: int, mode: str, above: int = 0) -> list[tuple[Any, Fraction]]:
-    """Each distinct kept face as a decided check, with its probability."""
+def _gloom_side(
+    rank: int, dl: int, advantage: bool, disadvantage: bool, above: int = 0
+) -> list[tuple[Any, Fraction]]:
+    """Each distinct kept face as a decided check, with its probability.
+
+    The mode comes from ``gloom.mode_for``, so a rank of 21 or more rolls with advantage.
+    """
+    mode = gloom.mode_for(rank, advantage, disadvantage)
     kept = _gloom_kept(rank, dl, mode, above)
     total = sum(kept.values())
     return [
@@ -103,20 +109,32 @@ def gloom_contest(
     a_dl: int = 0,
     b_dl: int = 0,
     tie_rule: str = "stat",
-    a_mode: str = "normal",
-    b_mode: str = "normal",
+    a_advantage: bool = False,
+    a_disadvantage: bool = False,
+    b_advantage: bool = False,
+    b_disadvantage: bool = False,
 ) -> Odds:
-    """Who wins a contested roll (Rulebook: gloom.md, 'Contested Rolls', 'Handling Ties')."""
+    """Who wins a contested roll (Rulebook: gloom.md, 'Contested Rolls', 'Handling Ties').
+
+    Each side rolls in the mode its own rank and flags give (a rank of 21 or more has advantage
+    by itself); DESIGN.md Rulings/gloom.
+    """
     result: Counter[str] = Counter()
-    for a, pa in _gloom_side(a_rank, a_dl, a_mode):
-        for b, pb in _gloom_side(b_rank, b_dl, b_mode):
+    for a, pa in _gloom_side(a_rank, a_dl, a_advantage, a_disadvantage):
+        for b, pb in _gloom_side(b_rank, b_dl, b_advantage, b_disadvantage):
             contest = gloom.decide_contest(a, b, tie_rule=tie_rule)
             result[_winner_key(contest.winner)] += pa * pb
     return Odds(
         "gloom",
         "contest",
         {k: Fraction(result[k]) for k in ("a", "b", "stalemate")},
-        details={"a_rank": a_rank, "b_rank": b_rank, "tie_rule": tie_rule},
+        details={
+            "a_rank": a_rank,
+            "b_rank": b_rank,
+            "a_mode": gloom.mode_for(a_rank, a_advantage, a_disadvantage),
+            "b_mode": gloom.mode_for(b_rank, b_advantage, b_disadvantage),
+            "tie_rule": tie_rule,
+        },
     )
 
 
@@ -126,20 +144,32 @@ def gloom_dynamic(
     *,
     base_dl: int = 0,
     defender_dl: int = 0,
-    a_mode: str = "normal",
-    b_mode: str = "normal",
+    a_advantage: bool = False,
+    a_disadvantage: bool = False,
+    b_advantage: bool = False,
+    b_disadvantage: bool = False,
 ) -> Odds:
-    """Who wins under the dynamic floor (Rulebook: gloom.md, 'The Dynamic Floor')."""
+    """Who wins under the dynamic floor (Rulebook: gloom.md, 'The Dynamic Floor').
+
+    Each side rolls in the mode its own rank and flags give (a rank of 21 or more has advantage
+    by itself); DESIGN.md Rulings/gloom.
+    """
     result: Counter[str] = Counter()
-    for defender, pb in _gloom_side(defender_rank, defender_dl, b_mode):
+    for defender, pb in _gloom_side(defender_rank, defender_dl, b_advantage, b_disadvantage):
         dl, above = gloom.attacker_floor(base_dl, defender)
-        for attacker, pa in _gloom_side(attacker_rank, dl, a_mode, above):
+        for attacker, pa in _gloom_side(attacker_rank, dl, a_advantage, a_disadvantage, above):
             result[_winner_key(gloom.decide_dynamic(attacker, defender).winner)] += pa * pb
     return Odds(
         "gloom",
         "dynamic",
         {k: Fraction(result[k]) for k in ("a", "b", "stalemate")},
-        details={"a_rank": attacker_rank, "b_rank": defender_rank, "base_dl": base_dl},
+        details={
+            "a_rank": attacker_rank,
+            "b_rank": defender_rank,
+            "a_mode": gloom.mode_for(attacker_rank, a_advantage, a_disadvantage),
+            "b_mode": gloom.mode_for(defender_rank, b_advantage, b_disadvantage),
+            "base_dl": base_dl,
+        },
     )
 
 
