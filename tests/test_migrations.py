@@ -30,6 +30,7 @@ def test_a_blank_database_upgraded_to_head_has_exactly_the_expected_schema(engin
         "campaigns",
         "events",
         "settings",
+        "snapshots",
     }
     assert {c["name"] for c in inspector.get_columns("events")} == {
         "position",
@@ -95,8 +96,24 @@ def test_opening_a_current_database_changes_nothing(engine, tmp_path):
 
 def test_a_backup_is_a_consistent_private_copy(engine, tmp_path):
     ensure_schema(engine)
-    backup = backup_sqlite(engine, "0001")
+    backup = backup_sqlite(engine, "0002")
     assert backup is not None
     assert backup.stat().st_mode & 0o777 == 0o600
     with sqlite3.connect(backup) as conn:
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0002",)
+
+
+def test_a_database_at_the_first_revision_is_backed_up_then_upgraded(tmp_path):
+    from tracker.store.migrate import upgrade
+
+    path = tmp_path / "old.db"
+    prepare_sqlite_file(path)
+    engine = create_engine_for(f"sqlite:///{path}")
+    upgrade(engine, "0001")
+    assert current_revision(engine) == "0001"
+    backup = ensure_schema(engine)
+    assert current_revision(engine) == HEAD_REVISION
+    assert backup is not None
+    with sqlite3.connect(backup) as conn:
         assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0001",)
+    engine.dispose()

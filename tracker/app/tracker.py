@@ -8,6 +8,7 @@ decides again on the fresh state, a bounded number of times.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from typing import Any
 
 from sqlalchemy.exc import DatabaseError
 
+from tracker.app.play import PlayHandlers
 from tracker.app.sheets import Sheet, check_scores, parse_pairs, read_sheet
 from tracker.errors import BadInput, ConcurrencyError, NotFound, Refused, StorageError
 from tracker.events import (
@@ -29,7 +31,15 @@ from tracker.events import (
     encode,
 )
 from tracker.events.envelope import ChainProblem, check_chain
-from tracker.projections.campaign import CampaignState, Character, SessionInfo, fold
+from tracker.projections.campaign import (
+    PROJECTION_VERSION,
+    CampaignState,
+    Character,
+    SessionInfo,
+    fold,
+    from_snapshot,
+    to_snapshot,
+)
 from tracker.store.engine import create_engine_for, prepare_sqlite_file, resolve_url, sqlite_path
 from tracker.store.eventstore import CampaignRow, EventStore
 from tracker.store.migrate import ensure_schema
@@ -38,6 +48,7 @@ SYSTEMS = ("gloom", "gurps", "glintlock")
 TIE_RULES = ("stat", "defender")
 CURRENT = "current_campaign"
 APPEND_ATTEMPTS = 5
+SNAPSHOT_EVERY = 500
 
 
 def describe_storage_error(exc: DatabaseError, location: str) -> StorageError:
@@ -84,7 +95,7 @@ class VerifyReport:
         }
 
 
-class Tracker:
+class Tracker(PlayHandlers):
     """One open tracker database."""
 
     def __init__(self, db: str | None = None, campaign: str | None = None) -> None:
@@ -126,9 +137,36 @@ class Tracker:
         return row
 
     def state(self, campaign: CampaignRow | None = None) -> CampaignState:
-        """The campaign's state, folded from its log."""
+        """The campaign's state: the latest snapshot, with the events since folded on top.
+
+        When the tail grows past ``SNAPSHOT_EVERY`` events a new snapshot replaces the old one,
+        so a campaign of a million events answers as fast as a new one.
+        """
+        row = campaign or self.campaign()
+        cached = self.store.load_snapshot(row.campaign_id, "campaign", PROJECTION_VERSION)
+        state = from_snapshot(cached[1]) if cached else CampaignState(row.campaign_id)
+        start = state.version
+        fold(self.store.read(row.campaign_id, after_version=start), row.campaign_id, state)
+        if state.version - start >= SNAPSHOT_EVERY:
+            self._save_snapshot(state)
+        return state
+
+    def rebuild(self, campaign: CampaignRow | None = None) -> CampaignState:
+        """The campaign's state folded from the first event, ignoring any snapshot."""
         row = campaign or self.campaign()
         return fold(self.store.read(row.campaign_id), row.campaign_id)
+
+    def _save_snapshot(self, state: CampaignState) -> None:
+        # The snapshot is only a cache: a read-only or busy database still answers.
+        with contextlib.suppress(DatabaseError):
+            self.store.save_snapshot(
+                state.campaign_id,
+                "campaign",
+                PROJECTION_VERSION,
+                state.version,
+                state.head_hash,
+                to_snapshot(state),
+            )
 
     def campaign_new(
         self,
@@ -280,6 +318,16 @@ class Tracker:
         from tracker.rules.gurps import parse_default
 
         parse_default(expression)
+
+    # -- looking at the state --------------------------------------------------------------------
+
+    def status(self, name: str | None = None) -> tuple[CampaignState, Character | None]:
+        state = self.state()
+        return state, (self.character(name, state) if name else None)
+
+    def obligations(self) -> tuple[CampaignState, list]:
+        state = self.state()
+        return state, sorted(state.obligations.values(), key=lambda o: o.opened_version)
 
     # -- the log -----------------------------------------------------------------------------
 

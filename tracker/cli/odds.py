@@ -67,10 +67,24 @@ def _fraction(p: Fraction) -> str:
 @click.option("--disadvantage", is_flag=True, help="Roll 2d20, keep the worst.")
 @click.option("--vs", "vs", type=int, metavar="RANK", help="Contested: the defender's rank.")
 @click.option("--vs-dl", type=int, default=0, help="Contested: the defender's DL.")
+@click.option("--vs-advantage", is_flag=True, help="Contested: the defender has advantage.")
+@click.option("--vs-disadvantage", is_flag=True, help="Contested: the defender has disadvantage.")
 @click.option("--dynamic", is_flag=True, help="Contested: the defender's die sets the floor.")
 @click.option("--tie-rule", type=click.Choice(["stat", "defender"]), default="stat")
 @_json_option
-def odds_gloom(rank, dl, advantage, disadvantage, vs, vs_dl, dynamic, tie_rule, as_json) -> None:
+def odds_gloom(
+    rank,
+    dl,
+    advantage,
+    disadvantage,
+    vs,
+    vs_dl,
+    vs_advantage,
+    vs_disadvantage,
+    dynamic,
+    tie_rule,
+    as_json,
+) -> None:
     """Gloom: each outcome of a check, or who wins a contested roll.
 
     \b
@@ -78,11 +92,11 @@ def odds_gloom(rank, dl, advantage, disadvantage, vs, vs_dl, dynamic, tie_rule, 
       tracker odds gloom --rank 14 --dl 5
       tracker odds gloom --rank 16 --vs 14
       tracker odds gloom --rank 18 --vs 14 --dynamic
+      tracker odds gloom --rank 14 --vs 16 --vs-advantage
     """
     from tracker.rules import gloom
     from tracker.rules import odds as exact
 
-    mode = gloom.mode_for(rank, advantage, disadvantage) if rank >= 1 else "normal"
     if vs is None:
         result = exact.gloom_check(rank, dl, advantage=advantage, disadvantage=disadvantage)
         title = f"Gloom · rank {rank} · DL {dl} · {_gloom_dice(result.details['mode'])}"
@@ -94,11 +108,17 @@ def odds_gloom(rank, dl, advantage, disadvantage, vs, vs_dl, dynamic, tie_rule, 
         for note in window.notes:
             click.echo(click.style(f"  ! {note}", fg=MIXED))
         return
+    modes = {
+        "a_advantage": advantage,
+        "a_disadvantage": disadvantage,
+        "b_advantage": vs_advantage,
+        "b_disadvantage": vs_disadvantage,
+    }
     if dynamic:
-        result = exact.gloom_dynamic(rank, vs, base_dl=dl, defender_dl=vs_dl, a_mode=mode)
+        result = exact.gloom_dynamic(rank, vs, base_dl=dl, defender_dl=vs_dl, **modes)
         title = f"Gloom dynamic floor · attacker {rank} vs defender {vs}"
     else:
-        result = exact.gloom_contest(rank, vs, a_dl=dl, b_dl=vs_dl, tie_rule=tie_rule, a_mode=mode)
+        result = exact.gloom_contest(rank, vs, a_dl=dl, b_dl=vs_dl, tie_rule=tie_rule, **modes)
         title = f"Gloom contested roll · {rank} vs {vs} · ties: {tie_rule}"
     if as_json:
         emit_json(result.to_dict())

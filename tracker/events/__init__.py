@@ -1,5 +1,6 @@
 """The event catalog: one immutable type per kind of event, and upcasters for old payloads."""
 
+from tracker.events import play  # registers the events of play in CATALOG
 from tracker.events.catalog import (
     CATALOG,
     CampaignCreated,
@@ -25,4 +26,5 @@ __all__ = [
     "StoredEvent",
     "decode",
     "encode",
+    "play",
 ]

@@ -1,25 +1,47 @@
-"""The campaign projection: its settings, its sessions and its characters' sheets.
+"""The campaign projection: settings, sessions, each character's sheet and tracks, the Threat,
+and the GM's obligations, folded from the log.
 
 A fold owns the state it builds: ``apply`` updates it in place and returns it, so folding a long
-log allocates nothing per event beyond the decoded payload. Callers that keep a state across
-commands copy it before folding further.
+log allocates little per event. Callers that keep a state across commands copy it
+(``CampaignState.copy``) before folding further. ``to_snapshot``/``from_snapshot`` turn a state
+into plain JSON and back, for the snapshot cache.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import copy
+from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tracker.events import (
-    CampaignCreated,
-    CharacterAdded,
-    CharacterDefaultSet,
-    SessionEnded,
-    SessionStarted,
-    StoredEvent,
-    decode,
-)
+from tracker.events import StoredEvent, decode
+from tracker.events import catalog as c
+from tracker.events import play as p
+
+# Bump when the shape or meaning of the state changes: older snapshots are then ignored.
+PROJECTION_VERSION = 1
+TRACK_MAX = 6
+RECENT_DISCHARGED = 50
+RECENT_EXPOSURES = 50
+
+
+@dataclass(slots=True)
+class Condition:
+    name: str
+    duration: int | None = None
+    unit: str | None = None
+    note: str | None = None
+    since: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "duration": self.duration,
+            "unit": self.unit,
+            "note": self.note,
+            "since": self.since,
+        }
 
 
 @dataclass(slots=True)
@@ -33,12 +55,58 @@ class Character:
     defaults: dict[str, list[str]]
     traits: tuple[str, ...]
     sheet: str | None
+    # Tracks
+    mettle: int = 0
+    stress: int = 0
+    hp: int | None = None
+    fp: int | None = None
+    points: int = 0
+    conditions: dict[str, Condition] = field(default_factory=dict)
+    story_tags: list[str] = field(default_factory=list)
+    traits_gained: list[dict[str, Any]] = field(default_factory=list)
+    stat_changes: dict[str, int] = field(default_factory=dict)
+    consequences: list[str] = field(default_factory=list)
+    # One-shot effects waiting for the character's next roll (Glintlock spends).
+    pending_bonus: int = 0
+    pending_steps: int = 0
+    pending_suppressed: list[str] = field(default_factory=list)
+    pending_ids: list[str] = field(default_factory=list)
+    # GURPS: repeated attempts per named task, and the last roll (for buy-ups).
+    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    last_roll_id: str | None = None
+    last_roll_outcome: str | None = None
 
     def stat(self, key: str) -> int | None:
-        return _lookup(self.stats, key)
+        value = _lookup(self.stats, key)
+        if value is None:
+            return None
+        return value + (_lookup(self.stat_changes, key) or 0)
 
     def skill(self, key: str) -> int | None:
         return _lookup(self.skills, key)
+
+    def stat_name(self, key: str) -> str | None:
+        return _name(self.stats, key)
+
+    def skill_name(self, key: str) -> str | None:
+        return _name(self.skills, key)
+
+    def is_trained(self, key: str) -> bool:
+        return any(t.casefold() == key.casefold() for t in self.trained)
+
+    def has_trait(self, trait: str) -> bool:
+        wanted = trait.casefold()
+        return any(t.casefold() == wanted for t in self.traits) or any(
+            g["name"].casefold() == wanted for g in self.traits_gained
+        )
+
+    @property
+    def hp_max(self) -> int | None:
+        return self.stat("HP")
+
+    @property
+    def fp_max(self) -> int | None:
+        return self.stat("FP")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -53,12 +121,45 @@ class Character:
             "sheet": self.sheet,
         }
 
+    def tracks(self, system: str) -> dict[str, Any]:
+        """The character's tracks as ``tracker status CHARACTER --json`` shows them."""
+        out: dict[str, Any] = {"name": self.name, "character_id": self.character_id}
+        if system == "glintlock":
+            out["mettle"] = self.mettle
+        out["stress"] = self.stress
+        if self.hp is not None:
+            out["hp"] = self.hp
+            out["hp_max"] = self.hp_max
+        if self.fp is not None:
+            out["fp"] = self.fp
+            out["fp_max"] = self.fp_max
+        if system == "gurps":
+            out["points"] = self.points
+        out["conditions"] = [cond.to_dict() for cond in self.conditions.values()]
+        if system == "glintlock":
+            out["story_tags"] = list(self.story_tags)
+            out["next_roll"] = {
+                "bonus": self.pending_bonus,
+                "position_steps": self.pending_steps,
+                "suppressed": list(self.pending_suppressed),
+            }
+            out["consequences"] = list(self.consequences)
+        if system == "gurps":
+            out["traits_gained"] = list(self.traits_gained)
+            out["stat_changes"] = dict(self.stat_changes)
+        return out
+
 
 def _lookup(table: dict[str, int], key: str) -> int | None:
+    name = _name(table, key)
+    return None if name is None else table[name]
+
+
+def _name(table: dict[str, Any], key: str) -> str | None:
     wanted = key.casefold()
-    for name, value in table.items():
+    for name in table:
         if name.casefold() == wanted:
-            return value
+            return name
     return None
 
 
@@ -83,6 +184,62 @@ class SessionInfo:
 
 
 @dataclass(slots=True)
+class Obligation:
+    """Something the rules say must happen next, with the events that opened and discharged it."""
+
+    id: str
+    kind: str
+    what: str
+    opened_by: str
+    opened_version: int
+    character_id: str | None = None
+    severity: str = "owed"
+    discharged_by: str | None = None
+    discharged_version: int | None = None
+    how: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "what": self.what,
+            "severity": self.severity,
+            "character_id": self.character_id,
+            "opened_by": self.opened_by,
+            "opened_version": self.opened_version,
+            "discharged_by": self.discharged_by,
+            "discharged_version": self.discharged_version,
+            "how": self.how,
+            "data": dict(self.data),
+        }
+
+
+@dataclass(slots=True)
+class Project:
+    project_id: str
+    name: str
+    skill: str
+    man_hours: int
+    done: int = 0
+    destroyed: int = 0
+    days: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "project_id": self.project_id,
+            "name": self.name,
+            "skill": self.skill,
+            "man_hours": self.man_hours,
+            "done": self.done,
+            "destroyed": self.destroyed,
+            "days": self.days,
+            "remaining": max(self.man_hours - self.done, 0),
+            "complete": self.done >= self.man_hours,
+        }
+
+
+@dataclass(slots=True)
 class CampaignState:
     campaign_id: str
     name: str = ""
@@ -96,6 +253,11 @@ class CampaignState:
     sessions: dict[int, SessionInfo] = field(default_factory=dict)
     current_session: int | None = None
     characters: dict[str, Character] = field(default_factory=dict)
+    threat: int = 0
+    obligations: dict[str, Obligation] = field(default_factory=dict)
+    discharged: deque = field(default_factory=lambda: deque(maxlen=RECENT_DISCHARGED))
+    projects: dict[str, Project] = field(default_factory=dict)
+    exposures: deque = field(default_factory=lambda: deque(maxlen=RECENT_EXPOSURES))
 
     def character(self, name: str) -> Character | None:
         """A character by name, matched without regard to case."""
@@ -108,6 +270,40 @@ class CampaignState:
     @property
     def next_session_number(self) -> int:
         return max(self.sessions, default=0) + 1
+
+    def open_obligations(self, kind: str | None = None, character_id: str | None = None):
+        return [
+            o
+            for o in self.obligations.values()
+            if (kind is None or o.kind == kind)
+            and (character_id is None or o.character_id == character_id)
+        ]
+
+    @property
+    def threat_floor(self) -> str:
+        """ "none", "owed" or "immediate": the open spending-floor obligation, if any."""
+        floors = self.open_obligations("threat-floor")
+        return floors[0].severity if floors else "none"
+
+    def copy(self) -> CampaignState:
+        return copy.deepcopy(self)
+
+    def summary(self) -> dict[str, Any]:
+        """The campaign as ``tracker status --json`` shows it."""
+        out: dict[str, Any] = {
+            "campaign": self.name,
+            "system": self.system,
+            "version": self.version,
+            "session": self.current_session,
+            "characters": [ch.tracks(self.system) for ch in self.characters.values()],
+            "obligations": len(self.obligations),
+        }
+        if self.system == "glintlock":
+            out["threat"] = self.threat
+            out["spending_floor"] = self.threat_floor
+        if self.projects:
+            out["projects"] = [pr.to_dict() for pr in self.projects.values()]
+        return out
 
 
 def apply(state: CampaignState, event: StoredEvent) -> CampaignState:
@@ -122,14 +318,157 @@ def apply(state: CampaignState, event: StoredEvent) -> CampaignState:
     return state
 
 
-def fold(events: Iterable[StoredEvent], campaign_id: str) -> CampaignState:
-    state = CampaignState(campaign_id)
+def fold(
+    events: Iterable[StoredEvent], campaign_id: str, state: CampaignState | None = None
+) -> CampaignState:
+    state = state or CampaignState(campaign_id)
     for event in events:
         apply(state, event)
     return state
 
 
-def _campaign_created(state: CampaignState, e: CampaignCreated, _: StoredEvent) -> None:
+# -- obligations ---------------------------------------------------------------------------------
+
+
+def _open(
+    state: CampaignState,
+    raw: StoredEvent,
+    kind: str,
+    what: str,
+    *,
+    character_id: str | None = None,
+    severity: str = "owed",
+    suffix: str = "",
+    **data: Any,
+) -> Obligation:
+    ob = Obligation(
+        id=f"{raw.version}{suffix}",
+        kind=kind,
+        what=what,
+        opened_by=raw.event_id,
+        opened_version=raw.version,
+        character_id=character_id,
+        severity=severity,
+        data=data,
+    )
+    state.obligations[ob.id] = ob
+    return ob
+
+
+def _discharge(state: CampaignState, ob: Obligation, raw: StoredEvent, how: str) -> None:
+    ob.discharged_by = raw.event_id
+    ob.discharged_version = raw.version
+    ob.how = how
+    del state.obligations[ob.id]
+    state.discharged.append(ob)
+
+
+def _floor_text(threat: int, severity: str) -> str:
+    if severity == "immediate":
+        return f"Threat {threat}: the GM must spend hard or dire now; player rolls wait for it."
+    return f"Threat {threat}: the GM owes a hard or dire spend."
+
+
+def _update_floor(state: CampaignState, raw: StoredEvent) -> None:
+    """Open, raise, lower or discharge the spending floor to match the Threat level."""
+    if state.system != "glintlock":
+        return
+    from tracker.rules.glintlock import spending_floor
+
+    floor = spending_floor(state.threat)
+    current = state.open_obligations("threat-floor")
+    if floor == "none":
+        for ob in current:
+            _discharge(state, ob, raw, f"Threat fell to {state.threat}")
+        return
+    if current:
+        ob = current[0]
+        ob.severity = floor
+        ob.what = _floor_text(state.threat, floor)
+    else:
+        _open(state, raw, "threat-floor", _floor_text(state.threat, floor), severity=floor)
+
+
+def _set_threat(state: CampaignState, value: int, raw: StoredEvent) -> None:
+    state.threat = min(max(value, 0), TRACK_MAX)
+    _update_floor(state, raw)
+
+
+def _set_stress(state: CampaignState, ch: Character, delta: int, raw: StoredEvent) -> None:
+    limit = state.stress_limit if state.system == "gloom" else TRACK_MAX
+    ch.stress = min(max(ch.stress + delta, 0), limit)
+    at_breaking_point = state.system == "glintlock" and ch.stress >= TRACK_MAX
+    if at_breaking_point and not state.open_obligations("breaking-point", ch.character_id):
+        _open(
+            state,
+            raw,
+            "breaking-point",
+            f"{ch.name} is at the breaking point: roll the breaking table, clear 3 stress, "
+            "record a lasting consequence.",
+            character_id=ch.character_id,
+        )
+
+
+def _apply_effects(
+    state: CampaignState,
+    effects: Iterable[dict[str, Any]],
+    raw: StoredEvent,
+    default_id: str | None,
+) -> None:
+    for effect in effects:
+        ch = state.characters.get(effect.get("character_id") or default_id or "")
+        if "track" in effect:
+            track, delta = effect["track"], effect["delta"]
+            if track == "threat":
+                _set_threat(state, state.threat + delta, raw)
+            elif ch is None:
+                continue
+            elif track == "mettle":
+                ch.mettle = min(max(ch.mettle + delta, 0), TRACK_MAX)
+            elif track == "stress":
+                _set_stress(state, ch, delta, raw)
+            elif track in ("hp", "fp"):
+                _change_track(ch, track, delta)
+        elif "condition" in effect and ch is not None:
+            ch.conditions[effect["condition"]] = Condition(
+                effect["condition"],
+                effect.get("duration"),
+                effect.get("unit"),
+                effect.get("note"),
+                raw.event_id,
+            )
+        elif "obligation" in effect:
+            _open(
+                state,
+                raw,
+                effect["obligation"],
+                effect["what"],
+                character_id=ch.character_id if ch else None,
+                suffix=effect.get("suffix", ""),
+                **effect.get("data", {}),
+            )
+        elif "story_tag_spent" in effect and ch is not None:
+            if effect["story_tag_spent"] in ch.story_tags:
+                ch.story_tags.remove(effect["story_tag_spent"])
+        elif "stat_change" in effect and ch is not None:
+            key = ch.stat_name(effect["stat_change"]) or effect["stat_change"]
+            ch.stat_changes[key] = ch.stat_changes.get(key, 0) + effect["delta"]
+
+
+def _change_track(ch: Character, track: str, delta: int) -> None:
+    value = getattr(ch, track)
+    if value is None:
+        return
+    top = ch.hp_max if track == "hp" else ch.fp_max
+    # GURPS lets HP fall to -5 x HP (death) and FP to -FP (unconsciousness); nothing lower.
+    bottom = -5 * top if track == "hp" else -top
+    setattr(ch, track, min(max(value + delta, bottom), top))
+
+
+# -- handlers ------------------------------------------------------------------------------------
+
+
+def _campaign_created(state: CampaignState, e: c.CampaignCreated, _: StoredEvent) -> None:
     state.name = e.name
     state.system = e.system
     state.tie_rule = e.tie_rule
@@ -138,20 +477,27 @@ def _campaign_created(state: CampaignState, e: CampaignCreated, _: StoredEvent) 
     state.threat_carries_over = e.threat_carries_over
 
 
-def _session_started(state: CampaignState, e: SessionStarted, raw: StoredEvent) -> None:
+def _session_started(state: CampaignState, e: c.SessionStarted, raw: StoredEvent) -> None:
     state.sessions[e.number] = SessionInfo(e.number, e.title, raw.recorded_at, event_count=1)
     state.current_session = e.number
+    if state.system == "glintlock":
+        for ch in state.characters.values():
+            ch.mettle = 0
+        if not state.threat_carries_over:
+            state.threat = 0
+            for ob in state.open_obligations("threat-floor"):
+                _discharge(state, ob, raw, "Threat reset at session start")
 
 
-def _session_ended(state: CampaignState, e: SessionEnded, raw: StoredEvent) -> None:
+def _session_ended(state: CampaignState, e: c.SessionEnded, raw: StoredEvent) -> None:
     session = state.sessions[e.number]
     session.ended_at = raw.recorded_at
     session.lapsed = e.lapsed
     state.current_session = None
 
 
-def _character_added(state: CampaignState, e: CharacterAdded, _: StoredEvent) -> None:
-    state.characters[e.character_id] = Character(
+def _character_added(state: CampaignState, e: c.CharacterAdded, _: StoredEvent) -> None:
+    ch = Character(
         e.character_id,
         e.name,
         dict(e.stats),
@@ -162,19 +508,302 @@ def _character_added(state: CampaignState, e: CharacterAdded, _: StoredEvent) ->
         tuple(e.traits),
         e.sheet,
     )
+    if state.system == "gurps":
+        # Basic Set: HP defaults to ST and FP to HT when the sheet does not list them.
+        if ch.stat("HP") is None and ch.stat("ST") is not None:
+            ch.stats["HP"] = ch.stat("ST")
+        if ch.stat("FP") is None and ch.stat("HT") is not None:
+            ch.stats["FP"] = ch.stat("HT")
+    ch.hp = ch.hp_max
+    ch.fp = ch.fp_max
+    state.characters[e.character_id] = ch
 
 
-def _default_set(state: CampaignState, e: CharacterDefaultSet, _: StoredEvent) -> None:
-    character = state.characters[e.character_id]
-    character.defaults.setdefault(e.skill, [])
-    if e.expression not in character.defaults[e.skill]:
-        character.defaults[e.skill].append(e.expression)
+def _default_set(state: CampaignState, e: c.CharacterDefaultSet, _: StoredEvent) -> None:
+    ch = state.characters[e.character_id]
+    ch.defaults.setdefault(e.skill, [])
+    if e.expression not in ch.defaults[e.skill]:
+        ch.defaults[e.skill].append(e.expression)
 
 
-_HANDLERS = {
-    CampaignCreated.TYPE: _campaign_created,
-    SessionStarted.TYPE: _session_started,
-    SessionEnded.TYPE: _session_ended,
-    CharacterAdded.TYPE: _character_added,
-    CharacterDefaultSet.TYPE: _default_set,
+def _consume_pending(ch: Character) -> None:
+    ch.pending_bonus = 0
+    ch.pending_steps = 0
+    ch.pending_suppressed = []
+    ch.pending_ids = []
+
+
+def _roll_made(state: CampaignState, e: p.RollMade, raw: StoredEvent) -> None:
+    ch = state.characters[e.character_id]
+    if e.consumed:
+        _consume_pending(ch)
+    _apply_effects(state, e.effects, raw, e.character_id)
+    if e.kind == "panic":
+        for ob in state.open_obligations("panic-check", ch.character_id):
+            _discharge(state, ob, raw, f"panic check: {e.result.get('outcome')}")
+    if e.task:
+        task = ch.tasks.setdefault(e.task, {"attempts": 0, "failures": 0, "mode": None})
+        task["attempts"] += 1
+        task["failures"] += 0 if e.result.get("success") else 1
+        task["mode"] = e.inputs.get("retry_mode") or task["mode"]
+    if e.kind == "project":
+        project = state.projects.get(e.inputs.get("project_id", ""))
+        if project is not None:
+            project.days += 1
+            project.done = max(project.done + e.result["man_hours"] - e.result["destroyed"], 0)
+            project.destroyed += e.result["destroyed"]
+    if state.system == "gurps":
+        ch.last_roll_id = raw.event_id
+        ch.last_roll_outcome = e.result.get("outcome")
+
+
+def _contest_rolled(state: CampaignState, e: p.ContestRolled, raw: StoredEvent) -> None:
+    _apply_effects(state, e.effects, raw, None)
+    if e.mode == "regular" and e.contest_id:
+        running = [
+            o
+            for o in state.open_obligations("regular-contest")
+            if o.data.get("contest_id") == e.contest_id
+        ]
+        if e.decided:
+            for ob in running:
+                _discharge(state, ob, raw, f"decided in round {e.round}")
+        elif running:
+            running[0].data["rounds"] = e.round
+        else:
+            a, b = e.a["name"], e.b["name"] if e.b else "?"
+            _open(
+                state,
+                raw,
+                "regular-contest",
+                f"Regular contest {a} vs {b} is still running: roll the next round.",
+                contest_id=e.contest_id,
+                a={"name": e.a["name"]},
+                b={"name": e.b["name"]} if e.b else None,
+                rounds=e.round,
+            )
+
+
+def _fright_checked(state: CampaignState, e: p.FrightChecked, raw: StoredEvent) -> None:
+    _apply_effects(state, e.effects, raw, e.character_id)
+    if e.threat:
+        state.exposures.append(
+            {"character_id": e.character_id, "threat": e.threat, "at": raw.recorded_at}
+        )
+
+
+def _mettle_spent(state: CampaignState, e: p.MettleSpent, raw: StoredEvent) -> None:
+    ch = state.characters[e.character_id]
+    ch.mettle = max(ch.mettle - e.cost, 0)
+    from tracker.rules.glintlock import STEEL_YOURSELF_BONUS
+
+    if e.action == "steel-yourself":
+        ch.pending_bonus += STEEL_YOURSELF_BONUS
+        ch.pending_ids.append(raw.event_id)
+    elif e.action == "advantage-die":
+        ch.pending_steps += 1
+        ch.pending_ids.append(raw.event_id)
+    elif e.action == "suppress-condition" and e.condition:
+        ch.pending_suppressed.append(e.condition)
+        ch.pending_ids.append(raw.event_id)
+
+
+def _mettle_gained(state: CampaignState, e: p.MettleGained, _: StoredEvent) -> None:
+    ch = state.characters[e.character_id]
+    ch.mettle = min(ch.mettle + e.amount, TRACK_MAX)
+
+
+def _threat_added(state: CampaignState, e: p.ThreatAdded, raw: StoredEvent) -> None:
+    _set_threat(state, state.threat + e.amount, raw)
+
+
+def _threat_spent(state: CampaignState, e: p.ThreatSpent, raw: StoredEvent) -> None:
+    if e.tier in ("hard", "dire"):
+        for ob in state.open_obligations("threat-floor"):
+            _discharge(state, ob, raw, f"{e.tier} spend")
+    _set_threat(state, state.threat - e.cost, raw)
+
+
+def _stress_changed(state: CampaignState, e: p.StressChanged, raw: StoredEvent) -> None:
+    _set_stress(state, state.characters[e.character_id], e.delta, raw)
+
+
+def _track_changed(state: CampaignState, e: p.TrackChanged, _: StoredEvent) -> None:
+    _change_track(state.characters[e.character_id], e.track, e.delta)
+
+
+def _condition_set(state: CampaignState, e: p.ConditionSet, raw: StoredEvent) -> None:
+    state.characters[e.character_id].conditions[e.name] = Condition(
+        e.name, e.duration, e.unit, e.note, raw.event_id
+    )
+
+
+def _condition_cleared(state: CampaignState, e: p.ConditionCleared, _: StoredEvent) -> None:
+    conditions = state.characters[e.character_id].conditions
+    name = _name(conditions, e.name)
+    if name is not None:
+        del conditions[name]
+
+
+def _story_tag_gained(state: CampaignState, e: p.StoryTagGained, _: StoredEvent) -> None:
+    state.characters[e.character_id].story_tags.append(e.name)
+
+
+def _points_awarded(state: CampaignState, e: p.PointsAwarded, _: StoredEvent) -> None:
+    state.characters[e.character_id].points += e.points
+
+
+def _bought_up(state: CampaignState, e: p.RollBoughtUp, _: StoredEvent) -> None:
+    ch = state.characters[e.character_id]
+    ch.points -= e.cost
+    if ch.last_roll_id == e.roll_event_id:
+        ch.last_roll_outcome = e.to_outcome
+
+
+def _trait_assigned(state: CampaignState, e: p.TraitAssigned, raw: StoredEvent) -> None:
+    ch = state.characters[e.character_id]
+    ch.traits_gained.append({"kind": e.kind, "name": e.name, "points": e.points})
+    ob = state.obligations.get(e.obligation or "")
+    if ob is not None:
+        _discharge(state, ob, raw, f"{e.kind} assigned: {e.name}")
+
+
+def _breaking_point(state: CampaignState, e: p.BreakingPointResolved, raw: StoredEvent) -> None:
+    ch = state.characters[e.character_id]
+    ch.consequences.append(e.consequence)
+    for ob in state.open_obligations("breaking-point", ch.character_id):
+        _discharge(state, ob, raw, f"breaking point: {e.result}")
+    _set_stress(state, ch, -e.cleared, raw)
+
+
+def _dismissed(state: CampaignState, e: p.ObligationDismissed, raw: StoredEvent) -> None:
+    ob = state.obligations.get(e.obligation)
+    if ob is not None:
+        _discharge(state, ob, raw, f"dismissed: {e.reason}" if e.reason else "dismissed")
+
+
+def _project_started(state: CampaignState, e: p.ProjectStarted, _: StoredEvent) -> None:
+    state.projects[e.project_id] = Project(e.project_id, e.name, e.skill, e.man_hours)
+
+
+_HANDLERS: dict[str, Callable[[CampaignState, Any, StoredEvent], None]] = {
+    c.CampaignCreated.TYPE: _campaign_created,
+    c.SessionStarted.TYPE: _session_started,
+    c.SessionEnded.TYPE: _session_ended,
+    c.CharacterAdded.TYPE: _character_added,
+    c.CharacterDefaultSet.TYPE: _default_set,
+    p.RollMade.TYPE: _roll_made,
+    p.ContestRolled.TYPE: _contest_rolled,
+    p.FrightChecked.TYPE: _fright_checked,
+    p.MettleSpent.TYPE: _mettle_spent,
+    p.MettleGained.TYPE: _mettle_gained,
+    p.ThreatAdded.TYPE: _threat_added,
+    p.ThreatSpent.TYPE: _threat_spent,
+    p.StressChanged.TYPE: _stress_changed,
+    p.TrackChanged.TYPE: _track_changed,
+    p.ConditionSet.TYPE: _condition_set,
+    p.ConditionCleared.TYPE: _condition_cleared,
+    p.StoryTagGained.TYPE: _story_tag_gained,
+    p.PointsAwarded.TYPE: _points_awarded,
+    p.RollBoughtUp.TYPE: _bought_up,
+    p.TraitAssigned.TYPE: _trait_assigned,
+    p.BreakingPointResolved.TYPE: _breaking_point,
+    p.ObligationDismissed.TYPE: _dismissed,
+    p.ProjectStarted.TYPE: _project_started,
 }
+
+
+# -- snapshots -----------------------------------------------------------------------------------
+
+_STATE_FIELDS = (
+    "campaign_id",
+    "name",
+    "system",
+    "tie_rule",
+    "cinematic",
+    "stress_limit",
+    "threat_carries_over",
+    "version",
+    "head_hash",
+    "current_session",
+    "threat",
+)
+_CHARACTER_TRACKS = (
+    "mettle",
+    "stress",
+    "hp",
+    "fp",
+    "points",
+    "story_tags",
+    "traits_gained",
+    "stat_changes",
+    "consequences",
+    "pending_bonus",
+    "pending_steps",
+    "pending_suppressed",
+    "pending_ids",
+    "tasks",
+    "last_roll_id",
+    "last_roll_outcome",
+)
+
+
+def to_snapshot(state: CampaignState) -> dict[str, Any]:
+    """The state as plain JSON values (the snapshot cache stores this)."""
+    doc = {name: getattr(state, name) for name in _STATE_FIELDS}
+    doc["sessions"] = [s.to_dict() for s in state.sessions.values()]
+    doc["characters"] = [_character_snapshot(ch) for ch in state.characters.values()]
+    doc["obligations"] = [o.to_dict() for o in state.obligations.values()]
+    doc["discharged"] = [o.to_dict() for o in state.discharged]
+    doc["projects"] = [pr.to_dict() for pr in state.projects.values()]
+    doc["exposures"] = list(state.exposures)
+    return doc
+
+
+def _character_snapshot(ch: Character) -> dict[str, Any]:
+    doc = ch.to_dict()
+    for name in _CHARACTER_TRACKS:
+        doc[name] = copy.deepcopy(getattr(ch, name))
+    doc["conditions"] = [cond.to_dict() for cond in ch.conditions.values()]
+    return doc
+
+
+def from_snapshot(doc: dict[str, Any]) -> CampaignState:
+    """Rebuild a state from ``to_snapshot``'s document."""
+    state = CampaignState(doc["campaign_id"])
+    for name in _STATE_FIELDS[1:]:
+        setattr(state, name, doc[name])
+    for s in doc["sessions"]:
+        state.sessions[s["number"]] = SessionInfo(
+            s["number"], s["title"], s["started_at"], s["ended_at"], s["events"], tuple(s["lapsed"])
+        )
+    for d in doc["characters"]:
+        ch = Character(
+            d["character_id"],
+            d["name"],
+            d["stats"],
+            d["skills"],
+            tuple(d["trained"]),
+            d["class"],
+            d["defaults"],
+            tuple(d["traits"]),
+            d["sheet"],
+        )
+        for name in _CHARACTER_TRACKS:
+            setattr(ch, name, d[name])
+        ch.conditions = {cd["name"]: Condition(**cd) for cd in d["conditions"]}
+        state.characters[ch.character_id] = ch
+    state.obligations = {o["id"]: Obligation(**o) for o in doc["obligations"]}
+    state.discharged.extend(Obligation(**o) for o in doc["discharged"])
+    for pr in doc["projects"]:
+        state.projects[pr["project_id"]] = Project(
+            pr["project_id"],
+            pr["name"],
+            pr["skill"],
+            pr["man_hours"],
+            pr["done"],
+            pr["destroyed"],
+            pr["days"],
+        )
+    state.exposures.extend(doc["exposures"])
+    return state

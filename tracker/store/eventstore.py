@@ -24,7 +24,7 @@ from tracker.events.envelope import (
     event_hash,
 )
 from tracker.store.engine import WRITE
-from tracker.store.schema import campaigns, events, settings
+from tracker.store.schema import campaigns, events, settings, snapshots
 
 READ_BATCH = 2_000
 
@@ -227,6 +227,61 @@ class EventStore:
             query = query.where(events.c.campaign_id == campaign_id)
         with self.engine.connect() as conn:
             return conn.execute(query).scalar_one()
+
+    # -- snapshots -----------------------------------------------------------------------------
+
+    def load_snapshot(
+        self, campaign_id: str, projection: str, projection_version: int
+    ) -> tuple[int, dict] | None:
+        """The cached state and the version it was folded to, if it still matches the log.
+
+        A snapshot whose recorded head hash is not the hash of the event at its version (the log
+        was replaced by an import or a restore) is ignored.
+        """
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(snapshots.c.version, snapshots.c.head_hash, snapshots.c.state).where(
+                    snapshots.c.campaign_id == campaign_id,
+                    snapshots.c.projection == projection,
+                    snapshots.c.projection_version == projection_version,
+                )
+            ).first()
+            if row is None:
+                return None
+            at = conn.execute(
+                select(events.c.hash).where(
+                    events.c.campaign_id == campaign_id, events.c.version == row.version
+                )
+            ).scalar()
+        if at != row.head_hash:
+            return None
+        return row.version, json.loads(row.state)
+
+    def save_snapshot(
+        self,
+        campaign_id: str,
+        projection: str,
+        projection_version: int,
+        version: int,
+        head_hash: str,
+        state: dict,
+    ) -> None:
+        """Replace the campaign's cached state for this projection version."""
+        key = (snapshots.c.campaign_id == campaign_id) & (snapshots.c.projection == projection)
+        with self.engine.connect().execution_options(**WRITE) as conn:
+            conn.execute(snapshots.delete().where(key))
+            conn.execute(
+                insert(snapshots).values(
+                    campaign_id=campaign_id,
+                    projection=projection,
+                    projection_version=projection_version,
+                    version=version,
+                    head_hash=head_hash,
+                    state=json.dumps(state, ensure_ascii=False, separators=(",", ":")),
+                    created_at=now_utc(),
+                )
+            )
+            conn.commit()
 
     # -- campaigns and settings ----------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-KNOWN_REVISIONS: tuple[str, ...] = ("0001",)
+KNOWN_REVISIONS: tuple[str, ...] = ("0001", "0002")
 HEAD_REVISION = KNOWN_REVISIONS[-1]
 
 metadata = MetaData()
@@ -55,6 +55,19 @@ events = Table(
     sqlite_autoincrement=True,
 )
 Index("ix_events_campaign_session", events.c.campaign_id, events.c.session_id)
+
+# A disposable cache: one row per campaign and projection version, replaced as the log grows.
+snapshots = Table(
+    "snapshots",
+    metadata,
+    Column("campaign_id", String(36), ForeignKey("campaigns.campaign_id"), primary_key=True),
+    Column("projection", String(32), primary_key=True),
+    Column("projection_version", Integer, primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("head_hash", String(64), nullable=False),
+    Column("state", Text, nullable=False),
+    Column("created_at", String(40), nullable=False),
+)
 
 settings = Table(
     "settings",

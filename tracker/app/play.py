@@ -1,0 +1,1359 @@
+"""Play at the table: each handler reads the state, asks the rules, and logs what they decided.
+
+The state feeds the rules without the GM typing it: Glintlock stress adds its condition tag and
+doubles Mettle costs, active conditions count as -1 tags, steel-yourself and advantage-die apply to
+the next roll; Gloom rank 21+ gives advantage and panic or the stress limit disadvantage; GURPS
+retry penalties and fright exposures are counted from the log, defaults come from the sheet.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tracker.errors import BadInput, NotFound, Refused
+from tracker.events import NewEvent, StoredEvent
+from tracker.events import play as ev
+from tracker.projections.campaign import CampaignState, Character, Obligation
+from tracker.rules.dice import DiceSource, source_for
+
+DiceFactory = Callable[[], DiceSource]
+
+
+@dataclass
+class Logged:
+    """What a play command logged: the state after it, the events, and a document to show."""
+
+    state: CampaignState
+    events: list[StoredEvent]
+    doc: dict[str, Any]
+    opened: list[Obligation] = field(default_factory=list)
+    discharged: list[Obligation] = field(default_factory=list)
+
+    @property
+    def event(self) -> StoredEvent:
+        return self.events[-1]
+
+
+def parse_modifier(text: str) -> Any:
+    """``-2``, ``+1:darkness``, or a preset name (``hard``, ``equipment:fine``, ``haste:30``)."""
+    from tracker.rules import gurps
+
+    number, sep, label = text.partition(":")
+    try:
+        value = int(number)
+    except ValueError:
+        return gurps.preset(text)
+    return gurps.Modifier(value, label.strip() if sep and label.strip() else "modifier")
+
+
+def _dice_kind(factory: DiceFactory) -> tuple[str, str | None]:
+    source = factory()
+    return source.kind, str(getattr(source, "seed", None)) if source.kind == "seeded" else None
+
+
+class PlayHandlers:
+    """The commands of play; mixed into ``Tracker``, which provides the store and the state."""
+
+    # Provided by Tracker.
+    character: Callable[..., Character]
+    _event: Callable[..., NewEvent]
+    _decide_and_append: Callable[..., tuple[CampaignState, list[StoredEvent]]]
+
+    def _play(
+        self, decide: Callable[[CampaignState], tuple[list[NewEvent], dict[str, Any]]]
+    ) -> Logged:
+        """Decide and append, then say which obligations the events opened and discharged."""
+        box: dict[str, Any] = {}
+
+        def deciding(state: CampaignState) -> list[NewEvent]:
+            box["before"] = set(state.obligations)
+            box["discharged_before"] = len(state.discharged)
+            events, doc = decide(state)
+            box["doc"] = doc
+            return events
+
+        state, stored = self._decide_and_append(deciding)
+        opened = [o for k, o in state.obligations.items() if k not in box["before"]]
+        discharged = [o for o in state.discharged if o.id in box["before"]]
+        doc = box["doc"]
+        doc.setdefault("event_id", stored[-1].event_id)
+        doc["version"] = stored[-1].version
+        doc["obligations_opened"] = [o.to_dict() for o in opened]
+        doc["obligations_discharged"] = [o.to_dict() for o in discharged]
+        return Logged(state, stored, doc, opened, discharged)
+
+    # -- rolls ----------------------------------------------------------------------------------
+
+    def roll(
+        self,
+        name: str,
+        trait: str,
+        *,
+        dl: int = 0,
+        mods: Sequence[str] = (),
+        tags: Sequence[str] = (),
+        advantage: bool = False,
+        disadvantage: bool = False,
+        trained: bool = False,
+        skill: str | None = None,
+        secret: bool = False,
+        dice: str | None = None,
+        seed: str | None = None,
+        defense: bool = False,
+        task: str | None = None,
+        retry: str | None = None,
+        spell: bool = False,
+        story: Sequence[str] = (),
+        override: bool = False,
+        no_panic: bool = False,
+        backlash_dice: str | None = None,
+        kind: str = "check",
+    ) -> Logged:
+        """Roll a character's trait under the campaign's rules and log it."""
+
+        def factory() -> DiceSource:
+            # A fresh source per attempt: physical dice are used once, and a retried decision
+            # (another writer got in first) must be able to read them again.
+            return source_for(dice, seed)
+
+        dice_source, seed_text = _dice_kind(factory)
+
+        def decide(state: CampaignState) -> tuple[list[NewEvent], dict[str, Any]]:
+            ch = self.character(name, state)
+            if state.system == "gloom":
+                built = self._gloom_roll(state, ch, trait, dl, advantage, disadvantage, factory)
+                if kind == "panic":
+                    built = _panic_effects(ch, built)
+                    built[4]["notes"] = []
+                elif not no_panic:
+                    built = _catastrophe_effects(ch, built)
+            elif state.system == "gurps":
+                built = self._gurps_roll(state, ch, trait, mods, defense, task, retry, factory)
+            else:
+                built = self._glintlock_roll(
+                    state,
+                    ch,
+                    trait,
+                    tags,
+                    trained,
+                    skill,
+                    spell,
+                    story,
+                    override,
+                    factory,
+                    backlash_dice,
+                )
+            inputs, result, effects, consumed, doc = built
+            payload = ev.RollMade(
+                character_id=ch.character_id,
+                system=state.system,
+                trait=doc["trait"],
+                kind=kind,
+                inputs=inputs,
+                dice_source=dice_source,
+                dice=tuple(result["dice"]),
+                result=result,
+                effects=tuple(effects),
+                consumed=tuple(consumed),
+                task=task,
+                seed=seed_text,
+            )
+            event = self._event(payload, state=state, visibility="gm" if secret else "public")
+            doc.update(
+                event_id=event.event_id,
+                system=state.system,
+                character=ch.name,
+                kind=kind,
+                secret=secret,
+                dice_source=dice_source,
+                effects=_describe_effects(state, ch, effects),
+            )
+            return [event], doc
+
+        return self._play(decide)
+
+    def _gloom_roll(self, state, ch, trait, dl, advantage, disadvantage, factory):
+        from tracker.rules import gloom
+
+        rank, trait_name = _trait_value(ch, trait, state.system)
+        reasons = []
+        if "panicked" in {c.casefold() for c in ch.conditions}:
+            disadvantage = True
+            reasons.append("panicked")
+        if ch.stress >= state.stress_limit:
+            disadvantage = True
+            reasons.append(f"stress at the limit ({ch.stress})")
+        if rank >= gloom.MASTERY_RANK:
+            reasons.append(f"rank {rank}: mastery gives advantage")
+        result = gloom.check(
+            rank, dl, dice=factory(), advantage=advantage, disadvantage=disadvantage
+        )
+        inputs = {
+            "rank": rank,
+            "dl": dl,
+            "advantage": advantage,
+            "disadvantage": disadvantage,
+            "mode": result.mode,
+            "reasons": reasons,
+        }
+        doc = {
+            "trait": trait_name,
+            "effective": rank,
+            "dl": dl,
+            "dice": list(result.dice),
+            "kept": result.kept,
+            "outcome": result.outcome,
+            "success": result.success,
+            "mode": result.mode,
+            "window": result.window.to_dict(),
+            "notes": list(result.notes),
+            "reasons": reasons,
+        }
+        if result.may_restore_stress and ch.stress:
+            doc["notes"].append(
+                f"Perfect success: {ch.name} may restore 1 stress "
+                f"(`tracker stress {ch.name} -1 --cause 'perfect success'`)."
+            )
+        return inputs, result.to_dict(), [], [], doc
+
+    def _gurps_roll(self, state, ch, trait, mods, defense, task, retry, factory):
+        from tracker.rules import gurps
+
+        base = gurps.base_skill(
+            trait,
+            attributes={k: ch.stat(k) for k in ch.stats},
+            skills=ch.skills,
+            defaults=_defaults_for(ch, trait),
+            character=ch.name,
+        )
+        modifiers = [parse_modifier(m) for m in mods]
+        retry_mode = None
+        if task:
+            record = ch.tasks.get(task, {"attempts": 0, "failures": 0, "mode": None})
+            retry_mode = retry or record.get("mode") or "retry-freely"
+            if retry_mode not in gurps.RETRY_MODES:
+                raise BadInput(f"--retry is one of {', '.join(gurps.RETRY_MODES)}.")
+            penalty = gurps.retry_modifier(retry_mode, record["attempts"], record["failures"])
+            if penalty is not None and penalty.value:
+                modifiers.append(penalty)
+        elif retry:
+            raise BadInput("--retry needs --task NAME, so earlier attempts can be counted.")
+        result = gurps.success_roll(base.value, modifiers, dice=factory(), defense=defense)
+        inputs = {
+            "base": base.value,
+            "base_source": base.source,
+            "modifiers": [m.to_dict() for m in modifiers],
+            "defense": defense,
+            "retry_mode": retry_mode,
+        }
+        doc = {
+            "trait": base.skill if base.source == "skill" else trait,
+            "base": base.value,
+            "base_source": base.source,
+            "modifiers": [m.to_dict() for m in modifiers],
+            "effective": result.effective,
+            "dice": list(result.dice),
+            "kept": result.total,
+            "total": result.total,
+            "outcome": result.outcome,
+            "success": result.success,
+            "margin": result.margin,
+            "notes": [],
+        }
+        if state.cinematic and ch.points and result.outcome != "critical_success":
+            doc["notes"].append(
+                f"Cinematic: {ch.name} has {ch.points} character points for a buy-up."
+            )
+        return inputs, result.to_dict(), [], [], doc
+
+    def _glintlock_roll(
+        self, state, ch, trait, tags, trained, skill, spell, story, override, factory, backlash
+    ):
+        from tracker.rules import glintlock
+
+        if state.threat_floor == "immediate" and not override:
+            raise Refused(
+                f"Threat is {state.threat}: the GM must spend hard or dire before any player roll; "
+                "log it with `tracker threat spend hard`, or pass --override to roll anyway."
+            )
+        stat, trait_name = _trait_value(ch, trait, state.system)
+        is_trained = trained or ch.is_trained(trait) or bool(skill and ch.is_trained(skill))
+        if skill and not trained and not ch.is_trained(skill):
+            raise Refused(f"{ch.name} is not trained in {skill}; leave out --skill or add it.")
+        parsed = [glintlock.parse_tag(t) for t in tags]
+        for name in ch.conditions:
+            if name not in ch.pending_suppressed:
+                parsed.append(glintlock.Tag(-1, "condition"))
+        effects: list[dict[str, Any]] = []
+        for tag_name in story:
+            held = next((t for t in ch.story_tags if t.casefold() == tag_name.casefold()), None)
+            if held is None:
+                have = ", ".join(ch.story_tags) or "none"
+                raise Refused(
+                    f'{ch.name} holds no story tag "{tag_name}" (story tags: {have}); '
+                    f"give one with `tracker tag add {ch.name} NAME`."
+                )
+            parsed.append(glintlock.Tag(1, "story"))
+            effects.append({"story_tag_spent": held})
+        # An advantage die bought earlier lifts the position one step, never past controlled.
+        source = factory()
+        if backlash is not None:
+            backlash_source: DiceSource | None = source_for(backlash, None, "--backlash-dice")
+        else:
+            backlash_source = None if source.kind == "physical" else source
+        tag_position = glintlock.position(glintlock.net_tags(parsed, ch.stress))
+        room = len(glintlock.POSITIONS) - 1 - glintlock.POSITIONS.index(tag_position)
+        steps = min(ch.pending_steps, room)
+        result = glintlock.check(
+            stat,
+            dice=source,
+            trained=is_trained,
+            tags=parsed,
+            stress=ch.stress,
+            bonus=ch.pending_bonus,
+            spell=spell,
+            caster_class=ch.character_class,
+            backlash_dice=backlash_source,
+            position_steps=steps,
+        )
+        if result.mettle_delta:
+            effects.append({"track": "mettle", "delta": result.mettle_delta})
+        if result.threat_delta:
+            effects.append({"track": "threat", "delta": result.threat_delta})
+        if result.backlash is not None:
+            effects.append({"track": "hp", "delta": -result.backlash.total, "cause": "backlash"})
+        inputs = {
+            "stat": stat,
+            "trained": is_trained,
+            "tags": [t.to_dict() for t in parsed],
+            "stress": ch.stress,
+            "bonus": ch.pending_bonus,
+            "position_steps": steps,
+            "spell": spell,
+            "caster_class": ch.character_class,
+            "override": override and state.threat_floor == "immediate",
+        }
+        doc = {
+            "trait": trait_name,
+            "effective": result.effective,
+            "weak_dc": result.weak_dc,
+            "strong_dc": result.strong_dc,
+            "net_tags": result.net_tags,
+            "position": result.position,
+            "dice": list(result.dice),
+            "kept": result.kept,
+            "bonus": result.bonus,
+            "outcome": result.outcome,
+            "success": result.success,
+            "natural": result.natural,
+            "max_damage": result.max_damage,
+            "backlash": None if result.backlash is None else result.backlash.to_dict(),
+            "notes": [],
+        }
+        if ch.stress >= glintlock.STRESS_CONDITION_AT:
+            doc["notes"].append(f"stress {ch.stress} counts as a -1 condition tag")
+        if steps < ch.pending_steps:
+            doc["notes"].append("the advantage die had no effect: the roll was already controlled")
+        if ch.pending_bonus:
+            doc["notes"].append(f"steel yourself: +{ch.pending_bonus} on the kept die")
+        return inputs, result.to_dict(), effects, list(ch.pending_ids), doc
+
+    def panic(
+        self,
+        name: str,
+        trait: str,
+        *,
+        dice: str | None = None,
+        seed: str | None = None,
+        secret: bool = False,
+    ) -> Logged:
+        """Gloom: the panic check a catastrophe called for (a check at DL 0 on a trait)."""
+        return self.roll(name, trait, dice=dice, seed=seed, secret=secret, kind="panic")
+
+    # -- contests ---------------------------------------------------------------------------
+
+    def contest(
+        self,
+        a_name: str,
+        a_trait: str,
+        b_name: str,
+        b_trait: str,
+        *,
+        mode: str | None = None,
+        dice_a: str | None = None,
+        dice_b: str | None = None,
+        seed: str | None = None,
+        dl_a: int = 0,
+        dl_b: int = 0,
+        mods_a: Sequence[str] = (),
+        mods_b: Sequence[str] = (),
+        supernatural: bool = False,
+        secret: bool = False,
+    ) -> Logged:
+        """A contest of A (the active side) against B (the defender).
+
+        Either side may be a character or an unnamed opponent given as a name and a score
+        (``contest Kade Hacking "Corp netrunner" 14``).
+        """
+
+        def sources() -> tuple[DiceSource, DiceSource]:
+            shared = source_for(None, seed)
+            a = source_for(dice_a, None, "--dice-a") if dice_a else shared
+            b = source_for(dice_b, None, "--dice-b") if dice_b else shared
+            return a, b
+
+        def decide(state: CampaignState):
+            a_side = _side(self, state, a_name, a_trait)
+            b_side = _side(self, state, b_name, b_trait)
+            if state.system == "glintlock":
+                raise Refused(
+                    "Glintlock has no contested rolls; roll the acting character against the "
+                    "position the opposition sets (--tag)."
+                )
+            chosen = mode or "quick"
+            src_a, src_b = sources()
+            if state.system == "gloom":
+                built = _gloom_contest(state, a_side, b_side, chosen, dl_a, dl_b, src_a, src_b)
+            else:
+                built = _gurps_contest(
+                    state, a_side, b_side, chosen, mods_a, mods_b, supernatural, src_a, src_b
+                )
+            payload_fields, doc = built
+            kind = "physical" if dice_a or dice_b else src_a.kind
+            payload = ev.ContestRolled(
+                system=state.system, mode=chosen, dice_source=kind, **payload_fields
+            )
+            event = self._event(payload, state=state, visibility="gm" if secret else "public")
+            winner = payload.winner
+            doc.update(
+                event_id=event.event_id,
+                system=state.system,
+                mode=chosen,
+                winner=None
+                if winner is None
+                else (a_side["name"] if winner == "a" else b_side["name"]),
+                secret=secret,
+            )
+            return [event], doc
+
+        return self._play(decide)
+
+    # -- fright checks -------------------------------------------------------------------------
+
+    def fright(
+        self,
+        name: str,
+        *,
+        mods: Sequence[str] = (),
+        threat: str | None = None,
+        dice: str | None = None,
+        table_dice: str | None = None,
+        effect_dice: str | None = None,
+        seed: str | None = None,
+        secret: bool = False,
+        now: str | None = None,
+    ) -> Logged:
+        """GURPS: a Fright Check, and on failure the fright table with its effects."""
+        from tracker.rules import gurps
+
+        def decide(state: CampaignState):
+            _require_system(state, "gurps", "The Fright Check")
+            ch = self.character(name, state)
+            will = ch.stat("Will")
+            if will is None:
+                will = ch.stat("IQ")
+            if will is None:
+                raise Refused(f"{ch.name}'s sheet has no Will or IQ; add one (--stat Will=N).")
+            modifiers = [_fright_modifier(m) for m in mods]
+            modifiers += _fright_traits(ch)
+            exposures = _exposures(state, ch, threat, now)
+            if exposures:
+                modifiers.append(gurps.fright_modifier("previous-exposure", exposures))
+            shared = source_for(None, seed)
+            result = gurps.fright_check(
+                will,
+                modifiers,
+                dice=source_for(dice, None) if dice else shared,
+                table_dice=source_for(table_dice, None, "--table-dice") if table_dice else shared,
+                effect_dice=source_for(effect_dice, None, "--effect-dice")
+                if effect_dice
+                else shared,
+                unfazeable=ch.has_trait("Unfazeable"),
+                ht=ch.stat("HT"),
+                character=ch.name,
+            )
+            effects, notes = _fright_effects(ch, result)
+            roll = result.roll
+            inputs = {
+                "will": will,
+                "modifiers": [m.to_dict() for m in modifiers],
+                "ht": ch.stat("HT"),
+                "exposures": exposures,
+            }
+            payload = ev.FrightChecked(
+                character_id=ch.character_id,
+                inputs=inputs,
+                dice_source="physical" if dice else shared.kind,
+                result=result.to_dict(),
+                effects=tuple(effects),
+                threat=threat,
+            )
+            event = self._event(payload, state=state, visibility="gm" if secret else "public")
+            table = None
+            if result.table is not None:
+                t = result.table
+                table = {
+                    "dice": list(t.dice),
+                    "total": t.total,
+                    "row": t.row,
+                    "text": t.text,
+                    "margin_of_failure": t.margin_of_failure,
+                    "effects": [e.to_dict() for e in t.effects],
+                }
+            doc = {
+                "event_id": event.event_id,
+                "system": "gurps",
+                "character": ch.name,
+                "trait": "Fright Check",
+                "will": will,
+                "modified_will": result.modified_will,
+                "effective": result.effective,
+                "rule_of_14": result.rule_of_14,
+                "modifiers": [m.to_dict() for m in roll.modifiers],
+                "dice": list(roll.dice),
+                "kept": roll.total,
+                "total": roll.total,
+                "outcome": roll.outcome,
+                "success": roll.success,
+                "margin": roll.margin,
+                "table": table,
+                "effects": effects,
+                "notes": notes,
+                "secret": secret,
+            }
+            return [event], doc
+
+        return self._play(decide)
+
+    # -- major projects -------------------------------------------------------------------
+
+    def project_start(self, name: str, *, skill: str, hours: int) -> Logged:
+        def decide(state: CampaignState):
+            _require_system(state, "gurps", "Major projects")
+            if hours < 1:
+                raise BadInput("A project needs 1 or more man-hours (--hours N).")
+            if _project(state, name, missing_ok=True):
+                raise Refused(f'A project named "{name}" already exists; pick another name.')
+            payload = ev.ProjectStarted(
+                project_id=new_id(), name=name.strip(), skill=skill, man_hours=hours
+            )
+            doc = {"project": name.strip(), "skill": skill, "man_hours": hours}
+            return [self._event(payload, state=state)], doc
+
+        return self._play(decide)
+
+    def project_roll(
+        self,
+        project: str,
+        name: str,
+        *,
+        mods: Sequence[str] = (),
+        supervisor: int = 0,
+        dice: str | None = None,
+        destroyed_dice: str | None = None,
+        seed: str | None = None,
+    ) -> Logged:
+        """One worker's day on a project: a skill roll and the man-hours it adds."""
+        from tracker.rules import gurps
+
+        def decide(state: CampaignState):
+            _require_system(state, "gurps", "Major projects")
+            found = _project(state, project)
+            ch = self.character(name, state)
+            extra = list(mods)
+            if supervisor:
+                extra_mod = gurps.supervisor_modifier(supervisor)
+                extra.append(f"{extra_mod.value}:{extra_mod.label}")
+            shared = source_for(None, seed)
+            inputs, result, _, _, doc = self._gurps_roll(
+                state,
+                ch,
+                found.skill,
+                extra,
+                False,
+                None,
+                None,
+                lambda: source_for(dice, None) if dice else shared,
+            )
+            day = gurps.project_day(
+                result["outcome"],
+                dice=source_for(destroyed_dice, None, "--destroyed-dice")
+                if destroyed_dice
+                else shared,
+            )
+            result = {
+                **result,
+                "man_hours": day.man_hours,
+                "destroyed": day.destroyed_hours,
+                "destroyed_dice": list(day.dice),
+            }
+            inputs["project_id"] = found.project_id
+            payload = ev.RollMade(
+                character_id=ch.character_id,
+                system="gurps",
+                trait=doc["trait"],
+                kind="project",
+                inputs=inputs,
+                dice_source="physical" if dice else shared.kind,
+                dice=tuple(result["dice"]),
+                result=result,
+                task=None,
+            )
+            event = self._event(payload, state=state)
+            done = max(found.done + day.man_hours - day.destroyed_hours, 0)
+            doc.update(
+                event_id=event.event_id,
+                system="gurps",
+                character=ch.name,
+                kind="project",
+                project=found.name,
+                man_hours=day.man_hours,
+                destroyed=day.destroyed_hours,
+                done=done,
+                needed=found.man_hours,
+                effects=[],
+            )
+            return [event], doc
+
+        return self._play(decide)
+
+    # -- currencies, tracks and conditions ----------------------------------------------------
+
+    def spend(
+        self,
+        name: str,
+        action: str,
+        *,
+        cost: int | None = None,
+        condition: str | None = None,
+        note: str | None = None,
+        to: str | None = None,
+        roll: str | None = None,
+    ) -> Logged:
+        """Glintlock Mettle spends; GURPS character-point buy-ups (``buy-up``)."""
+        if action == "buy-up":
+            return self._buy_up(name, to, roll)
+
+        def decide(state: CampaignState):
+            from tracker.rules import glintlock
+
+            _require_system(state, "glintlock", "Spending Mettle")
+            ch = self.character(name, state)
+            suppress = None
+            if action == "suppress-condition":
+                suppress = _condition_named(ch, condition)
+            if action == "advantage-die" and ch.pending_steps >= len(glintlock.POSITIONS) - 1:
+                raise Refused(
+                    f"{ch.name}'s next roll is already controlled by advantage dice; "
+                    "another cannot improve it."
+                )
+            spent = glintlock.spend_mettle(
+                ch.mettle, action, stress=ch.stress, base=cost, name=ch.name
+            )
+            payload = ev.MettleSpent(
+                character_id=ch.character_id,
+                action=action,
+                base=spent.base,
+                cost=spent.cost,
+                doubled=spent.doubled,
+                note=note,
+                condition=suppress,
+            )
+            doc = {"character": ch.name, **spent.to_dict(), "note": note, "condition": suppress}
+            return [self._event(payload, state=state)], doc
+
+        return self._play(decide)
+
+    def _buy_up(self, name: str, to: str | None, roll_id: str | None) -> Logged:
+        def decide(state: CampaignState):
+            from tracker.rules import gurps
+
+            _require_system(state, "gurps", "Buying up a roll")
+            if not state.cinematic:
+                raise Refused(
+                    "Buy-ups are for cinematic campaigns; this campaign was not made with "
+                    "--cinematic."
+                )
+            ch = self.character(name, state)
+            if ch.last_roll_id is None or (roll_id and not ch.last_roll_id.startswith(roll_id)):
+                raise Refused(f"{ch.name} has no recent roll to buy up; roll first.")
+            target = to or _next_outcome(ch.last_roll_outcome)
+            cost = gurps.buy_up_cost(ch.last_roll_outcome, target)
+            if cost > ch.points:
+                raise Refused(
+                    f"{ch.name} has {ch.points} character points; that buy-up costs {cost}."
+                )
+            payload = ev.RollBoughtUp(
+                character_id=ch.character_id,
+                roll_event_id=ch.last_roll_id,
+                from_outcome=ch.last_roll_outcome,
+                to_outcome=target,
+                cost=cost,
+            )
+            doc = {
+                "character": ch.name,
+                "roll_event_id": ch.last_roll_id,
+                "from": ch.last_roll_outcome,
+                "to": target,
+                "cost": cost,
+                "points_left": ch.points - cost,
+            }
+            return [self._event(payload, state=state)], doc
+
+        return self._play(decide)
+
+    def gain(self, name: str, action: str, *, note: str | None = None) -> Logged:
+        def decide(state: CampaignState):
+            from tracker.rules import glintlock
+
+            _require_system(state, "glintlock", "Gaining Mettle")
+            ch = self.character(name, state)
+            change = glintlock.gain_mettle(ch.mettle, action)
+            payload = ev.MettleGained(
+                character_id=ch.character_id, action=action, amount=change.delta, note=note
+            )
+            doc = {"character": ch.name, "action": action, **change.to_dict()}
+            return [self._event(payload, state=state)], doc
+
+        return self._play(decide)
+
+    def threat_add(self, amount: int, *, reason: str | None = None) -> Logged:
+        def decide(state: CampaignState):
+            from tracker.rules import glintlock
+
+            _require_system(state, "glintlock", "Threat")
+            if amount < 1:
+                raise BadInput("Threat is added in whole points of 1 or more.")
+            change = glintlock.apply_track(state.threat, amount)
+            payload = ev.ThreatAdded(amount=amount, reason=reason)
+            return [self._event(payload, state=state)], {"reason": reason, **change.to_dict()}
+
+        return self._play(decide)
+
+    def threat_spend(self, tier: str, *, note: str | None = None) -> Logged:
+        def decide(state: CampaignState):
+            from tracker.rules import glintlock
+
+            _require_system(state, "glintlock", "Threat")
+            spent = glintlock.spend_threat(state.threat, tier)
+            payload = ev.ThreatSpent(tier=tier, cost=spent.cost, note=note)
+            return [self._event(payload, state=state)], {"note": note, **spent.to_dict()}
+
+        return self._play(decide)
+
+    def stress(self, name: str, delta: int, *, cause: str | None = None) -> Logged:
+        def decide(state: CampaignState):
+            _require_system(state, ("gloom", "glintlock"), "Stress")
+            if delta == 0:
+                raise BadInput("Give the stress change as +N or -N, not 0.")
+            ch = self.character(name, state)
+            limit = state.stress_limit if state.system == "gloom" else 6
+            after = min(max(ch.stress + delta, 0), limit)
+            payload = ev.StressChanged(character_id=ch.character_id, delta=delta, cause=cause)
+            doc = {
+                "character": ch.name,
+                "before": ch.stress,
+                "delta": delta,
+                "after": after,
+                "limit": limit,
+                "cause": cause,
+                "effects": _stress_words(state, after),
+            }
+            return [self._event(payload, state=state)], doc
+
+        return self._play(decide)
+
+    def track(self, name: str, track: str, delta: int, *, cause: str | None = None) -> Logged:
+        def decide(state: CampaignState):
+            ch = self.character(name, state)
+            current = getattr(ch, track)
+            if current is None:
+                raise Refused(
+                    f"{ch.name}'s sheet has no {track.upper()}; add it to the sheet "
+                    f"(--stat {track.upper()}=N) to track it."
+                )
+            if delta == 0:
+                raise BadInput(f"Give the {track.upper()} change as +N or -N, not 0.")
+            payload = ev.TrackChanged(
+                character_id=ch.character_id, track=track, delta=delta, cause=cause
+            )
+            top = ch.hp_max if track == "hp" else ch.fp_max
+            bottom = -5 * top if track == "hp" else -top
+            doc = {
+                "character": ch.name,
+                "track": track,
+                "before": current,
+                "delta": delta,
+                "after": min(max(current + delta, bottom), top),
+                "max": top,
+                "cause": cause,
+            }
+            return [self._event(payload, state=state)], doc
+
+        return self._play(decide)
+
+    def condition_set(
+        self,
+        name: str,
+        condition: str,
+        *,
+        duration: int | None = None,
+        unit: str | None = None,
+        note: str | None = None,
+    ) -> Logged:
+        def decide(state: CampaignState):
+            ch = self.character(name, state)
+            label = condition.strip()
+            if not label:
+                raise BadInput("Name the condition, like stunned or panicked.")
+            if duration is not None and duration < 1:
+                raise BadInput("A condition's duration is 1 or more.")
+            payload = ev.ConditionSet(
+                character_id=ch.character_id, name=label, duration=duration, unit=unit, note=note
+            )
+            doc = {"character": ch.name, "condition": label, "duration": duration, "unit": unit}
+            return [self._event(payload, state=state)], doc
+
+        return self._play(decide)
+
+    def condition_clear(self, name: str, condition: str, *, note: str | None = None) -> Logged:
+        def decide(state: CampaignState):
+            ch = self.character(name, state)
+            label = _condition_named(ch, condition)
+            payload = ev.ConditionCleared(character_id=ch.character_id, name=label, note=note)
+            return [self._event(payload, state=state)], {"character": ch.name, "condition": label}
+
+        return self._play(decide)
+
+    def tag_add(self, name: str, tag: str) -> Logged:
+        def decide(state: CampaignState):
+            _require_system(state, "glintlock", "Story tags")
+            ch = self.character(name, state)
+            if not tag.strip():
+                raise BadInput("Name the story tag, like 'the old map'.")
+            payload = ev.StoryTagGained(character_id=ch.character_id, name=tag.strip())
+            doc = {"character": ch.name, "story_tag": tag.strip()}
+            return [self._event(payload, state=state)], doc
+
+        return self._play(decide)
+
+    def points_award(self, name: str, points: int, *, reason: str | None = None) -> Logged:
+        def decide(state: CampaignState):
+            _require_system(state, "gurps", "Character points")
+            if points < 1:
+                raise BadInput("Award 1 or more character points.")
+            ch = self.character(name, state)
+            payload = ev.PointsAwarded(character_id=ch.character_id, points=points, reason=reason)
+            doc = {"character": ch.name, "points": points, "total": ch.points + points}
+            return [self._event(payload, state=state)], doc
+
+        return self._play(decide)
+
+    def note(self, text: str) -> Logged:
+        def decide(state: CampaignState):
+            if not text.strip():
+                raise BadInput("A note needs some text.")
+            payload = ev.NoteAdded(text=text.strip())
+            return [self._event(payload, state=state)], {"text": text.strip()}
+
+        return self._play(decide)
+
+    # -- obligations -------------------------------------------------------------------------
+
+    def obligation_dismiss(self, obligation: str, *, reason: str | None = None) -> Logged:
+        def decide(state: CampaignState):
+            ob = _obligation(state, obligation)
+            if ob.kind == "threat-floor":
+                raise Refused(
+                    "The spending floor is discharged by a hard or dire spend, not dismissed; "
+                    "log one with `tracker threat spend hard`."
+                )
+            payload = ev.ObligationDismissed(obligation=ob.id, reason=reason)
+            return [self._event(payload, state=state)], {"obligation": ob.to_dict()}
+
+        return self._play(decide)
+
+    def breaking_point(self, name: str, result: str, consequence: str) -> Logged:
+        def decide(state: CampaignState):
+            from tracker.rules.glintlock import BREAKING_POINT_CLEARS
+
+            _require_system(state, "glintlock", "The breaking point")
+            ch = self.character(name, state)
+            open_ = state.open_obligations("breaking-point", ch.character_id)
+            if not open_:
+                raise Refused(f"{ch.name} is not at the breaking point (stress {ch.stress}).")
+            if not result.strip() or not consequence.strip():
+                raise BadInput("Give the breaking table's result and the lasting consequence.")
+            payload = ev.BreakingPointResolved(
+                character_id=ch.character_id,
+                result=result.strip(),
+                consequence=consequence.strip(),
+                cleared=BREAKING_POINT_CLEARS,
+                obligation=open_[0].id,
+            )
+            doc = {
+                "character": ch.name,
+                "result": result.strip(),
+                "consequence": consequence.strip(),
+                "stress_after": max(ch.stress - BREAKING_POINT_CLEARS, 0),
+            }
+            return [self._event(payload, state=state)], doc
+
+        return self._play(decide)
+
+    def trait_assign(
+        self, name: str, trait: str, *, kind: str | None = None, obligation: str | None = None
+    ) -> Logged:
+        def decide(state: CampaignState):
+            _require_system(state, "gurps", "Assigning fright traits")
+            ch = self.character(name, state)
+            owed = [
+                o
+                for o in state.open_obligations("assign-trait", ch.character_id)
+                if (obligation is None or o.id == obligation)
+                and (kind is None or o.data.get("trait") == kind)
+            ]
+            if not owed:
+                raise Refused(
+                    f"No trait is owed to {ch.name}; `tracker obligations` lists what is owed."
+                )
+            ob = owed[0]
+            if not trait.strip():
+                raise BadInput("Name the trait, like 'Quirk: flinches at water'.")
+            payload = ev.TraitAssigned(
+                character_id=ch.character_id,
+                kind=ob.data.get("trait", kind or "quirk"),
+                name=trait.strip(),
+                points=ob.data.get("points"),
+                obligation=ob.id,
+            )
+            doc = {"character": ch.name, "kind": payload.kind, "trait": payload.name}
+            return [self._event(payload, state=state)], doc
+
+        return self._play(decide)
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _require_system(state: CampaignState, systems: str | tuple[str, ...], what: str) -> None:
+    allowed = (systems,) if isinstance(systems, str) else systems
+    if state.system not in allowed:
+        rule = " and ".join(s.capitalize() for s in allowed)
+        raise Refused(f"{what} is a {rule} rule; this campaign plays {state.system}.")
+
+
+def _trait_value(ch: Character, trait: str, system: str) -> tuple[int, str]:
+    value, name = ch.skill(trait), ch.skill_name(trait)
+    if value is None:
+        value, name = ch.stat(trait), ch.stat_name(trait)
+    if value is None:
+        known = ", ".join([*ch.stats, *ch.skills]) or "none yet"
+        raise NotFound(
+            f"{ch.name} has no {trait} (traits: {known}); add it with "
+            f"`tracker character add` or check the spelling."
+        )
+    return value, name
+
+
+def _defaults_for(ch: Character, skill: str) -> list[str]:
+    wanted = skill.casefold()
+    return [
+        expr for name, exprs in ch.defaults.items() if name.casefold() == wanted for expr in exprs
+    ]
+
+
+def _condition_named(ch: Character, condition: str | None) -> str:
+    if not condition:
+        raise BadInput("Name the condition with --condition NAME.")
+    for name in ch.conditions:
+        if name.casefold() == condition.casefold():
+            return name
+    have = ", ".join(ch.conditions) or "none"
+    raise Refused(f"{ch.name} has no condition {condition!r} (conditions: {have}).")
+
+
+def _next_outcome(outcome: str | None) -> str:
+    from tracker.rules import gurps
+
+    if outcome is None or outcome == gurps.OUTCOMES[-1]:
+        raise Refused("That roll is already a critical success; nothing to buy.")
+    return gurps.OUTCOMES[gurps.OUTCOMES.index(outcome) + 1]
+
+
+def _obligation(state: CampaignState, ident: str) -> Obligation:
+    ob = state.obligations.get(ident)
+    if ob is None:
+        ids = ", ".join(state.obligations) or "none"
+        raise NotFound(f"No open obligation {ident} (open: {ids}); see `tracker obligations`.")
+    return ob
+
+
+def _catastrophe_effects(ch: Character, built):
+    inputs, result, effects, consumed, doc = built
+    if result["outcome"] == "catastrophe":
+        effects = [
+            *effects,
+            {
+                "obligation": "panic-check",
+                "what": f"{ch.name} rolled a catastrophe: call a panic check "
+                f"(`tracker panic {ch.name} TRAIT`) or dismiss it.",
+            },
+        ]
+    return inputs, result, effects, consumed, doc
+
+
+def _panic_effects(ch: Character, built):
+    inputs, result, effects, consumed, doc = built
+    if not result["success"]:
+        effects = [*effects, {"condition": "panicked", "note": "failed panic check"}]
+    return inputs, result, effects, consumed, doc
+
+
+def _stress_words(state: CampaignState, stress: int) -> list[str]:
+    if state.system == "glintlock":
+        from tracker.rules import glintlock
+
+        return list(glintlock.stress_effects(stress))
+    return ["at the limit: disadvantage"] if stress >= state.stress_limit else []
+
+
+def _describe_effects(state: CampaignState, ch: Character, effects) -> list[dict[str, Any]]:
+    """Each requested effect with the value it moves from and to, as the GM will see it."""
+    out = []
+    threat = state.threat
+    mettle = ch.mettle
+    for effect in effects:
+        track = effect.get("track")
+        if track == "mettle":
+            after = min(max(mettle + effect["delta"], 0), 6)
+            out.append(
+                {
+                    **effect,
+                    "before": mettle,
+                    "after": after,
+                    "lost": max(mettle + effect["delta"] - 6, 0),
+                }
+            )
+            mettle = after
+        elif track == "threat":
+            after = min(max(threat + effect["delta"], 0), 6)
+            out.append(
+                {
+                    **effect,
+                    "before": threat,
+                    "after": after,
+                    "lost": max(threat + effect["delta"] - 6, 0),
+                }
+            )
+            threat = after
+        else:
+            out.append(dict(effect))
+    return out
+
+
+def _side(tracker, state: CampaignState, name: str, trait: str) -> dict[str, Any]:
+    """A contest side: a character and its trait, or an opponent with a score."""
+    ch = state.character(name)
+    if ch is not None:
+        return {"name": ch.name, "character_id": ch.character_id, "trait": trait, "ch": ch}
+    try:
+        score = int(trait)
+    except ValueError:
+        tracker.character(name, state)  # raises the unknown-character sentence
+        raise
+    if not name.strip():
+        raise BadInput("Name the opponent, like 'Corp netrunner'.")
+    return {"name": name.strip(), "character_id": None, "trait": None, "score": score, "ch": None}
+
+
+def _gloom_contest(state, a, b, mode, dl_a, dl_b, src_a, src_b):
+    from tracker.rules import gloom
+
+    if mode not in ("quick", "dynamic"):
+        raise BadInput("A Gloom contest is quick (contested roll) or dynamic (dynamic floor).")
+
+    def rank_and_flags(side):
+        ch = side["ch"]
+        if ch is None:
+            return side["score"], False
+        rank, side["trait"] = _trait_value(ch, side["trait"], "gloom")
+        dis = "panicked" in {c.casefold() for c in ch.conditions} or ch.stress >= state.stress_limit
+        return rank, dis
+
+    a_rank, a_dis = rank_and_flags(a)
+    b_rank, b_dis = rank_and_flags(b)
+    if mode == "quick":
+        result = gloom.contest(
+            a_rank,
+            b_rank,
+            dice_a=src_a,
+            dice_b=src_b,
+            a_dl=dl_a,
+            b_dl=dl_b,
+            tie_rule=state.tie_rule,
+            a_disadvantage=a_dis,
+            b_disadvantage=b_dis,
+        )
+    else:
+        result = gloom.dynamic_contest(
+            a_rank,
+            b_rank,
+            dice_a=src_a,
+            dice_b=src_b,
+            base_dl=dl_a,
+            defender_dl=dl_b,
+            a_disadvantage=a_dis,
+            b_disadvantage=b_dis,
+        )
+    effects = []
+    for side, check in ((a, result.a), (b, result.b)):
+        if side["ch"] is not None and check is not None and check.outcome == "catastrophe":
+            effects.append(
+                {
+                    "obligation": "panic-check",
+                    "character_id": side["character_id"],
+                    "what": f"{side['name']} rolled a catastrophe: call a panic check "
+                    f"(`tracker panic {side['name']} TRAIT`) or dismiss it.",
+                    "suffix": "a" if side is a else "b",
+                }
+            )
+    fields = {
+        "a": _side_doc(a, {"rank": a_rank, "dl": dl_a}, result.a.to_dict()),
+        "b": _side_doc(b, {"rank": b_rank, "dl": dl_b}, result.b.to_dict()),
+        "winner": result.winner,
+        "result": result.to_dict(),
+        "effects": tuple(effects),
+    }
+    doc = {
+        "a": _roll_doc(a, result.a.to_dict(), a_rank),
+        "b": _roll_doc(b, result.b.to_dict(), b_rank),
+        "reason": result.reason,
+        "tie_rule": state.tie_rule,
+        "effects": effects,
+    }
+    return fields, doc
+
+
+def _gurps_contest(state, a, b, mode, mods_a, mods_b, supernatural, src_a, src_b):
+    from tracker.rules import gurps
+
+    def effective(side, mods):
+        modifiers = [parse_modifier(m) for m in mods]
+        ch = side["ch"]
+        if ch is None:
+            base = side["score"]
+        else:
+            found = gurps.base_skill(
+                side["trait"],
+                attributes={k: ch.stat(k) for k in ch.stats},
+                skills=ch.skills,
+                defaults=_defaults_for(ch, side["trait"]),
+                character=ch.name,
+            )
+            base = found.value
+        return base, modifiers, gurps.effective_skill(base, modifiers)
+
+    a_base, a_mods, a_eff = effective(a, mods_a)
+    b_base, b_mods, b_eff = effective(b, mods_b)
+    extra: dict[str, Any] = {}
+    if mode == "quick":
+        result = gurps.quick_contest(a_eff, b_eff, dice_a=src_a, dice_b=src_b)
+        a_roll, b_roll, winner = result.a, result.b, result.winner
+        extra["margin_of_victory"] = result.margin_of_victory
+    elif mode == "resistance":
+        result = gurps.resistance_roll(
+            a_eff, b_eff, dice_a=src_a, dice_b=src_b, supernatural=supernatural
+        )
+        a_roll, b_roll, winner = result.a, result.b, result.winner
+        extra["margin_of_victory"] = result.margin_of_victory
+        extra["rule_of_16"] = result.rule_of_16
+    elif mode == "regular":
+        running = [
+            o
+            for o in state.open_obligations("regular-contest")
+            if o.data["a"]["name"] == a["name"] and (o.data.get("b") or {}).get("name") == b["name"]
+        ]
+        contest_id = running[0].data["contest_id"] if running else new_id()
+        round_number = _next_round(state, contest_id) if running else 1
+        result = gurps.regular_round(
+            a_eff, b_eff, dice_a=src_a, dice_b=src_b, round_number=round_number
+        )
+        a_roll, b_roll, winner = result.a, result.b, result.winner
+        extra.update(contest_id=contest_id, round=round_number, decided=result.decided)
+    else:
+        raise BadInput("A GURPS contest is quick, resistance or regular.")
+    a_inputs = {"base": a_base, "modifiers": [m.to_dict() for m in a_mods], "effective": a_eff}
+    b_inputs = {"base": b_base, "modifiers": [m.to_dict() for m in b_mods], "effective": b_eff}
+    fields = {
+        "a": _side_doc(a, a_inputs, a_roll.to_dict()),
+        "b": None if b_roll is None else _side_doc(b, b_inputs, b_roll.to_dict()),
+        "winner": winner,
+        "result": result.to_dict(),
+        "contest_id": extra.get("contest_id"),
+        "round": extra.get("round"),
+        "decided": extra.get("decided", True),
+    }
+    doc = {
+        "a": _roll_doc(a, a_roll.to_dict(), a_eff),
+        "b": None if b_roll is None else _roll_doc(b, b_roll.to_dict(), b_eff),
+        **extra,
+        "effects": [],
+    }
+    if mode == "regular":
+        doc["decided"] = result.decided
+    return fields, doc
+
+
+def _next_round(state: CampaignState, contest_id: str) -> int:
+    for ob in state.open_obligations("regular-contest"):
+        if ob.data.get("contest_id") == contest_id:
+            return ob.data.get("rounds", 1) + 1
+    return 1
+
+
+def _side_doc(side, inputs, result) -> dict[str, Any]:
+    return {
+        "name": side["name"],
+        "character_id": side["character_id"],
+        "trait": side["trait"],
+        "inputs": inputs,
+        "result": result,
+    }
+
+
+def _roll_doc(side, result: dict[str, Any], effective: int) -> dict[str, Any]:
+    """One side of a contest as the scripting contract's roll document."""
+    return {
+        "character": side["name"],
+        "trait": side["trait"] or "score",
+        "effective": result.get("effective", effective),
+        "dice": result["dice"],
+        "kept": result.get("kept", result.get("total")),
+        "outcome": result["outcome"],
+        "success": result["success"],
+        "margin": result.get("margin"),
+    }
+
+
+def _fright_modifier(text: str):
+    """``-2:alone`` or a name from the rulebook's table (``in-combat``, ``alone``, ``dark``)."""
+    from tracker.rules import gurps
+
+    number, sep, label = text.partition(":")
+    try:
+        value = int(number)
+    except ValueError:
+        name, _, count = text.partition("*")
+        return gurps.fright_modifier(name, int(count) if count.isdigit() else 1)
+    return gurps.Modifier(value, label.strip() if sep and label.strip() else "modifier")
+
+
+def _fright_traits(ch: Character) -> list:
+    """Fright modifiers the sheet's traits give (Combat Reflexes, Fearlessness 2, ...)."""
+    from tracker.rules import gurps
+
+    out = []
+    for trait in ch.traits:
+        words = trait.strip().rsplit(" ", 1)
+        name, level = (
+            (words[0], int(words[1]))
+            if len(words) == 2 and words[1].isdigit()
+            else (trait.strip(), 1)
+        )
+        key = name.casefold().replace(" ", "-")
+        if key in ("fearlessness", "fearfulness", "combat-reflexes", "combat-paralysis"):
+            out.append(gurps.fright_modifier(key, level))
+    return out
+
+
+def _exposures(state: CampaignState, ch: Character, threat: str | None, now: str | None) -> int:
+    """Earlier Fright Checks against the same threat within 24 hours, counted from the log."""
+    if not threat:
+        return 0
+    import pendulum
+
+    moment = pendulum.parse(now) if now else pendulum.now("UTC")
+    since = moment.subtract(hours=24)
+    return sum(
+        1
+        for x in state.exposures
+        if x["character_id"] == ch.character_id
+        and x["threat"].casefold() == threat.casefold()
+        and pendulum.parse(x["at"]) >= since
+    )
+
+
+def _fright_effects(ch: Character, result) -> tuple[list[dict[str, Any]], list[str]]:
+    """The fright table's structured effects as track changes, conditions and obligations."""
+    effects: list[dict[str, Any]] = []
+    notes: list[str] = []
+    if result.table is None:
+        return effects, notes
+    for i, e in enumerate(result.table.effects):
+        if e.kind == "condition":
+            effects.append(
+                {"condition": e.name, "duration": e.duration, "unit": e.unit, "note": e.note}
+            )
+            if e.recovery:
+                notes.append(
+                    f"{e.name}: roll vs {e.recovery} ({e.recovery_target}) "
+                    f"{e.recovery_every or 'each ' + (e.unit or 'turn')[:-1]} to recover"
+                )
+        elif e.kind in ("fp_loss", "hp_loss"):
+            track = e.kind[:2]
+            if e.only_if_failed:
+                notes.append(
+                    f"roll vs {e.only_if_failed}: on a failure {ch.name} loses "
+                    f"{e.amount} {track.upper()} (`tracker {track} {ch.name} -{e.amount}`)"
+                )
+            elif e.amount is None:
+                notes.append(f"{track.upper()} loss: {e.note or 'the GM decides'}")
+            else:
+                effects.append({"track": track, "delta": -e.amount, "cause": "fright"})
+        elif e.kind == "trait":
+            points = f" ({e.points} points)" if e.points else ""
+            effects.append(
+                {
+                    "obligation": "assign-trait",
+                    "what": f"Assign {ch.name} a new {e.trait}{points} related to the event "
+                    f"(`tracker trait assign {ch.name} NAME`).",
+                    "suffix": f"-{i}",
+                    "data": {"trait": e.trait, "points": e.points},
+                }
+            )
+        elif e.kind == "iq_loss":
+            effects.append({"stat_change": "IQ", "delta": -(e.amount or 1)})
+        if e.note and e.kind == "condition" and e.duration is None:
+            notes.append(e.note)
+    return effects, notes
+
+
+def _project(state: CampaignState, name: str, missing_ok: bool = False):
+    for project in state.projects.values():
+        if project.name.casefold() == name.strip().casefold() or project.project_id == name:
+            return project
+    if missing_ok:
+        return None
+    have = ", ".join(p.name for p in state.projects.values()) or "none"
+    raise NotFound(
+        f'No project named "{name}" (projects: {have}); start one with '
+        "`tracker project start NAME --skill SKILL --hours N`."
+    )
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())

@@ -1,0 +1,741 @@
+"""Commands of play: roll, spend, gain, threat, stress, conditions, HP/FP, points, notes, status
+and obligations. Each parses, calls one handler, and prints what happened at a glance."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from tracker.cli.options import emit_json, open_tracker, output_options
+from tracker.cli.render import BAD, GOOD, MIXED, bold, dim, plural, warn
+
+OUTCOME_COLOURS = {
+    "perfect": GOOD,
+    "special": GOOD,
+    "success": GOOD,
+    "critical_success": GOOD,
+    "strong_hit": GOOD,
+    "complication": MIXED,
+    "weak_hit": MIXED,
+}
+STRESS_WORDS = {
+    "shaken": "shaken: counts as a -1 condition tag on rolls",
+    "strained": "strained: Mettle costs double",
+    "breaking_point": "breaking point",
+}
+POSITION_WORDS = {"desperate": ": keep lower", "controlled": ": keep higher", "risky": ""}
+OBLIGATION_WORDS = {
+    "panic-check": "the panic check",
+    "breaking-point": "the breaking point",
+    "assign-trait": "the trait owed",
+    "regular-contest": "the regular contest",
+    "threat-floor": "the spending floor",
+}
+TRACK_WORDS = {"mettle": "Mettle", "threat": "Threat", "stress": "stress", "hp": "HP", "fp": "FP"}
+
+
+def outcome_word(outcome: str) -> str:
+    colour = OUTCOME_COLOURS.get(outcome, BAD)
+    return click.style(outcome.replace("_", " ").upper(), fg=colour, bold=True)
+
+
+def signed(n: int) -> str:
+    return f"{n:+d}"
+
+
+def show_logged(logged, as_json: bool, lines: list[str]) -> None:
+    """Print a logged command: its lines, then the obligations it opened and discharged."""
+    if as_json:
+        emit_json(logged.doc)
+        return
+    for line in lines:
+        click.echo(line)
+    for ob in logged.opened:
+        click.echo(warn(ob.what))
+    for ob in logged.discharged:
+        if ob.kind != "threat-floor":
+            click.echo(dim(f"  done: {OBLIGATION_WORDS.get(ob.kind, ob.kind)} ({ob.how})."))
+
+
+# -- roll -----------------------------------------------------------------------------------------
+
+
+def dice_options(fn):
+    fn = click.option("--seed", metavar="S", help="Seed the virtual dice (reproducible).")(fn)
+    fn = click.option(
+        "--dice", metavar="N,N...", help="Physical dice rolled at the table, as shown."
+    )(fn)
+    return click.option("--secret", is_flag=True, help="A GM's secret roll (hidden from players).")(
+        fn
+    )
+
+
+@click.command("roll")
+@click.argument("character")
+@click.argument("trait")
+@click.option("--dl", type=int, default=0, help="Gloom: the difficulty level (floor).")
+@click.option("--mod", "mods", multiple=True, metavar="N[:LABEL]", help="GURPS: a modifier.")
+@click.option("--tag", "tags", multiple=True, metavar="N[:KIND]", help="Glintlock: a tag.")
+@click.option("--story", multiple=True, metavar="NAME", help="Glintlock: spend a story tag.")
+@click.option("--advantage", is_flag=True, help="Gloom: roll 2d20, keep the best.")
+@click.option("--disadvantage", is_flag=True, help="Gloom: roll 2d20, keep the worst.")
+@click.option("--trained", is_flag=True, help="Glintlock: trained in the skill used.")
+@click.option("--skill", metavar="SKILL", help="Glintlock: the skill used (trained if listed).")
+@click.option("--spell", is_flag=True, help="Glintlock: a spell (backlash on a natural 1).")
+@click.option("--backlash-dice", metavar="N,N", help="Glintlock: physical 2d12 for backlash.")
+@click.option("--defense", is_flag=True, help="GURPS: an active defense (no E < 3 floor).")
+@click.option("--task", metavar="NAME", help="GURPS: a named task, to count retries.")
+@click.option(
+    "--retry",
+    type=click.Choice(["one-chance", "retry-with-damage", "retry-at-penalty", "retry-freely"]),
+    help="GURPS: how retries of the task work.",
+)
+@click.option("--override", is_flag=True, help="Glintlock: roll although Threat 6 is owed.")
+@click.option("--no-panic", is_flag=True, help="Gloom: a catastrophe calls no panic check.")
+@dice_options
+@output_options
+def roll(character: str, trait: str, as_json: bool, **options: Any) -> None:
+    """Roll a character's skill or stat and log it.
+
+    \b
+    Examples:
+      tracker roll Wren Grit --tag 1:gear --tag 1:power
+      tracker roll Tomas Wits --tag -1:condition --dice 1,12
+      tracker roll Kade Hacking --dl 5
+      tracker roll Mira Lockpicking --mod -2:darkness --dice 3,4,1
+    """
+    logged = open_tracker().roll(character, trait, **options)
+    show_logged(logged, as_json, render_roll(logged.doc))
+
+
+def render_roll(doc: dict[str, Any]) -> list[str]:
+    secret = dim(" (secret)") if doc.get("secret") else ""
+    system = doc["system"]
+    if system == "glintlock":
+        head = (
+            f"{bold(doc['character'])} · {doc['trait']} {doc['effective']} · {doc['position']} "
+            f"(net tags {signed(doc['net_tags'])}{POSITION_WORDS[doc['position']]}) · "
+            f"Weak DC {doc['weak_dc']} · "
+            f"Strong DC {doc['strong_dc']}"
+        )
+        dice = doc["dice"]
+        shown = (
+            f"d20: {dice[0]}"
+            if len(dice) == 1
+            else f"d20: {', '.join(map(str, dice))} → {doc['kept']}"
+        )
+        if doc.get("bonus"):
+            shown += f" +{doc['bonus']}"
+        natural = f" (natural {doc['natural']})" if doc.get("natural") else ""
+        line = f"  {shown}  →  {outcome_word(doc['outcome'])}{natural}"
+    elif system == "gloom":
+        window = doc["window"]
+        faces = window.get("faces") or []
+        span = f"window {faces[0]}-{faces[-1]}" if faces else "no window"
+        mode = {"normal": "one d20", "advantage": "advantage", "disadvantage": "disadvantage"}
+        head = (
+            f"{bold(doc['character'])} · {doc['trait']} {doc['effective']} · DL {doc['dl']} · "
+            f"{span} · {mode[doc['mode']]}"
+        )
+        dice = doc["dice"]
+        shown = (
+            f"d20: {dice[0]}"
+            if len(dice) == 1
+            else f"d20: {', '.join(map(str, dice))} → {doc['kept']}"
+        )
+        line = f"  {shown}  →  {outcome_word(doc['outcome'])}"
+    else:
+        mods = "".join(f" {signed(m['value'])} {m['label']}" for m in doc["modifiers"])
+        source = "" if doc["base_source"] == "skill" else f" ({doc['base_source']})"
+        head = (
+            f"{bold(doc['character'])} · {doc['trait']} {doc['base']}{source}{mods} = "
+            f"effective {doc['effective']}"
+        )
+        margin = doc["margin"]
+        by = f" by {abs(margin)}" if margin else ""
+        line = (
+            f"  3d6: {'+'.join(map(str, doc['dice']))} = {doc['total']}  →  "
+            f"{outcome_word(doc['outcome'])}{by}"
+        )
+    effects = effect_words(doc.get("effects", []), doc["character"])
+    lines = [head + secret, line + ("   " + "  ".join(effects) if effects else "")]
+    lines += [dim(f"  {n}") for n in doc.get("notes", [])]
+    if doc.get("reasons"):
+        lines.append(dim(f"  {doc['mode']}: {'; '.join(doc['reasons'])}"))
+    return lines
+
+
+def d20_words(dice: list[int], kept: int) -> str:
+    return f"d20: {dice[0]}" if len(dice) == 1 else f"d20: {', '.join(map(str, dice))} → {kept}"
+
+
+def effect_words(effects: list[dict[str, Any]], who: str) -> list[str]:
+    words = []
+    for e in effects:
+        track = e.get("track")
+        if track in ("mettle", "threat"):
+            name = TRACK_WORDS[track]
+            owner = f"{who} " if track == "mettle" else ""
+            lost = f", {e['lost']} lost past 6" if e.get("lost") else ""
+            words.append(f"{signed(e['delta'])} {name} ({owner}{e['after']}{lost})")
+        elif track:
+            cause = f" ({e['cause']})" if e.get("cause") else ""
+            words.append(f"{signed(e['delta'])} {TRACK_WORDS[track]}{cause}")
+        elif "condition" in e:
+            lasting = (
+                f" for {e['duration']} {e.get('unit') or ''}".rstrip() if e.get("duration") else ""
+            )
+            words.append(f"now {e['condition']}{lasting}")
+        elif "story_tag_spent" in e:
+            words.append(f"story tag spent: {e['story_tag_spent']}")
+    return words
+
+
+# -- currencies -----------------------------------------------------------------------------------
+
+
+@click.command("spend")
+@click.argument("character")
+@click.argument("action")
+@click.option("--cost", type=int, help="Base cost, for actions with a choice (class-feature).")
+@click.option("--condition", help="suppress-condition: the condition to suppress.")
+@click.option("--note", help="What the spend bought.")
+@click.option(
+    "--to",
+    type=click.Choice(["failure", "success", "critical_success"]),
+    help="buy-up: the outcome to buy (default: one step up).",
+)
+@output_options
+def spend(character, action, cost, condition, note, to, as_json) -> None:
+    """Spend Mettle (Glintlock) or character points on a buy-up (GURPS cinematic).
+
+    \b
+    Examples:
+      tracker spend Wren steel-yourself
+      tracker spend Wren class-feature --cost 3
+      tracker spend Mira buy-up --to success
+    """
+    logged = open_tracker().spend(
+        character, action, cost=cost, condition=condition, note=note, to=to
+    )
+    d = logged.doc
+    if action == "buy-up":
+        line = (
+            f"{d['character']} spends {plural(d['cost'], 'character point')}: "
+            f"{d['from'].replace('_', ' ')} → {outcome_word(d['to'])} "
+            f"({d['points_left']} points left)."
+        )
+    else:
+        doubled = " (doubled: strained)" if d["doubled"] else ""
+        what = {
+            "steel-yourself": ": +2 on the next roll",
+            "advantage-die": ": one step better position on the next roll",
+            "suppress-condition": f": {d.get('condition')} suppressed on the next roll",
+        }.get(action, "")
+        line = (
+            f"{d['character']} spends {d['cost']} Mettle{doubled} on "
+            f"{action.replace('-', ' ')} ({d['after']} left){what}."
+        )
+    show_logged(logged, as_json, [line])
+
+
+@click.command("gain")
+@click.argument("character")
+@click.argument("action", type=click.Choice(["deep-cut", "lean-into-condition", "invoke-weakness"]))
+@click.option("--note", help="What happened.")
+@output_options
+def gain(character, action, note, as_json) -> None:
+    """Glintlock: gain 1 Mettle for a deep cut, leaning into a condition, or a weakness."""
+    logged = open_tracker().gain(character, action, note=note)
+    d = logged.doc
+    lost = " (at 6 already: lost)" if d["lost"] else ""
+    show_logged(logged, as_json, [f"{d['character']} gains 1 Mettle ({d['after']}){lost}."])
+
+
+@click.group("threat")
+def threat() -> None:
+    """Glintlock: the GM's Threat."""
+
+
+@threat.command("add")
+@click.argument("amount", type=int)
+@click.option("--reason", help="Why (an exploration turn in danger...).")
+@output_options
+def threat_add(amount, reason, as_json) -> None:
+    """Add Threat outside a roll (+1 per exploration turn in danger)."""
+    logged = open_tracker().threat_add(amount, reason=reason)
+    d = logged.doc
+    lost = f" ({d['lost']} lost past 6)" if d["lost"] else ""
+    show_logged(logged, as_json, [f"Threat {d['before']} → {d['after']}{lost}."])
+
+
+@threat.command("spend")
+@click.argument("tier", type=click.Choice(["free", "soft", "hard", "dire"]))
+@click.option("--note", help="The move the GM made.")
+@output_options
+def threat_spend(tier, note, as_json) -> None:
+    """Spend Threat on a GM move: free 0, soft 1, hard 2, dire 3."""
+    logged = open_tracker().threat_spend(tier, note=note)
+    d = logged.doc
+    line = f"Threat {d['before']} → {d['after']}."
+    if logged.discharged:
+        line += " Spending floor met."
+    show_logged(logged, as_json, [line])
+
+
+@click.command("stress")
+@click.argument("character")
+@click.argument("change", metavar="+N|-N")
+@click.option("--cause", help="What caused it.")
+@output_options
+def stress(character, change, cause, as_json) -> None:
+    """Add or clear stress (Gloom, Glintlock).
+
+    \b
+    Example:
+      tracker stress Tomas +2 --cause "saw the drowned scribe"
+    """
+    logged = open_tracker().stress(character, _signed_int(change, "stress"), cause=cause)
+    d = logged.doc
+    words = f" ({'; '.join(STRESS_WORDS.get(w, w) for w in d['effects'])})" if d["effects"] else ""
+    show_logged(logged, as_json, [f"{d['character']} stress {d['before']} → {d['after']}{words}."])
+
+
+def _signed_int(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise click.BadParameter(f"give the {what} change as +N or -N, not {text!r}") from None
+
+
+def _track_command(track: str):
+    @click.command(track)
+    @click.argument("character")
+    @click.argument("change", metavar="+N|-N")
+    @click.option("--cause", help="What caused it.")
+    @output_options
+    def command(character, change, cause, as_json) -> None:
+        logged = open_tracker().track(
+            character, track, _signed_int(change, track.upper()), cause=cause
+        )
+        d = logged.doc
+        show_logged(
+            logged,
+            as_json,
+            [f"{d['character']} {track.upper()} {d['before']} → {d['after']} of {d['max']}."],
+        )
+
+    command.help = f"Lose or regain {track.upper()} (tracked when the sheet has it)."
+    return command
+
+
+hp = _track_command("hp")
+fp = _track_command("fp")
+
+
+@click.group("condition")
+def condition() -> None:
+    """Set and clear conditions (stunned, panicked, a wound...)."""
+
+
+@condition.command("set")
+@click.argument("character")
+@click.argument("name")
+@click.option("--duration", type=int, help="How long it lasts.")
+@click.option(
+    "--unit", type=click.Choice(["seconds", "minutes", "hours", "days", "scenes", "sessions"])
+)
+@click.option("--note")
+@output_options
+def condition_set(character, name, duration, unit, note, as_json) -> None:
+    """Put a condition on a character."""
+    logged = open_tracker().condition_set(character, name, duration=duration, unit=unit, note=note)
+    d = logged.doc
+    lasting = f" for {d['duration']} {d['unit'] or ''}".rstrip() if d["duration"] else ""
+    show_logged(logged, as_json, [f"{d['character']} is {d['condition']}{lasting}."])
+
+
+@condition.command("clear")
+@click.argument("character")
+@click.argument("name")
+@click.option("--note")
+@output_options
+def condition_clear(character, name, note, as_json) -> None:
+    """End a condition."""
+    logged = open_tracker().condition_clear(character, name, note=note)
+    d = logged.doc
+    show_logged(logged, as_json, [f"{d['character']} is no longer {d['condition']}."])
+
+
+@click.group("tag")
+def tag() -> None:
+    """Glintlock story tags: +1 on one roll, then spent."""
+
+
+@tag.command("add")
+@click.argument("character")
+@click.argument("name")
+@output_options
+def tag_add(character, name, as_json) -> None:
+    """Give a character a story tag to spend on a roll with --story NAME."""
+    logged = open_tracker().tag_add(character, name)
+    show_logged(logged, as_json, [f'{logged.doc["character"]} holds the story tag "{name}".'])
+
+
+@click.group("points")
+def points() -> None:
+    """GURPS character points."""
+
+
+@points.command("award")
+@click.argument("character")
+@click.argument("amount", type=int)
+@click.option("--reason")
+@output_options
+def points_award(character, amount, reason, as_json) -> None:
+    """Award character points (cinematic campaigns spend them on buy-ups)."""
+    logged = open_tracker().points_award(character, amount, reason=reason)
+    d = logged.doc
+    show_logged(logged, as_json, [f"{d['character']} has {d['total']} character points."])
+
+
+@click.command("note")
+@click.argument("text")
+@output_options
+def note(text, as_json) -> None:
+    """Log a line of narrative; replays show it in place."""
+    logged = open_tracker().note(text)
+    show_logged(logged, as_json, [dim(f"Noted (event {logged.doc['version']}).")])
+
+
+# -- obligations ----------------------------------------------------------------------------------
+
+
+@click.command("breaking-point")
+@click.argument("character")
+@click.argument("result")
+@click.argument("consequence")
+@output_options
+def breaking_point(character, result, consequence, as_json) -> None:
+    """Glintlock: resolve a breaking point (table result, lasting consequence; clears 3)."""
+    logged = open_tracker().breaking_point(character, result, consequence)
+    d = logged.doc
+    show_logged(
+        logged,
+        as_json,
+        [
+            f"{d['character']}: {d['result']}; lasting: {d['consequence']}. "
+            f"Stress {d['stress_after']}."
+        ],
+    )
+
+
+@click.group("trait")
+def trait() -> None:
+    """GURPS: traits a fright result calls for."""
+
+
+@trait.command("assign")
+@click.argument("character")
+@click.argument("name")
+@click.option("--kind", type=click.Choice(["quirk", "delusion", "phobia"]))
+@click.option("--obligation", metavar="ID", help="Which owed trait, when several are owed.")
+@output_options
+def trait_assign(character, name, kind, obligation, as_json) -> None:
+    """Assign the trait a fright result owes a character."""
+    logged = open_tracker().trait_assign(character, name, kind=kind, obligation=obligation)
+    d = logged.doc
+    show_logged(logged, as_json, [f'{d["character"]} gains the {d["kind"]} "{d["trait"]}".'])
+
+
+@click.group("obligations", invoke_without_command=True)
+@output_options
+@click.pass_context
+def obligations(ctx: click.Context, as_json: bool) -> None:
+    """List what the rules say the GM owes next."""
+    if ctx.invoked_subcommand is not None:
+        return
+    _, owed = open_tracker().obligations()
+    if as_json:
+        emit_json({"obligations": [o.to_dict() for o in owed]})
+        return
+    if not owed:
+        click.echo("Nothing is owed.")
+    for ob in owed:
+        mark = click.style("NOW", fg=BAD, bold=True) if ob.severity == "immediate" else "   "
+        click.echo(f"{mark} [{ob.id}] {ob.what} {dim(f'(since event {ob.opened_version})')}")
+
+
+@obligations.command("dismiss")
+@click.argument("obligation", metavar="ID")
+@click.option("--reason")
+@output_options
+def obligations_dismiss(obligation, reason, as_json) -> None:
+    """Waive an obligation (a panic check the GM does not call), with a reason."""
+    logged = open_tracker().obligation_dismiss(obligation, reason=reason)
+    show_logged(logged, as_json, [f"Dismissed [{obligation}]."])
+
+
+@click.command("status")
+@click.argument("character", required=False)
+@output_options
+def status(character: str | None, as_json: bool) -> None:
+    """The campaign at a glance, or one character's tracks."""
+    state, ch = open_tracker().status(character)
+    if ch is not None:
+        doc = ch.tracks(state.system)
+        if as_json:
+            emit_json(doc)
+            return
+        click.echo(character_line(doc))
+        return
+    if as_json:
+        emit_json(state.summary())
+        return
+    session = f"session {state.current_session}" if state.current_session else "no session running"
+    head = f"{bold(state.name)} ({state.system}) · {session} · {state.version:,} events"
+    if state.system == "glintlock":
+        floor = {"none": "", "owed": " (hard spend owed)", "immediate": " (hard spend NOW)"}
+        head += f" · Threat {state.threat}{floor[state.threat_floor]}"
+    click.echo(head)
+    for ch in state.characters.values():
+        click.echo("  " + character_line(ch.tracks(state.system)))
+    for ob in sorted(state.obligations.values(), key=lambda o: o.opened_version):
+        click.echo(warn(ob.what))
+
+
+def character_line(t: dict[str, Any]) -> str:
+    parts = [bold(t["name"])]
+    if "mettle" in t:
+        parts.append(f"Mettle {t['mettle']}")
+    parts.append(f"stress {t['stress']}")
+    if "hp" in t:
+        parts.append(f"HP {t['hp']}/{t['hp_max']}")
+    if "fp" in t:
+        parts.append(f"FP {t['fp']}/{t['fp_max']}")
+    if t.get("points"):
+        parts.append(f"{t['points']} CP")
+    if t["conditions"]:
+        parts.append(", ".join(c["name"] for c in t["conditions"]))
+    if t.get("story_tags"):
+        parts.append("story: " + ", ".join(t["story_tags"]))
+    nxt = t.get("next_roll") or {}
+    if nxt.get("bonus") or nxt.get("position_steps"):
+        parts.append(dim(f"next roll +{nxt['bonus']}, {nxt['position_steps']} step(s) better"))
+    return " · ".join(parts)
+
+
+# -- contests, fright checks, panic, projects -----------------------------------------------------
+
+
+@click.command("contest")
+@click.argument("a")
+@click.argument("trait_a")
+@click.argument("b")
+@click.argument("trait_b")
+@click.option(
+    "--mode",
+    type=click.Choice(["quick", "resistance", "regular", "dynamic"]),
+    help="quick (default); gurps: resistance, regular; gloom: dynamic (the dynamic floor).",
+)
+@click.option("--dice-a", metavar="N,N...", help="A's physical dice.")
+@click.option("--dice-b", metavar="N,N...", help="B's physical dice.")
+@click.option("--dl-a", type=int, default=0, help="Gloom: A's DL (the base floor).")
+@click.option("--dl-b", type=int, default=0, help="Gloom: B's DL.")
+@click.option("--mod-a", "mods_a", multiple=True, metavar="N[:LABEL]", help="GURPS: A's modifier.")
+@click.option("--mod-b", "mods_b", multiple=True, metavar="N[:LABEL]", help="GURPS: B's modifier.")
+@click.option("--supernatural", is_flag=True, help="GURPS resistance: the Rule of 16.")
+@click.option("--seed", metavar="S", help="Seed the virtual dice.")
+@click.option("--secret", is_flag=True, help="A GM's secret contest.")
+@output_options
+def contest(a, trait_a, b, trait_b, as_json, **options) -> None:
+    """A contest: A acts, B defends. Either side may be an opponent given as NAME SCORE.
+
+    \b
+    Examples:
+      tracker contest Kade Hacking "Corp netrunner" 14 --dice-a 14 --dice-b 5
+      tracker contest Vora Broadsword Duellist 12 --mode quick
+      tracker contest Wizard 18 Aldric Will --mode resistance --supernatural
+      tracker contest Juno Piloting Ace 13 --mode dynamic
+    """
+    logged = open_tracker().contest(a, trait_a, b, trait_b, **options)
+    d = logged.doc
+    other = d["b"]["character"] if d["b"] else b
+    head = f"{bold(d['a']['character'])} · {trait_a} vs {bold(other)} · {trait_b} · {d['mode']}"
+    sides = [_contest_side(d["a"], d["system"])]
+    sides.append(_contest_side(d["b"], d["system"]) if d["b"] else f"{b}: did not need to roll")
+    if d["winner"] is None:
+        verdict = click.style("stalemate", fg=MIXED, bold=True)
+    else:
+        verdict = click.style(f"{d['winner']} wins", fg=GOOD, bold=True)
+    if d.get("margin_of_victory"):
+        verdict += f" by {d['margin_of_victory']}"
+    if d.get("reason"):
+        verdict += dim(f" ({d['reason']})")
+    if d["mode"] == "regular":
+        verdict = (
+            (f"round {d['round']}: " + verdict)
+            if d.get("decided")
+            else (f"round {d['round']}: no change, roll again")
+        )
+    show_logged(logged, as_json, [head, "  " + "   ".join(sides), "  → " + verdict])
+
+
+def _contest_side(side, system: str) -> str:
+    dice = (
+        "+".join(map(str, side["dice"])) if system == "gurps" else ", ".join(map(str, side["dice"]))
+    )
+    label = "3d6" if system == "gurps" else "d20"
+    verdict = outcome_word(side["outcome"])
+    return f"{side['character']} ({side['effective']}): {label} {dice} → {verdict}"
+
+
+@click.command("fright")
+@click.argument("character")
+@click.option(
+    "--mod",
+    "mods",
+    multiple=True,
+    metavar="N[:LABEL]|NAME",
+    help="A modifier, or a name from the table: in-combat, far, remote, alone, dark, touched.",
+)
+@click.option("--threat", metavar="NAME", help="What frightened them (counts exposures in 24 h).")
+@click.option("--dice", metavar="N,N,N", help="Physical 3d6 for the check.")
+@click.option("--table-dice", metavar="N,N,N", help="Physical 3d6 for the fright table.")
+@click.option("--effect-dice", metavar="N,...", help="Physical d6 for the result's own dice.")
+@click.option("--seed", metavar="S", help="Seed the virtual dice.")
+@click.option("--secret", is_flag=True)
+@output_options
+def fright(character, mods, threat, dice, table_dice, effect_dice, seed, secret, as_json) -> None:
+    """GURPS: a Fright Check (Rule of 14), and on failure the fright table.
+
+    \b
+    Example:
+      tracker fright Mira --mod alone --mod dark --threat "the drowned scribe"
+    """
+    logged = open_tracker().fright(
+        character,
+        mods=mods,
+        threat=threat,
+        dice=dice,
+        table_dice=table_dice,
+        effect_dice=effect_dice,
+        seed=seed,
+        secret=secret,
+    )
+    d = logged.doc
+    mods_text = "".join(f" {signed(m['value'])} {m['label']}" for m in d["modifiers"])
+    cap = " (Rule of 14)" if d["rule_of_14"] else ""
+    lines = [
+        f"{bold(d['character'])} · Fright Check · Will {d['will']}{mods_text} = "
+        f"{d['effective']}{cap}",
+        f"  3d6: {'+'.join(map(str, d['dice']))} = {d['total']}  →  {outcome_word(d['outcome'])}",
+    ]
+    if d["table"]:
+        t = d["table"]
+        lines.append(
+            f"  fright table: {'+'.join(map(str, t['dice']))} + {t['margin_of_failure']} = "
+            f"{t['total']} → row {t['row']}: {t['text']}"
+        )
+    effects = effect_words(d["effects"], d["character"])
+    if effects:
+        lines.append("  " + "  ".join(effects))
+    lines += [dim(f"  {n}") for n in d["notes"]]
+    show_logged(logged, as_json, lines)
+
+
+@click.command("panic")
+@click.argument("character")
+@click.argument("trait")
+@dice_options
+@output_options
+def panic(character, trait, dice, seed, secret, as_json) -> None:
+    """Gloom: the panic check a catastrophe called for (failure: panicked)."""
+    logged = open_tracker().panic(character, trait, dice=dice, seed=seed, secret=secret)
+    show_logged(logged, as_json, render_roll(logged.doc))
+
+
+@click.group("project")
+def project() -> None:
+    """GURPS major projects: daily rolls add man-hours."""
+
+
+@project.command("start")
+@click.argument("name")
+@click.option("--skill", required=True, help="The skill each worker rolls.")
+@click.option("--hours", type=int, required=True, help="Man-hours the project needs.")
+@output_options
+def project_start(name, skill, hours, as_json) -> None:
+    """Start a major project."""
+    logged = open_tracker().project_start(name, skill=skill, hours=hours)
+    show_logged(logged, as_json, [f'Project "{name}" started: {hours} man-hours of {skill}.'])
+
+
+@project.command("roll")
+@click.argument("name")
+@click.argument("character")
+@click.option("--mod", "mods", multiple=True, metavar="N[:LABEL]")
+@click.option("--supervisor", type=click.Choice(["1", "2"]), help="A supervisor's bonus today.")
+@click.option("--dice", metavar="N,N,N")
+@click.option("--destroyed-dice", metavar="N,N", help="Physical 2d for work destroyed.")
+@click.option("--seed", metavar="S")
+@output_options
+def project_roll(name, character, mods, supervisor, dice, destroyed_dice, seed, as_json) -> None:
+    """Roll one worker's day on a project."""
+    logged = open_tracker().project_roll(
+        name,
+        character,
+        mods=mods,
+        supervisor=int(supervisor or 0),
+        dice=dice,
+        destroyed_dice=destroyed_dice,
+        seed=seed,
+    )
+    d = logged.doc
+    lines = render_roll(d)
+    lost = f", {d['destroyed']} hours destroyed" if d["destroyed"] else ""
+    lines.append(f"  +{d['man_hours']} man-hours{lost}: {d['done']}/{d['needed']}")
+    show_logged(logged, as_json, lines)
+
+
+@project.command("status")
+@output_options
+def project_status(as_json) -> None:
+    """Progress of every project."""
+    state, _ = open_tracker().status()
+    projects = [p.to_dict() for p in state.projects.values()]
+    if as_json:
+        emit_json({"projects": projects})
+        return
+    if not projects:
+        click.echo("No projects yet; start one with `tracker project start`.")
+    for p in projects:
+        mark = click.style("done", fg=GOOD) if p["complete"] else f"{p['remaining']} to go"
+        click.echo(
+            f"{bold(p['name'])} ({p['skill']}): {p['done']}/{p['man_hours']} man-hours, "
+            f"{p['days']} days, {mark}"
+        )
+
+
+COMMANDS = [
+    contest,
+    fright,
+    panic,
+    project,
+    roll,
+    spend,
+    gain,
+    threat,
+    stress,
+    hp,
+    fp,
+    condition,
+    tag,
+    points,
+    note,
+    breaking_point,
+    trait,
+    obligations,
+    status,
+]
