@@ -20,6 +20,7 @@ from tracker.projections.campaign import CampaignState, Character, Obligation
 from tracker.rules.dice import DiceSource, source_for
 
 DiceFactory = Callable[[], DiceSource]
+SYSTEM_NAMES = {"gloom": "Gloom", "gurps": "GURPS", "glintlock": "Glintlock"}
 
 
 @dataclass
@@ -952,7 +953,7 @@ class PlayHandlers:
 def _require_system(state: CampaignState, systems: str | tuple[str, ...], what: str) -> None:
     allowed = (systems,) if isinstance(systems, str) else systems
     if state.system not in allowed:
-        rule = " and ".join(s.capitalize() for s in allowed)
+        rule = " and ".join(SYSTEM_NAMES[s] for s in allowed)
         raise Refused(f"{what} is a {rule} rule; this campaign plays {state.system}.")
 
 

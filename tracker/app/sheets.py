@@ -48,9 +48,14 @@ def parse_pairs(values: Iterable[str], option: str) -> dict[str, int]:
     return out
 
 
+# Hit Points and Fatigue Points are tracks, not scores: any system's sheet may carry them.
+TRACK_RANGE = (1, 999)
+TRACKS = frozenset({"hp", "fp"})
+
+
 def check_scores(system: str, scores: Mapping[str, int], what: str) -> None:
-    low, high = SCORE_RANGES[system]
     for key, value in scores.items():
+        low, high = TRACK_RANGE if key.casefold() in TRACKS else SCORE_RANGES[system]
         if not low <= value <= high:
             raise BadInput(
                 f"{what} {key} is {value}; in {system} it must be between {low} and {high}."

@@ -284,7 +284,11 @@ def threat_spend(tier, note, as_json) -> None:
     show_logged(logged, as_json, [line])
 
 
-@click.command("stress")
+# "-2" after a command is a number here, not an option: the GM types `tracker hp Mira -3`.
+NUMBERS_OK = {"ignore_unknown_options": True}
+
+
+@click.command("stress", context_settings=NUMBERS_OK)
 @click.argument("character")
 @click.argument("change", metavar="+N|-N")
 @click.option("--cause", help="What caused it.")
@@ -310,7 +314,7 @@ def _signed_int(text: str, what: str) -> int:
 
 
 def _track_command(track: str):
-    @click.command(track)
+    @click.command(track, context_settings=NUMBERS_OK)
     @click.argument("character")
     @click.argument("change", metavar="+N|-N")
     @click.option("--cause", help="What caused it.")

@@ -578,10 +578,16 @@ def _contest_rolled(state: CampaignState, e: p.ContestRolled, raw: StoredEvent) 
                 "regular-contest",
                 f"Regular contest {a} vs {b} is still running: roll the next round.",
                 contest_id=e.contest_id,
-                a={"name": e.a["name"]},
-                b={"name": e.b["name"]} if e.b else None,
+                a=_contest_side(e.a),
+                b=_contest_side(e.b) if e.b else None,
                 rounds=e.round,
             )
+
+
+def _contest_side(side: dict[str, Any]) -> dict[str, Any]:
+    """Who a running contest is between, and with what, so the next round can be rolled."""
+    trait = side.get("trait") or str(side.get("inputs", {}).get("base", ""))
+    return {"name": side["name"], "trait": trait}
 
 
 def _fright_checked(state: CampaignState, e: p.FrightChecked, raw: StoredEvent) -> None:

@@ -1,0 +1,125 @@
+"""Refusals at the table: each appends nothing and exits with one sentence saying what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SHEETS = Path(__file__).parent.parent / "fixtures" / "sheets"
+
+
+@pytest.fixture
+def gurps(run):
+    run.ok("campaign new Iron --system gurps")
+    for name in ("mira", "aldric"):
+        run.ok(["character", "add", "--sheet", str(SHEETS / f"gurps-{name}.toml")])
+    run.ok("session start")
+    return run
+
+
+@pytest.fixture
+def gloom(run):
+    run.ok("campaign new Neon --system gloom")
+    run.ok(["character", "add", "--sheet", str(SHEETS / "gloom-kade.toml")])
+    run.ok("session start")
+    return run
+
+
+@pytest.fixture
+def at_threat_six(glintlock):
+    glintlock.ok("session start")
+    glintlock.ok("threat add 6")
+    return glintlock
+
+
+REFUSALS = {
+    "glintlock": [
+        ("spend Wren flashback", 1, "Wren has 0 Mettle; flashback costs 2."),
+        ("spend Wren dance", 2, "dance"),
+        ("spend Wren class-feature", 2, "class feature"),
+        ("roll Nobody Grit", 1, 'No character named "Nobody"'),
+        ("roll Wren Charm", 1, "Wren has no Charm"),
+        ("roll Wren Grit --tag 1:gear --dice 21", 2, "not 21"),
+        ("roll Wren Grit --tag 1:gear --dice 0", 2, "not 0"),
+        ("roll Wren Grit --tag 1:gear --dice 5,5", 2, "needs one d20"),
+        ("roll Wren Grit --dice x", 2, "whole numbers"),
+        ("roll Wren Grit --tag 2:gear", 2, "gear"),
+        ("roll Wren Grit --story map", 1, "no story tag"),
+        ("threat spend dire", 1, "Threat is 0; a dire spend costs 3."),
+        ("threat add 0", 2, "1 or more"),
+        ("stress Wren 0", 2, "not 0"),
+        ("stress Wren two", 2, "+N or -N"),
+        ("hp Wren -2", 1, "no HP"),
+        ("fright Wren", 1, "GURPS"),
+        ("contest Wren Grit Tomas Wits", 1, "no contested rolls"),
+        ("condition clear Wren stunned", 1, "no condition"),
+        ("breaking-point Wren crack scar", 1, "not at the breaking point"),
+        ("obligations dismiss 99", 1, "No open obligation 99"),
+        ("note ''", 2, "needs some text"),
+    ],
+    "threat6": [
+        ("roll Wren Grit --tag 1:gear --dice 12", 1, "must spend hard or dire"),
+        ("threat spend soft", 1, "must be hard or dire"),
+        ("obligations dismiss 5", 1, "discharged by a hard or dire spend"),
+    ],
+    "gurps": [
+        ("roll Aldric Alchemy", 1, "no Alchemy skill and no default"),
+        ("roll Mira Lockpicking --mod -10:dark --dice 1,1,1", 1, "cannot be attempted"),
+        ("roll Mira Lockpicking --dice 7,1,1", 2, "1 to 6"),
+        ("roll Mira Lockpicking --dice 1,1", 2, "three d6"),
+        ("roll Mira Lockpicking --mod sideways", 2, "sideways"),
+        ("roll Mira Lockpicking --retry one-chance", 2, "--task"),
+        ("spend Mira buy-up", 1, "cinematic"),
+        ("points award Mira 0", 2, "1 or more"),
+        ("trait assign Mira Quirk", 1, "No trait is owed"),
+        ("stress Mira +1", 1, "Gloom and Glintlock rule"),
+        ("project roll Bridge Mira", 1, 'No project named "Bridge"'),
+        ("contest Mira Lockpicking Guard 12 --mode dynamic", 2, "quick, resistance or regular"),
+        ("contest Mira Lockpicking Nobody Stealth", 1, 'No character named "Nobody"'),
+    ],
+    "gloom": [
+        ("roll Kade Hacking --dl -1", 2, "Difficulty Level is 0 or more"),
+        ("roll Kade Hacking --advantage --dice 4", 2, "two d20"),
+        ("spend Kade steel-yourself", 1, "Glintlock rule"),
+        ("contest Kade Hacking ICE 14 --mode resistance", 2, "quick (contested roll) or dynamic"),
+    ],
+}
+
+
+def cases():
+    for campaign, rows in REFUSALS.items():
+        for command, code, words in rows:
+            yield pytest.param(campaign, command, code, words, id=f"{campaign}: {command}")
+
+
+@pytest.mark.parametrize(("campaign", "command", "code", "words"), list(cases()))
+def test_refusals_append_nothing(request, campaign, command, code, words):
+    fixture = {"threat6": "at_threat_six"}.get(campaign, campaign)
+    run = request.getfixturevalue(fixture)
+    before = run.event_count()
+    result = run(command)
+    assert result.exit_code == code, result.output
+    message = result.stderr.strip()
+    assert len(message.splitlines()) == 1, message
+    assert words in message
+    assert "Traceback" not in result.output
+    assert run.event_count() == before
+
+
+@pytest.mark.parametrize("command", ["stress Tomas -1", "hp Mira -3", "fp Mira -1"])
+def test_negative_changes_read_as_numbers(run, command):
+    run.ok("campaign new Mixed --system gurps")
+    run.ok("character add Mira --stat ST=10 --stat HT=11")
+    if command.startswith("stress"):
+        assert run(command).exit_code == 1  # GURPS has no stress track: refused, not misparsed
+        return
+    doc = run.json(command)
+    assert doc["delta"] < 0
+    assert doc["after"] == doc["before"] + doc["delta"]
+
+
+def test_override_logs_a_roll_at_threat_six(at_threat_six):
+    doc = at_threat_six.json("roll Wren Grit --tag 1:gear --dice 12 --override")
+    assert doc["outcome"] == "miss"
+    assert at_threat_six.json("status")["spending_floor"] == "immediate"

@@ -1,0 +1,319 @@
+"""Synthetic campaigns: realistic play of any length, deterministic by seed, for tests and benches.
+
+A generated campaign is played through the same command handlers a GM uses, so every event in it
+is one the rules allowed: rolls with seeded dice, spends, stress, frights, contests, notes and
+sessions. Commands are decided against an in-memory state and the events are appended in large
+batches, which makes a campaign of a hundred thousand events a matter of seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import random
+from collections.abc import Callable
+
+import pendulum
+
+from tracker.app.tracker import Tracker
+from tracker.errors import TrackerError
+from tracker.events import NewEvent, StoredEvent
+from tracker.projections.campaign import CampaignState, apply
+from tracker.store.eventstore import CampaignRow
+
+FLUSH_EVERY = 5_000
+
+SHEETS = {
+    "gloom": [
+        ("Kade", {"Body": 11, "Reflex": 14, "Mind": 15}, {"Hacking": 16, "Interface": 18}),
+        ("Juno", {"Body": 12, "Reflex": 16, "Mind": 12}, {"Piloting": 21, "Hacking": 14}),
+        ("Rook", {"Body": 15, "Reflex": 12, "Mind": 10}, {"Athletics": 15, "Brawl": 13}),
+    ],
+    "gurps": [
+        (
+            "Mira",
+            {"ST": 10, "DX": 13, "IQ": 12, "HT": 11, "Will": 12, "Per": 12},
+            {"Lockpicking": 12, "Climbing": 15, "Stealth": 13, "Engineer": 12},
+        ),
+        (
+            "Aldric",
+            {"ST": 11, "DX": 11, "IQ": 14, "HT": 10, "Will": 14, "Per": 14},
+            {"Diplomacy": 15, "Broadsword": 12, "Engineer": 13},
+        ),
+        (
+            "Vora",
+            {"ST": 12, "DX": 14, "IQ": 10, "HT": 12, "Will": 11, "Per": 10},
+            {"Broadsword": 16, "Climbing": 13},
+        ),
+    ],
+    "glintlock": [
+        ("Wren", {"Grit": 3, "Wits": 2, "Grace": 2, "Lore": 4, "HP": 12}, {}),
+        ("Tomas", {"Grit": 2, "Wits": 4, "Grace": 3, "Lore": 1, "HP": 10}, {}),
+        ("Ilse", {"Grit": 4, "Wits": 1, "Grace": 3, "Lore": 2, "HP": 14}, {}),
+    ],
+}
+NOTES = (
+    "The archive floods; the party flees upstairs.",
+    "A stranger watches from the bridge.",
+    'Rain on the tin roof. "We wait," says the captain.',
+    "The lamp gutters <and> goes out.",
+)
+
+
+class _Batch(Tracker):
+    """A tracker whose commands decide against an in-memory state and buffer their events."""
+
+    def __init__(self, tracker: Tracker, row: CampaignRow, start: pendulum.DateTime) -> None:
+        # Shares the open database; nothing here opens or migrates another one.
+        self.url, self.location = tracker.url, tracker.location
+        self.engine, self.store = tracker.engine, tracker.store
+        self.backup, self.created = None, False
+        self._campaign_name = row.name
+        self._row = row
+        self._state = tracker.state(row)
+        self._base_version = self._state.version
+        self._pending: list[NewEvent] = []
+        self._clock = start
+
+    def campaign(self, name: str | None = None) -> CampaignRow:
+        return self._row
+
+    def state(self, campaign: CampaignRow | None = None) -> CampaignState:
+        return self._state
+
+    def _decide_and_append(self, decide):
+        state = self._state
+        batch = decide(state)
+        stored = []
+        for new in batch:
+            # Play moves on: a few seconds to a few minutes between events.
+            self._clock = self._clock.add(seconds=20 + len(self._pending) % 97)
+            new = dataclasses.replace(new, recorded_at=self._clock.format(_TIME_FORMAT))
+            self._pending.append(new)
+            event = StoredEvent(
+                0,
+                new.event_id,
+                self._row.campaign_id,
+                state.version + 1,
+                new.session_id,
+                new.character_id,
+                new.type,
+                new.schema_version,
+                new.payload,
+                new.recorded_at,
+                new.visibility,
+                "",
+                "",
+            )
+            apply(state, event)
+            stored.append(event)
+        if len(self._pending) >= FLUSH_EVERY:
+            self.flush()
+        return state, stored
+
+    def flush(self) -> None:
+        if self._pending:
+            self.store.append(self._row.campaign_id, self._pending, self._base_version)
+            self._base_version += len(self._pending)
+            self._pending = []
+
+    @property
+    def count(self) -> int:
+        return self._state.version
+
+
+_TIME_FORMAT = "YYYY-MM-DDTHH:mm:ss.SSSSSSZ"
+
+
+def generate(
+    tracker: Tracker,
+    name: str,
+    system: str,
+    *,
+    events: int,
+    seed: int | str = 0,
+    cinematic: bool = False,
+) -> CampaignRow:
+    """Create campaign ``name`` and play it until its log holds at least ``events`` events."""
+    rng = random.Random(f"{seed}")
+    row = tracker.campaign_new(name, system, cinematic=cinematic or system == "gurps")
+    for char, stats, skills in SHEETS[system]:
+        tracker.character_add(
+            char,
+            stats=[f"{k}={v}" for k, v in stats.items()],
+            skills=[f"{k}={v}" for k, v in skills.items()],
+            trained=["Climb"] if char == "Wren" else (),
+            character_class="Seer" if char == "Wren" else None,
+        )
+    if system == "gurps":
+        tracker.character_default("Vora", "Lockpicking", "IQ-5")
+    batch = _Batch(tracker, row, pendulum.datetime(2026, 1, 5, 19, 0, tz="UTC"))
+    step = 0
+    while batch.count < events:
+        step += 1
+        state = batch.state()
+        if state.current_session is None:
+            batch.session_start(f"Session {state.next_session_number}")
+            continue
+        action = _PLAYERS[system](batch, state, rng, f"{seed}:{step}")
+        # A move the state forbids (Mettle too low, a one-chance task): a GM picks another.
+        with contextlib.suppress(TrackerError):
+            action()
+        if rng.random() < 1 / 80:
+            batch.session_end()
+    batch.flush()
+    return row
+
+
+Move = Callable[[], object]
+
+
+def _names(state: CampaignState) -> list[str]:
+    return [c.name for c in state.characters.values()]
+
+
+def _common(batch: _Batch, state: CampaignState, rng: random.Random) -> Move | None:
+    """Moves every system shares: notes, conditions, open obligations dismissed."""
+    roll = rng.random()
+    who = rng.choice(_names(state))
+    if roll < 0.03:
+        return lambda: batch.note(rng.choice(NOTES))
+    if roll < 0.05:
+        return lambda: batch.condition_set(who, rng.choice(["wounded", "exhausted"]))
+    if roll < 0.07:
+        ch = state.character(who)
+        if ch.conditions:
+            return lambda: batch.condition_clear(who, next(iter(ch.conditions)))
+    return None
+
+
+def _glintlock(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -> Move:
+    from tracker.rules.glintlock import METTLE_COSTS
+
+    common = _common(batch, state, rng)
+    if common:
+        return common
+    who = rng.choice(_names(state))
+    ch = state.character(who)
+    if state.threat_floor != "none" and rng.random() < 0.35:
+        return lambda: batch.threat_spend(rng.choice(["hard", "dire"]), note="the roof gives way")
+    if state.open_obligations("breaking-point"):
+        ob = state.open_obligations("breaking-point")[0]
+        name = state.characters[ob.character_id].name
+        return lambda: batch.breaking_point(name, "freezes", "fear of deep water")
+    pick = rng.random()
+    if pick < 0.55:
+        tags = [f"{rng.choice([1, 1, -1])}:{rng.choice(['gear', 'power', 'scene'])}"]
+        tags = [t for t in tags if not t.startswith("-1:gear") and not t.startswith("-1:power")]
+        story = [ch.story_tags[0]] if ch.story_tags and rng.random() < 0.5 else []
+        stat = rng.choice(["Grit", "Wits", "Grace", "Lore"])
+        return lambda: batch.roll(
+            who, stat, tags=tags, story=story, seed=seed, spell=who == "Wren" and stat == "Lore"
+        )
+    if pick < 0.68:
+        action = rng.choice(sorted(METTLE_COSTS))
+        cost = 2 if action == "class-feature" else None
+        condition = next(iter(ch.conditions), None) if action == "suppress-condition" else None
+        return lambda: batch.spend(who, action, cost=cost, condition=condition)
+    if pick < 0.74:
+        return lambda: batch.gain(who, rng.choice(["deep-cut", "invoke-weakness"]))
+    if pick < 0.84:
+        return lambda: batch.stress(who, rng.choice([1, 1, 2, -1]), cause="the dark")
+    if pick < 0.9:
+        return lambda: batch.threat_add(1, reason="exploration turn in danger")
+    if pick < 0.95:
+        return lambda: batch.tag_add(who, rng.choice(["the old map", "a favour owed"]))
+    if pick < 0.97:
+        return lambda: batch.threat_spend("free", note="the wind rises")
+    return lambda: batch.threat_spend("soft", note="trouble is announced")
+
+
+def _gloom(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -> Move:
+    common = _common(batch, state, rng)
+    if common:
+        return common
+    who = rng.choice(_names(state))
+    ch = state.character(who)
+    trait = rng.choice(sorted(ch.skills))
+    panics = state.open_obligations("panic-check")
+    if panics:
+        ob = panics[0]
+        name = state.characters[ob.character_id].name
+        if rng.random() < 0.7:
+            return lambda: batch.panic(name, "Mind", seed=seed)
+        return lambda: batch.obligation_dismiss(ob.id, reason="the GM waives it")
+    pick = rng.random()
+    if pick < 0.6:
+        return lambda: batch.roll(who, trait, dl=rng.choice([0, 5, 5, 10, 15]), seed=seed)
+    if pick < 0.72:
+        mode = rng.choice(["quick", "dynamic"])
+        return lambda: batch.contest(
+            who, trait, "Corp ICE", str(rng.randint(8, 18)), mode=mode, seed=seed
+        )
+    if pick < 0.84:
+        return lambda: batch.stress(who, rng.choice([1, 1, -1]), cause="the Gloom")
+    if "panicked" in ch.conditions:
+        return lambda: batch.condition_clear(who, "panicked")
+    return lambda: batch.roll(who, trait, secret=True, seed=seed)
+
+
+def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -> Move:
+    common = _common(batch, state, rng)
+    if common:
+        return common
+    who = rng.choice(_names(state))
+    ch = state.character(who)
+    owed = state.open_obligations("assign-trait")
+    if owed and rng.random() < 0.8:
+        name = state.characters[owed[0].character_id].name
+        return lambda: batch.trait_assign(name, "Quirk: hums when afraid")
+    running = state.open_obligations("regular-contest")
+    if running:
+        ob = running[0]
+        a, b = ob.data["a"], ob.data["b"]
+        return lambda: batch.contest(
+            a["name"], a["trait"], b["name"], b["trait"], mode="regular", seed=seed
+        )
+    pick = rng.random()
+    if pick < 0.45:
+        skill = rng.choice([*sorted(ch.skills), "Lockpicking"])
+        mods = rng.choice([(), ("-2:darkness",), ("hard",), ("+1:good tools",)])
+        task = "vault door" if skill == "Lockpicking" and rng.random() < 0.3 else None
+        return lambda: batch.roll(
+            who,
+            skill,
+            mods=mods,
+            task=task,
+            retry="retry-at-penalty" if task else None,
+            seed=seed,
+        )
+    if pick < 0.55:
+        mode = rng.choice(["quick", "resistance", "regular"])
+        return lambda: batch.contest(
+            who,
+            "Broadsword" if who != "Mira" else "DX",
+            "Duellist",
+            str(rng.randint(9, 15)),
+            mode=mode,
+            seed=seed,
+        )
+    if pick < 0.63:
+        return lambda: batch.fright(
+            who,
+            mods=rng.choice([(), ("alone",), ("in-combat",)]),
+            threat=rng.choice(["the ghoul", "the drowned scribe"]),
+            seed=seed,
+            now=batch._clock.format(_TIME_FORMAT),
+        )
+    if pick < 0.7:
+        return lambda: batch.track(who, rng.choice(["hp", "fp"]), rng.choice([-1, -2, 1]))
+    if pick < 0.76:
+        return lambda: batch.points_award(who, 1)
+    if pick < 0.82:
+        return lambda: batch.spend(who, "buy-up")
+    if not state.projects:
+        return lambda: batch.project_start("Bridge", skill="Engineer", hours=400)
+    return lambda: batch.project_roll("Bridge", rng.choice(["Mira", "Aldric"]), seed=seed)
+
+
+_PLAYERS = {"glintlock": _glintlock, "gloom": _gloom, "gurps": _gurps}
