@@ -212,3 +212,32 @@ def test_demo_makes_a_campaign_per_system(tmp_path):
     again = CliRunner().invoke(cli, ["demo", "--db", str(target)])
     assert again.exit_code == 1
     assert "already holds campaigns" in again.stderr
+
+
+def test_verify_re_decides_every_roll_and_names_a_wrong_outcome(glintlock):
+    from tracker.app import Tracker
+    from tracker.events import NewEvent
+
+    glintlock.ok("session start")
+    roll = glintlock.json("roll Wren Grit --tag 1:gear --dice 15")
+    assert glintlock.json("verify")["campaigns"][0]["rolls_redecided"] == 1
+    tracker = Tracker(str(glintlock.db))
+    stored = next(
+        e
+        for e in tracker.store.read(tracker.campaign().campaign_id)
+        if e.event_id == roll["event_id"]
+    )
+    forged = dict(stored.payload, result=dict(stored.payload["result"], outcome="strong_hit"))
+    head = tracker.store.head(stored.campaign_id).version
+    tracker.store.append(
+        stored.campaign_id,
+        [NewEvent(type="RollMade", payload=forged, character_id=stored.character_id)],
+        head,
+    )
+    tracker.close()
+    result = glintlock("verify")
+    assert result.exit_code == 1
+    assert "stored as strong_hit but the rules give weak_hit" in result.stderr
+    doc = json.loads(glintlock("verify --json").stdout)
+    assert doc["campaigns"][0]["problem"] is None
+    assert doc["campaigns"][0]["mismatches"][0]["version"] == head + 1

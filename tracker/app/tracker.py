@@ -71,19 +71,34 @@ def describe_storage_error(exc: DatabaseError, location: str) -> StorageError:
 
 
 @dataclass(frozen=True, slots=True)
+class Mismatch:
+    """A stored roll whose outcome the rules, run again on its inputs and dice, do not give."""
+
+    version: int
+    event_id: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"version": self.version, "event_id": self.event_id, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
 class VerifyReport:
     campaign: str
     events: int
     problem: ChainProblem | None
+    mismatches: tuple[Mismatch, ...] = ()
+    rolls: int = 0
 
     @property
     def ok(self) -> bool:
-        return self.problem is None
+        return self.problem is None and not self.mismatches
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "campaign": self.campaign,
             "events": self.events,
+            "rolls_redecided": self.rolls,
             "ok": self.ok,
             "problem": None
             if self.problem is None
@@ -92,6 +107,7 @@ class VerifyReport:
                 "event_id": self.problem.event_id,
                 "reason": self.problem.reason,
             },
+            "mismatches": [m.to_dict() for m in self.mismatches],
         }
 
 
@@ -336,21 +352,29 @@ class Tracker(PlayHandlers):
         return self.store.read(row.campaign_id, session_id=session)
 
     def verify(self) -> list[VerifyReport]:
-        """Check every campaign's hash chain (the chosen one only, when one was named)."""
+        """Check every campaign (the chosen one, when one was named): the hash chain, and every
+        stored roll re-decided from its recorded inputs and dice."""
         rows = [self.campaign()] if self._campaign_name else self.store.campaigns()
-        reports = []
-        for row in rows:
-            counted = 0
+        return [self._verify_campaign(row) for row in rows]
 
-            def counting(stream):
-                nonlocal counted
-                for event in stream:
-                    counted += 1
-                    yield event
+    def _verify_campaign(self, row: CampaignRow) -> VerifyReport:
+        from tracker.app.redecide import ROLL_TYPES, redecide
 
-            problem = check_chain(counting(self.store.read(row.campaign_id)))
-            reports.append(VerifyReport(row.name, counted, problem))
-        return reports
+        counted = rolls = 0
+        mismatches: list[Mismatch] = []
+
+        def checking(stream):
+            nonlocal counted, rolls
+            for event in stream:
+                counted += 1
+                rolls += event.type in ROLL_TYPES
+                reason = redecide(event)
+                if reason is not None:
+                    mismatches.append(Mismatch(event.version, event.event_id, reason))
+                yield event
+
+        problem = check_chain(checking(self.store.read(row.campaign_id)))
+        return VerifyReport(row.name, counted, problem, tuple(mismatches), rolls)
 
     # -- plumbing ----------------------------------------------------------------------------
 

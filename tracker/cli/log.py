@@ -75,14 +75,22 @@ def verify(as_json: bool) -> None:
                 click.echo(
                     f"{r.campaign}: {plural(r.events, 'event')}, "
                     + click.style("chain intact", fg=GOOD)
-                    + "."
+                    + f", every stored outcome re-derived and matching ({plural(r.rolls, 'roll')})."
                 )
-            else:
+                continue
+            if r.problem is not None:
                 p = r.problem
                 click.echo(
                     f"{r.campaign}: "
                     + click.style(f"broken at event {p.version} ({p.event_id})", fg=BAD, bold=True)
                     + f": {p.reason}. Restore a backup or an export to recover.",
+                    err=True,
+                )
+            for m in r.mismatches[:10]:
+                click.echo(
+                    f"{r.campaign}: "
+                    + click.style(f"event {m.version} ({m.event_id})", fg=BAD, bold=True)
+                    + f": {m.reason}.",
                     err=True,
                 )
         if not reports:

@@ -1,0 +1,106 @@
+"""Re-deciding stored rolls: ``tracker verify`` runs the rules again on each roll's recorded
+inputs and dice, and reports any event whose stored outcome differs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tracker.errors import TrackerError
+from tracker.events import StoredEvent
+
+
+def redecide(event: StoredEvent) -> str | None:
+    """None when the rules still give the stored outcome; else a sentence saying what differs."""
+    check = _CHECKS.get(event.type)
+    if check is None:
+        return None
+    try:
+        return check(event.payload)
+    except (TrackerError, KeyError, TypeError, ValueError) as exc:
+        return f"its recorded inputs no longer decide ({exc})"
+
+
+def _differs(what: str, stored: Any, now: Any) -> str | None:
+    if stored == now:
+        return None
+    return f"{what} is stored as {stored} but the rules give {now}"
+
+
+def _roll(payload: dict[str, Any]) -> str | None:
+    system, inputs, result = payload["system"], payload["inputs"], payload["result"]
+    dice = tuple(payload["dice"])
+    if system == "gloom":
+        from tracker.rules import gloom
+
+        decided = gloom.decide(inputs["rank"], inputs["dl"], dice, mode=inputs["mode"])
+        return _differs("the outcome", result["outcome"], decided.outcome)
+    if system == "gurps":
+        return _gurps(result, inputs["base"], inputs["modifiers"], dice)
+    from tracker.rules import glintlock
+
+    backlash = result.get("backlash")
+    decided = glintlock.decide(
+        inputs["stat"],
+        dice,
+        trained=inputs["trained"],
+        tags=[glintlock.Tag(t["value"], t["kind"]) for t in inputs["tags"]],
+        stress=inputs["stress"],
+        bonus=inputs["bonus"],
+        spell=inputs["spell"],
+        caster_class=inputs["caster_class"],
+        backlash=None if backlash is None else backlash["dice"],
+        position_steps=inputs["position_steps"],
+    )
+    return _differs("the outcome", result["outcome"], decided.outcome) or _differs(
+        "the position", result["position"], decided.position
+    )
+
+
+def _gurps(result: dict[str, Any], base: int, modifiers, dice) -> str | None:
+    from tracker.rules import gurps
+
+    decided = gurps.decide_roll(
+        base, [gurps.Modifier(m["value"], m["label"]) for m in modifiers], dice
+    )
+    return _differs("the outcome", result["outcome"], decided.outcome)
+
+
+def _fright(payload: dict[str, Any]) -> str | None:
+    from tracker.rules import gurps
+
+    roll = payload["result"]["roll"]
+    problem = _gurps(roll, roll["base"], roll["modifiers"], roll["dice"])
+    table = payload["result"].get("table")
+    if problem or table is None:
+        return problem
+    total = sum(table["dice"]) + table["margin_of_failure"]
+    return _differs("the fright table total", table["total"], total) or _differs(
+        "the fright table row", table["row"], gurps.FRIGHT_TABLE.lookup(total).first
+    )
+
+
+def _contest(payload: dict[str, Any]) -> str | None:
+    for side in (payload["a"], payload["b"]):
+        if side is None:
+            continue
+        result = side["result"]
+        if payload["system"] == "gurps":
+            problem = _gurps(result, result["base"], result["modifiers"], result["dice"])
+        else:
+            from tracker.rules import gloom
+
+            decided = gloom.decide(
+                result["rank"],
+                result["dl"],
+                tuple(result["dice"]),
+                mode=result["mode"],
+                above=result["above"],
+            )
+            problem = _differs(f"{side['name']}'s outcome", result["outcome"], decided.outcome)
+        if problem:
+            return problem
+    return None
+
+
+_CHECKS = {"RollMade": _roll, "FrightChecked": _fright, "ContestRolled": _contest}
+ROLL_TYPES = frozenset(_CHECKS)
