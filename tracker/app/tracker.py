@@ -240,7 +240,9 @@ class Tracker(PlayHandlers):
             if state.current_session is None:
                 raise Refused("No session is running; start one with `tracker session start`.")
             number = state.current_session
-            return [self._event(SessionEnded(number=number), session_id=number)]
+            # Ending a session with something still owed is allowed; the event records it lapsed.
+            lapsed = tuple(o.what for o in state.obligations.values())
+            return [self._event(SessionEnded(number=number, lapsed=lapsed), session_id=number)]
 
         state, stored = self._decide_and_append(decide)
         return state, state.sessions[stored[0].session_id]

@@ -130,6 +130,8 @@ def session_end(as_json: bool) -> None:
         f"Session {info.number} ended {local_time(info.ended_at, 'HH:mm')} "
         f"({took}, {plural(info.event_count, 'event')})."
     )
+    if not info.lapsed:
+        click.echo("Open obligations: none.")
     for lapsed in info.lapsed:
         click.echo(warn(f"Lapsed: {lapsed}"))
 

@@ -454,16 +454,28 @@ def trait_assign(character, name, kind, obligation, as_json) -> None:
 
 
 @click.group("obligations", invoke_without_command=True)
+@click.option("--all", "show_all", is_flag=True, help="Also the recently discharged ones.")
 @output_options
 @click.pass_context
-def obligations(ctx: click.Context, as_json: bool) -> None:
-    """List what the rules say the GM owes next."""
+def obligations(ctx: click.Context, show_all: bool, as_json: bool) -> None:
+    """List what the rules say the GM owes next, each with the event that opened it."""
     if ctx.invoked_subcommand is not None:
         return
-    _, owed = open_tracker().obligations()
+    state, owed = open_tracker().obligations()
+    done = list(state.discharged) if show_all else []
     if as_json:
-        emit_json({"obligations": [o.to_dict() for o in owed]})
+        doc = {"obligations": [o.to_dict() for o in owed]}
+        if show_all:
+            doc["discharged"] = [o.to_dict() for o in done]
+        emit_json(doc)
         return
+    for ob in done:
+        click.echo(
+            dim(
+                f"    [{ob.id}] {ob.what} (event {ob.opened_version} → "
+                f"{ob.discharged_version}: {ob.how})"
+            )
+        )
     if not owed:
         click.echo("Nothing is owed.")
     for ob in owed:
