@@ -44,6 +44,10 @@ def sheet_file(name: str) -> Path:
     return Path(str(resources.files("tracker.fixtures") / "sheets" / name))
 
 
+def session_script(system: str) -> Path:
+    return Path(str(resources.files("tracker.fixtures") / "sessions" / f"{system}.txt"))
+
+
 def make_demo(db: str | None) -> DemoReport:
     """Fill a new database (``db``, or a fresh demo.db beside the default log) with the demo."""
     if db is None:

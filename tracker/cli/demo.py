@@ -9,6 +9,7 @@ from click.core import ParameterSource
 
 from tracker.cli.options import emit_json
 from tracker.cli.render import bold
+from tracker.cli.script import play_script
 
 
 @click.command("demo")
@@ -17,13 +18,17 @@ from tracker.cli.render import bold
 @click.pass_context
 def demo(ctx: click.Context, db: str | None, as_json: bool) -> None:
     """Make a demo database (a campaign per system, sample characters) and show what to try."""
-    from tracker.app.demo import make_demo
+    from tracker.app.demo import make_demo, session_script
 
     root = ctx.find_root()
     # $TRACKER_DB may point at a real campaign: the demo only writes where it is told explicitly.
     if db is None and root.get_parameter_source("db") == ParameterSource.COMMANDLINE:
         db = root.params.get("db")
     report = make_demo(db)
+    played = {}
+    for c in report.campaigns:
+        played[c["name"]] = play_script(report.db, c["name"], session_script(c["system"]))
+        c["commands_played"] = played[c["name"]][0]
     if as_json:
         emit_json(report.to_dict())
         return
@@ -32,12 +37,22 @@ def demo(ctx: click.Context, db: str | None, as_json: bool) -> None:
         names = ", ".join(ch["name"] for ch in c["characters"])
         click.echo(
             f"  {bold(c['name'])} ({c['system']}): {names}; "
-            f'session {c["session"]} "{c["session_title"]}" running'
+            f'session {c["session"]} "{c["session_title"]}" running, '
+            f"{c['commands_played']} commands played"
         )
-    click.echo(f'\nThe current campaign is "{report.campaigns[-1]["name"]}". Try:')
+    last = report.campaigns[-1]
+    click.echo(
+        f'\nThe evening so far in "{last["name"]}" (fixtures/sessions/{last["system"]}.txt):'
+    )
+    for line in played[last["name"]][1].splitlines():
+        click.echo(f"  {line}")
+    click.echo(f'\nThe current campaign is "{last["name"]}". Try:')
     tries = [
         f"export TRACKER_DB={shlex.quote(report.db)}",
         "tracker campaign list",
+        "tracker status",
+        "tracker obligations",
+        "tracker roll Wren Grit --tag 1:gear",
         "tracker character show Wren",
         "tracker odds glintlock --stat 3 --trained --tags 2",
         "tracker odds gurps --skill 12",

@@ -14,6 +14,7 @@ def summarize(event, names: dict[str, str]) -> str:
     """One line saying what an event recorded, in the GM's words."""
     p = event.payload
     who = names.get(event.character_id or "", "")
+    outcome = p.get("result", {}).get("outcome", "").replace("_", " ")
     match event.type:
         case "CampaignCreated":
             return f'campaign "{p["name"]}" created ({p["system"]})'
@@ -21,18 +22,71 @@ def summarize(event, names: dict[str, str]) -> str:
             title = f' "{p["title"]}"' if p.get("title") else ""
             return f"session {p['number']}{title} started"
         case "SessionEnded":
-            return f"session {p['number']} ended"
+            lapsed = f" ({len(p['lapsed'])} obligations lapsed)" if p.get("lapsed") else ""
+            return f"session {p['number']} ended{lapsed}"
         case "CharacterAdded":
             return f"character {p['name']} added"
         case "CharacterDefaultSet":
             return f"{who}: {p['skill']} defaults to {p['expression']}"
+        case "RollMade":
+            kind = "" if p["kind"] == "check" else f" ({p['kind']})"
+            return f"{who} rolls {p['trait']}{kind}: {dice_text(p['dice'])} → {outcome}"
+        case "ContestRolled":
+            a, b = p["a"]["name"], (p["b"] or {}).get("name", "?")
+            won = {"a": a, "b": b}.get(p["winner"] or "")
+            verdict = f"{won} wins" if won else ("no change" if not p["decided"] else "stalemate")
+            return f"{p['mode']} contest {a} vs {b}: {verdict}"
+        case "FrightChecked":
+            table = p["result"].get("table")
+            row = f", fright table row {table['row']}" if table else ""
+            outcome = p["result"]["roll"]["outcome"].replace("_", " ")
+            return f"{who} makes a Fright Check: {outcome}{row}"
+        case "MettleSpent":
+            return f"{who} spends {p['cost']} Mettle on {p['action'].replace('-', ' ')}"
+        case "MettleGained":
+            return f"{who} gains {p['amount']} Mettle ({p['action'].replace('-', ' ')})"
+        case "ThreatAdded":
+            return f"Threat +{p['amount']}" + (f" ({p['reason']})" if p.get("reason") else "")
+        case "ThreatSpent":
+            note = f": {p['note']}" if p.get("note") else ""
+            return f"GM spends Threat, {p['tier']} ({p['cost']}){note}"
+        case "StressChanged":
+            cause = f" ({p['cause']})" if p.get("cause") else ""
+            return f"{who} stress {p['delta']:+d}{cause}"
+        case "TrackChanged":
+            return f"{who} {p['track'].upper()} {p['delta']:+d}"
+        case "ConditionSet":
+            return f"{who} is {p['name']}"
+        case "ConditionCleared":
+            return f"{who} is no longer {p['name']}"
+        case "StoryTagGained":
+            return f'{who} holds the story tag "{p["name"]}"'
+        case "PointsAwarded":
+            return f"{who} is awarded {p['points']} character points"
+        case "RollBoughtUp":
+            return f"{who} buys up a roll: {p['from_outcome']} → {p['to_outcome']}"
+        case "TraitAssigned":
+            return f'{who} gains the {p["kind"]} "{p["name"]}"'
+        case "BreakingPointResolved":
+            return f"{who} breaks: {p['result']}; lasting: {p['consequence']}"
+        case "ObligationDismissed":
+            return f"obligation {p['obligation']} dismissed"
+        case "ProjectStarted":
+            return f'project "{p["name"]}" started ({p["man_hours"]} man-hours)'
+        case "NoteAdded":
+            return f"note: {p['text']}"
     return event.type
+
+
+def dice_text(dice) -> str:
+    return ",".join(str(d) for d in dice)
 
 
 @click.command("log")
 @click.option("--session", "session", type=int, metavar="N", help="Only events of session N.")
+@click.option("--player-view", is_flag=True, help="Hide what secret rolls showed.")
 @output_options
-def log(session: int | None, as_json: bool) -> None:
+def log(session: int | None, player_view: bool, as_json: bool) -> None:
     """Show the campaign's events, newest last."""
     tracker = open_tracker()
     events = tracker.log(session)
@@ -50,6 +104,12 @@ def log(session: int | None, as_json: bool) -> None:
     for event in events:
         if event.type == "CharacterAdded":
             names[event.payload["character_id"]] = event.payload["name"]
+        if event.visibility == "gm" and player_view:
+            when = dim(local_time(event.recorded_at, "YYYY-MM-DD HH:mm:ss"))
+            who = names.get(event.character_id or "", "the GM")
+            click.echo(f"{event.version:>6}  {when}  {'':>4}  a secret roll for {who}")
+            shown += 1
+            continue
         session_label = f"s{event.session_id}" if event.session_id is not None else "  "
         secret = " [secret]" if event.visibility == "gm" else ""
         click.echo(
