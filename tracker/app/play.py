@@ -16,7 +16,7 @@ from typing import Any
 from tracker.errors import BadInput, NotFound, Refused
 from tracker.events import NewEvent, StoredEvent
 from tracker.events import play as ev
-from tracker.projections.campaign import CampaignState, Character, Obligation
+from tracker.projections.campaign import CampaignState, Character, Obligation, track_floor
 from tracker.rules.dice import DiceSource, source_for
 
 DiceFactory = Callable[[], DiceSource]
@@ -792,7 +792,7 @@ class PlayHandlers:
                 character_id=ch.character_id, track=track, delta=delta, cause=cause
             )
             top = ch.hp_max if track == "hp" else ch.fp_max
-            bottom = -5 * top if track == "hp" else -top
+            bottom = track_floor(state.system, track, top)
             doc = {
                 "character": ch.name,
                 "track": track,

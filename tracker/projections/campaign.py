@@ -428,7 +428,7 @@ def _apply_effects(
             elif track == "stress":
                 _set_stress(state, ch, delta, raw)
             elif track in ("hp", "fp"):
-                _change_track(ch, track, delta)
+                _change_track(state, ch, track, delta)
         elif "condition" in effect and ch is not None:
             ch.conditions[effect["condition"]] = Condition(
                 effect["condition"],
@@ -455,14 +455,19 @@ def _apply_effects(
             ch.stat_changes[key] = ch.stat_changes.get(key, 0) + effect["delta"]
 
 
-def _change_track(ch: Character, track: str, delta: int) -> None:
+def track_floor(system: str, track: str, top: int) -> int:
+    """How low HP or FP can go: GURPS to -5 x HP (death) and -FP (unconsciousness); 0 elsewhere."""
+    if system != "gurps":
+        return 0
+    return -5 * top if track == "hp" else -top
+
+
+def _change_track(state: CampaignState, ch: Character, track: str, delta: int) -> None:
     value = getattr(ch, track)
     if value is None:
         return
     top = ch.hp_max if track == "hp" else ch.fp_max
-    # GURPS lets HP fall to -5 x HP (death) and FP to -FP (unconsciousness); nothing lower.
-    bottom = -5 * top if track == "hp" else -top
-    setattr(ch, track, min(max(value + delta, bottom), top))
+    setattr(ch, track, min(max(value + delta, track_floor(state.system, track, top)), top))
 
 
 # -- handlers ------------------------------------------------------------------------------------
@@ -635,7 +640,7 @@ def _stress_changed(state: CampaignState, e: p.StressChanged, raw: StoredEvent) 
 
 
 def _track_changed(state: CampaignState, e: p.TrackChanged, _: StoredEvent) -> None:
-    _change_track(state.characters[e.character_id], e.track, e.delta)
+    _change_track(state, state.characters[e.character_id], e.track, e.delta)
 
 
 def _condition_set(state: CampaignState, e: p.ConditionSet, raw: StoredEvent) -> None:

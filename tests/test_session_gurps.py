@@ -1,0 +1,547 @@
+"""A GURPS evening at the table, driven through the CLI with physical dice.
+
+Each step is checked the way a GM reads the table: what the command answered, then the
+characters' tracks (HP, FP, points, conditions, traits) and the open obligations. Expected numbers
+come from the rulebook (gurps.md) and DESIGN.md Rulings/gurps, worked by hand. From the fixture
+sheets: Mira (Lockpicking 12, Will 12, HT 11, FP 11), Aldric (IQ 14, Will 14, Combat Reflexes,
+Lockpicking defaulting to IQ-5) and Vora (Broadsword 16, ST 12, Will 11, HP 12).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SHEETS = Path(__file__).resolve().parent.parent / "fixtures" / "sheets"
+MIRA = {"hp": 10, "fp": 11, "conditions": [], "traits_gained": []}
+
+
+@pytest.fixture
+def iron(run):
+    run.ok("campaign new Iron --system gurps")
+    for name in ("mira", "aldric", "vora"):
+        run.ok(["character", "add", "--sheet", str(SHEETS / f"gurps-{name}.toml")])
+    run.ok("session start")
+    return run
+
+
+def state(run, *, owed=(), **tracks) -> list[dict]:
+    """Check each named character's tracks and the open obligations; return the obligations.
+
+    ``tracks`` maps a character to the fields of ``status NAME --json`` it must show (conditions
+    by name); ``owed`` lists the open obligations as (kind, character name or None).
+    """
+    for name, expected in tracks.items():
+        shown = run.json(["status", name])
+        shown["conditions"] = [c["name"] for c in shown["conditions"]]
+        assert {key: shown[key] for key in expected} == expected, name
+    ids = {c["character_id"]: c["name"] for c in run.json("status")["characters"]}
+    obligations = run.json("obligations")["obligations"]
+    assert [(o["kind"], ids.get(o["character_id"])) for o in obligations] == list(owed)
+    return obligations
+
+
+def refused(run, command: str | list[str], words: str, code: int = 1) -> None:
+    """The command is refused with one sentence on stderr, and nothing is appended."""
+    before = run.event_count()
+    result = run(command)
+    assert result.exit_code == code, (command, result.output)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert words in lines[0]
+    assert run.event_count() == before
+
+
+def rolled(doc: dict) -> tuple:
+    """(effective, total, outcome, margin) of a success roll."""
+    return doc["effective"], doc["total"], doc["outcome"], doc["margin"]
+
+
+def mods(doc: dict) -> list[tuple[int, str]]:
+    return [(m["value"], m["label"]) for m in doc["modifiers"]]
+
+
+def kinds(obligations: list[dict]) -> list[str]:
+    return [o["kind"] for o in obligations]
+
+
+# -- Success rolls, modifiers, the floor of 3 ---------------------------------------------------
+
+
+def test_miras_lock_with_modifiers_and_the_floor_of_three(iron):
+    run = iron
+
+    # "Her Lockpicking skill is 12. She rolls 3d6 and gets an 8 ... she succeeds."
+    lock = run.json("roll Mira Lockpicking --dice 2,3,3")
+    assert (lock["base"], lock["base_source"], lock["modifiers"]) == (12, "skill", [])
+    assert rolled(lock) == (12, 8, "success", 4)
+    assert (lock["dice"], lock["success"]) == ([2, 3, 3], True)
+    state(run, Mira=MIRA)
+
+    # "If she had rolled a 15, she would fail."
+    fail = run.json("roll Mira Lockpicking --dice 6,5,4")
+    assert rolled(fail) == (12, 15, "failure", -3)
+    state(run, Mira=MIRA)
+
+    assert rolled(run.json("roll Mira Lockpicking --dice 1,1,2")) == (12, 4, "critical_success", 8)
+    fumble = run.json("roll Mira Lockpicking --dice 6,6,5")
+    assert rolled(fumble) == (12, 17, "critical_failure", -5)
+    state(run, Mira=MIRA)
+
+    # Labelled modifiers and a preset: -2 darkness, hard task (-4): effective 6.
+    dark = run.json("roll Mira Lockpicking --mod -2:darkness --mod hard --dice 1,2,3")
+    assert [value for value, _ in mods(dark)] == [-2, -4]
+    assert mods(dark)[0] == (-2, "darkness")
+    assert "hard" in mods(dark)[1][1]
+    assert rolled(dark) == (6, 6, "success", 0)
+    state(run, Mira=MIRA)
+
+    # "rolling 16 on a skill of 6": 10 or more above effective skill is a critical failure.
+    worse = run.json("roll Mira Lockpicking --mod -2:darkness --mod hard --dice 6,6,4")
+    assert rolled(worse) == (6, 16, "critical_failure", -10)
+    state(run, Mira=MIRA)
+
+    # Fine tools (+2) and four times the time (+2): effective 16, where a 6 is critical.
+    careful = run.json("roll Mira Lockpicking --mod equipment:fine --mod time:4x --dice 2,2,2")
+    assert [value for value, _ in mods(careful)] == [2, 2]
+    assert rolled(careful) == (16, 6, "critical_success", 10)
+    state(run, Mira=MIRA)
+
+    # Below effective skill 3 a character cannot attempt the task...
+    refused(
+        run,
+        ["roll", "Mira", "DX", "--mod", "-11:blind and prone", "--dice", "3,3,3"],
+        "cannot be attempted",
+    )
+    state(run, Mira=MIRA)
+
+    # ... but an active defense is still rolled: only a 3 or 4 saves her.
+    saved = run.json(
+        ["roll", "Mira", "DX", "--mod", "-11:blind and prone", "--defense", "--dice", "1,1,1"]
+    )
+    assert (saved["effective"], saved["total"], saved["outcome"]) == (2, 3, "critical_success")
+    missed = run.json(
+        ["roll", "Mira", "DX", "--mod", "-11:blind and prone", "--defense", "--dice", "2,2,2"]
+    )
+    assert (missed["effective"], missed["total"], missed["outcome"]) == (2, 6, "failure")
+    state(run, Mira=MIRA)
+    assert run.json("verify")["ok"] is True
+
+
+def test_aldrics_default_and_a_skill_without_one(iron):
+    run = iron
+
+    # "Lockpicking defaults to IQ-5. If Aldric has IQ 14, he ... roll[s] against 14-5 = 9."
+    lock = run.json("roll Aldric Lockpicking --dice 3,3,3")
+    assert (lock["base"], lock["base_source"]) == (9, "IQ-5")
+    assert rolled(lock) == (9, 9, "success", 0)
+    state(run, Aldric={"conditions": []})
+
+    short = run.json("roll Aldric Lockpicking --dice 4,3,3")
+    assert rolled(short) == (9, 10, "failure", -1)
+    state(run, Aldric={"conditions": []})
+
+    # Climbing defaults to DX-5 on his sheet: 11 - 5 = 6.
+    climb = run.json("roll Aldric Climbing --dice 1,2,3")
+    assert (climb["base"], climb["base_source"]) == (6, "DX-5")
+    assert rolled(climb) == (6, 6, "success", 0)
+
+    # "Alchemy ... no default. You cannot attempt them without training."
+    refused(run, "roll Aldric Alchemy --dice 3,3,3", "no Alchemy skill and no default")
+    state(run, Aldric={"conditions": []})
+
+
+def test_repeated_attempts_are_counted_from_the_log(iron):
+    run = iron
+
+    first = run.json("roll Mira Lockpicking --task vault --retry retry-at-penalty --dice 6,5,4")
+    assert (mods(first), rolled(first)) == ([], (12, 15, "failure", -3))
+    state(run, Mira=MIRA)
+
+    # The second attempt after a failure is at -1; the task's mode is remembered.
+    second = run.json("roll Mira Lockpicking --task vault --dice 5,4,4")
+    assert [value for value, _ in mods(second)] == [-1]
+    assert rolled(second) == (11, 13, "failure", -2)
+    state(run, Mira=MIRA)
+
+    third = run.json("roll Mira Lockpicking --task vault --dice 4,4,2")
+    assert [value for value, _ in mods(third)] == [-2]
+    assert rolled(third) == (10, 10, "success", 0)
+    state(run, Mira=MIRA)
+
+    # Another task keeps its own count.
+    chest = run.json("roll Mira Lockpicking --task chest --retry retry-at-penalty --dice 6,5,4")
+    assert mods(chest) == []
+    state(run, Mira=MIRA)
+
+    # One chance only: the second attempt is refused.
+    bomb = run.json("roll Mira Lockpicking --task bomb --retry one-chance --dice 3,3,3")
+    assert bomb["outcome"] == "success"
+    refused(run, "roll Mira Lockpicking --task bomb --retry one-chance --dice 3,3,3", "one chance")
+    refused(run, "roll Mira Lockpicking --task bomb --dice 3,3,3", "one chance")
+    state(run, Mira=MIRA)
+
+
+# -- Cinematic buy-ups --------------------------------------------------------------------------
+
+
+def test_a_cinematic_campaign_buys_up_the_last_roll_with_points(run):
+    run.ok("campaign new Heroes --system gurps --cinematic")
+    run.ok(["character", "add", "--sheet", str(SHEETS / "gurps-mira.toml")])
+    run.ok("session start")
+
+    miss = run.json("roll Mira Lockpicking --dice 6,5,4")
+    assert rolled(miss) == (12, 15, "failure", -3)
+    state(run, Mira={"points": 0})
+    refused(run, "spend Mira buy-up", "Mira has 0 character points; that buy-up costs 1.")
+    state(run, Mira={"points": 0})
+
+    awarded = run.json('points award Mira 3 --reason "a bold plan"')
+    assert awarded["total"] == 3
+    state(run, Mira={"points": 3})
+
+    again = run.json("roll Mira Lockpicking --dice 6,5,4")
+    assert again["outcome"] == "failure"
+    bought = run.json("spend Mira buy-up")
+    assert bought["roll_event_id"] == again["event_id"]
+    assert (bought["from"], bought["to"]) == ("failure", "success")
+    assert (bought["cost"], bought["points_left"]) == (1, 2)
+    state(run, Mira={"points": 2})
+
+    # The roll itself never changes: the buy-up is an amendment that references it.
+    events = {e["event_id"]: e for e in run.json("log")["events"]}
+    assert events[again["event_id"]]["payload"]["result"]["outcome"] == "failure"
+    assert events[bought["event_id"]]["type"] == "RollBoughtUp"
+
+    # Steps chain: success to critical success costs 2 more.
+    crit = run.json("spend Mira buy-up")
+    assert (crit["from"], crit["to"]) == ("success", "critical_success")
+    assert (crit["cost"], crit["points_left"]) == (2, 0)
+    state(run, Mira={"points": 0})
+
+    # A critical failure to a success is 2 + 1 = 3 points.
+    fumble = run.json("roll Mira Lockpicking --dice 6,6,6")
+    assert fumble["outcome"] == "critical_failure"
+    refused(run, "spend Mira buy-up --to success", "that buy-up costs 3.")
+    state(run, Mira={"points": 0})
+
+
+def test_a_buy_up_is_refused_outside_a_cinematic_campaign(iron):
+    run = iron
+    run.ok("points award Mira 2")
+    run.ok("roll Mira Lockpicking --dice 6,5,4")
+    refused(run, "spend Mira buy-up", "cinematic")
+    state(run, Mira={"points": 2})
+
+
+# -- Contests -----------------------------------------------------------------------------------
+
+# Vora (Broadsword 16) against a duellist (12): (Vora's dice, theirs, winner, margin of victory).
+DISARMS = [
+    # Both succeed: 9 - 2.
+    ("2,2,3", "3,3,4", "Vora", 7),
+    # One fails: 6 + 2.
+    ("3,3,4", "6,6,2", "Vora", 8),
+    # Both fail (a 17 at skill 16 is an ordinary failure, by 1): 3 - 1.
+    ("6,6,5", "5,5,5", "Vora", 2),
+    # Equal margins of success: stalemate.
+    ("3,3,4", "1,1,4", None, None),
+    # The duellist does better: 7 - 1.
+    ("5,5,5", "1,2,2", "Duellist", 6),
+]
+
+
+def test_vora_disarms_a_duellist_in_quick_contests(iron):
+    run = iron
+    for dice_a, dice_b, winner, margin in DISARMS:
+        doc = run.json(f"contest Vora Broadsword Duellist 12 --dice-a {dice_a} --dice-b {dice_b}")
+        assert doc["mode"] == "quick"
+        assert (doc["a"]["effective"], doc["b"]["effective"]) == (16, 12)
+        assert (doc["winner"], doc["margin_of_victory"]) == (winner, margin), dice_a
+        state(run, Vora={"hp": 12, "conditions": []})
+
+    # The resisting side rolls at any skill; only a 3 or 4 can succeed then.
+    novice = run.json("contest Vora Broadsword Novice 2 --dice-a 2,2,3 --dice-b 1,1,1")
+    assert (novice["b"]["outcome"], novice["winner"]) == ("critical_success", "Vora")
+    # The active side below 3 cannot attempt.
+    refused(run, "contest Novice 2 Vora Broadsword --dice-a 1,1,1 --dice-b 3,3,3", "cannot be")
+    state(run, Vora={"hp": 12, "conditions": []})
+
+
+def test_resistance_rolls_and_the_rule_of_16(iron):
+    run = iron
+
+    # The attacker fails: the defender does not roll, and wins.
+    fizzle = run.json("contest Wizard 12 Aldric Will --mode resistance --dice-a 5,5,4")
+    assert (fizzle["a"]["outcome"], fizzle["b"]) == ("failure", None)
+    assert (fizzle["winner"], fizzle["margin_of_victory"]) == ("Aldric", None)
+    state(run, Aldric={"conditions": []})
+
+    # Rule of 16: an 18 against Will 14 rolls against 16; 10 succeeds by 6, Aldric's 7 by 7.
+    capped = run.json(
+        "contest Wizard 18 Aldric Will --mode resistance --supernatural "
+        "--dice-a 3,3,4 --dice-b 2,2,3"
+    )
+    assert (capped["a"]["effective"], capped["b"]["effective"]) == (16, 14)
+    assert capped["rule_of_16"] is True
+    assert (capped["winner"], capped["margin_of_victory"]) == ("Aldric", 1)
+    state(run, Aldric={"conditions": []})
+
+    # Not supernatural: the full 18 succeeds by 8 and wins by 1.
+    full = run.json("contest Wizard 18 Aldric Will --mode resistance --dice-a 3,3,4 --dice-b 2,2,3")
+    assert full["a"]["effective"] == 18
+    assert (full["winner"], full["margin_of_victory"]) == ("Wizard", 1)
+    state(run, Aldric={"conditions": []})
+
+    # Ties go to the defender.
+    tie = run.json("contest Wizard 14 Aldric Will --mode resistance --dice-a 3,3,4 --dice-b 4,3,3")
+    assert tie["winner"] == "Aldric"
+    state(run, Aldric={"conditions": []})
+
+
+def test_a_regular_contest_runs_over_rounds_until_decided(iron):
+    run = iron
+
+    # Arm wrestling, Vora ST 12 against a brute (13); both succeed: no change, roll again.
+    first = run.json("contest Vora ST Brute 13 --mode regular --dice-a 3,3,3 --dice-b 3,3,3")
+    assert (first["round"], first["decided"], first["winner"]) == (1, False, None)
+    assert kinds(first["obligations_opened"]) == ["regular-contest"]
+    owed = state(run, owed=[("regular-contest", None)], Vora={"conditions": []})
+    assert owed[0]["opened_by"] == first["event_id"]
+
+    # Both fail: still running, the same obligation.
+    second = run.json("contest Vora ST Brute 13 --mode regular --dice-a 6,6,5 --dice-b 6,6,5")
+    assert (second["round"], second["decided"], second["winner"]) == (2, False, None)
+    assert second["obligations_opened"] == []
+    still = state(run, owed=[("regular-contest", None)])
+    assert still[0]["id"] == owed[0]["id"]
+
+    # Vora succeeds (9) and the brute fails (14): decided.
+    third = run.json("contest Vora ST Brute 13 --mode regular --dice-a 3,3,3 --dice-b 6,6,2")
+    assert (third["round"], third["decided"], third["winner"]) == (3, True, "Vora")
+    assert [o["id"] for o in third["obligations_discharged"]] == [owed[0]["id"]]
+    state(run, Vora={"conditions": []})
+
+    # Both 14 or more: lowered so the lower is 10 (16 vs 15 is 11 vs 10).
+    high = run.json(
+        "contest Vora Broadsword Duellist 15 --mode regular --dice-a 4,4,3 --dice-b 4,4,3"
+    )
+    assert (high["a"]["effective"], high["b"]["effective"]) == (11, 10)
+    assert (high["round"], high["decided"], high["winner"]) == (1, True, "Vora")
+    state(run)
+
+    # Both 6 or less: raised so the lower is 10 (4 vs 5 is 10 vs 11).
+    low = run.json("contest Toddler 4 Kitten 5 --mode regular --dice-a 4,4,2 --dice-b 4,4,4")
+    assert (low["a"]["effective"], low["b"]["effective"]) == (10, 11)
+    assert (low["decided"], low["winner"]) == (True, "Toddler")
+    state(run)
+
+
+# -- Fright checks ------------------------------------------------------------------------------
+
+
+def test_fright_checks_rule_of_14_and_the_fright_table(iron):
+    run = iron
+
+    # Aldric: Will 14 + Combat Reflexes 2 = 16, checked against 13 (Rule of 14).
+    brave = run.json("fright Aldric --dice 3,3,3")
+    assert (brave["will"], brave["modified_will"], brave["effective"]) == (14, 16, 13)
+    assert brave["rule_of_14"] is True
+    assert (2, "Combat Reflexes") in mods(brave)
+    assert (brave["outcome"], brave["table"]) == ("success", None)
+    state(run, Aldric={"conditions": [], "fp": 10})
+
+    # "A roll of 14 or higher automatically fails": by 1; table 9 + 1 = 10, stunned 1d seconds.
+    shaken = run.json("fright Aldric --dice 4,5,5 --table-dice 3,3,3 --effect-dice 2")
+    assert rolled(shaken) == (13, 14, "failure", -1)
+    table = shaken["table"]
+    assert (table["dice"], table["total"], table["row"]) == ([3, 3, 3], 10, 10)
+    assert {"condition": "stunned", "duration": 2, "unit": "seconds", "note": None} in shaken[
+        "effects"
+    ]
+    state(run, Aldric={"conditions": ["stunned"], "fp": 10})
+    stunned = run.json("status Aldric")["conditions"][0]
+    assert (stunned["duration"], stunned["unit"]) == (2, "seconds")
+    run.ok("condition clear Aldric stunned")
+    state(run, Aldric={"conditions": []})
+
+    # Mira (Will 12) rolls 15, failing by 3; table 11 + 3 = 14: lose 1d FP, stunned 1d seconds.
+    fp_loss = run.json("fright Mira --dice 5,5,5 --table-dice 4,4,3 --effect-dice 4,2")
+    assert (fp_loss["effective"], fp_loss["rule_of_14"], fp_loss["margin"]) == (12, False, -3)
+    assert (fp_loss["table"]["total"], fp_loss["table"]["row"]) == (14, 14)
+    assert {"track": "fp", "delta": -4, "cause": "fright"} in fp_loss["effects"]
+    state(run, Mira={"fp": 7, "hp": 10, "conditions": ["stunned"]})
+
+    # Table 8 + 4 = 12: retching for 25 - HT 11 = 14 seconds.
+    retching = run.json("fright Mira --dice 6,6,4 --table-dice 3,3,2")
+    assert (retching["table"]["total"], retching["table"]["row"]) == (12, 12)
+    assert {"condition": "retching", "duration": 14, "unit": "seconds", "note": None} in retching[
+        "effects"
+    ]
+    state(run, Mira={"fp": 7, "conditions": ["stunned", "retching"]})
+
+
+def test_fright_results_that_give_traits_are_owed_until_assigned(iron):
+    run = iron
+
+    # Fails by 4 (16), table 9 + 4 = 13: a new mental quirk, assigned by the GM.
+    quirk = run.json("fright Mira --dice 6,6,4 --table-dice 3,3,3")
+    assert (quirk["table"]["total"], quirk["table"]["row"]) == (13, 13)
+    assert kinds(quirk["obligations_opened"]) == ["assign-trait"]
+    owed = state(run, owed=[("assign-trait", "Mira")], Mira=MIRA)
+    assert owed[0]["opened_by"] == quirk["event_id"]
+    assert owed[0]["data"]["trait"] == "quirk"
+
+    assigned = run.json('trait assign Mira "Quirk: hums when afraid"')
+    assert (assigned["kind"], assigned["trait"]) == ("quirk", "Quirk: hums when afraid")
+    assert [o["id"] for o in assigned["obligations_discharged"]] == [owed[0]["id"]]
+    gained = [{"kind": "quirk", "name": "Quirk: hums when afraid", "points": -1}]
+    state(run, Mira={**MIRA, "traits_gained": gained})
+    refused(run, 'trait assign Mira "Quirk: another"', "No trait is owed to Mira")
+
+    # Table 18 + 4 = 22: a -10-point delusion.
+    delusion = run.json("fright Mira --dice 6,6,4 --table-dice 6,6,6")
+    assert (delusion["table"]["total"], delusion["table"]["row"]) == (22, 22)
+    state(run, owed=[("assign-trait", "Mira")])
+
+    # 17 is a critical failure at Will 12, by 5; table 18 + 5 = 23: a -10-point phobia.
+    phobia = run.json("fright Mira --dice 6,6,5 --table-dice 6,6,6")
+    assert (phobia["outcome"], phobia["margin"]) == ("critical_failure", -5)
+    assert (phobia["table"]["total"], phobia["table"]["row"]) == (23, 23)
+    owed = state(run, owed=[("assign-trait", "Mira"), ("assign-trait", "Mira")])
+    assert [o["data"]["trait"] for o in owed] == ["delusion", "phobia"]
+
+    run.ok('trait assign Mira "Phobia: deep cellars" --kind phobia')
+    left = state(run, owed=[("assign-trait", "Mira")])
+    assert left[0]["data"]["trait"] == "delusion"
+    run.ok('trait assign Mira "Delusion: the ghoul is still following her"')
+    state(
+        run,
+        Mira={
+            "traits_gained": [
+                *gained,
+                {"kind": "phobia", "name": "Phobia: deep cellars", "points": -10},
+                {
+                    "kind": "delusion",
+                    "name": "Delusion: the ghoul is still following her",
+                    "points": -10,
+                },
+            ]
+        },
+    )
+
+
+def test_totals_between_listed_rows_and_past_forty(iron):
+    run = iron
+
+    # Vora (Will 11) fails by 3; table 16 + 3 = 19, between rows: the 18 row (faint).
+    faint = run.json("fright Vora --dice 5,5,4 --table-dice 6,5,5")
+    assert (faint["table"]["total"], faint["table"]["row"]) == (19, 18)
+    state(run, Vora={"conditions": ["fainted"], "hp": 12})
+
+    # Fails by 7 (18); table 18 + 7 = 25: the 23 row (phobia).
+    phobia = run.json("fright Vora --dice 6,6,6 --table-dice 6,6,6")
+    assert (phobia["table"]["total"], phobia["table"]["row"]) == (25, 23)
+    state(run, owed=[("assign-trait", "Vora")], Vora={"conditions": ["fainted"]})
+
+    # A fright check is rolled at any target: Will 12 - 16 = -4, 18 fails by 22;
+    # table 18 + 22 = 40: catatonia for 1d days and 1 point of IQ lost for good.
+    abyss = run.json(
+        [
+            "fright",
+            "Mira",
+            "--mod",
+            "-16:the unspeakable",
+            "--dice",
+            "6,6,6",
+            "--table-dice",
+            "6,6,6",
+            "--effect-dice",
+            "2",
+        ]
+    )
+    assert (abyss["effective"], abyss["margin"]) == (-4, -22)
+    assert (abyss["table"]["total"], abyss["table"]["row"]) == (40, 40)
+    state(
+        run,
+        owed=[("assign-trait", "Vora")],
+        Mira={"conditions": ["catatonia"], "stat_changes": {"IQ": -1}},
+    )
+    catatonia = run.json("status Mira")["conditions"][0]
+    assert (catatonia["duration"], catatonia["unit"]) == (2, "days")
+
+
+def test_unfazeable_needs_no_fright_check(run, tmp_path):
+    run.ok("campaign new Iron --system gurps")
+    sheet = tmp_path / "stone.toml"
+    sheet.write_text('name = "Stone"\ntraits = ["Unfazeable"]\n[stats]\nIQ = 10\nWill = 10\n')
+    run.ok(["character", "add", "--sheet", str(sheet)])
+    run.ok("session start")
+    refused(run, "fright Stone --dice 6,6,6 --table-dice 6,6,6", "Unfazeable")
+    state(run, Stone={"conditions": [], "traits_gained": []})
+
+
+def test_the_same_threat_within_a_day_gives_plus_one_per_exposure(iron):
+    run = iron
+
+    first = run.json('fright Vora --threat "the ghoul" --dice 3,3,3')
+    assert (mods(first), first["effective"]) == ([], 11)
+    state(run, Vora={"conditions": []})
+
+    second = run.json('fright Vora --threat "The Ghoul" --dice 3,3,3')
+    assert [value for value, _ in mods(second)] == [1]
+    assert second["effective"] == 12
+    state(run, Vora={"conditions": []})
+
+    # Another threat is a first exposure; the ghoul a third time is +2, with the table's own.
+    rat = run.json('fright Vora --threat "a rat" --dice 3,3,3')
+    assert (mods(rat), rat["effective"]) == ([], 11)
+    third = run.json('fright Vora --threat "the ghoul" --mod alone --dice 3,3,3')
+    assert sorted(value for value, _ in mods(third)) == [-2, 2]
+    assert third["effective"] == 11
+    state(run, Vora={"conditions": []})
+
+
+# -- A major project ----------------------------------------------------------------------------
+
+
+def test_a_major_project_accumulates_man_hours_day_by_day(iron):
+    run = iron
+    run.ok("character add Builder --stat IQ=10 --skill Masonry=12")
+    started = run.json("project start Bridge --skill Masonry --hours 40")
+    assert started["man_hours"] == 40
+
+    def progress() -> dict:
+        projects = run.json("project status")["projects"]
+        assert [p["name"] for p in projects] == ["Bridge"]
+        return {key: projects[0][key] for key in ("done", "days", "destroyed", "complete")}
+
+    assert progress() == {"done": 0, "days": 0, "destroyed": 0, "complete": False}
+
+    days = [
+        # (options, dice, outcome, man-hours, destroyed, done)
+        ("", "3,3,3", "success", 8, 0, 8),
+        ("", "1,1,2", "critical_success", 12, 0, 20),
+        ("", "4,4,5", "failure", 4, 0, 24),
+        ("--supervisor 1", "4,4,5", "success", 8, 0, 32),
+        ("--destroyed-dice 3,4", "6,6,6", "critical_failure", 0, 7, 25),
+        ("", "2,3,3", "success", 8, 0, 33),
+        ("", "2,3,3", "success", 8, 0, 41),
+    ]
+    for day, (options, dice, outcome, hours, destroyed, done) in enumerate(days, start=1):
+        doc = run.json(f"project roll Bridge Builder {options} --dice {dice}")
+        assert (doc["outcome"], doc["man_hours"]) == (outcome, hours), day
+        assert (doc["destroyed"], doc["done"]) == (destroyed, done), day
+        assert doc["needed"] == 40
+        assert progress() == {
+            "done": done,
+            "days": day,
+            "destroyed": 0 if day < 5 else 7,
+            "complete": done >= 40,
+        }
+        state(run, Builder={"conditions": []})
+
+    supervised = run.json("log")["events"]
+    supervised_day = [e for e in supervised if e["type"] == "RollMade"][3]
+    assert [m["value"] for m in supervised_day["payload"]["inputs"]["modifiers"]] == [1]
