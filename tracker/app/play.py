@@ -339,6 +339,8 @@ class PlayHandlers:
         }
         doc = {
             "trait": trait_name,
+            "stat": stat,
+            "trained": is_trained,
             "effective": result.effective,
             "weak_dc": result.weak_dc,
             "strong_dc": result.strong_dc,
@@ -961,8 +963,14 @@ def _trait_value(ch: Character, trait: str, system: str) -> tuple[int, str]:
     value, name = ch.skill(trait), ch.skill_name(trait)
     if value is None:
         value, name = ch.stat(trait), ch.stat_name(trait)
+    if value is None and system == "glintlock" and ch.is_trained(trait):
+        raise NotFound(
+            f"{trait} is a skill {ch.name} is trained in; roll the stat it uses with it, "
+            f"like `tracker roll {ch.name} Grit --skill {trait}`."
+        )
     if value is None:
-        known = ", ".join([*ch.stats, *ch.skills]) or "none yet"
+        known = ", ".join(k for k in [*ch.stats, *ch.skills] if k.casefold() not in ("hp", "fp"))
+        known = known or "none yet"
         raise NotFound(
             f"{ch.name} has no {trait} (traits: {known}); add it with "
             f"`tracker character add` or check the spelling."

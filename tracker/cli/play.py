@@ -113,8 +113,9 @@ def render_roll(doc: dict[str, Any]) -> list[str]:
     secret = dim(" (secret)") if doc.get("secret") else ""
     system = doc["system"]
     if system == "glintlock":
+        trained = f" (trained: {doc['effective']})" if doc["trained"] else ""
         head = (
-            f"{bold(doc['character'])} · {doc['trait']} {doc['effective']} · {doc['position']} "
+            f"{bold(doc['character'])} · {doc['trait']} {doc['stat']}{trained} · {doc['position']} "
             f"(net tags {signed(doc['net_tags'])}{POSITION_WORDS[doc['position']]}) · "
             f"Weak DC {doc['weak_dc']} · "
             f"Strong DC {doc['strong_dc']}"

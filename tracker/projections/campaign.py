@@ -488,6 +488,8 @@ def _session_started(state: CampaignState, e: c.SessionStarted, raw: StoredEvent
     if state.system == "glintlock":
         for ch in state.characters.values():
             ch.mettle = 0
+            # What Mettle bought for "the next roll" lapses with the session it was bought in.
+            _consume_pending(ch)
         if not state.threat_carries_over:
             state.threat = 0
             for ob in state.open_obligations("threat-floor"):
