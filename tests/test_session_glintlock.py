@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 SHEETS = Path(__file__).resolve().parent.parent / "fixtures" / "sheets"
 FRESH = {"mettle": 0, "stress": 0}
 
@@ -113,11 +111,6 @@ def test_the_example_evening(glintlock):
     assert run.json("verify")["ok"] is True
 
 
-@pytest.mark.xfail(
-    reason="`tracker undo`/`tracker redo` (DESIGN.md scripting contract, EXAMPLE-SESSION.md) "
-    "are not commands: `tracker undo` exits 2 with 'No such command'.",
-    strict=True,
-)
 def test_undo_takes_back_the_stress_and_redo_puts_it_back(glintlock):
     run = glintlock
     run.ok("session start")

@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy.exc import DatabaseError
 
+from tracker.app.history import HistoryHandlers
 from tracker.app.play import PlayHandlers
 from tracker.app.sheets import Sheet, check_scores, parse_pairs, read_sheet
 from tracker.errors import BadInput, ConcurrencyError, NotFound, Refused, StorageError
@@ -38,6 +39,7 @@ from tracker.projections.campaign import (
     SessionInfo,
     fold,
     from_snapshot,
+    refold_state,
     to_snapshot,
 )
 from tracker.store.engine import create_engine_for, prepare_sqlite_file, resolve_url, sqlite_path
@@ -111,7 +113,7 @@ class VerifyReport:
         }
 
 
-class Tracker(PlayHandlers):
+class Tracker(PlayHandlers, HistoryHandlers):
     """One open tracker database."""
 
     def __init__(self, db: str | None = None, campaign: str | None = None) -> None:
@@ -163,14 +165,26 @@ class Tracker(PlayHandlers):
         state = from_snapshot(cached[1]) if cached else CampaignState(row.campaign_id)
         start = state.version
         fold(self.store.read(row.campaign_id, after_version=start), row.campaign_id, state)
-        if state.version - start >= SNAPSHOT_EVERY:
+        if state.needs_refold:
+            state = self.refold(row, state.revoked)
             self._save_snapshot(state)
+        elif state.version - start >= SNAPSHOT_EVERY:
+            self._save_snapshot(state)
+        return state
+
+    def refold(self, row: CampaignRow, revoked, until_version: int | None = None) -> CampaignState:
+        """Fold from the first event, skipping exactly the ``revoked`` events."""
+        state = refold_state(row.campaign_id, revoked)
+        fold(self.store.read(row.campaign_id, until_version=until_version), row.campaign_id, state)
+        state.fixed_revoked = False
+        state.needs_refold = False
         return state
 
     def rebuild(self, campaign: CampaignRow | None = None) -> CampaignState:
         """The campaign's state folded from the first event, ignoring any snapshot."""
         row = campaign or self.campaign()
-        return fold(self.store.read(row.campaign_id), row.campaign_id)
+        state = fold(self.store.read(row.campaign_id), row.campaign_id)
+        return self.refold(row, state.revoked) if state.needs_refold else state
 
     def _save_snapshot(self, state: CampaignState) -> None:
         # The snapshot is only a cache: a read-only or busy database still answers.

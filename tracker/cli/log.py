@@ -75,6 +75,12 @@ def summarize(event, names: dict[str, str]) -> str:
             return f'project "{p["name"]}" started ({p["man_hours"]} man-hours)'
         case "NoteAdded":
             return f"note: {p['text']}"
+        case "EventsRevoked":
+            return f"undo: {len(p['event_ids'])} event(s) taken back" + (
+                f" ({p['reason']})" if p.get("reason") else ""
+            )
+        case "EventsRestored":
+            return f"redo: {len(p['event_ids'])} event(s) put back"
     return event.type
 
 

@@ -496,10 +496,26 @@ def obligations_dismiss(obligation, reason, as_json) -> None:
 
 @click.command("status")
 @click.argument("character", required=False)
+@click.option("--as-of", metavar="EVENT|TIME", help="The state as it stood at an event or time.")
 @output_options
-def status(character: str | None, as_json: bool) -> None:
-    """The campaign at a glance, or one character's tracks."""
-    state, ch = open_tracker().status(character)
+def status(character: str | None, as_of: str | None, as_json: bool) -> None:
+    """The campaign at a glance, or one character's tracks.
+
+    \b
+    Examples:
+      tracker status
+      tracker status Wren --json
+      tracker status --as-of 118            as it stood after event 118
+      tracker status --as-of "2026-11-29 21:30"
+    """
+    tracker = open_tracker()
+    if as_of:
+        state, at = tracker.as_of(as_of)
+        ch = tracker.character(character, state) if character else None
+        if not as_json:
+            click.echo(dim(f"As of event {at.version} ({at.recorded_at}):"))
+    else:
+        state, ch = tracker.status(character)
     if ch is not None:
         doc = ch.tracks(state.system)
         if as_json:

@@ -277,3 +277,25 @@ class NoteAdded(EventPayload):
     TYPE: ClassVar[str] = "NoteAdded"
     text: str
     tags: tuple[str, ...] = field(default_factory=tuple)
+
+
+@event_type
+@dataclass(frozen=True, slots=True)
+class EventsRevoked(EventPayload):
+    """Undo: the named events no longer count. Nothing is deleted; projections skip them."""
+
+    TYPE: ClassVar[str] = "EventsRevoked"
+    event_ids: tuple[str, ...]
+    reason: str | None = None
+    cascade: bool = False
+
+
+@event_type
+@dataclass(frozen=True, slots=True)
+class EventsRestored(EventPayload):
+    """Redo: events an earlier undo revoked count again."""
+
+    TYPE: ClassVar[str] = "EventsRestored"
+    event_ids: tuple[str, ...]
+    revocation: str | None = None
+    reason: str | None = None

@@ -20,7 +20,7 @@ from tracker.events import catalog as c
 from tracker.events import play as p
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 1
+PROJECTION_VERSION = 2
 TRACK_MAX = 6
 RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
@@ -258,6 +258,12 @@ class CampaignState:
     discharged: deque = field(default_factory=lambda: deque(maxlen=RECENT_DISCHARGED))
     projects: dict[str, Project] = field(default_factory=dict)
     exposures: deque = field(default_factory=lambda: deque(maxlen=RECENT_EXPOSURES))
+    # Undo: the events no longer in force, and the undos still open to a redo (newest last).
+    revoked: set[str] = field(default_factory=set)
+    undo_stack: list[dict[str, Any]] = field(default_factory=list)
+    # While folding with a known final revoked set (a refold), undo events do not change it.
+    fixed_revoked: bool = False
+    needs_refold: bool = False
 
     def character(self, name: str) -> Character | None:
         """A character by name, matched without regard to case."""
@@ -307,11 +313,13 @@ class CampaignState:
 
 
 def apply(state: CampaignState, event: StoredEvent) -> CampaignState:
-    """Fold one event into the campaign state."""
+    """Fold one event into the campaign state; a revoked event is passed over."""
     state.version = event.version
     state.head_hash = event.hash
     if event.session_id is not None and event.session_id in state.sessions:
         state.sessions[event.session_id].event_count += 1
+    if event.event_id in state.revoked:
+        return state
     handler = _HANDLERS.get(event.type)
     if handler is not None:
         handler(state, decode(event.type, event.schema_version, event.payload), event)
@@ -321,10 +329,43 @@ def apply(state: CampaignState, event: StoredEvent) -> CampaignState:
 def fold(
     events: Iterable[StoredEvent], campaign_id: str, state: CampaignState | None = None
 ) -> CampaignState:
+    """Fold events onto ``state`` (a new one when None).
+
+    An undo or redo changes which earlier events count, which a forward fold cannot take back:
+    it sets ``needs_refold``, and the caller folds again from the first event with
+    ``refold_state``, knowing the final set of revoked events.
+    """
     state = state or CampaignState(campaign_id)
     for event in events:
         apply(state, event)
     return state
+
+
+def refold_state(campaign_id: str, revoked: Iterable[str]) -> CampaignState:
+    """An empty state that will skip exactly ``revoked`` while folding from the first event."""
+    state = CampaignState(campaign_id)
+    state.revoked = set(revoked)
+    state.fixed_revoked = True
+    return state
+
+
+def problem_with(state: CampaignState, event: StoredEvent) -> str | None:
+    """Why ``event`` could not have been logged in ``state``, or None if it still could.
+
+    Undo asks this of every later event, folding without the events it would revoke: a spend
+    that used Mettle from an undone roll, a roll that used an undone steel-yourself.
+    """
+    check = _PRECONDITIONS.get(event.type)
+    if event.event_id in state.revoked:
+        return None
+    added = event.type == c.CharacterAdded.TYPE
+    if not added and event.character_id is not None and event.character_id not in state.characters:
+        return "its character would not exist"
+    return (
+        None
+        if check is None
+        else check(state, decode(event.type, event.schema_version, event.payload))
+    )
 
 
 # -- obligations ---------------------------------------------------------------------------------
@@ -699,7 +740,99 @@ def _project_started(state: CampaignState, e: p.ProjectStarted, _: StoredEvent) 
     state.projects[e.project_id] = Project(e.project_id, e.name, e.skill, e.man_hours)
 
 
+def _revoked(state: CampaignState, e: p.EventsRevoked, raw: StoredEvent) -> None:
+    state.undo_stack.append({"event_id": raw.event_id, "event_ids": list(e.event_ids)})
+    if not state.fixed_revoked:
+        state.revoked.update(e.event_ids)
+        state.needs_refold = True
+
+
+def _restored(state: CampaignState, e: p.EventsRestored, raw: StoredEvent) -> None:
+    state.undo_stack = [u for u in state.undo_stack if u["event_id"] != e.revocation]
+    if not state.fixed_revoked:
+        state.revoked.difference_update(e.event_ids)
+        state.needs_refold = True
+
+
+def _pre_mettle(state: CampaignState, e: p.MettleSpent) -> str | None:
+    ch = state.characters[e.character_id]
+    return (
+        f"{ch.name} would have {ch.mettle} Mettle for a spend of {e.cost}"
+        if (ch.mettle < e.cost)
+        else None
+    )
+
+
+def _pre_threat(state: CampaignState, e: p.ThreatSpent) -> str | None:
+    return (
+        f"Threat would be {state.threat} for a spend of {e.cost}"
+        if (state.threat < e.cost)
+        else None
+    )
+
+
+def _pre_buy_up(state: CampaignState, e: p.RollBoughtUp) -> str | None:
+    ch = state.characters[e.character_id]
+    if ch.last_roll_id != e.roll_event_id:
+        return "the roll it bought up would not be the last roll"
+    if ch.points < e.cost:
+        return f"{ch.name} would have {ch.points} character points for {e.cost}"
+    return None
+
+
+def _pre_roll(state: CampaignState, e: p.RollMade) -> str | None:
+    ch = state.characters[e.character_id]
+    missing = [i for i in e.consumed if i not in ch.pending_ids]
+    if missing:
+        return "it used a Mettle spend that would not have happened"
+    for effect in e.effects:
+        tag = effect.get("story_tag_spent")
+        if tag is not None and tag not in ch.story_tags:
+            return f"it spent the story tag {tag!r}, which would not be held"
+    immediate = state.system == "glintlock" and state.threat_floor == "immediate"
+    if immediate and not e.inputs.get("override"):
+        return "it would have been rolled while Threat 6 waited for a hard spend"
+    return None
+
+
+def _pre_obligation(kind: str):
+    def check(state: CampaignState, e: Any) -> str | None:
+        wanted = getattr(e, "obligation", None)
+        if kind == "breaking-point":
+            return (
+                None
+                if state.open_obligations(kind, e.character_id)
+                else ("the breaking point would not be owed")
+            )
+        return None if wanted in state.obligations else "the obligation would not be open"
+
+    return check
+
+
+def _pre_session_start(state: CampaignState, e: c.SessionStarted) -> str | None:
+    return "another session would still be running" if state.current_session else None
+
+
+def _pre_session_end(state: CampaignState, e: c.SessionEnded) -> str | None:
+    return None if state.current_session == e.number else "its session would not be running"
+
+
+_PRECONDITIONS: dict[str, Callable[[CampaignState, Any], str | None]] = {
+    p.MettleSpent.TYPE: _pre_mettle,
+    p.ThreatSpent.TYPE: _pre_threat,
+    p.RollBoughtUp.TYPE: _pre_buy_up,
+    p.RollMade.TYPE: _pre_roll,
+    p.BreakingPointResolved.TYPE: _pre_obligation("breaking-point"),
+    p.TraitAssigned.TYPE: _pre_obligation("assign-trait"),
+    p.ObligationDismissed.TYPE: _pre_obligation("any"),
+    c.SessionStarted.TYPE: _pre_session_start,
+    c.SessionEnded.TYPE: _pre_session_end,
+}
+
+
 _HANDLERS: dict[str, Callable[[CampaignState, Any, StoredEvent], None]] = {
+    p.EventsRevoked.TYPE: _revoked,
+    p.EventsRestored.TYPE: _restored,
     c.CampaignCreated.TYPE: _campaign_created,
     c.SessionStarted.TYPE: _session_started,
     c.SessionEnded.TYPE: _session_ended,
@@ -770,6 +903,8 @@ def to_snapshot(state: CampaignState) -> dict[str, Any]:
     doc["discharged"] = [o.to_dict() for o in state.discharged]
     doc["projects"] = [pr.to_dict() for pr in state.projects.values()]
     doc["exposures"] = list(state.exposures)
+    doc["revoked"] = sorted(state.revoked)
+    doc["undo_stack"] = copy.deepcopy(state.undo_stack)
     return doc
 
 
@@ -819,4 +954,6 @@ def from_snapshot(doc: dict[str, Any]) -> CampaignState:
             pr["days"],
         )
     state.exposures.extend(doc["exposures"])
+    state.revoked = set(doc["revoked"])
+    state.undo_stack = copy.deepcopy(doc["undo_stack"])
     return state

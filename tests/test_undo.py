@@ -1,0 +1,149 @@
+"""Undo, redo and time travel: compensating events restore earlier states exactly."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tracker.app import Tracker
+from tracker.app.synthetic import generate
+from tracker.projections.campaign import to_snapshot
+
+
+def tracks(run) -> dict:
+    """The campaign as a GM sees it: every character's tracks, Threat, obligations."""
+    doc = run.json("status")
+    doc.pop("version")
+    owed = run.json("obligations")["obligations"]
+    return {"status": doc, "owed": [(o["kind"], o["opened_by"]) for o in owed]}
+
+
+@pytest.fixture
+def evening(glintlock):
+    glintlock.ok("session start")
+    glintlock.ok("roll Wren Grit --tag 1:gear --tag 1:power --dice 15")
+    glintlock.ok("roll Tomas Wits --tag -1:condition --dice 1,12")
+    return glintlock
+
+
+def test_undo_then_redo_restores_exactly_and_the_log_only_grows(evening):
+    before = tracks(evening)
+    count = evening.event_count()
+    evening.ok("threat spend hard --note 'the shelves collapse'")
+    after_spend = tracks(evening)
+    assert after_spend["owed"] == []
+    undone = evening.json("undo")
+    assert [r["type"] for r in undone["revoked"]] == ["ThreatSpent"]
+    assert tracks(evening) == before  # the floor is owed again
+    evening.ok("redo")
+    assert tracks(evening) == after_spend
+    assert evening.event_count() == count + 3
+
+
+def test_undo_of_a_whole_session_and_its_redo(evening):
+    evening.ok("stress Tomas +2")
+    evening.ok("session end")
+    evening.ok("session start")
+    evening.ok("stress Wren +1")
+    second = tracks(evening)
+    undone = evening.json("undo --session 1")
+    assert {r["type"] for r in undone["revoked"]} == {"RollMade", "StressChanged"}
+    status = evening.json("status")
+    assert status["threat"] == 0
+    assert {c["name"]: c["stress"] for c in status["characters"]} == {"Wren": 1, "Tomas": 0}
+    evening.ok("redo")
+    assert tracks(evening) == second
+
+
+def test_an_undo_that_leaves_a_later_spend_without_mettle_is_refused(evening):
+    evening.ok("spend Wren steel-yourself")
+    before = evening.event_count()
+    result = evening("undo 5")  # Wren's weak hit gave the Mettle the spend used
+    assert result.exit_code == 1
+    assert "7 (Wren would have 0 Mettle for a spend of 1)" in result.stderr
+    assert "--cascade" in result.stderr
+    assert evening.event_count() == before
+    cascade = evening.json("undo 5 --cascade")
+    assert [r["version"] for r in cascade["revoked"]] == [5, 7]
+    wren = evening.json("status Wren")
+    assert wren["mettle"] == 0
+    assert wren["next_roll"]["bonus"] == 0
+
+
+def test_a_roll_that_used_an_undone_steel_yourself_depends_on_it(evening):
+    evening.ok("spend Wren steel-yourself")
+    evening.ok("roll Wren Grit --tag 1:gear --dice 15")
+    result = evening("undo 7")
+    assert result.exit_code == 1
+    assert "8 (it used a Mettle spend that would not have happened)" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("setup", "command", "words"),
+    [
+        ([], "redo", "nothing to redo"),
+        (["undo"], "undo 6", "already undone"),
+        ([], "undo 1", "cannot be undone"),
+        ([], "undo 999", "No event 999"),
+        ([], "undo zz", "No event"),
+        (["session end"], "undo", "No session is running"),
+        ([], "undo --session 7", "No session 7"),
+        ([], "undo 6 --session 1", "not both"),
+    ],
+)
+def test_undo_refusals_append_nothing(evening, setup, command, words):
+    for line in setup:
+        evening.ok(line)
+    before = evening.event_count()
+    result = evening(command)
+    assert result.exit_code in (1, 2)
+    assert words in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert evening.event_count() == before
+
+
+def test_a_redo_that_would_clash_with_later_play_is_refused(evening):
+    evening.ok("spend Wren steel-yourself")  # Wren 1 -> 0 Mettle
+    evening.ok("undo")  # Wren back to 1
+    evening.ok("spend Wren resist")  # the Mettle is spent another way
+    result = evening("redo")
+    assert result.exit_code == 1
+    assert "would leave event" in result.stderr
+
+
+def test_status_as_of_an_event_shows_the_state_then(evening):
+    evening.ok("threat spend hard")
+    then = evening.json("status --as-of 6")  # right after Tomas's natural 1
+    assert then["threat"] == 4
+    assert then["spending_floor"] == "owed"
+    assert evening.json("status")["threat"] == 2
+    wren = evening.json("status Wren --as-of 4")
+    assert wren["mettle"] == 0
+    bad = evening("status --as-of yesterday-ish")
+    assert bad.exit_code == 2
+
+
+def test_as_of_a_time_before_the_campaign_is_refused(evening):
+    result = evening(["status", "--as-of", "2001-01-01 10:00"])
+    assert result.exit_code == 1
+    assert "had not begun" in result.stderr
+
+
+def test_undo_far_behind_a_snapshot_refolds_correctly(tmp_path):
+    tracker = Tracker(str(tmp_path / "long.db"))
+    row = generate(tracker, "Long", "glintlock", events=1_500, seed=3)
+    tracker.state(row)  # stores a snapshot at the head
+    events = list(tracker.store.read(row.campaign_id))
+    early = next(e for e in events if e.type == "NoteAdded")
+    tracker.undo(early.event_id)
+    assert to_snapshot(tracker.state(row)) == to_snapshot(tracker.rebuild(row))
+    tracker.redo()
+    assert to_snapshot(tracker.state(row)) == to_snapshot(tracker.rebuild(row))
+    tracker.close()
+
+
+def test_undo_json_names_what_was_revoked(evening):
+    doc = json.loads(evening("undo --json").stdout)
+    assert doc["revoked"][0]["version"] == 6
+    assert doc["revoked"][0]["type"] == "RollMade"
