@@ -8,7 +8,7 @@ an undone steel-yourself. Such an undo is refused naming those events, unless ``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,44 @@ NOT_UNDOABLE = frozenset({"CampaignCreated", "EventsRevoked", "EventsRestored"})
 # A session undo strikes what happened in it; that the session was held stays on record.
 SESSION_FRAME = frozenset({"SessionStarted", "SessionEnded"})
 MAX_CASCADE_ROUNDS = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One track an event moved: who (None for the campaign), which track, from and to."""
+
+    who: str | None
+    track: str
+    before: Any
+    after: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayLine:
+    event: StoredEvent
+    revoked: bool
+    changes: list[Change]
+    names: dict[str, str]
+
+
+def _readings(state: CampaignState) -> dict[tuple[str | None, str], Any]:
+    out: dict[tuple[str | None, str], Any] = {}
+    if state.system == "glintlock":
+        out[(None, "Threat")] = state.threat
+    for ch in state.characters.values():
+        if state.system == "glintlock":
+            out[(ch.name, "Mettle")] = ch.mettle
+        if state.system != "gurps":
+            out[(ch.name, "stress")] = ch.stress
+        if ch.hp is not None:
+            out[(ch.name, "HP")] = ch.hp
+        if ch.fp is not None:
+            out[(ch.name, "FP")] = ch.fp
+        if state.system == "gurps":
+            out[(ch.name, "CP")] = ch.points
+        out[(ch.name, "conditions")] = ", ".join(sorted(ch.conditions)) or "none"
+    out[(None, "obligations")] = len(state.obligations)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +213,39 @@ class HistoryHandlers:
             found.extend(new)
             revoking.update(d.event.event_id for d in new)
         return found
+
+    # -- replay -------------------------------------------------------------------------------
+
+    def replay(self, session: int | None = None) -> tuple[CampaignState, Iterator[ReplayLine]]:
+        """A session (the running or last one when none is named) event by event, with the
+        changes each event made to the tracks; revoked events are marked and changed nothing."""
+        state = self.state()
+        if session is None:
+            session = state.current_session or max(state.sessions, default=None)
+        if session is None or session not in state.sessions:
+            raise NotFound(
+                f"No session {session}; `tracker session list` shows them."
+                if session is not None
+                else "No session has been played yet; `tracker session start` begins one."
+            )
+        return state, self._replay_lines(state, session)
+
+    def _replay_lines(self, state: CampaignState, session: int) -> Iterator[ReplayLine]:
+        walk = refold_state(state.campaign_id, state.revoked)
+        for event in self.store.read(state.campaign_id):
+            if event.session_id != session:
+                apply(walk, event)
+                continue
+            before = _readings(walk)
+            apply(walk, event)
+            after = _readings(walk)
+            changes = [
+                Change(who, track, before.get((who, track)), value)
+                for (who, track), value in after.items()
+                if before.get((who, track)) != value
+            ]
+            names = {c.character_id: c.name for c in walk.characters.values()}
+            yield ReplayLine(event, event.event_id in state.revoked, changes, names)
 
     # -- time travel --------------------------------------------------------------------------
 

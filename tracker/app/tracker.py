@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy.exc import DatabaseError
 
+from tracker.app.export import ExportHandlers
 from tracker.app.history import HistoryHandlers
 from tracker.app.play import PlayHandlers
 from tracker.app.sheets import Sheet, check_scores, parse_pairs, read_sheet
@@ -113,7 +114,7 @@ class VerifyReport:
         }
 
 
-class Tracker(PlayHandlers, HistoryHandlers):
+class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
     """One open tracker database."""
 
     def __init__(self, db: str | None = None, campaign: str | None = None) -> None:

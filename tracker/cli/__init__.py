@@ -45,9 +45,9 @@ def cli(ctx: click.Context, db: str | None, campaign: str | None) -> None:
 
 
 def _register() -> None:
-    from tracker.cli import campaign, demo, history, log, odds, play
+    from tracker.cli import campaign, demo, export, history, log, odds, play
 
-    for module in (campaign, play, history, log, demo, odds):
+    for module in (campaign, play, history, export, log, demo, odds):
         for command in module.COMMANDS:
             cli.add_command(command)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from tracker.cli.options import open_tracker, output_options
@@ -67,4 +69,80 @@ def _what(logged, brief, names) -> str:
     return brief["type"]
 
 
-COMMANDS = [undo, redo]
+@click.command("replay")
+@click.argument("session", type=int, required=False)
+@click.option("--player-view", is_flag=True, help="Hide what secret rolls showed.")
+@output_options
+def replay(session, player_view, as_json) -> None:
+    """A session as a timeline: each event, who, what, and the changes it made.
+
+    \b
+    Examples:
+      tracker replay            the running (or last) session
+      tracker replay 4 --player-view | less
+    """
+    from tracker.cli.log import summarize
+    from tracker.cli.render import dim, local_time
+
+    state, lines = open_tracker().replay(session)
+    number = session or state.current_session or max(state.sessions)
+    if as_json:
+        click.echo(f'{{"session": {number}, "events": [', nl=False)
+        for i, line in enumerate(lines):
+            doc = _replay_doc(line, player_view)
+            click.echo(("," if i else "") + json.dumps(doc, ensure_ascii=False), nl=False)
+        click.echo("]}")
+        return
+    info = state.sessions[number]
+    title = f' "{info.title}"' if info.title else ""
+    click.echo(click.style(f"Session {number}{title}", bold=True) + f" · {state.name}")
+    for line in lines:
+        event = line.event
+        hidden = player_view and event.visibility == "gm"
+        when = dim(local_time(event.recorded_at, "HH:mm"))
+        if hidden:
+            who = line.names.get(event.character_id or "", "the GM")
+            click.echo(f"{when}  {event.version:>5}  a secret roll for {who}")
+            continue
+        text = summarize(event, line.names)
+        if event.type == "NoteAdded":
+            text = click.style(f"“{event.payload['text']}”", italic=True)
+        if line.revoked:
+            text = click.style(text, strikethrough=True, dim=True) + dim("  (undone)")
+        secret = dim(" [secret]") if event.visibility == "gm" else ""
+        click.echo(f"{when}  {event.version:>5}  {text}{secret}")
+        changes = [_change_text(c) for c in line.changes]
+        if changes:
+            click.echo(dim(f"               {'; '.join(changes)}"))
+
+
+def _change_text(change) -> str:
+    who = f"{change.who} " if change.who else ""
+    return f"{who}{change.track} {change.before} → {change.after}"
+
+
+def _replay_doc(line, player_view: bool) -> dict:
+    event = line.event
+    if player_view and event.visibility == "gm":
+        return {
+            "version": event.version,
+            "time": event.recorded_at,
+            "type": "secret roll",
+            "character": line.names.get(event.character_id or ""),
+        }
+    return {
+        "version": event.version,
+        "time": event.recorded_at,
+        "type": event.type,
+        "event_id": event.event_id,
+        "revoked": line.revoked,
+        "secret": event.visibility == "gm",
+        "payload": event.payload,
+        "changes": [
+            {"who": c.who, "track": c.track, "before": c.before, "after": c.after}
+            for c in line.changes
+        ],
+    }
+
+
+COMMANDS = [undo, redo, replay]

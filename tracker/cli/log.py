@@ -100,9 +100,11 @@ def log(session: int | None, player_view: bool, as_json: bool) -> None:
         # Streamed as one JSON document so a long log never sits whole in memory.
         click.echo('{"events": [', nl=False)
         for i, event in enumerate(events):
-            click.echo(
-                ("," if i else "") + json.dumps(event.to_dict(), ensure_ascii=False), nl=False
-            )
+            doc = event.to_dict()
+            if player_view and event.visibility == "gm":
+                # The row stays (a secret roll happened); what it showed does not.
+                doc["payload"] = {"secret": True}
+            click.echo(("," if i else "") + json.dumps(doc, ensure_ascii=False), nl=False)
         click.echo("]}")
         return
     names: dict[str, str] = {}

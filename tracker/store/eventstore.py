@@ -8,14 +8,14 @@ SHA-256. Reads stream rows in order without loading the whole log.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import pendulum
 from sqlalchemy import Connection, Engine, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from tracker.errors import ConcurrencyError, NotFound, Refused
+from tracker.errors import BadInput, ConcurrencyError, NotFound, Refused
 from tracker.events.envelope import (
     GENESIS_HASH,
     NewEvent,
@@ -27,6 +27,7 @@ from tracker.store.engine import WRITE
 from tracker.store.schema import campaigns, events, settings, snapshots
 
 READ_BATCH = 2_000
+IMPORT_BATCH = 5_000
 
 
 def stored_json(payload: dict) -> str:
@@ -227,6 +228,52 @@ class EventStore:
             query = query.where(events.c.campaign_id == campaign_id)
         with self.engine.connect() as conn:
             return conn.execute(query).scalar_one()
+
+    # -- import -------------------------------------------------------------------------------
+
+    def import_events(self, stream: Iterable[StoredEvent]) -> int:
+        """Insert exported events exactly as they were (positions, versions, hashes), in one
+        transaction; any event whose hash or chain does not check out aborts the whole import."""
+        heads: dict[str, tuple[int, str]] = {}
+        batch: list[dict] = []
+        count = 0
+        with self.engine.connect().execution_options(**WRITE) as conn:
+            for event in stream:
+                version, prev = heads.get(event.campaign_id, (0, GENESIS_HASH))
+                if event.version != version + 1 or event.prev_hash != prev:
+                    raise BadInput(
+                        f"Event {event.version} of campaign {event.campaign_id} does not follow "
+                        "the one before it in the export; nothing was imported."
+                    )
+                if event.computed_hash() != event.hash:
+                    raise BadInput(
+                        f"Event {event.version} ({event.event_id}) does not match its hash in the "
+                        "export; nothing was imported."
+                    )
+                if event.type == "CampaignCreated":
+                    if batch:
+                        conn.execute(insert(events), batch)
+                        batch = []
+                    conn.execute(
+                        insert(campaigns).values(
+                            campaign_id=event.campaign_id,
+                            name=event.payload["name"],
+                            system=event.payload["system"],
+                            created_at=event.recorded_at,
+                        )
+                    )
+                heads[event.campaign_id] = (event.version, event.hash)
+                row = event.to_dict()
+                row["payload"] = stored_json(event.payload)
+                batch.append(row)
+                count += 1
+                if len(batch) >= IMPORT_BATCH:
+                    conn.execute(insert(events), batch)
+                    batch = []
+            if batch:
+                conn.execute(insert(events), batch)
+            conn.commit()
+        return count
 
     # -- snapshots -----------------------------------------------------------------------------
 

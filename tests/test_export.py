@@ -1,0 +1,231 @@
+"""Exports, import, replay and the player view."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from fractions import Fraction
+
+import pytest
+
+from tracker.app import Tracker
+from tracker.app.export import RollFilter
+from tracker.app.synthetic import generate
+from tracker.projections.rolls import COLUMNS, FaceTest
+
+
+@pytest.fixture
+def gloom_night(run):
+    run.ok("campaign new Neon --system gloom")
+    run.ok("character add Kade --skill Hacking=14 --stat Mind=12")
+    run.ok("character add Juno --skill Piloting=15")
+    run.ok("session start --title 'The relay'")
+    run.ok("roll Kade Hacking --dl 5 --dice 12")  # success
+    run.ok("roll Kade Hacking --dl 5 --dice 15")  # overshoot
+    run.ok("roll Juno Piloting --secret --dice 9")  # a secret success
+    run.ok("note 'The relay goes dark.'")
+    run.ok("contest Kade Hacking ICE 10 --dice-a 13 --dice-b 4")
+    return run
+
+
+def test_csv_has_one_row_per_roll_with_the_contract_columns(gloom_night):
+    out = gloom_night.ok("export rolls --format csv").stdout
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert list(rows[0]) == [*COLUMNS, "log_head"]
+    # Three rolls and both sides of the contest.
+    assert [(r["character"], r["outcome"]) for r in rows] == [
+        ("Kade", "success"),
+        ("Kade", "overshoot"),
+        ("Juno", "success"),
+        ("Kade", "special"),
+        ("ICE", "success"),
+    ]
+    head = gloom_night.json("log")["events"][-1]["hash"]
+    assert {r["log_head"] for r in rows} == {head}
+    assert rows[0]["p_success"] == "0.5"  # faces 5..14 of 20
+
+
+def test_jsonl_names_the_head_and_filters_by_character_and_session(gloom_night):
+    lines = gloom_night.ok("export rolls --format jsonl --character juno").stdout.splitlines()
+    header = json.loads(lines[0])
+    assert header["log_head"] == gloom_night.json("log")["events"][-1]["hash"]
+    assert [json.loads(line)["trait"] for line in lines[1:]] == ["Piloting"]
+    assert gloom_night.ok("export rolls --session 1 --format jsonl").stdout.count("\n") == 6
+    assert gloom_night.ok("export rolls --since 2999-01-01 --format jsonl").stdout.count("\n") == 1
+
+
+def test_player_view_keeps_a_secret_rolls_row_but_not_its_dice_or_outcome(gloom_night):
+    out = gloom_night.ok("export rolls --format csv --player-view").stdout
+    juno = next(r for r in csv.DictReader(io.StringIO(out)) if r["character"] == "Juno")
+    assert juno["secret"] == "True"
+    for column in ("dice", "kept", "effective", "margin", "outcome", "success", "effects"):
+        assert juno[column] == "", column
+    jsonl = gloom_night.ok("export rolls --format jsonl --player-view").stdout
+    secret = next(json.loads(x) for x in jsonl.splitlines()[1:] if "Juno" in x)
+    assert secret["dice"] == []
+    assert secret["outcome"] is None
+
+
+def test_no_player_facing_output_shows_a_secret_roll(run):
+    run.ok("campaign new Hidden --system gurps")
+    run.ok("character add Mira --stat Per=12")
+    run.ok("session start")
+    # A distinctive roll: 6+6+5 = 17 on Per 12, a critical failure.
+    secret = run.json("roll Mira Per --secret --dice 6,6,5")
+    assert secret["outcome"] == "critical_failure"
+    outputs = [
+        run.ok("replay --player-view").stdout,
+        run.ok("replay --player-view --json").stdout,
+        run.ok("log --player-view").stdout,
+        run.ok("log --player-view --json").stdout,
+        run.ok("export rolls --player-view --format csv").stdout,
+        run.ok("export rolls --player-view --format jsonl").stdout,
+    ]
+    for text in outputs:
+        assert "critical" not in text
+        assert "6,6,5" not in text
+        assert "6 6 5" not in text
+        assert "[6, 6, 5]" not in text
+        assert '"total": 17' not in text
+        assert "= 17" not in text
+
+
+def test_replay_shows_notes_changes_and_undone_events(glintlock):
+    glintlock.ok("session start --title 'The drowned archive'")
+    glintlock.ok("roll Wren Grit --tag 1:gear --tag 1:power --dice 15")
+    glintlock.ok("note 'The shelves groan.'")
+    glintlock.ok("stress Tomas +2 --cause 'the scribe'")
+    glintlock.ok("undo")
+    out = glintlock.ok("replay").stdout
+    assert 'Session 1 "The drowned archive"' in out
+    assert "Wren Mettle 0 → 1" in out
+    assert "Threat 0 → 1" in out
+    assert "The shelves groan." in out
+    stress_line = next(line for line in out.splitlines() if "stress +2" in line)
+    assert "(undone)" in stress_line
+    doc = glintlock.json("replay 1")
+    undone = [e for e in doc["events"] if e["revoked"]]
+    assert [e["type"] for e in undone] == ["StressChanged"]
+    assert undone[0]["changes"] == []
+
+
+def test_replay_of_an_unknown_session_is_refused(glintlock):
+    result = glintlock("replay 3")
+    assert result.exit_code == 1
+    assert "No session" in result.stderr
+
+
+def test_luck_on_a_small_log_equals_the_hand_count(gloom_night):
+    tracker = Tracker(str(gloom_night.db))
+    report = tracker.roll_report(RollFilter())
+    kade = next(c for c in report["luck"]["characters"] if c["character"] == "Kade")
+    # Rank 14, DL 5: faces 5..14 succeed, 1/2 each; the contest side at DL 0: faces 2..14, 13/20.
+    assert kade["rolls"] == 3
+    assert kade["successes"] == 2
+    assert kade["expected"] == pytest.approx(0.5 + 0.5 + 13 / 20)
+    assert kade["luck"] == pytest.approx(2 - 1.65)
+    assert report["trails"]["Kade"] == pytest.approx([0.5, 0.0, 0.35])
+    d20 = next(f for f in report["luck"]["faces"] if f["faces"] == 20)
+    assert d20["dice"] == 5  # 12, 15, 9, 13 and the opponent's 4
+    assert d20["p_value"] is None  # too few dice to test
+    tracker.close()
+
+
+def test_chi_square_of_die_faces_by_hand():
+    # 60 d6: expected 10 each; deviations 5,-5,0,0,3,-3 -> (25+25+9+9)/10 = 6.8 on 5 d.f.
+    test = FaceTest(6, [15, 5, 10, 10, 13, 7])
+    assert test.chi_square == pytest.approx(6.8)
+    # P(chi2(5) >= 6.8) = 0.2359 (standard tables).
+    assert test.p_value == pytest.approx(0.2359, abs=1e-4)
+    assert FaceTest(6, [10] * 6).p_value == pytest.approx(1.0)
+
+
+def test_import_into_an_empty_database_reproduces_every_event(gloom_night, tmp_path):
+    dump = gloom_night.ok("export events").stdout
+    target = tmp_path / "copy.db"
+    result = gloom_night.runner.invoke(
+        __import__("tracker.cli", fromlist=["cli"]).cli,
+        ["--db", str(target), "import", "-"],
+        input=dump,
+    )
+    assert result.exit_code == 0, result.output
+    again = gloom_night.runner.invoke(
+        __import__("tracker.cli", fromlist=["cli"]).cli, ["--db", str(target), "export", "events"]
+    )
+    assert again.stdout == dump
+
+
+@pytest.mark.parametrize(
+    ("damage", "words"),
+    [
+        (lambda lines: [*lines[:1], "{not json", *lines[2:]], "is not an event"),
+        (lambda lines: ["{}", *lines[1:]], "not a tracker events export"),
+        (lambda lines: lines[:2] + lines[3:], "does not follow"),
+        (
+            lambda lines: [*lines[:2], lines[2].replace("Kade", "Mallory"), *lines[3:]],
+            "does not match its hash",
+        ),
+    ],
+)
+def test_a_damaged_export_imports_nothing(gloom_night, tmp_path, damage, words):
+    from click.testing import CliRunner
+
+    from tracker.cli import cli
+
+    lines = gloom_night.ok("export events").stdout.splitlines()
+    target = tmp_path / "copy.db"
+    result = CliRunner().invoke(
+        cli, ["--db", str(target), "import", "-"], input="\n".join(damage(lines)) + "\n"
+    )
+    assert result.exit_code == 2
+    assert words in result.stderr
+    tracker = Tracker(str(target))
+    assert tracker.store.count() == 0
+    assert tracker.store.campaigns() == []
+    tracker.close()
+
+
+def test_import_into_a_database_with_campaigns_is_refused(gloom_night):
+    dump = gloom_night.ok("export events").stdout
+    result = gloom_night(["import", "-"], input=dump)
+    assert result.exit_code == 1
+    assert "already holds campaigns" in result.stderr
+
+
+@pytest.mark.slow
+def test_export_import_round_trip_of_a_generated_campaign(tmp_path):
+    source = Tracker(str(tmp_path / "source.db"))
+    generate(source, "Long", "gurps", events=20_000, seed=21)
+    dump = io.StringIO()
+    source.export_events(dump)
+    copy = Tracker(str(tmp_path / "copy.db"))
+    copy.import_events(iter(io.StringIO(dump.getvalue())), "dump")
+    again = io.StringIO()
+    copy.export_events(again)
+    assert again.getvalue() == dump.getvalue()
+    assert all(report.ok for report in copy.verify())
+    originals = {e.event_id: e for e in source.store.read_all()}
+    assert len(originals) >= 20_000
+    for event in copy.store.read_all():
+        assert event == originals[event.event_id]
+    source.close()
+    copy.close()
+
+
+def test_luck_counts_only_rolls_in_force(glintlock):
+    glintlock.ok("session start")
+    glintlock.ok("roll Wren Grit --tag 1:gear --dice 15")
+    glintlock.ok("undo")
+    tracker = Tracker(str(glintlock.db))
+    report = tracker.roll_report(RollFilter())
+    assert report["rows"][0]["revoked"] is True
+    assert report["luck"]["characters"] == []
+    tracker.close()
+
+
+def test_glintlock_roll_chance_is_the_exact_odds():
+    from tracker.projections.rolls import glintlock_chance
+
+    # Stat 3 untrained, risky: weak DC 14 -> faces 14..20 hit: 7/20.
+    assert glintlock_chance(3, False, "risky", 0) == Fraction(7, 20)

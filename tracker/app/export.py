@@ -1,0 +1,180 @@
+"""Exports and import: the roll history (CSV, JSON lines, an HTML report), the whole log as JSON
+lines, and reading that log back into an empty database exactly as it was."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from tracker.errors import BadInput, Refused
+from tracker.events import StoredEvent
+from tracker.projections.campaign import CampaignState, apply
+from tracker.projections.rolls import RollRow, luck, roll_rows
+
+EXPORT_FORMAT = "tracker-events/1"
+
+
+@dataclass(frozen=True, slots=True)
+class RollFilter:
+    session: int | None = None
+    character: str | None = None
+    since: str | None = None
+    until: str | None = None
+
+    def keep(self, row: RollRow) -> bool:
+        if self.session is not None and row.session != self.session:
+            return False
+        if self.character and row.character.casefold() != self.character.casefold():
+            return False
+        if self.since and row.time < self.since:
+            return False
+        return not (self.until and row.time > self.until)
+
+
+def utc_stamp(text: str | None, option: str) -> str | None:
+    """A GM's local date or time as the UTC stamp events carry, for --since and --until."""
+    if text is None:
+        return None
+    import pendulum
+
+    try:
+        moment = pendulum.parse(text, tz=pendulum.local_timezone())
+    except (ValueError, pendulum.parsing.exceptions.ParserError):
+        raise BadInput(
+            f"{option} takes a date or time like 2026-11-29 or '2026-11-29 21:30'."
+        ) from None
+    return moment.in_timezone("UTC").format("YYYY-MM-DDTHH:mm:ss.SSSSSSZ")
+
+
+class ExportHandlers:
+    """Exports and import; mixed into ``Tracker``."""
+
+    campaign: Callable[..., Any]
+    store: Any
+    state: Callable[..., CampaignState]
+
+    def roll_rows(self, flt: RollFilter) -> tuple[CampaignState, Iterator[RollRow]]:
+        """The campaign's rolls that pass ``flt``, streamed, with the state (for the head)."""
+        state = self.state()
+        if flt.character and state.character(flt.character) is None:
+            self.character(flt.character, state)  # the unknown-character sentence
+        if flt.session is not None and flt.session not in state.sessions:
+            raise Refused(f"No session {flt.session}; `tracker session list` shows them.")
+        rows = roll_rows(self.store.read(state.campaign_id), state.revoked)
+        return state, (r for r in rows if flt.keep(r))
+
+    def roll_report(self, flt: RollFilter, *, player_view: bool = False) -> dict[str, Any]:
+        """Everything the HTML report shows: the rows, the luck against exact odds, and the
+        tracks over time (Mettle, Threat, stress, HP, FP) after each roll."""
+        state = self.state()
+        if flt.character:
+            self.character(flt.character, state)
+        replay = CampaignState(state.campaign_id)
+        replay.revoked = set(state.revoked)
+        replay.fixed_revoked = True
+        rows: list[RollRow] = []
+        tracks: dict[str, list[dict[str, Any]]] = {}
+        threat: list[dict[str, Any]] = []
+        events = self.store.read(state.campaign_id)
+
+        def tap(stream: Iterator[StoredEvent]) -> Iterator[StoredEvent]:
+            for event in stream:
+                apply(replay, event)
+                yield event
+
+        for row in roll_rows(tap(events), state.revoked):
+            if not flt.keep(row):
+                continue
+            rows.append(row)
+            if row.revoked or (player_view and row.secret):
+                continue
+            for ch in replay.characters.values():
+                point = {"version": row.version, "time": row.time, "stress": ch.stress}
+                if state.system == "glintlock":
+                    point["mettle"] = ch.mettle
+                if ch.hp is not None:
+                    point["hp"] = ch.hp
+                if ch.fp is not None:
+                    point["fp"] = ch.fp
+                tracks.setdefault(ch.name, []).append(point)
+            if state.system == "glintlock":
+                threat.append({"version": row.version, "time": row.time, "threat": replay.threat})
+        counted = [r for r in rows if not (player_view and r.secret)]
+        summary = luck(counted)
+        return {
+            "campaign": state.name,
+            "system": state.system,
+            "log_head": state.head_hash,
+            "log_version": state.version,
+            "filters": {
+                "session": flt.session,
+                "character": flt.character,
+                "since": flt.since,
+                "until": flt.until,
+                "player_view": player_view,
+            },
+            "rows": [r.to_dict(player_view) for r in rows],
+            "luck": summary.to_dict(),
+            "trails": {name: c.trail for name, c in summary.characters.items()},
+            "tracks": tracks,
+            "threat": threat,
+        }
+
+    def export_events(self, out: TextIO) -> dict[str, Any]:
+        """Write every campaign's log as JSON lines: a header, then each event in position order."""
+        heads = {
+            row.campaign_id: self.store.head(row.campaign_id).hash for row in self.store.campaigns()
+        }
+        header = {"format": EXPORT_FORMAT, "campaigns": heads, "events": self.store.count()}
+        out.write(json.dumps(header) + "\n")
+        written = 0
+        for event in self.store.read_all():
+            out.write(json.dumps(event.to_dict(), ensure_ascii=False, separators=(",", ":")))
+            out.write("\n")
+            written += 1
+        return {"events": written, "campaigns": heads}
+
+    def import_events(self, lines: Iterator[str], source: str) -> dict[str, Any]:
+        """Read an events export into this (empty) database, checking every hash as it goes."""
+        if self.store.campaigns():
+            raise Refused(
+                "This database already holds campaigns; import into a new one (--db NEW.db)."
+            )
+        first = next(lines, "")
+        try:
+            header = json.loads(first)
+        except ValueError:
+            header = None
+        if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
+            raise BadInput(f"{source} is not a tracker events export (its first line says so).")
+        imported = self.store.import_events(_parse_events(lines, source))
+        return {"events": imported, "campaigns": header.get("campaigns", {})}
+
+
+def _parse_events(lines: Iterator[str], source: str) -> Iterator[StoredEvent]:
+    for number, line in enumerate(lines, start=2):
+        if not line.strip():
+            continue
+        try:
+            doc = json.loads(line)
+            yield StoredEvent(
+                doc["position"],
+                doc["event_id"],
+                doc["campaign_id"],
+                doc["version"],
+                doc["session_id"],
+                doc["character_id"],
+                doc["type"],
+                doc["schema_version"],
+                doc["payload"],
+                doc["recorded_at"],
+                doc["visibility"],
+                doc["prev_hash"],
+                doc["hash"],
+            )
+        except (ValueError, KeyError, TypeError):
+            raise BadInput(
+                f"{source} line {number} is not an event; nothing was imported."
+            ) from None

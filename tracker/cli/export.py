@@ -1,0 +1,142 @@
+"""``tracker export rolls``, ``tracker export events`` and ``tracker import``."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import sys
+from collections.abc import Iterator
+from typing import TextIO
+
+import click
+
+from tracker.cli.options import emit_json, open_tracker, output_options
+
+
+@click.group("export")
+def export() -> None:
+    """Export the roll history or the whole log."""
+
+
+@contextlib.contextmanager
+def _target(path: str | None) -> Iterator[TextIO]:
+    if path is None or path == "-":
+        yield sys.stdout
+        return
+    try:
+        with open(path, "w", encoding="utf-8", newline="") as handle:
+            yield handle
+    except OSError as exc:
+        raise click.FileError(path, hint=exc.strerror) from None
+
+
+@export.command("rolls")
+@click.option(
+    "--format", "fmt", type=click.Choice(["csv", "jsonl", "html"]), default="csv", show_default=True
+)
+@click.option("--session", type=int, metavar="N", help="Only rolls of session N.")
+@click.option("--character", metavar="NAME", help="Only one character's rolls.")
+@click.option("--since", metavar="WHEN", help="Only rolls from this date or time on.")
+@click.option("--until", metavar="WHEN", help="Only rolls up to this date or time.")
+@click.option("--player-view", is_flag=True, help="Secret rolls keep their row, not their dice.")
+@click.option("--output", "-o", metavar="FILE", help="Write to FILE instead of the terminal.")
+@output_options
+def export_rolls(fmt, session, character, since, until, player_view, output, as_json) -> None:
+    """One row per roll: time, session, character, dice, outcome, the odds, effects.
+
+    \b
+    Examples:
+      tracker export rolls --session 4 --format csv -o session4.csv
+      tracker export rolls --format html --player-view -o table.html
+    """
+    from tracker.app.export import RollFilter, utc_stamp
+
+    tracker = open_tracker()
+    flt = RollFilter(session, character, utc_stamp(since, "--since"), utc_stamp(until, "--until"))
+    if fmt == "html":
+        from tracker.cli.report_html import render
+
+        report = tracker.roll_report(flt, player_view=player_view)
+        with _target(output) as out:
+            out.write(render(report))
+        count, head = len(report["rows"]), report["log_head"]
+        luck = {c["character"]: c["luck"] for c in report["luck"]["characters"]}
+    else:
+        state, rows = tracker.roll_rows(flt)
+        head, count, luck = state.head_hash, 0, None
+        with _target(output) as out:
+            if fmt == "csv":
+                from tracker.projections.rolls import COLUMNS
+
+                writer = csv.writer(out)
+                writer.writerow([*COLUMNS, "log_head"])
+                for row in rows:
+                    doc = row.to_dict(player_view)
+                    doc["dice"] = " ".join(map(str, doc["dice"]))
+                    writer.writerow([_cell(doc[c]) for c in COLUMNS] + [head])
+                    count += 1
+            else:
+                out.write(
+                    json.dumps({"export": "rolls", "campaign": state.name, "log_head": head}) + "\n"
+                )
+                for row in rows:
+                    out.write(json.dumps(row.to_dict(player_view), ensure_ascii=False) + "\n")
+                    count += 1
+    _summary(as_json, output, {"rolls": count, "log_head": head, "format": fmt, "luck": luck})
+
+
+def _cell(value) -> object:
+    return "" if value is None else value
+
+
+def _summary(as_json: bool, output: str | None, doc: dict) -> None:
+    """Say what was written: on stdout when the data went to a file, else on stderr."""
+    if output is None or output == "-":
+        if not as_json:
+            click.echo(
+                f"{doc.get('rolls', doc.get('events'))} rows, log head {doc['log_head'][:12]}",
+                err=True,
+            )
+        return
+    if as_json:
+        emit_json({"output": output, **doc})
+        return
+    what = f"{doc['rolls']} rolls" if "rolls" in doc else f"{doc['events']} events"
+    line = f"Wrote {output}: {what}, log head {doc['log_head'][:12]}…{doc['log_head'][-2:]}."
+    if doc.get("luck"):
+        line += " Luck: " + ", ".join(f"{n} {v:+.1f}" for n, v in doc["luck"].items()) + "."
+    click.echo(line)
+
+
+@export.command("events")
+@click.option("--output", "-o", metavar="FILE", help="Write to FILE instead of the terminal.")
+@output_options
+def export_events(output, as_json) -> None:
+    """The whole log (every campaign) as JSON lines; `tracker import` reads it back exactly."""
+    tracker = open_tracker()
+    with _target(output) as out:
+        result = tracker.export_events(out)
+    heads = result["campaigns"]
+    head = next(reversed(heads.values()), "0" * 64) if heads else "0" * 64
+    _summary(as_json, output, {"events": result["events"], "log_head": head, "heads": heads})
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@output_options
+def import_(file, as_json) -> None:
+    """Read an events export into a new, empty database; every hash is checked."""
+    tracker = open_tracker()
+    with click.open_file(file, encoding="utf-8") as handle:
+        result = tracker.import_events(iter(handle), file)
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(
+        f"Imported {result['events']:,} events into {tracker.location}; run `tracker verify`."
+    )
+
+
+import_.name = "import"
+COMMANDS = [export, import_]

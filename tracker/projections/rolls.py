@@ -1,0 +1,442 @@
+"""Roll history: one row per roll, streamed from the log, and the luck in it against exact odds.
+
+Every roll a character made (checks, contest sides, fright checks, project days) becomes a
+``RollRow`` with the chance of success the exact odds gave that very roll. ``Luck`` then sums
+successes against that expectation per character and session, and tests the die faces against
+fair dice with a chi-square test.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from tracker.events import StoredEvent
+
+COLUMNS = (
+    "time",
+    "session",
+    "character",
+    "system",
+    "kind",
+    "trait",
+    "base",
+    "modifiers",
+    "effective",
+    "dice",
+    "kept",
+    "outcome",
+    "margin",
+    "position",
+    "effects",
+    "revoked",
+    "secret",
+    "success",
+    "p_success",
+    "event_id",
+    "version",
+)
+# What a player view empties in a secret roll's row: it shows that the roll happened, no more.
+SECRET_FIELDS = (
+    "dice",
+    "kept",
+    "effective",
+    "margin",
+    "outcome",
+    "success",
+    "p_success",
+    "effects",
+    "base",
+    "modifiers",
+    "position",
+)
+POSITION_NET = {"desperate": 0, "risky": 1, "controlled": 3}
+
+
+@dataclass(frozen=True, slots=True)
+class RollRow:
+    event_id: str
+    version: int
+    time: str
+    session: int | None
+    character: str
+    character_id: str | None
+    system: str
+    kind: str
+    trait: str
+    base: int | None
+    modifiers: str
+    effective: int | None
+    dice: tuple[int, ...]
+    faces: int
+    kept: int | None
+    outcome: str
+    success: bool
+    margin: int | None
+    position: str | None
+    effects: str
+    revoked: bool
+    secret: bool
+    p_success: Fraction | None
+
+    def to_dict(self, player_view: bool = False) -> dict[str, Any]:
+        """The row as exports write it; a secret roll in the player view keeps only its frame."""
+        doc = {
+            "time": self.time,
+            "session": self.session,
+            "character": self.character,
+            "system": self.system,
+            "kind": self.kind,
+            "trait": self.trait,
+            "base": self.base,
+            "modifiers": self.modifiers,
+            "effective": self.effective,
+            "dice": list(self.dice),
+            "kept": self.kept,
+            "outcome": self.outcome,
+            "margin": self.margin,
+            "position": self.position,
+            "effects": self.effects,
+            "revoked": self.revoked,
+            "secret": self.secret,
+            "success": self.success,
+            "p_success": None if self.p_success is None else float(self.p_success),
+            "event_id": self.event_id,
+            "version": self.version,
+        }
+        if player_view and self.secret:
+            for name in SECRET_FIELDS:
+                doc[name] = None
+            doc["dice"] = []
+        return doc
+
+
+def roll_rows(events: Iterable[StoredEvent], revoked: set[str] | None = None) -> Iterator[RollRow]:
+    """Every roll in the log, in order; ``revoked`` marks the ones an undo took back."""
+    revoked = revoked or set()
+    names: dict[str, str] = {}
+    for event in events:
+        p = event.payload
+        if event.type == "CharacterAdded":
+            names[p["character_id"]] = p["name"]
+        elif event.type == "RollMade":
+            yield _from_roll(event, names, revoked)
+        elif event.type == "FrightChecked":
+            yield _from_fright(event, names, revoked)
+        elif event.type == "ContestRolled":
+            for side in (p["a"], p["b"]):
+                if side is not None:
+                    yield _from_side(event, side, revoked)
+
+
+def _base(event: StoredEvent, revoked: set[str], **fields: Any) -> RollRow:
+    return RollRow(
+        event_id=event.event_id,
+        version=event.version,
+        time=event.recorded_at,
+        session=event.session_id,
+        revoked=event.event_id in revoked,
+        secret=event.visibility == "gm",
+        **fields,
+    )
+
+
+def _effects_text(effects: Iterable[dict[str, Any]]) -> str:
+    words = []
+    for e in effects:
+        if "track" in e:
+            words.append(f"{e['delta']:+d} {e['track']}")
+        elif "condition" in e:
+            words.append(e["condition"])
+        elif "obligation" in e:
+            words.append(f"owes {e['obligation']}")
+        elif "story_tag_spent" in e:
+            words.append(f"spent {e['story_tag_spent']}")
+        elif "stat_change" in e:
+            words.append(f"{e['delta']:+d} {e['stat_change']}")
+    return "; ".join(words)
+
+
+def _mods_text(mods: Iterable[dict[str, Any]]) -> str:
+    return "; ".join(f"{m['value']:+d} {m['label']}" for m in mods)
+
+
+def _from_roll(event: StoredEvent, names: dict[str, str], revoked: set[str]) -> RollRow:
+    p = event.payload
+    inputs, result, system = p["inputs"], p["result"], p["system"]
+    if system == "gurps":
+        base, mods, effective = inputs["base"], _mods_text(inputs["modifiers"]), result["effective"]
+        kept, margin, position, faces = result["total"], result["margin"], None, 6
+        chance = gurps_chance(effective)
+    elif system == "gloom":
+        base, mods, effective = inputs["rank"], "", inputs["rank"]
+        kept, margin, position, faces = result["kept"], None, None, 20
+        chance = gloom_chance(inputs["rank"], inputs["dl"], result["mode"], result.get("above", 0))
+    else:
+        tags = "; ".join(f"{t['value']:+d} {t['kind'] or 'tag'}" for t in inputs["tags"])
+        base, mods, effective = inputs["stat"], tags, result["effective"]
+        kept, margin, position, faces = result["kept"], None, result["position"], 20
+        chance = glintlock_chance(inputs["stat"], inputs["trained"], position, inputs["bonus"])
+    return _base(
+        event,
+        revoked,
+        character=names.get(p["character_id"], "?"),
+        character_id=p["character_id"],
+        system=system,
+        kind=p["kind"],
+        trait=p["trait"],
+        base=base,
+        modifiers=mods,
+        effective=effective,
+        dice=tuple(p["dice"]),
+        faces=faces,
+        kept=kept,
+        outcome=result["outcome"],
+        success=bool(result["success"]),
+        margin=margin,
+        position=position,
+        effects=_effects_text(p["effects"]),
+        p_success=chance,
+    )
+
+
+def _from_fright(event: StoredEvent, names: dict[str, str], revoked: set[str]) -> RollRow:
+    p = event.payload
+    roll = p["result"]["roll"]
+    table = p["result"].get("table")
+    effects = _effects_text(p["effects"])
+    if table:
+        effects = f"fright table {table['total']} (row {table['row']})" + (
+            f"; {effects}" if effects else ""
+        )
+    return _base(
+        event,
+        revoked,
+        character=names.get(p["character_id"], "?"),
+        character_id=p["character_id"],
+        system="gurps",
+        kind="fright",
+        trait="Fright Check",
+        base=roll["base"],
+        modifiers=_mods_text(roll["modifiers"]),
+        effective=roll["effective"],
+        dice=tuple(roll["dice"]),
+        faces=6,
+        kept=roll["total"],
+        outcome=roll["outcome"],
+        success=bool(roll["success"]),
+        margin=roll["margin"],
+        position=None,
+        effects=effects,
+        p_success=gurps_chance(roll["effective"]),
+    )
+
+
+def _from_side(event: StoredEvent, side: dict[str, Any], revoked: set[str]) -> RollRow:
+    p = event.payload
+    result = side["result"]
+    if p["system"] == "gurps":
+        effective, kept, margin, faces = result["effective"], result["total"], result["margin"], 6
+        chance = gurps_chance(effective)
+        mods = _mods_text(result["modifiers"])
+    else:
+        effective, kept, margin, faces = result["rank"], result["kept"], None, 20
+        chance = gloom_chance(result["rank"], result["dl"], result["mode"], result["above"])
+        mods = ""
+    won = p["winner"] == ("a" if side is p["a"] else "b")
+    return _base(
+        event,
+        revoked,
+        character=side["name"],
+        character_id=side["character_id"],
+        system=p["system"],
+        kind=f"contest ({p['mode']})",
+        trait=side["trait"] or "score",
+        base=side["inputs"].get("base", side["inputs"].get("rank")),
+        modifiers=mods,
+        effective=effective,
+        dice=tuple(result["dice"]),
+        faces=faces,
+        kept=kept,
+        outcome=result["outcome"],
+        success=bool(result["success"]),
+        margin=margin,
+        position=None,
+        effects="won" if won else ("stalemate" if p["winner"] is None else "lost"),
+        p_success=chance,
+    )
+
+
+@lru_cache(maxsize=4096)
+def gurps_chance(effective: int) -> Fraction:
+    from tracker.rules import odds
+
+    return odds.gurps_roll(effective).success
+
+
+@lru_cache(maxsize=4096)
+def gloom_chance(rank: int, dl: int, mode: str, above: int = 0) -> Fraction:
+    from tracker.rules import odds
+
+    # The recorded mode already folds in mastery, panic and the stress limit; these flags give
+    # it back through the same rule (at rank 21+ a plain roll is mastery cancelled).
+    advantage = mode == "advantage"
+    disadvantage = mode == "disadvantage" or (mode == "normal" and rank >= 21)
+    return odds.gloom_check(
+        rank, dl, advantage=advantage, disadvantage=disadvantage, above=above
+    ).success
+
+
+@lru_cache(maxsize=4096)
+def glintlock_chance(stat: int, trained: bool, position: str, bonus: int) -> Fraction:
+    from tracker.rules import odds
+
+    return odds.glintlock_check(
+        stat, trained=trained, tags=POSITION_NET[position], bonus=bonus
+    ).success
+
+
+# -- luck --------------------------------------------------------------------------------------
+
+
+@dataclass
+class CharacterLuck:
+    character: str
+    rolls: int = 0
+    successes: int = 0
+    expected: Fraction = Fraction(0)
+    by_session: dict[int | None, list[Fraction]] = field(default_factory=dict)
+    # Cumulative successes above the odds after each roll, for the luck-over-time chart.
+    trail: list[float] = field(default_factory=list)
+
+    @property
+    def luck(self) -> float:
+        """Successes above (or below) what the exact odds predicted for these very rolls."""
+        return self.successes - float(self.expected)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "character": self.character,
+            "rolls": self.rolls,
+            "successes": self.successes,
+            "expected": float(self.expected),
+            "rate": self.successes / self.rolls if self.rolls else None,
+            "expected_rate": float(self.expected / self.rolls) if self.rolls else None,
+            "luck": self.luck,
+            "by_session": {
+                str(k): {"rolls": v[0], "luck": float(v[1])} for k, v in self.by_session.items()
+            },
+        }
+
+
+@dataclass
+class FaceTest:
+    """Die faces seen against fair dice: counts, and a chi-square test of fairness."""
+
+    faces: int
+    counts: list[int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def chi_square(self) -> float:
+        expected = self.total / self.faces
+        return sum((c - expected) ** 2 / expected for c in self.counts) if self.total else 0.0
+
+    @property
+    def p_value(self) -> float | None:
+        """P(a fair die gives a chi-square this large or larger); None with too few dice."""
+        if self.total < 5 * self.faces:
+            return None
+        return chi_square_survival(self.chi_square, self.faces - 1)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "faces": self.faces,
+            "counts": list(self.counts),
+            "dice": self.total,
+            "expected_each": self.total / self.faces if self.faces else 0,
+            "chi_square": self.chi_square,
+            "p_value": self.p_value,
+        }
+
+
+@dataclass
+class Luck:
+    characters: dict[str, CharacterLuck] = field(default_factory=dict)
+    faces: dict[int, FaceTest] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "characters": [c.to_dict() for c in self.characters.values()],
+            "faces": [f.to_dict() for f in sorted(self.faces.values(), key=lambda f: f.faces)],
+        }
+
+
+def luck(rows: Iterable[RollRow]) -> Luck:
+    """Luck per character against the exact odds, and the faces against fair dice.
+
+    Revoked rolls are left out; so are opponents (sides that are not characters).
+    """
+    out = Luck()
+    for row in rows:
+        if row.revoked:
+            continue
+        test = out.faces.setdefault(row.faces, FaceTest(row.faces, [0] * row.faces))
+        for die in row.dice:
+            test.counts[die - 1] += 1
+        if row.character_id is None or row.p_success is None:
+            continue
+        who = out.characters.setdefault(row.character, CharacterLuck(row.character))
+        who.rolls += 1
+        who.successes += row.success
+        who.expected += row.p_success
+        session = who.by_session.setdefault(row.session, [0, Fraction(0)])
+        session[0] += 1
+        session[1] += int(row.success) - row.p_success
+        who.trail.append(who.luck)
+    return out
+
+
+def chi_square_survival(x: float, k: int) -> float:
+    """Upper tail of the chi-square distribution with ``k`` degrees of freedom at ``x``:
+    the regularized upper incomplete gamma Q(k/2, x/2)."""
+    a, z = k / 2, x / 2
+    if z <= 0:
+        return 1.0
+    if z < a + 1:
+        # Series for the lower function P, then Q = 1 - P.
+        term = total = 1.0 / a
+        n = a
+        for _ in range(10_000):
+            n += 1
+            term *= z / n
+            total += term
+            if abs(term) < abs(total) * 1e-15:
+                break
+        return max(0.0, 1.0 - total * math.exp(-z + a * math.log(z) - math.lgamma(a)))
+    # Continued fraction for Q (Lentz's method).
+    tiny = 1e-300
+    b = z + 1 - a
+    c = 1 / tiny
+    d = 1 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < 1e-15:
+            break
+    return min(1.0, math.exp(-z + a * math.log(z) - math.lgamma(a)) * h)
