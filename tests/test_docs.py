@@ -14,7 +14,9 @@ README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8"
 
 def leaf_commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
     out = []
-    for name, command in sorted(group.commands.items()):
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
         path = f"{prefix}{name}"
         if isinstance(command, click.Group):
             out.extend(leaf_commands(command, path + " "))
@@ -37,3 +39,14 @@ def test_every_help_page_renders(run):
         result = run([*path.split(), "--help"])
         assert result.exit_code == 0, path
         assert "Usage:" in result.stdout
+
+
+def test_every_command_module_is_mapped_so_lazy_loading_finds_it():
+    import importlib
+
+    from tracker.cli import COMMAND_MODULES
+
+    for module_name in set(COMMAND_MODULES.values()):
+        module = importlib.import_module(f"tracker.cli.{module_name}")
+        for command in module.COMMANDS:
+            assert COMMAND_MODULES.get(command.name) == module_name, command.name

@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tracker.errors import BadInput, Refused
 from tracker.events import StoredEvent
 from tracker.projections.campaign import CampaignState, apply
-from tracker.projections.rolls import RollRow, luck, roll_rows
+
+if TYPE_CHECKING:
+    from tracker.projections.rolls import RollRow
 
 EXPORT_FORMAT = "tracker-events/1"
 
@@ -62,12 +64,16 @@ class ExportHandlers:
             self.character(flt.character, state)  # the unknown-character sentence
         if flt.session is not None and flt.session not in state.sessions:
             raise Refused(f"No session {flt.session}; `tracker session list` shows them.")
+        from tracker.projections.rolls import roll_rows
+
         rows = roll_rows(self.store.read(state.campaign_id), state.revoked)
         return state, (r for r in rows if flt.keep(r))
 
     def roll_report(self, flt: RollFilter, *, player_view: bool = False) -> dict[str, Any]:
         """Everything the HTML report shows: the rows, the luck against exact odds, and the
         tracks over time (Mettle, Threat, stress, HP, FP) after each roll."""
+        from tracker.projections.rolls import luck, roll_rows
+
         state = self.state()
         if flt.character:
             self.character(flt.character, state)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +63,8 @@ def check_scores(system: str, scores: Mapping[str, int], what: str) -> None:
 
 def read_sheet(path: str | Path) -> Sheet:
     """A sheet file: TOML or JSON with name, stats, skills, trained, class, defaults, traits."""
+    import tomllib
+
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")

@@ -6,6 +6,7 @@ Heavy modules (SQLAlchemy, Alembic, pendulum) are imported inside the commands t
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
@@ -44,15 +45,53 @@ def cli(ctx: click.Context, db: str | None, campaign: str | None) -> None:
     ctx.obj.setdefault("campaign", campaign)
 
 
-def _register() -> None:
-    from tracker.cli import campaign, demo, export, history, log, odds, play
+# Each command lives in one module, imported only when the command runs: a roll at the table
+# loads the play commands, not the exporters or the odds tables.
+COMMAND_MODULES = {
+    "campaign": "campaign",
+    "session": "campaign",
+    "character": "campaign",
+    "roll": "play",
+    "contest": "play",
+    "fright": "play",
+    "panic": "play",
+    "spend": "play",
+    "gain": "play",
+    "threat": "play",
+    "stress": "play",
+    "hp": "play",
+    "fp": "play",
+    "condition": "play",
+    "tag": "play",
+    "points": "play",
+    "project": "play",
+    "note": "play",
+    "breaking-point": "play",
+    "trait": "play",
+    "obligations": "play",
+    "status": "play",
+    "undo": "history",
+    "redo": "history",
+    "replay": "history",
+    "export": "export",
+    "import": "export",
+    "log": "log",
+    "verify": "log",
+    "demo": "demo",
+    "odds": "odds",
+}
 
-    for module in (campaign, play, history, export, log, demo, odds):
-        for command in module.COMMANDS:
-            cli.add_command(command)
+
+def _load(name: str) -> click.Command | None:
+    module_name = COMMAND_MODULES.get(name)
+    if module_name is None:
+        return None
+    module = importlib.import_module(f"tracker.cli.{module_name}")
+    return next((c for c in module.COMMANDS if c.name == name), None)
 
 
-_register()
+cli.lazy_commands = COMMAND_MODULES
+cli.load_command = _load
 
 
 def main() -> None:

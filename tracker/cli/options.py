@@ -18,7 +18,22 @@ from tracker.errors import Refused, TrackerError
 
 
 class TrackerGroup(click.Group):
-    """A click group whose errors are one sentence, never a traceback or a usage dump."""
+    """A click group whose errors are one sentence, never a traceback or a usage dump, and whose
+    commands are imported only when used (``lazy_commands`` names them, ``load_command`` loads)."""
+
+    lazy_commands: dict[str, str] = {}  # noqa: RUF012 - set once on the root group
+    load_command = None
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy_commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and self.load_command is not None:
+            command = self.load_command(cmd_name)
+            if command is not None:
+                self.add_command(command)
+        return command
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         try:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
-import pendulum
 from sqlalchemy import Connection, Engine, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
@@ -49,8 +49,10 @@ class Head:
 
 
 def now_utc() -> str:
-    """The time an event is recorded: UTC, ISO 8601 with microseconds."""
-    return pendulum.now("UTC").format("YYYY-MM-DDTHH:mm:ss.SSSSSSZ")
+    """The time an event is recorded: UTC, ISO 8601 with microseconds (2026-11-29T19:02:00.000000
+    +00:00, pendulum's spelling too). The standard library's clock keeps pendulum out of the
+    write path; pendulum reads these stamps back for local times and --as-of."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 class EventStore:

@@ -8,10 +8,10 @@ aside before it is upgraded; a newer one is refused.
 from __future__ import annotations
 
 import sqlite3
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
-import pendulum
 from sqlalchemy import Engine, inspect, text
 from sqlalchemy.exc import DatabaseError, OperationalError, ProgrammingError
 
@@ -64,7 +64,7 @@ def backup_sqlite(engine: Engine, revision: str) -> Path | None:
     path = sqlite_path(str(engine.url))
     if path is None:
         return None
-    stamp = pendulum.now("UTC").format("YYYYMMDDTHHmmss")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     target = path.with_name(f"{path.name}.backup-{revision}-{stamp}")
     source = sqlite3.connect(path)
     try:
