@@ -126,6 +126,10 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
         self.store = EventStore(self.engine)
         self.backup: str | None = None
         self._campaign_name = campaign
+        # The shell keeps each campaign's state in memory between commands ("warm"), folding
+        # only what other writers appended since; one-shot commands start from the snapshot.
+        self.warm = False
+        self._warm: dict[str, CampaignState] = {}
         try:
             self.backup = ensure_schema(self.engine)
         except DatabaseError as exc:
@@ -162,6 +166,14 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
         so a campaign of a million events answers as fast as a new one.
         """
         row = campaign or self.campaign()
+        warm = self._warm.get(row.campaign_id) if self.warm else None
+        if warm is not None:
+            fold(
+                self.store.read(row.campaign_id, after_version=warm.version), row.campaign_id, warm
+            )
+            if warm.needs_refold:
+                warm = self._warm[row.campaign_id] = self.refold(row, warm.revoked)
+            return warm
         cached = self.store.load_snapshot(row.campaign_id, "campaign", PROJECTION_VERSION)
         state = from_snapshot(cached[1]) if cached else CampaignState(row.campaign_id)
         start = state.version
@@ -171,6 +183,8 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
             self._save_snapshot(state)
         elif state.version - start >= SNAPSHOT_EVERY:
             self._save_snapshot(state)
+        if self.warm:
+            self._warm[row.campaign_id] = state
         return state
 
     def refold(self, row: CampaignRow, revoked, until_version: int | None = None) -> CampaignState:

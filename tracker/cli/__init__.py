@@ -79,6 +79,7 @@ COMMAND_MODULES = {
     "verify": "log",
     "demo": "demo",
     "odds": "odds",
+    "shell": "shell",
 }
 
 

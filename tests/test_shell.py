@@ -1,0 +1,64 @@
+"""The shell: the same commands at one prompt, surviving every error, with names completed."""
+
+from __future__ import annotations
+
+from tracker.app import Tracker
+from tracker.cli.shell import Completer
+
+
+def test_a_whole_evening_through_the_shell_survives_errors(glintlock):
+    script = "\n".join(
+        [
+            "session start --title 'At the prompt'",
+            "roll Wren Grit --tag 1:gear --tag 1:power --dice 15",
+            "roll Nobody Grit",  # refused: the prompt comes back
+            "roll Wren Grit --tag 1:gear --dice 99",  # bad dice: the prompt comes back
+            '"unclosed',  # a quoting slip
+            "frobnicate",  # no such command
+            "spend Wren steel-yourself",
+            "status Wren --json",
+            "undo",
+            "exit",
+            "roll Wren Grit --tag 1:gear --dice 15",  # after exit: never run
+        ]
+    )
+    result = glintlock(["shell"], input=script + "\n")
+    assert result.exit_code == 0, result.output
+    assert "WEAK HIT" in result.stdout
+    assert 'No character named "Nobody"' in result.stderr
+    assert "not 99" in result.stderr
+    assert "quotes" in result.stderr
+    assert "No such command" in result.stderr
+    assert '"mettle": 0' in result.stdout
+    assert "Undid event" in result.stdout
+    events = glintlock.json("log")["events"]
+    rolls = [e for e in events if e["type"] == "RollMade"]
+    assert len(rolls) == 1  # the line after exit did not run
+    assert events[-1]["type"] == "EventsRevoked"
+
+
+def test_the_shell_sees_what_another_writer_logged(glintlock):
+    glintlock.ok("session start")
+    other = Tracker(str(glintlock.db))
+    result = glintlock(
+        ["shell"],
+        input="status Tomas --json\n",
+    )
+    assert '"stress": 0' in result.stdout
+    tracker = Tracker(str(glintlock.db))
+    tracker.warm = True
+    tracker.state()
+    other.stress("Tomas", 2, cause="from another terminal")
+    assert tracker.state().character("Tomas").stress == 2
+    other.close()
+    tracker.close()
+
+
+def test_completion_offers_commands_then_characters_then_traits(glintlock):
+    tracker = Tracker(str(glintlock.db))
+    complete = Completer(tracker)
+    assert {"roll", "spend", "status", "undo"} <= set(complete.words([]))
+    assert complete.words(["roll"]) == ["Wren", "Tomas"]
+    assert complete.words(["roll", "Wren"]) == ["Grit", "Wits"]
+    assert complete.words(["spend"]) == ["Wren", "Tomas"]
+    tracker.close()

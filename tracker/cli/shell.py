@@ -1,0 +1,143 @@
+"""``tracker shell``: the evening's prompt. The same commands without the word ``tracker``, one
+open database, the campaign's state kept warm in memory, completion and history."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from tracker.cli.options import open_tracker
+
+EXIT_WORDS = {"exit", "quit", "bye"}
+
+
+def run_line(line: str, obj: dict) -> int:
+    """Run one command line as ``tracker`` would; return its exit code. Never raises."""
+    from tracker.cli import cli
+
+    try:
+        args = shlex.split(line)
+    except ValueError as exc:
+        click.echo(f"Error: {exc}; check the quotes.", err=True)
+        return 2
+    if not args:
+        return 0
+    if args[0] == "shell":
+        click.echo("Already in the shell.", err=True)
+        return 2
+    try:
+        code = cli.main(args, prog_name="tracker", standalone_mode=False, obj=obj)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except Exception as exc:
+        click.echo(f"Error: {exc}.", err=True)
+        code = 1
+    return code if isinstance(code, int) else 0
+
+
+class Completer:
+    """Completes command names, then character names, then the character's traits."""
+
+    def __init__(self, tracker) -> None:
+        self.tracker = tracker
+        self.matches: list[str] = []
+
+    def words(self, before: list[str]) -> list[str]:
+        from tracker.cli import COMMAND_MODULES
+
+        if not before:
+            return sorted(COMMAND_MODULES)
+        try:
+            state = self.tracker.state()
+        except Exception:
+            return []
+        names = [c.name for c in state.characters.values()]
+        if len(before) == 1:
+            return names
+        character = state.character(before[1]) if len(before) == 2 else None
+        if character is not None and before[0] in ("roll", "contest", "panic", "project"):
+            return [*character.stats, *character.skills]
+        return names
+
+    def complete(self, text: str, index: int) -> str | None:
+        if index == 0:
+            import readline
+
+            buffer = readline.get_line_buffer()[: readline.get_begidx()]
+            try:
+                before = shlex.split(buffer)
+            except ValueError:
+                before = buffer.split()
+            quoted = [w if " " not in w else f'"{w}"' for w in self.words(before)]
+            self.matches = [w for w in quoted if w.lower().startswith(text.lower())]
+        return self.matches[index] if index < len(self.matches) else None
+
+
+def _history_file() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("tracker", appauthor=False)) / "shell_history"
+
+
+@click.command("shell")
+def shell() -> None:
+    """An interactive prompt for the evening: every command, instantly, without `tracker`.
+
+    \b
+    tracker> roll Wren Grit --tag 1:gear
+    tracker> threat spend hard --note "the shelves collapse"
+    tracker> exit
+    """
+    tracker = open_tracker()
+    tracker.warm = True
+    obj = {"tracker": tracker, "db": tracker.url, "campaign": None}
+    interactive = sys.stdin.isatty()
+    history = _history_file()
+    if interactive:
+        try:
+            import readline
+
+            readline.set_completer(Completer(tracker).complete)
+            readline.set_completer_delims(" \t")
+            readline.parse_and_bind("tab: complete")
+            history.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if history.exists():
+                readline.read_history_file(history)
+        except (ImportError, OSError):
+            pass
+        click.echo(f"tracker shell on {tracker.location}. Tab completes; `exit` or Ctrl-D ends.")
+    while True:
+        try:
+            line = input(_prompt(tracker) if interactive else "")
+        except EOFError:
+            break
+        except KeyboardInterrupt:
+            click.echo("")
+            continue
+        if line.strip() in EXIT_WORDS:
+            break
+        if line.strip() in ("help", "?"):
+            line = "--help"
+        run_line(line, obj)
+    if interactive:
+        try:
+            import readline
+
+            readline.set_history_length(2000)
+            readline.write_history_file(history)
+        except (ImportError, OSError):
+            pass
+
+
+def _prompt(tracker) -> str:
+    try:
+        name = tracker.campaign().name
+    except Exception:
+        name = "tracker"
+    return f"{name}> "
+
+
+COMMANDS = [shell]
