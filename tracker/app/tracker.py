@@ -388,6 +388,34 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
         rows = [self.campaign()] if self._campaign_name else self.store.campaigns()
         return [self._verify_campaign(row) for row in rows]
 
+    def verify_against(self, heads: dict[str, str]) -> list[dict[str, Any]]:
+        """Whether the log still holds each exported head hash, in an intact chain.
+
+        ``heads`` maps a campaign id (or "" when the export did not say) to the hash of the last
+        event the export saw. Events logged since the export are fine; an edit, removal or
+        replacement of anything up to the head is not.
+        """
+        results = []
+        for campaign_id, digest in heads.items():
+            found = self.store.find_hash(digest)
+            ok = found is not None and (not campaign_id or found.campaign_id == campaign_id)
+            row = self.store.find_campaign(found.campaign_id) if found else None
+            chain_ok = False
+            if ok and row is not None:
+                report = self._verify_campaign(row)
+                chain_ok = report.problem is None
+            results.append(
+                {
+                    "campaign_id": campaign_id or (found.campaign_id if found else None),
+                    "campaign": row.name if row else None,
+                    "head": digest,
+                    "found_at": found.version if found else None,
+                    "matches": bool(ok and chain_ok),
+                    "chain_intact": chain_ok,
+                }
+            )
+        return results
+
     def _verify_campaign(self, row: CampaignRow) -> VerifyReport:
         from tracker.app.redecide import ROLL_TYPES, redecide
 
@@ -445,6 +473,9 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
                 if attempt == APPEND_ATTEMPTS - 1:
                     raise
                 continue
+            except DatabaseError as exc:
+                # The transaction rolled back: nothing of the batch is in the log.
+                raise describe_storage_error(exc, self.location) from None
             from tracker.projections.campaign import apply
 
             for event in stored:

@@ -8,6 +8,7 @@ import click
 
 from tracker.cli.options import emit_json, open_tracker, output_options
 from tracker.cli.render import BAD, GOOD, dim, local_time, plural
+from tracker.errors import BadInput
 
 
 def summarize(event, names: dict[str, str]) -> str:
@@ -130,9 +131,24 @@ def log(session: int | None, player_view: bool, as_json: bool) -> None:
 
 
 @click.command("verify")
+@click.option(
+    "--against",
+    metavar="EXPORT",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Say whether the log still matches an export (events, CSV, JSON lines or HTML).",
+)
 @output_options
-def verify(as_json: bool) -> None:
-    """Check every campaign's hash chain; exit 1 naming the first broken event."""
+def verify(against: str | None, as_json: bool) -> None:
+    """Check every campaign's hash chain and re-decide every roll; exit 1 naming what is wrong.
+
+    \b
+    Examples:
+      tracker verify
+      tracker verify --against campaign.jsonl
+    """
+    if against:
+        _verify_against(against, as_json)
+        return
     reports = open_tracker().verify()
     ok = all(r.ok for r in reports)
     if as_json:
@@ -163,6 +179,65 @@ def verify(as_json: bool) -> None:
                 )
         if not reports:
             click.echo("No campaigns to verify.")
+    if not ok:
+        raise click.exceptions.Exit(1)
+
+
+def export_heads(path: str) -> dict[str, str]:
+    """The head hashes an export names: per campaign for an events export, else the one head."""
+    import csv
+    import re
+
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        first = handle.readline()
+        try:
+            header = json.loads(first)
+        except ValueError:
+            header = None
+        if isinstance(header, dict) and isinstance(header.get("campaigns"), dict):
+            return dict(header["campaigns"])
+        if isinstance(header, dict) and header.get("log_head"):
+            return {"": header["log_head"]}
+        handle.seek(0)
+        if first.startswith("time,"):
+            row = next(csv.DictReader(handle), None)
+            if row and row.get("log_head"):
+                return {"": row["log_head"]}
+        handle.seek(0)
+        found = re.search(r'name="tracker-log-head" content="([0-9a-f]{64})"', handle.read())
+        if found:
+            return {"": found.group(1)}
+    raise BadInput(f"{path} names no log head; give a tracker export (events, rolls or report).")
+
+
+def _verify_against(path: str, as_json: bool) -> None:
+    results = open_tracker().verify_against(export_heads(path))
+    ok = all(r["matches"] for r in results)
+    if as_json:
+        emit_json({"ok": ok, "against": path, "campaigns": results})
+    else:
+        for r in results:
+            head = f"{r['head'][:12]}…"
+            if r["matches"]:
+                click.echo(
+                    f"{r['campaign']}: "
+                    + click.style("matches the export", fg=GOOD)
+                    + f" (its head {head} is event {r['found_at']}, and the chain is intact)."
+                )
+            elif r["found_at"] is None:
+                click.echo(
+                    click.style("Does not match the export", fg=BAD, bold=True)
+                    + f": the log no longer holds its head {head}; it was edited, cut short or "
+                    "replaced since.",
+                    err=True,
+                )
+            else:
+                click.echo(
+                    f"{r['campaign']}: "
+                    + click.style("does not match the export", fg=BAD, bold=True)
+                    + f": the chain up to event {r['found_at']} is broken; run `tracker verify`.",
+                    err=True,
+                )
     if not ok:
         raise click.exceptions.Exit(1)
 

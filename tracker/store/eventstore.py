@@ -23,11 +23,12 @@ from tracker.events.envelope import (
     chain_fields,
     event_hash,
 )
-from tracker.store.engine import WRITE
+from tracker.store.engine import WRITE, after_explicit_positions, lock_writers
 from tracker.store.schema import campaigns, events, settings, snapshots
 
 READ_BATCH = 2_000
 IMPORT_BATCH = 5_000
+NAME_MAX = campaigns.c.name.type.length
 
 
 def stored_json(payload: dict) -> str:
@@ -67,7 +68,10 @@ class EventStore:
         self, campaign_id: str, name: str, system: str, first: Sequence[NewEvent]
     ) -> list[StoredEvent]:
         """Register a campaign and append its first events, in one transaction."""
+        if len(name) > NAME_MAX:
+            raise BadInput(f"A campaign name has at most {NAME_MAX} characters; shorten it.")
         with self.engine.connect().execution_options(**WRITE) as conn:
+            lock_writers(conn)
             names = conn.execute(select(campaigns.c.name)).scalars()
             taken = next((n for n in names if n.casefold() == name.casefold()), None)
             if taken:
@@ -92,6 +96,7 @@ class EventStore:
         """
         try:
             with self.engine.connect().execution_options(**WRITE) as conn:
+                lock_writers(conn)
                 stored = self._append(conn, campaign_id, batch, expected_version)
                 conn.commit()
         except IntegrityError as exc:
@@ -114,7 +119,9 @@ class EventStore:
         ids = [e.event_id for e in batch]
         known = {
             s.event_id: s
-            for s in self._rows(conn, select(events).where(events.c.event_id.in_(ids)))
+            for s in self._rows(
+                conn, select(events).where(events.c.event_id.in_(ids)), stream=False
+            )
         }
         if known:
             if len(known) == len(ids) and all(s.campaign_id == campaign_id for s in known.values()):
@@ -157,6 +164,7 @@ class EventStore:
             select(events)
             .where(events.c.campaign_id == campaign_id, events.c.version > expected)
             .order_by(events.c.version),
+            stream=False,
         ):
             out.append(s)
         return out
@@ -204,8 +212,12 @@ class EventStore:
             yield from self._rows(conn, query.order_by(events.c.position))
 
     @staticmethod
-    def _rows(conn: Connection, query) -> Iterator[StoredEvent]:
-        result = conn.execution_options(yield_per=READ_BATCH).execute(query)
+    def _rows(conn: Connection, query, *, stream: bool = True) -> Iterator[StoredEvent]:
+        # A statement option: ``conn.execution_options`` would change the connection itself, and
+        # on PostgreSQL turn the statements after it (inserts too) into server-side cursors. A
+        # small read inside a write (one batch) needs no cursor of its own.
+        options = {"yield_per": READ_BATCH} if stream else {}
+        result = conn.execute(query, execution_options=options)
         loads = json.loads
         for r in result:
             yield StoredEvent(
@@ -224,6 +236,11 @@ class EventStore:
                 r.hash,
             )
 
+    def find_hash(self, digest: str) -> StoredEvent | None:
+        """The event whose hash is ``digest``, if the log holds one."""
+        with self.engine.connect() as conn:
+            return next(self._rows(conn, select(events).where(events.c.hash == digest)), None)
+
     def count(self, campaign_id: str | None = None) -> int:
         query = select(func.count()).select_from(events)
         if campaign_id is not None:
@@ -240,6 +257,7 @@ class EventStore:
         batch: list[dict] = []
         count = 0
         with self.engine.connect().execution_options(**WRITE) as conn:
+            lock_writers(conn)
             for event in stream:
                 version, prev = heads.get(event.campaign_id, (0, GENESIS_HASH))
                 if event.version != version + 1 or event.prev_hash != prev:
@@ -274,6 +292,7 @@ class EventStore:
                     batch = []
             if batch:
                 conn.execute(insert(events), batch)
+            after_explicit_positions(conn)
             conn.commit()
         return count
 

@@ -1,0 +1,208 @@
+"""What tracker guarantees about the log: tamper evidence, damaged storage, hostile input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tracker.app import Tracker
+from tracker.cli import cli
+from tracker.errors import StorageError
+
+
+@pytest.fixture
+def played(glintlock):
+    glintlock.ok("session start")
+    glintlock.ok("roll Wren Grit --tag 1:gear --dice 15")
+    glintlock.ok("note 'first'")
+    glintlock.ok("note 'second'")
+    glintlock.ok("stress Tomas +1")
+    return glintlock
+
+
+def tamper(db, *statements):
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TRIGGER events_no_update")
+        conn.execute("DROP TRIGGER events_no_delete")
+        for statement in statements:
+            conn.execute(statement)
+
+
+@pytest.mark.parametrize(
+    ("statements", "version", "words"),
+    [
+        (
+            ["UPDATE events SET payload = replace(payload, 'first', 'forged') WHERE version = 6"],
+            6,
+            "no longer match",
+        ),
+        (["DELETE FROM events WHERE version = 6"], 7, "version 6 is missing"),
+        (
+            [
+                "UPDATE events SET version = 100 WHERE version = 6",
+                "UPDATE events SET version = 6 WHERE version = 7",
+                "UPDATE events SET version = 7 WHERE version = 100",
+            ],
+            6,
+            "does not follow",
+        ),
+        (
+            [
+                "UPDATE events SET version = version + 1000 WHERE version >= 6",
+                "UPDATE events SET version = version - 999 WHERE version >= 1006",
+                "INSERT INTO events (event_id, campaign_id, version, type, schema_version, "
+                "payload, recorded_at, visibility, prev_hash, hash) SELECT 'forged', campaign_id,"
+                " 6, 'NoteAdded', 1, '{\"text\": \"forged\"}', recorded_at, 'public', prev_hash,"
+                " hash FROM events WHERE version = 7",
+            ],
+            6,
+            "no longer match",
+        ),
+    ],
+    ids=["edited", "removed", "reordered", "inserted"],
+)
+def test_verify_names_an_edited_removed_reordered_or_inserted_event(
+    played, statements, version, words
+):
+    tamper(played.db, *statements)
+    result = played("verify")
+    assert result.exit_code == 1
+    assert f"broken at event {version}" in result.stderr
+    assert words in result.stderr
+
+
+@pytest.mark.parametrize("fmt", ["events", "csv", "jsonl"])
+def test_verify_against_an_export_says_whether_the_log_still_matches(played, tmp_path, fmt):
+    out = tmp_path / f"export.{fmt}"
+    command = ["export", "events"] if fmt == "events" else ["export", "rolls", "--format", fmt]
+    played.ok([*command, "-o", str(out)])
+    assert played(["verify", "--against", str(out)]).exit_code == 0
+    played.ok("note 'later play is fine'")
+    assert played(["verify", "--against", str(out)]).exit_code == 0
+    tamper(played.db, "UPDATE events SET hash = 'x' || substr(hash, 2) WHERE version = 8")
+    result = played(["verify", "--against", str(out)])
+    assert result.exit_code == 1
+    assert "Does not match the export" in result.stderr or "does not match" in result.stderr
+
+
+def test_verify_against_something_that_is_not_an_export(played, tmp_path):
+    junk = tmp_path / "notes.txt"
+    junk.write_text("shopping list\n")
+    result = played(["verify", "--against", str(junk)])
+    assert result.exit_code == 2
+    assert "names no log head" in result.stderr
+
+
+def test_a_truncated_database_is_refused_and_left_as_it_was(played, tmp_path):
+    broken = tmp_path / "broken.db"
+    data = played.db.read_bytes()
+    broken.write_bytes(data[: len(data) // 2])
+    before = broken.read_bytes()
+    result = CliRunner().invoke(cli, ["--db", str(broken), "status"])
+    assert result.exit_code == 1
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "restore a backup" in result.stderr or "not a readable" in result.stderr
+    assert broken.read_bytes() == before
+
+
+def test_a_full_disk_appends_nothing_and_says_so(played):
+    tracker = Tracker(str(played.db))
+    from sqlalchemy import event
+
+    tracker.engine.dispose()
+
+    @event.listens_for(tracker.engine, "connect")
+    def _small(dbapi_connection, _record):
+        pages = dbapi_connection.execute("PRAGMA page_count").fetchone()[0]
+        dbapi_connection.execute(f"PRAGMA max_page_count = {pages}")
+
+    before = played.event_count()
+    huge = "x" * 200_000
+    with pytest.raises(StorageError, match="full"):
+        tracker.note(huge)
+    tracker.close()
+    assert played.event_count() == before
+    assert played("verify").exit_code == 0
+
+
+NASTY = [
+    'O\'Brien "the Quick"',
+    "Robert'); DROP TABLE events;--",
+    "<script>alert('x')</script> & co",
+    "Zoë Ångström 龍",
+    "bell\x07char",
+    "x" * 300,
+]
+
+
+@pytest.mark.parametrize("name", NASTY, ids=range(len(NASTY)))
+def test_hostile_names_round_trip_through_log_replay_and_exports(run, name):
+    run.ok("campaign new Nasty --system gloom")
+    run.ok(["character", "add", name, "--skill", "Hacking=14"])
+    run.ok("session start")
+    run.ok(["roll", name, "Hacking", "--dice", "9"])
+    run.ok(["note", f"{name} was here"])
+    assert run.json(["status", name])["name"] == name
+    log = run.json("log")["events"]
+    assert log[1]["payload"]["name"] == name
+    assert name in run.ok("replay").stdout
+    rows = run.ok("export rolls --format jsonl").stdout.splitlines()[1:]
+    assert json.loads(rows[0])["character"] == name
+    html = run.ok("export rolls --format html").stdout
+    if "<" in name or "&" in name:
+        assert name not in html
+    assert "<script>alert" not in html
+    assert run("verify").exit_code == 0
+
+
+COMMANDS = st.sampled_from(
+    [
+        "roll",
+        "spend",
+        "gain",
+        "stress",
+        "threat add",
+        "threat spend",
+        "condition set",
+        "note",
+        "tag add",
+        "contest",
+        "undo",
+        "status",
+    ]
+)
+WORDS = st.one_of(
+    st.sampled_from(["Wren", "Tomas", "Grit", "Wits", "--dice", "--tag", "--cost", "+2", "-1"]),
+    st.sampled_from(["1:gear", "9:gear", "0", "21", "1,2", "--json", "--seed", "x", "''"]),
+    st.text(min_size=0, max_size=12),
+)
+
+
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(command=COMMANDS, words=st.lists(WORDS, max_size=6))
+def test_no_argument_makes_a_traceback_or_a_half_written_refusal(glintlock, command, words):
+    before = glintlock.event_count()
+    result = glintlock([*command.split(), *words])
+    assert result.exit_code in (0, 1, 2), result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(
+        result.exception
+    )
+    assert "Traceback" not in result.output
+    if result.exit_code != 0:
+        assert result.stderr.strip(), "a refusal says why"
+        assert len(result.stderr.strip().splitlines()) == 1
+        assert glintlock.event_count() == before
+
+
+def test_backups_and_copies_of_a_database_are_private(played, tmp_path):
+    copy = tmp_path / "copy.db"
+    shutil.copy(played.db, copy)
+    assert played.db.stat().st_mode & 0o077 == 0
