@@ -229,3 +229,16 @@ def test_glintlock_roll_chance_is_the_exact_odds():
 
     # Stat 3 untrained, risky: weak DC 14 -> faces 14..20 hit: 7/20.
     assert glintlock_chance(3, False, "risky", 0) == Fraction(7, 20)
+
+
+def test_player_view_tracks_do_not_give_a_secret_roll_away(glintlock):
+    glintlock.ok("session start")
+    glintlock.ok("roll Wren Grit --tag 1:gear --dice 15")  # weak hit: Threat 1
+    glintlock.ok("roll Tomas Wits --tag 1:gear --secret --dice 2")  # secret miss: Threat 3
+    glintlock.ok("roll Wren Grit --tag 1:gear --dice 15")  # weak hit: Threat 4
+    tracker = Tracker(str(glintlock.db))
+    player = tracker.roll_report(RollFilter(), player_view=True)
+    gm = tracker.roll_report(RollFilter())
+    tracker.close()
+    assert [p["threat"] for p in gm["threat"]] == [1, 3, 4]
+    assert [p["threat"] for p in player["threat"]] == [1, 2]

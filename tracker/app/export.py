@@ -87,7 +87,10 @@ class ExportHandlers:
 
         def tap(stream: Iterator[StoredEvent]) -> Iterator[StoredEvent]:
             for event in stream:
-                apply(replay, event)
+                # In the player view the tracks are what the players saw: a secret roll's
+                # effects stay out, or the next point would give the roll away.
+                if not (player_view and event.visibility == "gm"):
+                    apply(replay, event)
                 yield event
 
         for row in roll_rows(tap(events), state.revoked):
@@ -97,6 +100,8 @@ class ExportHandlers:
             if row.revoked or (player_view and row.secret):
                 continue
             for ch in replay.characters.values():
+                if flt.character and ch.name.casefold() != flt.character.casefold():
+                    continue
                 point = {"version": row.version, "time": row.time, "stress": ch.stress}
                 if state.system == "glintlock":
                     point["mettle"] = ch.mettle

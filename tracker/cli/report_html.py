@@ -35,8 +35,8 @@ section { background: #fff; border: 1px solid var(--line); border-radius: 10px;
   color: #3730a3; font-size: .85rem; margin-right: 6px; }
 code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .9em; }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; }
-th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line);
-  vertical-align: top; }
+th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); }
+td { vertical-align: top; }
 th { color: var(--soft); font-weight: 600; font-size: .78rem; text-transform: uppercase; }
 .num { text-align: right; font-variant-numeric: tabular-nums; } .nowrap { white-space: nowrap; }
 .up { color: var(--good); font-weight: 600; } .down { color: var(--bad); font-weight: 600; }
@@ -46,17 +46,16 @@ th { color: var(--soft); font-weight: 600; font-size: .78rem; text-transform: up
 .meter .mark { position: absolute; top: -4px; width: 3px; height: 18px; background: var(--ink); }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(460px, 1fr)); gap: 20px; }
 figure { margin: 0; } figcaption { font-size: .9rem; color: var(--soft); margin-top: 4px; }
-figcaption strong { color: var(--ink); }
 svg.chart { width: 100%; height: auto; display: block; font-size: 13px; }
 svg.chart text { fill: var(--soft); } svg.chart .title { fill: var(--ink); font-weight: 600; }
-svg.chart .fair { fill: #b45309; }
+svg.chart .fair { fill: #b45309; } figcaption strong { color: var(--ink); }
 .legend { list-style: none; padding: 0; margin: 6px 0 0; display: flex; flex-wrap: wrap;
   gap: 4px 16px; font-size: .88rem; }
 .legend span { display: inline-block; width: 22px; margin-right: 6px; vertical-align: middle; }
-.outcome { display: inline-block; padding: 0 8px; border-radius: 4px; font-weight: 600; }
-.good { background: var(--good-bg); color: var(--good); }
-.bad { background: var(--bad-bg); color: var(--bad); }
-.mixed { background: var(--mixed-bg); color: var(--mixed); }
+.outcome { display: inline-block; padding: 0 8px; border-radius: 4px; font-weight: 600;
+  white-space: nowrap; }
+.good { background: var(--good-bg); color: var(--good); } .mixed { color: var(--mixed);
+  background: var(--mixed-bg); } .bad { background: var(--bad-bg); color: var(--bad); }
 .badge { display: inline-block; font-size: .72rem; padding: 0 6px; border-radius: 4px;
   margin-left: 4px; text-transform: uppercase; letter-spacing: .04em; }
 .badge.secret { background: #ede9fe; color: #5b21b6; }
@@ -90,8 +89,9 @@ def render(report: dict[str, Any]) -> str:
             _rows_section(report, rows),
         ]
     else:
-        parts.append('<section id="empty"><h2>No rolls</h2><p>No rolls match these filters.</p>')
-        parts.append("</section>")
+        parts.append(
+            '<section id="empty"><h2>No rolls</h2><p>No rolls match these filters.</p></section>'
+        )
     parts.append(
         f"<footer>Log head (SHA-256 of the last event, version {_e(report.get('log_version'))}): "
         f"<code>{_e(report.get('log_head'))}</code>. While the log still ends with this hash, "

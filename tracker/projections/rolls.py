@@ -55,6 +55,8 @@ SECRET_FIELDS = (
     "position",
 )
 POSITION_NET = {"desperate": 0, "risky": 1, "controlled": 3}
+# Glintlock: stress this high counts as a -1 condition tag (glintlock.md, 'Stress').
+STRESS_TAG_AT = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +163,13 @@ def _effects_text(effects: Iterable[dict[str, Any]]) -> str:
     return "; ".join(words)
 
 
+def _mode_words(mode: str, inputs: dict[str, Any]) -> list[str]:
+    if mode == "normal":
+        return []
+    reasons = inputs.get("reasons") or []
+    return [f"{mode}" + (f" ({'; '.join(reasons)})" if reasons else "")]
+
+
 def _mods_text(mods: Iterable[dict[str, Any]]) -> str:
     return "; ".join(f"{m['value']:+d} {m['label']}" for m in mods)
 
@@ -173,12 +182,19 @@ def _from_roll(event: StoredEvent, names: dict[str, str], revoked: set[str]) -> 
         kept, margin, position, faces = result["total"], result["margin"], None, 6
         chance = gurps_chance(effective)
     elif system == "gloom":
-        base, mods, effective = inputs["rank"], "", inputs["rank"]
+        mods = "; ".join([f"DL {inputs['dl']}", *_mode_words(result["mode"], inputs)])
+        base, effective = inputs["rank"], inputs["rank"]
         kept, margin, position, faces = result["kept"], None, None, 20
         chance = gloom_chance(inputs["rank"], inputs["dl"], result["mode"], result.get("above", 0))
     else:
-        tags = "; ".join(f"{t['value']:+d} {t['kind'] or 'tag'}" for t in inputs["tags"])
-        base, mods, effective = inputs["stat"], tags, result["effective"]
+        words = [f"{t['value']:+d} {t['kind'] or 'tag'}" for t in inputs["tags"]]
+        if inputs["stress"] >= STRESS_TAG_AT:
+            words.append(f"-1 stress {inputs['stress']}")
+        if inputs["position_steps"]:
+            words.append(f"advantage die x{inputs['position_steps']}")
+        if inputs["bonus"]:
+            words.append(f"{inputs['bonus']:+d} on the die (steel yourself)")
+        base, mods, effective = inputs["stat"], "; ".join(words), result["effective"]
         kept, margin, position, faces = result["kept"], None, result["position"], 20
         chance = glintlock_chance(inputs["stat"], inputs["trained"], position, inputs["bonus"])
     return _base(

@@ -1,0 +1,317 @@
+"""The HTML roll report: built from logs made through the CLI, checked as text and in a browser.
+
+Expected luck numbers are worked out by hand from the rulebooks' windows (Gloom: the faces DL..rank
+of a d20; Glintlock: d20 at or above the Weak DC 20 - 2s), never taken from the code under test.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tracker.app import Tracker
+from tracker.app.export import RollFilter
+from tracker.cli.report_html import render
+
+SVG_NAMESPACE = "http://www.w3.org/2000/svg"
+CHROMIUM = "/usr/bin/chromium"
+NASTY_CAMPAIGN = "<script>alert(1)</script> & \"Co\" 'op'"
+NASTY_NAME = 'Zoë "Nightjar" O\'Brien'
+NASTY_TAG = "<em>the map</em> & more"
+
+
+def report(run, *, player_view: bool = False, **filters) -> dict:
+    return Tracker(str(run.db)).roll_report(RollFilter(**filters), player_view=player_view)
+
+
+def html_of(run, **kwargs) -> str:
+    return render(report(run, **kwargs))
+
+
+def charts(html: str) -> list[str]:
+    return re.findall(r'<svg class="chart"[^>]*><title>([^<]+)</title>', html)
+
+
+def section(html: str, name: str) -> str:
+    found = re.search(rf'<section id="{name}">(.*?)</section>', html, re.S)
+    return found.group(1) if found else ""
+
+
+def table_rows(html: str) -> list[str]:
+    return re.findall(r"<tr[^>]*>.*?</tr>", section(html, "rolls"), re.S)[1:]  # past the header
+
+
+def last_hash(run) -> str:
+    with sqlite3.connect(run.db) as conn:
+        return conn.execute("SELECT hash FROM events ORDER BY position DESC LIMIT 1").fetchone()[0]
+
+
+@pytest.fixture
+def gloom(run):
+    """Kade rolls twice at rank 14 DL 5 (a success and a failure), Juno succeeds once at rank 14
+    DL 5, Mira fails once at rank 10 DL 0."""
+    run.ok("campaign new Neon --system gloom")
+    run.ok("character add Kade --skill Hacking=14")
+    run.ok("character add Juno --skill Hacking=14")
+    run.ok("character add Mira --skill Hacking=10")
+    run.ok("session start")
+    run.ok("roll Kade Hacking --dl 5 --dice 9")  # inside 5..14: success
+    run.ok("roll Kade Hacking --dl 5 --dice 17")  # above the rank: overshoot
+    run.ok("roll Juno Hacking --dl 5 --dice 12")
+    run.ok("roll Mira Hacking --dice 15")
+    return run
+
+
+@pytest.fixture
+def glintlock_played(glintlock):
+    """Wren (Grit 3) and Tomas (Wits 4) each make one risky roll; then a secret desperate roll
+    and a roll that is undone."""
+    run = glintlock
+    run.ok("session start")
+    run.ok("roll Wren Grit --tag 1:gear --dice 15")  # Weak DC 14: weak hit
+    run.ok("roll Tomas Wits --tag 1:gear --dice 5")  # Weak DC 12: miss
+    run.ok("roll Wren Grit --tag -1:weakness --secret --dice 13,7")  # desperate, keeps 7: miss
+    run.ok("roll Tomas Wits --tag 1:gear --dice 20")
+    run.ok("undo")
+    return run
+
+
+# -- what the report says ------------------------------------------------------------------------
+
+
+def test_gloom_luck_is_successes_against_the_windows_odds(gloom):
+    html = html_of(gloom)
+    luck = section(html, "luck")
+    # Rank 14, DL 5: faces 5..14 succeed, 10 of 20, so each roll expects 0.5 successes.
+    assert "Kade right at the odds" in luck  # 1 success against 0.5 + 0.5 = 1.0
+    assert re.search(r"Kade</strong></td><td[^>]*>2</td><td[^>]*>1</td><td[^>]*>1\.00<", luck)
+    assert "Juno +0.50 successes above the odds" in luck  # 1 against 0.5
+    # Rank 10, DL 0: faces 2..10 succeed, 9 of 20.
+    assert "Mira −0.45 successes below the odds" in luck
+    assert "50% <span" in luck
+    assert "0% <span" in luck
+    assert "45% expected" in luck
+
+
+def test_gloom_faces_carry_chi_square_and_say_when_too_few(gloom):
+    faces = section(html_of(gloom), "faces")
+    # Four d20s (9, 17, 12, 15): 0.2 expected per face; four faces at 1, sixteen at 0.
+    chi = 4 * (1 - 0.2) ** 2 / 0.2 + 16 * 0.2**2 / 0.2
+    assert f"χ² = {chi:.2f} with 19 degrees of freedom" in faces
+    assert "too few dice to test" in faces
+    assert "<strong>4 d20</strong>" in faces
+    assert re.findall(r"<rect [^>]*><title>(\d+): 1 ", faces) == ["9", "12", "15", "17"]
+
+
+def test_gloom_draws_faces_luck_and_stress(gloom):
+    assert charts(html_of(gloom)) == [
+        "d20 faces against fair dice",
+        "Luck over the rolls",
+        "Stress",
+    ]
+
+
+def test_glintlock_draws_mettle_and_threat(glintlock_played):
+    assert charts(html_of(glintlock_played)) == [
+        "d20 faces against fair dice",
+        "Luck over the rolls",
+        "Mettle and Threat",
+        "Stress",
+    ]
+
+
+def test_gurps_report_shows_hp_fp_margins_and_labelled_modifiers(run):
+    run.ok("campaign new Iron --system gurps")
+    run.ok("character add Mira --stat HT=11 --stat HP=10 --stat FP=11 --skill Lockpicking=12")
+    run.ok("session start")
+    run.ok("roll Mira Lockpicking --mod '-2:<dark> & cold' --dice 3,4,1")  # 8 against 10
+    html = html_of(run)
+    assert charts(html) == [
+        "d6 faces against fair dice",
+        "Luck over the rolls",
+        "HP (solid) and FP (dashed)",
+    ]
+    (row,) = table_rows(html)
+    assert "-2 &lt;dark&gt; &amp; cold" in row
+    assert "12 → 10" in row
+    assert "+2" in row  # margin: 10 - 8
+    # 3d6 at or under 10: 108 of 216 ways.
+    assert "Mira +0.50 successes above the odds" in section(html, "luck")
+
+
+def test_glintlock_luck_uses_the_weak_dc_odds(glintlock_played):
+    html = html_of(glintlock_played)
+    luck = section(html, "luck")
+    # Wren: Grit 3, risky; Weak DC 14 and the secret desperate roll (two d20 keep lower, 7 of 20
+    # faces reach 14 on each): successes 1, expected 0.35 + 0.1225.
+    assert f"Wren {1 - 0.35 - 0.35**2:+.2f} successes above the odds" in luck
+    # Tomas: Wits 4, risky; Weak DC 12, 9 of 20 faces. The undone roll does not count.
+    assert "Tomas −0.45 successes below the odds" in luck
+
+
+def test_the_head_hash_names_the_log(glintlock_played):
+    html = html_of(glintlock_played)
+    head = last_hash(glintlock_played)
+    assert f'<code title="{head}">{head[:12]}…{head[-4:]}</code>' in html
+    assert f"<code>{head}</code>" in html
+
+
+def test_revoked_rolls_are_struck_through_and_marked(glintlock_played):
+    rows = table_rows(html_of(glintlock_played))
+    assert len(rows) == 4
+    revoked = [r for r in rows if r.startswith('<tr class="revoked">')]
+    assert len(revoked) == 1
+    assert '<span class="badge revoked">revoked</span>' in revoked[0]
+    assert '<td class="nowrap">20</td>' in revoked[0]
+
+
+def test_secret_rolls_show_to_the_gm_with_a_marker(glintlock_played):
+    html = html_of(glintlock_played)
+    (secret,) = [r for r in table_rows(html) if "badge secret" in r]
+    assert "13, 7" in secret
+    assert ">miss<" in secret
+
+
+def test_player_view_shows_that_a_secret_roll_happened_and_nothing_else(glintlock_played):
+    html = html_of(glintlock_played, player_view=True)
+    (secret,) = [r for r in table_rows(html) if "badge secret" in r]
+    assert "secret roll" in secret
+    assert "Wren" in secret
+    assert "13, 7" not in html
+    assert ">miss<" not in secret
+    assert "12%" not in html  # its chance, (7/20)**2
+    assert "Player view" in html.split("<section")[0]
+    # Without the secret roll Wren has one roll: 1 success against 0.35.
+    assert "Wren +0.65 successes above the odds" in section(html, "luck")
+
+
+def test_filters_show_in_the_header_and_narrow_the_tracks(glintlock_played):
+    html = html_of(glintlock_played, session=1, character="Wren")
+    header = html.split("<section")[0]
+    assert "session 1; character Wren" in header
+    assert "Wren Mettle" in html
+    assert "Tomas Mettle" not in html
+
+
+def test_user_strings_are_escaped(run):
+    run.ok(["campaign", "new", NASTY_CAMPAIGN, "--system", "glintlock"])
+    run.ok(["character", "add", NASTY_NAME, "--stat", "Grit=3"])
+    run.ok(["character", "add", "<b>龍 & Åsa</b>", "--stat", "Grit=2"])
+    run.ok("session start")
+    run.ok(["tag", "add", NASTY_NAME, NASTY_TAG])
+    run.ok(["roll", NASTY_NAME, "Grit", "--story", NASTY_TAG, "--dice", "16"])
+    run.ok(["roll", "<b>龍 & Åsa</b>", "Grit", "--tag", "1:gear", "--dice", "4"])
+    html = html_of(run)
+    assert "<script" not in html.lower()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Co&quot; &#x27;op&#x27;" in html
+    assert "Zoë &quot;Nightjar&quot; O&#x27;Brien" in html
+    assert "&lt;b&gt;龍 &amp; Åsa&lt;/b&gt;" in html
+    assert "&lt;em&gt;the map&lt;/em&gt; &amp; more" in html
+    for raw in ("<b>", "<em>", 'Nightjar"', "O'Brien"):
+        assert raw not in html, raw
+
+
+def test_the_page_fetches_nothing(glintlock_played):
+    html = html_of(glintlock_played)
+    assert "http://" not in html.replace(SVG_NAMESPACE, "")
+    assert "https://" not in html
+    for needle in ("<script", "<link", "<img", "<iframe", " src=", " href=", "url(", "@import"):
+        assert needle not in html.lower(), needle
+    assert html.startswith("<!DOCTYPE html>")
+    assert html.rstrip().endswith("</html>")
+
+
+def test_export_rolls_writes_the_report(glintlock_played, tmp_path):
+    out = tmp_path / "rolls.html"
+    glintlock_played.ok(["export", "rolls", "--format", "html", "--player-view", "-o", str(out)])
+    html = out.read_text(encoding="utf-8")
+    assert len(charts(html)) == 4
+    assert "secret roll" in html
+    assert last_hash(glintlock_played) in html
+
+
+def test_no_rolls_says_so_without_charts(run):
+    run.ok("campaign new Quiet --system gloom")
+    run.ok("character add Kade --skill Hacking=14")
+    html = html_of(run)
+    assert "No rolls match these filters." in html
+    assert "<svg" not in html
+    assert "0 rolls" in html
+
+
+def test_player_view_of_only_secret_rolls_draws_no_charts(run):
+    run.ok("campaign new Hush --system gloom")
+    run.ok("character add Kade --skill Hacking=14")
+    run.ok("roll Kade Hacking --secret --dice 9")
+    html = html_of(run, player_view=True)
+    assert "No rolls to weigh." in html
+    assert "No dice to count." in html
+    assert charts(html) == []
+    assert ">9<" not in html
+
+
+# -- in a real browser -----------------------------------------------------------------------------
+
+
+def chromium_or_skip() -> str:
+    if Path(CHROMIUM).exists():
+        return CHROMIUM
+    if os.environ.get("CI"):
+        pytest.fail(f"{CHROMIUM} is missing; the CI image must install Debian's chromium.")
+    pytest.skip(
+        f"{CHROMIUM} is not installed (apt-get install chromium); the browser check is off."
+    )
+
+
+def chromium(browser: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            # Every host name fails to resolve: a page that needed the network would break.
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            f"--user-data-dir={profile}",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.slow
+def test_a_browser_renders_the_report_offline(glintlock_played, tmp_path):
+    browser = chromium_or_skip()
+    page = tmp_path / "report.html"
+    page.write_text(html_of(glintlock_played), encoding="utf-8")
+    dumped = chromium(browser, tmp_path / "profile", "--dump-dom", page.as_uri())
+    assert dumped.returncode == 0, dumped.stderr[-2000:]
+    dom = dumped.stdout
+    assert len(re.findall(r'<svg class="chart"', dom)) == 4
+    assert '<table class="rolls">' in dom
+    assert f"Wren {1 - 0.35 - 0.35**2:+.2f} successes above the odds" in dom
+    assert "Tomas −0.45 successes below the odds" in dom
+    shot = tmp_path / "shot.png"
+    taken = chromium(
+        browser,
+        tmp_path / "profile2",
+        f"--screenshot={shot}",
+        "--window-size=1200,2000",
+        page.as_uri(),
+    )
+    assert taken.returncode == 0, taken.stderr[-2000:]
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert shot.stat().st_size > 30_000  # a blank 1200x2000 page compresses to a few KB
