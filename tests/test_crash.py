@@ -1,0 +1,174 @@
+"""Crash safety and concurrent writers, proven with real processes killed and raced."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tracker.app import Tracker
+from tracker.app.synthetic import generate
+from tracker.projections.campaign import to_snapshot
+
+PLAYER = """
+import sys
+from tracker.app import Tracker
+tracker = Tracker(sys.argv[1], "Crash")
+names = ["Wren", "Tomas"]
+i = 0
+while True:
+    who = names[i % 2]
+    if i % 5 == 0:
+        tracker.stress(who, 1 if i % 10 else -1, cause="the dark")
+    elif i % 7 == 0:
+        tracker.note("the lamps gutter " * 20)
+    else:
+        try:
+            tracker.roll(who, "Grit", tags=["1:gear"], seed=str(i))
+        except Exception:
+            tracker.threat_spend("hard")
+    i += 1
+    print(i, flush=True)
+"""
+
+
+def start_player(db: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", PLAYER, str(db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_for_lines(proc: subprocess.Popen, count: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    seen = 0
+    while seen < count:
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read()
+        seen += 1
+        assert time.monotonic() < deadline, "the writer made no progress"
+
+
+@pytest.fixture
+def crash_db(tmp_path) -> Path:
+    db = tmp_path / "crash.db"
+    tracker = Tracker(str(db))
+    tracker.campaign_new("Crash", "glintlock")
+    tracker.character_add("Wren", stats=["Grit=3"])
+    tracker.character_add("Tomas", stats=["Grit=2"])
+    tracker.session_start("Until the power fails")
+    tracker.close()
+    return db
+
+
+def assert_sound(db: Path) -> int:
+    """The log opens, its chain verifies, every event is whole, and the projections agree."""
+    tracker = Tracker(str(db))
+    reports = tracker.verify()
+    assert all(r.ok for r in reports), [r.to_dict() for r in reports]
+    row = tracker.campaign("Crash")
+    events = list(tracker.store.read(row.campaign_id))
+    assert [e.version for e in events] == list(range(1, len(events) + 1))
+    assert to_snapshot(tracker.state(row)) == to_snapshot(tracker.rebuild(row))
+    tracker.close()
+    return len(events)
+
+
+@pytest.mark.slow
+def test_killing_a_stream_of_appends_leaves_a_sound_log(crash_db):
+    rng = random.Random(7)
+    total = 4
+    for _ in range(6):
+        proc = start_player(crash_db)
+        wait_for_lines(proc, rng.randint(5, 60))
+        # Let it get into the middle of the next write, at a random moment.
+        time.sleep(rng.random() * 0.01)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        count = assert_sound(crash_db)
+        assert count > total
+        total = count
+
+
+@pytest.mark.slow
+def test_killing_a_bulk_import_leaves_either_nothing_or_everything(tmp_path):
+    source = Tracker(str(tmp_path / "source.db"))
+    generate(source, "Crash", "glintlock", events=20_000, seed=4)
+    dump = tmp_path / "dump.jsonl"
+    with dump.open("w") as out:
+        source.export_events(out)
+    source.close()
+    rng = random.Random(3)
+    for attempt in range(4):
+        target = tmp_path / f"copy{attempt}.db"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tracker", "--db", str(target), "import", str(dump)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        time.sleep(0.3 + rng.random() * 1.5)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        tracker = Tracker(str(target))
+        count = tracker.store.count()
+        assert count in (0, 20_000) or count >= 20_000
+        assert all(r.ok for r in tracker.verify())
+        if count:
+            assert tracker.store.count(tracker.campaign("Crash").campaign_id) >= 20_000
+        tracker.close()
+
+
+@pytest.mark.slow
+def test_several_processes_logging_at_once_lose_and_duplicate_nothing(crash_db):
+    env = {**os.environ, "TRACKER_DB": str(crash_db), "TRACKER_CAMPAIGN": "Crash"}
+    shells = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tracker", "shell"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for _ in range(3)
+    ]
+    one_shots = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import subprocess, sys\n"
+                "for i in range(8):\n"
+                "    subprocess.run([sys.executable, '-m', 'tracker', 'note',"
+                f" 'one-shot {n} ' + str(i)], check=True)",
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(2)
+    ]
+    script = "".join(f"note 'shell line {i}'\n" for i in range(40)) + "exit\n"
+    outputs = [shell.communicate(script, timeout=180) for shell in shells]
+    for proc in one_shots:
+        _, err = proc.communicate(timeout=180)
+        assert proc.returncode == 0, err
+    for shell, (_, err) in zip(shells, outputs, strict=True):
+        assert shell.returncode == 0
+        assert err == "", err  # no append had to be given up
+    tracker = Tracker(str(crash_db))
+    row = tracker.campaign("Crash")
+    notes = [e for e in tracker.store.read(row.campaign_id) if e.type == "NoteAdded"]
+    assert len(notes) == 3 * 40 + 2 * 8
+    assert len({e.event_id for e in notes}) == len(notes)
+    tracker.close()
+    assert_sound(crash_db)
