@@ -8,24 +8,59 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import subprocess
+import sys
 import threading
+import time
 import tracemalloc
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import create_engine, text
+from sqlalchemy import event as db_events
 from sqlalchemy.exc import DBAPIError
 
-from tracker.errors import ConcurrencyError, NotFound, Refused
-from tracker.events.envelope import GENESIS_HASH, NewEvent, check_chain
-from tracker.store.engine import create_engine_for, prepare_sqlite_file
+from tracker.errors import BadInput, ConcurrencyError, NotFound, Refused
+from tracker.events.envelope import GENESIS_HASH, NewEvent, StoredEvent, check_chain
+from tracker.store.engine import create_engine_for, lock_writers, prepare_sqlite_file
 from tracker.store.eventstore import EventStore
-from tracker.store.migrate import ensure_schema
+from tracker.store.migrate import current_revision, ensure_schema, upgrade
+from tracker.store.schema import HEAD_REVISION, KNOWN_REVISIONS
+
+# tests/pg.py: the pg_url and pg_database fixtures (a PostgreSQL server for TestPostgresEventStore).
+pytest_plugins = ("pg",)
+
+WAIT_S = 30
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def note(i: int, **extra) -> NewEvent:
     return NewEvent(type="Note", payload={"text": f"note {i}", **extra})
+
+
+def campaign_created(name: str) -> NewEvent:
+    return NewEvent(type="CampaignCreated", payload={"name": name, "system": "gloom"})
+
+
+def exported_log(folder: Path) -> list[StoredEvent]:
+    """The whole log of a small SQLite database (two campaigns, interleaved), as export reads it."""
+    path = folder / "source.db"
+    prepare_sqlite_file(path)
+    engine = create_engine_for(f"sqlite:///{path}")
+    ensure_schema(engine)
+    source = EventStore(engine)
+    first, second = str(uuid.uuid4()), str(uuid.uuid4())
+    source.create_campaign(first, "First", "gloom", [campaign_created("First")])
+    source.create_campaign(second, "Second", "gloom", [campaign_created("Second")])
+    source.append(first, [note(1), note(2)], expected_version=1)
+    source.append(second, [note(1)], expected_version=1)
+    source.append(first, [note(3)], expected_version=3)
+    exported = list(source.read_all())
+    engine.dispose()
+    return exported
 
 
 class EventStoreContract:
@@ -167,6 +202,21 @@ class EventStoreContract:
         with pytest.raises(Refused, match="already exists"):
             store.create_campaign(str(uuid.uuid4()), name.upper(), "gloom", [note(0)])
 
+    def test_a_campaign_name_longer_than_the_column_is_refused_before_sql(self, store):
+        with pytest.raises(BadInput, match="at most 200 characters"):
+            store.create_campaign(str(uuid.uuid4()), "x" * 201, "gloom", [note(0)])
+        assert store.campaigns() == []
+
+    def test_an_imported_log_keeps_its_positions_and_new_events_follow_it(self, store, tmp_path):
+        exported = exported_log(tmp_path)
+        assert store.import_events(iter(exported)) == len(exported)
+        assert list(store.read_all()) == exported
+        campaign = exported[0].campaign_id
+        head = store.head(campaign).version
+        [added] = store.append(campaign, [note(99)], expected_version=head)
+        assert added.position == exported[-1].position + 1
+        assert check_chain(store.read(campaign)) is None
+
 
 class TestSQLiteEventStore(EventStoreContract):
     @pytest.fixture
@@ -201,3 +251,217 @@ class TestSQLiteEventStore(EventStoreContract):
     def test_an_event_for_an_unknown_campaign_violates_the_foreign_key(self, store):
         with pytest.raises(NotFound):
             store.append(str(uuid.uuid4()), [note(1)], expected_version=0)
+
+
+def wait_until(condition, what: str) -> None:
+    """Poll ``condition`` until it holds; a guard against hanging, not a timing assertion."""
+    deadline = time.monotonic() + WAIT_S
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"gave up waiting until {what}")
+        time.sleep(0.005)
+
+
+def finish(*threads: threading.Thread) -> None:
+    """Join the threads; fail (instead of hanging the run) if one is stuck, e.g. deadlocked."""
+    for t in threads:
+        t.join(WAIT_S)
+    stuck = [t.name for t in threads if t.is_alive()]
+    if stuck:
+        pytest.fail(f"threads still running after {WAIT_S} s: {', '.join(stuck)}")
+
+
+def waiting_for_the_writers_lock(engine) -> int:
+    """How many connections to this database wait for tracker's writers' lock."""
+    with engine.connect() as conn:
+        return conn.execute(
+            text(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
+                "AND database = (SELECT oid FROM pg_database "
+                "WHERE datname = current_database())"
+            )
+        ).scalar_one()
+
+
+class TestPostgresEventStore(EventStoreContract):
+    @pytest.fixture
+    def engine(self, pg_database):
+        engine = create_engine_for(pg_database)
+        ensure_schema(engine)
+        yield engine
+        engine.dispose()
+
+    @pytest.mark.parametrize(
+        "statement",
+        [
+            "UPDATE events SET payload = '{}' WHERE version = 1",
+            "DELETE FROM events WHERE version = 1",
+            "TRUNCATE events",
+            "TRUNCATE campaigns CASCADE",
+        ],
+    )
+    def test_no_statement_changes_or_removes_an_event(self, engine, store, campaign, statement):
+        before = list(store.read_all())
+        with engine.connect() as conn:
+            with pytest.raises(DBAPIError, match="immutable"):
+                conn.execute(text(statement))
+            conn.rollback()
+        assert list(store.read_all()) == before
+
+    def test_tampering_shows_in_the_chain(self, engine, store, campaign):
+        store.append(campaign, [note(1), note(2)], expected_version=1)
+        with engine.connect() as conn:
+            # Only the table's owner can switch the trigger off, and the chain still tells.
+            conn.execute(text("ALTER TABLE events DISABLE TRIGGER events_no_update"))
+            conn.execute(
+                text("UPDATE events SET payload = :p WHERE campaign_id = :c AND version = 2"),
+                {"p": json.dumps({"text": "edited"}), "c": campaign},
+            )
+            conn.commit()
+        problem = check_chain(store.read(campaign))
+        assert problem is not None
+        assert problem.version == 2
+        assert "no longer match" in problem.reason
+
+    def test_an_event_for_an_unknown_campaign_violates_the_foreign_key(self, store):
+        with pytest.raises(NotFound):
+            store.append(str(uuid.uuid4()), [note(1)], expected_version=0)
+
+    def test_a_reader_tailing_by_position_never_skips_a_later_commit(self, engine, store, campaign):
+        # The first writer has inserted its event (its position is taken) but not committed; a
+        # second writer to another campaign must not commit a later position before it, or a
+        # reader that saw the second would resume after it and never see the first.
+        other = str(uuid.uuid4())
+        store.create_campaign(other, "Other", "gloom", [note(0)])
+        start = max(e.position for e in store.read_all())
+        inserted, release = threading.Event(), threading.Event()
+        committed: list[str] = []
+        first = threading.Thread(target=lambda: write(campaign, "first"), daemon=True)
+
+        def hold_the_first_commit(conn) -> None:
+            if threading.current_thread() is first and not inserted.is_set():
+                inserted.set()
+                release.wait(WAIT_S)
+
+        def write(campaign_id: str, label: str) -> None:
+            store.append(campaign_id, [note(1, writer=label)], expected_version=1)
+            committed.append(label)
+
+        second = threading.Thread(target=lambda: write(other, "second"), daemon=True)
+        db_events.listen(engine, "commit", hold_the_first_commit)
+        try:
+            first.start()
+            wait_until(inserted.is_set, "the first writer is about to commit")
+            second.start()
+            wait_until(
+                lambda: not second.is_alive() or waiting_for_the_writers_lock(engine) > 0,
+                "the second writer has committed or waits for the first",
+            )
+            tailed = list(store.read_all(after_position=start))
+            release.set()
+            finish(first, second)
+        finally:
+            release.set()
+            db_events.remove(engine, "commit", hold_the_first_commit)
+        last = tailed[-1].position if tailed else start
+        tailed += store.read_all(after_position=last)
+        assert tailed == list(store.read_all(after_position=start))
+        assert [e.payload["writer"] for e in tailed] == ["first", "second"]
+        assert committed == ["first", "second"]
+
+    def test_positions_follow_commit_order_under_concurrent_writers(self, engine, store):
+        writers = [str(uuid.uuid4()) for _ in range(4)]
+        for number, campaign_id in enumerate(writers):
+            store.create_campaign(campaign_id, f"Writer {number}", "gloom", [note(0)])
+        start = max(e.position for e in store.read_all())
+        labels = threading.local()
+        commits: list[str] = []
+        done = threading.Event()
+        tailed: list[StoredEvent] = []
+
+        def record_commit(conn) -> None:
+            # Called just before the commit, while the writer still holds the writers' lock.
+            if getattr(labels, "writer", None) is not None:
+                commits.append(labels.writer)
+
+        def write(campaign_id: str) -> None:
+            labels.writer = campaign_id
+            for i in range(1, 101):
+                store.append(campaign_id, [note(i, writer=campaign_id)], expected_version=i)
+
+        def tail() -> None:
+            last = start
+            while True:
+                finished = done.is_set()
+                for e in store.read_all(after_position=last):
+                    tailed.append(e)
+                    last = e.position
+                if finished:
+                    return
+
+        threads = [threading.Thread(target=write, args=(c,), daemon=True) for c in writers]
+        reader = threading.Thread(target=tail, daemon=True)
+        db_events.listen(engine, "commit", record_commit)
+        try:
+            reader.start()
+            for t in threads:
+                t.start()
+            finish(*threads)
+        finally:
+            done.set()
+            finish(reader)
+            db_events.remove(engine, "commit", record_commit)
+        logged = list(store.read_all(after_position=start))
+        assert len(logged) == 400
+        assert [e.payload["writer"] for e in logged] == commits
+        assert tailed == logged
+
+    def test_a_new_database_has_no_revision_and_the_connection_stays_usable(self, pg_database):
+        engine = create_engine(pg_database, pool_size=1, max_overflow=0)
+        try:
+            assert current_revision(engine) is None
+            # The failed read aborted its transaction; the pool's one connection still works.
+            assert ensure_schema(engine) is None
+            assert current_revision(engine) == HEAD_REVISION
+        finally:
+            engine.dispose()
+
+    def test_an_older_schema_is_migrated_in_place_without_a_backup(self, pg_database):
+        engine = create_engine_for(pg_database)
+        try:
+            upgrade(engine, KNOWN_REVISIONS[0])
+            assert current_revision(engine) == KNOWN_REVISIONS[0]
+            assert ensure_schema(engine) is None
+            assert current_revision(engine) == HEAD_REVISION
+        finally:
+            engine.dispose()
+
+    def test_two_trackers_opening_a_new_database_at_once_both_succeed(self, pg_database):
+        # Both processes find no schema and go to create it; the writers' lock (held here until
+        # both wait for it) lets the first create it and the second find it at head.
+        engine = create_engine_for(pg_database)
+        opening = "import sys; from tracker.app import Tracker; Tracker(sys.argv[1]).close()"
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        with engine.connect() as holder:
+            lock_writers(holder)
+            trackers = [
+                subprocess.Popen(
+                    [sys.executable, "-c", opening, pg_database],
+                    env=env,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+                for _ in range(2)
+            ]
+            wait_until(
+                lambda: (
+                    waiting_for_the_writers_lock(engine) == 2
+                    or any(t.poll() is not None for t in trackers)
+                ),
+                "both trackers wait to migrate",
+            )
+            holder.rollback()
+        results = [(t.communicate(timeout=WAIT_S)[1], t.returncode) for t in trackers]
+        assert results == [("", 0), ("", 0)]
+        assert current_revision(engine) == HEAD_REVISION
+        engine.dispose()

@@ -30,6 +30,7 @@ DEMO_CAMPAIGNS = (
 @dataclass
 class DemoReport:
     db: str
+    url: str = ""
     campaigns: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
@@ -62,7 +63,7 @@ def make_demo(db: str | None) -> DemoReport:
             raise Refused(
                 f"{tracker.location} already holds campaigns; give `tracker demo --db` a new file."
             )
-        report = DemoReport(tracker.location)
+        report = DemoReport(tracker.location, tracker.url)
         for name, system, sheets, title in DEMO_CAMPAIGNS:
             tracker.campaign_new(name, system)
             added = [tracker.character_add(None, sheet_path=str(sheet_file(s))) for s in sheets]

@@ -57,6 +57,8 @@ SNAPSHOT_EVERY = 500
 def describe_storage_error(exc: DatabaseError, location: str) -> StorageError:
     """One sentence for a database the driver cannot use."""
     message = str(exc.orig) if exc.orig is not None else str(exc)
+    # Server drivers explain over several lines; the first says what happened.
+    message = message.strip().splitlines()[0] if message.strip() else type(exc).__name__
     if "file is not a database" in message or "malformed" in message:
         return StorageError(
             f"{location} is not a readable tracker database ({message}); "

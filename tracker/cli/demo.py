@@ -27,7 +27,7 @@ def demo(ctx: click.Context, db: str | None, as_json: bool) -> None:
     report = make_demo(db)
     played = {}
     for c in report.campaigns:
-        played[c["name"]] = play_script(report.db, c["name"], session_script(c["system"]))
+        played[c["name"]] = play_script(report.url, c["name"], session_script(c["system"]))
         c["commands_played"] = played[c["name"]][0]
     if as_json:
         emit_json(report.to_dict())

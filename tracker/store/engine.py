@@ -5,6 +5,11 @@ timeout so a second writer waits instead of failing, and ``synchronous=FULL`` so
 on disk before its answer prints. Write transactions start with ``BEGIN IMMEDIATE`` to take the
 write lock up front: a deferred transaction that reads first and then writes can fail with
 "database is locked" when another writer got in between.
+
+PostgreSQL has no such statement, so every transaction that appends events (or migrates) first
+takes one transaction-scoped advisory lock (``lock_writers``). Writers then insert and commit one
+after another, and positions are handed out in commit order: a reader tailing the log by position
+never passes an event that commits later with a smaller position.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine, event, text
 from sqlalchemy import create_engine as _create_engine
 from sqlalchemy.engine import Connection
 
@@ -20,6 +25,9 @@ from tracker.errors import StorageError
 
 BUSY_TIMEOUT_MS = 10_000
 WRITE = {"tracker_write": True}
+# The key of tracker's advisory lock on PostgreSQL: any constant would do; this one spells
+# "trackr" in ASCII, so it is easy to recognise in pg_locks.
+WRITERS_LOCK_KEY = 0x747261636B72
 
 
 def default_path() -> Path:
@@ -104,3 +112,30 @@ def _configure_sqlite(engine: Engine) -> None:
             conn.exec_driver_sql("BEGIN IMMEDIATE")
         else:
             conn.exec_driver_sql("BEGIN")
+
+
+def lock_writers(conn: Connection) -> None:
+    """Wait for, and hold until the transaction ends, the lock that serializes tracker's writers.
+
+    Called first in every transaction that inserts events or migrates. On PostgreSQL it takes a
+    transaction-scoped advisory lock, so statements after it see every earlier writer's commit
+    and sequence values follow commit order; on SQLite ``BEGIN IMMEDIATE`` already holds the
+    database's single write lock, so there is nothing to do.
+    """
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": WRITERS_LOCK_KEY})
+
+
+def after_explicit_positions(conn: Connection) -> None:
+    """Make the next appended event follow the highest position inserted explicitly (an import).
+
+    SQLite's AUTOINCREMENT already counts explicit values; a PostgreSQL sequence does not, and
+    would hand out positions the import already used.
+    """
+    if conn.dialect.name == "postgresql":
+        conn.execute(
+            text(
+                "SELECT setval(pg_get_serial_sequence('events', 'position'), max(position)) "
+                "FROM events HAVING max(position) IS NOT NULL"
+            )
+        )

@@ -372,6 +372,9 @@ class EventStore:
 
     def set_setting(self, key: str, value: str) -> None:
         with self.engine.connect().execution_options(**WRITE) as conn:
+            # Two writers setting a new key at once would both insert it on PostgreSQL and one
+            # fail on the primary key; with the lock the second replaces the first's row.
+            lock_writers(conn)
             conn.execute(settings.delete().where(settings.c.key == key))
             conn.execute(insert(settings).values(key=key, value=value))
             conn.commit()

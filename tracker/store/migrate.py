@@ -2,7 +2,8 @@
 
 Opening a database costs one query on the happy path (read ``alembic_version``); Alembic itself is
 imported only when a database is new or older than this tracker. An older SQLite file is copied
-aside before it is upgraded; a newer one is refused.
+aside before it is upgraded (a PostgreSQL server keeps its own backups: it is migrated in one
+transaction without a copy); a newer one is refused.
 """
 
 from __future__ import annotations
@@ -16,19 +17,41 @@ from sqlalchemy import Engine, inspect, text
 from sqlalchemy.exc import DatabaseError, OperationalError, ProgrammingError
 
 from tracker.errors import StorageError
-from tracker.store.engine import WRITE, sqlite_path
+from tracker.store.engine import WRITE, lock_writers, sqlite_path
 from tracker.store.schema import HEAD_REVISION, KNOWN_REVISIONS
+
+UNDEFINED_TABLE = "42P01"  # PostgreSQL's SQLSTATE for a relation that does not exist
 
 
 def current_revision(engine: Engine) -> str | None:
-    """The revision the database is stamped with, or None when it has no Alembic table."""
+    """The revision the database is stamped with, or None when it has no Alembic table.
+
+    SQLite says "no such table"; PostgreSQL raises undefined_table and aborts the transaction,
+    which closing the connection rolls back before the pool hands it out again. A server that
+    cannot be reached raises ``StorageError``.
+    """
     try:
-        with engine.connect() as conn:
+        conn = engine.connect()
+    except OperationalError as exc:
+        if engine.dialect.name == "sqlite":
+            raise  # the caller names the file and what is wrong with it
+        raise StorageError(
+            f"Cannot connect to the database ({first_line(exc.orig)}); "
+            "check the --db URL and that the server is running."
+        ) from None
+    with conn:
+        try:
             return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
-    except (OperationalError, ProgrammingError) as exc:
-        if "alembic_version" in str(exc) or "no such table" in str(exc):
-            return None
-        raise
+        except (OperationalError, ProgrammingError) as exc:
+            sqlstate = getattr(exc.orig, "sqlstate", None)
+            if sqlstate == UNDEFINED_TABLE or "no such table" in str(exc.orig):
+                return None
+            raise
+
+
+def first_line(error: BaseException | None) -> str:
+    """The first line of a driver's message (PostgreSQL adds DETAIL and HINT lines)."""
+    return next(iter(str(error).splitlines()), "").strip() or "no reason given"
 
 
 def ensure_schema(engine: Engine) -> str | None:
@@ -95,11 +118,14 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
 
     try:
         with engine.connect().execution_options(**WRITE) as conn:
+            # Two trackers opening a new PostgreSQL database at once: the second waits, then
+            # finds the schema at head and has nothing to do.
+            lock_writers(conn)
             command.upgrade(alembic_config(conn), revision)
             conn.commit()
     except DatabaseError as exc:
         raise StorageError(
-            f"Could not prepare the database: {exc.orig}; check the --db path."
+            f"Could not prepare the database: {first_line(exc.orig)}; check the --db path."
         ) from None
 
 
