@@ -57,15 +57,33 @@ def wait_for_lines(proc: subprocess.Popen, count: int, timeout: float = 60) -> N
         assert time.monotonic() < deadline, "the writer made no progress"
 
 
-@pytest.fixture
-def crash_db(tmp_path) -> Path:
-    db = tmp_path / "crash.db"
-    tracker = Tracker(str(db))
+pytest_plugins = ("pg",)
+
+
+def prepare(db: str) -> None:
+    tracker = Tracker(db)
     tracker.campaign_new("Crash", "glintlock")
     tracker.character_add("Wren", stats=["Grit=3"])
     tracker.character_add("Tomas", stats=["Grit=2"])
     tracker.session_start("Until the power fails")
     tracker.close()
+
+
+@pytest.fixture
+def crash_db(tmp_path) -> Path:
+    db = tmp_path / "crash.db"
+    prepare(str(db))
+    return db
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def shared_db(request, tmp_path) -> str:
+    """One campaign's log on each backend, for writers racing from several processes."""
+    if request.param == "sqlite":
+        db = str(tmp_path / "shared.db")
+    else:
+        db = request.getfixturevalue("pg_database")
+    prepare(db)
     return db
 
 
@@ -127,7 +145,8 @@ def test_killing_a_bulk_import_leaves_either_nothing_or_everything(tmp_path):
 
 
 @pytest.mark.slow
-def test_several_processes_logging_at_once_lose_and_duplicate_nothing(crash_db):
+def test_several_processes_logging_at_once_lose_and_duplicate_nothing(shared_db):
+    crash_db = shared_db
     env = {**os.environ, "TRACKER_DB": str(crash_db), "TRACKER_CAMPAIGN": "Crash"}
     shells = [
         subprocess.Popen(

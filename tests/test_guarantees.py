@@ -206,3 +206,34 @@ def test_backups_and_copies_of_a_database_are_private(played, tmp_path):
     copy = tmp_path / "copy.db"
     shutil.copy(played.db, copy)
     assert played.db.stat().st_mode & 0o077 == 0
+
+
+def _unshare_works() -> bool:
+    import shutil as sh
+    import subprocess
+
+    if sh.which("unshare") is None:
+        return False
+    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True)
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(not _unshare_works(), reason="needs a private mount namespace (unshare -m)")
+@pytest.mark.parametrize("command", ["status", "roll Wren Grit --tag 1:gear --dice 12"])
+def test_a_database_on_a_read_only_disk_is_refused_with_a_sentence(played, tmp_path, command):
+    import subprocess
+    import sys
+
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    shutil.copy(played.db, folder / "campaign.db")
+    before = (folder / "campaign.db").read_bytes()
+    script = (
+        f"mount --bind {folder} {folder} && mount -o remount,ro,bind {folder} && "
+        f"{sys.executable} -m tracker --db {folder / 'campaign.db'} {command}"
+    )
+    result = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True)
+    assert result.returncode == 1, result.stderr
+    assert "read-only" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert (folder / "campaign.db").read_bytes() == before

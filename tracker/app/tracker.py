@@ -9,9 +9,11 @@ decides again on the fresh state, a bounded number of times.
 from __future__ import annotations
 
 import contextlib
+import os
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy.exc import DatabaseError
@@ -69,10 +71,22 @@ def describe_storage_error(exc: DatabaseError, location: str) -> StorageError:
             f"{location} is read-only; make it writable or copy it somewhere you can write."
         )
     if "unable to open" in message:
+        if _read_only(location):
+            return StorageError(
+                f"{location} is on a read-only disk or in a read-only folder; tracker writes its "
+                "journal beside it, so copy it somewhere writable."
+            )
         return StorageError(f"Cannot open {location}; check that the path and folder exist.")
     if "disk is full" in message or "database or disk is full" in message:
         return StorageError(f"The disk holding {location} is full; free some space and retry.")
     return StorageError(f"The database at {location} failed: {message}; nothing was changed.")
+
+
+def _read_only(location: str) -> bool:
+    path = Path(location)
+    if not path.exists():
+        return False
+    return not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK)
 
 
 @dataclass(frozen=True, slots=True)
