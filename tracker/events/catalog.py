@@ -53,15 +53,16 @@ def decode(type_: str, schema_version: int, payload: dict[str, Any]) -> EventPay
     cls = CATALOG.get(type_)
     if cls is None:
         raise ValueError(f"unknown event type {type_!r}")
-    current = upcast(type_, schema_version, payload, cls.VERSION)
-    names = {f.name for f in dataclasses.fields(cls)}
-    return cls(**{k: _freeze(v) for k, v in current.items() if k in names})
+    if schema_version != cls.VERSION:
+        payload = upcast(type_, schema_version, payload, cls.VERSION)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = frozenset(f.name for f in dataclasses.fields(cls))
+    # Lists stay lists below the top level: projections only read them.
+    return cls(**{k: tuple(v) if type(v) is list else v for k, v in payload.items() if k in names})
 
 
-def _freeze(value: Any) -> Any:
-    if isinstance(value, list):
-        return tuple(_freeze(v) for v in value)
-    return value
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
 
 
 @event_type

@@ -219,21 +219,37 @@ class EventStore:
         options = {"yield_per": READ_BATCH} if stream else {}
         result = conn.execute(query, execution_options=options)
         loads = json.loads
-        for r in result:
+        # Unpacked by position (the table's column order is StoredEvent's field order): a full
+        # rebuild reads every row, and attribute lookup by name costs a third of the time.
+        for (
+            position,
+            event_id,
+            campaign_id,
+            version,
+            session_id,
+            character_id,
+            type_,
+            schema_version,
+            payload,
+            recorded_at,
+            visibility,
+            prev_hash,
+            digest,
+        ) in result.tuples():
             yield StoredEvent(
-                r.position,
-                r.event_id,
-                r.campaign_id,
-                r.version,
-                r.session_id,
-                r.character_id,
-                r.type,
-                r.schema_version,
-                loads(r.payload),
-                r.recorded_at,
-                r.visibility,
-                r.prev_hash,
-                r.hash,
+                position,
+                event_id,
+                campaign_id,
+                version,
+                session_id,
+                character_id,
+                type_,
+                schema_version,
+                loads(payload),
+                recorded_at,
+                visibility,
+                prev_hash,
+                digest,
             )
 
     def find_hash(self, digest: str) -> StoredEvent | None:
