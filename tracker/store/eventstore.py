@@ -235,7 +235,7 @@ class EventStore:
             visibility,
             prev_hash,
             digest,
-        ) in result.tuples():
+        ) in result:
             yield StoredEvent(
                 position,
                 event_id,
