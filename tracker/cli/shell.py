@@ -91,6 +91,9 @@ def shell() -> None:
     tracker> threat spend hard --note "the shelves collapse"
     tracker> exit
     """
+    import gc
+
+    gc.enable()  # an evening of commands: collect as usual
     tracker = open_tracker()
     tracker.warm = True
     obj = {"tracker": tracker, "db": tracker.url, "campaign": None}

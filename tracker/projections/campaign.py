@@ -431,7 +431,10 @@ def _update_floor(state: CampaignState, raw: StoredEvent) -> None:
 
 
 def _set_threat(state: CampaignState, value: int, raw: StoredEvent) -> None:
-    state.threat = min(max(value, 0), TRACK_MAX)
+    threat = min(max(value, 0), TRACK_MAX)
+    if threat == state.threat:
+        return
+    state.threat = threat
     _update_floor(state, raw)
 
 

@@ -117,12 +117,17 @@ class EventStore:
         if not batch:
             return []
         ids = [e.event_id for e in batch]
-        known = {
-            s.event_id: s
-            for s in self._rows(
-                conn, select(events).where(events.c.event_id.in_(ids)), stream=False
-            )
-        }
+        seen = conn.execute(select(events.c.event_id).where(events.c.event_id.in_(ids))).first()
+        known = (
+            {
+                s.event_id: s
+                for s in self._rows(
+                    conn, select(events).where(events.c.event_id.in_(ids)), stream=False
+                )
+            }
+            if seen
+            else {}
+        )
         if known:
             if len(known) == len(ids) and all(s.campaign_id == campaign_id for s in known.values()):
                 return [known[i] for i in ids]
@@ -157,17 +162,20 @@ class EventStore:
             # Stored in the order the command wrote it (a sheet's stats stay in sheet order);
             # the hash covers the canonical spelling, so key order never matters to verify.
             rows.append({**fields, "payload": stored_json(new.payload), "hash": digest})
+            out.append((fields, digest))
             prev = digest
         conn.execute(insert(events), rows)
-        for s in self._rows(
-            conn,
-            select(events)
-            .where(events.c.campaign_id == campaign_id, events.c.version > expected)
-            .order_by(events.c.version),
-            stream=False,
-        ):
-            out.append(s)
-        return out
+        # Only the positions are new to us: the rest of each stored event is already in hand.
+        positions = dict(
+            conn.execute(
+                select(events.c.version, events.c.position).where(
+                    events.c.campaign_id == campaign_id, events.c.version > expected
+                )
+            ).all()
+        )
+        return [
+            StoredEvent(position=positions[f["version"]], hash=digest, **f) for f, digest in out
+        ]
 
     # -- reading -----------------------------------------------------------------------------
 
