@@ -74,7 +74,16 @@ def test_no_player_facing_output_shows_a_secret_roll(run):
     # A distinctive roll: 6+6+5 = 17 on Per 12, a critical failure.
     secret = run.json("roll Mira Per --secret --dice 6,6,5")
     assert secret["outcome"] == "critical_failure"
+    status = run.json("status Mira --player-view")
+    assert status["conditions"] == []
     outputs = [
+        json.dumps(status),
+        run.ok("status --player-view").stdout,
+        run(
+            ["shell"],
+            input="replay --player-view\nstatus --player-view\n"
+            "export rolls --player-view --format jsonl\n",
+        ).stdout,
         run.ok("replay --player-view").stdout,
         run.ok("replay --player-view --json").stdout,
         run.ok("log --player-view").stdout,
@@ -242,3 +251,5 @@ def test_player_view_tracks_do_not_give_a_secret_roll_away(glintlock):
     tracker.close()
     assert [p["threat"] for p in gm["threat"]] == [1, 3, 4]
     assert [p["threat"] for p in player["threat"]] == [1, 2]
+    assert glintlock.json("status")["threat"] == 4
+    assert glintlock.json("status --player-view")["threat"] == 2

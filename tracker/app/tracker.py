@@ -388,6 +388,14 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
         state = self.state()
         return state, (self.character(name, state) if name else None)
 
+    def player_state(self) -> CampaignState:
+        """The campaign as the players know it: folded without the GM's secret rolls, whose
+        effects would otherwise give them away."""
+        row = self.campaign()
+        state = self.state(row)
+        secret = {e.event_id for e in self.store.read(row.campaign_id) if e.visibility == "gm"}
+        return self.refold(row, state.revoked | secret)
+
     def obligations(self) -> tuple[CampaignState, list]:
         state = self.state()
         return state, sorted(state.obligations.values(), key=lambda o: o.opened_version)

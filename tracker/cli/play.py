@@ -497,8 +497,9 @@ def obligations_dismiss(obligation, reason, as_json) -> None:
 @click.command("status")
 @click.argument("character", required=False)
 @click.option("--as-of", metavar="EVENT|TIME", help="The state as it stood at an event or time.")
+@click.option("--player-view", is_flag=True, help="As the players know it: no secret rolls.")
 @output_options
-def status(character: str | None, as_of: str | None, as_json: bool) -> None:
+def status(character: str | None, as_of: str | None, player_view: bool, as_json: bool) -> None:
     """The campaign at a glance, or one character's tracks.
 
     \b
@@ -509,7 +510,12 @@ def status(character: str | None, as_of: str | None, as_json: bool) -> None:
       tracker status --as-of "2026-11-29 21:30"
     """
     tracker = open_tracker()
-    if as_of:
+    if as_of and player_view:
+        raise click.UsageError("give --as-of or --player-view, not both")
+    if player_view:
+        state = tracker.player_state()
+        ch = tracker.character(character, state) if character else None
+    elif as_of:
         state, at = tracker.as_of(as_of)
         ch = tracker.character(character, state) if character else None
         if not as_json:
