@@ -129,14 +129,15 @@ def child_append_raw(template: str, count: str, db: str) -> dict[str, Any]:
 def child_rebuild(db: str) -> dict[str, Any]:
     """Every projection from the first event: the campaign state, then the rolls and luck."""
     from tracker.app.tracker import Tracker
-    from tracker.projections.rolls import luck, roll_rows
+    from tracker.projections.rolls import ROW_SOURCES, luck, roll_rows
 
     tracker = Tracker(db)
     row = tracker.store.campaigns()[0]
     started = time.perf_counter()
     state = tracker.rebuild(row)
     folded = time.perf_counter()
-    summary = luck(roll_rows(tracker.store.read(row.campaign_id), state.revoked))
+    rows = roll_rows(tracker.store.read(row.campaign_id, types=ROW_SOURCES), state.revoked)
+    summary = luck(rows)
     done = time.perf_counter()
     tracker.close()
     return {

@@ -64,9 +64,9 @@ class ExportHandlers:
             self.character(flt.character, state)  # the unknown-character sentence
         if flt.session is not None and flt.session not in state.sessions:
             raise Refused(f"No session {flt.session}; `tracker session list` shows them.")
-        from tracker.projections.rolls import roll_rows
+        from tracker.projections.rolls import ROW_SOURCES, roll_rows
 
-        rows = roll_rows(self.store.read(state.campaign_id), state.revoked)
+        rows = roll_rows(self.store.read(state.campaign_id, types=ROW_SOURCES), state.revoked)
         return state, (r for r in rows if flt.keep(r))
 
     def roll_report(self, flt: RollFilter, *, player_view: bool = False) -> dict[str, Any]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -52,7 +54,8 @@ from tracker.store.migrate import ensure_schema
 SYSTEMS = ("gloom", "gurps", "glintlock")
 TIE_RULES = ("stat", "defender")
 CURRENT = "current_campaign"
-APPEND_ATTEMPTS = 5
+APPEND_ATTEMPTS = 8
+APPEND_BACKOFF = 0.02  # seconds, times the attempt number
 SNAPSHOT_EVERY = 500
 
 
@@ -496,6 +499,8 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
             except ConcurrencyError:
                 if attempt == APPEND_ATTEMPTS - 1:
                     raise
+                # Writers that collided would collide again at once: step apart at random.
+                time.sleep(random.uniform(0, APPEND_BACKOFF * (attempt + 1)))
                 continue
             except DatabaseError as exc:
                 # The transaction rolled back: nothing of the batch is in the log.

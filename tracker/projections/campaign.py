@@ -15,9 +15,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tracker.events import StoredEvent, decode
+from tracker.events import CATALOG, StoredEvent, decode
 from tracker.events import catalog as c
 from tracker.events import play as p
+from tracker.events.upcasters import upcast
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
 PROJECTION_VERSION = 2
@@ -322,8 +323,32 @@ def apply(state: CampaignState, event: StoredEvent) -> CampaignState:
         return state
     handler = _HANDLERS.get(event.type)
     if handler is not None:
-        handler(state, decode(event.type, event.schema_version, event.payload), event)
+        handler(state, _fields(event), event)
     return state
+
+
+class Fields(dict):
+    """A payload read by attribute (``e.amount``), the way handlers read typed events.
+
+    Folding a long log builds one of these per event instead of a frozen dataclass, whose
+    construction was the largest cost of a rebuild; the payload's keys are the event type's
+    fields (``encode`` writes every one), lifted by the upcasters first when older.
+    """
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def _fields(event: StoredEvent) -> Fields:
+    cls = CATALOG.get(event.type)
+    if cls is not None and event.schema_version != cls.VERSION:
+        return Fields(upcast(event.type, event.schema_version, event.payload, cls.VERSION))
+    return Fields(event.payload)
 
 
 def fold(

@@ -9,6 +9,7 @@ fair dice with a chi-square test.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -41,6 +42,8 @@ COLUMNS = (
     "version",
 )
 # What a player view empties in a secret roll's row: it shows that the roll happened, no more.
+# What ``roll_rows`` reads: the rolls, and who the characters are.
+ROW_SOURCES = ("CharacterAdded", "RollMade", "FrightChecked", "ContestRolled")
 SECRET_FIELDS = (
     "dice",
     "kept",
@@ -324,10 +327,17 @@ class CharacterLuck:
     character: str
     rolls: int = 0
     successes: int = 0
-    expected: Fraction = Fraction(0)
-    by_session: dict[int | None, list[Fraction]] = field(default_factory=dict)
+    # How many rolls had each exact chance: summed as fractions once, not once per roll.
+    chances: Counter[Fraction] = field(default_factory=Counter)
+    by_session: dict[int | None, list] = field(default_factory=dict)
     # Cumulative successes above the odds after each roll, for the luck-over-time chart.
     trail: list[float] = field(default_factory=list)
+    _running: float = 0.0
+
+    @property
+    def expected(self) -> Fraction:
+        """The successes the exact odds predicted for these very rolls."""
+        return sum((p * n for p, n in self.chances.items()), Fraction(0))
 
     @property
     def luck(self) -> float:
@@ -344,7 +354,8 @@ class CharacterLuck:
             "expected_rate": float(self.expected / self.rolls) if self.rolls else None,
             "luck": self.luck,
             "by_session": {
-                str(k): {"rolls": v[0], "luck": float(v[1])} for k, v in self.by_session.items()
+                str(k): {"rolls": v[0], "luck": v[1] - float(_sum(v[2]))}
+                for k, v in self.by_session.items()
             },
         }
 
@@ -412,12 +423,18 @@ def luck(rows: Iterable[RollRow]) -> Luck:
         who = out.characters.setdefault(row.character, CharacterLuck(row.character))
         who.rolls += 1
         who.successes += row.success
-        who.expected += row.p_success
-        session = who.by_session.setdefault(row.session, [0, Fraction(0)])
+        who.chances[row.p_success] += 1
+        session = who.by_session.setdefault(row.session, [0, 0, Counter()])
         session[0] += 1
-        session[1] += int(row.success) - row.p_success
-        who.trail.append(who.luck)
+        session[1] += int(row.success)
+        session[2][row.p_success] += 1
+        who._running += int(row.success) - float(row.p_success)
+        who.trail.append(who._running)
     return out
+
+
+def _sum(chances: Counter[Fraction]) -> Fraction:
+    return sum((p * n for p, n in chances.items()), Fraction(0))
 
 
 def chi_square_survival(x: float, k: int) -> float:

@@ -201,8 +201,10 @@ class EventStore:
         after_version: int = 0,
         until_version: int | None = None,
         session_id: int | None = None,
+        types: Iterable[str] | None = None,
     ) -> Iterator[StoredEvent]:
-        """The campaign's events in version order, streamed in batches."""
+        """The campaign's events in version order, streamed in batches; ``types`` keeps only
+        events of those types (filtered in SQL, so the rest are never parsed)."""
         query = select(events).where(
             events.c.campaign_id == campaign_id, events.c.version > after_version
         )
@@ -210,6 +212,8 @@ class EventStore:
             query = query.where(events.c.version <= until_version)
         if session_id is not None:
             query = query.where(events.c.session_id == session_id)
+        if types is not None:
+            query = query.where(events.c.type.in_(list(types)))
         with self.engine.connect() as conn:
             yield from self._rows(conn, query.order_by(events.c.version))
 
