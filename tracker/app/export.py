@@ -56,13 +56,14 @@ class ExportHandlers:
     campaign: Callable[..., Any]
     store: Any
     state: Callable[..., CampaignState]
+    session_info: Callable[[int], Any]
 
     def roll_rows(self, flt: RollFilter) -> tuple[CampaignState, Iterator[RollRow]]:
         """The campaign's rolls that pass ``flt``, streamed, with the state (for the head)."""
         state = self.state()
         if flt.character and state.character(flt.character) is None:
             self.character(flt.character, state)  # the unknown-character sentence
-        if flt.session is not None and flt.session not in state.sessions:
+        if flt.session is not None and self.session_info(flt.session) is None:
             raise Refused(f"No session {flt.session}; `tracker session list` shows them.")
         from tracker.projections.rolls import ROW_SOURCES, roll_rows
 

@@ -80,6 +80,7 @@ class HistoryHandlers:
     campaign: Callable[..., Any]
     store: Any
     refold: Callable[..., CampaignState]
+    session_info: Callable[[int], Any]
     _event: Callable[..., NewEvent]
     _play: Callable[..., Any]
 
@@ -157,7 +158,7 @@ class HistoryHandlers:
     ) -> list[StoredEvent]:
         in_force = [e for e in events if e.event_id not in state.revoked]
         if session is not None:
-            if session not in state.sessions:
+            if self.session_info(session) is None:
                 raise NotFound(f"No session {session}; `tracker session list` shows them.")
             chosen = [
                 e
@@ -221,8 +222,8 @@ class HistoryHandlers:
         changes each event made to the tracks; revoked events are marked and changed nothing."""
         state = self.state()
         if session is None:
-            session = state.current_session or max(state.sessions, default=None)
-        if session is None or session not in state.sessions:
+            session = state.current_session or (state.session.number if state.session else None)
+        if session is None or self.session_info(session) is None:
             raise NotFound(
                 f"No session {session}; `tracker session list` shows them."
                 if session is not None

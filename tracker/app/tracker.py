@@ -39,12 +39,14 @@ from tracker.events import (
 from tracker.events.envelope import ChainProblem, check_chain
 from tracker.projections.campaign import (
     PROJECTION_VERSION,
+    SESSION_TYPES,
     CampaignState,
     Character,
     SessionInfo,
     fold,
     from_snapshot,
     refold_state,
+    session_list,
     to_snapshot,
 )
 from tracker.store.engine import create_engine_for, prepare_sqlite_file, resolve_url, sqlite_path
@@ -281,7 +283,7 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
             return [self._event(SessionStarted(number=number, title=title), session_id=number)]
 
         state, _ = self._decide_and_append(decide)
-        return state, state.sessions[state.current_session]
+        return state, state.session
 
     def session_end(self) -> tuple[CampaignState, SessionInfo]:
         def decide(state: CampaignState) -> list[NewEvent]:
@@ -292,11 +294,25 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
             lapsed = tuple(o.what for o in state.obligations.values())
             return [self._event(SessionEnded(number=number, lapsed=lapsed), session_id=number)]
 
-        state, stored = self._decide_and_append(decide)
-        return state, state.sessions[stored[0].session_id]
+        state, _ = self._decide_and_append(decide)
+        return state, state.session
 
     def session_list(self) -> list[SessionInfo]:
-        return sorted(self.state().sessions.values(), key=lambda s: s.number)
+        """Every session in force, oldest first, with the number of events each logged."""
+        row = self.campaign()
+        state = self.state(row)
+        return session_list(
+            self.store.read(row.campaign_id, types=SESSION_TYPES),
+            state.revoked,
+            self.store.session_counts(row.campaign_id),
+        )
+
+    def session_info(self, number: int) -> SessionInfo | None:
+        """Session ``number`` if it was held (and its start is in force)."""
+        state = self.state()
+        if state.session is not None and state.session.number == number:
+            return state.session
+        return next((s for s in self.session_list() if s.number == number), None)
 
     # -- characters --------------------------------------------------------------------------
 

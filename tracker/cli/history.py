@@ -84,8 +84,9 @@ def replay(session, player_view, as_json) -> None:
     from tracker.cli.log import summarize
     from tracker.cli.render import dim, local_time
 
-    state, lines = open_tracker().replay(session)
-    number = session or state.current_session or max(state.sessions)
+    tracker = open_tracker()
+    state, lines = tracker.replay(session)
+    number = session or state.current_session or state.session.number
     if as_json:
         click.echo(f'{{"session": {number}, "events": [', nl=False)
         for i, line in enumerate(lines):
@@ -93,7 +94,7 @@ def replay(session, player_view, as_json) -> None:
             click.echo(("," if i else "") + json.dumps(doc, ensure_ascii=False), nl=False)
         click.echo("]}")
         return
-    info = state.sessions[number]
+    info = tracker.session_info(number)
     title = f' "{info.title}"' if info.title else ""
     click.echo(click.style(f"Session {number}{title}", bold=True) + f" · {state.name}")
     for line in lines:

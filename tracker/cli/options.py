@@ -84,8 +84,16 @@ def _sentence(text: str) -> str:
 
 def _fail(message: str, code: int, refused: bool = False) -> None:
     label = "Refused" if refused else "Error"
-    click.echo(f"{label}: {message}", err=True)
+    click.echo(f"{label}: {_one_line(message)}", err=True)
     sys.exit(code)
+
+
+def _one_line(text: str) -> str:
+    """``text`` with any control or line-breaking character spelled as an escape: a name typed
+    with a stray carriage return is echoed back visibly, and the refusal stays one line."""
+    return "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text
+    )
 
 
 def output_options(fn: Callable) -> Callable:

@@ -21,10 +21,13 @@ from tracker.events import play as p
 from tracker.events.upcasters import upcast
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 2
+PROJECTION_VERSION = 3
 TRACK_MAX = 6
 RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
+# Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
+RECENT_UNDOS = 50
+SESSION_TYPES = (c.SessionStarted.TYPE, c.SessionEnded.TYPE)
 
 
 @dataclass(slots=True)
@@ -251,7 +254,10 @@ class CampaignState:
     threat_carries_over: bool = False
     version: int = 0
     head_hash: str = ""
-    sessions: dict[int, SessionInfo] = field(default_factory=dict)
+    # The newest session in force, running or ended. The state keeps no list of sessions, so a
+    # campaign of thousands of sessions folds and snapshots as fast as a new one; the list is
+    # ``session_list``, read from the session events when asked for.
+    session: SessionInfo | None = None
     current_session: int | None = None
     characters: dict[str, Character] = field(default_factory=dict)
     threat: int = 0
@@ -261,7 +267,7 @@ class CampaignState:
     exposures: deque = field(default_factory=lambda: deque(maxlen=RECENT_EXPOSURES))
     # Undo: the events no longer in force, and the undos still open to a redo (newest last).
     revoked: set[str] = field(default_factory=set)
-    undo_stack: list[dict[str, Any]] = field(default_factory=list)
+    undo_stack: deque = field(default_factory=lambda: deque(maxlen=RECENT_UNDOS))
     # While folding with a known final revoked set (a refold), undo events do not change it.
     fixed_revoked: bool = False
     needs_refold: bool = False
@@ -276,7 +282,7 @@ class CampaignState:
 
     @property
     def next_session_number(self) -> int:
-        return max(self.sessions, default=0) + 1
+        return (self.session.number if self.session else 0) + 1
 
     def open_obligations(self, kind: str | None = None, character_id: str | None = None):
         return [
@@ -317,8 +323,9 @@ def apply(state: CampaignState, event: StoredEvent) -> CampaignState:
     """Fold one event into the campaign state; a revoked event is passed over."""
     state.version = event.version
     state.head_hash = event.hash
-    if event.session_id is not None and event.session_id in state.sessions:
-        state.sessions[event.session_id].event_count += 1
+    session = state.session
+    if session is not None and event.session_id == session.number:
+        session.event_count += 1
     if event.event_id in state.revoked:
         return state
     handler = _HANDLERS.get(event.type)
@@ -364,6 +371,26 @@ def fold(
     for event in events:
         apply(state, event)
     return state
+
+
+def session_list(
+    events: Iterable[StoredEvent], revoked: set[str], counts: dict[int, int]
+) -> list[SessionInfo]:
+    """Every session in force, oldest first, from the log's session events (``SESSION_TYPES``)
+    and the number of events logged in each (``counts``, counted by the store)."""
+    sessions: dict[int, SessionInfo] = {}
+    for event in events:
+        if event.event_id in revoked:
+            continue
+        e = _fields(event)
+        if event.type == c.SessionStarted.TYPE:
+            sessions[e.number] = SessionInfo(
+                e.number, e.title, event.recorded_at, event_count=counts.get(e.number, 0)
+            )
+        elif event.type == c.SessionEnded.TYPE and e.number in sessions:
+            sessions[e.number].ended_at = event.recorded_at
+            sessions[e.number].lapsed = tuple(e.lapsed)
+    return sorted(sessions.values(), key=lambda s: s.number)
 
 
 def refold_state(campaign_id: str, revoked: Iterable[str]) -> CampaignState:
@@ -552,7 +579,7 @@ def _campaign_created(state: CampaignState, e: c.CampaignCreated, _: StoredEvent
 
 
 def _session_started(state: CampaignState, e: c.SessionStarted, raw: StoredEvent) -> None:
-    state.sessions[e.number] = SessionInfo(e.number, e.title, raw.recorded_at, event_count=1)
+    state.session = SessionInfo(e.number, e.title, raw.recorded_at, event_count=1)
     state.current_session = e.number
     if state.system == "glintlock":
         for ch in state.characters.values():
@@ -566,9 +593,10 @@ def _session_started(state: CampaignState, e: c.SessionStarted, raw: StoredEvent
 
 
 def _session_ended(state: CampaignState, e: c.SessionEnded, raw: StoredEvent) -> None:
-    session = state.sessions[e.number]
-    session.ended_at = raw.recorded_at
-    session.lapsed = e.lapsed
+    session = state.session
+    if session is not None and session.number == e.number:
+        session.ended_at = raw.recorded_at
+        session.lapsed = tuple(e.lapsed)
     state.current_session = None
 
 
@@ -776,7 +804,9 @@ def _revoked(state: CampaignState, e: p.EventsRevoked, raw: StoredEvent) -> None
 
 
 def _restored(state: CampaignState, e: p.EventsRestored, raw: StoredEvent) -> None:
-    state.undo_stack = [u for u in state.undo_stack if u["event_id"] != e.revocation]
+    kept = [u for u in state.undo_stack if u["event_id"] != e.revocation]
+    state.undo_stack.clear()
+    state.undo_stack.extend(kept)
     if not state.fixed_revoked:
         state.revoked.difference_update(e.event_ids)
         state.needs_refold = True
@@ -925,14 +955,14 @@ _CHARACTER_TRACKS = (
 def to_snapshot(state: CampaignState) -> dict[str, Any]:
     """The state as plain JSON values (the snapshot cache stores this)."""
     doc = {name: getattr(state, name) for name in _STATE_FIELDS}
-    doc["sessions"] = [s.to_dict() for s in state.sessions.values()]
+    doc["session"] = state.session.to_dict() if state.session else None
     doc["characters"] = [_character_snapshot(ch) for ch in state.characters.values()]
     doc["obligations"] = [o.to_dict() for o in state.obligations.values()]
     doc["discharged"] = [o.to_dict() for o in state.discharged]
     doc["projects"] = [pr.to_dict() for pr in state.projects.values()]
     doc["exposures"] = list(state.exposures)
     doc["revoked"] = sorted(state.revoked)
-    doc["undo_stack"] = copy.deepcopy(state.undo_stack)
+    doc["undo_stack"] = copy.deepcopy(list(state.undo_stack))
     return doc
 
 
@@ -949,8 +979,9 @@ def from_snapshot(doc: dict[str, Any]) -> CampaignState:
     state = CampaignState(doc["campaign_id"])
     for name in _STATE_FIELDS[1:]:
         setattr(state, name, doc[name])
-    for s in doc["sessions"]:
-        state.sessions[s["number"]] = SessionInfo(
+    s = doc["session"]
+    if s is not None:
+        state.session = SessionInfo(
             s["number"], s["title"], s["started_at"], s["ended_at"], s["events"], tuple(s["lapsed"])
         )
     for d in doc["characters"]:
@@ -983,5 +1014,5 @@ def from_snapshot(doc: dict[str, Any]) -> CampaignState:
         )
     state.exposures.extend(doc["exposures"])
     state.revoked = set(doc["revoked"])
-    state.undo_stack = copy.deepcopy(doc["undo_stack"])
+    state.undo_stack.extend(copy.deepcopy(doc["undo_stack"]))
     return state

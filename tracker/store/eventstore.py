@@ -22,6 +22,7 @@ from tracker.events.envelope import (
     StoredEvent,
     chain_fields,
     event_hash,
+    loads_payload,
 )
 from tracker.store.engine import WRITE, after_explicit_positions, lock_writers
 from tracker.store.schema import campaigns, events, settings, snapshots
@@ -230,7 +231,7 @@ class EventStore:
         # small read inside a write (one batch) needs no cursor of its own.
         options = {"yield_per": READ_BATCH} if stream else {}
         result = conn.execute(query, execution_options=options)
-        loads = json.loads
+        loads = loads_payload
         # Unpacked by position (the table's column order is StoredEvent's field order): a full
         # rebuild reads every row, and attribute lookup by name costs a third of the time.
         for (
@@ -275,6 +276,16 @@ class EventStore:
             query = query.where(events.c.campaign_id == campaign_id)
         with self.engine.connect() as conn:
             return conn.execute(query).scalar_one()
+
+    def session_counts(self, campaign_id: str) -> dict[int, int]:
+        """How many events each session of the campaign logged (its start and end included)."""
+        query = (
+            select(events.c.session_id, func.count())
+            .where(events.c.campaign_id == campaign_id, events.c.session_id.is_not(None))
+            .group_by(events.c.session_id)
+        )
+        with self.engine.connect() as conn:
+            return dict(conn.execute(query).all())
 
     # -- import -------------------------------------------------------------------------------
 
@@ -351,7 +362,7 @@ class EventStore:
             ).scalar()
         if at != row.head_hash:
             return None
-        return row.version, json.loads(row.state)
+        return row.version, loads_payload(row.state)
 
     def save_snapshot(
         self,
