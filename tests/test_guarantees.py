@@ -237,3 +237,10 @@ def test_a_database_on_a_read_only_disk_is_refused_with_a_sentence(played, tmp_p
     assert "read-only" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert (folder / "campaign.db").read_bytes() == before
+
+
+def test_a_control_character_in_a_name_is_echoed_as_an_escape_on_one_line(glintlock):
+    result = glintlock(["roll", "Wren", "Gr\rit\n"])
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1
+    assert "Gr\\rit\\n" in result.stderr

@@ -147,3 +147,55 @@ def test_undo_json_names_what_was_revoked(evening):
     doc = json.loads(evening("undo --json").stdout)
     assert doc["revoked"][0]["version"] == 6
     assert doc["revoked"][0]["type"] == "RollMade"
+
+
+def _counting_reads(tracker):
+    """Wrap the store's reads so a test can see how many events a command read."""
+    seen = {"events": 0}
+    read = tracker.store.read
+
+    def counted(*args, **kwargs):
+        for event in read(*args, **kwargs):
+            seen["events"] += 1
+            yield event
+
+    tracker.store.read = counted
+    return seen
+
+
+def test_undo_and_redo_in_a_long_campaign_read_only_the_running_session(tmp_path):
+    tracker = Tracker(str(tmp_path / "long.db"))
+    row = generate(tracker, "Long", "glintlock", events=3_000, seed=8)
+    tracker.campaign_use(row.name)
+    if tracker.state(row).current_session is None:
+        tracker.session_start("Late night")
+    for i in range(5):
+        tracker.stress("Wren", 1, cause=f"the dark {i}")
+        tracker.note(f"note {i}")
+    seen = _counting_reads(tracker)
+    tracker.undo()
+    tracker.undo()  # a second undo right after the first, which stored a fresh snapshot
+    tracker.redo()
+    state = tracker.state(row)
+    assert seen["events"] < 1_000, "undo and redo fold from the session's start, not event 1"
+    assert to_snapshot(state) == to_snapshot(tracker.rebuild(row))
+    assert [e.type for e in tracker.store.read(row.campaign_id)][-3:] == [
+        "EventsRevoked",
+        "EventsRevoked",
+        "EventsRestored",
+    ]
+    tracker.close()
+
+
+def test_undoing_an_event_of_an_earlier_session_after_the_snapshot_still_matches(evening):
+    evening.ok("stress Tomas +2")
+    evening.ok("session end")
+    evening.ok("session start")  # stores the state at this session's start
+    evening.ok("stress Wren +1")
+    evening.ok("undo 5")  # Wren's roll in session 1, before that snapshot
+    tracker = Tracker(str(evening.db))
+    assert to_snapshot(tracker.state()) == to_snapshot(tracker.rebuild())
+    evening.ok("redo")
+    assert to_snapshot(tracker.state()) == to_snapshot(tracker.rebuild())
+    evening.ok("status --as-of 6")
+    tracker.close()

@@ -8,7 +8,7 @@ an undone steel-yourself. Such an undo is refused naming those events, unless ``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +16,7 @@ from tracker.errors import BadInput, NotFound, Refused
 from tracker.events import NewEvent, StoredEvent
 from tracker.events import play as ev
 from tracker.projections.campaign import (
+    UNDO_TYPES,
     CampaignState,
     apply,
     fold,
@@ -100,9 +101,9 @@ class HistoryHandlers:
             raise BadInput("Name an event or a session to undo, not both.")
 
         def decide(state: CampaignState):
-            events = list(self.store.read(state.campaign_id))
-            targets = self._targets(state, events, event, session)
-            dependents = self._dependents(state, events, {e.event_id for e in targets})
+            targets = self._targets(state, event, session)
+            ids = {e.event_id for e in targets}
+            dependents = self._dependents(state, ids, min(e.version for e in targets))
             if dependents and not cascade:
                 named = "; ".join(f"{d.event.version} ({d.reason})" for d in dependents[:5])
                 more = f" and {len(dependents) - 5} more" if len(dependents) > 5 else ""
@@ -131,45 +132,52 @@ class HistoryHandlers:
                 raise Refused("There is nothing to redo; `tracker undo` takes an event back.")
             last = state.undo_stack[-1]
             ids = set(last["event_ids"])
-            events = list(self.store.read(state.campaign_id))
-            trial = refold_state(state.campaign_id, state.revoked - ids)
-            for stored in events:
-                problem = problem_with(trial, stored)
-                if problem is not None and stored.event_id not in ids:
-                    raise Refused(
-                        f"Redoing would leave event {stored.version} invalid ({problem}); "
-                        "undo it first, or leave the redo."
-                    )
+            first = self.store.first_version(state.campaign_id, ids) or 1
+            # Only the events from the first restored one on can change: fold up to it once.
+            trial = self._trial(state.revoked - ids, first)
+            restored = []
+            for stored in self.store.read(state.campaign_id, after_version=first - 1):
+                if stored.event_id in ids:
+                    restored.append(_brief(stored))
+                else:
+                    problem = problem_with(trial, stored)
+                    if problem is not None:
+                        raise Refused(
+                            f"Redoing would leave event {stored.version} invalid ({problem}); "
+                            "undo it first, or leave the redo."
+                        )
                 apply(trial, stored)
             payload = ev.EventsRestored(
                 event_ids=tuple(last["event_ids"]), revocation=last["event_id"], reason=reason
             )
-            restored = [_brief(e) for e in events if e.event_id in ids]
             return [self._event(payload, state=state)], {"restored": restored}
 
         return self._play(decide)
 
+    def _trial(self, revoked: set[str], first: int) -> CampaignState:
+        """The state just before event ``first`` without ``revoked``, set to keep skipping
+        exactly ``revoked`` while the events from ``first`` on are asked about and folded."""
+        trial = self.refold(self.campaign(), revoked, until_version=first - 1)
+        trial.fixed_revoked = True
+        return trial
+
     def _targets(
-        self,
-        state: CampaignState,
-        events: list[StoredEvent],
-        event: str | None,
-        session: int | None,
+        self, state: CampaignState, event: str | None, session: int | None
     ) -> list[StoredEvent]:
-        in_force = [e for e in events if e.event_id not in state.revoked]
+        cid = state.campaign_id
         if session is not None:
             if self.session_info(session) is None:
                 raise NotFound(f"No session {session}; `tracker session list` shows them.")
             chosen = [
                 e
-                for e in in_force
-                if e.session_id == session and e.type not in SESSION_FRAME | NOT_UNDOABLE
+                for e in self.store.read(cid, session_id=session)
+                if e.event_id not in state.revoked and e.type not in SESSION_FRAME | NOT_UNDOABLE
             ]
             if not chosen:
                 raise Refused(f"Session {session} has nothing left to undo.")
             return chosen
         if event is not None:
-            found = find_event(events, event)
+            found = self.store.find_event(cid, event)
             if found.event_id in state.revoked:
                 raise Refused(f"Event {found.version} is already undone; `tracker redo` restores.")
             if found.type in NOT_UNDOABLE:
@@ -182,8 +190,8 @@ class HistoryHandlers:
             )
         candidates = [
             e
-            for e in in_force
-            if e.session_id == state.current_session
+            for e in self.store.read(cid, session_id=state.current_session)
+            if e.event_id not in state.revoked
             and e.type not in NOT_UNDOABLE
             and e.type != "SessionStarted"
         ]
@@ -193,17 +201,20 @@ class HistoryHandlers:
             )
         return [candidates[-1]]
 
-    def _dependents(
-        self, state: CampaignState, events: list[StoredEvent], targets: set[str]
-    ) -> list[Dependent]:
-        """Later events that could not have been logged without ``targets``, transitively."""
+    def _dependents(self, state: CampaignState, targets: set[str], first: int) -> list[Dependent]:
+        """Later events that could not have been logged without ``targets``, transitively.
+
+        The state before ``first`` (the earliest target) is the same in every round; each
+        round folds on from a copy of it, skipping the targets and the dependents found so far.
+        """
         revoking = set(targets)
-        first = min(e.version for e in events if e.event_id in targets)
+        before = self._trial(state.revoked, first)
         found: list[Dependent] = []
         for _ in range(MAX_CASCADE_ROUNDS):
-            trial = refold_state(state.campaign_id, state.revoked | revoking)
+            trial = before.copy()
+            trial.revoked = state.revoked | revoking
             new: list[Dependent] = []
-            for stored in events:
+            for stored in self.store.read(state.campaign_id, after_version=first - 1):
                 problem = problem_with(trial, stored) if stored.version > first else None
                 if problem is not None:
                     new.append(Dependent(stored, problem))
@@ -253,50 +264,33 @@ class HistoryHandlers:
     def as_of(self, when: str) -> tuple[CampaignState, StoredEvent]:
         """The campaign as it stood at an event (its number, id or id prefix) or at a time."""
         row = self.campaign()
-        events = self.store.read(row.campaign_id)
-        target = _resolve_moment(list(events), when)
-        state = fold(
-            self.store.read(row.campaign_id, until_version=target.version), row.campaign_id
+        target = self._moment(row.campaign_id, when)
+        # The undos logged by then decide what was in force; later ones had not happened.
+        undos = fold(
+            self.store.read(row.campaign_id, until_version=target.version, types=UNDO_TYPES),
+            row.campaign_id,
         )
-        if state.needs_refold:
-            state = self.refold(row, state.revoked, until_version=target.version)
-        return state, target
+        return self.refold(row, undos.revoked, until_version=target.version), target
 
+    def _moment(self, campaign_id: str, when: str) -> StoredEvent:
+        try:
+            return self.store.find_event(campaign_id, when)
+        except NotFound:
+            pass
+        import pendulum
 
-def find_event(events: Iterable[StoredEvent], ident: str) -> StoredEvent:
-    """An event by its number in the log, its id, or an unambiguous prefix of its id."""
-    events = list(events)
-    if ident.isdigit():
-        for e in events:
-            if e.version == int(ident):
-                return e
-        raise NotFound(f"No event {ident} in this campaign; `tracker log` lists them.")
-    matches = [e for e in events if e.event_id.startswith(ident.lower())]
-    if len(ident) < 4 or not matches:
-        raise NotFound(f"No event {ident!r}; give its number or id from `tracker log`.")
-    if len(matches) > 1:
-        raise BadInput(f"{ident!r} matches {len(matches)} events; give more of the id.")
-    return matches[0]
-
-
-def _resolve_moment(events: list[StoredEvent], when: str) -> StoredEvent:
-    try:
-        return find_event(events, when)
-    except NotFound:
-        pass
-    import pendulum
-
-    try:
-        moment = pendulum.parse(when, tz=pendulum.local_timezone())
-    except (ValueError, pendulum.parsing.exceptions.ParserError):
-        raise BadInput(
-            f"--as-of takes an event number or id, or a time like '2026-11-29 21:30', not {when!r}."
-        ) from None
-    stamp = moment.in_timezone("UTC").format("YYYY-MM-DDTHH:mm:ss.SSSSSSZ")
-    before = [e for e in events if e.recorded_at <= stamp]
-    if not before:
-        raise Refused(f"The campaign had not begun at {when}.")
-    return before[-1]
+        try:
+            moment = pendulum.parse(when, tz=pendulum.local_timezone())
+        except (ValueError, pendulum.parsing.exceptions.ParserError):
+            raise BadInput(
+                "--as-of takes an event number or id, or a time like '2026-11-29 21:30', "
+                f"not {when!r}."
+            ) from None
+        stamp = moment.in_timezone("UTC").format("YYYY-MM-DDTHH:mm:ss.SSSSSSZ")
+        found = self.store.last_event_by(campaign_id, stamp)
+        if found is None:
+            raise Refused(f"The campaign had not begun at {when}.")
+        return found
 
 
 def _versions(events: list[StoredEvent]) -> str:

@@ -22,6 +22,8 @@ from tracker.projections.campaign import CampaignState, apply
 from tracker.store.eventstore import CampaignRow
 
 FLUSH_EVERY = 5_000
+# How often play is taken back: one undo (or redo) every so many events.
+EVENTS_BETWEEN_UNDOS = (20, 300)
 
 SHEETS = {
     "gloom": [
@@ -73,6 +75,7 @@ class _Batch(Tracker):
         self._state = tracker.state(row)
         self._base_version = self._state.version
         self._pending: list[NewEvent] = []
+        self._pending_flush = False
         self._clock = start
 
     def campaign(self, name: str | None = None) -> CampaignRow:
@@ -107,15 +110,38 @@ class _Batch(Tracker):
             )
             apply(state, event)
             stored.append(event)
-        if len(self._pending) >= FLUSH_EVERY:
+        if len(self._pending) >= FLUSH_EVERY or self._pending_flush:
+            self._pending_flush = False
             self.flush()
         return state, stored
 
     def flush(self) -> None:
         if self._pending:
-            self.store.append(self._row.campaign_id, self._pending, self._base_version)
+            stored = self.store.append(self._row.campaign_id, self._pending, self._base_version)
             self._base_version += len(self._pending)
             self._pending = []
+            # The in-memory state chained nothing; from here on it names the real head.
+            self._state.head_hash = stored[-1].hash
+
+    def session_start(self, title: str | None = None):
+        # Stored at once, so the session's start snapshot names a real head (undo starts there).
+        self._pending_flush = True
+        return super().session_start(title)
+
+    def undo(self, *args, **kwargs):
+        return self._taking_back(super().undo, *args, **kwargs)
+
+    def redo(self, *args, **kwargs):
+        return self._taking_back(super().redo, *args, **kwargs)
+
+    def _taking_back(self, command, *args, **kwargs):
+        """Undo and redo read the stored log and change which events count: the batch is
+        stored first, and the state is folded again afterwards, as ``Tracker.state`` would."""
+        self.flush()
+        self._pending_flush = True
+        logged = command(*args, **kwargs)
+        self._state = self.refold(self._row, self._state.revoked)
+        return logged
 
     @property
     def count(self) -> int:
@@ -149,13 +175,24 @@ def generate(
         tracker.character_default("Vora", "Lockpicking", "IQ-5")
     batch = _Batch(tracker, row, pendulum.datetime(2026, 1, 5, 19, 0, tz="UTC"))
     step = 0
+    next_slip = rng.randint(*EVENTS_BETWEEN_UNDOS)
+    undone_in = None
     while batch.count < events:
         step += 1
         state = batch.state()
         if state.current_session is None:
             batch.session_start(f"Session {state.next_session_number}")
             continue
-        action = _PLAYERS[system](batch, state, rng, f"{seed}:{step}")
+        if batch.count >= next_slip:
+            # A slip at the table taken back; now and then put back again in the same session.
+            next_slip += rng.randint(*EVENTS_BETWEEN_UNDOS)
+            if undone_in == state.current_session and rng.random() < 0.5:
+                action = lambda: batch.redo(reason="it stood after all")  # noqa: E731
+            else:
+                action = lambda: batch.undo(cascade=rng.random() < 0.5, reason="misread the dice")  # noqa: E731
+                undone_in = state.current_session
+        else:
+            action = _PLAYERS[system](batch, state, rng, f"{seed}:{step}")
         # A move the state forbids (Mettle too low, a one-chance task): a GM picks another.
         with contextlib.suppress(TrackerError):
             action()
@@ -173,7 +210,7 @@ def _names(state: CampaignState) -> list[str]:
 
 
 def _common(batch: _Batch, state: CampaignState, rng: random.Random) -> Move | None:
-    """Moves every system shares: notes, conditions, open obligations dismissed."""
+    """Moves every system shares: notes and conditions."""
     roll = rng.random()
     who = rng.choice(_names(state))
     if roll < 0.03:

@@ -59,6 +59,9 @@ CURRENT = "current_campaign"
 APPEND_ATTEMPTS = 8
 APPEND_BACKOFF = 0.02  # seconds, times the attempt number
 SNAPSHOT_EVERY = 500
+CAMPAIGN_SNAPSHOT = "campaign"
+# The state as the running session began: undo, redo and a refold within the session start here.
+SESSION_SNAPSHOT = "session-start"
 
 
 def describe_storage_error(exc: DatabaseError, location: str) -> StorageError:
@@ -195,7 +198,16 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
             if warm.needs_refold:
                 warm = self._warm[row.campaign_id] = self.refold(row, warm.revoked)
             return warm
-        cached = self.store.load_snapshot(row.campaign_id, "campaign", PROJECTION_VERSION)
+        # Either stored snapshot is a fair start: an undo in the tail refolds (below) anyway.
+        cached = max(
+            (
+                found
+                for name in (CAMPAIGN_SNAPSHOT, SESSION_SNAPSHOT)
+                if (found := self.store.load_snapshot(row.campaign_id, name, PROJECTION_VERSION))
+            ),
+            key=lambda found: found[0],
+            default=None,
+        )
         state = from_snapshot(cached[1]) if cached else CampaignState(row.campaign_id)
         start = state.version
         fold(self.store.read(row.campaign_id, after_version=start), row.campaign_id, state)
@@ -209,12 +221,49 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
         return state
 
     def refold(self, row: CampaignRow, revoked, until_version: int | None = None) -> CampaignState:
-        """Fold from the first event, skipping exactly the ``revoked`` events."""
-        state = refold_state(row.campaign_id, revoked)
-        fold(self.store.read(row.campaign_id, until_version=until_version), row.campaign_id, state)
+        """The state folded skipping exactly the ``revoked`` events (up to ``until_version``).
+
+        It starts from a stored snapshot when one agrees with ``revoked`` (the one taken at the
+        running session's start serves an undo within the session), else from the first event.
+        """
+        revoked = set(revoked)
+        state = self._base_state(row, revoked, until_version) or refold_state(
+            row.campaign_id, revoked
+        )
+        state.revoked = revoked
+        state.fixed_revoked = True
+        fold(
+            self.store.read(
+                row.campaign_id, after_version=state.version, until_version=until_version
+            ),
+            row.campaign_id,
+            state,
+        )
         state.fixed_revoked = False
         state.needs_refold = False
         return state
+
+    def _base_state(
+        self, row: CampaignRow, revoked: set[str], until_version: int | None
+    ) -> CampaignState | None:
+        """The newest stored snapshot, folded no further than ``until_version``, that skipped
+        exactly the events of ``revoked`` it had seen: it revoked none that ``revoked`` keeps,
+        and every event of ``revoked`` it did not skip comes after it."""
+        best: CampaignState | None = None
+        for name in (CAMPAIGN_SNAPSHOT, SESSION_SNAPSHOT):
+            cached = self.store.load_snapshot(row.campaign_id, name, PROJECTION_VERSION)
+            if cached is None or (until_version is not None and cached[0] > until_version):
+                continue
+            if best is not None and cached[0] <= best.version:
+                continue
+            skipped = set(cached[1]["revoked"])
+            if not skipped <= revoked:
+                continue
+            later = self.store.first_version(row.campaign_id, revoked - skipped)
+            if later is not None and later <= cached[0]:
+                continue
+            best = from_snapshot(cached[1])
+        return best
 
     def rebuild(self, campaign: CampaignRow | None = None) -> CampaignState:
         """The campaign's state folded from the first event, ignoring any snapshot."""
@@ -222,12 +271,12 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
         state = fold(self.store.read(row.campaign_id), row.campaign_id)
         return self.refold(row, state.revoked) if state.needs_refold else state
 
-    def _save_snapshot(self, state: CampaignState) -> None:
+    def _save_snapshot(self, state: CampaignState, name: str = CAMPAIGN_SNAPSHOT) -> None:
         # The snapshot is only a cache: a read-only or busy database still answers.
         with contextlib.suppress(DatabaseError):
             self.store.save_snapshot(
                 state.campaign_id,
-                "campaign",
+                name,
                 PROJECTION_VERSION,
                 state.version,
                 state.head_hash,
@@ -283,6 +332,7 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
             return [self._event(SessionStarted(number=number, title=title), session_id=number)]
 
         state, _ = self._decide_and_append(decide)
+        self._save_snapshot(state, SESSION_SNAPSHOT)
         return state, state.session
 
     def session_end(self) -> tuple[CampaignState, SessionInfo]:

@@ -28,6 +28,8 @@ RECENT_EXPOSURES = 50
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
 RECENT_UNDOS = 50
 SESSION_TYPES = (c.SessionStarted.TYPE, c.SessionEnded.TYPE)
+# The events that decide which others are in force.
+UNDO_TYPES = (p.EventsRevoked.TYPE, p.EventsRestored.TYPE)
 
 
 @dataclass(slots=True)

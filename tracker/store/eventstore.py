@@ -28,6 +28,7 @@ from tracker.store.engine import WRITE, after_explicit_positions, lock_writers
 from tracker.store.schema import campaigns, events, settings, snapshots
 
 READ_BATCH = 2_000
+ID_SLICE = 500
 IMPORT_BATCH = 5_000
 NAME_MAX = campaigns.c.name.type.length
 
@@ -276,6 +277,64 @@ class EventStore:
             query = query.where(events.c.campaign_id == campaign_id)
         with self.engine.connect() as conn:
             return conn.execute(query).scalar_one()
+
+    def first_version(self, campaign_id: str, event_ids: Iterable[str]) -> int | None:
+        """The lowest version among ``event_ids`` in the campaign's log (None if none is there)."""
+        ids = list(event_ids)
+        lowest: int | None = None
+        with self.engine.connect() as conn:
+            # In slices: a database caps the parameters one statement may carry.
+            for start in range(0, len(ids), ID_SLICE):
+                found = conn.execute(
+                    select(func.min(events.c.version)).where(
+                        events.c.campaign_id == campaign_id,
+                        events.c.event_id.in_(ids[start : start + ID_SLICE]),
+                    )
+                ).scalar()
+                if found is not None and (lowest is None or found < lowest):
+                    lowest = found
+        return lowest
+
+    def find_event(self, campaign_id: str, ident: str) -> StoredEvent:
+        """An event by its number in the log, its id, or an unambiguous prefix of its id."""
+        if ident.isdigit():
+            query = select(events).where(
+                events.c.campaign_id == campaign_id, events.c.version == int(ident)
+            )
+            with self.engine.connect() as conn:
+                found = next(self._rows(conn, query, stream=False), None)
+            if found is None:
+                raise NotFound(f"No event {ident} in this campaign; `tracker log` lists them.")
+            return found
+        prefix = ident.lower()
+        if len(prefix) < 4 or not all(ch in "0123456789abcdef-" for ch in prefix):
+            raise NotFound(f"No event {ident!r}; give its number or id from `tracker log`.")
+        query = (
+            select(events)
+            .where(
+                events.c.campaign_id == campaign_id,
+                events.c.event_id.startswith(prefix, autoescape=True),
+            )
+            .limit(2)
+        )
+        with self.engine.connect() as conn:
+            matches = list(self._rows(conn, query, stream=False))
+        if not matches:
+            raise NotFound(f"No event {ident!r}; give its number or id from `tracker log`.")
+        if len(matches) > 1:
+            raise BadInput(f"{ident!r} matches more than one event; give more of the id.")
+        return matches[0]
+
+    def last_event_by(self, campaign_id: str, recorded_at: str) -> StoredEvent | None:
+        """The last event recorded at or before ``recorded_at`` (an ISO UTC time)."""
+        query = (
+            select(events)
+            .where(events.c.campaign_id == campaign_id, events.c.recorded_at <= recorded_at)
+            .order_by(events.c.version.desc())
+            .limit(1)
+        )
+        with self.engine.connect() as conn:
+            return next(self._rows(conn, query, stream=False), None)
 
     def session_counts(self, campaign_id: str) -> dict[int, int]:
         """How many events each session of the campaign logged (its start and end included)."""
