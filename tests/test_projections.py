@@ -19,6 +19,7 @@ from tracker.projections.campaign import (
     from_snapshot,
     to_snapshot,
 )
+from tracker.projections.rolls import ROW_SOURCES, luck, roll_rows
 
 
 def through_json(state: CampaignState) -> CampaignState:
@@ -154,3 +155,13 @@ def test_the_session_list_reads_every_session_though_the_state_keeps_one(big):
     assert {s.number: s.event_count for s in listed} == counted
     assert all(s.ended_at for s in listed[:-1])
     assert tracker.state(row).session.number == listed[-1].number
+
+
+def test_the_one_pass_rebuild_gives_the_luck_the_roll_history_gives(big):
+    tracker, rows = big
+    for system, row in rows.items():
+        state, tallied = tracker.rebuild_all(row)
+        rolls = roll_rows(tracker.store.read(row.campaign_id, types=ROW_SOURCES), state.revoked)
+        assert tallied.to_dict() == luck(rolls).to_dict(), system
+        assert sum(c.rolls for c in tallied.characters.values()) > 100, system
+        assert to_snapshot(state) == to_snapshot(tracker.state(row)), system

@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import DatabaseError
 
@@ -40,6 +40,7 @@ from tracker.events.envelope import ChainProblem, check_chain
 from tracker.projections.campaign import (
     PROJECTION_VERSION,
     SESSION_TYPES,
+    UNDO_TYPES,
     CampaignState,
     Character,
     SessionInfo,
@@ -52,6 +53,9 @@ from tracker.projections.campaign import (
 from tracker.store.engine import create_engine_for, prepare_sqlite_file, resolve_url, sqlite_path
 from tracker.store.eventstore import CampaignRow, EventStore
 from tracker.store.migrate import ensure_schema
+
+if TYPE_CHECKING:
+    from tracker.projections.rolls import Luck
 
 SYSTEMS = ("gloom", "gurps", "glintlock")
 TIE_RULES = ("stat", "defender")
@@ -267,9 +271,16 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
 
     def rebuild(self, campaign: CampaignRow | None = None) -> CampaignState:
         """The campaign's state folded from the first event, ignoring any snapshot."""
+        return self.rebuild_all(campaign)[0]
+
+    def rebuild_all(self, campaign: CampaignRow | None = None) -> tuple[CampaignState, Luck]:
+        """Every projection from the first event in one pass: the state and the rolls' luck."""
+        from tracker.projections.rebuild import rebuild, revoked_by
+
         row = campaign or self.campaign()
-        state = fold(self.store.read(row.campaign_id), row.campaign_id)
-        return self.refold(row, state.revoked) if state.needs_refold else state
+        cid = row.campaign_id
+        revoked = revoked_by(self.store.read(cid, types=UNDO_TYPES), cid)
+        return rebuild(self.store.read(cid), cid, revoked)
 
     def _save_snapshot(self, state: CampaignState, name: str = CAMPAIGN_SNAPSHOT) -> None:
         # The snapshot is only a cache: a read-only or busy database still answers.

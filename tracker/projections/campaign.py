@@ -19,6 +19,7 @@ from tracker.events import CATALOG, StoredEvent, decode
 from tracker.events import catalog as c
 from tracker.events import play as p
 from tracker.events.upcasters import upcast
+from tracker.rules.glintlock import STEEL_YOURSELF_BONUS, spending_floor
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
 PROJECTION_VERSION = 3
@@ -332,32 +333,23 @@ def apply(state: CampaignState, event: StoredEvent) -> CampaignState:
         return state
     handler = _HANDLERS.get(event.type)
     if handler is not None:
-        handler(state, _fields(event), event)
+        handler(state, payload_of(event), event)
     return state
 
 
-class Fields(dict):
-    """A payload read by attribute (``e.amount``), the way handlers read typed events.
+def payload_of(event: StoredEvent) -> dict[str, Any]:
+    """The event's payload as its type's current version spells it: every field by name
+    (``encode`` writes every one), lifted by the upcasters first when the event is older.
 
-    Folding a long log builds one of these per event instead of a frozen dataclass, whose
-    construction was the largest cost of a rebuild; the payload's keys are the event type's
-    fields (``encode`` writes every one), lifted by the upcasters first when older.
-    """
-
-    __slots__ = ()
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
+    Handlers read this plain dict; building a typed event per folded event cost more than
+    all the rest of a rebuild."""
+    current = _VERSIONS.get(event.type)
+    if current is not None and event.schema_version != current:
+        return upcast(event.type, event.schema_version, event.payload, current)
+    return event.payload
 
 
-def _fields(event: StoredEvent) -> Fields:
-    cls = CATALOG.get(event.type)
-    if cls is not None and event.schema_version != cls.VERSION:
-        return Fields(upcast(event.type, event.schema_version, event.payload, cls.VERSION))
-    return Fields(event.payload)
+_VERSIONS = {name: cls.VERSION for name, cls in CATALOG.items()}
 
 
 def fold(
@@ -384,14 +376,15 @@ def session_list(
     for event in events:
         if event.event_id in revoked:
             continue
-        e = _fields(event)
+        e = payload_of(event)
+        number = e["number"]
         if event.type == c.SessionStarted.TYPE:
-            sessions[e.number] = SessionInfo(
-                e.number, e.title, event.recorded_at, event_count=counts.get(e.number, 0)
+            sessions[number] = SessionInfo(
+                number, e["title"], event.recorded_at, event_count=counts.get(number, 0)
             )
-        elif event.type == c.SessionEnded.TYPE and e.number in sessions:
-            sessions[e.number].ended_at = event.recorded_at
-            sessions[e.number].lapsed = tuple(e.lapsed)
+        elif event.type == c.SessionEnded.TYPE and number in sessions:
+            sessions[number].ended_at = event.recorded_at
+            sessions[number].lapsed = tuple(e["lapsed"])
     return sorted(sessions.values(), key=lambda s: s.number)
 
 
@@ -468,18 +461,15 @@ def _update_floor(state: CampaignState, raw: StoredEvent) -> None:
     """Open, raise, lower or discharge the spending floor to match the Threat level."""
     if state.system != "glintlock":
         return
-    from tracker.rules.glintlock import spending_floor
-
     floor = spending_floor(state.threat)
-    current = state.open_obligations("threat-floor")
+    current = next((o for o in state.obligations.values() if o.kind == "threat-floor"), None)
     if floor == "none":
-        for ob in current:
-            _discharge(state, ob, raw, f"Threat fell to {state.threat}")
+        if current is not None:
+            _discharge(state, current, raw, f"Threat fell to {state.threat}")
         return
-    if current:
-        ob = current[0]
-        ob.severity = floor
-        ob.what = _floor_text(state.threat, floor)
+    if current is not None:
+        current.severity = floor
+        current.what = _floor_text(state.threat, floor)
     else:
         _open(state, raw, "threat-floor", _floor_text(state.threat, floor), severity=floor)
 
@@ -571,18 +561,18 @@ def _change_track(state: CampaignState, ch: Character, track: str, delta: int) -
 # -- handlers ------------------------------------------------------------------------------------
 
 
-def _campaign_created(state: CampaignState, e: c.CampaignCreated, _: StoredEvent) -> None:
-    state.name = e.name
-    state.system = e.system
-    state.tie_rule = e.tie_rule
-    state.cinematic = e.cinematic
-    state.stress_limit = e.stress_limit
-    state.threat_carries_over = e.threat_carries_over
+def _campaign_created(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
+    state.name = e["name"]
+    state.system = e["system"]
+    state.tie_rule = e["tie_rule"]
+    state.cinematic = e["cinematic"]
+    state.stress_limit = e["stress_limit"]
+    state.threat_carries_over = e["threat_carries_over"]
 
 
-def _session_started(state: CampaignState, e: c.SessionStarted, raw: StoredEvent) -> None:
-    state.session = SessionInfo(e.number, e.title, raw.recorded_at, event_count=1)
-    state.current_session = e.number
+def _session_started(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
+    state.session = SessionInfo(e["number"], e["title"], raw.recorded_at, event_count=1)
+    state.current_session = e["number"]
     if state.system == "glintlock":
         for ch in state.characters.values():
             ch.mettle = 0
@@ -594,25 +584,25 @@ def _session_started(state: CampaignState, e: c.SessionStarted, raw: StoredEvent
                 _discharge(state, ob, raw, "Threat reset at session start")
 
 
-def _session_ended(state: CampaignState, e: c.SessionEnded, raw: StoredEvent) -> None:
+def _session_ended(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
     session = state.session
-    if session is not None and session.number == e.number:
+    if session is not None and session.number == e["number"]:
         session.ended_at = raw.recorded_at
-        session.lapsed = tuple(e.lapsed)
+        session.lapsed = tuple(e["lapsed"])
     state.current_session = None
 
 
-def _character_added(state: CampaignState, e: c.CharacterAdded, _: StoredEvent) -> None:
+def _character_added(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
     ch = Character(
-        e.character_id,
-        e.name,
-        dict(e.stats),
-        dict(e.skills),
-        tuple(e.trained),
-        e.character_class,
-        {k: list(v) for k, v in e.defaults.items()},
-        tuple(e.traits),
-        e.sheet,
+        e["character_id"],
+        e["name"],
+        dict(e["stats"]),
+        dict(e["skills"]),
+        tuple(e["trained"]),
+        e["character_class"],
+        {k: list(v) for k, v in e["defaults"].items()},
+        tuple(e["traits"]),
+        e["sheet"],
     )
     if state.system == "gurps":
         # Basic Set: HP defaults to ST and FP to HT when the sheet does not list them.
@@ -622,14 +612,14 @@ def _character_added(state: CampaignState, e: c.CharacterAdded, _: StoredEvent) 
             ch.stats["FP"] = ch.stat("HT")
     ch.hp = ch.hp_max
     ch.fp = ch.fp_max
-    state.characters[e.character_id] = ch
+    state.characters[e["character_id"]] = ch
 
 
-def _default_set(state: CampaignState, e: c.CharacterDefaultSet, _: StoredEvent) -> None:
-    ch = state.characters[e.character_id]
-    ch.defaults.setdefault(e.skill, [])
-    if e.expression not in ch.defaults[e.skill]:
-        ch.defaults[e.skill].append(e.expression)
+def _default_set(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
+    ch = state.characters[e["character_id"]]
+    ch.defaults.setdefault(e["skill"], [])
+    if e["expression"] not in ch.defaults[e["skill"]]:
+        ch.defaults[e["skill"]].append(e["expression"])
 
 
 def _consume_pending(ch: Character) -> None:
@@ -639,54 +629,56 @@ def _consume_pending(ch: Character) -> None:
     ch.pending_ids = []
 
 
-def _roll_made(state: CampaignState, e: p.RollMade, raw: StoredEvent) -> None:
-    ch = state.characters[e.character_id]
-    if e.consumed:
+def _roll_made(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
+    ch = state.characters[e["character_id"]]
+    if e["consumed"]:
         _consume_pending(ch)
-    _apply_effects(state, e.effects, raw, e.character_id)
-    if e.kind == "panic":
+    _apply_effects(state, e["effects"], raw, e["character_id"])
+    if e["kind"] == "panic":
         for ob in state.open_obligations("panic-check", ch.character_id):
-            _discharge(state, ob, raw, f"panic check: {e.result.get('outcome')}")
-    if e.task:
-        task = ch.tasks.setdefault(e.task, {"attempts": 0, "failures": 0, "mode": None})
+            _discharge(state, ob, raw, f"panic check: {e['result'].get('outcome')}")
+    if e["task"]:
+        task = ch.tasks.setdefault(e["task"], {"attempts": 0, "failures": 0, "mode": None})
         task["attempts"] += 1
-        task["failures"] += 0 if e.result.get("success") else 1
-        task["mode"] = e.inputs.get("retry_mode") or task["mode"]
-    if e.kind == "project":
-        project = state.projects.get(e.inputs.get("project_id", ""))
+        task["failures"] += 0 if e["result"].get("success") else 1
+        task["mode"] = e["inputs"].get("retry_mode") or task["mode"]
+    if e["kind"] == "project":
+        project = state.projects.get(e["inputs"].get("project_id", ""))
         if project is not None:
             project.days += 1
-            project.done = max(project.done + e.result["man_hours"] - e.result["destroyed"], 0)
-            project.destroyed += e.result["destroyed"]
+            project.done = max(
+                project.done + e["result"]["man_hours"] - e["result"]["destroyed"], 0
+            )
+            project.destroyed += e["result"]["destroyed"]
     if state.system == "gurps":
         ch.last_roll_id = raw.event_id
-        ch.last_roll_outcome = e.result.get("outcome")
+        ch.last_roll_outcome = e["result"].get("outcome")
 
 
-def _contest_rolled(state: CampaignState, e: p.ContestRolled, raw: StoredEvent) -> None:
-    _apply_effects(state, e.effects, raw, None)
-    if e.mode == "regular" and e.contest_id:
+def _contest_rolled(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
+    _apply_effects(state, e["effects"], raw, None)
+    if e["mode"] == "regular" and e["contest_id"]:
         running = [
             o
             for o in state.open_obligations("regular-contest")
-            if o.data.get("contest_id") == e.contest_id
+            if o.data.get("contest_id") == e["contest_id"]
         ]
-        if e.decided:
+        if e["decided"]:
             for ob in running:
-                _discharge(state, ob, raw, f"decided in round {e.round}")
+                _discharge(state, ob, raw, f"decided in round {e['round']}")
         elif running:
-            running[0].data["rounds"] = e.round
+            running[0].data["rounds"] = e["round"]
         else:
-            a, b = e.a["name"], e.b["name"] if e.b else "?"
+            a, b = e["a"]["name"], e["b"]["name"] if e["b"] else "?"
             _open(
                 state,
                 raw,
                 "regular-contest",
                 f"Regular contest {a} vs {b} is still running: roll the next round.",
-                contest_id=e.contest_id,
-                a=_contest_side(e.a),
-                b=_contest_side(e.b) if e.b else None,
-                rounds=e.round,
+                contest_id=e["contest_id"],
+                a=_contest_side(e["a"]),
+                b=_contest_side(e["b"]) if e["b"] else None,
+                rounds=e["round"],
             )
 
 
@@ -696,121 +688,121 @@ def _contest_side(side: dict[str, Any]) -> dict[str, Any]:
     return {"name": side["name"], "trait": trait}
 
 
-def _fright_checked(state: CampaignState, e: p.FrightChecked, raw: StoredEvent) -> None:
-    _apply_effects(state, e.effects, raw, e.character_id)
-    if e.threat:
+def _fright_checked(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
+    _apply_effects(state, e["effects"], raw, e["character_id"])
+    if e["threat"]:
         state.exposures.append(
-            {"character_id": e.character_id, "threat": e.threat, "at": raw.recorded_at}
+            {"character_id": e["character_id"], "threat": e["threat"], "at": raw.recorded_at}
         )
 
 
-def _mettle_spent(state: CampaignState, e: p.MettleSpent, raw: StoredEvent) -> None:
-    ch = state.characters[e.character_id]
-    ch.mettle = max(ch.mettle - e.cost, 0)
-    from tracker.rules.glintlock import STEEL_YOURSELF_BONUS
-
-    if e.action == "steel-yourself":
+def _mettle_spent(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
+    ch = state.characters[e["character_id"]]
+    ch.mettle = max(ch.mettle - e["cost"], 0)
+    if e["action"] == "steel-yourself":
         ch.pending_bonus += STEEL_YOURSELF_BONUS
         ch.pending_ids.append(raw.event_id)
-    elif e.action == "advantage-die":
+    elif e["action"] == "advantage-die":
         ch.pending_steps += 1
         ch.pending_ids.append(raw.event_id)
-    elif e.action == "suppress-condition" and e.condition:
-        ch.pending_suppressed.append(e.condition)
+    elif e["action"] == "suppress-condition" and e["condition"]:
+        ch.pending_suppressed.append(e["condition"])
         ch.pending_ids.append(raw.event_id)
 
 
-def _mettle_gained(state: CampaignState, e: p.MettleGained, _: StoredEvent) -> None:
-    ch = state.characters[e.character_id]
-    ch.mettle = min(ch.mettle + e.amount, TRACK_MAX)
+def _mettle_gained(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
+    ch = state.characters[e["character_id"]]
+    ch.mettle = min(ch.mettle + e["amount"], TRACK_MAX)
 
 
-def _threat_added(state: CampaignState, e: p.ThreatAdded, raw: StoredEvent) -> None:
-    _set_threat(state, state.threat + e.amount, raw)
+def _threat_added(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
+    _set_threat(state, state.threat + e["amount"], raw)
 
 
-def _threat_spent(state: CampaignState, e: p.ThreatSpent, raw: StoredEvent) -> None:
-    if e.tier in ("hard", "dire"):
+def _threat_spent(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
+    if e["tier"] in ("hard", "dire"):
         for ob in state.open_obligations("threat-floor"):
-            _discharge(state, ob, raw, f"{e.tier} spend")
-    _set_threat(state, state.threat - e.cost, raw)
+            _discharge(state, ob, raw, f"{e['tier']} spend")
+    _set_threat(state, state.threat - e["cost"], raw)
 
 
-def _stress_changed(state: CampaignState, e: p.StressChanged, raw: StoredEvent) -> None:
-    _set_stress(state, state.characters[e.character_id], e.delta, raw)
+def _stress_changed(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
+    _set_stress(state, state.characters[e["character_id"]], e["delta"], raw)
 
 
-def _track_changed(state: CampaignState, e: p.TrackChanged, _: StoredEvent) -> None:
-    _change_track(state, state.characters[e.character_id], e.track, e.delta)
+def _track_changed(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
+    _change_track(state, state.characters[e["character_id"]], e["track"], e["delta"])
 
 
-def _condition_set(state: CampaignState, e: p.ConditionSet, raw: StoredEvent) -> None:
-    state.characters[e.character_id].conditions[e.name] = Condition(
-        e.name, e.duration, e.unit, e.note, raw.event_id
+def _condition_set(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
+    state.characters[e["character_id"]].conditions[e["name"]] = Condition(
+        e["name"], e["duration"], e["unit"], e["note"], raw.event_id
     )
 
 
-def _condition_cleared(state: CampaignState, e: p.ConditionCleared, _: StoredEvent) -> None:
-    conditions = state.characters[e.character_id].conditions
-    name = _name(conditions, e.name)
+def _condition_cleared(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
+    conditions = state.characters[e["character_id"]].conditions
+    name = _name(conditions, e["name"])
     if name is not None:
         del conditions[name]
 
 
-def _story_tag_gained(state: CampaignState, e: p.StoryTagGained, _: StoredEvent) -> None:
-    state.characters[e.character_id].story_tags.append(e.name)
+def _story_tag_gained(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
+    state.characters[e["character_id"]].story_tags.append(e["name"])
 
 
-def _points_awarded(state: CampaignState, e: p.PointsAwarded, _: StoredEvent) -> None:
-    state.characters[e.character_id].points += e.points
+def _points_awarded(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
+    state.characters[e["character_id"]].points += e["points"]
 
 
-def _bought_up(state: CampaignState, e: p.RollBoughtUp, _: StoredEvent) -> None:
-    ch = state.characters[e.character_id]
-    ch.points -= e.cost
-    if ch.last_roll_id == e.roll_event_id:
-        ch.last_roll_outcome = e.to_outcome
+def _bought_up(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
+    ch = state.characters[e["character_id"]]
+    ch.points -= e["cost"]
+    if ch.last_roll_id == e["roll_event_id"]:
+        ch.last_roll_outcome = e["to_outcome"]
 
 
-def _trait_assigned(state: CampaignState, e: p.TraitAssigned, raw: StoredEvent) -> None:
-    ch = state.characters[e.character_id]
-    ch.traits_gained.append({"kind": e.kind, "name": e.name, "points": e.points})
-    ob = state.obligations.get(e.obligation or "")
+def _trait_assigned(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
+    ch = state.characters[e["character_id"]]
+    ch.traits_gained.append({"kind": e["kind"], "name": e["name"], "points": e["points"]})
+    ob = state.obligations.get(e["obligation"] or "")
     if ob is not None:
-        _discharge(state, ob, raw, f"{e.kind} assigned: {e.name}")
+        _discharge(state, ob, raw, f"{e['kind']} assigned: {e['name']}")
 
 
-def _breaking_point(state: CampaignState, e: p.BreakingPointResolved, raw: StoredEvent) -> None:
-    ch = state.characters[e.character_id]
-    ch.consequences.append(e.consequence)
+def _breaking_point(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
+    ch = state.characters[e["character_id"]]
+    ch.consequences.append(e["consequence"])
     for ob in state.open_obligations("breaking-point", ch.character_id):
-        _discharge(state, ob, raw, f"breaking point: {e.result}")
-    _set_stress(state, ch, -e.cleared, raw)
+        _discharge(state, ob, raw, f"breaking point: {e['result']}")
+    _set_stress(state, ch, -e["cleared"], raw)
 
 
-def _dismissed(state: CampaignState, e: p.ObligationDismissed, raw: StoredEvent) -> None:
-    ob = state.obligations.get(e.obligation)
+def _dismissed(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
+    ob = state.obligations.get(e["obligation"])
     if ob is not None:
-        _discharge(state, ob, raw, f"dismissed: {e.reason}" if e.reason else "dismissed")
+        _discharge(state, ob, raw, f"dismissed: {e['reason']}" if e["reason"] else "dismissed")
 
 
-def _project_started(state: CampaignState, e: p.ProjectStarted, _: StoredEvent) -> None:
-    state.projects[e.project_id] = Project(e.project_id, e.name, e.skill, e.man_hours)
+def _project_started(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
+    state.projects[e["project_id"]] = Project(
+        e["project_id"], e["name"], e["skill"], e["man_hours"]
+    )
 
 
-def _revoked(state: CampaignState, e: p.EventsRevoked, raw: StoredEvent) -> None:
-    state.undo_stack.append({"event_id": raw.event_id, "event_ids": list(e.event_ids)})
+def _revoked(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
+    state.undo_stack.append({"event_id": raw.event_id, "event_ids": list(e["event_ids"])})
     if not state.fixed_revoked:
-        state.revoked.update(e.event_ids)
+        state.revoked.update(e["event_ids"])
         state.needs_refold = True
 
 
-def _restored(state: CampaignState, e: p.EventsRestored, raw: StoredEvent) -> None:
-    kept = [u for u in state.undo_stack if u["event_id"] != e.revocation]
+def _restored(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
+    kept = [u for u in state.undo_stack if u["event_id"] != e["revocation"]]
     state.undo_stack.clear()
     state.undo_stack.extend(kept)
     if not state.fixed_revoked:
-        state.revoked.difference_update(e.event_ids)
+        state.revoked.difference_update(e["event_ids"])
         state.needs_refold = True
 
 

@@ -86,7 +86,13 @@ class RollRow:
     effects: str
     revoked: bool
     secret: bool
-    p_success: Fraction | None
+    # What the exact odds are looked up by (``chance``): a system and that roll's inputs.
+    chance_key: tuple | None
+
+    @property
+    def p_success(self) -> Fraction | None:
+        """The exact chance of success the rules gave this very roll."""
+        return None if self.chance_key is None else chance(self.chance_key)
 
     def to_dict(self, player_view: bool = False) -> dict[str, Any]:
         """The row as exports write it; a secret roll in the player view keeps only its frame."""
@@ -180,15 +186,14 @@ def _mods_text(mods: Iterable[dict[str, Any]]) -> str:
 def _from_roll(event: StoredEvent, names: dict[str, str], revoked: set[str]) -> RollRow:
     p = event.payload
     inputs, result, system = p["inputs"], p["result"], p["system"]
+    faces, key = roll_chance(p)
     if system == "gurps":
         base, mods, effective = inputs["base"], _mods_text(inputs["modifiers"]), result["effective"]
-        kept, margin, position, faces = result["total"], result["margin"], None, 6
-        chance = gurps_chance(effective)
+        kept, margin, position = result["total"], result["margin"], None
     elif system == "gloom":
         mods = "; ".join([f"DL {inputs['dl']}", *_mode_words(result["mode"], inputs)])
         base, effective = inputs["rank"], inputs["rank"]
-        kept, margin, position, faces = result["kept"], None, None, 20
-        chance = gloom_chance(inputs["rank"], inputs["dl"], result["mode"], result.get("above", 0))
+        kept, margin, position = result["kept"], None, None
     else:
         words = [f"{t['value']:+d} {t['kind'] or 'tag'}" for t in inputs["tags"]]
         if inputs["stress"] >= STRESS_TAG_AT:
@@ -198,8 +203,7 @@ def _from_roll(event: StoredEvent, names: dict[str, str], revoked: set[str]) -> 
         if inputs["bonus"]:
             words.append(f"{inputs['bonus']:+d} on the die (steel yourself)")
         base, mods, effective = inputs["stat"], "; ".join(words), result["effective"]
-        kept, margin, position, faces = result["kept"], None, result["position"], 20
-        chance = glintlock_chance(inputs["stat"], inputs["trained"], position, inputs["bonus"])
+        kept, margin, position = result["kept"], None, result["position"]
     return _base(
         event,
         revoked,
@@ -219,7 +223,7 @@ def _from_roll(event: StoredEvent, names: dict[str, str], revoked: set[str]) -> 
         margin=margin,
         position=position,
         effects=_effects_text(p["effects"]),
-        p_success=chance,
+        chance_key=key,
     )
 
 
@@ -251,20 +255,19 @@ def _from_fright(event: StoredEvent, names: dict[str, str], revoked: set[str]) -
         margin=roll["margin"],
         position=None,
         effects=effects,
-        p_success=gurps_chance(roll["effective"]),
+        chance_key=("gurps", roll["effective"]),
     )
 
 
 def _from_side(event: StoredEvent, side: dict[str, Any], revoked: set[str]) -> RollRow:
     p = event.payload
     result = side["result"]
+    faces, key = side_chance(p["system"], result)
     if p["system"] == "gurps":
-        effective, kept, margin, faces = result["effective"], result["total"], result["margin"], 6
-        chance = gurps_chance(effective)
+        effective, kept, margin = result["effective"], result["total"], result["margin"]
         mods = _mods_text(result["modifiers"])
     else:
-        effective, kept, margin, faces = result["rank"], result["kept"], None, 20
-        chance = gloom_chance(result["rank"], result["dl"], result["mode"], result["above"])
+        effective, kept, margin = result["rank"], result["kept"], None
         mods = ""
     won = p["winner"] == ("a" if side is p["a"] else "b")
     return _base(
@@ -286,7 +289,7 @@ def _from_side(event: StoredEvent, side: dict[str, Any], revoked: set[str]) -> R
         margin=margin,
         position=None,
         effects="won" if won else ("stalemate" if p["winner"] is None else "lost"),
-        p_success=chance,
+        chance_key=key,
     )
 
 
@@ -319,6 +322,45 @@ def glintlock_chance(stat: int, trained: bool, position: str, bonus: int) -> Fra
     ).success
 
 
+def roll_chance(p: dict[str, Any]) -> tuple[int, tuple]:
+    """A ``RollMade`` payload's die size and the key its exact odds are looked up by."""
+    inputs, result, system = p["inputs"], p["result"], p["system"]
+    if system == "gurps":
+        return 6, ("gurps", result["effective"])
+    if system == "gloom":
+        return 20, ("gloom", inputs["rank"], inputs["dl"], result["mode"], result.get("above", 0))
+    return 20, (
+        "glintlock",
+        inputs["stat"],
+        inputs["trained"],
+        result["position"],
+        inputs["bonus"],
+    )
+
+
+def side_chance(system: str, result: dict[str, Any]) -> tuple[int, tuple]:
+    """One side of a ``ContestRolled``: its die size and the key of its exact odds."""
+    if system == "gurps":
+        return 6, ("gurps", result["effective"])
+    return 20, ("gloom", result["rank"], result["dl"], result["mode"], result["above"])
+
+
+_CHANCE = {"gurps": gurps_chance, "gloom": gloom_chance, "glintlock": glintlock_chance}
+_CHANCE_FLOAT: dict[tuple, float] = {}
+
+
+def chance(key: tuple) -> Fraction:
+    """The exact chance of success of the roll ``key`` describes (see ``roll_chance``)."""
+    return _CHANCE[key[0]](*key[1:])
+
+
+def _chance_float(key: tuple) -> float:
+    found = _CHANCE_FLOAT.get(key)
+    if found is None:
+        found = _CHANCE_FLOAT[key] = float(chance(key))
+    return found
+
+
 # -- luck --------------------------------------------------------------------------------------
 
 
@@ -327,8 +369,8 @@ class CharacterLuck:
     character: str
     rolls: int = 0
     successes: int = 0
-    # How many rolls had each exact chance: summed as fractions once, not once per roll.
-    chances: Counter[Fraction] = field(default_factory=Counter)
+    # How many rolls had each exact chance (by its key): summed as fractions once, at the end.
+    chances: Counter[tuple] = field(default_factory=Counter)
     by_session: dict[int | None, list] = field(default_factory=dict)
     # Cumulative successes above the odds after each roll, for the luck-over-time chart.
     trail: list[float] = field(default_factory=list)
@@ -337,7 +379,7 @@ class CharacterLuck:
     @property
     def expected(self) -> Fraction:
         """The successes the exact odds predicted for these very rolls."""
-        return sum((p * n for p, n in self.chances.items()), Fraction(0))
+        return _sum(self.chances)
 
     @property
     def luck(self) -> float:
@@ -399,6 +441,41 @@ class Luck:
     characters: dict[str, CharacterLuck] = field(default_factory=dict)
     faces: dict[int, FaceTest] = field(default_factory=dict)
 
+    def count(
+        self,
+        character: str | None,
+        session: int | None,
+        faces: int,
+        dice: Iterable[int],
+        success: bool,
+        key: tuple | None,
+    ) -> None:
+        """One roll in force: its dice against fair dice, and, for a character (``character``
+        None is an opponent), its success against the exact chance ``key`` names."""
+        test = self.faces.get(faces)
+        if test is None:
+            test = self.faces[faces] = FaceTest(faces, [0] * faces)
+        counts = test.counts
+        for die in dice:
+            counts[die - 1] += 1
+        if character is None or key is None:
+            return
+        who = self.characters.get(character)
+        if who is None:
+            who = self.characters[character] = CharacterLuck(character)
+        won = 1 if success else 0
+        who.rolls += 1
+        who.successes += won
+        who.chances[key] += 1
+        tally = who.by_session.get(session)
+        if tally is None:
+            tally = who.by_session[session] = [0, 0, Counter()]
+        tally[0] += 1
+        tally[1] += won
+        tally[2][key] += 1
+        who._running += won - _chance_float(key)
+        who.trail.append(who._running)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "characters": [c.to_dict() for c in self.characters.values()],
@@ -413,28 +490,62 @@ def luck(rows: Iterable[RollRow]) -> Luck:
     """
     out = Luck()
     for row in rows:
-        if row.revoked:
-            continue
-        test = out.faces.setdefault(row.faces, FaceTest(row.faces, [0] * row.faces))
-        for die in row.dice:
-            test.counts[die - 1] += 1
-        if row.character_id is None or row.p_success is None:
-            continue
-        who = out.characters.setdefault(row.character, CharacterLuck(row.character))
-        who.rolls += 1
-        who.successes += row.success
-        who.chances[row.p_success] += 1
-        session = who.by_session.setdefault(row.session, [0, 0, Counter()])
-        session[0] += 1
-        session[1] += int(row.success)
-        session[2][row.p_success] += 1
-        who._running += int(row.success) - float(row.p_success)
-        who.trail.append(who._running)
+        if not row.revoked:
+            out.count(
+                None if row.character_id is None else row.character,
+                row.session,
+                row.faces,
+                row.dice,
+                row.success,
+                row.chance_key,
+            )
     return out
 
 
-def _sum(chances: Counter[Fraction]) -> Fraction:
-    return sum((p * n for p, n in chances.items()), Fraction(0))
+class LuckTally:
+    """Luck folded straight from the log, event by event: what ``luck(roll_rows(events))``
+    gives, without building the rows, so a rebuild can feed it the events it folds anyway."""
+
+    def __init__(self, revoked: set[str]) -> None:
+        self.revoked = revoked
+        self.names: dict[str, str] = {}
+        self.luck = Luck()
+
+    def add(self, event: StoredEvent) -> None:
+        kind = event.type
+        if kind == "RollMade":
+            if event.event_id in self.revoked:
+                return
+            p = event.payload
+            faces, key = roll_chance(p)
+            name = self.names.get(p["character_id"], "?")
+            self.luck.count(name, event.session_id, faces, p["dice"], p["result"]["success"], key)
+        elif kind == "FrightChecked":
+            if event.event_id in self.revoked:
+                return
+            p = event.payload
+            roll = p["result"]["roll"]
+            name = self.names.get(p["character_id"], "?")
+            key = ("gurps", roll["effective"])
+            self.luck.count(name, event.session_id, 6, roll["dice"], roll["success"], key)
+        elif kind == "ContestRolled":
+            if event.event_id in self.revoked:
+                return
+            p = event.payload
+            for side in (p["a"], p["b"]):
+                if side is not None:
+                    result = side["result"]
+                    faces, key = side_chance(p["system"], result)
+                    name = side["name"] if side["character_id"] is not None else None
+                    self.luck.count(
+                        name, event.session_id, faces, result["dice"], result["success"], key
+                    )
+        elif kind == "CharacterAdded":
+            self.names[event.payload["character_id"]] = event.payload["name"]
+
+
+def _sum(chances: Counter[tuple]) -> Fraction:
+    return sum((chance(key) * n for key, n in chances.items()), Fraction(0))
 
 
 def chi_square_survival(x: float, k: int) -> float:

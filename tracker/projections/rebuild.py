@@ -1,0 +1,33 @@
+"""Every projection rebuilt in one pass over the log.
+
+Which events are in force is known before the pass: the undo and redo events alone decide it,
+and the store hands those over without the rest (``UNDO_TYPES``). So each event is read and
+parsed once, and feeds the campaign state and the roll luck together; nothing is folded twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tracker.events import StoredEvent
+from tracker.projections.campaign import CampaignState, apply, fold, refold_state
+from tracker.projections.rolls import Luck, LuckTally
+
+
+def revoked_by(undo_events: Iterable[StoredEvent], campaign_id: str) -> set[str]:
+    """The events the log's undos and redos (and only those, in order) leave revoked."""
+    return fold(undo_events, campaign_id).revoked
+
+
+def rebuild(
+    events: Iterable[StoredEvent], campaign_id: str, revoked: set[str]
+) -> tuple[CampaignState, Luck]:
+    """The campaign state and the luck of its rolls, from the first event, skipping ``revoked``."""
+    state = refold_state(campaign_id, revoked)
+    tally = LuckTally(state.revoked)
+    add = tally.add
+    for event in events:
+        apply(state, event)
+        add(event)
+    state.fixed_revoked = False
+    return state, tally.luck
