@@ -545,3 +545,133 @@ def test_a_major_project_accumulates_man_hours_day_by_day(iron):
     supervised = run.json("log")["events"]
     supervised_day = [e for e in supervised if e["type"] == "RollMade"][3]
     assert [m["value"] for m in supervised_day["payload"]["inputs"]["modifiers"]] == [1]
+
+
+# -- influence rolls and extra effort (gurps.md 'Influence Rolls', 'Extra Effort') --------------
+
+
+def test_diplomacy_takes_the_better_of_the_contest_and_a_reaction_roll(iron):
+    # Aldric's Diplomacy 15 against a Will of 11: 10 vs 12, he wins by 6 → Good. The reaction
+    # roll 3+3+3 +1 = 10 is Neutral; the better of the two is Good.
+    won = iron.json(
+        'influence Aldric Diplomacy "Harbour master" 11 --reaction-mod +1:appearance '
+        "--dice-a 5,3,2 --dice-b 4,4,4 --reaction-dice 3,3,3"
+    )
+    assert (won["winner"], won["margin_of_victory"]) == ("Aldric", 6)
+    assert (won["contest_level"], won["reaction"]["level"], won["level"]) == (
+        "Good",
+        "Neutral",
+        "Good",
+    )
+    # Both fail, Aldric by 2 (17 on 15) and the harbour master by 1: the smaller failure wins,
+    # which reads Bad; the reaction 6+6+5 = 17 is Very Good, and the better of the two stands.
+    lost = iron.json(
+        'influence Aldric Diplomacy "Harbour master" 11 '
+        "--dice-a 6,6,5 --dice-b 4,4,4 --reaction-dice 6,6,5"
+    )
+    assert lost["winner"] == "Harbour master"
+    assert (lost["contest_level"], lost["reaction"]["total"], lost["level"]) == (
+        "Bad",
+        17,
+        "Very Good",
+    )
+    # A stalemate (both succeed by 3) reads Bad too; a reaction of 4-6 is Bad as well.
+    tied = iron.json(
+        'influence Aldric Diplomacy "Harbour master" 11 '
+        "--dice-a 4,4,4 --dice-b 2,3,3 --reaction-dice 1,2,3"
+    )
+    assert tied["winner"] is None
+    assert (tied["contest_level"], tied["reaction"]["level"], tied["level"]) == (
+        "Bad",
+        "Bad",
+        "Bad",
+    )
+    assert "chain intact" in iron.ok("verify").stdout
+
+
+@pytest.mark.parametrize(
+    ("skill", "dice_a", "level"),
+    [
+        ("Intimidation", "6,6,6", "Very Bad"),  # a loss to Intimidation
+        ("Intimidation", "1,2,3", "Good"),
+        ("Fast-Talk", "6,6,6", "Bad"),
+        ("Sex Appeal", "1,2,3", "Very Good"),  # a win with Sex Appeal
+    ],
+)
+def test_influence_levels_by_skill(iron, skill, dice_a, level):
+    iron.ok(f'character add Kell --stat IQ=12 --stat Will=12 --skill "{skill}=14"')
+    doc = iron.json(["influence", "Kell", skill, "Vora", "--dice-a", dice_a, "--dice-b", "4,4,4"])
+    assert doc["b"]["effective"] == 11  # Vora's own Will from her sheet
+    assert doc["level"] == level
+    assert doc["reaction"] is None
+
+
+@pytest.mark.parametrize(
+    ("words", "code", "says"),
+    [
+        (["Kell", "Intimidation", "Vora", "--unfazeable"], 1, "Unfazeable"),
+        (["Aldric", "Diplomacy", "Guard", "10", "--indomitable"], 1, "Indomitable"),
+        (["Aldric", "Cooking", "Vora"], 2, "not an influence skill"),
+        (["Aldric", "Diplomacy", "Guard", "ten"], 1, "No character named"),
+        (["Ghost", "Diplomacy", "Vora"], 1, "No character named"),
+        (["Aldric", "Diplomacy", "Guard", "10", "--dice-a", "7,1,1"], 2, "d6"),
+    ],
+)
+def test_influence_refusals_append_nothing(iron, words, code, says):
+    iron.ok("character add Kell --stat IQ=12 --stat Will=12 --skill Intimidation=13")
+    before = iron.event_count()
+    result = iron(["influence", *words])
+    assert result.exit_code == code, result.output
+    assert says in result.stderr
+    assert iron.event_count() == before
+
+
+def test_empathy_reaches_an_indomitable_subject_and_slave_mentality_needs_no_roll(iron):
+    doc = iron.json("influence Aldric Diplomacy Guard 10 --indomitable --empathy --seed 3")
+    assert doc["level"] in ("Bad", "Good", "Very Good", "Excellent", "Neutral", "Poor")
+    complied = iron.json("influence Aldric Diplomacy Guard 10 --slave-mentality")
+    assert complied["influence"]["complied"] is True
+    assert complied["influence"]["level"] == "Good"
+    last = iron.json("log")["events"][-1]
+    assert last["type"] == "NoteAdded"
+    assert "no roll" in last["payload"]["text"]
+
+
+def test_influence_is_gurps_only(glintlock):
+    result = glintlock("influence Wren Diplomacy Tomas")
+    assert result.exit_code == 1
+    assert "GURPS" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("percent", "motivated", "effective"),
+    [(1, False, 10), (5, False, 10), (6, False, 9), (20, False, 7), (21, False, 6), (50, True, 6)],
+)
+def test_extra_effort_is_will_at_minus_one_per_five_percent(iron, percent, motivated, effective):
+    words = ["effort", "Vora", str(percent), "--dice", "1,1,2"]
+    doc = iron.json([*words, "--motivated"] if motivated else words)
+    assert doc["effective"] == effective  # Vora's Will 11
+    assert doc["granted"] is True
+    state(iron, Vora={"fp": 11, "hp": 12})  # always 1 FP, win or lose
+
+
+def test_a_critical_failure_of_extra_effort_costs_hp_too_and_undo_gives_both_back(iron):
+    doc = iron.json("effort Vora 30 --dice 6,6,6")
+    assert (doc["outcome"], doc["granted"]) == ("critical_failure", False)
+    state(iron, Vora={"fp": 11, "hp": 11})
+    iron.ok("undo")
+    state(iron, Vora={"fp": 12, "hp": 12})
+
+
+def test_a_machine_cannot_use_extra_effort(iron, tmp_path):
+    sheet = tmp_path / "unit.toml"
+    sheet.write_text(
+        'name = "Unit 7"\ntraits = ["Machine"]\n[stats]\nST = 14\nHT = 12\nWill = 10\n',
+        encoding="utf-8",
+    )
+    iron.ok(["character", "add", "--sheet", str(sheet)])
+    before = iron.event_count()
+    result = iron(["effort", "Unit 7", "10"])
+    assert result.exit_code == 1
+    assert "Machine" in result.stderr
+    assert iron.event_count() == before

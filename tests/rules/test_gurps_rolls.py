@@ -526,3 +526,26 @@ def test_margins_are_consistent_with_success(effective: int, dice: tuple[int, in
         assert roll.margin_of_success is None
         assert roll.margin_of_failure == max(-roll.margin, 0)
         assert roll.margin < 0 or roll.total in (17, 18)
+
+
+def test_climbing_presets_follow_the_surface_table() -> None:
+    # gurps.md worked example: Mira scales a vertical stone wall, -3 to Climbing 15, with
+    # encumbrance 0 → 12; in total darkness (-9) as well → 3.
+    wall = gurps.preset("climbing:vertical-stone-wall")
+    assert wall.value == -3
+    assert gurps.effective_skill(15, [wall]) == 12
+    assert gurps.effective_skill(15, [wall, gurps.Modifier(-9, "total darkness")]) == 3
+    for surface, (value, *_) in gurps.CLIMBING_SURFACES.items():
+        assert gurps.preset(f"climbing:{surface}") == gurps.climbing_modifiers(surface)[0]
+        assert gurps.preset(f"climbing:{surface}").value == value
+
+
+@pytest.mark.parametrize("level", [1, 2, 3, 4])
+def test_encumbrance_preset_subtracts_the_level(level: int) -> None:
+    assert gurps.preset(f"encumbrance:{level}").value == -level
+
+
+@pytest.mark.parametrize("name", ["climbing:glass", "encumbrance:0", "encumbrance:5", "climbing"])
+def test_unknown_climbing_and_encumbrance_presets_are_refused(name: str) -> None:
+    with pytest.raises(BadInput):
+        gurps.preset(name)

@@ -444,6 +444,212 @@ class PlayHandlers:
 
         return self._play(decide)
 
+    # -- influence and extra effort (GURPS) ----------------------------------------------------
+
+    def influence(
+        self,
+        name: str,
+        skill: str,
+        subject: str,
+        will: str,
+        *,
+        mods: Sequence[str] = (),
+        reaction_mods: Sequence[str] = (),
+        dice_a: str | None = None,
+        dice_b: str | None = None,
+        reaction_dice: str | None = None,
+        seed: str | None = None,
+        indomitable: bool = False,
+        empathy: bool = False,
+        unfazeable: bool = False,
+        slave_mentality: bool = False,
+        secret: bool = False,
+    ) -> Logged:
+        """An influence roll: a Quick Contest of the character's influence skill against the
+        subject's Will (a character, or a name and a Will score), read as the subject's reaction.
+
+        Diplomacy also rolls a reaction and takes the better of the two. A subject with Slave
+        Mentality complies without a roll, which is logged as a note.
+        """
+        from tracker.rules import gurps
+
+        def decide(state: CampaignState):
+            _require_system(state, "gurps", "Influence rolls")
+            if skill.strip().lower() not in {s.lower() for s in gurps.INFLUENCE_SKILLS}:
+                raise BadInput(
+                    f"{skill!r} is not an influence skill; use one of "
+                    f"{', '.join(gurps.INFLUENCE_SKILLS)}."
+                )
+            a_side = _side(self, state, name, skill)
+            if a_side["ch"] is None:
+                raise BadInput(f"The influencer must be a character; {name!r} is not one.")
+            b_side = _side(self, state, subject, will)
+            if slave_mentality:
+                result = gurps.influence_roll(
+                    skill, 0, 0, dice_a=None, dice_b=None, slave_mentality=True
+                )
+                text = (
+                    f"{b_side['name']} complies with {a_side['name']} (Slave Mentality): no roll."
+                )
+                event = self._event(ev.NoteAdded(text=text), state=state)
+                return [event], {"influence": result.to_dict(), "note": text, "effects": []}
+            shared = source_for(None, seed)
+            src_a = source_for(dice_a, None, "--dice-a") if dice_a else shared
+            src_b = source_for(dice_b, None, "--dice-b") if dice_b else shared
+            src_r = source_for(reaction_dice, None, "--reaction-dice") if reaction_dice else shared
+            a_base, a_mods, a_eff = _gurps_effective(a_side, mods)
+            b_base, _, b_eff = _gurps_effective(b_side, ())
+            wants_reaction = skill.strip().lower() == "diplomacy"
+            result = gurps.influence_roll(
+                skill,
+                a_eff,
+                b_eff,
+                dice_a=src_a,
+                dice_b=src_b,
+                reaction_dice=src_r if wants_reaction else None,
+                reaction_modifiers=[parse_modifier(m) for m in reaction_mods],
+                indomitable=indomitable,
+                empathy=empathy,
+                unfazeable=unfazeable,
+            )
+            contest = result.contest
+            a_inputs = {
+                "base": a_base,
+                "modifiers": [m.to_dict() for m in a_mods],
+                "effective": a_eff,
+            }
+            b_inputs = {"base": b_base, "modifiers": [], "effective": b_eff}
+            outcome = result.to_dict()
+            outcome.pop("contest")
+            outcome["margin_of_victory"] = contest.margin_of_victory
+            dice_kind = "physical" if dice_a or dice_b or reaction_dice else shared.kind
+            payload = ev.ContestRolled(
+                system="gurps",
+                mode="influence",
+                a=_side_doc({**a_side, "trait": result.skill}, a_inputs, contest.a.to_dict()),
+                b=_side_doc(b_side, b_inputs, contest.b.to_dict()),
+                winner=contest.winner,
+                result=outcome,
+                dice_source=dice_kind,
+            )
+            event = self._event(payload, state=state, visibility="gm" if secret else "public")
+            doc = {
+                "event_id": event.event_id,
+                "system": "gurps",
+                "mode": "influence",
+                "skill": result.skill,
+                "a": _roll_doc(a_side, contest.a.to_dict(), a_eff),
+                "b": _roll_doc(b_side, contest.b.to_dict(), b_eff),
+                "winner": None
+                if contest.winner is None
+                else (a_side["name"] if contest.winner == "a" else b_side["name"]),
+                "margin_of_victory": contest.margin_of_victory,
+                "contest_level": result.contest_level,
+                "reaction": None if result.reaction is None else result.reaction.to_dict(),
+                "level": result.level,
+                "secret": secret,
+                "effects": [],
+            }
+            return [event], doc
+
+        return self._play(decide)
+
+    def effort(
+        self,
+        name: str,
+        percent: int,
+        *,
+        motivated: bool = False,
+        dice: str | None = None,
+        seed: str | None = None,
+        secret: bool = False,
+    ) -> Logged:
+        """Extra effort: a Will roll at -1 per 5% more (rounded up), +5 when motivated. It
+        always costs 1 FP, and a critical failure costs as many HP as well."""
+        from tracker.rules import gurps
+
+        dice_source, seed_text = _dice_kind(lambda: source_for(dice, seed))
+
+        def decide(state: CampaignState):
+            _require_system(state, "gurps", "Extra effort")
+            ch = self.character(name, state)
+            will = gurps.base_skill(
+                "Will",
+                attributes={k: ch.stat(k) for k in ch.stats},
+                skills=ch.skills,
+                defaults={},
+                character=ch.name,
+            )
+            result = gurps.extra_effort(
+                will.value,
+                percent,
+                dice=source_for(dice, seed),
+                motivated=motivated,
+                machine=ch.has_trait("Machine"),
+            )
+            roll = result.roll
+            effects: list[dict[str, Any]] = [
+                {"track": "fp", "delta": -result.fp_cost, "cause": "extra effort"}
+            ]
+            if result.hp_loss:
+                effects.append(
+                    {
+                        "track": "hp",
+                        "delta": -result.hp_loss,
+                        "cause": "extra effort, critical failure",
+                    }
+                )
+            inputs = {
+                "base": will.value,
+                "base_source": will.source,
+                "modifiers": [m.to_dict() for m in roll.modifiers],
+                "defense": False,
+                "retry_mode": None,
+                "percent": percent,
+                "motivated": motivated,
+            }
+            stored = {
+                **roll.to_dict(),
+                "granted": result.granted,
+                "fp_cost": result.fp_cost,
+                "hp_loss": result.hp_loss,
+            }
+            payload = ev.RollMade(
+                character_id=ch.character_id,
+                system="gurps",
+                trait="Will",
+                kind="extra-effort",
+                inputs=inputs,
+                dice_source=dice_source,
+                dice=tuple(roll.dice),
+                result=stored,
+                effects=tuple(effects),
+                seed=seed_text,
+            )
+            event = self._event(payload, state=state, visibility="gm" if secret else "public")
+            doc = {
+                "event_id": event.event_id,
+                "system": "gurps",
+                "character": ch.name,
+                "kind": "extra-effort",
+                "trait": "Will",
+                "base": will.value,
+                "modifiers": inputs["modifiers"],
+                "effective": roll.effective,
+                "dice": list(roll.dice),
+                "kept": roll.total,
+                "outcome": roll.outcome,
+                "success": roll.success,
+                "margin": roll.margin,
+                "percent": percent,
+                "granted": result.granted,
+                "secret": secret,
+                "effects": _describe_effects(state, ch, effects),
+            }
+            return [event], doc
+
+        return self._play(decide)
+
     # -- fright checks -------------------------------------------------------------------------
 
     def fright(
@@ -1157,27 +1363,32 @@ def _gloom_contest(state, a, b, mode, dl_a, dl_b, src_a, src_b):
     return fields, doc
 
 
+def _gurps_effective(side, mods):
+    """A GURPS contest side's base (skill, attribute or an opponent's score), its modifiers and
+    its effective skill."""
+    from tracker.rules import gurps
+
+    modifiers = [parse_modifier(m) for m in mods]
+    ch = side["ch"]
+    if ch is None:
+        base = side["score"]
+    else:
+        found = gurps.base_skill(
+            side["trait"],
+            attributes={k: ch.stat(k) for k in ch.stats},
+            skills=ch.skills,
+            defaults=_defaults_for(ch, side["trait"]),
+            character=ch.name,
+        )
+        base = found.value
+    return base, modifiers, gurps.effective_skill(base, modifiers)
+
+
 def _gurps_contest(state, a, b, mode, mods_a, mods_b, supernatural, src_a, src_b):
     from tracker.rules import gurps
 
-    def effective(side, mods):
-        modifiers = [parse_modifier(m) for m in mods]
-        ch = side["ch"]
-        if ch is None:
-            base = side["score"]
-        else:
-            found = gurps.base_skill(
-                side["trait"],
-                attributes={k: ch.stat(k) for k in ch.stats},
-                skills=ch.skills,
-                defaults=_defaults_for(ch, side["trait"]),
-                character=ch.name,
-            )
-            base = found.value
-        return base, modifiers, gurps.effective_skill(base, modifiers)
-
-    a_base, a_mods, a_eff = effective(a, mods_a)
-    b_base, b_mods, b_eff = effective(b, mods_b)
+    a_base, a_mods, a_eff = _gurps_effective(a, mods_a)
+    b_base, b_mods, b_eff = _gurps_effective(b, mods_b)
     extra: dict[str, Any] = {}
     if mode == "quick":
         result = gurps.quick_contest(a_eff, b_eff, dice_a=src_a, dice_b=src_b)

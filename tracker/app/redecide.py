@@ -99,7 +99,26 @@ def _contest(payload: dict[str, Any]) -> str | None:
             problem = _differs(f"{side['name']}'s outcome", result["outcome"], decided.outcome)
         if problem:
             return problem
+    if payload["mode"] == "influence":
+        return _influence(payload)
     return None
+
+
+def _influence(payload: dict[str, Any]) -> str | None:
+    """An influence roll's reading: the contest's level, and Diplomacy's reaction roll."""
+    from tracker.rules import gurps
+
+    result = payload["result"]
+    won = payload["winner"] == "a"
+    problem = _differs("who won", result["won"], won)
+    reaction = result.get("reaction")
+    if problem or reaction is None:
+        return problem
+    total = sum(reaction["dice"]) + sum(m["value"] for m in reaction["modifiers"])
+    level = gurps.reaction_level(total)
+    return _differs("the reaction", reaction["level"], level) or _differs(
+        "the reaction read", result["level"], gurps.better_reaction(result["contest_level"], level)
+    )
 
 
 _CHECKS = {"RollMade": _roll, "FrightChecked": _fright, "ContestRolled": _contest}

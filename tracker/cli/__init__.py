@@ -56,6 +56,8 @@ COMMAND_MODULES = {
     "roll": "play",
     "contest": "play",
     "fright": "play",
+    "influence": "play",
+    "effort": "play",
     "panic": "play",
     "spend": "play",
     "gain": "play",

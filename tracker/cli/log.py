@@ -36,6 +36,10 @@ def summarize(event, names: dict[str, str]) -> str:
             a, b = p["a"]["name"], (p["b"] or {}).get("name", "?")
             won = {"a": a, "b": b}.get(p["winner"] or "")
             verdict = f"{won} wins" if won else ("no change" if not p["decided"] else "stalemate")
+            if p["mode"] == "influence":
+                return (
+                    f"{a} uses {p['a']['trait']} on {b}: {verdict}, reaction {p['result']['level']}"
+                )
             return f"{p['mode']} contest {a} vs {b}: {verdict}"
         case "FrightChecked":
             table = p["result"].get("table")

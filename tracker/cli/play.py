@@ -630,6 +630,101 @@ def _contest_side(side, system: str) -> str:
     return f"{side['character']} ({side['effective']}): {label} {dice} → {verdict}"
 
 
+@click.command("influence")
+@click.argument("character")
+@click.argument("skill")
+@click.argument("subject")
+@click.argument("will", required=False, default="Will")
+@click.option("--mod", "mods", multiple=True, metavar="N[:LABEL]", help="A modifier to the skill.")
+@click.option(
+    "--reaction-mod",
+    "reaction_mods",
+    multiple=True,
+    metavar="N[:LABEL]",
+    help="Diplomacy: a reaction modifier (appearance, reputation...).",
+)
+@click.option("--dice-a", metavar="N,N,N", help="The influencer's physical 3d6.")
+@click.option("--dice-b", metavar="N,N,N", help="The subject's physical 3d6 (Will).")
+@click.option("--reaction-dice", metavar="N,N,N", help="Diplomacy: physical 3d6 for the reaction.")
+@click.option("--seed", metavar="S", help="Seed the virtual dice.")
+@click.option("--indomitable", is_flag=True, help="The subject is Indomitable.")
+@click.option("--empathy", is_flag=True, help="The influencer has Empathy (beats Indomitable).")
+@click.option("--unfazeable", is_flag=True, help="The subject is Unfazeable (no Intimidation).")
+@click.option("--slave-mentality", is_flag=True, help="The subject complies without a roll.")
+@click.option("--secret", is_flag=True, help="A GM's secret roll.")
+@output_options
+def influence(character, skill, subject, will, as_json, **options) -> None:
+    """GURPS: an influence roll, read as the subject's reaction.
+
+    A Quick Contest of an influence skill (Diplomacy, Fast-Talk, Intimidation, Savoir-Faire,
+    Sex Appeal, Streetwise) against the subject's Will: a character, or a name and a Will score.
+    A win is Good (Sex Appeal: Very Good), a loss or a tie Bad (Intimidation: Very Bad).
+    Diplomacy also rolls a reaction and takes the better of the two.
+
+    \b
+    Examples:
+      tracker influence Aldric Diplomacy "Harbour master" 11 --reaction-mod +1:appearance
+      tracker influence Vora Intimidation Mira
+    """
+    logged = open_tracker().influence(character, skill, subject, will, **options)
+    d = logged.doc
+    if "note" in d:
+        show_logged(logged, as_json, [d["note"]])
+        return
+    head = f"{bold(d['a']['character'])} · {d['skill']} vs {bold(d['b']['character'])} · Will"
+    sides = [_contest_side(d["a"], "gurps"), _contest_side(d["b"], "gurps")]
+    if d["winner"] is None:
+        verdict = "tie"
+    else:
+        verdict = f"{d['winner']} wins" + (
+            f" by {d['margin_of_victory']}" if d["margin_of_victory"] else ""
+        )
+    lines = [head, "  " + "   ".join(sides), f"  → {verdict}: {d['contest_level']}"]
+    if d["reaction"] is not None:
+        r = d["reaction"]
+        mods = "".join(f" {m['value']:+d}" for m in r["modifiers"])
+        lines.append(
+            f"  reaction roll {'+'.join(map(str, r['dice']))}{mods} = {r['total']}: {r['level']}"
+        )
+    level = click.style(d["level"], fg=GOOD if d["level"] in REACTION_GOOD else BAD, bold=True)
+    lines.append(f"  {d['b']['character']}'s reaction: {level}")
+    show_logged(logged, as_json, lines)
+
+
+REACTION_GOOD = ("Neutral", "Good", "Very Good", "Excellent")
+
+
+@click.command("effort")
+@click.argument("character")
+@click.argument("percent", type=int)
+@click.option("--motivated", is_flag=True, help="A matter of life, death or deep conviction: +5.")
+@dice_options
+@output_options
+def effort(character, percent, as_json, **options) -> None:
+    """GURPS: extra effort for PERCENT more than normal (a Will roll; always 1 FP).
+
+    Will at -1 per 5% (rounded up), +5 when motivated. A critical failure also costs 1 HP.
+
+    \b
+    Examples:
+      tracker effort Vora 20            lift 20% more
+      tracker effort Mira 50 --motivated --dice 3,4,5
+    """
+    logged = open_tracker().effort(character, percent, **options)
+    d = logged.doc
+    mods = "".join(f" {m['value']:+d} {m['label']}" for m in d["modifiers"])
+    head = f"{bold(d['character'])} · extra effort +{d['percent']}% · Will {d['base']}{mods}"
+    dice = "+".join(map(str, d["dice"]))
+    verdict = "granted" if d["granted"] else "not granted"
+    lines = [
+        head,
+        f"  3d6 {dice} = {d['kept']} vs {d['effective']} → {outcome_word(d['outcome'])}"
+        f" ({verdict})",
+        "  " + ", ".join(effect_words(d["effects"], d["character"])),
+    ]
+    show_logged(logged, as_json, lines)
+
+
 @click.command("fright")
 @click.argument("character")
 @click.option(
@@ -759,6 +854,8 @@ def project_status(as_json) -> None:
 
 COMMANDS = [
     contest,
+    influence,
+    effort,
     fright,
     panic,
     project,

@@ -251,7 +251,9 @@ def preset(name: str, *, tl: int | None = None) -> Modifier:
     - ``equipment:QUALITY`` with QUALITY in none-tech, none, improvised-tech, improvised, basic,
       good, fine, best (best needs ``tl``);
     - ``time:Nx`` (also ``extra-time:Nx``), e.g. ``time:4x``;
-    - ``haste:P`` with P the percentage of time saved, e.g. ``haste:30`` or ``haste:30%``.
+    - ``haste:P`` with P the percentage of time saved, e.g. ``haste:30`` or ``haste:30%``;
+    - ``climbing:SURFACE`` from the Climbing surface table (gurps.md, 'Climbing'), e.g.
+      ``climbing:vertical-stone-wall``, and ``encumbrance:N`` (-N, for Climbing and Swimming).
     Spaces and underscores count as hyphens.
     """
     key = _slug(name)
@@ -270,9 +272,16 @@ def preset(name: str, *, tl: int | None = None) -> Modifier:
         match = re.fullmatch(r"(\d+)%?", value)
         if match:
             return haste(int(match.group(1)))
+    if group == "climbing":
+        return climbing_modifiers(value)[0]
+    if group == "encumbrance" and value.isdigit():
+        level = int(value)
+        if not 1 <= level <= tables.MAX_ENCUMBRANCE:
+            raise BadInput(f"Encumbrance level is 1 to 4 for a modifier, not {level}.")
+        return Modifier(-level, f"encumbrance {level}")
     raise BadInput(
         f"Unknown modifier preset {name!r}; use a task difficulty such as hard, or "
-        "equipment:fine, time:4x or haste:30."
+        "equipment:fine, time:4x, haste:30, climbing:vertical-stone-wall or encumbrance:2."
     )
 
 
