@@ -123,6 +123,40 @@ class EventStoreContract:
         assert sorted(outcomes) == ["landed", "refused"]
         assert store.count(campaign) == 2
 
+    def test_a_writer_holding_the_lock_reads_a_head_nobody_can_move(self, store, campaign):
+        blocked: list[str] = []
+
+        def other_writer() -> None:
+            try:
+                store.append(campaign, [note(99)], expected_version=1)
+                blocked.append("landed")
+            except ConcurrencyError:
+                blocked.append("refused: the log moved on while it waited")
+
+        with store.writing(campaign) as append:
+            head = store.head(campaign)
+            thread = threading.Thread(target=other_writer)
+            thread.start()
+            thread.join(timeout=0.5)
+            assert thread.is_alive(), "the other writer waits for the lock"
+            assert store.head(campaign) == head
+            stored = append([note(1), note(2)], head.version)
+        thread.join(timeout=WAIT_S)
+        assert [e.version for e in stored] == [2, 3]
+        assert blocked == ["refused: the log moved on while it waited"]
+        assert store.count(campaign) == 3
+
+    def test_a_refusal_inside_the_lock_appends_nothing(self, store, campaign):
+        def refused_after_appending() -> None:
+            with store.writing(campaign) as append:
+                append([note(1)], 1)
+                raise Refused("the rules said no after all")
+
+        with pytest.raises(Refused):
+            refused_after_appending()
+        assert store.count(campaign) == 1
+        store.append(campaign, [note(2)], expected_version=1)  # the lock was let go
+
     def test_two_threads_appending_a_thousand_each_leave_no_gap(self, store, campaign):
         def writer(tag: str) -> None:
             for i in range(1000):

@@ -76,6 +76,7 @@ class _Batch(Tracker):
         self._base_version = self._state.version
         self._pending: list[NewEvent] = []
         self._pending_flush = False
+        self._snapshots_paused = False
         self._clock = start
 
     def campaign(self, name: str | None = None) -> CampaignRow:

@@ -61,6 +61,8 @@ SYSTEMS = ("gloom", "gurps", "glintlock")
 TIE_RULES = ("stat", "defender")
 CURRENT = "current_campaign"
 APPEND_ATTEMPTS = 8
+# Attempts that decide without a lock before the rest decide holding the write lock.
+OPTIMISTIC_ATTEMPTS = 2
 APPEND_BACKOFF = 0.02  # seconds, times the attempt number
 SNAPSHOT_EVERY = 500
 CAMPAIGN_SNAPSHOT = "campaign"
@@ -158,6 +160,7 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
         # only what other writers appended since; one-shot commands start from the snapshot.
         self.warm = False
         self._warm: dict[str, CampaignState] = {}
+        self._snapshots_paused = False
         try:
             self.backup = ensure_schema(self.engine)
         except DatabaseError as exc:
@@ -283,6 +286,8 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
         return rebuild(self.store.read(cid), cid, revoked)
 
     def _save_snapshot(self, state: CampaignState, name: str = CAMPAIGN_SNAPSHOT) -> None:
+        if self._snapshots_paused:
+            return
         # The snapshot is only a cache: a read-only or busy database still answers.
         with contextlib.suppress(DatabaseError):
             self.store.save_snapshot(
@@ -564,15 +569,31 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
             visibility=visibility,
         )
 
+    def _decide_locked(
+        self, row: CampaignRow, decide: Callable[[CampaignState], list[NewEvent]]
+    ) -> tuple[CampaignState, list[StoredEvent]]:
+        self._snapshots_paused = True  # a snapshot write would wait for our own lock
+        try:
+            with self.store.writing(row.campaign_id) as append:
+                state = self.state(row)
+                return state, append(decide(state), state.version)
+        finally:
+            self._snapshots_paused = False
+
     def _decide_and_append(
         self, decide: Callable[[CampaignState], list[NewEvent]]
     ) -> tuple[CampaignState, list[StoredEvent]]:
         row = self.campaign()
         for attempt in range(APPEND_ATTEMPTS):
-            state = self.state(row)
-            batch = decide(state)
             try:
-                stored = self.store.append(row.campaign_id, batch, state.version)
+                if attempt < OPTIMISTIC_ATTEMPTS:
+                    state = self.state(row)
+                    batch = decide(state)
+                    stored = self.store.append(row.campaign_id, batch, state.version)
+                else:
+                    # Still colliding: decide with the write lock held, so nobody moves the log
+                    # between reading the state and appending to it.
+                    state, stored = self._decide_locked(row, decide)
             except ConcurrencyError:
                 if attempt == APPEND_ATTEMPTS - 1:
                     raise

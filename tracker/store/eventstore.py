@@ -8,7 +8,8 @@ SHA-256. Reads stream rows in order without loading the whole log.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -58,6 +59,17 @@ def now_utc() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
+def _collision(exc: IntegrityError, campaign_id: str) -> Exception:
+    """What a constraint that stopped an append means to the person who asked for it."""
+    if "foreign key" in str(exc.orig).lower():
+        return NotFound(f"No campaign {campaign_id} in this database; check the campaign name.")
+    # Another writer took the version first (the UNIQUE(campaign_id, version) constraint), or
+    # re-sent the same event between our check and our insert.
+    return ConcurrencyError(
+        "Another writer logged to this campaign at the same moment; run the command again."
+    )
+
+
 class EventStore:
     """The log of every campaign in one database."""
 
@@ -102,16 +114,28 @@ class EventStore:
                 stored = self._append(conn, campaign_id, batch, expected_version)
                 conn.commit()
         except IntegrityError as exc:
-            if "foreign key" in str(exc.orig).lower():
-                raise NotFound(
-                    f"No campaign {campaign_id} in this database; check the campaign name."
-                ) from exc
-            # Another writer took the version first (the UNIQUE(campaign_id, version) constraint),
-            # or re-sent the same event between our check and our insert.
-            raise ConcurrencyError(
-                "Another writer logged to this campaign at the same moment; run the command again."
-            ) from exc
+            raise _collision(exc, campaign_id) from exc
         return stored
+
+    @contextmanager
+    def writing(
+        self, campaign_id: str
+    ) -> Iterator[Callable[[Sequence[NewEvent], int], list[StoredEvent]]]:
+        """Hold the write lock for the whole block and give it an ``append(batch, expected)``
+        that writes in the locked transaction, committed when the block ends.
+
+        While the lock is held no other writer can log, so a state read inside the block (with
+        the store's other methods) is still the head when the block appends. The block must not
+        write by any other means: on SQLite that would wait for its own lock.
+        """
+        try:
+            with self.engine.connect().execution_options(**WRITE) as conn:
+                conn.begin()  # on SQLite, BEGIN IMMEDIATE: the lock is taken here, not later
+                lock_writers(conn)
+                yield lambda batch, expected: self._append(conn, campaign_id, batch, expected)
+                conn.commit()
+        except IntegrityError as exc:
+            raise _collision(exc, campaign_id) from exc
 
     def _append(
         self, conn: Connection, campaign_id: str, batch: Sequence[NewEvent], expected: int
