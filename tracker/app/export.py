@@ -129,7 +129,7 @@ class ExportHandlers:
             },
             "rows": [r.to_dict(player_view) for r in rows],
             "luck": summary.to_dict(),
-            "trails": {name: c.trail for name, c in summary.characters.items()},
+            "trails": {name: c.trail.tolist() for name, c in summary.characters.items()},
             "tracks": tracks,
             "threat": threat,
         }

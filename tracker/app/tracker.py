@@ -215,9 +215,15 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
             key=lambda found: found[0],
             default=None,
         )
-        state = from_snapshot(cached[1]) if cached else CampaignState(row.campaign_id)
+        if cached:
+            state = from_snapshot(cached[1])
+        else:
+            # From the first event: which events are in force is known up front (the undo
+            # events alone decide it), so the log is folded once, never twice.
+            state = refold_state(row.campaign_id, self._revoked(row))
         start = state.version
         fold(self.store.read(row.campaign_id, after_version=start), row.campaign_id, state)
+        state.fixed_revoked = False
         if state.needs_refold:
             state = self.refold(row, state.revoked)
             self._save_snapshot(state)
@@ -278,12 +284,14 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
 
     def rebuild_all(self, campaign: CampaignRow | None = None) -> tuple[CampaignState, Luck]:
         """Every projection from the first event in one pass: the state and the rolls' luck."""
-        from tracker.projections.rebuild import rebuild, revoked_by
+        from tracker.projections.rebuild import rebuild
 
         row = campaign or self.campaign()
-        cid = row.campaign_id
-        revoked = revoked_by(self.store.read(cid, types=UNDO_TYPES), cid)
-        return rebuild(self.store.read(cid), cid, revoked)
+        return rebuild(self.store.read(row.campaign_id), row.campaign_id, self._revoked(row))
+
+    def _revoked(self, row: CampaignRow) -> set[str]:
+        """The events the campaign's undos and redos leave revoked, read from those alone."""
+        return fold(self.store.read(row.campaign_id, types=UNDO_TYPES), row.campaign_id).revoked
 
     def _save_snapshot(self, state: CampaignState, name: str = CAMPAIGN_SNAPSHOT) -> None:
         if self._snapshots_paused:

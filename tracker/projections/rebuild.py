@@ -10,13 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tracker.events import StoredEvent
-from tracker.projections.campaign import CampaignState, apply, fold, refold_state
+from tracker.projections.campaign import CampaignState, apply, refold_state
 from tracker.projections.rolls import Luck, LuckTally
-
-
-def revoked_by(undo_events: Iterable[StoredEvent], campaign_id: str) -> set[str]:
-    """The events the log's undos and redos (and only those, in order) leave revoked."""
-    return fold(undo_events, campaign_id).revoked
 
 
 def rebuild(

@@ -9,6 +9,7 @@ fair dice with a chi-square test.
 from __future__ import annotations
 
 import math
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -371,9 +372,11 @@ class CharacterLuck:
     successes: int = 0
     # How many rolls had each exact chance (by its key): summed as fractions once, at the end.
     chances: Counter[tuple] = field(default_factory=Counter)
+    # Per session: [rolls, successes, the successes the odds predicted], a float being enough
+    # for a figure shown to two places and small enough for a campaign of thousands of sessions.
     by_session: dict[int | None, list] = field(default_factory=dict)
     # Cumulative successes above the odds after each roll, for the luck-over-time chart.
-    trail: list[float] = field(default_factory=list)
+    trail: array = field(default_factory=lambda: array("d"))
     _running: float = 0.0
 
     @property
@@ -396,8 +399,7 @@ class CharacterLuck:
             "expected_rate": float(self.expected / self.rolls) if self.rolls else None,
             "luck": self.luck,
             "by_session": {
-                str(k): {"rolls": v[0], "luck": v[1] - float(_sum(v[2]))}
-                for k, v in self.by_session.items()
+                str(k): {"rolls": v[0], "luck": v[1] - v[2]} for k, v in self.by_session.items()
             },
         }
 
@@ -467,13 +469,14 @@ class Luck:
         who.rolls += 1
         who.successes += won
         who.chances[key] += 1
+        expected = _chance_float(key)
         tally = who.by_session.get(session)
         if tally is None:
-            tally = who.by_session[session] = [0, 0, Counter()]
+            tally = who.by_session[session] = [0, 0, 0.0]
         tally[0] += 1
         tally[1] += won
-        tally[2][key] += 1
-        who._running += won - _chance_float(key)
+        tally[2] += expected
+        who._running += won - expected
         who.trail.append(who._running)
 
     def to_dict(self) -> dict[str, Any]:
