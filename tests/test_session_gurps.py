@@ -675,3 +675,86 @@ def test_a_machine_cannot_use_extra_effort(iron, tmp_path):
     assert result.exit_code == 1
     assert "Machine" in result.stderr
     assert iron.event_count() == before
+
+
+# -- physical feats and senses (gurps.md 'Climbing', 'Swimming', 'Running', 'Sense Rolls') -----
+
+SCOUT = """name = "Scout"
+traits = ["Acute Vision 2", "Danger Sense", "Discriminatory Hearing"]
+[stats]
+ST = 10
+DX = 12
+IQ = 11
+HT = 11
+Will = 11
+Per = 13
+"""
+
+
+@pytest.fixture
+def scout(iron, tmp_path):
+    sheet = tmp_path / "scout.toml"
+    sheet.write_text(SCOUT, encoding="utf-8")
+    iron.ok(["character", "add", "--sheet", str(sheet)])
+    return iron
+
+
+def test_climbing_and_swimming_default_as_the_rulebook_says(scout):
+    # Climbing DX-5 = 7, +5 on an ordinary tree; Swimming HT-4 = 7.
+    climb = scout.json("roll Scout Climbing --mod climbing:ordinary-tree --dice 3,3,3")
+    assert (climb["base"], climb["base_source"], climb["effective"]) == (7, "DX-5", 12)
+    swim = scout.json("roll Scout Swimming --mod encumbrance:2 --dice 2,2,1")
+    assert (swim["base_source"], swim["effective"], swim["outcome"]) == ("HT-4", 5, "success")
+    state(scout, Scout={"fp": 11})
+    # Mira's sheet lists Climbing 15 of her own: the rulebook default does not replace it.
+    assert scout.json("roll Mira Climbing --dice 3,3,3")["base"] == 15
+
+
+def test_a_failed_swimming_or_running_roll_costs_one_fp(scout):
+    scout.ok("roll Scout Swimming --dice 6,6,3")  # inhales water
+    state(scout, Scout={"fp": 10})
+    scout.ok("roll Scout HT --feat running --dice 4,4,4")  # 12 on 11: winded
+    state(scout, Scout={"fp": 9})
+    scout.ok("roll Scout HT --feat running --dice 1,2,3")
+    scout.ok("roll Scout HT --dice 6,6,6")  # an HT roll that is not running costs nothing
+    state(scout, Scout={"fp": 9})
+
+
+def test_sense_rolls_are_per_with_acute_senses_and_secret_unless_public(scout):
+    seen = scout.json("roll Scout Vision --mod darkness:3 --dice 3,4,5")
+    assert seen["effective"] == 13 - 3 + 2  # Per, partial darkness, Acute Vision 2
+    assert seen["secret"] is True
+    heard = scout.json(
+        "roll Scout Hearing --mod hearing:normal-conversation@4 --public --dice 3,3,3"
+    )
+    assert heard["effective"] == 13 - 2 + 4  # two range steps out, Discriminatory Hearing
+    assert heard["secret"] is False
+    assert scout.json("roll Scout Vision --mod obvious --dice 6,6,6")["effective"] == 25
+
+
+def test_total_darkness_refuses_vision_without_dark_vision(scout):
+    before = scout.event_count()
+    result = scout("roll Scout Vision --mod total-darkness")
+    assert result.exit_code == 1
+    assert "total darkness" in result.stderr
+    assert scout("roll Scout Hearing --mod total-darkness").exit_code == 2
+    assert scout.event_count() == before
+
+
+def test_danger_sense_rolls_per_again_in_secret_after_a_failed_sense_roll(scout):
+    doc = scout.json("roll Scout Vision --danger --dice 6,6,4 --danger-dice 2,3,4")
+    assert doc["outcome"] == "failure"
+    assert doc["danger_sense"]["success"] is True
+    events = scout.json("log")["events"]
+    assert [e["payload"]["kind"] for e in events[-2:]] == ["check", "danger-sense"]
+    assert all(e["visibility"] == "gm" for e in events[-2:])
+    # Physical dice for the first roll need physical dice for the second; nothing is logged.
+    before = scout.event_count()
+    result = scout("roll Scout Vision --danger --dice 6,6,4")
+    assert result.exit_code == 2
+    assert "--danger-dice" in result.stderr
+    assert scout.event_count() == before
+    # Without Danger Sense, or when the roll succeeds, there is no second roll.
+    assert "danger_sense" not in scout.json("roll Scout Vision --danger --dice 1,1,1")
+    assert "danger_sense" not in scout.json("roll Mira Vision --danger --dice 6,6,6")
+    assert "chain intact" in scout.ok("verify").stdout

@@ -111,9 +111,19 @@ class PlayHandlers:
         override: bool = False,
         no_panic: bool = False,
         backlash_dice: str | None = None,
+        feat: str | None = None,
+        danger: bool = False,
+        danger_dice: str | None = None,
+        public: bool = False,
         kind: str = "check",
     ) -> Logged:
-        """Roll a character's trait under the campaign's rules and log it."""
+        """Roll a character's trait under the campaign's rules and log it.
+
+        GURPS: Vision, Hearing, Taste and Smell are sense rolls against Per with the sheet's
+        Acute and Discriminatory senses, logged secret unless ``public``; a failed one for
+        something dangerous (``danger``) by a character with Danger Sense is rolled again in
+        secret. A failed Swimming roll, or a running roll (``feat="running"``), costs 1 FP.
+        """
 
         def factory() -> DiceSource:
             # A fresh source per attempt: physical dice are used once, and a retried decision
@@ -132,7 +142,9 @@ class PlayHandlers:
                 elif not no_panic:
                     built = _catastrophe_effects(ch, built)
             elif state.system == "gurps":
-                built = self._gurps_roll(state, ch, trait, mods, defense, task, retry, factory)
+                built = self._gurps_roll(
+                    state, ch, trait, mods, defense, task, retry, factory, feat=feat
+                )
             else:
                 built = self._glintlock_roll(
                     state,
@@ -148,6 +160,10 @@ class PlayHandlers:
                     backlash_dice,
                 )
             inputs, result, effects, consumed, doc = built
+            if state.system != "gurps" and (feat or danger or public):
+                raise BadInput("--feat, --danger and --public are GURPS options.")
+            sense = gurps_sense(state, trait)
+            hidden = secret or (sense is not None and not public)
             payload = ev.RollMade(
                 character_id=ch.character_id,
                 system=state.system,
@@ -162,17 +178,29 @@ class PlayHandlers:
                 task=task,
                 seed=seed_text,
             )
-            event = self._event(payload, state=state, visibility="gm" if secret else "public")
+            event = self._event(payload, state=state, visibility="gm" if hidden else "public")
             doc.update(
                 event_id=event.event_id,
                 system=state.system,
                 character=ch.name,
                 kind=kind,
-                secret=secret,
+                secret=hidden,
                 dice_source=dice_source,
                 effects=_describe_effects(state, ch, effects),
             )
-            return [event], doc
+            events = [event]
+            if danger and sense is None:
+                raise BadInput("--danger is for a sense roll (Vision, Hearing, Taste or Smell).")
+            if danger and not result["success"] and ch.has_trait("Danger Sense"):
+                if dice and not danger_dice:
+                    raise BadInput(
+                        f"{ch.name}'s Danger Sense rolls Per again; give those dice too with "
+                        "--danger-dice N,N,N."
+                    )
+                again = source_for(danger_dice, f"{seed}:danger" if seed else None)
+                events.append(self._danger_sense(state, ch, again, events[0]))
+                doc["danger_sense"] = dict(events[-1].payload["result"])
+            return events, doc
 
         return self._play(decide)
 
@@ -220,17 +248,65 @@ class PlayHandlers:
             )
         return inputs, result.to_dict(), [], [], doc
 
-    def _gurps_roll(self, state, ch, trait, mods, defense, task, retry, factory):
+    def _danger_sense(self, state, ch, dice: DiceSource, failed: NewEvent) -> NewEvent:
+        """Danger Sense: the GM rolls the character's Per again, in secret (gurps.md)."""
         from tracker.rules import gurps
 
+        per = gurps.base_skill(
+            "Per",
+            attributes={k: ch.stat(k) for k in ch.stats},
+            skills=ch.skills,
+            defaults=(),
+            character=ch.name,
+        )
+        result = gurps.success_roll(per.value, [], dice=dice)
+        inputs = {
+            "base": per.value,
+            "base_source": per.source,
+            "modifiers": [],
+            "defense": False,
+            "retry_mode": None,
+            "after": failed.event_id,
+        }
+        payload = ev.RollMade(
+            character_id=ch.character_id,
+            system="gurps",
+            trait="Per",
+            kind="danger-sense",
+            inputs=inputs,
+            dice_source=dice.kind,
+            dice=tuple(result.dice),
+            result=result.to_dict(),
+        )
+        return self._event(payload, state=state, visibility="gm")
+
+    def _gurps_roll(self, state, ch, trait, mods, defense, task, retry, factory, feat=None):
+        from tracker.rules import gurps
+
+        if feat not in (None, "running"):
+            raise BadInput(f"--feat is running (an HT or Running roll to sprint), not {feat!r}.")
         base = gurps.base_skill(
             trait,
             attributes={k: ch.stat(k) for k in ch.stats},
             skills=ch.skills,
-            defaults=_defaults_for(ch, trait),
+            defaults=[*_defaults_for(ch, trait), *gurps.rulebook_defaults(trait)]
+            + (["Per"] if gurps.sense_of(trait) else []),
             character=ch.name,
         )
+        sense = gurps.sense_of(trait)
+        traits = [*ch.traits, *(g["name"] for g in ch.traits_gained)]
+        if any(m.strip().lower() == "total-darkness" for m in mods):
+            if sense != "Vision":
+                raise BadInput("total-darkness is a modifier for a Vision roll.")
+            if not gurps.sees_in_dark(traits):
+                raise Refused(
+                    f"{ch.name} cannot see in total darkness (Vision is impossible without Dark "
+                    "Vision or Infravision); roll another sense, or give light."
+                )
+            mods = [m for m in mods if m.strip().lower() != "total-darkness"]
         modifiers = [parse_modifier(m) for m in mods]
+        if sense:
+            modifiers.extend(gurps.sense_modifiers(sense, traits))
         retry_mode = None
         if task:
             record = ch.tasks.get(task, {"attempts": 0, "failures": 0, "mode": None})
@@ -268,7 +344,14 @@ class PlayHandlers:
             doc["notes"].append(
                 f"Cinematic: {ch.name} has {ch.points} character points for a buy-up."
             )
-        return inputs, result.to_dict(), [], [], doc
+        effects = []
+        fp = gurps.fp_on_failure(trait, feat)
+        if fp and not result.success:
+            cause = "inhaled water" if feat is None else "winded"
+            effects.append({"track": "fp", "delta": -fp, "cause": cause})
+        if feat:
+            inputs["feat"] = feat
+        return inputs, result.to_dict(), effects, [], doc
 
     def _glintlock_roll(
         self, state, ch, trait, tags, trained, skill, spell, story, override, factory, backlash
@@ -1182,6 +1265,15 @@ def _trait_value(ch: Character, trait: str, system: str) -> tuple[int, str]:
             f"`tracker character add` or check the spelling."
         )
     return value, name
+
+
+def gurps_sense(state: CampaignState, trait: str) -> str | None:
+    """The sense a GURPS roll of ``trait`` is a sense roll of (None outside GURPS)."""
+    if state.system != "gurps":
+        return None
+    from tracker.rules import gurps
+
+    return gurps.sense_of(trait)
 
 
 def _defaults_for(ch: Character, skill: str) -> list[str]:

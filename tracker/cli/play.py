@@ -91,6 +91,12 @@ def dice_options(fn):
     type=click.Choice(["one-chance", "retry-with-damage", "retry-at-penalty", "retry-freely"]),
     help="GURPS: how retries of the task work.",
 )
+@click.option("--feat", type=click.Choice(["running"]), help="GURPS: a failed roll costs 1 FP.")
+@click.option(
+    "--danger", is_flag=True, help="GURPS sense roll: something dangerous (Danger Sense)."
+)
+@click.option("--danger-dice", metavar="N,N,N", help="GURPS: physical 3d6 for Danger Sense.")
+@click.option("--public", is_flag=True, help="GURPS: show a sense roll to the players.")
 @click.option("--override", is_flag=True, help="Glintlock: roll although Threat 6 is owed.")
 @click.option("--no-panic", is_flag=True, help="Gloom: a catastrophe calls no panic check.")
 @dice_options
@@ -98,12 +104,19 @@ def dice_options(fn):
 def roll(character: str, trait: str, as_json: bool, **options: Any) -> None:
     """Roll a character's skill or stat and log it.
 
+    GURPS sense rolls (Vision, Hearing, Taste, Smell) are against Per and secret unless
+    --public; Climbing and Swimming default to DX-5 and HT-4, and a failed Swimming roll
+    costs 1 FP.
+
     \b
     Examples:
       tracker roll Wren Grit --tag 1:gear --tag 1:power
       tracker roll Tomas Wits --tag -1:condition --dice 1,12
       tracker roll Kade Hacking --dl 5
       tracker roll Mira Lockpicking --mod -2:darkness --dice 3,4,1
+      tracker roll Mira Vision --mod darkness:3 --danger
+      tracker roll Aldric Hearing --mod hearing:normal-conversation@4
+      tracker roll Vora HT --feat running
     """
     logged = open_tracker().roll(character, trait, **options)
     show_logged(logged, as_json, render_roll(logged.doc))
@@ -162,6 +175,13 @@ def render_roll(doc: dict[str, Any]) -> list[str]:
     effects = effect_words(doc.get("effects", []), doc["character"])
     lines = [head + secret, line + ("   " + "  ".join(effects) if effects else "")]
     lines += [dim(f"  {n}") for n in doc.get("notes", [])]
+    again = doc.get("danger_sense")
+    if again:
+        sensed = "senses the danger anyway" if again["success"] else "senses nothing"
+        lines.append(
+            f"  Danger Sense (secret): 3d6: {'+'.join(map(str, again['dice']))} = "
+            f"{again['total']} vs Per {again['effective']}  →  {sensed}"
+        )
     if doc.get("reasons"):
         lines.append(dim(f"  {doc['mode']}: {'; '.join(doc['reasons'])}"))
     return lines

@@ -253,7 +253,11 @@ def preset(name: str, *, tl: int | None = None) -> Modifier:
     - ``time:Nx`` (also ``extra-time:Nx``), e.g. ``time:4x``;
     - ``haste:P`` with P the percentage of time saved, e.g. ``haste:30`` or ``haste:30%``;
     - ``climbing:SURFACE`` from the Climbing surface table (gurps.md, 'Climbing'), e.g.
-      ``climbing:vertical-stone-wall``, and ``encumbrance:N`` (-N, for Climbing and Swimming).
+      ``climbing:vertical-stone-wall``, and ``encumbrance:N`` (-N, for Climbing and Swimming);
+    - for Vision, ``darkness:N`` (partial darkness, -N up to -9) and ``obvious`` (+10); total
+      darkness needs the character's sheet, so the roll handles ``total-darkness`` itself;
+    - for Hearing, ``hearing:SOUND@YARDS`` (gurps.md 'Hearing' table), for example
+      ``hearing:loud-conversation@16``.
     Spaces and underscores count as hyphens.
     """
     key = _slug(name)
@@ -274,6 +278,20 @@ def preset(name: str, *, tl: int | None = None) -> Modifier:
             return haste(int(match.group(1)))
     if group == "climbing":
         return climbing_modifiers(value)[0]
+    if group == "darkness" and value.isdigit() and int(value) > 0:
+        return vision_modifiers(darkness=int(value))[0]
+    if key == "obvious" or (group == "difficulty" and value == "obvious"):
+        return vision_modifiers(obvious=True)[0]
+    if group == "hearing":
+        sound, _, distance = value.partition("@")
+        try:
+            yards = Fraction(distance)
+        except (ValueError, ZeroDivisionError):
+            raise BadInput(
+                f"Write a hearing preset as hearing:SOUND@YARDS, like hearing:normal-traffic@20, "
+                f"not {name!r}."
+            ) from None
+        return hearing_modifier(sound, yards)
     if group == "encumbrance" and value.isdigit():
         level = int(value)
         if not 1 <= level <= tables.MAX_ENCUMBRANCE:
@@ -281,7 +299,8 @@ def preset(name: str, *, tl: int | None = None) -> Modifier:
         return Modifier(-level, f"encumbrance {level}")
     raise BadInput(
         f"Unknown modifier preset {name!r}; use a task difficulty such as hard, or "
-        "equipment:fine, time:4x, haste:30, climbing:vertical-stone-wall or encumbrance:2."
+        "equipment:fine, time:4x, haste:30, climbing:vertical-stone-wall, encumbrance:2, "
+        "darkness:3, obvious or hearing:normal-conversation@4."
     )
 
 
@@ -1316,3 +1335,55 @@ def vision_modifiers(
     if obvious:
         modifiers.append(Modifier(tables.VISION_OBVIOUS_BONUS, "obvious"))
     return tuple(modifiers)
+
+
+def rulebook_defaults(skill: str) -> tuple[str, ...]:
+    """The defaults the rulebook itself gives a skill (Climbing DX-5, Swimming HT-4)."""
+    return tables.RULEBOOK_DEFAULTS.get(skill.strip().lower(), ())
+
+
+def sense_of(trait: str) -> str | None:
+    """The sense a trait names ("Vision", "Hearing", "Taste", "Smell"), or None."""
+    return tables.SENSES.get(trait.strip().lower())
+
+
+def _trait_level(traits: Sequence[str], names: Sequence[str]) -> int | None:
+    """The level of the first trait spelled as one of ``names`` (``Acute Vision 3`` is 3,
+    ``Discriminatory Smell`` is 1), or None when the character has none of them."""
+    for trait in traits:
+        match = re.fullmatch(r"\s*(.*?)\s*(?:\+?(\d+))?\s*", trait.lower())
+        if match and match.group(1) in names:
+            return int(match.group(2) or 1)
+    return None
+
+
+def sense_modifiers(sense: str, traits: Sequence[str]) -> tuple[Modifier, ...]:
+    """The bonuses a character's advantages give a sense roll.
+
+    Rulebook: gurps.md, 'Sense Rolls' (Acute Senses), 'Hearing' (+4 for Discriminatory
+    Hearing), 'Taste & Smell' (+4 for Discriminatory Smell or Taste). Traits are read from the
+    sheet as written there: ``Acute Vision 2``, ``Acute Hearing +3``, ``Discriminatory Smell``.
+    """
+    key = sense.lower()
+    modifiers = []
+    acute = _trait_level(traits, tables.ACUTE_SENSE_TRAITS.get(key, ()))
+    if acute:
+        modifiers.append(Modifier(acute, f"Acute {sense}"))
+    if _trait_level(traits, tables.DISCRIMINATORY_TRAITS.get(key, ())) is not None:
+        modifiers.append(Modifier(tables.DISCRIMINATORY_BONUS, f"Discriminatory {sense}"))
+    return tuple(modifiers)
+
+
+def sees_in_dark(traits: Sequence[str]) -> bool:
+    """Whether an advantage lets the character see in total darkness ('Vision')."""
+    return _trait_level(traits, tables.SEES_IN_DARK_TRAITS) is not None
+
+
+def fp_on_failure(skill: str, feat: str | None = None) -> int:
+    """FP a failed roll costs: Swimming (inhaling water) and running's HT rolls cost 1.
+
+    Rulebook: gurps.md, 'Swimming', 'Running & Sprinting'.
+    """
+    if skill.strip().lower() == "swimming" or feat == "running":
+        return tables.FEAT_FP_ON_FAILURE
+    return 0

@@ -376,3 +376,35 @@ HEARING_RANGES: dict[str, tuple[int, int]] = {
 # Rulebook: 'Vision'.
 VISION_OBVIOUS_BONUS = 10
 VISION_PARTIAL_DARKNESS_MAX = 9
+
+
+# gurps.md, 'Climbing' and 'Swimming': the defaults the rulebook gives, used when a sheet lists
+# none of its own.
+RULEBOOK_DEFAULTS: dict[str, tuple[str, ...]] = {
+    "climbing": ("DX-5",),
+    "swimming": ("HT-4",),
+}
+# gurps.md, 'Sense Rolls': each is a roll against Per, with the Acute advantage of that sense
+# (its level is the bonus) and a Discriminatory one where the rulebook names it (+4).
+SENSES: dict[str, str] = {
+    "vision": "Vision",
+    "hearing": "Hearing",
+    "taste": "Taste",
+    "smell": "Smell",
+}
+ACUTE_SENSE_TRAITS: dict[str, tuple[str, ...]] = {
+    "vision": ("acute vision",),
+    "hearing": ("acute hearing",),
+    "taste": ("acute taste/smell", "acute taste and smell", "acute taste"),
+    "smell": ("acute taste/smell", "acute taste and smell", "acute smell"),
+}
+DISCRIMINATORY_TRAITS: dict[str, tuple[str, ...]] = {
+    "hearing": ("discriminatory hearing",),
+    "taste": ("discriminatory taste",),
+    "smell": ("discriminatory smell",),
+}
+DISCRIMINATORY_BONUS = 4
+# Advantages that let a character see in total darkness ('Vision').
+SEES_IN_DARK_TRAITS = ("dark vision", "infravision")
+# 'Swimming', 'Running & Sprinting': a failed roll costs this much FP.
+FEAT_FP_ON_FAILURE = 1
