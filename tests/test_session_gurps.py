@@ -758,3 +758,21 @@ def test_danger_sense_rolls_per_again_in_secret_after_a_failed_sense_roll(scout)
     assert "danger_sense" not in scout.json("roll Scout Vision --danger --dice 1,1,1")
     assert "danger_sense" not in scout.json("roll Mira Vision --danger --dice 6,6,6")
     assert "chain intact" in scout.ok("verify").stdout
+
+
+def test_character_show_gives_what_basic_move_allows(iron):
+    iron.ok('character add Runner --stat DX=12 --stat HT=12 --stat "Basic Move=6"')
+    moves = iron.json("character show Runner")["movement"]
+    # gurps.md: sprint +20% (min +1), water Move = BM/5 (min 1), (6 x BM) - 10 in, (2 x BM) - 3 ft.
+    assert moves == {
+        "basic_move": 6,
+        "sprint_move": 7,
+        "water_move": 1,
+        "high_jump_inches": 26,
+        "broad_jump_feet": 9,
+    }
+    iron.ok('character add Leaper --stat DX=12 --stat "Move=5" --skill Jumping=14')
+    leaper = iron.json("character show Leaper")["movement"]
+    assert (leaper["high_jump_inches"], leaper["broad_jump_feet"]) == (32, 11)  # half Jumping: 7
+    assert iron.json("character show Mira")["movement"] is None  # her sheet lists no Basic Move
+    assert "Basic Move 6: sprinting 7" in iron.ok("character show Runner").stdout

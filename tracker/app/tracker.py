@@ -447,6 +447,25 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
             )
         return character
 
+    def movement(self, name: str) -> dict[str, int] | None:
+        """GURPS: what a character's Basic Move gives (sprint, water Move, standing jumps), or
+        None outside GURPS or when the sheet lists no Basic Move (``Move`` or ``Basic Move``)."""
+        state = self.state()
+        ch = self.character(name, state)
+        move = ch.stat("Basic Move") if ch.stat("Basic Move") is not None else ch.stat("Move")
+        if state.system != "gurps" or move is None:
+            return None
+        from tracker.rules import gurps
+
+        jumping = ch.skill("Jumping")
+        return {
+            "basic_move": move,
+            "sprint_move": gurps.sprint_move(move),
+            "water_move": gurps.water_move(move),
+            "high_jump_inches": gurps.high_jump_inches(move, jumping_skill=jumping),
+            "broad_jump_feet": gurps.broad_jump_feet(move, jumping_skill=jumping),
+        }
+
     def character_default(self, name: str, skill: str, expression: str) -> Character:
         def decide(state: CampaignState) -> list[NewEvent]:
             character = self.character(name, state)

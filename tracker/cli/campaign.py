@@ -206,14 +206,22 @@ def character_add(
 @click.argument("name")
 @output_options
 def character_show(name: str, as_json: bool) -> None:
-    """Show a character's sheet."""
-    found = open_tracker().character(name)
+    """Show a character's sheet (GURPS: and what its Basic Move gives)."""
+    tracker = open_tracker()
+    found = tracker.character(name)
+    movement = tracker.movement(name)
     if as_json:
-        emit_json(found.to_dict())
+        emit_json({**found.to_dict(), "movement": movement})
         return
     click.echo(f"{bold(found.name)}  {_sheet_line(found)}")
     for skill, exprs in found.defaults.items():
         click.echo(f"  {skill} defaults to {', '.join(exprs)}")
+    if movement:
+        click.echo(
+            f"  Basic Move {movement['basic_move']}: sprinting {movement['sprint_move']} after a "
+            f"second, water Move {movement['water_move']}, standing high jump "
+            f"{movement['high_jump_inches']} in, broad jump {movement['broad_jump_feet']} ft"
+        )
 
 
 @character.command("default")
