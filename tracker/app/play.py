@@ -260,14 +260,7 @@ class PlayHandlers:
             character=ch.name,
         )
         result = gurps.success_roll(per.value, [], dice=dice)
-        inputs = {
-            "base": per.value,
-            "base_source": per.source,
-            "modifiers": [],
-            "defense": False,
-            "retry_mode": None,
-            "after": failed.event_id,
-        }
+        inputs = _gurps_inputs(per, [], after=failed.event_id)
         payload = ev.RollMade(
             character_id=ch.character_id,
             system="gurps",
@@ -319,13 +312,7 @@ class PlayHandlers:
         elif retry:
             raise BadInput("--retry needs --task NAME, so earlier attempts can be counted.")
         result = gurps.success_roll(base.value, modifiers, dice=factory(), defense=defense)
-        inputs = {
-            "base": base.value,
-            "base_source": base.source,
-            "modifiers": [m.to_dict() for m in modifiers],
-            "defense": defense,
-            "retry_mode": retry_mode,
-        }
+        inputs = _gurps_inputs(base, modifiers, defense=defense, retry_mode=retry_mode)
         doc = {
             "trait": base.skill if base.source == "skill" else trait,
             "base": base.value,
@@ -682,15 +669,7 @@ class PlayHandlers:
                         "cause": "extra effort, critical failure",
                     }
                 )
-            inputs = {
-                "base": will.value,
-                "base_source": will.source,
-                "modifiers": [m.to_dict() for m in roll.modifiers],
-                "defense": False,
-                "retry_mode": None,
-                "percent": percent,
-                "motivated": motivated,
-            }
+            inputs = _gurps_inputs(will, roll.modifiers, percent=percent, motivated=motivated)
             stored = {
                 **roll.to_dict(),
                 "granted": result.granted,
@@ -1265,6 +1244,19 @@ def _trait_value(ch: Character, trait: str, system: str) -> tuple[int, str]:
             f"`tracker character add` or check the spelling."
         )
     return value, name
+
+
+def _gurps_inputs(base, modifiers, *, defense=False, retry_mode=None, **extra) -> dict[str, Any]:
+    """What a GURPS success roll records of its inputs: the base (and where it came from), each
+    labelled modifier, and what else the roll's kind needs to be re-decided or shown."""
+    return {
+        "base": base.value,
+        "base_source": base.source,
+        "modifiers": [m.to_dict() for m in modifiers],
+        "defense": defense,
+        "retry_mode": retry_mode,
+        **extra,
+    }
 
 
 def gurps_sense(state: CampaignState, trait: str) -> str | None:
