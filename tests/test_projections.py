@@ -165,3 +165,33 @@ def test_the_one_pass_rebuild_gives_the_luck_the_roll_history_gives(big):
         assert tallied.to_dict() == luck(rolls).to_dict(), system
         assert sum(c.rolls for c in tallied.characters.values()) > 100, system
         assert to_snapshot(state) == to_snapshot(tracker.state(row)), system
+
+
+def test_an_undo_logged_while_the_state_is_folded_from_scratch_is_not_lost(tmp_path):
+    path = str(tmp_path / "race.db")
+    mine, other = Tracker(path), Tracker(path)
+    row = generate(mine, "Race", "glintlock", events=700, seed=4)
+    other.campaign_use(row.name)
+    with sqlite3.connect(path) as conn:
+        conn.execute("DELETE FROM snapshots")  # the first status after an import or an upgrade
+    if other.state(row).current_session is None:
+        other.session_start("Late")
+    other.stress("Wren", 1, cause="the dark")
+    with sqlite3.connect(path) as conn:
+        conn.execute("DELETE FROM snapshots")
+    read_revoked = mine._revoked
+
+    def revoked_then_someone_undoes(found_row, until_version):
+        revoked = read_revoked(found_row, until_version)
+        other.undo()  # takes back the stress, between reading the undos and folding the log
+        return revoked
+
+    mine._revoked = revoked_then_someone_undoes
+    raced = mine.state(row)
+    mine._revoked = read_revoked
+    rebuilt = mine.rebuild(row)
+    assert raced.version == rebuilt.version
+    assert to_snapshot(raced) == to_snapshot(rebuilt)
+    assert to_snapshot(mine.state(row)) == to_snapshot(rebuilt)  # and so is what it stored
+    mine.close()
+    other.close()

@@ -141,7 +141,7 @@ class _Batch(Tracker):
         self.flush()
         self._pending_flush = True
         logged = command(*args, **kwargs)
-        self._state = self.refold(self._row, self._state.revoked)
+        self._state = self.refold(self._row, self._state.revoked, self._state.version)
         return logged
 
     @property

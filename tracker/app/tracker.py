@@ -199,11 +199,8 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
         row = campaign or self.campaign()
         warm = self._warm.get(row.campaign_id) if self.warm else None
         if warm is not None:
-            fold(
-                self.store.read(row.campaign_id, after_version=warm.version), row.campaign_id, warm
-            )
-            if warm.needs_refold:
-                warm = self._warm[row.campaign_id] = self.refold(row, warm.revoked)
+            warm, _ = self._fold_on(row, warm)
+            self._warm[row.campaign_id] = warm
             return warm
         # Either stored snapshot is a fair start: an undo in the tail refolds (below) anyway.
         cached = max(
@@ -219,19 +216,30 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
             state = from_snapshot(cached[1])
         else:
             # From the first event: which events are in force is known up front (the undo
-            # events alone decide it), so the log is folded once, never twice.
-            state = refold_state(row.campaign_id, self._revoked(row))
+            # events alone decide it), so the log is folded once, never twice. Both reads stop
+            # at the head seen first; what another writer adds meanwhile is folded on below.
+            head = self.store.head(row.campaign_id).version
+            state = self.refold(row, self._revoked(row, head), until_version=head)
         start = state.version
-        fold(self.store.read(row.campaign_id, after_version=start), row.campaign_id, state)
-        state.fixed_revoked = False
-        if state.needs_refold:
-            state = self.refold(row, state.revoked)
-            self._save_snapshot(state)
-        elif state.version - start >= SNAPSHOT_EVERY:
+        state, refolded = self._fold_on(row, state)
+        if refolded or state.version - start >= SNAPSHOT_EVERY:
             self._save_snapshot(state)
         if self.warm:
             self._warm[row.campaign_id] = state
         return state
+
+    def _fold_on(self, row: CampaignRow, state: CampaignState) -> tuple[CampaignState, bool]:
+        """``state`` with the events since it folded on, and whether it had to be folded again:
+        after an undo or a redo it is refolded (from a snapshot that agrees) up to the event
+        folded last, and what was logged since is folded on from there."""
+        refolded = False
+        while True:
+            tail = self.store.read(row.campaign_id, after_version=state.version)
+            fold(tail, row.campaign_id, state)
+            if not state.needs_refold:
+                return state, refolded
+            refolded = True
+            state = self.refold(row, state.revoked, until_version=state.version)
 
     def refold(self, row: CampaignRow, revoked, until_version: int | None = None) -> CampaignState:
         """The state folded skipping exactly the ``revoked`` events (up to ``until_version``).
@@ -287,11 +295,15 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
         from tracker.projections.rebuild import rebuild
 
         row = campaign or self.campaign()
-        return rebuild(self.store.read(row.campaign_id), row.campaign_id, self._revoked(row))
+        head = self.store.head(row.campaign_id).version
+        events = self.store.read(row.campaign_id, until_version=head)
+        return rebuild(events, row.campaign_id, self._revoked(row, head))
 
-    def _revoked(self, row: CampaignRow) -> set[str]:
-        """The events the campaign's undos and redos leave revoked, read from those alone."""
-        return fold(self.store.read(row.campaign_id, types=UNDO_TYPES), row.campaign_id).revoked
+    def _revoked(self, row: CampaignRow, until_version: int) -> set[str]:
+        """The events the campaign's undos and redos up to ``until_version`` leave revoked,
+        read from those alone."""
+        undos = self.store.read(row.campaign_id, until_version=until_version, types=UNDO_TYPES)
+        return fold(undos, row.campaign_id).revoked
 
     def _save_snapshot(self, state: CampaignState, name: str = CAMPAIGN_SNAPSHOT) -> None:
         if self._snapshots_paused:
@@ -505,8 +517,13 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
         effects would otherwise give them away."""
         row = self.campaign()
         state = self.state(row)
-        secret = {e.event_id for e in self.store.read(row.campaign_id) if e.visibility == "gm"}
-        return self.refold(row, state.revoked | secret)
+        upto = state.version
+        secret = {
+            e.event_id
+            for e in self.store.read(row.campaign_id, until_version=upto)
+            if e.visibility == "gm"
+        }
+        return self.refold(row, state.revoked | secret, until_version=upto)
 
     def obligations(self) -> tuple[CampaignState, list]:
         state = self.state()
@@ -603,7 +620,8 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
         try:
             with self.store.writing(row.campaign_id) as append:
                 state = self.state(row)
-                return state, append(decide(state), state.version)
+                expected = state.version
+                return state, append(decide(state), expected)
         finally:
             self._snapshots_paused = False
 
@@ -615,8 +633,11 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
             try:
                 if attempt < OPTIMISTIC_ATTEMPTS:
                     state = self.state(row)
+                    # Read before deciding: a decision that looks at the state again (warm in
+                    # the shell) may fold newer events into it, and must then collide.
+                    expected = state.version
                     batch = decide(state)
-                    stored = self.store.append(row.campaign_id, batch, state.version)
+                    stored = self.store.append(row.campaign_id, batch, expected)
                 else:
                     # Still colliding: decide with the write lock held, so nobody moves the log
                     # between reading the state and appending to it.
