@@ -776,3 +776,83 @@ def test_character_show_gives_what_basic_move_allows(iron):
     assert (leaper["high_jump_inches"], leaper["broad_jump_feet"]) == (32, 11)  # half Jumping: 7
     assert iron.json("character show Mira")["movement"] is None  # her sheet lists no Basic Move
     assert "Basic Move 6: sprinting 7" in iron.ok("character show Runner").stdout
+
+
+def test_a_sense_roll_is_against_per_itself_which_the_rule_of_20_does_not_cap(scout, tmp_path):
+    sheet = tmp_path / "hawk.toml"
+    sheet.write_text('name = "Hawk"\n[stats]\nDX = 12\nHT = 10\nPer = 22\n', encoding="utf-8")
+    scout.ok(["character", "add", "--sheet", str(sheet)])
+    seen = scout.json("roll Hawk Vision --dice 3,3,3")
+    assert (seen["base"], seen["effective"], seen["trait"]) == (22, 22, "Vision")
+
+
+def test_influence_reads_the_traits_on_both_sheets(iron, tmp_path):
+    for name, trait in (("Stoic", "Unfazeable"), ("Rock", "Indomitable")):
+        sheet = tmp_path / f"{name}.toml"
+        sheet.write_text(
+            f'name = "{name}"\ntraits = ["{trait}"]\n[stats]\nWill = 12\n', encoding="utf-8"
+        )
+        iron.ok(["character", "add", "--sheet", str(sheet)])
+    iron.ok("character add Kell --stat IQ=12 --stat Will=12 --skill Intimidation=13")
+    before = iron.event_count()
+    assert "Unfazeable" in iron("influence Kell Intimidation Stoic").stderr
+    assert "Indomitable" in iron("influence Aldric Diplomacy Rock").stderr
+    assert iron.event_count() == before
+    seer = tmp_path / "seer.toml"
+    seer.write_text(
+        'name = "Seer"\ntraits = ["Empathy"]\n[stats]\nWill = 12\n[skills]\nDiplomacy = 14\n',
+        encoding="utf-8",
+    )
+    iron.ok(["character", "add", "--sheet", str(seer)])
+    doc = iron.json(
+        "influence Seer Diplomacy Stoic --dice-a 3,3,3 --dice-b 6,6,6 --reaction-dice 3,4,4"
+    )
+    assert (doc["winner"], doc["level"]) == ("Seer", "Good")
+
+
+@pytest.mark.parametrize("distance", ["1e200000", "0", "2000000", "-3", "x"])
+def test_a_hearing_distance_out_of_range_is_refused_at_once(scout, distance):
+    result = scout(["roll", "Scout", "Hearing", "--mod", f"hearing:normal-traffic@{distance}"])
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_verify_decides_an_influence_roll_again_from_its_dice(iron):
+    from tracker.app.redecide import redecide
+    from tracker.app.tracker import Tracker
+
+    iron.ok(
+        'influence Aldric Diplomacy "Harbour master" 11 '
+        "--dice-a 5,3,2 --dice-b 4,4,4 --reaction-dice 3,3,3"
+    )
+    tracker = Tracker(str(iron.db))
+    stored = list(tracker.store.read(tracker.campaign().campaign_id))[-1]
+    tracker.close()
+    assert redecide(stored) is None
+    payload = stored.payload
+    forged = [
+        {**payload, "winner": "b"},
+        {**payload, "result": {**payload["result"], "contest_level": "Bad"}},
+        {**payload, "result": {**payload["result"], "level": "Excellent"}},
+        {
+            **payload,
+            "result": {
+                **payload["result"],
+                "reaction": {**payload["result"]["reaction"], "dice": [6, 6, 6]},
+            },
+        },
+    ]
+    for changed in forged:
+        assert redecide(stored._replace(payload=changed)) is not None
+
+
+def test_a_buy_up_takes_the_sense_roll_not_the_secret_danger_sense_roll(tmp_path, run):
+    run.ok("campaign new Cine --system gurps --cinematic")
+    sheet = tmp_path / "scout.toml"
+    sheet.write_text(SCOUT, encoding="utf-8")
+    run.ok(["character", "add", "--sheet", str(sheet)])
+    run.ok("session start")
+    run.ok("points award Scout 5")
+    sensed = run.json("roll Scout Vision --danger --dice 6,6,4 --danger-dice 2,3,4")
+    bought = run.json("spend Scout buy-up")
+    assert bought["roll_event_id"] == sensed["event_id"]

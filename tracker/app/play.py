@@ -278,15 +278,17 @@ class PlayHandlers:
 
         if feat not in (None, "running"):
             raise BadInput(f"--feat is running (an HT or Running roll to sprint), not {feat!r}.")
+        if feat and trait.strip().lower() not in ("ht", "running"):
+            raise BadInput("--feat running is for an HT or Running roll.")
+        sense = gurps.sense_of(trait)
         base = gurps.base_skill(
-            trait,
+            # A sense roll is a roll against Per itself (gurps.md, 'Sense Rolls').
+            "Per" if sense else trait,
             attributes={k: ch.stat(k) for k in ch.stats},
             skills=ch.skills,
-            defaults=[*_defaults_for(ch, trait), *gurps.rulebook_defaults(trait)]
-            + (["Per"] if gurps.sense_of(trait) else []),
+            defaults=() if sense else _defaults_for(ch, trait) or gurps.rulebook_defaults(trait),
             character=ch.name,
         )
-        sense = gurps.sense_of(trait)
         traits = [*ch.traits, *(g["name"] for g in ch.traits_gained)]
         if any(m.strip().lower() == "total-darkness" for m in mods):
             if sense != "Vision":
@@ -554,9 +556,20 @@ class PlayHandlers:
             if a_side["ch"] is None:
                 raise BadInput(f"The influencer must be a character; {name!r} is not one.")
             b_side = _side(self, state, subject, will)
-            if slave_mentality:
+            # The sheets speak for themselves; the flags are for a subject who has no sheet.
+            subject_ch, influencer = b_side["ch"], a_side["ch"]
+
+            def subject_has(trait: str, flag: bool) -> bool:
+                return flag or (subject_ch is not None and subject_ch.has_trait(trait))
+
+            wants = {
+                "indomitable": subject_has("Indomitable", indomitable),
+                "unfazeable": subject_has("Unfazeable", unfazeable),
+                "empathy": empathy or influencer.has_trait("Empathy"),
+            }
+            if subject_has("Slave Mentality", slave_mentality):
                 result = gurps.influence_roll(
-                    skill, 0, 0, dice_a=None, dice_b=None, slave_mentality=True
+                    skill, 0, 0, dice_a=None, dice_b=None, slave_mentality=True, **wants
                 )
                 text = (
                     f"{b_side['name']} complies with {a_side['name']} (Slave Mentality): no roll."
@@ -578,9 +591,7 @@ class PlayHandlers:
                 dice_b=src_b,
                 reaction_dice=src_r if wants_reaction else None,
                 reaction_modifiers=[parse_modifier(m) for m in reaction_mods],
-                indomitable=indomitable,
-                empathy=empathy,
-                unfazeable=unfazeable,
+                **wants,
             )
             contest = result.contest
             a_inputs = {

@@ -105,19 +105,34 @@ def _contest(payload: dict[str, Any]) -> str | None:
 
 
 def _influence(payload: dict[str, Any]) -> str | None:
-    """An influence roll's reading: the contest's level, and Diplomacy's reaction roll."""
+    """An influence roll decided again from both sides' dice (and Diplomacy's reaction dice):
+    who won, the level the contest gave, the reaction, and the reading that stands."""
     from tracker.rules import gurps
+    from tracker.rules.dice import PhysicalDice
 
-    result = payload["result"]
-    won = payload["winner"] == "a"
-    problem = _differs("who won", result["won"], won)
+    result, a, b = payload["result"], payload["a"]["result"], payload["b"]["result"]
     reaction = result.get("reaction")
-    if problem or reaction is None:
-        return problem
-    total = sum(reaction["dice"]) + sum(m["value"] for m in reaction["modifiers"])
-    level = gurps.reaction_level(total)
-    return _differs("the reaction", reaction["level"], level) or _differs(
-        "the reaction read", result["level"], gurps.better_reaction(result["contest_level"], level)
+    decided = gurps.influence_roll(
+        result["skill"],
+        a["effective"],
+        b["effective"],
+        dice_a=PhysicalDice(a["dice"]),
+        dice_b=PhysicalDice(b["dice"]),
+        reaction_dice=None if reaction is None else PhysicalDice(reaction["dice"]),
+        reaction_modifiers=[]
+        if reaction is None
+        else [gurps.Modifier(m["value"], m["label"]) for m in reaction["modifiers"]],
+    )
+    winner = decided.contest.winner if decided.contest else None
+    return (
+        _differs("the winner", payload["winner"], winner)
+        or _differs("the contest's reading", result["contest_level"], decided.contest_level)
+        or _differs(
+            "the reaction roll",
+            None if reaction is None else reaction["level"],
+            None if decided.reaction is None else decided.reaction.level,
+        )
+        or _differs("the reading that stands", result["level"], decided.level)
     )
 
 

@@ -650,7 +650,8 @@ def _roll_made(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> Non
                 project.done + e["result"]["man_hours"] - e["result"]["destroyed"], 0
             )
             project.destroyed += e["result"]["destroyed"]
-    if state.system == "gurps":
+    # The GM's secret Danger Sense roll is not the roll a player would buy up.
+    if state.system == "gurps" and e["kind"] != "danger-sense":
         ch.last_roll_id = raw.event_id
         ch.last_roll_outcome = e["result"].get("outcome")
 

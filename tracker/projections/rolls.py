@@ -521,14 +521,14 @@ class LuckTally:
                 return
             p = event.payload
             faces, key = roll_chance(p)
-            name = self.names.get(p["character_id"], "?")
+            name = self.names.get(p["character_id"], "?") if p["character_id"] else None
             self.luck.count(name, event.session_id, faces, p["dice"], p["result"]["success"], key)
         elif kind == "FrightChecked":
             if event.event_id in self.revoked:
                 return
             p = event.payload
             roll = p["result"]["roll"]
-            name = self.names.get(p["character_id"], "?")
+            name = self.names.get(p["character_id"], "?") if p["character_id"] else None
             key = ("gurps", roll["effective"])
             self.luck.count(name, event.session_id, 6, roll["dice"], roll["success"], key)
         elif kind == "ContestRolled":

@@ -285,6 +285,8 @@ def preset(name: str, *, tl: int | None = None) -> Modifier:
     if group == "hearing":
         sound, _, distance = value.partition("@")
         try:
+            if not re.fullmatch(r"\d{1,9}(\.\d{1,6})?", distance):
+                raise ValueError(distance)
             yards = Fraction(distance)
         except (ValueError, ZeroDivisionError):
             raise BadInput(
@@ -1296,8 +1298,11 @@ def hearing_modifier(sound: str, distance_yards: Fraction | int | float) -> Modi
     if key not in HEARING_RANGES:
         raise BadInput(f"Unknown sound {sound!r}; use one of {', '.join(HEARING_RANGES)}.")
     distance = Fraction(distance_yards)
-    if distance <= 0:
-        raise BadInput("The distance to a sound must be more than 0 yards.")
+    if not tables.HEARING_NEAREST <= distance <= tables.HEARING_FARTHEST:
+        raise BadInput(
+            f"The distance to a sound is {float(tables.HEARING_NEAREST):g} to "
+            f"{tables.HEARING_FARTHEST:,} yards; give one in that range."
+        )
     audible = Fraction(*HEARING_RANGES[key])
     steps = 0
     if distance > audible:

@@ -7,6 +7,8 @@ them into typed values and validates them.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 # Rulebook: 'Task Difficulty Scale'. Where a band spans two values (+8/+9) the milder one is the
 # preset (DESIGN.md Rulings/gurps); a GM wanting the other types it as a free modifier.
 TASK_DIFFICULTY: dict[str, int] = {
@@ -374,6 +376,9 @@ HEARING_RANGES: dict[str, tuple[int, int]] = {
 }
 
 # Rulebook: 'Vision'.
+# Distances a hearing roll takes, in yards: from a hand's breadth to well past any horizon.
+HEARING_NEAREST = Fraction(1, 100)
+HEARING_FARTHEST = 1_000_000
 VISION_OBVIOUS_BONUS = 10
 VISION_PARTIAL_DARKNESS_MAX = 9
 
@@ -400,8 +405,8 @@ ACUTE_SENSE_TRAITS: dict[str, tuple[str, ...]] = {
 }
 DISCRIMINATORY_TRAITS: dict[str, tuple[str, ...]] = {
     "hearing": ("discriminatory hearing",),
-    "taste": ("discriminatory taste",),
-    "smell": ("discriminatory smell",),
+    "taste": ("discriminatory taste", "discriminatory smell"),
+    "smell": ("discriminatory taste", "discriminatory smell"),
 }
 DISCRIMINATORY_BONUS = 4
 # Advantages that let a character see in total darkness ('Vision').
