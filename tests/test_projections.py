@@ -195,3 +195,14 @@ def test_an_undo_logged_while_the_state_is_folded_from_scratch_is_not_lost(tmp_p
     assert to_snapshot(mine.state(row)) == to_snapshot(rebuilt)  # and so is what it stored
     mine.close()
     other.close()
+
+
+def test_a_fold_from_the_first_event_stores_a_snapshot_for_the_next_command(big):
+    tracker, rows = big
+    row = rows["gurps"]
+    with sqlite3.connect(tracker.location) as conn:
+        conn.execute("DELETE FROM snapshots WHERE campaign_id = ?", (row.campaign_id,))
+    state = tracker.state(row)
+    stored = tracker.store.load_snapshot(row.campaign_id, CAMPAIGN_SNAPSHOT, PROJECTION_VERSION)
+    assert stored is not None
+    assert stored[0] == state.version

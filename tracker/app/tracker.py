@@ -220,7 +220,7 @@ class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
             # at the head seen first; what another writer adds meanwhile is folded on below.
             head = self.store.head(row.campaign_id).version
             state = self.refold(row, self._revoked(row, head), until_version=head)
-        start = state.version
+        start = cached[0] if cached else 0
         state, refolded = self._fold_on(row, state)
         if refolded or state.version - start >= SNAPSHOT_EVERY:
             self._save_snapshot(state)
