@@ -10,6 +10,7 @@ into plain JSON and back, for the snapshot cache.
 from __future__ import annotations
 
 import copy
+import functools
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -19,7 +20,6 @@ from tracker.events import CATALOG, StoredEvent, decode
 from tracker.events import catalog as c
 from tracker.events import play as p
 from tracker.events.upcasters import upcast
-from tracker.rules.glintlock import STEEL_YOURSELF_BONUS, spending_floor
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
 PROJECTION_VERSION = 3
@@ -451,6 +451,14 @@ def _discharge(state: CampaignState, ob: Obligation, raw: StoredEvent, how: str)
     state.discharged.append(ob)
 
 
+@functools.cache
+def _glintlock():
+    # Imported on first use: a GURPS or Gloom command never loads Glintlock's rules.
+    from tracker.rules import glintlock
+
+    return glintlock
+
+
 def _floor_text(threat: int, severity: str) -> str:
     if severity == "immediate":
         return f"Threat {threat}: the GM must spend hard or dire now; player rolls wait for it."
@@ -461,7 +469,7 @@ def _update_floor(state: CampaignState, raw: StoredEvent) -> None:
     """Open, raise, lower or discharge the spending floor to match the Threat level."""
     if state.system != "glintlock":
         return
-    floor = spending_floor(state.threat)
+    floor = _glintlock().spending_floor(state.threat)
     current = next((o for o in state.obligations.values() if o.kind == "threat-floor"), None)
     if floor == "none":
         if current is not None:
@@ -701,7 +709,7 @@ def _mettle_spent(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> 
     ch = state.characters[e["character_id"]]
     ch.mettle = max(ch.mettle - e["cost"], 0)
     if e["action"] == "steel-yourself":
-        ch.pending_bonus += STEEL_YOURSELF_BONUS
+        ch.pending_bonus += _glintlock().STEEL_YOURSELF_BONUS
         ch.pending_ids.append(raw.event_id)
     elif e["action"] == "advantage-die":
         ch.pending_steps += 1
