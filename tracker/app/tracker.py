@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import DatabaseError
 
 from tracker.app.export import ExportHandlers
+from tracker.app.gurps_play import GurpsHandlers
 from tracker.app.history import HistoryHandlers
 from tracker.app.play import PlayHandlers
 from tracker.app.sheets import Sheet, check_scores, parse_pairs, read_sheet
@@ -144,7 +145,7 @@ class VerifyReport:
         }
 
 
-class Tracker(PlayHandlers, HistoryHandlers, ExportHandlers):
+class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
     """One open tracker database."""
 
     def __init__(self, db: str | None = None, campaign: str | None = None) -> None:

@@ -1,0 +1,537 @@
+"""GURPS at the table beyond the plain roll: fright checks, influence rolls, extra effort and
+major projects; mixed into ``Tracker`` beside ``PlayHandlers``, whose helpers they share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tracker.app.play import (
+    Logged,
+    _describe_effects,
+    _dice_kind,
+    _gurps_effective,
+    _gurps_inputs,
+    _require_system,
+    _roll_doc,
+    _side,
+    _side_doc,
+    new_id,
+    parse_modifier,
+)
+from tracker.errors import BadInput, NotFound, Refused
+from tracker.events import NewEvent
+from tracker.events import play as ev
+from tracker.projections.campaign import CampaignState, Character
+from tracker.rules.dice import source_for
+
+
+class GurpsHandlers:
+    """GURPS commands past the plain roll; ``Tracker`` provides the state and ``_play``."""
+
+    character: Callable[..., Character]
+    _event: Callable[..., NewEvent]
+    _play: Callable[..., Logged]
+    _gurps_roll: Callable[..., Any]
+
+    # -- influence and extra effort (GURPS) ----------------------------------------------------
+
+    def influence(
+        self,
+        name: str,
+        skill: str,
+        subject: str,
+        will: str,
+        *,
+        mods: Sequence[str] = (),
+        reaction_mods: Sequence[str] = (),
+        dice_a: str | None = None,
+        dice_b: str | None = None,
+        reaction_dice: str | None = None,
+        seed: str | None = None,
+        indomitable: bool = False,
+        empathy: bool = False,
+        unfazeable: bool = False,
+        slave_mentality: bool = False,
+        secret: bool = False,
+    ) -> Logged:
+        """An influence roll: a Quick Contest of the character's influence skill against the
+        subject's Will (a character, or a name and a Will score), read as the subject's reaction.
+
+        Diplomacy also rolls a reaction and takes the better of the two. A subject with Slave
+        Mentality complies without a roll, which is logged as a note.
+        """
+        from tracker.rules import gurps
+
+        def decide(state: CampaignState):
+            _require_system(state, "gurps", "Influence rolls")
+            if skill.strip().lower() not in {s.lower() for s in gurps.INFLUENCE_SKILLS}:
+                raise BadInput(
+                    f"{skill!r} is not an influence skill; use one of "
+                    f"{', '.join(gurps.INFLUENCE_SKILLS)}."
+                )
+            a_side = _side(self, state, name, skill)
+            if a_side["ch"] is None:
+                raise BadInput(f"The influencer must be a character; {name!r} is not one.")
+            b_side = _side(self, state, subject, will)
+            # The sheets speak for themselves; the flags are for a subject who has no sheet.
+            subject_ch, influencer = b_side["ch"], a_side["ch"]
+
+            def subject_has(trait: str, flag: bool) -> bool:
+                return flag or (subject_ch is not None and subject_ch.has_trait(trait))
+
+            wants = {
+                "indomitable": subject_has("Indomitable", indomitable),
+                "unfazeable": subject_has("Unfazeable", unfazeable),
+                "empathy": empathy or influencer.has_trait("Empathy"),
+            }
+            if subject_has("Slave Mentality", slave_mentality):
+                result = gurps.influence_roll(
+                    skill, 0, 0, dice_a=None, dice_b=None, slave_mentality=True, **wants
+                )
+                text = (
+                    f"{b_side['name']} complies with {a_side['name']} (Slave Mentality): no roll."
+                )
+                event = self._event(ev.NoteAdded(text=text), state=state)
+                return [event], {"influence": result.to_dict(), "note": text, "effects": []}
+            shared = source_for(None, seed)
+            src_a = source_for(dice_a, None, "--dice-a") if dice_a else shared
+            src_b = source_for(dice_b, None, "--dice-b") if dice_b else shared
+            src_r = source_for(reaction_dice, None, "--reaction-dice") if reaction_dice else shared
+            a_base, a_mods, a_eff = _gurps_effective(a_side, mods)
+            b_base, _, b_eff = _gurps_effective(b_side, ())
+            wants_reaction = skill.strip().lower() == "diplomacy"
+            result = gurps.influence_roll(
+                skill,
+                a_eff,
+                b_eff,
+                dice_a=src_a,
+                dice_b=src_b,
+                reaction_dice=src_r if wants_reaction else None,
+                reaction_modifiers=[parse_modifier(m) for m in reaction_mods],
+                **wants,
+            )
+            contest = result.contest
+            a_inputs = {
+                "base": a_base,
+                "modifiers": [m.to_dict() for m in a_mods],
+                "effective": a_eff,
+            }
+            b_inputs = {"base": b_base, "modifiers": [], "effective": b_eff}
+            outcome = result.to_dict()
+            outcome.pop("contest")
+            outcome["margin_of_victory"] = contest.margin_of_victory
+            dice_kind = "physical" if dice_a or dice_b or reaction_dice else shared.kind
+            payload = ev.ContestRolled(
+                system="gurps",
+                mode="influence",
+                a=_side_doc({**a_side, "trait": result.skill}, a_inputs, contest.a.to_dict()),
+                b=_side_doc(b_side, b_inputs, contest.b.to_dict()),
+                winner=contest.winner,
+                result=outcome,
+                dice_source=dice_kind,
+            )
+            event = self._event(payload, state=state, visibility="gm" if secret else "public")
+            doc = {
+                "event_id": event.event_id,
+                "system": "gurps",
+                "mode": "influence",
+                "skill": result.skill,
+                "a": _roll_doc(a_side, contest.a.to_dict(), a_eff),
+                "b": _roll_doc(b_side, contest.b.to_dict(), b_eff),
+                "winner": None
+                if contest.winner is None
+                else (a_side["name"] if contest.winner == "a" else b_side["name"]),
+                "margin_of_victory": contest.margin_of_victory,
+                "contest_level": result.contest_level,
+                "reaction": None if result.reaction is None else result.reaction.to_dict(),
+                "level": result.level,
+                "secret": secret,
+                "effects": [],
+            }
+            return [event], doc
+
+        return self._play(decide)
+
+    def effort(
+        self,
+        name: str,
+        percent: int,
+        *,
+        motivated: bool = False,
+        dice: str | None = None,
+        seed: str | None = None,
+        secret: bool = False,
+    ) -> Logged:
+        """Extra effort: a Will roll at -1 per 5% more (rounded up), +5 when motivated. It
+        always costs 1 FP, and a critical failure costs as many HP as well."""
+        from tracker.rules import gurps
+
+        dice_source, seed_text = _dice_kind(lambda: source_for(dice, seed))
+
+        def decide(state: CampaignState):
+            _require_system(state, "gurps", "Extra effort")
+            ch = self.character(name, state)
+            will = gurps.base_skill(
+                "Will",
+                attributes={k: ch.stat(k) for k in ch.stats},
+                skills=ch.skills,
+                defaults={},
+                character=ch.name,
+            )
+            result = gurps.extra_effort(
+                will.value,
+                percent,
+                dice=source_for(dice, seed),
+                motivated=motivated,
+                machine=ch.has_trait("Machine"),
+            )
+            roll = result.roll
+            effects: list[dict[str, Any]] = [
+                {"track": "fp", "delta": -result.fp_cost, "cause": "extra effort"}
+            ]
+            if result.hp_loss:
+                effects.append(
+                    {
+                        "track": "hp",
+                        "delta": -result.hp_loss,
+                        "cause": "extra effort, critical failure",
+                    }
+                )
+            inputs = _gurps_inputs(will, roll.modifiers, percent=percent, motivated=motivated)
+            stored = {
+                **roll.to_dict(),
+                "granted": result.granted,
+                "fp_cost": result.fp_cost,
+                "hp_loss": result.hp_loss,
+            }
+            payload = ev.RollMade(
+                character_id=ch.character_id,
+                system="gurps",
+                trait="Will",
+                kind="extra-effort",
+                inputs=inputs,
+                dice_source=dice_source,
+                dice=tuple(roll.dice),
+                result=stored,
+                effects=tuple(effects),
+                seed=seed_text,
+            )
+            event = self._event(payload, state=state, visibility="gm" if secret else "public")
+            doc = {
+                "event_id": event.event_id,
+                "system": "gurps",
+                "character": ch.name,
+                "kind": "extra-effort",
+                "trait": "Will",
+                "base": will.value,
+                "modifiers": inputs["modifiers"],
+                "effective": roll.effective,
+                "dice": list(roll.dice),
+                "kept": roll.total,
+                "outcome": roll.outcome,
+                "success": roll.success,
+                "margin": roll.margin,
+                "percent": percent,
+                "granted": result.granted,
+                "secret": secret,
+                "effects": _describe_effects(state, ch, effects),
+            }
+            return [event], doc
+
+        return self._play(decide)
+
+    # -- fright checks -------------------------------------------------------------------------
+
+    def fright(
+        self,
+        name: str,
+        *,
+        mods: Sequence[str] = (),
+        threat: str | None = None,
+        dice: str | None = None,
+        table_dice: str | None = None,
+        effect_dice: str | None = None,
+        seed: str | None = None,
+        secret: bool = False,
+        now: str | None = None,
+    ) -> Logged:
+        """GURPS: a Fright Check, and on failure the fright table with its effects."""
+        from tracker.rules import gurps
+
+        def decide(state: CampaignState):
+            _require_system(state, "gurps", "The Fright Check")
+            ch = self.character(name, state)
+            will = ch.stat("Will")
+            if will is None:
+                will = ch.stat("IQ")
+            if will is None:
+                raise Refused(f"{ch.name}'s sheet has no Will or IQ; add one (--stat Will=N).")
+            modifiers = [_fright_modifier(m) for m in mods]
+            modifiers += _fright_traits(ch)
+            exposures = _exposures(state, ch, threat, now)
+            if exposures:
+                modifiers.append(gurps.fright_modifier("previous-exposure", exposures))
+            shared = source_for(None, seed)
+            result = gurps.fright_check(
+                will,
+                modifiers,
+                dice=source_for(dice, None) if dice else shared,
+                table_dice=source_for(table_dice, None, "--table-dice") if table_dice else shared,
+                effect_dice=source_for(effect_dice, None, "--effect-dice")
+                if effect_dice
+                else shared,
+                unfazeable=ch.has_trait("Unfazeable"),
+                ht=ch.stat("HT"),
+                character=ch.name,
+            )
+            effects, notes = _fright_effects(ch, result)
+            roll = result.roll
+            inputs = {
+                "will": will,
+                "modifiers": [m.to_dict() for m in modifiers],
+                "ht": ch.stat("HT"),
+                "exposures": exposures,
+            }
+            payload = ev.FrightChecked(
+                character_id=ch.character_id,
+                inputs=inputs,
+                dice_source="physical" if dice else shared.kind,
+                result=result.to_dict(),
+                effects=tuple(effects),
+                threat=threat,
+            )
+            event = self._event(payload, state=state, visibility="gm" if secret else "public")
+            table = None
+            if result.table is not None:
+                t = result.table
+                table = {
+                    "dice": list(t.dice),
+                    "total": t.total,
+                    "row": t.row,
+                    "text": t.text,
+                    "margin_of_failure": t.margin_of_failure,
+                    "effects": [e.to_dict() for e in t.effects],
+                }
+            doc = {
+                "event_id": event.event_id,
+                "system": "gurps",
+                "character": ch.name,
+                "trait": "Fright Check",
+                "will": will,
+                "modified_will": result.modified_will,
+                "effective": result.effective,
+                "rule_of_14": result.rule_of_14,
+                "modifiers": [m.to_dict() for m in roll.modifiers],
+                "dice": list(roll.dice),
+                "kept": roll.total,
+                "total": roll.total,
+                "outcome": roll.outcome,
+                "success": roll.success,
+                "margin": roll.margin,
+                "table": table,
+                "effects": effects,
+                "notes": notes,
+                "secret": secret,
+            }
+            return [event], doc
+
+        return self._play(decide)
+
+    # -- major projects -------------------------------------------------------------------
+
+    def project_start(self, name: str, *, skill: str, hours: int) -> Logged:
+        def decide(state: CampaignState):
+            _require_system(state, "gurps", "Major projects")
+            if hours < 1:
+                raise BadInput("A project needs 1 or more man-hours (--hours N).")
+            if _project(state, name, missing_ok=True):
+                raise Refused(f'A project named "{name}" already exists; pick another name.')
+            payload = ev.ProjectStarted(
+                project_id=new_id(), name=name.strip(), skill=skill, man_hours=hours
+            )
+            doc = {"project": name.strip(), "skill": skill, "man_hours": hours}
+            return [self._event(payload, state=state)], doc
+
+        return self._play(decide)
+
+    def project_roll(
+        self,
+        project: str,
+        name: str,
+        *,
+        mods: Sequence[str] = (),
+        supervisor: int = 0,
+        dice: str | None = None,
+        destroyed_dice: str | None = None,
+        seed: str | None = None,
+    ) -> Logged:
+        """One worker's day on a project: a skill roll and the man-hours it adds."""
+        from tracker.rules import gurps
+
+        def decide(state: CampaignState):
+            _require_system(state, "gurps", "Major projects")
+            found = _project(state, project)
+            ch = self.character(name, state)
+            extra = list(mods)
+            if supervisor:
+                extra_mod = gurps.supervisor_modifier(supervisor)
+                extra.append(f"{extra_mod.value}:{extra_mod.label}")
+            shared = source_for(None, seed)
+            inputs, result, _, _, doc = self._gurps_roll(
+                state,
+                ch,
+                found.skill,
+                extra,
+                False,
+                None,
+                None,
+                lambda: source_for(dice, None) if dice else shared,
+            )
+            day = gurps.project_day(
+                result["outcome"],
+                dice=source_for(destroyed_dice, None, "--destroyed-dice")
+                if destroyed_dice
+                else shared,
+            )
+            result = {
+                **result,
+                "man_hours": day.man_hours,
+                "destroyed": day.destroyed_hours,
+                "destroyed_dice": list(day.dice),
+            }
+            inputs["project_id"] = found.project_id
+            payload = ev.RollMade(
+                character_id=ch.character_id,
+                system="gurps",
+                trait=doc["trait"],
+                kind="project",
+                inputs=inputs,
+                dice_source="physical" if dice else shared.kind,
+                dice=tuple(result["dice"]),
+                result=result,
+                task=None,
+            )
+            event = self._event(payload, state=state)
+            done = max(found.done + day.man_hours - day.destroyed_hours, 0)
+            doc.update(
+                event_id=event.event_id,
+                system="gurps",
+                character=ch.name,
+                kind="project",
+                project=found.name,
+                man_hours=day.man_hours,
+                destroyed=day.destroyed_hours,
+                done=done,
+                needed=found.man_hours,
+                effects=[],
+            )
+            return [event], doc
+
+        return self._play(decide)
+
+
+def _fright_modifier(text: str):
+    """``-2:alone`` or a name from the rulebook's table (``in-combat``, ``alone``, ``dark``)."""
+    from tracker.rules import gurps
+
+    number, sep, label = text.partition(":")
+    try:
+        value = int(number)
+    except ValueError:
+        name, _, count = text.partition("*")
+        return gurps.fright_modifier(name, int(count) if count.isdigit() else 1)
+    return gurps.Modifier(value, label.strip() if sep and label.strip() else "modifier")
+
+
+def _fright_traits(ch: Character) -> list:
+    """Fright modifiers the sheet's traits give (Combat Reflexes, Fearlessness 2, ...)."""
+    from tracker.rules import gurps
+
+    out = []
+    for trait in ch.traits:
+        words = trait.strip().rsplit(" ", 1)
+        name, level = (
+            (words[0], int(words[1]))
+            if len(words) == 2 and words[1].isdigit()
+            else (trait.strip(), 1)
+        )
+        key = name.casefold().replace(" ", "-")
+        if key in ("fearlessness", "fearfulness", "combat-reflexes", "combat-paralysis"):
+            out.append(gurps.fright_modifier(key, level))
+    return out
+
+
+def _exposures(state: CampaignState, ch: Character, threat: str | None, now: str | None) -> int:
+    """Earlier Fright Checks against the same threat within 24 hours, counted from the log."""
+    if not threat:
+        return 0
+    import pendulum
+
+    moment = pendulum.parse(now) if now else pendulum.now("UTC")
+    since = moment.subtract(hours=24)
+    return sum(
+        1
+        for x in state.exposures
+        if x["character_id"] == ch.character_id
+        and x["threat"].casefold() == threat.casefold()
+        and pendulum.parse(x["at"]) >= since
+    )
+
+
+def _fright_effects(ch: Character, result) -> tuple[list[dict[str, Any]], list[str]]:
+    """The fright table's structured effects as track changes, conditions and obligations."""
+    effects: list[dict[str, Any]] = []
+    notes: list[str] = []
+    if result.table is None:
+        return effects, notes
+    for i, e in enumerate(result.table.effects):
+        if e.kind == "condition":
+            effects.append(
+                {"condition": e.name, "duration": e.duration, "unit": e.unit, "note": e.note}
+            )
+            if e.recovery:
+                notes.append(
+                    f"{e.name}: roll vs {e.recovery} ({e.recovery_target}) "
+                    f"{e.recovery_every or 'each ' + (e.unit or 'turn')[:-1]} to recover"
+                )
+        elif e.kind in ("fp_loss", "hp_loss"):
+            track = e.kind[:2]
+            if e.only_if_failed:
+                notes.append(
+                    f"roll vs {e.only_if_failed}: on a failure {ch.name} loses "
+                    f"{e.amount} {track.upper()} (`tracker {track} {ch.name} -{e.amount}`)"
+                )
+            elif e.amount is None:
+                notes.append(f"{track.upper()} loss: {e.note or 'the GM decides'}")
+            else:
+                effects.append({"track": track, "delta": -e.amount, "cause": "fright"})
+        elif e.kind == "trait":
+            points = f" ({e.points} points)" if e.points else ""
+            effects.append(
+                {
+                    "obligation": "assign-trait",
+                    "what": f"Assign {ch.name} a new {e.trait}{points} related to the event "
+                    f"(`tracker trait assign {ch.name} NAME`).",
+                    "suffix": f"-{i}",
+                    "data": {"trait": e.trait, "points": e.points},
+                }
+            )
+        elif e.kind == "iq_loss":
+            effects.append({"stat_change": "IQ", "delta": -(e.amount or 1)})
+        if e.note and e.kind == "condition" and e.duration is None:
+            notes.append(e.note)
+    return effects, notes
+
+
+def _project(state: CampaignState, name: str, missing_ok: bool = False):
+    for project in state.projects.values():
+        if project.name.casefold() == name.strip().casefold() or project.project_id == name:
+            return project
+    if missing_ok:
+        return None
+    have = ", ".join(p.name for p in state.projects.values()) or "none"
+    raise NotFound(
+        f'No project named "{name}" (projects: {have}); start one with '
+        "`tracker project start NAME --skill SKILL --hours N`."
+    )
