@@ -188,18 +188,21 @@ class HistoryHandlers:
                 "No session is running; name the event to undo (`tracker undo EVENT_ID`, "
                 "see `tracker log`)."
             )
-        candidates = [
-            e
-            for e in self.store.read(cid, session_id=state.current_session)
-            if e.event_id not in state.revoked
-            and e.type not in NOT_UNDOABLE
-            and e.type != "SessionStarted"
-        ]
-        if not candidates:
+        newest = next(
+            (
+                e
+                for e in self.store.read(cid, session_id=state.current_session, newest_first=True)
+                if e.event_id not in state.revoked
+                and e.type not in NOT_UNDOABLE
+                and e.type != "SessionStarted"
+            ),
+            None,
+        )
+        if newest is None:
             raise Refused(
                 f"Nothing has been logged in session {state.current_session} yet to undo."
             )
-        return [candidates[-1]]
+        return [newest]
 
     def _dependents(self, state: CampaignState, targets: set[str], first: int) -> list[Dependent]:
         """Later events that could not have been logged without ``targets``, transitively.

@@ -67,6 +67,8 @@ OPTIMISTIC_ATTEMPTS = 2
 APPEND_BACKOFF = 0.02  # seconds, times the attempt number
 SNAPSHOT_EVERY = 500
 CAMPAIGN_SNAPSHOT = "campaign"
+# The campaign snapshot before the newest: an undo of the newest events starts from it.
+PRIOR_SNAPSHOT = "campaign-prior"
 # The state as the running session began: undo, redo and a refold within the session start here.
 SESSION_SNAPSHOT = "session-start"
 
@@ -222,25 +224,29 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
             head = self.store.head(row.campaign_id).version
             state = self.refold(row, self._revoked(row, head), until_version=head)
         start = cached[0] if cached else 0
-        state, refolded = self._fold_on(row, state)
-        if refolded or state.version - start >= SNAPSHOT_EVERY:
+        state, from_first = self._fold_on(row, state)
+        if from_first or state.version - start >= SNAPSHOT_EVERY:
             self._save_snapshot(state)
         if self.warm:
             self._warm[row.campaign_id] = state
         return state
 
     def _fold_on(self, row: CampaignRow, state: CampaignState) -> tuple[CampaignState, bool]:
-        """``state`` with the events since it folded on, and whether it had to be folded again:
-        after an undo or a redo it is refolded (from a snapshot that agrees) up to the event
-        folded last, and what was logged since is folded on from there."""
-        refolded = False
+        """``state`` with the events since it folded on, and whether that took a fold from the
+        first event: after an undo or a redo it is refolded (from a snapshot that agrees, when
+        one does) up to the event folded last, and what was logged since is folded on.
+
+        Only a fold from the first event is worth a new snapshot. The snapshot a refold started
+        from stays as it is: the next undo or redo of a recent event starts from it too, where a
+        snapshot at the head, holding this undo, would not agree with a redo of it."""
+        from_first = False
         while True:
             tail = self.store.read(row.campaign_id, after_version=state.version)
             fold(tail, row.campaign_id, state)
             if not state.needs_refold:
-                return state, refolded
-            refolded = True
-            state = self.refold(row, state.revoked, until_version=state.version)
+                return state, from_first
+            state, scratch = self._refold(row, state.revoked, state.version)
+            from_first = from_first or scratch
 
     def refold(self, row: CampaignRow, revoked, until_version: int | None = None) -> CampaignState:
         """The state folded skipping exactly the ``revoked`` events (up to ``until_version``).
@@ -248,10 +254,14 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
         It starts from a stored snapshot when one agrees with ``revoked`` (the one taken at the
         running session's start serves an undo within the session), else from the first event.
         """
+        return self._refold(row, revoked, until_version)[0]
+
+    def _refold(
+        self, row: CampaignRow, revoked, until_version: int | None
+    ) -> tuple[CampaignState, bool]:
         revoked = set(revoked)
-        state = self._base_state(row, revoked, until_version) or refold_state(
-            row.campaign_id, revoked
-        )
+        base = self._base_state(row, revoked, until_version)
+        state = base or refold_state(row.campaign_id, revoked)
         state.revoked = revoked
         state.fixed_revoked = True
         fold(
@@ -263,7 +273,7 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
         )
         state.fixed_revoked = False
         state.needs_refold = False
-        return state
+        return state, base is None
 
     def _base_state(
         self, row: CampaignRow, revoked: set[str], until_version: int | None
@@ -272,7 +282,7 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
         exactly the events of ``revoked`` it had seen: it revoked none that ``revoked`` keeps,
         and every event of ``revoked`` it did not skip comes after it."""
         best: CampaignState | None = None
-        for name in (CAMPAIGN_SNAPSHOT, SESSION_SNAPSHOT):
+        for name in (CAMPAIGN_SNAPSHOT, PRIOR_SNAPSHOT, SESSION_SNAPSHOT):
             cached = self.store.load_snapshot(row.campaign_id, name, PROJECTION_VERSION)
             if cached is None or (until_version is not None and cached[0] > until_version):
                 continue
@@ -318,6 +328,7 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
                 state.version,
                 state.head_hash,
                 to_snapshot(state),
+                keep_previous_as=PRIOR_SNAPSHOT if name == CAMPAIGN_SNAPSHOT else None,
             )
 
     def campaign_new(

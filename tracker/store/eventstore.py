@@ -228,9 +228,11 @@ class EventStore:
         until_version: int | None = None,
         session_id: int | None = None,
         types: Iterable[str] | None = None,
+        newest_first: bool = False,
     ) -> Iterator[StoredEvent]:
-        """The campaign's events in version order, streamed in batches; ``types`` keeps only
-        events of those types (filtered in SQL, so the rest are never parsed)."""
+        """The campaign's events in version order (``newest_first`` reverses it), streamed in
+        batches; ``types`` keeps only events of those types (filtered in SQL, so the rest are
+        never parsed)."""
         query = select(events).where(
             events.c.campaign_id == campaign_id, events.c.version > after_version
         )
@@ -240,8 +242,9 @@ class EventStore:
             query = query.where(events.c.session_id == session_id)
         if types is not None:
             query = query.where(events.c.type.in_(list(types)))
+        order = events.c.version.desc() if newest_first else events.c.version
         with self.engine.connect() as conn:
-            yield from self._rows(conn, query.order_by(events.c.version))
+            yield from self._rows(conn, query.order_by(order))
 
     def read_all(self, *, after_position: int = 0) -> Iterator[StoredEvent]:
         """Every event in the database in position order (the global replay order)."""
@@ -455,10 +458,19 @@ class EventStore:
         version: int,
         head_hash: str,
         state: dict,
+        *,
+        keep_previous_as: str | None = None,
     ) -> None:
-        """Replace the campaign's cached state for this projection version."""
+        """Replace the campaign's cached state for this projection version; the one replaced is
+        kept under the name ``keep_previous_as`` when given (replacing what was there)."""
         key = (snapshots.c.campaign_id == campaign_id) & (snapshots.c.projection == projection)
         with self.engine.connect().execution_options(**WRITE) as conn:
+            if keep_previous_as is not None:
+                kept = (snapshots.c.campaign_id == campaign_id) & (
+                    snapshots.c.projection == keep_previous_as
+                )
+                conn.execute(snapshots.delete().where(kept))
+                conn.execute(snapshots.update().where(key).values(projection=keep_previous_as))
             conn.execute(snapshots.delete().where(key))
             conn.execute(
                 insert(snapshots).values(
