@@ -856,3 +856,13 @@ def test_a_buy_up_takes_the_sense_roll_not_the_secret_danger_sense_roll(tmp_path
     sensed = run.json("roll Scout Vision --danger --dice 6,6,4 --danger-dice 2,3,4")
     bought = run.json("spend Scout buy-up")
     assert bought["roll_event_id"] == sensed["event_id"]
+
+
+def test_will_and_per_start_at_iq_when_the_sheet_lists_neither(iron):
+    iron.ok("character add Pell --stat ST=10 --stat DX=11 --stat IQ=13 --stat HT=10")
+    shown = iron.json("character show Pell")["stats"]
+    assert (shown.get("Will"), shown.get("Per")) == (13, 13)
+    assert iron.json("roll Pell Vision --dice 3,3,3")["base"] == 13
+    assert iron.json("effort Pell 5 --dice 3,3,3")["effective"] == 12
+    iron.ok("character add Quill --stat IQ=12 --stat Will=15")
+    assert iron.json("character show Quill")["stats"]["Will"] == 15

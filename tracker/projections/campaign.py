@@ -613,11 +613,11 @@ def _character_added(state: CampaignState, e: dict[str, Any], _: StoredEvent) ->
         e["sheet"],
     )
     if state.system == "gurps":
-        # Basic Set: HP defaults to ST and FP to HT when the sheet does not list them.
-        if ch.stat("HP") is None and ch.stat("ST") is not None:
-            ch.stats["HP"] = ch.stat("ST")
-        if ch.stat("FP") is None and ch.stat("HT") is not None:
-            ch.stats["FP"] = ch.stat("HT")
+        # Basic Set: HP and FP start equal to ST and HT, Will and Per to IQ, when the sheet
+        # does not list them.
+        for derived, source in (("HP", "ST"), ("FP", "HT"), ("Will", "IQ"), ("Per", "IQ")):
+            if ch.stat(derived) is None and ch.stat(source) is not None:
+                ch.stats[derived] = ch.stat(source)
     ch.hp = ch.hp_max
     ch.fp = ch.fp_max
     state.characters[e["character_id"]] = ch
