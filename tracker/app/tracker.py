@@ -45,6 +45,7 @@ from tracker.projections.campaign import (
     CampaignState,
     Character,
     SessionInfo,
+    apply,
     fold,
     from_snapshot,
     refold_state,
@@ -241,8 +242,15 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
         snapshot at the head, holding this undo, would not agree with a redo of it."""
         from_first = False
         while True:
-            tail = self.store.read(row.campaign_id, after_version=state.version)
-            fold(tail, row.campaign_id, state)
+            # Stop at the first undo or redo: what follows it may rest on what it changed (a
+            # redo puts back a character a later event names), so it is folded only after.
+            with contextlib.closing(
+                self.store.read(row.campaign_id, after_version=state.version)
+            ) as tail:
+                for event in tail:
+                    apply(state, event)
+                    if state.needs_refold:
+                        break
             if not state.needs_refold:
                 return state, from_first
             state, scratch = self._refold(row, state.revoked, state.version)
@@ -663,8 +671,6 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
             except DatabaseError as exc:
                 # The transaction rolled back: nothing of the batch is in the log.
                 raise describe_storage_error(exc, self.location) from None
-            from tracker.projections.campaign import apply
-
             for event in stored:
                 apply(state, event)
             return state, stored
