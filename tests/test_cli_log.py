@@ -59,7 +59,8 @@ def test_character_from_a_sheet_file(run, tmp_path):
         'name = "Aldric"\n[stats]\nIQ = 14\nDX = 11\n[defaults]\nLockpicking = "IQ-5"\n'
     )
     added = run.json(["character", "add", "--sheet", str(sheet), "--skill", "Diplomacy=15"])
-    assert added["stats"] == {"IQ": 14, "DX": 11}
+    # The sheet's scores, then Will and Per, which start at IQ when a sheet lists neither.
+    assert added["stats"] == {"IQ": 14, "DX": 11, "Will": 14, "Per": 14}
     assert added["skills"] == {"Diplomacy": 15}
     assert added["defaults"] == {"Lockpicking": ["IQ-5"]}
     run.ok("character default Aldric Climbing DX-5")
