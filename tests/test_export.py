@@ -253,3 +253,25 @@ def test_player_view_tracks_do_not_give_a_secret_roll_away(glintlock):
     assert [p["threat"] for p in player["threat"]] == [1, 2]
     assert glintlock.json("status")["threat"] == 4
     assert glintlock.json("status --player-view")["threat"] == 2
+
+
+def test_an_import_leaves_each_campaign_folded_for_the_first_command(tmp_path):
+    from tracker.app import Tracker
+    from tracker.app.synthetic import generate
+    from tracker.app.tracker import CAMPAIGN_SNAPSHOT
+    from tracker.projections.campaign import PROJECTION_VERSION, to_snapshot
+
+    source = Tracker(str(tmp_path / "source.db"))
+    row = generate(source, "Long", "gloom", events=1_200, seed=2)
+    export = tmp_path / "log.jsonl"
+    with export.open("w", encoding="utf-8") as out:
+        source.export_events(out)
+    copy = Tracker(str(tmp_path / "copy.db"))
+    with export.open(encoding="utf-8") as lines:
+        copy.import_events(lines, str(export))
+    stored = copy.store.load_snapshot(row.campaign_id, CAMPAIGN_SNAPSHOT, PROJECTION_VERSION)
+    assert stored is not None
+    assert stored[0] == copy.store.head(row.campaign_id).version
+    assert to_snapshot(copy.state(row)) == to_snapshot(source.rebuild(row))
+    source.close()
+    copy.close()

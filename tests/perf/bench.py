@@ -457,7 +457,7 @@ def one_shots(bench: Bench, setup: Setup) -> list[Row]:
     first_small = bench.cli(setup.small, "status").seconds
     rows = [
         Row(
-            "3  first status after import (no snapshot)",
+            "3  first status after import",
             ms(first_big),
             ms(first_small),
             first_big / first_small,

@@ -162,6 +162,10 @@ class ExportHandlers:
         if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
             raise BadInput(f"{source} is not a tracker events export (its first line says so).")
         imported = self.store.import_events(_parse_events(lines, source))
+        # Fold each campaign once now, storing its snapshot, so the first command after an
+        # import answers as fast as any other instead of folding the whole log itself.
+        for row in self.store.campaigns():
+            self.state(row)
         return {"events": imported, "campaigns": header.get("campaigns", {})}
 
 
