@@ -866,3 +866,10 @@ def test_will_and_per_start_at_iq_when_the_sheet_lists_neither(iron):
     assert iron.json("effort Pell 5 --dice 3,3,3")["effective"] == 12
     iron.ok("character add Quill --stat IQ=12 --stat Will=15")
     assert iron.json("character show Quill")["stats"]["Will"] == 15
+
+
+def test_a_default_the_sheet_lists_replaces_the_rulebook_one(iron):
+    iron.ok("character add Pell --stat DX=11 --stat IQ=13 --stat HT=10")
+    iron.ok("character default Pell Swimming HT-6")  # worse than the rulebook's HT-4, and chosen
+    swim = iron.json("roll Pell Swimming --dice 3,3,3")
+    assert (swim["base"], swim["base_source"]) == (4, "HT-6")
