@@ -207,14 +207,8 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
             self._warm[row.campaign_id] = warm
             return warm
         # Either stored snapshot is a fair start: an undo in the tail refolds (below) anyway.
-        cached = max(
-            (
-                found
-                for name in (CAMPAIGN_SNAPSHOT, SESSION_SNAPSHOT)
-                if (found := self.store.load_snapshot(row.campaign_id, name, PROJECTION_VERSION))
-            ),
-            key=lambda found: found[0],
-            default=None,
+        cached = self.store.load_snapshot(
+            row.campaign_id, (CAMPAIGN_SNAPSHOT, SESSION_SNAPSHOT), PROJECTION_VERSION
         )
         if cached:
             state = from_snapshot(cached[1])

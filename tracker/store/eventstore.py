@@ -424,31 +424,41 @@ class EventStore:
     # -- snapshots -----------------------------------------------------------------------------
 
     def load_snapshot(
-        self, campaign_id: str, projection: str, projection_version: int
+        self, campaign_id: str, projection: str | Sequence[str], projection_version: int
     ) -> tuple[int, dict] | None:
-        """The cached state and the version it was folded to, if it still matches the log.
+        """The cached state and the version it was folded to, if it still matches the log; of
+        several projection names, the newest that does (only that one's state is parsed).
 
         A snapshot whose recorded head hash is not the hash of the event at its version (the log
         was replaced by an import or a restore) is ignored.
         """
+        names = [projection] if isinstance(projection, str) else list(projection)
         with self.engine.connect() as conn:
-            row = conn.execute(
-                select(snapshots.c.version, snapshots.c.head_hash, snapshots.c.state).where(
+            found = conn.execute(
+                select(snapshots.c.projection, snapshots.c.version, snapshots.c.head_hash)
+                .where(
                     snapshots.c.campaign_id == campaign_id,
-                    snapshots.c.projection == projection,
+                    snapshots.c.projection.in_(names),
                     snapshots.c.projection_version == projection_version,
                 )
-            ).first()
-            if row is None:
-                return None
-            at = conn.execute(
-                select(events.c.hash).where(
-                    events.c.campaign_id == campaign_id, events.c.version == row.version
-                )
-            ).scalar()
-        if at != row.head_hash:
-            return None
-        return row.version, loads_payload(row.state)
+                .order_by(snapshots.c.version.desc())
+            ).all()
+            for name, version, head_hash in found:
+                at = conn.execute(
+                    select(events.c.hash).where(
+                        events.c.campaign_id == campaign_id, events.c.version == version
+                    )
+                ).scalar()
+                if at == head_hash:
+                    state = conn.execute(
+                        select(snapshots.c.state).where(
+                            snapshots.c.campaign_id == campaign_id,
+                            snapshots.c.projection == name,
+                            snapshots.c.projection_version == projection_version,
+                        )
+                    ).scalar_one()
+                    return version, loads_payload(state)
+        return None
 
     def save_snapshot(
         self,
