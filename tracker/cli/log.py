@@ -15,7 +15,6 @@ def summarize(event, names: dict[str, str]) -> str:
     """One line saying what an event recorded, in the GM's words."""
     p = event.payload
     who = names.get(event.character_id or "", "")
-    outcome = p.get("result", {}).get("outcome", "").replace("_", " ")
     match event.type:
         case "CampaignCreated":
             return f'campaign "{p["name"]}" created ({p["system"]})'
@@ -31,6 +30,7 @@ def summarize(event, names: dict[str, str]) -> str:
             return f"{who}: {p['skill']} defaults to {p['expression']}"
         case "RollMade":
             kind = "" if p["kind"] == "check" else f" ({p['kind']})"
+            outcome = p["result"]["outcome"].replace("_", " ")
             return f"{who} rolls {p['trait']}{kind}: {dice_text(p['dice'])} → {outcome}"
         case "ContestRolled":
             a, b = p["a"]["name"], (p["b"] or {}).get("name", "?")
