@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tracker.errors import BadInput, DiceError, Refused
-from tracker.rules import glintlock as gl
-from tracker.rules.dice import PhysicalDice
+from tracker.systems.dice import PhysicalDice
+from tracker.systems.glintlock import rules as gl
 
 FACES = range(1, 21)
 

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tracker.errors import BadInput, DiceError
-from tracker.rules import gloom
-from tracker.rules.dice import PhysicalDice
+from tracker.systems.dice import PhysicalDice
+from tracker.systems.gloom import rules as gloom
 
 FACES = range(1, 21)
 REF_ORDER = ("catastrophe", "overshoot", "undershoot", "complication", "success", "special")

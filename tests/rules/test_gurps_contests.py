@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tracker.errors import DiceError, Refused
-from tracker.rules import gurps
-from tracker.rules.dice import PhysicalDice
+from tracker.systems.dice import PhysicalDice
+from tracker.systems.gurps import rules as gurps
 
 
 def dice(total: int) -> PhysicalDice:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tracker.errors import BadInput, DiceError, Refused
-from tracker.rules import gurps
-from tracker.rules.dice import PhysicalDice
-from tracker.rules.gurps import Modifier
+from tracker.systems.dice import PhysicalDice
+from tracker.systems.gurps import rules as gurps
+from tracker.systems.gurps.rules import Modifier
 
 
 def dice(total: int) -> PhysicalDice:

@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tracker.errors import BadInput, DiceError, Refused
-from tracker.rules import gurps
-from tracker.rules.dice import PhysicalDice
-from tracker.rules.gurps import Modifier
+from tracker.systems.dice import PhysicalDice
+from tracker.systems.gurps import rules as gurps
+from tracker.systems.gurps.rules import Modifier
 
 ALL_3D6 = list(itertools.product(range(1, 7), repeat=3))
 

@@ -11,7 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracker.rules import odds
+from tracker.systems.glintlock import odds as glintlock_odds
+from tracker.systems.gloom import odds as gloom_odds
+from tracker.systems.gurps import odds as gurps_odds
 
 # Glintlock rulebook, 'Probability Table' (one d20, risky position), percentages as printed.
 GLINTLOCK_TABLE = [
@@ -37,7 +39,7 @@ THREE_D6_OR_LESS = {
 def test_glintlock_probability_table_is_reproduced_exactly(
     stat, weak, strong, miss_pct, weak_pct, strong_pct
 ):
-    result = odds.glintlock_check(stat, tags=1)
+    result = glintlock_odds.check(stat, tags=1)
     assert result.details["position"] == "risky"
     assert (result.details["weak_dc"], result.details["strong_dc"]) == (weak, strong)
     assert result.outcomes == {
@@ -54,7 +56,7 @@ def test_training_counts_as_one_more_in_the_table(
     stat, weak, strong, miss_pct, weak_pct, strong_pct
 ):
     # A trained stat one lower reads the same printed row.
-    trained = odds.glintlock_check(stat - 1, trained=True, tags=1)
+    trained = glintlock_odds.check(stat - 1, trained=True, tags=1)
     assert (trained.details["weak_dc"], trained.details["strong_dc"]) == (weak, strong)
     assert trained.outcomes == {
         "miss": Fraction(miss_pct, 100),
@@ -65,24 +67,24 @@ def test_training_counts_as_one_more_in_the_table(
 
 @pytest.mark.parametrize(("target", "percent"), sorted(THREE_D6_OR_LESS.items()))
 def test_three_d6_cumulative_table_to_the_printed_precision(target, percent):
-    assert round(float(odds.cumulative_3d6(target)) * 100, 1) == percent
+    assert round(float(gurps_odds.cumulative_3d6(target)) * 100, 1) == percent
 
 
 def test_glintlock_positions_by_two_dice_counted_by_hand():
     # Stat 3 untrained: weak DC 14, strong DC 17. Desperate keeps the lower of 2d20.
-    desperate = odds.glintlock_check(3, tags=0)
+    desperate = glintlock_odds.check(3, tags=0)
     pairs = list(itertools.product(range(1, 21), repeat=2))
     low = [min(p) for p in pairs]
     assert desperate.outcomes["strong_hit"] == Fraction(sum(k >= 17 for k in low), 400)
     assert desperate.outcomes["weak_hit"] == Fraction(sum(14 <= k < 17 for k in low), 400)
-    controlled = odds.glintlock_check(3, tags=3)
+    controlled = glintlock_odds.check(3, tags=3)
     high = [max(p) for p in pairs]
     assert controlled.outcomes["strong_hit"] == Fraction(sum(k >= 17 for k in high), 400)
 
 
 def test_gloom_hacking_14_dl_5_succeeds_on_ten_faces():
     # Window 6-14 plus the floor 5 itself as a complication: faces 5..14.
-    result = odds.gloom_check(14, 5)
+    result = gloom_odds.check(14, 5)
     assert result.success == Fraction(10, 20)
     assert result.outcomes["complication"] == Fraction(1, 20)
     assert result.outcomes["overshoot"] == Fraction(6, 20)
@@ -90,7 +92,7 @@ def test_gloom_hacking_14_dl_5_succeeds_on_ten_faces():
 
 def test_gurps_skill_12_by_hand():
     # Success on 3..12 = 160 of 216; critical success 3-4 = 4 of 216; critical failure 18 and 17.
-    result = odds.gurps_roll(12)
+    result = gurps_odds.success_roll(12)
     assert result.success == Fraction(160, 216)
     assert result.outcomes["critical_success"] == Fraction(4, 216)
     assert result.outcomes["critical_failure"] == Fraction(4, 216)
@@ -264,7 +266,7 @@ REF_FRIGHT_ROW_STARTS = (4, 6, 8, 10, 11, 12, 13, 14, 16, 17, 18, 20, 21, 22, 23
 
 def test_gloom_contest_rank_14_against_a_master_of_21():
     # The defender's rank of 21 gives it advantage by itself (DESIGN.md Rulings/gloom).
-    result = odds.gloom_contest(14, 21)
+    result = gloom_odds.contest(14, 21)
     assert result.outcomes["a"] == Fraction(819, 8000)
     assert result.outcomes["stalemate"] == Fraction(7, 8000)
     assert result.outcomes == ref_gloom_contest(14, 21)
@@ -292,21 +294,21 @@ def test_gloom_contest_matches_the_reference(a_rank, b_rank, kwargs):
         "b_adv": kwargs.get("b_advantage", False),
         "b_dis": kwargs.get("b_disadvantage", False),
     }
-    assert odds.gloom_contest(a_rank, b_rank, **kwargs).outcomes == ref_gloom_contest(
+    assert gloom_odds.contest(a_rank, b_rank, **kwargs).outcomes == ref_gloom_contest(
         a_rank, b_rank, **ref
     )
 
 
 def test_gloom_tie_rule_defender_hands_the_higher_ranked_attacker_s_ties_to_the_defender():
-    stat = odds.gloom_contest(16, 14, tie_rule="stat").outcomes
-    defender = odds.gloom_contest(16, 14, tie_rule="defender").outcomes
+    stat = gloom_odds.contest(16, 14, tie_rule="stat").outcomes
+    defender = gloom_odds.contest(16, 14, tie_rule="defender").outcomes
     # Equal successful dice are faces 2..14 (13 of 400 pairs), none of them a natural 1.
     assert defender["a"] == stat["a"] - Fraction(13, 400)
     assert defender == ref_gloom_contest(16, 14, tie_rule="defender")
 
 
 def test_gloom_dynamic_sniper_18_against_a_defender_of_14():
-    result = odds.gloom_dynamic(18, 14)
+    result = gloom_odds.dynamic(18, 14)
     assert result.outcomes == ref_gloom_dynamic(18, 14)
     # Both fail (defender 1 or 15-20, attacker 1 or 19-20): a stalemate, 7 x 3 of 400.
     assert result.outcomes["stalemate"] == Fraction(21, 400)
@@ -317,7 +319,7 @@ def test_gloom_dynamic_sniper_18_against_a_defender_of_14():
     [(18, 14, 6, False), (10, 10, 0, False), (14, 21, 0, False), (16, 12, 3, True)],
 )
 def test_gloom_dynamic_matches_the_reference(attacker, defender, base_dl, b_adv):
-    result = odds.gloom_dynamic(attacker, defender, base_dl=base_dl, b_advantage=b_adv)
+    result = gloom_odds.dynamic(attacker, defender, base_dl=base_dl, b_advantage=b_adv)
     assert result.outcomes == ref_gloom_dynamic(attacker, defender, base_dl, b_adv=b_adv)
 
 
@@ -326,15 +328,15 @@ def test_gloom_dynamic_matches_the_reference(attacker, defender, base_dl, b_adv)
 
 @pytest.mark.parametrize(("a", "b"), [(14, 12), (12, 14), (10, 10), (16, 9), (2, 5), (20, 18)])
 def test_gurps_quick_contest_matches_the_reference(a, b):
-    assert odds.gurps_quick_contest(a, b).outcomes == ref_quick_contest(a, b)
+    assert gurps_odds.quick_contest(a, b).outcomes == ref_quick_contest(a, b)
 
 
 def test_gurps_resistance_16_against_12():
-    assert odds.gurps_resistance(16, 12).outcomes == ref_resistance(16, 12)
+    assert gurps_odds.resistance(16, 12).outcomes == ref_resistance(16, 12)
 
 
 def test_rule_of_16_caps_the_attacker_in_resistance_odds():
-    capped = odds.gurps_resistance(18, 12, supernatural=True)
+    capped = gurps_odds.resistance(18, 12, supernatural=True)
     assert capped.details["effective"] == 16
     assert capped.outcomes == ref_resistance(16, 12)
     assert capped.outcomes != ref_resistance(18, 12)
@@ -345,20 +347,20 @@ def test_rule_of_16_caps_the_attacker_in_resistance_odds():
     [(18, 17, True), (15, 11, False), (12, 12, False), (20, 10, True)],
 )
 def test_gurps_resistance_matches_the_reference(attacker, defender, supernatural):
-    result = odds.gurps_resistance(attacker, defender, supernatural=supernatural)
+    result = gurps_odds.resistance(attacker, defender, supernatural=supernatural)
     assert result.outcomes == ref_resistance(attacker, defender, supernatural)
 
 
 def test_gurps_regular_contest_10_against_11():
     # P(3d6 <= 10) = 1/2 and P(3d6 <= 11) = 5/8: decided rounds split 3/16 to 5/16.
-    result = odds.gurps_regular_contest(10, 11)
+    result = gurps_odds.regular_contest(10, 11)
     assert result.outcomes == {"a": Fraction(3, 8), "b": Fraction(5, 8)}
     assert result.outcomes == ref_regular_contest(10, 11)
 
 
 @pytest.mark.parametrize(("a", "b"), [(16, 18), (4, 5), (14, 14), (7, 20), (3, 3)])
 def test_gurps_regular_contest_matches_the_reference(a, b):
-    assert odds.gurps_regular_contest(a, b).outcomes == ref_regular_contest(a, b)
+    assert gurps_odds.regular_contest(a, b).outcomes == ref_regular_contest(a, b)
 
 
 # -- gurps fright checks ---------------------------------------------------------------------------
@@ -369,7 +371,7 @@ def test_fright_check_odds_apply_the_rule_of_14():
     outcomes = Counter()
     for total, ways in THREE_D6_WAYS.items():
         outcomes[ref_gurps_outcome(13, total)] += ways
-    result = odds.gurps_fright(18)
+    result = gurps_odds.fright(18)
     assert result.details["effective"] == 13
     assert result.outcomes == {name: Fraction(outcomes[name], 216) for name in result.outcomes}
     assert result.success == Fraction(181, 216)
@@ -386,21 +388,21 @@ def test_fright_rows_for_will_10_by_hand():
             rows[max(first for first in REF_FRIGHT_ROW_STARTS if first <= total)] += 1
     assert sum(rows.values()) == 108 * 216  # Will 10 fails on 11..18, 108 of 216
     expected = {row: float(Fraction(n, 216 * 216)) for row, n in rows.items()}
-    assert odds.gurps_fright(10).details["rows"] == expected
+    assert gurps_odds.fright(10).details["rows"] == expected
 
 
 ALL_ODDS = [
-    lambda: odds.gloom_check(14, 5),
-    lambda: odds.gloom_check(21, 10),
-    lambda: odds.gloom_check(12, 3, disadvantage=True),
-    lambda: odds.gloom_contest(16, 14),
-    lambda: odds.gloom_dynamic(18, 14),
-    lambda: odds.gurps_roll(12),
-    lambda: odds.gurps_quick_contest(14, 12),
-    lambda: odds.gurps_resistance(15, 11),
-    lambda: odds.gurps_regular_contest(16, 18),
-    lambda: odds.gurps_fright(12, -2),
-    lambda: odds.glintlock_check(3, trained=True, tags=2),
+    lambda: gloom_odds.check(14, 5),
+    lambda: gloom_odds.check(21, 10),
+    lambda: gloom_odds.check(12, 3, disadvantage=True),
+    lambda: gloom_odds.contest(16, 14),
+    lambda: gloom_odds.dynamic(18, 14),
+    lambda: gurps_odds.success_roll(12),
+    lambda: gurps_odds.quick_contest(14, 12),
+    lambda: gurps_odds.resistance(15, 11),
+    lambda: gurps_odds.regular_contest(16, 18),
+    lambda: gurps_odds.fright(12, -2),
+    lambda: glintlock_odds.check(3, trained=True, tags=2),
 ]
 
 
@@ -412,26 +414,26 @@ def test_every_distribution_sums_to_one(make):
 @given(st.integers(1, 25), st.integers(0, 21))
 def test_gloom_probabilities_sum_to_one(rank, dl):
     for kwargs in ({}, {"advantage": True}, {"disadvantage": True}):
-        assert sum(odds.gloom_check(rank, dl, **kwargs).outcomes.values()) == 1
+        assert sum(gloom_odds.check(rank, dl, **kwargs).outcomes.values()) == 1
 
 
 @given(st.integers(1, 25), st.integers(0, 21))
 def test_gloom_advantage_never_lowers_the_chance_of_success(rank, dl):
-    plain = odds.gloom_check(min(rank, 20), dl).success
-    assert odds.gloom_check(min(rank, 20), dl, advantage=True).success >= plain
-    assert odds.gloom_check(min(rank, 20), dl, disadvantage=True).success <= plain
+    plain = gloom_odds.check(min(rank, 20), dl).success
+    assert gloom_odds.check(min(rank, 20), dl, advantage=True).success >= plain
+    assert gloom_odds.check(min(rank, 20), dl, disadvantage=True).success <= plain
 
 
 @given(st.integers(-5, 30))
 def test_gurps_success_never_falls_as_skill_rises(skill):
-    assert odds.gurps_roll(skill + 1).success >= odds.gurps_roll(skill).success
-    assert sum(odds.gurps_roll(skill).outcomes.values()) == 1
+    assert gurps_odds.success_roll(skill + 1).success >= gurps_odds.success_roll(skill).success
+    assert sum(gurps_odds.success_roll(skill).outcomes.values()) == 1
 
 
 @given(st.integers(0, 10), st.booleans(), st.integers(-3, 5))
 def test_glintlock_better_position_never_hurts(stat, trained, tags):
-    worse = odds.glintlock_check(stat, trained=trained, tags=tags)
-    better = odds.glintlock_check(stat, trained=trained, tags=tags + 1)
+    worse = glintlock_odds.check(stat, trained=trained, tags=tags)
+    better = glintlock_odds.check(stat, trained=trained, tags=tags + 1)
     assert sum(better.outcomes.values()) == 1
     assert better.success >= worse.success
     assert better.outcomes["strong_hit"] >= worse.outcomes["strong_hit"]
@@ -439,8 +441,8 @@ def test_glintlock_better_position_never_hurts(stat, trained, tags):
 
 @given(st.integers(3, 20), st.integers(3, 20))
 def test_gurps_quick_contest_is_symmetric(a, b):
-    ab = odds.gurps_quick_contest(a, b).outcomes
-    ba = odds.gurps_quick_contest(b, a).outcomes
+    ab = gurps_odds.quick_contest(a, b).outcomes
+    ba = gurps_odds.quick_contest(b, a).outcomes
     assert ab["a"] == ba["b"]
     assert ab["stalemate"] == ba["stalemate"]
 

@@ -23,7 +23,7 @@ from tracker.errors import BadInput, NotFound, Refused
 from tracker.events import NewEvent
 from tracker.events import play as ev
 from tracker.projections.campaign import CampaignState, Character
-from tracker.rules.dice import source_for
+from tracker.systems.dice import source_for
 
 
 class GurpsHandlers:
@@ -61,7 +61,7 @@ class GurpsHandlers:
         Diplomacy also rolls a reaction and takes the better of the two. A subject with Slave
         Mentality complies without a roll, which is logged as a note.
         """
-        from tracker.rules import gurps
+        from tracker.systems.gurps import rules as gurps
 
         def decide(state: CampaignState):
             _require_system(state, "gurps", "Influence rolls")
@@ -165,7 +165,7 @@ class GurpsHandlers:
     ) -> Logged:
         """Extra effort: a Will roll at -1 per 5% more (rounded up), +5 when motivated. It
         always costs 1 FP, and a critical failure costs as many HP as well."""
-        from tracker.rules import gurps
+        from tracker.systems.gurps import rules as gurps
 
         dice_source, seed_text = _dice_kind(lambda: source_for(dice, seed))
 
@@ -257,7 +257,7 @@ class GurpsHandlers:
         now: str | None = None,
     ) -> Logged:
         """GURPS: a Fright Check, and on failure the fright table with its effects."""
-        from tracker.rules import gurps
+        from tracker.systems.gurps import rules as gurps
 
         def decide(state: CampaignState):
             _require_system(state, "gurps", "The Fright Check")
@@ -367,7 +367,7 @@ class GurpsHandlers:
         seed: str | None = None,
     ) -> Logged:
         """One worker's day on a project: a skill roll and the man-hours it adds."""
-        from tracker.rules import gurps
+        from tracker.systems.gurps import rules as gurps
 
         def decide(state: CampaignState):
             _require_system(state, "gurps", "Major projects")
@@ -433,7 +433,7 @@ class GurpsHandlers:
 
 def _fright_modifier(text: str):
     """``-2:alone`` or a name from the rulebook's table (``in-combat``, ``alone``, ``dark``)."""
-    from tracker.rules import gurps
+    from tracker.systems.gurps import rules as gurps
 
     number, sep, label = text.partition(":")
     try:
@@ -446,7 +446,7 @@ def _fright_modifier(text: str):
 
 def _fright_traits(ch: Character) -> list:
     """Fright modifiers the sheet's traits give (Combat Reflexes, Fearlessness 2, ...)."""
-    from tracker.rules import gurps
+    from tracker.systems.gurps import rules as gurps
 
     out = []
     for trait in ch.traits:

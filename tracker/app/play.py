@@ -17,7 +17,7 @@ from tracker.errors import BadInput, NotFound, Refused
 from tracker.events import NewEvent, StoredEvent
 from tracker.events import play as ev
 from tracker.projections.campaign import CampaignState, Character, Obligation, track_floor
-from tracker.rules.dice import DiceSource, source_for
+from tracker.systems.dice import DiceSource, source_for
 
 DiceFactory = Callable[[], DiceSource]
 SYSTEM_NAMES = {"gloom": "Gloom", "gurps": "GURPS", "glintlock": "Glintlock"}
@@ -40,7 +40,7 @@ class Logged:
 
 def parse_modifier(text: str) -> Any:
     """``-2``, ``+1:darkness``, or a preset name (``hard``, ``equipment:fine``, ``haste:30``)."""
-    from tracker.rules import gurps
+    from tracker.systems.gurps import rules as gurps
 
     number, sep, label = text.partition(":")
     try:
@@ -205,7 +205,7 @@ class PlayHandlers:
         return self._play(decide)
 
     def _gloom_roll(self, state, ch, trait, dl, advantage, disadvantage, factory):
-        from tracker.rules import gloom
+        from tracker.systems.gloom import rules as gloom
 
         rank, trait_name = _trait_value(ch, trait, state.system)
         reasons = []
@@ -250,7 +250,7 @@ class PlayHandlers:
 
     def _danger_sense(self, state, ch, dice: DiceSource, failed: NewEvent) -> NewEvent:
         """Danger Sense: the GM rolls the character's Per again, in secret (gurps.md)."""
-        from tracker.rules import gurps
+        from tracker.systems.gurps import rules as gurps
 
         per = gurps.base_skill(
             "Per",
@@ -274,7 +274,7 @@ class PlayHandlers:
         return self._event(payload, state=state, visibility="gm")
 
     def _gurps_roll(self, state, ch, trait, mods, defense, task, retry, factory, feat=None):
-        from tracker.rules import gurps
+        from tracker.systems.gurps import rules as gurps
 
         if feat not in (None, "running"):
             raise BadInput(f"--feat is running (an HT or Running roll to sprint), not {feat!r}.")
@@ -345,7 +345,7 @@ class PlayHandlers:
     def _glintlock_roll(
         self, state, ch, trait, tags, trained, skill, spell, story, override, factory, backlash
     ):
-        from tracker.rules import glintlock
+        from tracker.systems.glintlock import rules as glintlock
 
         if state.threat_floor == "immediate" and not override:
             raise Refused(
@@ -534,7 +534,7 @@ class PlayHandlers:
             return self._buy_up(name, to, roll)
 
         def decide(state: CampaignState):
-            from tracker.rules import glintlock
+            from tracker.systems.glintlock import rules as glintlock
 
             _require_system(state, "glintlock", "Spending Mettle")
             ch = self.character(name, state)
@@ -565,7 +565,7 @@ class PlayHandlers:
 
     def _buy_up(self, name: str, to: str | None, roll_id: str | None) -> Logged:
         def decide(state: CampaignState):
-            from tracker.rules import gurps
+            from tracker.systems.gurps import rules as gurps
 
             _require_system(state, "gurps", "Buying up a roll")
             if not state.cinematic:
@@ -603,7 +603,7 @@ class PlayHandlers:
 
     def gain(self, name: str, action: str, *, note: str | None = None) -> Logged:
         def decide(state: CampaignState):
-            from tracker.rules import glintlock
+            from tracker.systems.glintlock import rules as glintlock
 
             _require_system(state, "glintlock", "Gaining Mettle")
             ch = self.character(name, state)
@@ -618,7 +618,7 @@ class PlayHandlers:
 
     def threat_add(self, amount: int, *, reason: str | None = None) -> Logged:
         def decide(state: CampaignState):
-            from tracker.rules import glintlock
+            from tracker.systems.glintlock import rules as glintlock
 
             _require_system(state, "glintlock", "Threat")
             if amount < 1:
@@ -631,7 +631,7 @@ class PlayHandlers:
 
     def threat_spend(self, tier: str, *, note: str | None = None) -> Logged:
         def decide(state: CampaignState):
-            from tracker.rules import glintlock
+            from tracker.systems.glintlock import rules as glintlock
 
             _require_system(state, "glintlock", "Threat")
             spent = glintlock.spend_threat(state.threat, tier)
@@ -774,7 +774,7 @@ class PlayHandlers:
 
     def breaking_point(self, name: str, result: str, consequence: str) -> Logged:
         def decide(state: CampaignState):
-            from tracker.rules.glintlock import BREAKING_POINT_CLEARS
+            from tracker.systems.glintlock.rules import BREAKING_POINT_CLEARS
 
             _require_system(state, "glintlock", "The breaking point")
             ch = self.character(name, state)
@@ -878,7 +878,7 @@ def gurps_sense(state: CampaignState, trait: str) -> str | None:
     """The sense a GURPS roll of ``trait`` is a sense roll of (None outside GURPS)."""
     if state.system != "gurps":
         return None
-    from tracker.rules import gurps
+    from tracker.systems.gurps import rules as gurps
 
     return gurps.sense_of(trait)
 
@@ -901,7 +901,7 @@ def _condition_named(ch: Character, condition: str | None) -> str:
 
 
 def _next_outcome(outcome: str | None) -> str:
-    from tracker.rules import gurps
+    from tracker.systems.gurps import rules as gurps
 
     if outcome is None or outcome == gurps.OUTCOMES[-1]:
         raise Refused("That roll is already a critical success; nothing to buy.")
@@ -939,7 +939,7 @@ def _panic_effects(ch: Character, built):
 
 def _stress_words(state: CampaignState, stress: int) -> list[str]:
     if state.system == "glintlock":
-        from tracker.rules import glintlock
+        from tracker.systems.glintlock import rules as glintlock
 
         return list(glintlock.stress_effects(stress))
     return ["at the limit: disadvantage"] if stress >= state.stress_limit else []
@@ -995,7 +995,7 @@ def _side(tracker, state: CampaignState, name: str, trait: str) -> dict[str, Any
 
 
 def _gloom_contest(state, a, b, mode, dl_a, dl_b, src_a, src_b):
-    from tracker.rules import gloom
+    from tracker.systems.gloom import rules as gloom
 
     if mode not in ("quick", "dynamic"):
         raise BadInput("A Gloom contest is quick (contested roll) or dynamic (dynamic floor).")
@@ -1065,7 +1065,7 @@ def _gloom_contest(state, a, b, mode, dl_a, dl_b, src_a, src_b):
 def _gurps_effective(side, mods):
     """A GURPS contest side's base (skill, attribute or an opponent's score), its modifiers and
     its effective skill."""
-    from tracker.rules import gurps
+    from tracker.systems.gurps import rules as gurps
 
     modifiers = [parse_modifier(m) for m in mods]
     ch = side["ch"]
@@ -1084,7 +1084,7 @@ def _gurps_effective(side, mods):
 
 
 def _gurps_contest(state, a, b, mode, mods_a, mods_b, supernatural, src_a, src_b):
-    from tracker.rules import gurps
+    from tracker.systems.gurps import rules as gurps
 
     a_base, a_mods, a_eff = _gurps_effective(a, mods_a)
     b_base, b_mods, b_eff = _gurps_effective(b, mods_b)

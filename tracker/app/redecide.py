@@ -30,13 +30,13 @@ def _roll(payload: dict[str, Any]) -> str | None:
     system, inputs, result = payload["system"], payload["inputs"], payload["result"]
     dice = tuple(payload["dice"])
     if system == "gloom":
-        from tracker.rules import gloom
+        from tracker.systems.gloom import rules as gloom
 
         decided = gloom.decide(inputs["rank"], inputs["dl"], dice, mode=inputs["mode"])
         return _differs("the outcome", result["outcome"], decided.outcome)
     if system == "gurps":
         return _gurps(result, inputs["base"], inputs["modifiers"], dice)
-    from tracker.rules import glintlock
+    from tracker.systems.glintlock import rules as glintlock
 
     backlash = result.get("backlash")
     decided = glintlock.decide(
@@ -57,7 +57,7 @@ def _roll(payload: dict[str, Any]) -> str | None:
 
 
 def _gurps(result: dict[str, Any], base: int, modifiers, dice) -> str | None:
-    from tracker.rules import gurps
+    from tracker.systems.gurps import rules as gurps
 
     decided = gurps.decide_roll(
         base, [gurps.Modifier(m["value"], m["label"]) for m in modifiers], dice
@@ -66,7 +66,7 @@ def _gurps(result: dict[str, Any], base: int, modifiers, dice) -> str | None:
 
 
 def _fright(payload: dict[str, Any]) -> str | None:
-    from tracker.rules import gurps
+    from tracker.systems.gurps import rules as gurps
 
     roll = payload["result"]["roll"]
     problem = _gurps(roll, roll["base"], roll["modifiers"], roll["dice"])
@@ -87,7 +87,7 @@ def _contest(payload: dict[str, Any]) -> str | None:
         if payload["system"] == "gurps":
             problem = _gurps(result, result["base"], result["modifiers"], result["dice"])
         else:
-            from tracker.rules import gloom
+            from tracker.systems.gloom import rules as gloom
 
             decided = gloom.decide(
                 result["rank"],
@@ -107,8 +107,8 @@ def _contest(payload: dict[str, Any]) -> str | None:
 def _influence(payload: dict[str, Any]) -> str | None:
     """An influence roll decided again from both sides' dice (and Diplomacy's reaction dice):
     who won, the level the contest gave, the reaction, and the reading that stands."""
-    from tracker.rules import gurps
-    from tracker.rules.dice import PhysicalDice
+    from tracker.systems.dice import PhysicalDice
+    from tracker.systems.gurps import rules as gurps
 
     result, a, b = payload["result"], payload["a"]["result"], payload["b"]["result"]
     reaction = result.get("reaction")

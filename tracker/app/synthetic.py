@@ -226,7 +226,7 @@ def _common(batch: _Batch, state: CampaignState, rng: random.Random) -> Move | N
 
 
 def _glintlock(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -> Move:
-    from tracker.rules.glintlock import METTLE_COSTS
+    from tracker.systems.glintlock.rules import METTLE_COSTS
 
     common = _common(batch, state, rng)
     if common:

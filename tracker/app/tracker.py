@@ -481,7 +481,7 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
         move = ch.stat("Basic Move") if ch.stat("Basic Move") is not None else ch.stat("Move")
         if state.system != "gurps" or move is None:
             return None
-        from tracker.rules import gurps
+        from tracker.systems.gurps import rules as gurps
 
         jumping = ch.skill("Jumping")
         return {
@@ -516,7 +516,7 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
             raise Refused(f"Defaults are a GURPS rule; this campaign plays {state.system}.")
         if not skill.strip():
             raise BadInput("Name the skill the default is for, like Lockpicking.")
-        from tracker.rules.gurps import parse_default
+        from tracker.systems.gurps.rules import parse_default
 
         parse_default(expression)
 

@@ -94,11 +94,11 @@ def odds_gloom(
       tracker odds gloom --rank 18 --vs 14 --dynamic
       tracker odds gloom --rank 14 --vs 16 --vs-advantage
     """
-    from tracker.rules import gloom
-    from tracker.rules import odds as exact
+    from tracker.systems.gloom import odds as exact
+    from tracker.systems.gloom import rules as gloom
 
     if vs is None:
-        result = exact.gloom_check(rank, dl, advantage=advantage, disadvantage=disadvantage)
+        result = exact.check(rank, dl, advantage=advantage, disadvantage=disadvantage)
         title = f"Gloom · rank {rank} · DL {dl} · {_gloom_dice(result.details['mode'])}"
         window = gloom.window(rank, dl)
         if as_json:
@@ -115,10 +115,10 @@ def odds_gloom(
         "b_disadvantage": vs_disadvantage,
     }
     if dynamic:
-        result = exact.gloom_dynamic(rank, vs, base_dl=dl, defender_dl=vs_dl, **modes)
+        result = exact.dynamic(rank, vs, base_dl=dl, defender_dl=vs_dl, **modes)
         title = f"Gloom dynamic floor · attacker {rank} vs defender {vs}"
     else:
-        result = exact.gloom_contest(rank, vs, a_dl=dl, b_dl=vs_dl, tie_rule=tie_rule, **modes)
+        result = exact.contest(rank, vs, a_dl=dl, b_dl=vs_dl, tie_rule=tie_rule, **modes)
         title = f"Gloom contested roll · {rank} vs {vs} · ties: {tie_rule}"
     if as_json:
         emit_json(result.to_dict())
@@ -155,24 +155,24 @@ def odds_gurps(skill, mods, vs, contest, supernatural, fright, as_json) -> None:
       tracker odds gurps --skill 18 --vs 12 --contest resistance --supernatural
       tracker odds gurps --skill 15 --fright --mod -2
     """
-    from tracker.rules import odds as exact
+    from tracker.systems.gurps import odds as exact
 
     effective = skill + sum(mods)
     if fright:
-        result = exact.gurps_fright(skill, sum(mods))
+        result = exact.fright(skill, sum(mods))
         d = result.details
         title = f"GURPS Fright Check · Will {d['modified_will']} → {d['effective']} (Rule of 14)"
     elif vs is None:
-        result = exact.gurps_roll(effective)
+        result = exact.success_roll(effective)
         title = f"GURPS success roll · effective skill {effective}"
     elif contest == "quick":
-        result = exact.gurps_quick_contest(effective, vs)
+        result = exact.quick_contest(effective, vs)
         title = f"GURPS Quick Contest · {effective} vs {vs}"
     elif contest == "resistance":
-        result = exact.gurps_resistance(effective, vs, supernatural=supernatural)
+        result = exact.resistance(effective, vs, supernatural=supernatural)
         title = f"GURPS Resistance Roll · {result.details['effective']} vs {vs}"
     else:
-        result = exact.gurps_regular_contest(effective, vs)
+        result = exact.regular_contest(effective, vs)
         d = result.details
         title = f"GURPS Regular Contest · {d['a_normalised']} vs {d['b_normalised']}"
     if as_json:
@@ -198,9 +198,9 @@ def odds_glintlock(stat, trained, tags, bonus, as_json) -> None:
     Example:
       tracker odds glintlock --stat 3 --trained --tags 2
     """
-    from tracker.rules import odds as exact
+    from tracker.systems.glintlock import odds as exact
 
-    result = exact.glintlock_check(stat, trained=trained, tags=tags, bonus=bonus)
+    result = exact.check(stat, trained=trained, tags=tags, bonus=bonus)
     if as_json:
         emit_json(result.to_dict())
         return

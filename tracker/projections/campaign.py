@@ -454,7 +454,7 @@ def _discharge(state: CampaignState, ob: Obligation, raw: StoredEvent, how: str)
 @functools.cache
 def _glintlock():
     # Imported on first use: a GURPS or Gloom command never loads Glintlock's rules.
-    from tracker.rules import glintlock
+    from tracker.systems.glintlock import rules as glintlock
 
     return glintlock
 

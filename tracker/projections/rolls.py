@@ -296,31 +296,27 @@ def _from_side(event: StoredEvent, side: dict[str, Any], revoked: set[str]) -> R
 
 @lru_cache(maxsize=4096)
 def gurps_chance(effective: int) -> Fraction:
-    from tracker.rules import odds
+    from tracker.systems.gurps import odds
 
-    return odds.gurps_roll(effective).success
+    return odds.success_roll(effective).success
 
 
 @lru_cache(maxsize=4096)
 def gloom_chance(rank: int, dl: int, mode: str, above: int = 0) -> Fraction:
-    from tracker.rules import odds
+    from tracker.systems.gloom import odds
 
     # The recorded mode already folds in mastery, panic and the stress limit; these flags give
     # it back through the same rule (at rank 21+ a plain roll is mastery cancelled).
     advantage = mode == "advantage"
     disadvantage = mode == "disadvantage" or (mode == "normal" and rank >= 21)
-    return odds.gloom_check(
-        rank, dl, advantage=advantage, disadvantage=disadvantage, above=above
-    ).success
+    return odds.check(rank, dl, advantage=advantage, disadvantage=disadvantage, above=above).success
 
 
 @lru_cache(maxsize=4096)
 def glintlock_chance(stat: int, trained: bool, position: str, bonus: int) -> Fraction:
-    from tracker.rules import odds
+    from tracker.systems.glintlock import odds
 
-    return odds.glintlock_check(
-        stat, trained=trained, tags=POSITION_NET[position], bonus=bonus
-    ).success
+    return odds.check(stat, trained=trained, tags=POSITION_NET[position], bonus=bonus).success
 
 
 def roll_chance(p: dict[str, Any]) -> tuple[int, tuple]:

@@ -20,8 +20,8 @@ from fractions import Fraction
 from typing import Any
 
 from tracker.errors import BadInput, Refused
-from tracker.rules import gurps_tables as tables
-from tracker.rules.dice import DiceSource
+from tracker.systems.dice import DiceSource
+from tracker.systems.gurps import tables
 
 OUTCOMES: tuple[str, ...] = ("critical_failure", "failure", "success", "critical_success")
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracker.errors import BadInput, Refused
-from tracker.rules.dice import DiceSource
+from tracker.systems.dice import DiceSource
 
 D20 = 20
 TRAINING_BONUS = 1

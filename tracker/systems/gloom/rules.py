@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracker.errors import BadInput
-from tracker.rules.dice import DiceSource
+from tracker.systems.dice import DiceSource
 
 D20 = 20
 

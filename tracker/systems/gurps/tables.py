@@ -1,8 +1,8 @@
 """GURPS rule tables as data, typed from the rulebook (gurps.md) and DESIGN.md Rulings/gurps.
 
 Only plain values live here (tuples, dicts, strings, ints) so a campaign can replace a table with
-one of the same shape, for example a fright table loaded from JSON; ``tracker.rules.gurps`` turns
-them into typed values and validates them.
+one of the same shape, for example a fright table loaded from JSON; the GURPS rules
+(``tracker.systems.gurps.rules``) turn them into typed values and validate them.
 """
 
 from __future__ import annotations

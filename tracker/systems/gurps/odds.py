@@ -1,0 +1,138 @@
+"""GURPS's exact odds: every outcome of a success roll, a contest or a Fright Check, by walking
+all 216 falls of 3d6 and asking the rules to decide each."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+from tracker.systems.gurps import rules as gurps
+from tracker.systems.gurps import tables
+from tracker.systems.odds import Odds, distribution, faces, winner_key
+
+
+@cache
+def three_d6() -> Mapping[int, int]:
+    """How many of the 216 ways three d6 can fall give each total."""
+    return Counter(sum(dice) for dice in faces(3, range(1, 7)))
+
+
+def cumulative_3d6(target: int) -> Fraction:
+    """P(3d6 <= target): the rulebooks' 'N or less' table."""
+    return Fraction(sum(n for t, n in three_d6().items() if t <= target), 216)
+
+
+@cache
+def _representative(total: int) -> tuple[int, int, int]:
+    return next(d for d in faces(3, range(1, 7)) if sum(d) == total)
+
+
+def _rolls(effective: int) -> list[tuple[Any, Fraction]]:
+    """Each 3d6 total decided against ``effective``, with its probability."""
+    return [
+        (gurps.decide_roll(effective, (), _representative(t)), Fraction(n, 216))
+        for t, n in sorted(three_d6().items())
+    ]
+
+
+def success_roll(effective: int) -> Odds:
+    """The chance of each outcome of a success roll (Rulebook: gurps.md, 'The Success Roll')."""
+    outcomes = distribution(
+        ((gurps.outcome(effective, t), n) for t, n in three_d6().items()),
+        reversed(gurps.OUTCOMES),
+    )
+    return Odds(
+        "gurps",
+        "success roll",
+        outcomes,
+        success=outcomes["critical_success"] + outcomes["success"],
+        details={"effective": effective},
+    )
+
+
+def quick_contest(a_effective: int, b_effective: int) -> Odds:
+    """Who wins a Quick Contest (Rulebook: gurps.md, 'Quick Contests')."""
+    result: Counter[str] = Counter()
+    for a, pa in _rolls(a_effective):
+        for b, pb in _rolls(b_effective):
+            winner, _ = gurps.compare_rolls(a, b)
+            result[winner_key(winner)] += pa * pb
+    return Odds(
+        "gurps",
+        "quick contest",
+        {k: Fraction(result[k]) for k in ("a", "b", "stalemate")},
+        details={"a_effective": a_effective, "b_effective": b_effective},
+    )
+
+
+def resistance(attacker: int, defender: int, *, supernatural: bool = False) -> Odds:
+    """Who wins a Resistance Roll: the attacker must succeed, ties go to the defender."""
+    effective = attacker
+    if supernatural:
+        effective = min(attacker, max(tables.RULE_OF_16, defender))
+    result: Counter[str] = Counter()
+    for a, pa in _rolls(effective):
+        if not a.success:
+            result["b"] += pa
+            continue
+        for b, pb in _rolls(defender):
+            winner, _ = gurps.compare_rolls(a, b)
+            result["a" if winner == "a" else "b"] += pa * pb
+    return Odds(
+        "gurps",
+        "resistance",
+        {k: Fraction(result[k]) for k in ("a", "b")},
+        details={"attacker": attacker, "effective": effective, "defender": defender},
+    )
+
+
+def regular_contest(a_effective: int, b_effective: int) -> Odds:
+    """A Regular Contest: each round's chances, and who wins in the end."""
+    a_score, b_score = gurps.normalise_regular(a_effective, b_effective)
+    pa = success_roll(a_score).success
+    pb = success_roll(b_score).success
+    a_round = pa * (1 - pb)
+    b_round = pb * (1 - pa)
+    decided = a_round + b_round
+    outcomes = (
+        {"a": a_round / decided, "b": b_round / decided}
+        if decided
+        else {"a": Fraction(0), "b": Fraction(0)}
+    )
+    return Odds(
+        "gurps",
+        "regular contest",
+        outcomes,
+        details={"a_normalised": a_score, "b_normalised": b_score},
+        extras={"a_wins_round": a_round, "b_wins_round": b_round, "round_undecided": 1 - decided},
+    )
+
+
+def fright(will: int, modifier: int = 0, table: gurps.FrightTable | None = None) -> Odds:
+    """A Fright Check: the check's outcomes and the chance of landing on each table row."""
+    table = table or gurps.FRIGHT_TABLE
+    modified = will + modifier
+    effective = min(modified, tables.RULE_OF_14_CAP)
+    check = success_roll(effective)
+    rows: Counter[int] = Counter()
+    for t, n in three_d6().items():
+        margin = max(t - effective, 0)
+        if gurps.outcome(effective, t) in ("success", "critical_success"):
+            continue
+        for table_total, m in three_d6().items():
+            rows[table.lookup(table_total + margin).first] += n * m
+    return Odds(
+        "gurps",
+        "fright check",
+        check.outcomes,
+        success=check.success,
+        details={
+            "will": will,
+            "modified_will": modified,
+            "effective": effective,
+            "rows": {row: float(Fraction(n, 216 * 216)) for row, n in sorted(rows.items())},
+        },
+    )
