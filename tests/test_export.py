@@ -275,3 +275,55 @@ def test_an_import_leaves_each_campaign_folded_for_the_first_command(tmp_path):
     assert to_snapshot(copy.state(row)) == to_snapshot(source.rebuild(row))
     source.close()
     copy.close()
+
+
+@pytest.mark.parametrize(
+    ("forge", "why"),
+    [
+        (lambda p: {**p, "dice": ["twelve"]}, "does not fit RollMade"),
+        (lambda p: {**p, "effects": [{"track": "mettle"}]}, "does not fit RollMade"),
+        (lambda p: {**p, "effects": [{"luck": 3}]}, "an effect must name one of"),
+    ],
+    ids=["a die that is text", "an effect without its delta", "an effect of no known shape"],
+)
+def test_an_import_whose_event_does_not_fit_its_type_is_refused_whole(gloom_night, forge, why):
+    """A forged event rehashed so the chain checks out still has to be an event tracker can read:
+    the import names its line and imports nothing."""
+    from tracker.events.envelope import chain_fields, event_hash
+
+    lines = gloom_night.ok("export events").stdout.splitlines()
+    docs = [json.loads(line) for line in lines[1:]]
+    at = next(i for i, d in enumerate(docs) if d["type"] == "RollMade")
+    prev = docs[at]["prev_hash"]
+    for doc in docs[at:]:
+        if doc is docs[at]:
+            doc["payload"] = forge(doc["payload"])
+        doc["prev_hash"] = prev
+        doc["hash"] = prev = event_hash(chain_fields(**{k: doc[k] for k in CHAINED}))
+    header = json.loads(lines[0])
+    header["campaigns"] = {docs[0]["campaign_id"]: prev}
+    forged = "\n".join([json.dumps(header), *map(json.dumps, docs)]) + "\n"
+    copy = gloom_night.db.with_name("copy.db")
+    result = gloom_night(["--db", str(copy), "import", "-"], input=forged)
+    assert result.exit_code == 2, result.output
+    assert f"line {at + 2} is no event this tracker can read" in result.stderr
+    assert why in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    nothing = Tracker(str(copy))
+    assert nothing.store.count() == 0
+    nothing.close()
+
+
+CHAINED = (
+    "event_id",
+    "campaign_id",
+    "version",
+    "session_id",
+    "character_id",
+    "type",
+    "schema_version",
+    "payload",
+    "recorded_at",
+    "visibility",
+    "prev_hash",
+)

@@ -100,7 +100,7 @@ def after_the_evening(run: Db, rolls: list[tuple[str, str]]) -> list[dict]:
     events = [json.loads(line) for line in lines[1:]]
     assert header["events"] == len(events) == run.event_count()
     assert [e["position"] for e in events] == sorted(e["position"] for e in events)
-    stored = [StoredEvent(**e) for e in events]
+    stored = [StoredEvent.from_dict(e) for e in events]
     assert stored[0].prev_hash == GENESIS_HASH
     assert check_chain(iter(stored)) is None
     assert list(header["campaigns"].values()) == [stored[-1].hash]

@@ -820,6 +820,7 @@ def test_a_hearing_distance_out_of_range_is_refused_at_once(scout, distance):
 def test_verify_decides_an_influence_roll_again_from_its_dice(iron):
     from tracker.app.redecide import redecide
     from tracker.app.tracker import Tracker
+    from tracker.events import decode
 
     iron.ok(
         'influence Aldric Diplomacy "Harbour master" 11 '
@@ -843,7 +844,8 @@ def test_verify_decides_an_influence_roll_again_from_its_dice(iron):
         },
     ]
     for changed in forged:
-        assert redecide(stored._replace(payload=changed)) is not None
+        data = decode(stored.type, stored.schema_version, changed)
+        assert redecide(stored._replace(data=data)) is not None
 
 
 def test_a_buy_up_takes_the_sense_roll_not_the_secret_danger_sense_roll(tmp_path, run):

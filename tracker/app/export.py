@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from tracker.errors import BadInput, Refused
 from tracker.events import StoredEvent
+from tracker.events.catalog import Unreadable
 from tracker.projections.campaign import CampaignState, apply
 
 if TYPE_CHECKING:
@@ -174,23 +175,14 @@ def _parse_events(lines: Iterator[str], source: str) -> Iterator[StoredEvent]:
         if not line.strip():
             continue
         try:
-            doc = json.loads(line)
-            yield StoredEvent(
-                doc["position"],
-                doc["event_id"],
-                doc["campaign_id"],
-                doc["version"],
-                doc["session_id"],
-                doc["character_id"],
-                doc["type"],
-                doc["schema_version"],
-                doc["payload"],
-                doc["recorded_at"],
-                doc["visibility"],
-                doc["prev_hash"],
-                doc["hash"],
-            )
+            event = StoredEvent.from_dict(json.loads(line))
         except (ValueError, KeyError, TypeError):
             raise BadInput(
                 f"{source} line {number} is not an event; nothing was imported."
             ) from None
+        if isinstance(event.data, Unreadable):
+            raise BadInput(
+                f"{source} line {number} is no event this tracker can read "
+                f"({event.data.reason}); nothing was imported."
+            )
+        yield event

@@ -22,6 +22,13 @@ from tracker.app.play import (
 from tracker.errors import BadInput, NotFound, Refused
 from tracker.events import NewEvent
 from tracker.events import play as ev
+from tracker.events.effects import (
+    ConditionApplied,
+    Effect,
+    ObligationOpened,
+    StatChanged,
+    TrackChange,
+)
 from tracker.projections.campaign import CampaignState, Character
 from tracker.systems.dice import source_for
 
@@ -187,17 +194,9 @@ class GurpsHandlers:
                 machine=ch.has_trait("Machine"),
             )
             roll = result.roll
-            effects: list[dict[str, Any]] = [
-                {"track": "fp", "delta": -result.fp_cost, "cause": "extra effort"}
-            ]
+            effects: list[Effect] = [TrackChange("fp", -result.fp_cost, "extra effort")]
             if result.hp_loss:
-                effects.append(
-                    {
-                        "track": "hp",
-                        "delta": -result.hp_loss,
-                        "cause": "extra effort, critical failure",
-                    }
-                )
+                effects.append(TrackChange("hp", -result.hp_loss, "extra effort, critical failure"))
             inputs = _gurps_inputs(will, roll.modifiers, percent=percent, motivated=motivated)
             stored = {
                 **roll.to_dict(),
@@ -330,7 +329,7 @@ class GurpsHandlers:
                 "success": roll.success,
                 "margin": roll.margin,
                 "table": table,
-                "effects": effects,
+                "effects": [e.to_json() for e in effects],
                 "notes": notes,
                 "secret": secret,
             }
@@ -479,17 +478,15 @@ def _exposures(state: CampaignState, ch: Character, threat: str | None, now: str
     )
 
 
-def _fright_effects(ch: Character, result) -> tuple[list[dict[str, Any]], list[str]]:
+def _fright_effects(ch: Character, result) -> tuple[list[Effect], list[str]]:
     """The fright table's structured effects as track changes, conditions and obligations."""
-    effects: list[dict[str, Any]] = []
+    effects: list[Effect] = []
     notes: list[str] = []
     if result.table is None:
         return effects, notes
     for i, e in enumerate(result.table.effects):
         if e.kind == "condition":
-            effects.append(
-                {"condition": e.name, "duration": e.duration, "unit": e.unit, "note": e.note}
-            )
+            effects.append(ConditionApplied(e.name, e.duration, e.unit, e.note))
             if e.recovery:
                 notes.append(
                     f"{e.name}: roll vs {e.recovery} ({e.recovery_target}) "
@@ -505,20 +502,20 @@ def _fright_effects(ch: Character, result) -> tuple[list[dict[str, Any]], list[s
             elif e.amount is None:
                 notes.append(f"{track.upper()} loss: {e.note or 'the GM decides'}")
             else:
-                effects.append({"track": track, "delta": -e.amount, "cause": "fright"})
+                effects.append(TrackChange(track, -e.amount, "fright"))
         elif e.kind == "trait":
             points = f" ({e.points} points)" if e.points else ""
             effects.append(
-                {
-                    "obligation": "assign-trait",
-                    "what": f"Assign {ch.name} a new {e.trait}{points} related to the event "
+                ObligationOpened(
+                    "assign-trait",
+                    f"Assign {ch.name} a new {e.trait}{points} related to the event "
                     f"(`tracker trait assign {ch.name} NAME`).",
-                    "suffix": f"-{i}",
-                    "data": {"trait": e.trait, "points": e.points},
-                }
+                    suffix=f"-{i}",
+                    data={"trait": e.trait, "points": e.points},
+                )
             )
         elif e.kind == "iq_loss":
-            effects.append({"stat_change": "IQ", "delta": -(e.amount or 1)})
+            effects.append(StatChanged("IQ", -(e.amount or 1)))
         if e.note and e.kind == "condition" and e.duration is None:
             notes.append(e.note)
     return effects, notes

@@ -16,6 +16,13 @@ from typing import Any
 from tracker.errors import BadInput, NotFound, Refused
 from tracker.events import NewEvent, StoredEvent
 from tracker.events import play as ev
+from tracker.events.effects import (
+    ConditionApplied,
+    Effect,
+    ObligationOpened,
+    StoryTagSpent,
+    TrackChange,
+)
 from tracker.projections.campaign import CampaignState, Character, Obligation, track_floor
 from tracker.systems.dice import DiceSource, source_for
 
@@ -337,7 +344,7 @@ class PlayHandlers:
         fp = gurps.fp_on_failure(trait, feat)
         if fp and not result.success:
             cause = "inhaled water" if feat is None else "winded"
-            effects.append({"track": "fp", "delta": -fp, "cause": cause})
+            effects.append(TrackChange("fp", -fp, cause))
         if feat:
             inputs["feat"] = feat
         return inputs, result.to_dict(), effects, [], doc
@@ -360,7 +367,7 @@ class PlayHandlers:
         for name in ch.conditions:
             if name not in ch.pending_suppressed:
                 parsed.append(glintlock.Tag(-1, "condition"))
-        effects: list[dict[str, Any]] = []
+        effects: list[Effect] = []
         for tag_name in story:
             held = next((t for t in ch.story_tags if t.casefold() == tag_name.casefold()), None)
             if held is None:
@@ -370,7 +377,7 @@ class PlayHandlers:
                     f"give one with `tracker tag add {ch.name} NAME`."
                 )
             parsed.append(glintlock.Tag(1, "story"))
-            effects.append({"story_tag_spent": held})
+            effects.append(StoryTagSpent(held))
         # An advantage die bought earlier lifts the position one step, never past controlled.
         source = factory()
         if backlash is not None:
@@ -393,11 +400,11 @@ class PlayHandlers:
             position_steps=steps,
         )
         if result.mettle_delta:
-            effects.append({"track": "mettle", "delta": result.mettle_delta})
+            effects.append(TrackChange("mettle", result.mettle_delta))
         if result.threat_delta:
-            effects.append({"track": "threat", "delta": result.threat_delta})
+            effects.append(TrackChange("threat", result.threat_delta))
         if result.backlash is not None:
-            effects.append({"track": "hp", "delta": -result.backlash.total, "cause": "backlash"})
+            effects.append(TrackChange("hp", -result.backlash.total, "backlash"))
         inputs = {
             "stat": stat,
             "trained": is_trained,
@@ -921,11 +928,11 @@ def _catastrophe_effects(ch: Character, built):
     if result["outcome"] == "catastrophe":
         effects = [
             *effects,
-            {
-                "obligation": "panic-check",
-                "what": f"{ch.name} rolled a catastrophe: call a panic check "
+            ObligationOpened(
+                "panic-check",
+                f"{ch.name} rolled a catastrophe: call a panic check "
                 f"(`tracker panic {ch.name} TRAIT`) or dismiss it.",
-            },
+            ),
         ]
     return inputs, result, effects, consumed, doc
 
@@ -933,7 +940,7 @@ def _catastrophe_effects(ch: Character, built):
 def _panic_effects(ch: Character, built):
     inputs, result, effects, consumed, doc = built
     if not result["success"]:
-        effects = [*effects, {"condition": "panicked", "note": "failed panic check"}]
+        effects = [*effects, ConditionApplied("panicked", note="failed panic check")]
     return inputs, result, effects, consumed, doc
 
 
@@ -945,37 +952,20 @@ def _stress_words(state: CampaignState, stress: int) -> list[str]:
     return ["at the limit: disadvantage"] if stress >= state.stress_limit else []
 
 
-def _describe_effects(state: CampaignState, ch: Character, effects) -> list[dict[str, Any]]:
+def _describe_effects(
+    state: CampaignState, ch: Character, effects: Sequence[Effect]
+) -> list[dict[str, Any]]:
     """Each requested effect with the value it moves from and to, as the GM will see it."""
     out = []
-    threat = state.threat
-    mettle = ch.mettle
+    held = {"threat": state.threat, "mettle": ch.mettle}
     for effect in effects:
-        track = effect.get("track")
-        if track == "mettle":
-            after = min(max(mettle + effect["delta"], 0), 6)
-            out.append(
-                {
-                    **effect,
-                    "before": mettle,
-                    "after": after,
-                    "lost": max(mettle + effect["delta"] - 6, 0),
-                }
-            )
-            mettle = after
-        elif track == "threat":
-            after = min(max(threat + effect["delta"], 0), 6)
-            out.append(
-                {
-                    **effect,
-                    "before": threat,
-                    "after": after,
-                    "lost": max(threat + effect["delta"] - 6, 0),
-                }
-            )
-            threat = after
-        else:
-            out.append(dict(effect))
+        doc = effect.to_json()
+        if isinstance(effect, TrackChange) and effect.track in held:
+            before = held[effect.track]
+            after = min(max(before + effect.delta, 0), 6)
+            doc.update(before=before, after=after, lost=max(before + effect.delta - 6, 0))
+            held[effect.track] = after
+        out.append(doc)
     return out
 
 
@@ -1037,13 +1027,13 @@ def _gloom_contest(state, a, b, mode, dl_a, dl_b, src_a, src_b):
     for side, check in ((a, result.a), (b, result.b)):
         if side["ch"] is not None and check is not None and check.outcome == "catastrophe":
             effects.append(
-                {
-                    "obligation": "panic-check",
-                    "character_id": side["character_id"],
-                    "what": f"{side['name']} rolled a catastrophe: call a panic check "
+                ObligationOpened(
+                    "panic-check",
+                    f"{side['name']} rolled a catastrophe: call a panic check "
                     f"(`tracker panic {side['name']} TRAIT`) or dismiss it.",
-                    "suffix": "a" if side is a else "b",
-                }
+                    suffix="a" if side is a else "b",
+                    character_id=side["character_id"],
+                )
             )
     fields = {
         "a": _side_doc(a, {"rank": a_rank, "dl": dl_a}, result.a.to_dict()),
@@ -1057,7 +1047,7 @@ def _gloom_contest(state, a, b, mode, dl_a, dl_b, src_a, src_b):
         "b": _roll_doc(b, result.b.to_dict(), b_rank),
         "reason": result.reason,
         "tie_rule": state.tie_rule,
-        "effects": effects,
+        "effects": [e.to_json() for e in effects],
     }
     return fields, doc
 
@@ -1144,14 +1134,8 @@ def _next_round(state: CampaignState, contest_id: str) -> int:
     return 1
 
 
-def _side_doc(side, inputs, result) -> dict[str, Any]:
-    return {
-        "name": side["name"],
-        "character_id": side["character_id"],
-        "trait": side["trait"],
-        "inputs": inputs,
-        "result": result,
-    }
+def _side_doc(side, inputs, result) -> ev.ContestSide:
+    return ev.ContestSide(side["name"], side["character_id"], side["trait"], inputs, result)
 
 
 def _roll_doc(side, result: dict[str, Any], effective: int) -> dict[str, Any]:

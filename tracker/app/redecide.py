@@ -7,15 +7,19 @@ from typing import Any
 
 from tracker.errors import TrackerError
 from tracker.events import StoredEvent
+from tracker.events.catalog import Unreadable
+from tracker.events.play import ContestRolled, FrightChecked, RollMade
 
 
 def redecide(event: StoredEvent) -> str | None:
     """None when the rules still give the stored outcome; else a sentence saying what differs."""
+    if isinstance(event.data, Unreadable):
+        return f"it cannot be read: {event.data.reason}"
     check = _CHECKS.get(event.type)
     if check is None:
         return None
     try:
-        return check(event.payload)
+        return check(event.data)
     except (TrackerError, KeyError, TypeError, ValueError) as exc:
         return f"its recorded inputs no longer decide ({exc})"
 
@@ -26,9 +30,9 @@ def _differs(what: str, stored: Any, now: Any) -> str | None:
     return f"{what} is stored as {stored} but the rules give {now}"
 
 
-def _roll(payload: dict[str, Any]) -> str | None:
-    system, inputs, result = payload["system"], payload["inputs"], payload["result"]
-    dice = tuple(payload["dice"])
+def _roll(payload: RollMade) -> str | None:
+    system, inputs, result = payload.system, payload.inputs, payload.result
+    dice = payload.dice
     if system == "gloom":
         from tracker.systems.gloom import rules as gloom
 
@@ -65,12 +69,12 @@ def _gurps(result: dict[str, Any], base: int, modifiers, dice) -> str | None:
     return _differs("the outcome", result["outcome"], decided.outcome)
 
 
-def _fright(payload: dict[str, Any]) -> str | None:
+def _fright(payload: FrightChecked) -> str | None:
     from tracker.systems.gurps import rules as gurps
 
-    roll = payload["result"]["roll"]
+    roll = payload.result["roll"]
     problem = _gurps(roll, roll["base"], roll["modifiers"], roll["dice"])
-    table = payload["result"].get("table")
+    table = payload.result.get("table")
     if problem or table is None:
         return problem
     total = sum(table["dice"]) + table["margin_of_failure"]
@@ -79,12 +83,12 @@ def _fright(payload: dict[str, Any]) -> str | None:
     )
 
 
-def _contest(payload: dict[str, Any]) -> str | None:
-    for side in (payload["a"], payload["b"]):
+def _contest(payload: ContestRolled) -> str | None:
+    for side in (payload.a, payload.b):
         if side is None:
             continue
-        result = side["result"]
-        if payload["system"] == "gurps":
+        result = side.result
+        if payload.system == "gurps":
             problem = _gurps(result, result["base"], result["modifiers"], result["dice"])
         else:
             from tracker.systems.gloom import rules as gloom
@@ -96,21 +100,23 @@ def _contest(payload: dict[str, Any]) -> str | None:
                 mode=result["mode"],
                 above=result["above"],
             )
-            problem = _differs(f"{side['name']}'s outcome", result["outcome"], decided.outcome)
+            problem = _differs(f"{side.name}'s outcome", result["outcome"], decided.outcome)
         if problem:
             return problem
-    if payload["mode"] == "influence":
+    if payload.mode == "influence":
         return _influence(payload)
     return None
 
 
-def _influence(payload: dict[str, Any]) -> str | None:
+def _influence(payload: ContestRolled) -> str | None:
     """An influence roll decided again from both sides' dice (and Diplomacy's reaction dice):
     who won, the level the contest gave, the reaction, and the reading that stands."""
     from tracker.systems.dice import PhysicalDice
     from tracker.systems.gurps import rules as gurps
 
-    result, a, b = payload["result"], payload["a"]["result"], payload["b"]["result"]
+    if payload.b is None:
+        return "an influence roll records no roll for its subject"
+    result, a, b = payload.result, payload.a.result, payload.b.result
     reaction = result.get("reaction")
     decided = gurps.influence_roll(
         result["skill"],
@@ -125,7 +131,7 @@ def _influence(payload: dict[str, Any]) -> str | None:
     )
     winner = decided.contest.winner if decided.contest else None
     return (
-        _differs("the winner", payload["winner"], winner)
+        _differs("the winner", payload.winner, winner)
         or _differs("the contest's reading", result["contest_level"], decided.contest_level)
         or _differs(
             "the reaction roll",

@@ -103,9 +103,10 @@ class _Batch(Tracker):
                 new.character_id,
                 new.type,
                 new.schema_version,
-                new.payload,
+                new.data,
                 new.recorded_at,
                 new.visibility,
+                "",
                 "",
                 "",
             )

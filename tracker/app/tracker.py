@@ -612,7 +612,7 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
         session_id: int | None = None,
         visibility: str = "public",
     ) -> NewEvent:
-        type_, version, data = encode(payload)
+        type_, version, stored = encode(payload)
         character_id = (
             getattr(payload, payload.character_field) if payload.character_field else None
         )
@@ -620,11 +620,12 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
             session_id = state.current_session
         return NewEvent(
             type=type_,
-            payload=data,
+            payload=stored,
             schema_version=version,
             session_id=session_id,
             character_id=character_id,
             visibility=visibility,
+            data=payload,
         )
 
     def _decide_locked(

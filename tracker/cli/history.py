@@ -83,6 +83,7 @@ def replay(session, player_view, as_json) -> None:
     """
     from tracker.cli.log import summarize
     from tracker.cli.render import dim, local_time
+    from tracker.events.play import NoteAdded
 
     tracker = open_tracker()
     state, lines = tracker.replay(session)
@@ -106,8 +107,8 @@ def replay(session, player_view, as_json) -> None:
             click.echo(f"{when}  {event.version:>5}  a secret roll for {who}")
             continue
         text = summarize(event, line.names)
-        if event.type == "NoteAdded":
-            text = click.style(f"“{event.payload['text']}”", italic=True)
+        if isinstance(event.data, NoteAdded):
+            text = click.style(f"“{event.data.text}”", italic=True)
         if line.revoked:
             text = click.style(text, strikethrough=True, dim=True) + dim("  (undone)")
         secret = dim(" [secret]") if event.visibility == "gm" else ""

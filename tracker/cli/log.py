@@ -9,83 +9,81 @@ import click
 from tracker.cli.options import emit_json, open_tracker, output_options
 from tracker.cli.render import BAD, GOOD, dim, local_time, plural
 from tracker.errors import BadInput
+from tracker.events import catalog as c
+from tracker.events import play as p
+from tracker.events.catalog import Unreadable
 
 
 def summarize(event, names: dict[str, str]) -> str:
     """One line saying what an event recorded, in the GM's words."""
-    p = event.payload
     who = names.get(event.character_id or "", "")
-    match event.type:
-        case "CampaignCreated":
-            return f'campaign "{p["name"]}" created ({p["system"]})'
-        case "SessionStarted":
-            title = f' "{p["title"]}"' if p.get("title") else ""
-            return f"session {p['number']}{title} started"
-        case "SessionEnded":
-            lapsed = f" ({len(p['lapsed'])} obligations lapsed)" if p.get("lapsed") else ""
-            return f"session {p['number']} ended{lapsed}"
-        case "CharacterAdded":
-            return f"character {p['name']} added"
-        case "CharacterDefaultSet":
-            return f"{who}: {p['skill']} defaults to {p['expression']}"
-        case "RollMade":
-            kind = "" if p["kind"] == "check" else f" ({p['kind']})"
-            outcome = p["result"]["outcome"].replace("_", " ")
-            return f"{who} rolls {p['trait']}{kind}: {dice_text(p['dice'])} → {outcome}"
-        case "ContestRolled":
-            a, b = p["a"]["name"], (p["b"] or {}).get("name", "?")
-            won = {"a": a, "b": b}.get(p["winner"] or "")
-            verdict = f"{won} wins" if won else ("no change" if not p["decided"] else "stalemate")
-            if p["mode"] == "influence":
-                return (
-                    f"{a} uses {p['a']['trait']} on {b}: {verdict}, reaction {p['result']['level']}"
-                )
-            return f"{p['mode']} contest {a} vs {b}: {verdict}"
-        case "FrightChecked":
-            table = p["result"].get("table")
+    match event.data:
+        case c.CampaignCreated(name=name, system=system):
+            return f'campaign "{name}" created ({system})'
+        case c.SessionStarted(number=number, title=title):
+            named = f' "{title}"' if title else ""
+            return f"session {number}{named} started"
+        case c.SessionEnded(number=number, lapsed=lapsed):
+            lapsed_text = f" ({len(lapsed)} obligations lapsed)" if lapsed else ""
+            return f"session {number} ended{lapsed_text}"
+        case c.CharacterAdded(name=name):
+            return f"character {name} added"
+        case c.CharacterDefaultSet(skill=skill, expression=expression):
+            return f"{who}: {skill} defaults to {expression}"
+        case p.RollMade() as e:
+            kind = "" if e.kind == "check" else f" ({e.kind})"
+            outcome = e.result["outcome"].replace("_", " ")
+            return f"{who} rolls {e.trait}{kind}: {dice_text(e.dice)} → {outcome}"
+        case p.ContestRolled() as e:
+            a, b = e.a.name, e.b.name if e.b else "?"
+            won = {"a": a, "b": b}.get(e.winner or "")
+            verdict = f"{won} wins" if won else ("no change" if not e.decided else "stalemate")
+            if e.mode == "influence":
+                return f"{a} uses {e.a.trait} on {b}: {verdict}, reaction {e.result['level']}"
+            return f"{e.mode} contest {a} vs {b}: {verdict}"
+        case p.FrightChecked() as e:
+            table = e.result.get("table")
             row = f", fright table row {table['row']}" if table else ""
-            outcome = p["result"]["roll"]["outcome"].replace("_", " ")
+            outcome = e.result["roll"]["outcome"].replace("_", " ")
             return f"{who} makes a Fright Check: {outcome}{row}"
-        case "MettleSpent":
-            return f"{who} spends {p['cost']} Mettle on {p['action'].replace('-', ' ')}"
-        case "MettleGained":
-            return f"{who} gains {p['amount']} Mettle ({p['action'].replace('-', ' ')})"
-        case "ThreatAdded":
-            return f"Threat +{p['amount']}" + (f" ({p['reason']})" if p.get("reason") else "")
-        case "ThreatSpent":
-            note = f": {p['note']}" if p.get("note") else ""
-            return f"GM spends Threat, {p['tier']} ({p['cost']}){note}"
-        case "StressChanged":
-            cause = f" ({p['cause']})" if p.get("cause") else ""
-            return f"{who} stress {p['delta']:+d}{cause}"
-        case "TrackChanged":
-            return f"{who} {p['track'].upper()} {p['delta']:+d}"
-        case "ConditionSet":
-            return f"{who} is {p['name']}"
-        case "ConditionCleared":
-            return f"{who} is no longer {p['name']}"
-        case "StoryTagGained":
-            return f'{who} holds the story tag "{p["name"]}"'
-        case "PointsAwarded":
-            return f"{who} is awarded {p['points']} character points"
-        case "RollBoughtUp":
-            return f"{who} buys up a roll: {p['from_outcome']} → {p['to_outcome']}"
-        case "TraitAssigned":
-            return f'{who} gains the {p["kind"]} "{p["name"]}"'
-        case "BreakingPointResolved":
-            return f"{who} breaks: {p['result']}; lasting: {p['consequence']}"
-        case "ObligationDismissed":
-            return f"obligation {p['obligation']} dismissed"
-        case "ProjectStarted":
-            return f'project "{p["name"]}" started ({p["man_hours"]} man-hours)'
-        case "NoteAdded":
-            return f"note: {p['text']}"
-        case "EventsRevoked":
-            return f"undo: {len(p['event_ids'])} event(s) taken back" + (
-                f" ({p['reason']})" if p.get("reason") else ""
-            )
-        case "EventsRestored":
-            return f"redo: {len(p['event_ids'])} event(s) put back"
+        case p.MettleSpent(cost=cost, action=action):
+            return f"{who} spends {cost} Mettle on {action.replace('-', ' ')}"
+        case p.MettleGained(amount=amount, action=action):
+            return f"{who} gains {amount} Mettle ({action.replace('-', ' ')})"
+        case p.ThreatAdded(amount=amount, reason=reason):
+            return f"Threat +{amount}" + (f" ({reason})" if reason else "")
+        case p.ThreatSpent(tier=tier, cost=cost, note=note):
+            return f"GM spends Threat, {tier} ({cost})" + (f": {note}" if note else "")
+        case p.StressChanged(delta=delta, cause=cause):
+            return f"{who} stress {delta:+d}" + (f" ({cause})" if cause else "")
+        case p.TrackChanged(track=track, delta=delta):
+            return f"{who} {track.upper()} {delta:+d}"
+        case p.ConditionSet(name=name):
+            return f"{who} is {name}"
+        case p.ConditionCleared(name=name):
+            return f"{who} is no longer {name}"
+        case p.StoryTagGained(name=name):
+            return f'{who} holds the story tag "{name}"'
+        case p.PointsAwarded(points=points):
+            return f"{who} is awarded {points} character points"
+        case p.RollBoughtUp(from_outcome=before, to_outcome=after):
+            return f"{who} buys up a roll: {before} → {after}"
+        case p.TraitAssigned(kind=kind, name=name):
+            return f'{who} gains the {kind} "{name}"'
+        case p.BreakingPointResolved(result=result, consequence=consequence):
+            return f"{who} breaks: {result}; lasting: {consequence}"
+        case p.ObligationDismissed(obligation=obligation):
+            return f"obligation {obligation} dismissed"
+        case p.ProjectStarted(name=name, man_hours=hours):
+            return f'project "{name}" started ({hours} man-hours)'
+        case p.NoteAdded(text=text):
+            return f"note: {text}"
+        case p.EventsRevoked(event_ids=ids, reason=reason):
+            return f"undo: {len(ids)} event(s) taken back" + (f" ({reason})" if reason else "")
+        case p.EventsRestored(event_ids=ids):
+            return f"redo: {len(ids)} event(s) put back"
+        case Unreadable(reason=reason):
+            return f"an event tracker cannot read ({event.type}: {reason})"
     return event.type
 
 
@@ -115,8 +113,8 @@ def log(session: int | None, player_view: bool, as_json: bool) -> None:
     names: dict[str, str] = {}
     shown = 0
     for event in events:
-        if event.type == "CharacterAdded":
-            names[event.payload["character_id"]] = event.payload["name"]
+        if isinstance(event.data, c.CharacterAdded):
+            names[event.data.character_id] = event.data.name
         if event.visibility == "gm" and player_view:
             when = dim(local_time(event.recorded_at, "YYYY-MM-DD HH:mm:ss"))
             who = names.get(event.character_id or "", "the GM")

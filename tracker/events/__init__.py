@@ -1,4 +1,5 @@
-"""The event catalog: one immutable type per kind of event, and upcasters for old payloads."""
+"""The event catalog: one immutable type per kind of event, the typed effects events record, and
+upcasters for old payloads."""
 
 from tracker.events import play  # registers the events of play in CATALOG
 from tracker.events.catalog import (
@@ -9,6 +10,7 @@ from tracker.events.catalog import (
     EventPayload,
     SessionEnded,
     SessionStarted,
+    Unreadable,
     decode,
     encode,
 )
@@ -24,6 +26,7 @@ __all__ = [
     "SessionEnded",
     "SessionStarted",
     "StoredEvent",
+    "Unreadable",
     "decode",
     "encode",
     "play",

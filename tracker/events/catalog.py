@@ -1,24 +1,34 @@
 """One immutable type per kind of event, registered by name with its schema version.
 
 Payloads are stored as JSON. ``encode`` turns a typed event into (type, schema_version, payload);
-``decode`` lifts an old payload through the upcasters in ``tracker.events.upcasters`` and builds the
-typed event, so projections only ever see current shapes.
+``decode`` reads a stored payload back as its typed event, lifting an old payload through the
+upcasters in ``tracker.events.upcasters`` first, so every reader sees current shapes only. The
+store calls ``decode`` as it hands events out: that is the one place it happens.
+
+The types are ``msgspec`` structs: decoding JSON straight into them is faster than parsing it to
+dictionaries, and a payload that does not fit its type (a string where a die should be, an
+effect of no known shape) is named there, with where in the payload it went wrong.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
+import msgspec
+
+from tracker.events.effects import Effect, effect_from_json
 from tracker.events.upcasters import upcast
 
 CATALOG: dict[str, type[EventPayload]] = {}
 P = TypeVar("P", bound="EventPayload")
 
 
-class EventPayload:
-    """Base of every event type: ``TYPE`` names it in the log, ``VERSION`` is its payload schema."""
+class EventPayload(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """Base of every event type: ``TYPE`` names it in the log, ``VERSION`` is its payload schema.
+
+    ``gc=False``: an event holds plain values and never takes part in a reference cycle, so the
+    collector need not track the million of them a rebuild reads.
+    """
 
     TYPE: ClassVar[str]
     VERSION: ClassVar[int] = 1
@@ -26,17 +36,33 @@ class EventPayload:
     character_field: ClassVar[str | None] = None
 
     def to_payload(self) -> dict[str, Any]:
-        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        """The payload as stored: every field by name, effects in their stored shapes."""
+        return {name: _plain(getattr(self, name)) for name in self.__struct_fields__}
+
+
+class Unreadable(msgspec.Struct, frozen=True):
+    """A stored payload that is none of the catalog's events as this tracker knows them: an
+    unknown type, or a payload that does not fit its type. Readers that need the event's
+    meaning refuse it with ``reason``; the hash chain still covers its stored text."""
+
+    type: str
+    reason: str
 
 
 def event_type(cls: type[P]) -> type[P]:
+    """Register an event type in the catalog under its ``TYPE``."""
     if cls.TYPE in CATALOG:
         raise RuntimeError(f"Event type {cls.TYPE} is registered twice.")
     CATALOG[cls.TYPE] = cls
+    _DECODERS.pop(cls.TYPE, None)
     return cls
 
 
 def _plain(value: Any) -> Any:
+    if isinstance(value, Effect):
+        return value.to_json()
+    if isinstance(value, msgspec.Struct):
+        return {name: _plain(getattr(value, name)) for name in value.__struct_fields__}
     if isinstance(value, tuple | list):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
@@ -44,30 +70,43 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _dec_hook(kind: type, value: Any) -> Any:
+    if kind is Effect:
+        return effect_from_json(value)
+    raise NotImplementedError(f"no decoding for {kind.__name__}")
+
+
+_DECODERS: dict[str, msgspec.json.Decoder] = {}
+
+
 def encode(event: EventPayload) -> tuple[str, int, dict[str, Any]]:
+    """The type name, schema version and payload an event is stored with."""
     return event.TYPE, event.VERSION, event.to_payload()
 
 
-def decode(type_: str, schema_version: int, payload: dict[str, Any]) -> EventPayload:
-    """The typed event for a stored payload, upcast to the current schema version first."""
+def decode(type_: str, schema_version: int, payload: str | bytes | dict[str, Any]) -> Any:
+    """The typed event for a stored payload (JSON text, or already parsed), upcast to the
+    current schema version first; ``Unreadable`` when it is no event this tracker knows."""
     cls = CATALOG.get(type_)
     if cls is None:
-        raise ValueError(f"unknown event type {type_!r}")
-    if schema_version != cls.VERSION:
-        payload = upcast(type_, schema_version, payload, cls.VERSION)
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = frozenset(f.name for f in dataclasses.fields(cls))
-    # Lists stay lists below the top level: projections only read them.
-    return cls(**{k: tuple(v) if type(v) is list else v for k, v in payload.items() if k in names})
-
-
-_FIELD_NAMES: dict[type, frozenset[str]] = {}
+        return Unreadable(type_, f"{type_!r} is not an event type this tracker knows")
+    try:
+        if schema_version == cls.VERSION and not isinstance(payload, dict):
+            decoder = _DECODERS.get(type_)
+            if decoder is None:
+                decoder = _DECODERS[type_] = msgspec.json.Decoder(cls, dec_hook=_dec_hook)
+            return decoder.decode(payload)
+        if not isinstance(payload, dict):
+            payload = msgspec.json.decode(payload)
+        if schema_version != cls.VERSION:
+            payload = upcast(type_, schema_version, payload, cls.VERSION)
+        return msgspec.convert(payload, cls, dec_hook=_dec_hook)
+    except (msgspec.ValidationError, msgspec.DecodeError, ValueError) as exc:
+        return Unreadable(type_, f"its payload does not fit {type_} ({exc})")
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class CampaignCreated(EventPayload):
+class CampaignCreated(EventPayload, frozen=True):
     """A campaign began: its rule system and the table settings the rulings leave to the GM."""
 
     TYPE: ClassVar[str] = "CampaignCreated"
@@ -80,8 +119,7 @@ class CampaignCreated(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class SessionStarted(EventPayload):
+class SessionStarted(EventPayload, frozen=True):
     """A session of play began; its number is the session_id of every event logged in it."""
 
     TYPE: ClassVar[str] = "SessionStarted"
@@ -90,8 +128,7 @@ class SessionStarted(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class SessionEnded(EventPayload):
+class SessionEnded(EventPayload, frozen=True):
     """A session ended; obligations still open then are recorded as lapsed."""
 
     TYPE: ClassVar[str] = "SessionEnded"
@@ -100,26 +137,24 @@ class SessionEnded(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class CharacterAdded(EventPayload):
+class CharacterAdded(EventPayload, frozen=True):
     """A character joined the campaign with its sheet: stats, skills, training, class, traits."""
 
     TYPE: ClassVar[str] = "CharacterAdded"
     character_field: ClassVar[str | None] = "character_id"
     character_id: str
     name: str
-    stats: dict[str, int] = field(default_factory=dict)
-    skills: dict[str, int] = field(default_factory=dict)
+    stats: dict[str, int] = {}
+    skills: dict[str, int] = {}
     trained: tuple[str, ...] = ()
     character_class: str | None = None
-    defaults: dict[str, list[str]] = field(default_factory=dict)
+    defaults: dict[str, list[str]] = {}
     traits: tuple[str, ...] = ()
     sheet: str | None = None
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class CharacterDefaultSet(EventPayload):
+class CharacterDefaultSet(EventPayload, frozen=True):
     """A GURPS default added to a character's sheet (Lockpicking defaults to IQ-5)."""
 
     TYPE: ClassVar[str] = "CharacterDefaultSet"

@@ -8,21 +8,23 @@ result from the recorded inputs and dice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import msgspec
+
 from tracker.events.catalog import EventPayload, event_type
+from tracker.events.effects import Effect
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class RollMade(EventPayload):
+class RollMade(EventPayload, frozen=True):
     """One roll of a character: a check, a defense, a panic check, a project day, extra effort.
 
-    ``effects`` are the changes the roll requests: ``{"track": "mettle", "delta": 1}``,
-    ``{"track": "threat", "delta": 2}``, ``{"track": "hp", "delta": -7, "cause": "backlash"}``,
-    ``{"condition": "panicked"}``, ``{"obligation": "panic-check"}``. ``consumed`` names the
-    earlier events whose one-shot effect this roll used (a steel-yourself spend, a story tag).
+    ``inputs`` and ``result`` are the roll's document in the words of the ``system`` that decided
+    it (that system reads them back: ``tracker.systems``). ``effects`` are the changes the roll
+    requests (``tracker.events.effects``): Mettle +1, Threat +2, 7 HP of backlash, panicked, a
+    panic check owed. ``consumed`` names the earlier events whose one-shot effect this roll used
+    (a steel-yourself spend, a story tag).
     """
 
     TYPE: ClassVar[str] = "RollMade"
@@ -35,15 +37,25 @@ class RollMade(EventPayload):
     dice_source: str
     dice: tuple[int, ...]
     result: dict[str, Any]
-    effects: tuple[dict[str, Any], ...] = ()
+    effects: tuple[Effect, ...] = ()
     consumed: tuple[str, ...] = ()
     task: str | None = None
     seed: str | None = None
 
 
+class ContestSide(msgspec.Struct, frozen=True, gc=False):
+    """One side of a contest: a character (``character_id``) or a named opponent (None), the
+    trait it rolled (None for an opponent's bare score), its inputs and its decided roll."""
+
+    name: str
+    character_id: str | None
+    trait: str | None
+    inputs: dict[str, Any]
+    result: dict[str, Any]
+
+
 @event_type
-@dataclass(frozen=True, slots=True)
-class ContestRolled(EventPayload):
+class ContestRolled(EventPayload, frozen=True):
     """A contest between two sides; each side is a character or a named opponent with a score.
 
     ``a`` and ``b`` hold each side's name, character id (None for an opponent), trait, inputs
@@ -55,20 +67,19 @@ class ContestRolled(EventPayload):
     character_field: ClassVar[str | None] = None
     system: str
     mode: str
-    a: dict[str, Any]
-    b: dict[str, Any] | None
+    a: ContestSide
+    b: ContestSide | None
     winner: str | None
     result: dict[str, Any]
     dice_source: str
     contest_id: str | None = None
     round: int | None = None
     decided: bool = True
-    effects: tuple[dict[str, Any], ...] = ()
+    effects: tuple[Effect, ...] = ()
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class FrightChecked(EventPayload):
+class FrightChecked(EventPayload, frozen=True):
     """A GURPS Fright Check, and on failure the table roll with its structured effects."""
 
     TYPE: ClassVar[str] = "FrightChecked"
@@ -77,13 +88,12 @@ class FrightChecked(EventPayload):
     inputs: dict[str, Any]
     dice_source: str
     result: dict[str, Any]
-    effects: tuple[dict[str, Any], ...] = ()
+    effects: tuple[Effect, ...] = ()
     threat: str | None = None
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class MettleSpent(EventPayload):
+class MettleSpent(EventPayload, frozen=True):
     """Glintlock: Mettle spent on an action, at the cost the stress level made it."""
 
     TYPE: ClassVar[str] = "MettleSpent"
@@ -98,8 +108,7 @@ class MettleSpent(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class MettleGained(EventPayload):
+class MettleGained(EventPayload, frozen=True):
     """Glintlock: Mettle gained besides a roll (deep cut, leaning into a condition, a weakness)."""
 
     TYPE: ClassVar[str] = "MettleGained"
@@ -111,8 +120,7 @@ class MettleGained(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class ThreatAdded(EventPayload):
+class ThreatAdded(EventPayload, frozen=True):
     """Glintlock: Threat the GM gains outside a roll (an exploration turn in danger)."""
 
     TYPE: ClassVar[str] = "ThreatAdded"
@@ -121,8 +129,7 @@ class ThreatAdded(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class ThreatSpent(EventPayload):
+class ThreatSpent(EventPayload, frozen=True):
     """Glintlock: a GM move paid for with Threat (free, soft, hard or dire)."""
 
     TYPE: ClassVar[str] = "ThreatSpent"
@@ -132,8 +139,7 @@ class ThreatSpent(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class StressChanged(EventPayload):
+class StressChanged(EventPayload, frozen=True):
     """Stress gained or cleared, with its cause."""
 
     TYPE: ClassVar[str] = "StressChanged"
@@ -144,8 +150,7 @@ class StressChanged(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class TrackChanged(EventPayload):
+class TrackChanged(EventPayload, frozen=True):
     """HP or FP lost or regained (GURPS; HP in Glintlock), with its cause."""
 
     TYPE: ClassVar[str] = "TrackChanged"
@@ -157,8 +162,7 @@ class TrackChanged(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class ConditionSet(EventPayload):
+class ConditionSet(EventPayload, frozen=True):
     """A condition on a character, with how long it lasts when the rules say."""
 
     TYPE: ClassVar[str] = "ConditionSet"
@@ -171,8 +175,7 @@ class ConditionSet(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class ConditionCleared(EventPayload):
+class ConditionCleared(EventPayload, frozen=True):
     """A condition ends."""
 
     TYPE: ClassVar[str] = "ConditionCleared"
@@ -183,8 +186,7 @@ class ConditionCleared(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class StoryTagGained(EventPayload):
+class StoryTagGained(EventPayload, frozen=True):
     """Glintlock: a story tag the character may spend once for +1 on a roll."""
 
     TYPE: ClassVar[str] = "StoryTagGained"
@@ -194,8 +196,7 @@ class StoryTagGained(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class PointsAwarded(EventPayload):
+class PointsAwarded(EventPayload, frozen=True):
     """GURPS: character points awarded (spent on buy-ups in cinematic campaigns)."""
 
     TYPE: ClassVar[str] = "PointsAwarded"
@@ -206,8 +207,7 @@ class PointsAwarded(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class RollBoughtUp(EventPayload):
+class RollBoughtUp(EventPayload, frozen=True):
     """GURPS cinematic: points spent to improve a roll's outcome; the roll itself never changes."""
 
     TYPE: ClassVar[str] = "RollBoughtUp"
@@ -220,8 +220,7 @@ class RollBoughtUp(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class TraitAssigned(EventPayload):
+class TraitAssigned(EventPayload, frozen=True):
     """GURPS: the GM assigns a trait a fright result called for (a quirk, delusion, phobia)."""
 
     TYPE: ClassVar[str] = "TraitAssigned"
@@ -234,8 +233,7 @@ class TraitAssigned(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class BreakingPointResolved(EventPayload):
+class BreakingPointResolved(EventPayload, frozen=True):
     """Glintlock: the breaking point at stress 6 resolved: table result, 3 stress cleared."""
 
     TYPE: ClassVar[str] = "BreakingPointResolved"
@@ -248,8 +246,7 @@ class BreakingPointResolved(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class ObligationDismissed(EventPayload):
+class ObligationDismissed(EventPayload, frozen=True):
     """The GM waives an obligation (a panic check not called for, say), with the reason."""
 
     TYPE: ClassVar[str] = "ObligationDismissed"
@@ -258,8 +255,7 @@ class ObligationDismissed(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class ProjectStarted(EventPayload):
+class ProjectStarted(EventPayload, frozen=True):
     """GURPS: a major project and the man-hours it needs."""
 
     TYPE: ClassVar[str] = "ProjectStarted"
@@ -270,18 +266,16 @@ class ProjectStarted(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class NoteAdded(EventPayload):
+class NoteAdded(EventPayload, frozen=True):
     """A GM's line of narrative, shown in place in replays."""
 
     TYPE: ClassVar[str] = "NoteAdded"
     text: str
-    tags: tuple[str, ...] = field(default_factory=tuple)
+    tags: tuple[str, ...] = ()
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class EventsRevoked(EventPayload):
+class EventsRevoked(EventPayload, frozen=True):
     """Undo: the named events no longer count. Nothing is deleted; projections skip them."""
 
     TYPE: ClassVar[str] = "EventsRevoked"
@@ -291,8 +285,7 @@ class EventsRevoked(EventPayload):
 
 
 @event_type
-@dataclass(frozen=True, slots=True)
-class EventsRestored(EventPayload):
+class EventsRestored(EventPayload, frozen=True):
     """Redo: events an earlier undo revoked count again."""
 
     TYPE: ClassVar[str] = "EventsRestored"

@@ -16,10 +16,19 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tracker.events import CATALOG, StoredEvent, decode
+from tracker.errors import StorageError
+from tracker.events import StoredEvent
 from tracker.events import catalog as c
 from tracker.events import play as p
-from tracker.events.upcasters import upcast
+from tracker.events.catalog import Unreadable
+from tracker.events.effects import (
+    ConditionApplied,
+    Effect,
+    ObligationOpened,
+    StatChanged,
+    StoryTagSpent,
+    TrackChange,
+)
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
 PROJECTION_VERSION = 3
@@ -333,23 +342,18 @@ def apply(state: CampaignState, event: StoredEvent) -> CampaignState:
         return state
     handler = _HANDLERS.get(event.type)
     if handler is not None:
-        handler(state, payload_of(event), event)
+        handler(state, event.data, event)
+    elif isinstance(event.data, Unreadable):
+        raise unreadable(event)
     return state
 
 
-def payload_of(event: StoredEvent) -> dict[str, Any]:
-    """The event's payload as its type's current version spells it: every field by name
-    (``encode`` writes every one), lifted by the upcasters first when the event is older.
-
-    Handlers read this plain dict; building a typed event per folded event cost more than
-    all the rest of a rebuild."""
-    current = _VERSIONS.get(event.type)
-    if current is not None and event.schema_version != current:
-        return upcast(event.type, event.schema_version, event.payload, current)
-    return event.payload
-
-
-_VERSIONS = {name: cls.VERSION for name, cls in CATALOG.items()}
+def unreadable(event: StoredEvent) -> StorageError:
+    """The sentence for an event the store could not read as any event this tracker knows."""
+    return StorageError(
+        f"Event {event.version} ({event.event_id}) cannot be read: {event.data.reason}; "
+        "`tracker verify` says whether the log was edited."
+    )
 
 
 def fold(
@@ -376,15 +380,15 @@ def session_list(
     for event in events:
         if event.event_id in revoked:
             continue
-        e = payload_of(event)
-        number = e["number"]
+        e = event.data
+        number = e.number
         if event.type == c.SessionStarted.TYPE:
             sessions[number] = SessionInfo(
-                number, e["title"], event.recorded_at, event_count=counts.get(number, 0)
+                number, e.title, event.recorded_at, event_count=counts.get(number, 0)
             )
         elif event.type == c.SessionEnded.TYPE and number in sessions:
             sessions[number].ended_at = event.recorded_at
-            sessions[number].lapsed = tuple(e["lapsed"])
+            sessions[number].lapsed = tuple(e.lapsed)
     return sorted(sessions.values(), key=lambda s: s.number)
 
 
@@ -408,11 +412,7 @@ def problem_with(state: CampaignState, event: StoredEvent) -> str | None:
     added = event.type == c.CharacterAdded.TYPE
     if not added and event.character_id is not None and event.character_id not in state.characters:
         return "its character would not exist"
-    return (
-        None
-        if check is None
-        else check(state, decode(event.type, event.schema_version, event.payload))
-    )
+    return None if check is None else check(state, event.data)
 
 
 # -- obligations ---------------------------------------------------------------------------------
@@ -507,48 +507,42 @@ def _set_stress(state: CampaignState, ch: Character, delta: int, raw: StoredEven
 
 def _apply_effects(
     state: CampaignState,
-    effects: Iterable[dict[str, Any]],
+    effects: Iterable[Effect],
     raw: StoredEvent,
     default_id: str | None,
 ) -> None:
     for effect in effects:
-        ch = state.characters.get(effect.get("character_id") or default_id or "")
-        if "track" in effect:
-            track, delta = effect["track"], effect["delta"]
-            if track == "threat":
+        ch = state.characters.get(effect.character_id or default_id or "")
+        match effect:
+            case TrackChange(track="threat", delta=delta):
                 _set_threat(state, state.threat + delta, raw)
-            elif ch is None:
+            case TrackChange() if ch is None:
                 continue
-            elif track == "mettle":
+            case TrackChange(track="mettle", delta=delta):
                 ch.mettle = min(max(ch.mettle + delta, 0), TRACK_MAX)
-            elif track == "stress":
+            case TrackChange(track="stress", delta=delta):
                 _set_stress(state, ch, delta, raw)
-            elif track in ("hp", "fp"):
+            case TrackChange(track="hp" | "fp" as track, delta=delta):
                 _change_track(state, ch, track, delta)
-        elif "condition" in effect and ch is not None:
-            ch.conditions[effect["condition"]] = Condition(
-                effect["condition"],
-                effect.get("duration"),
-                effect.get("unit"),
-                effect.get("note"),
-                raw.event_id,
-            )
-        elif "obligation" in effect:
-            _open(
-                state,
-                raw,
-                effect["obligation"],
-                effect["what"],
-                character_id=ch.character_id if ch else None,
-                suffix=effect.get("suffix", ""),
-                **effect.get("data", {}),
-            )
-        elif "story_tag_spent" in effect and ch is not None:
-            if effect["story_tag_spent"] in ch.story_tags:
-                ch.story_tags.remove(effect["story_tag_spent"])
-        elif "stat_change" in effect and ch is not None:
-            key = ch.stat_name(effect["stat_change"]) or effect["stat_change"]
-            ch.stat_changes[key] = ch.stat_changes.get(key, 0) + effect["delta"]
+            case ConditionApplied() if ch is not None:
+                ch.conditions[effect.condition] = Condition(
+                    effect.condition, effect.duration, effect.unit, effect.note, raw.event_id
+                )
+            case ObligationOpened():
+                _open(
+                    state,
+                    raw,
+                    effect.obligation,
+                    effect.what,
+                    character_id=ch.character_id if ch else None,
+                    suffix=effect.suffix,
+                    **effect.data,
+                )
+            case StoryTagSpent(tag=tag) if ch is not None and tag in ch.story_tags:
+                ch.story_tags.remove(tag)
+            case StatChanged(stat=stat, delta=delta) if ch is not None:
+                key = ch.stat_name(stat) or stat
+                ch.stat_changes[key] = ch.stat_changes.get(key, 0) + delta
 
 
 def track_floor(system: str, track: str, top: int) -> int:
@@ -569,18 +563,18 @@ def _change_track(state: CampaignState, ch: Character, track: str, delta: int) -
 # -- handlers ------------------------------------------------------------------------------------
 
 
-def _campaign_created(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
-    state.name = e["name"]
-    state.system = e["system"]
-    state.tie_rule = e["tie_rule"]
-    state.cinematic = e["cinematic"]
-    state.stress_limit = e["stress_limit"]
-    state.threat_carries_over = e["threat_carries_over"]
+def _campaign_created(state: CampaignState, e: c.CampaignCreated, _: StoredEvent) -> None:
+    state.name = e.name
+    state.system = e.system
+    state.tie_rule = e.tie_rule
+    state.cinematic = e.cinematic
+    state.stress_limit = e.stress_limit
+    state.threat_carries_over = e.threat_carries_over
 
 
-def _session_started(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
-    state.session = SessionInfo(e["number"], e["title"], raw.recorded_at, event_count=1)
-    state.current_session = e["number"]
+def _session_started(state: CampaignState, e: c.SessionStarted, raw: StoredEvent) -> None:
+    state.session = SessionInfo(e.number, e.title, raw.recorded_at, event_count=1)
+    state.current_session = e.number
     if state.system == "glintlock":
         for ch in state.characters.values():
             ch.mettle = 0
@@ -592,25 +586,25 @@ def _session_started(state: CampaignState, e: dict[str, Any], raw: StoredEvent) 
                 _discharge(state, ob, raw, "Threat reset at session start")
 
 
-def _session_ended(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
+def _session_ended(state: CampaignState, e: c.SessionEnded, raw: StoredEvent) -> None:
     session = state.session
-    if session is not None and session.number == e["number"]:
+    if session is not None and session.number == e.number:
         session.ended_at = raw.recorded_at
-        session.lapsed = tuple(e["lapsed"])
+        session.lapsed = tuple(e.lapsed)
     state.current_session = None
 
 
-def _character_added(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
+def _character_added(state: CampaignState, e: c.CharacterAdded, _: StoredEvent) -> None:
     ch = Character(
-        e["character_id"],
-        e["name"],
-        dict(e["stats"]),
-        dict(e["skills"]),
-        tuple(e["trained"]),
-        e["character_class"],
-        {k: list(v) for k, v in e["defaults"].items()},
-        tuple(e["traits"]),
-        e["sheet"],
+        e.character_id,
+        e.name,
+        dict(e.stats),
+        dict(e.skills),
+        tuple(e.trained),
+        e.character_class,
+        {k: list(v) for k, v in e.defaults.items()},
+        tuple(e.traits),
+        e.sheet,
     )
     if state.system == "gurps":
         # Basic Set: HP and FP start equal to ST and HT, Will and Per to IQ, when the sheet
@@ -620,14 +614,14 @@ def _character_added(state: CampaignState, e: dict[str, Any], _: StoredEvent) ->
                 ch.stats[derived] = ch.stat(source)
     ch.hp = ch.hp_max
     ch.fp = ch.fp_max
-    state.characters[e["character_id"]] = ch
+    state.characters[e.character_id] = ch
 
 
-def _default_set(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
-    ch = state.characters[e["character_id"]]
-    ch.defaults.setdefault(e["skill"], [])
-    if e["expression"] not in ch.defaults[e["skill"]]:
-        ch.defaults[e["skill"]].append(e["expression"])
+def _default_set(state: CampaignState, e: c.CharacterDefaultSet, _: StoredEvent) -> None:
+    ch = state.characters[e.character_id]
+    ch.defaults.setdefault(e.skill, [])
+    if e.expression not in ch.defaults[e.skill]:
+        ch.defaults[e.skill].append(e.expression)
 
 
 def _consume_pending(ch: Character) -> None:
@@ -637,181 +631,177 @@ def _consume_pending(ch: Character) -> None:
     ch.pending_ids = []
 
 
-def _roll_made(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
-    ch = state.characters[e["character_id"]]
-    if e["consumed"]:
+def _roll_made(state: CampaignState, e: p.RollMade, raw: StoredEvent) -> None:
+    ch = state.characters[e.character_id]
+    if e.consumed:
         _consume_pending(ch)
-    _apply_effects(state, e["effects"], raw, e["character_id"])
-    if e["kind"] == "panic":
+    _apply_effects(state, e.effects, raw, e.character_id)
+    if e.kind == "panic":
         for ob in state.open_obligations("panic-check", ch.character_id):
-            _discharge(state, ob, raw, f"panic check: {e['result'].get('outcome')}")
-    if e["task"]:
-        task = ch.tasks.setdefault(e["task"], {"attempts": 0, "failures": 0, "mode": None})
+            _discharge(state, ob, raw, f"panic check: {e.result.get('outcome')}")
+    if e.task:
+        task = ch.tasks.setdefault(e.task, {"attempts": 0, "failures": 0, "mode": None})
         task["attempts"] += 1
-        task["failures"] += 0 if e["result"].get("success") else 1
-        task["mode"] = e["inputs"].get("retry_mode") or task["mode"]
-    if e["kind"] == "project":
-        project = state.projects.get(e["inputs"].get("project_id", ""))
+        task["failures"] += 0 if e.result.get("success") else 1
+        task["mode"] = e.inputs.get("retry_mode") or task["mode"]
+    if e.kind == "project":
+        project = state.projects.get(e.inputs.get("project_id", ""))
         if project is not None:
             project.days += 1
-            project.done = max(
-                project.done + e["result"]["man_hours"] - e["result"]["destroyed"], 0
-            )
-            project.destroyed += e["result"]["destroyed"]
+            project.done = max(project.done + e.result["man_hours"] - e.result["destroyed"], 0)
+            project.destroyed += e.result["destroyed"]
     # The GM's secret Danger Sense roll is not the roll a player would buy up.
-    if state.system == "gurps" and e["kind"] != "danger-sense":
+    if state.system == "gurps" and e.kind != "danger-sense":
         ch.last_roll_id = raw.event_id
-        ch.last_roll_outcome = e["result"].get("outcome")
+        ch.last_roll_outcome = e.result.get("outcome")
 
 
-def _contest_rolled(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
-    _apply_effects(state, e["effects"], raw, None)
-    if e["mode"] == "regular" and e["contest_id"]:
+def _contest_rolled(state: CampaignState, e: p.ContestRolled, raw: StoredEvent) -> None:
+    _apply_effects(state, e.effects, raw, None)
+    if e.mode == "regular" and e.contest_id:
         running = [
             o
             for o in state.open_obligations("regular-contest")
-            if o.data.get("contest_id") == e["contest_id"]
+            if o.data.get("contest_id") == e.contest_id
         ]
-        if e["decided"]:
+        if e.decided:
             for ob in running:
-                _discharge(state, ob, raw, f"decided in round {e['round']}")
+                _discharge(state, ob, raw, f"decided in round {e.round}")
         elif running:
-            running[0].data["rounds"] = e["round"]
+            running[0].data["rounds"] = e.round
         else:
-            a, b = e["a"]["name"], e["b"]["name"] if e["b"] else "?"
+            a, b = e.a.name, e.b.name if e.b else "?"
             _open(
                 state,
                 raw,
                 "regular-contest",
                 f"Regular contest {a} vs {b} is still running: roll the next round.",
-                contest_id=e["contest_id"],
-                a=_contest_side(e["a"]),
-                b=_contest_side(e["b"]) if e["b"] else None,
-                rounds=e["round"],
+                contest_id=e.contest_id,
+                a=_contest_side(e.a),
+                b=_contest_side(e.b) if e.b else None,
+                rounds=e.round,
             )
 
 
-def _contest_side(side: dict[str, Any]) -> dict[str, Any]:
+def _contest_side(side: p.ContestSide) -> dict[str, Any]:
     """Who a running contest is between, and with what, so the next round can be rolled."""
-    trait = side.get("trait") or str(side.get("inputs", {}).get("base", ""))
-    return {"name": side["name"], "trait": trait}
+    trait = side.trait or str(side.inputs.get("base", ""))
+    return {"name": side.name, "trait": trait}
 
 
-def _fright_checked(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
-    _apply_effects(state, e["effects"], raw, e["character_id"])
-    if e["threat"]:
+def _fright_checked(state: CampaignState, e: p.FrightChecked, raw: StoredEvent) -> None:
+    _apply_effects(state, e.effects, raw, e.character_id)
+    if e.threat:
         state.exposures.append(
-            {"character_id": e["character_id"], "threat": e["threat"], "at": raw.recorded_at}
+            {"character_id": e.character_id, "threat": e.threat, "at": raw.recorded_at}
         )
 
 
-def _mettle_spent(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
-    ch = state.characters[e["character_id"]]
-    ch.mettle = max(ch.mettle - e["cost"], 0)
-    if e["action"] == "steel-yourself":
+def _mettle_spent(state: CampaignState, e: p.MettleSpent, raw: StoredEvent) -> None:
+    ch = state.characters[e.character_id]
+    ch.mettle = max(ch.mettle - e.cost, 0)
+    if e.action == "steel-yourself":
         ch.pending_bonus += _glintlock().STEEL_YOURSELF_BONUS
         ch.pending_ids.append(raw.event_id)
-    elif e["action"] == "advantage-die":
+    elif e.action == "advantage-die":
         ch.pending_steps += 1
         ch.pending_ids.append(raw.event_id)
-    elif e["action"] == "suppress-condition" and e["condition"]:
-        ch.pending_suppressed.append(e["condition"])
+    elif e.action == "suppress-condition" and e.condition:
+        ch.pending_suppressed.append(e.condition)
         ch.pending_ids.append(raw.event_id)
 
 
-def _mettle_gained(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
-    ch = state.characters[e["character_id"]]
-    ch.mettle = min(ch.mettle + e["amount"], TRACK_MAX)
+def _mettle_gained(state: CampaignState, e: p.MettleGained, _: StoredEvent) -> None:
+    ch = state.characters[e.character_id]
+    ch.mettle = min(ch.mettle + e.amount, TRACK_MAX)
 
 
-def _threat_added(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
-    _set_threat(state, state.threat + e["amount"], raw)
+def _threat_added(state: CampaignState, e: p.ThreatAdded, raw: StoredEvent) -> None:
+    _set_threat(state, state.threat + e.amount, raw)
 
 
-def _threat_spent(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
-    if e["tier"] in ("hard", "dire"):
+def _threat_spent(state: CampaignState, e: p.ThreatSpent, raw: StoredEvent) -> None:
+    if e.tier in ("hard", "dire"):
         for ob in state.open_obligations("threat-floor"):
-            _discharge(state, ob, raw, f"{e['tier']} spend")
-    _set_threat(state, state.threat - e["cost"], raw)
+            _discharge(state, ob, raw, f"{e.tier} spend")
+    _set_threat(state, state.threat - e.cost, raw)
 
 
-def _stress_changed(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
-    _set_stress(state, state.characters[e["character_id"]], e["delta"], raw)
+def _stress_changed(state: CampaignState, e: p.StressChanged, raw: StoredEvent) -> None:
+    _set_stress(state, state.characters[e.character_id], e.delta, raw)
 
 
-def _track_changed(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
-    _change_track(state, state.characters[e["character_id"]], e["track"], e["delta"])
+def _track_changed(state: CampaignState, e: p.TrackChanged, _: StoredEvent) -> None:
+    _change_track(state, state.characters[e.character_id], e.track, e.delta)
 
 
-def _condition_set(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
-    state.characters[e["character_id"]].conditions[e["name"]] = Condition(
-        e["name"], e["duration"], e["unit"], e["note"], raw.event_id
+def _condition_set(state: CampaignState, e: p.ConditionSet, raw: StoredEvent) -> None:
+    state.characters[e.character_id].conditions[e.name] = Condition(
+        e.name, e.duration, e.unit, e.note, raw.event_id
     )
 
 
-def _condition_cleared(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
-    conditions = state.characters[e["character_id"]].conditions
-    name = _name(conditions, e["name"])
+def _condition_cleared(state: CampaignState, e: p.ConditionCleared, _: StoredEvent) -> None:
+    conditions = state.characters[e.character_id].conditions
+    name = _name(conditions, e.name)
     if name is not None:
         del conditions[name]
 
 
-def _story_tag_gained(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
-    state.characters[e["character_id"]].story_tags.append(e["name"])
+def _story_tag_gained(state: CampaignState, e: p.StoryTagGained, _: StoredEvent) -> None:
+    state.characters[e.character_id].story_tags.append(e.name)
 
 
-def _points_awarded(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
-    state.characters[e["character_id"]].points += e["points"]
+def _points_awarded(state: CampaignState, e: p.PointsAwarded, _: StoredEvent) -> None:
+    state.characters[e.character_id].points += e.points
 
 
-def _bought_up(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
-    ch = state.characters[e["character_id"]]
-    ch.points -= e["cost"]
-    if ch.last_roll_id == e["roll_event_id"]:
-        ch.last_roll_outcome = e["to_outcome"]
+def _bought_up(state: CampaignState, e: p.RollBoughtUp, _: StoredEvent) -> None:
+    ch = state.characters[e.character_id]
+    ch.points -= e.cost
+    if ch.last_roll_id == e.roll_event_id:
+        ch.last_roll_outcome = e.to_outcome
 
 
-def _trait_assigned(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
-    ch = state.characters[e["character_id"]]
-    ch.traits_gained.append({"kind": e["kind"], "name": e["name"], "points": e["points"]})
-    ob = state.obligations.get(e["obligation"] or "")
+def _trait_assigned(state: CampaignState, e: p.TraitAssigned, raw: StoredEvent) -> None:
+    ch = state.characters[e.character_id]
+    ch.traits_gained.append({"kind": e.kind, "name": e.name, "points": e.points})
+    ob = state.obligations.get(e.obligation or "")
     if ob is not None:
-        _discharge(state, ob, raw, f"{e['kind']} assigned: {e['name']}")
+        _discharge(state, ob, raw, f"{e.kind} assigned: {e.name}")
 
 
-def _breaking_point(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
-    ch = state.characters[e["character_id"]]
-    ch.consequences.append(e["consequence"])
+def _breaking_point(state: CampaignState, e: p.BreakingPointResolved, raw: StoredEvent) -> None:
+    ch = state.characters[e.character_id]
+    ch.consequences.append(e.consequence)
     for ob in state.open_obligations("breaking-point", ch.character_id):
-        _discharge(state, ob, raw, f"breaking point: {e['result']}")
-    _set_stress(state, ch, -e["cleared"], raw)
+        _discharge(state, ob, raw, f"breaking point: {e.result}")
+    _set_stress(state, ch, -e.cleared, raw)
 
 
-def _dismissed(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
-    ob = state.obligations.get(e["obligation"])
+def _dismissed(state: CampaignState, e: p.ObligationDismissed, raw: StoredEvent) -> None:
+    ob = state.obligations.get(e.obligation)
     if ob is not None:
-        _discharge(state, ob, raw, f"dismissed: {e['reason']}" if e["reason"] else "dismissed")
+        _discharge(state, ob, raw, f"dismissed: {e.reason}" if e.reason else "dismissed")
 
 
-def _project_started(state: CampaignState, e: dict[str, Any], _: StoredEvent) -> None:
-    state.projects[e["project_id"]] = Project(
-        e["project_id"], e["name"], e["skill"], e["man_hours"]
-    )
+def _project_started(state: CampaignState, e: p.ProjectStarted, _: StoredEvent) -> None:
+    state.projects[e.project_id] = Project(e.project_id, e.name, e.skill, e.man_hours)
 
 
-def _revoked(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
-    state.undo_stack.append({"event_id": raw.event_id, "event_ids": list(e["event_ids"])})
+def _revoked(state: CampaignState, e: p.EventsRevoked, raw: StoredEvent) -> None:
+    state.undo_stack.append({"event_id": raw.event_id, "event_ids": list(e.event_ids)})
     if not state.fixed_revoked:
-        state.revoked.update(e["event_ids"])
+        state.revoked.update(e.event_ids)
         state.needs_refold = True
 
 
-def _restored(state: CampaignState, e: dict[str, Any], raw: StoredEvent) -> None:
-    kept = [u for u in state.undo_stack if u["event_id"] != e["revocation"]]
+def _restored(state: CampaignState, e: p.EventsRestored, raw: StoredEvent) -> None:
+    kept = [u for u in state.undo_stack if u["event_id"] != e.revocation]
     state.undo_stack.clear()
     state.undo_stack.extend(kept)
     if not state.fixed_revoked:
-        state.revoked.difference_update(e["event_ids"])
+        state.revoked.difference_update(e.event_ids)
         state.needs_refold = True
 
 
@@ -847,9 +837,8 @@ def _pre_roll(state: CampaignState, e: p.RollMade) -> str | None:
     if missing:
         return "it used a Mettle spend that would not have happened"
     for effect in e.effects:
-        tag = effect.get("story_tag_spent")
-        if tag is not None and tag not in ch.story_tags:
-            return f"it spent the story tag {tag!r}, which would not be held"
+        if isinstance(effect, StoryTagSpent) and effect.tag not in ch.story_tags:
+            return f"it spent the story tag {effect.tag!r}, which would not be held"
     immediate = state.system == "glintlock" and state.threat_floor == "immediate"
     if immediate and not e.inputs.get("override"):
         return "it would have been rolled while Threat 6 waited for a hard spend"

@@ -18,6 +18,8 @@ from functools import lru_cache
 from typing import Any
 
 from tracker.events import StoredEvent
+from tracker.events.effects import effects_text
+from tracker.events.play import ContestSide, RollMade
 
 COLUMNS = (
     "time",
@@ -132,15 +134,15 @@ def roll_rows(events: Iterable[StoredEvent], revoked: set[str] | None = None) ->
     revoked = revoked or set()
     names: dict[str, str] = {}
     for event in events:
-        p = event.payload
+        p = event.data
         if event.type == "CharacterAdded":
-            names[p["character_id"]] = p["name"]
+            names[p.character_id] = p.name
         elif event.type == "RollMade":
             yield _from_roll(event, names, revoked)
         elif event.type == "FrightChecked":
             yield _from_fright(event, names, revoked)
         elif event.type == "ContestRolled":
-            for side in (p["a"], p["b"]):
+            for side in (p.a, p.b):
                 if side is not None:
                     yield _from_side(event, side, revoked)
 
@@ -157,22 +159,6 @@ def _base(event: StoredEvent, revoked: set[str], **fields: Any) -> RollRow:
     )
 
 
-def _effects_text(effects: Iterable[dict[str, Any]]) -> str:
-    words = []
-    for e in effects:
-        if "track" in e:
-            words.append(f"{e['delta']:+d} {e['track']}")
-        elif "condition" in e:
-            words.append(e["condition"])
-        elif "obligation" in e:
-            words.append(f"owes {e['obligation']}")
-        elif "story_tag_spent" in e:
-            words.append(f"spent {e['story_tag_spent']}")
-        elif "stat_change" in e:
-            words.append(f"{e['delta']:+d} {e['stat_change']}")
-    return "; ".join(words)
-
-
 def _mode_words(mode: str, inputs: dict[str, Any]) -> list[str]:
     if mode == "normal":
         return []
@@ -185,8 +171,8 @@ def _mods_text(mods: Iterable[dict[str, Any]]) -> str:
 
 
 def _from_roll(event: StoredEvent, names: dict[str, str], revoked: set[str]) -> RollRow:
-    p = event.payload
-    inputs, result, system = p["inputs"], p["result"], p["system"]
+    p = event.data
+    inputs, result, system = p.inputs, p.result, p.system
     faces, key = roll_chance(p)
     if system == "gurps":
         base, mods, effective = inputs["base"], _mods_text(inputs["modifiers"]), result["effective"]
@@ -208,31 +194,31 @@ def _from_roll(event: StoredEvent, names: dict[str, str], revoked: set[str]) -> 
     return _base(
         event,
         revoked,
-        character=names.get(p["character_id"], "?"),
-        character_id=p["character_id"],
+        character=names.get(p.character_id, "?"),
+        character_id=p.character_id,
         system=system,
-        kind=p["kind"],
-        trait=p["trait"],
+        kind=p.kind,
+        trait=p.trait,
         base=base,
         modifiers=mods,
         effective=effective,
-        dice=tuple(p["dice"]),
+        dice=p.dice,
         faces=faces,
         kept=kept,
         outcome=result["outcome"],
         success=bool(result["success"]),
         margin=margin,
         position=position,
-        effects=_effects_text(p["effects"]),
+        effects=effects_text(p.effects),
         chance_key=key,
     )
 
 
 def _from_fright(event: StoredEvent, names: dict[str, str], revoked: set[str]) -> RollRow:
-    p = event.payload
-    roll = p["result"]["roll"]
-    table = p["result"].get("table")
-    effects = _effects_text(p["effects"])
+    p = event.data
+    roll = p.result["roll"]
+    table = p.result.get("table")
+    effects = effects_text(p.effects)
     if table:
         effects = f"fright table {table['total']} (row {table['row']})" + (
             f"; {effects}" if effects else ""
@@ -240,8 +226,8 @@ def _from_fright(event: StoredEvent, names: dict[str, str], revoked: set[str]) -
     return _base(
         event,
         revoked,
-        character=names.get(p["character_id"], "?"),
-        character_id=p["character_id"],
+        character=names.get(p.character_id, "?"),
+        character_id=p.character_id,
         system="gurps",
         kind="fright",
         trait="Fright Check",
@@ -260,26 +246,26 @@ def _from_fright(event: StoredEvent, names: dict[str, str], revoked: set[str]) -
     )
 
 
-def _from_side(event: StoredEvent, side: dict[str, Any], revoked: set[str]) -> RollRow:
-    p = event.payload
-    result = side["result"]
-    faces, key = side_chance(p["system"], result)
-    if p["system"] == "gurps":
+def _from_side(event: StoredEvent, side: ContestSide, revoked: set[str]) -> RollRow:
+    p = event.data
+    result = side.result
+    faces, key = side_chance(p.system, result)
+    if p.system == "gurps":
         effective, kept, margin = result["effective"], result["total"], result["margin"]
         mods = _mods_text(result["modifiers"])
     else:
         effective, kept, margin = result["rank"], result["kept"], None
         mods = ""
-    won = p["winner"] == ("a" if side is p["a"] else "b")
+    won = p.winner == ("a" if side is p.a else "b")
     return _base(
         event,
         revoked,
-        character=side["name"],
-        character_id=side["character_id"],
-        system=p["system"],
-        kind=f"contest ({p['mode']})",
-        trait=side["trait"] or "score",
-        base=side["inputs"].get("base", side["inputs"].get("rank")),
+        character=side.name,
+        character_id=side.character_id,
+        system=p.system,
+        kind=f"contest ({p.mode})",
+        trait=side.trait or "score",
+        base=side.inputs.get("base", side.inputs.get("rank")),
         modifiers=mods,
         effective=effective,
         dice=tuple(result["dice"]),
@@ -289,7 +275,7 @@ def _from_side(event: StoredEvent, side: dict[str, Any], revoked: set[str]) -> R
         success=bool(result["success"]),
         margin=margin,
         position=None,
-        effects="won" if won else ("stalemate" if p["winner"] is None else "lost"),
+        effects="won" if won else ("stalemate" if p.winner is None else "lost"),
         chance_key=key,
     )
 
@@ -319,9 +305,9 @@ def glintlock_chance(stat: int, trained: bool, position: str, bonus: int) -> Fra
     return odds.check(stat, trained=trained, tags=POSITION_NET[position], bonus=bonus).success
 
 
-def roll_chance(p: dict[str, Any]) -> tuple[int, tuple]:
-    """A ``RollMade`` payload's die size and the key its exact odds are looked up by."""
-    inputs, result, system = p["inputs"], p["result"], p["system"]
+def roll_chance(p: RollMade) -> tuple[int, tuple]:
+    """A ``RollMade``'s die size and the key its exact odds are looked up by."""
+    inputs, result, system = p.inputs, p.result, p.system
     if system == "gurps":
         return 6, ("gurps", result["effective"])
     if system == "gloom":
@@ -515,32 +501,32 @@ class LuckTally:
         if kind == "RollMade":
             if event.event_id in self.revoked:
                 return
-            p = event.payload
+            p = event.data
             faces, key = roll_chance(p)
-            name = self.names.get(p["character_id"], "?") if p["character_id"] else None
-            self.luck.count(name, event.session_id, faces, p["dice"], p["result"]["success"], key)
+            name = self.names.get(p.character_id, "?") if p.character_id else None
+            self.luck.count(name, event.session_id, faces, p.dice, p.result["success"], key)
         elif kind == "FrightChecked":
             if event.event_id in self.revoked:
                 return
-            p = event.payload
-            roll = p["result"]["roll"]
-            name = self.names.get(p["character_id"], "?") if p["character_id"] else None
+            p = event.data
+            roll = p.result["roll"]
+            name = self.names.get(p.character_id, "?") if p.character_id else None
             key = ("gurps", roll["effective"])
             self.luck.count(name, event.session_id, 6, roll["dice"], roll["success"], key)
         elif kind == "ContestRolled":
             if event.event_id in self.revoked:
                 return
-            p = event.payload
-            for side in (p["a"], p["b"]):
+            p = event.data
+            for side in (p.a, p.b):
                 if side is not None:
-                    result = side["result"]
-                    faces, key = side_chance(p["system"], result)
-                    name = side["name"] if side["character_id"] is not None else None
+                    result = side.result
+                    faces, key = side_chance(p.system, result)
+                    name = side.name if side.character_id is not None else None
                     self.luck.count(
                         name, event.session_id, faces, result["dice"], result["success"], key
                     )
         elif kind == "CharacterAdded":
-            self.names[event.payload["character_id"]] = event.payload["name"]
+            self.names[event.data.character_id] = event.data.name
 
 
 def _sum(chances: Counter[tuple]) -> Fraction:

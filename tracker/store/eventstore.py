@@ -2,7 +2,9 @@
 
 Each campaign is one stream. ``append`` writes a batch in one transaction, checks the caller's
 expected version against the stream's head, and chains every event to the one before it with
-SHA-256. Reads stream rows in order without loading the whole log.
+SHA-256. Reads stream rows in order without loading the whole log, and hand each event out typed
+and upcast to its current version (``tracker.events.catalog.decode``): the one place that
+happens, so no reader interprets a stored payload by itself.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from sqlalchemy import Connection, Engine, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from tracker.errors import BadInput, ConcurrencyError, NotFound, Refused
+from tracker.events.catalog import CampaignCreated, decode
 from tracker.events.envelope import (
     GENESIS_HASH,
     NewEvent,
@@ -24,6 +27,7 @@ from tracker.events.envelope import (
     chain_fields,
     event_hash,
     loads_payload,
+    stored_json,
 )
 from tracker.store.engine import WRITE, after_explicit_positions, lock_writers
 from tracker.store.schema import campaigns, events, settings, snapshots
@@ -32,10 +36,6 @@ READ_BATCH = 2_000
 ID_SLICE = 500
 IMPORT_BATCH = 5_000
 NAME_MAX = campaigns.c.name.type.length
-
-
-def stored_json(payload: dict) -> str:
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +68,25 @@ def _collision(exc: IntegrityError, campaign_id: str) -> Exception:
     return ConcurrencyError(
         "Another writer logged to this campaign at the same moment; run the command again."
     )
+
+
+def _row(event: StoredEvent) -> dict[str, object]:
+    """An event as the events table holds it, its payload the stored text."""
+    return {
+        "position": event.position,
+        "event_id": event.event_id,
+        "campaign_id": event.campaign_id,
+        "version": event.version,
+        "session_id": event.session_id,
+        "character_id": event.character_id,
+        "type": event.type,
+        "schema_version": event.schema_version,
+        "payload": event.raw,
+        "recorded_at": event.recorded_at,
+        "visibility": event.visibility,
+        "prev_hash": event.prev_hash,
+        "hash": event.hash,
+    }
 
 
 class EventStore:
@@ -187,8 +206,12 @@ class EventStore:
             digest = event_hash(fields)
             # Stored in the order the command wrote it (a sheet's stats stay in sheet order);
             # the hash covers the canonical spelling, so key order never matters to verify.
-            rows.append({**fields, "payload": stored_json(new.payload), "hash": digest})
-            out.append((fields, digest))
+            raw = stored_json(new.payload)
+            rows.append({**fields, "payload": raw, "hash": digest})
+            data = new.data
+            if data is None:
+                data = decode(new.type, new.schema_version, new.payload)
+            out.append((fields, digest, data, raw))
             prev = digest
         conn.execute(insert(events), rows)
         # Only the positions are new to us: the rest of each stored event is already in hand.
@@ -200,7 +223,23 @@ class EventStore:
             ).all()
         )
         return [
-            StoredEvent(position=positions[f["version"]], hash=digest, **f) for f, digest in out
+            StoredEvent(
+                positions[f["version"]],
+                f["event_id"],
+                campaign_id,
+                f["version"],
+                f["session_id"],
+                f["character_id"],
+                f["type"],
+                f["schema_version"],
+                data,
+                f["recorded_at"],
+                f["visibility"],
+                f["prev_hash"],
+                digest,
+                raw,
+            )
+            for f, digest, data, raw in out
         ]
 
     # -- reading -----------------------------------------------------------------------------
@@ -259,7 +298,6 @@ class EventStore:
         # small read inside a write (one batch) needs no cursor of its own.
         options = {"yield_per": READ_BATCH} if stream else {}
         result = conn.execute(query, execution_options=options)
-        loads = loads_payload
         # Unpacked by position (the table's column order is StoredEvent's field order): a full
         # rebuild reads every row, and attribute lookup by name costs a third of the time.
         for (
@@ -286,11 +324,12 @@ class EventStore:
                 character_id,
                 type_,
                 schema_version,
-                loads(payload),
+                decode(type_, schema_version, payload),
                 recorded_at,
                 visibility,
                 prev_hash,
                 digest,
+                payload,
             )
 
     def find_hash(self, digest: str) -> StoredEvent | None:
@@ -395,22 +434,21 @@ class EventStore:
                         f"Event {event.version} ({event.event_id}) does not match its hash in the "
                         "export; nothing was imported."
                     )
-                if event.type == "CampaignCreated":
+                if event.type == CampaignCreated.TYPE:
                     if batch:
                         conn.execute(insert(events), batch)
                         batch = []
+                    created = event.payload
                     conn.execute(
                         insert(campaigns).values(
                             campaign_id=event.campaign_id,
-                            name=event.payload["name"],
-                            system=event.payload["system"],
+                            name=created["name"],
+                            system=created["system"],
                             created_at=event.recorded_at,
                         )
                     )
                 heads[event.campaign_id] = (event.version, event.hash)
-                row = event.to_dict()
-                row["payload"] = stored_json(event.payload)
-                batch.append(row)
+                batch.append(_row(event))
                 count += 1
                 if len(batch) >= IMPORT_BATCH:
                     conn.execute(insert(events), batch)

@@ -1,0 +1,139 @@
+"""The effects an event records: what a roll (or a fright result) did to the campaign.
+
+A roll stores the effects its rules decided, never a recomputation: a track moved, a condition
+set, an obligation opened, a story tag spent, a stat changed. Each is a typed value with one way
+in from JSON (``effect_from_json``) and one way out (``Effect.to_json``); the stored shapes are
+the ones tracker has always written, told apart by their leading key::
+
+    {"track": "mettle", "delta": 1}                      TrackChange (+ "cause")
+    {"condition": "stunned", "duration": 2, ...}         ConditionApplied
+    {"obligation": "panic-check", "what": "..."}         ObligationOpened (+ "suffix", "data")
+    {"story_tag_spent": "the old map"}                   StoryTagSpent
+    {"stat_change": "IQ", "delta": -1}                   StatChanged
+
+Any of them may name the ``character_id`` it applies to; without one it applies to the
+character the event is about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import msgspec
+
+
+class Effect:
+    """Base of every recorded effect."""
+
+    __slots__ = ()
+    character_id: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The effect as stored in an event's payload."""
+        return msgspec.to_builtins(self)
+
+    def words(self) -> str:
+        """The effect in a few words, as a roll history row shows it."""
+        raise NotImplementedError
+
+
+class TrackChange(msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=False):
+    """A track moved by ``delta`` (Mettle, Threat, stress, HP, FP); the fold clamps it."""
+
+    track: str
+    delta: int
+    cause: str | None = None
+    character_id: str | None = None
+
+    def words(self) -> str:
+        return f"{self.delta:+d} {self.track}"
+
+
+class ConditionApplied(msgspec.Struct, Effect, frozen=True, gc=False):
+    """A condition set on the character, lasting ``duration`` ``unit`` when the rules say."""
+
+    condition: str
+    duration: int | None = None
+    unit: str | None = None
+    note: str | None = None
+    character_id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        # How long it lasts is always spelled out, if only as null: scripts read the keys.
+        doc: dict[str, Any] = {
+            "condition": self.condition,
+            "duration": self.duration,
+            "unit": self.unit,
+            "note": self.note,
+        }
+        if self.character_id is not None:
+            doc["character_id"] = self.character_id
+        return doc
+
+    def words(self) -> str:
+        return self.condition
+
+
+class ObligationOpened(msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=False):
+    """Something the rules say must happen next (a panic check, a trait to assign).
+
+    Its id is the opening event's version followed by ``suffix``, so one event can open several.
+    """
+
+    obligation: str
+    what: str
+    suffix: str = ""
+    data: dict[str, Any] = {}
+    character_id: str | None = None
+
+    def words(self) -> str:
+        return f"owes {self.obligation}"
+
+
+class StoryTagSpent(msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=False):
+    """A held story tag used on the roll (Glintlock), and so spent."""
+
+    tag: str = msgspec.field(name="story_tag_spent")
+    character_id: str | None = None
+
+    def words(self) -> str:
+        return f"spent {self.tag}"
+
+
+class StatChanged(msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=False):
+    """A lasting change to a stat (a fright result's -1 IQ)."""
+
+    stat: str = msgspec.field(name="stat_change")
+    delta: int = 0
+    character_id: str | None = None
+
+    def words(self) -> str:
+        return f"{self.delta:+d} {self.stat}"
+
+
+# The leading key of each stored shape, and the type it is read as.
+_SHAPES: dict[str, type[Effect]] = {
+    "track": TrackChange,
+    "condition": ConditionApplied,
+    "obligation": ObligationOpened,
+    "story_tag_spent": StoryTagSpent,
+    "stat_change": StatChanged,
+}
+
+
+def effect_from_json(doc: Any) -> Effect:
+    """The typed effect a stored effect describes; ``ValueError`` when it describes none."""
+    if isinstance(doc, Mapping):
+        for key, shape in _SHAPES.items():
+            if key in doc:
+                try:
+                    return msgspec.convert(doc, shape)
+                except msgspec.ValidationError as exc:
+                    raise ValueError(f"a {key} effect: {exc}") from None
+    raise ValueError(f"an effect must name one of {', '.join(_SHAPES)}")
+
+
+def effects_text(effects: Iterable[Effect]) -> str:
+    """Effects in a few words each, as a roll history row shows them."""
+    return "; ".join(effect.words() for effect in effects)
