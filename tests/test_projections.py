@@ -85,10 +85,10 @@ def test_the_stored_snapshot_serves_status_and_matches_a_rebuild(big):
         == first.version + 60 + (1 if first.current_session is None else 0)
     )
     assert to_snapshot(via_snapshot) == to_snapshot(rebuilt)
+    rules = rebuilt.rules
     for character in rebuilt.characters.values():
-        assert via_snapshot.characters[character.character_id].tracks(
-            "glintlock"
-        ) == character.tracks("glintlock")
+        shown = via_snapshot.characters[character.character_id].tracks(rules)
+        assert shown == character.tracks(rules)
 
 
 def test_a_snapshot_that_no_longer_matches_the_log_is_ignored(glintlock):

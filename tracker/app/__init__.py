@@ -1,5 +1,5 @@
 """Command handlers: load the state, ask the rules, decide the events, append them."""
 
-from tracker.app.tracker import SYSTEMS, Tracker
+from tracker.app.tracker import Tracker
 
-__all__ = ["SYSTEMS", "Tracker"]
+__all__ = ["Tracker"]

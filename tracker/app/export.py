@@ -12,6 +12,7 @@ from tracker.errors import BadInput, Refused
 from tracker.events import StoredEvent
 from tracker.events.catalog import Unreadable
 from tracker.projections.campaign import CampaignState, apply
+from tracker.systems.base import Feature
 
 if TYPE_CHECKING:
     from tracker.projections.rolls import RollRow
@@ -95,6 +96,7 @@ class ExportHandlers:
                     apply(replay, event)
                 yield event
 
+        rules = state.rules
         for row in roll_rows(tap(events), state.revoked):
             if not flt.keep(row):
                 continue
@@ -105,20 +107,24 @@ class ExportHandlers:
                 if flt.character and ch.name.casefold() != flt.character.casefold():
                     continue
                 point = {"version": row.version, "time": row.time, "stress": ch.stress}
-                if state.system == "glintlock":
+                if rules.has(Feature.METTLE):
                     point["mettle"] = ch.mettle
                 if ch.hp is not None:
                     point["hp"] = ch.hp
                 if ch.fp is not None:
                     point["fp"] = ch.fp
                 tracks.setdefault(ch.name, []).append(point)
-            if state.system == "glintlock":
+            if rules.has(Feature.THREAT):
                 threat.append({"version": row.version, "time": row.time, "threat": replay.threat})
         counted = [r for r in rows if not (player_view and r.secret)]
         summary = luck(counted)
         return {
             "campaign": state.name,
             "system": state.system,
+            "system_title": rules.title,
+            "has_stress": rules.has(Feature.STRESS),
+            "detail_column": rules.detail_column,
+            "tones": dict(rules.outcome_tones),
             "log_head": state.head_hash,
             "log_version": state.version,
             "filters": {

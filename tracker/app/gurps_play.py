@@ -12,7 +12,6 @@ from tracker.app.play import (
     _dice_kind,
     _gurps_effective,
     _gurps_inputs,
-    _require_system,
     _roll_doc,
     _side,
     _side_doc,
@@ -30,6 +29,8 @@ from tracker.events.effects import (
     TrackChange,
 )
 from tracker.projections.campaign import CampaignState, Character
+from tracker.systems import registry
+from tracker.systems.base import Feature
 from tracker.systems.dice import source_for
 
 
@@ -71,7 +72,7 @@ class GurpsHandlers:
         from tracker.systems.gurps import rules as gurps
 
         def decide(state: CampaignState):
-            _require_system(state, "gurps", "Influence rolls")
+            registry.require(state.rules, Feature.INFLUENCE, "Influence rolls")
             if skill.strip().lower() not in {s.lower() for s in gurps.INFLUENCE_SKILLS}:
                 raise BadInput(
                     f"{skill!r} is not an influence skill; use one of "
@@ -177,7 +178,7 @@ class GurpsHandlers:
         dice_source, seed_text = _dice_kind(lambda: source_for(dice, seed))
 
         def decide(state: CampaignState):
-            _require_system(state, "gurps", "Extra effort")
+            registry.require(state.rules, Feature.EXTRA_EFFORT, "Extra effort")
             ch = self.character(name, state)
             will = gurps.base_skill(
                 "Will",
@@ -259,7 +260,7 @@ class GurpsHandlers:
         from tracker.systems.gurps import rules as gurps
 
         def decide(state: CampaignState):
-            _require_system(state, "gurps", "The Fright Check")
+            registry.require(state.rules, Feature.FRIGHT_CHECKS, "The Fright Check")
             ch = self.character(name, state)
             will = ch.stat("Will")
             if will is None:
@@ -341,7 +342,7 @@ class GurpsHandlers:
 
     def project_start(self, name: str, *, skill: str, hours: int) -> Logged:
         def decide(state: CampaignState):
-            _require_system(state, "gurps", "Major projects")
+            registry.require(state.rules, Feature.PROJECTS, "Major projects")
             if hours < 1:
                 raise BadInput("A project needs 1 or more man-hours (--hours N).")
             if _project(state, name, missing_ok=True):
@@ -369,7 +370,7 @@ class GurpsHandlers:
         from tracker.systems.gurps import rules as gurps
 
         def decide(state: CampaignState):
-            _require_system(state, "gurps", "Major projects")
+            registry.require(state.rules, Feature.PROJECTS, "Major projects")
             found = _project(state, project)
             ch = self.character(name, state)
             extra = list(mods)

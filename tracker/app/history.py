@@ -23,6 +23,7 @@ from tracker.projections.campaign import (
     problem_with,
     refold_state,
 )
+from tracker.systems.base import Feature
 
 # Events an undo never takes back: the campaign's own start and the undo machinery itself.
 NOT_UNDOABLE = frozenset({"CampaignCreated", "EventsRevoked", "EventsRestored"})
@@ -50,19 +51,21 @@ class ReplayLine:
 
 
 def _readings(state: CampaignState) -> dict[tuple[str | None, str], Any]:
+    """Every track the campaign's system keeps, by (character or None, track)."""
+    rules = state.rules
     out: dict[tuple[str | None, str], Any] = {}
-    if state.system == "glintlock":
+    if rules.has(Feature.THREAT):
         out[(None, "Threat")] = state.threat
     for ch in state.characters.values():
-        if state.system == "glintlock":
+        if rules.has(Feature.METTLE):
             out[(ch.name, "Mettle")] = ch.mettle
-        if state.system != "gurps":
+        if rules.has(Feature.STRESS):
             out[(ch.name, "stress")] = ch.stress
         if ch.hp is not None:
             out[(ch.name, "HP")] = ch.hp
         if ch.fp is not None:
             out[(ch.name, "FP")] = ch.fp
-        if state.system == "gurps":
+        if rules.has(Feature.CHARACTER_POINTS):
             out[(ch.name, "CP")] = ch.points
         out[(ch.name, "conditions")] = ", ".join(sorted(ch.conditions)) or "none"
     out[(None, "obligations")] = len(state.obligations)

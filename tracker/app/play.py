@@ -23,11 +23,12 @@ from tracker.events.effects import (
     StoryTagSpent,
     TrackChange,
 )
-from tracker.projections.campaign import CampaignState, Character, Obligation, track_floor
+from tracker.projections.campaign import CampaignState, Character, Obligation
+from tracker.systems import registry
+from tracker.systems.base import Feature
 from tracker.systems.dice import DiceSource, source_for
 
 DiceFactory = Callable[[], DiceSource]
-SYSTEM_NAMES = {"gloom": "Gloom", "gurps": "GURPS", "glintlock": "Glintlock"}
 
 
 @dataclass
@@ -543,7 +544,7 @@ class PlayHandlers:
         def decide(state: CampaignState):
             from tracker.systems.glintlock import rules as glintlock
 
-            _require_system(state, "glintlock", "Spending Mettle")
+            registry.require(state.rules, Feature.METTLE, "Spending Mettle")
             ch = self.character(name, state)
             suppress = None
             if action == "suppress-condition":
@@ -574,7 +575,7 @@ class PlayHandlers:
         def decide(state: CampaignState):
             from tracker.systems.gurps import rules as gurps
 
-            _require_system(state, "gurps", "Buying up a roll")
+            registry.require(state.rules, Feature.CHARACTER_POINTS, "Buying up a roll")
             if not state.cinematic:
                 raise Refused(
                     "Buy-ups are for cinematic campaigns; this campaign was not made with "
@@ -612,7 +613,7 @@ class PlayHandlers:
         def decide(state: CampaignState):
             from tracker.systems.glintlock import rules as glintlock
 
-            _require_system(state, "glintlock", "Gaining Mettle")
+            registry.require(state.rules, Feature.METTLE, "Gaining Mettle")
             ch = self.character(name, state)
             change = glintlock.gain_mettle(ch.mettle, action)
             payload = ev.MettleGained(
@@ -627,7 +628,7 @@ class PlayHandlers:
         def decide(state: CampaignState):
             from tracker.systems.glintlock import rules as glintlock
 
-            _require_system(state, "glintlock", "Threat")
+            registry.require(state.rules, Feature.THREAT, "Threat")
             if amount < 1:
                 raise BadInput("Threat is added in whole points of 1 or more.")
             change = glintlock.apply_track(state.threat, amount)
@@ -640,7 +641,7 @@ class PlayHandlers:
         def decide(state: CampaignState):
             from tracker.systems.glintlock import rules as glintlock
 
-            _require_system(state, "glintlock", "Threat")
+            registry.require(state.rules, Feature.THREAT, "Threat")
             spent = glintlock.spend_threat(state.threat, tier)
             payload = ev.ThreatSpent(tier=tier, cost=spent.cost, note=note)
             return [self._event(payload, state=state)], {"note": note, **spent.to_dict()}
@@ -649,11 +650,11 @@ class PlayHandlers:
 
     def stress(self, name: str, delta: int, *, cause: str | None = None) -> Logged:
         def decide(state: CampaignState):
-            _require_system(state, ("gloom", "glintlock"), "Stress")
+            registry.require(state.rules, Feature.STRESS, "Stress")
             if delta == 0:
                 raise BadInput("Give the stress change as +N or -N, not 0.")
             ch = self.character(name, state)
-            limit = state.stress_limit if state.system == "gloom" else 6
+            limit = state.rules.stress_limit(state.stress_limit)
             after = min(max(ch.stress + delta, 0), limit)
             payload = ev.StressChanged(character_id=ch.character_id, delta=delta, cause=cause)
             doc = {
@@ -663,7 +664,7 @@ class PlayHandlers:
                 "after": after,
                 "limit": limit,
                 "cause": cause,
-                "effects": _stress_words(state, after),
+                "effects": state.rules.stress_words(after, limit),
             }
             return [self._event(payload, state=state)], doc
 
@@ -684,7 +685,7 @@ class PlayHandlers:
                 character_id=ch.character_id, track=track, delta=delta, cause=cause
             )
             top = ch.hp_max if track == "hp" else ch.fp_max
-            bottom = track_floor(state.system, track, top)
+            bottom = state.rules.track_floor(track, top)
             doc = {
                 "character": ch.name,
                 "track": track,
@@ -733,7 +734,7 @@ class PlayHandlers:
 
     def tag_add(self, name: str, tag: str) -> Logged:
         def decide(state: CampaignState):
-            _require_system(state, "glintlock", "Story tags")
+            registry.require(state.rules, Feature.STORY_TAGS, "Story tags")
             ch = self.character(name, state)
             if not tag.strip():
                 raise BadInput("Name the story tag, like 'the old map'.")
@@ -745,7 +746,7 @@ class PlayHandlers:
 
     def points_award(self, name: str, points: int, *, reason: str | None = None) -> Logged:
         def decide(state: CampaignState):
-            _require_system(state, "gurps", "Character points")
+            registry.require(state.rules, Feature.CHARACTER_POINTS, "Character points")
             if points < 1:
                 raise BadInput("Award 1 or more character points.")
             ch = self.character(name, state)
@@ -783,7 +784,7 @@ class PlayHandlers:
         def decide(state: CampaignState):
             from tracker.systems.glintlock.rules import BREAKING_POINT_CLEARS
 
-            _require_system(state, "glintlock", "The breaking point")
+            registry.require(state.rules, Feature.BREAKING_POINT, "The breaking point")
             ch = self.character(name, state)
             open_ = state.open_obligations("breaking-point", ch.character_id)
             if not open_:
@@ -811,7 +812,7 @@ class PlayHandlers:
         self, name: str, trait: str, *, kind: str | None = None, obligation: str | None = None
     ) -> Logged:
         def decide(state: CampaignState):
-            _require_system(state, "gurps", "Assigning fright traits")
+            registry.require(state.rules, Feature.FRIGHT_CHECKS, "Assigning fright traits")
             ch = self.character(name, state)
             owed = [
                 o
@@ -840,13 +841,6 @@ class PlayHandlers:
 
 
 # -- helpers ------------------------------------------------------------------------------------
-
-
-def _require_system(state: CampaignState, systems: str | tuple[str, ...], what: str) -> None:
-    allowed = (systems,) if isinstance(systems, str) else systems
-    if state.system not in allowed:
-        rule = " and ".join(SYSTEM_NAMES[s] for s in allowed)
-        raise Refused(f"{what} is a {rule} rule; this campaign plays {state.system}.")
 
 
 def _trait_value(ch: Character, trait: str, system: str) -> tuple[int, str]:
@@ -942,14 +936,6 @@ def _panic_effects(ch: Character, built):
     if not result["success"]:
         effects = [*effects, ConditionApplied("panicked", note="failed panic check")]
     return inputs, result, effects, consumed, doc
-
-
-def _stress_words(state: CampaignState, stress: int) -> list[str]:
-    if state.system == "glintlock":
-        from tracker.systems.glintlock import rules as glintlock
-
-        return list(glintlock.stress_effects(stress))
-    return ["at the limit: disadvantage"] if stress >= state.stress_limit else []
 
 
 def _describe_effects(

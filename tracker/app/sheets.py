@@ -9,13 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tracker.errors import BadInput
-
-# What a score can sensibly be in each system; anything outside is a typo, not a character.
-SCORE_RANGES = {
-    "gloom": (1, 30),
-    "gurps": (0, 40),
-    "glintlock": (0, 10),
-}
+from tracker.systems.base import RuleSystem
 
 
 @dataclass
@@ -52,12 +46,13 @@ TRACK_RANGE = (1, 999)
 TRACKS = frozenset({"hp", "fp"})
 
 
-def check_scores(system: str, scores: Mapping[str, int], what: str) -> None:
+def check_scores(system: RuleSystem, scores: Mapping[str, int], what: str) -> None:
+    """Refuse a score the system's sheets cannot hold (a typo, not a character)."""
     for key, value in scores.items():
-        low, high = TRACK_RANGE if key.casefold() in TRACKS else SCORE_RANGES[system]
+        low, high = TRACK_RANGE if key.casefold() in TRACKS else system.score_range
         if not low <= value <= high:
             raise BadInput(
-                f"{what} {key} is {value}; in {system} it must be between {low} and {high}."
+                f"{what} {key} is {value}; in {system.name} it must be between {low} and {high}."
             )
 
 

@@ -55,11 +55,12 @@ from tracker.projections.campaign import (
 from tracker.store.engine import create_engine_for, prepare_sqlite_file, resolve_url, sqlite_path
 from tracker.store.eventstore import CampaignRow, EventStore
 from tracker.store.migrate import ensure_schema
+from tracker.systems import registry
+from tracker.systems.base import Feature
 
 if TYPE_CHECKING:
     from tracker.projections.rolls import Luck
 
-SYSTEMS = ("gloom", "gurps", "glintlock")
 TIE_RULES = ("stat", "defender")
 CURRENT = "current_campaign"
 APPEND_ATTEMPTS = 8
@@ -344,12 +345,16 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
         name = name.strip()
         if not name:
             raise BadInput("A campaign needs a name; give one in quotes.")
-        if system not in SYSTEMS:
-            raise BadInput(f"The system must be one of {', '.join(SYSTEMS)}, not {system!r}.")
+        known = registry.names()
+        if system not in known:
+            raise BadInput(f"The system must be one of {', '.join(known)}, not {system!r}.")
         if tie_rule not in TIE_RULES:
             raise BadInput("--tie-rule must be stat or defender.")
-        if cinematic and system != "gurps":
-            raise BadInput("--cinematic is a GURPS option; leave it out for " + system + ".")
+        if cinematic and not registry.get(system).has(Feature.CHARACTER_POINTS):
+            raise BadInput(
+                f"--cinematic is a {registry.titles_with(Feature.CHARACTER_POINTS)} option; "
+                f"leave it out for {system}."
+            )
         campaign_id = str(uuid.uuid4())
         created = CampaignCreated(name=name, system=system, tie_rule=tie_rule, cinematic=cinematic)
         self.store.create_campaign(campaign_id, name, system, [self._event(created)])
@@ -441,8 +446,8 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
             existing = state.character(name)
             if existing is not None:
                 raise Refused(f'{existing.name} is already in "{state.name}"; pick another name.')
-            check_scores(state.system, sheet.stats, "Stat")
-            check_scores(state.system, sheet.skills, "Skill")
+            check_scores(state.rules, sheet.stats, "Stat")
+            check_scores(state.rules, sheet.skills, "Skill")
             for skill, exprs in sheet.defaults.items():
                 for expr in exprs:
                     self._check_default(state, skill, expr)
@@ -474,23 +479,10 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
         return character
 
     def movement(self, name: str) -> dict[str, int] | None:
-        """GURPS: what a character's Basic Move gives (sprint, water Move, standing jumps), or
-        None outside GURPS or when the sheet lists no Basic Move (``Move`` or ``Basic Move``)."""
+        """What a character's movement allows where the rules say (GURPS: the sprint, water
+        Move and standing jumps Basic Move gives), or None."""
         state = self.state()
-        ch = self.character(name, state)
-        move = ch.stat("Basic Move") if ch.stat("Basic Move") is not None else ch.stat("Move")
-        if state.system != "gurps" or move is None:
-            return None
-        from tracker.systems.gurps import rules as gurps
-
-        jumping = ch.skill("Jumping")
-        return {
-            "basic_move": move,
-            "sprint_move": gurps.sprint_move(move),
-            "water_move": gurps.water_move(move),
-            "high_jump_inches": gurps.high_jump_inches(move, jumping_skill=jumping),
-            "broad_jump_feet": gurps.broad_jump_feet(move, jumping_skill=jumping),
-        }
+        return state.rules.movement(self.character(name, state))
 
     def character_default(self, name: str, skill: str, expression: str) -> Character:
         def decide(state: CampaignState) -> list[NewEvent]:
@@ -512,13 +504,10 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
 
     @staticmethod
     def _check_default(state: CampaignState, skill: str, expression: str) -> None:
-        if state.system != "gurps":
-            raise Refused(f"Defaults are a GURPS rule; this campaign plays {state.system}.")
+        registry.require(state.rules, Feature.DEFAULTS, "Defaults", "are")
         if not skill.strip():
             raise BadInput("Name the skill the default is for, like Lockpicking.")
-        from tracker.systems.gurps.rules import parse_default
-
-        parse_default(expression)
+        state.rules.check_default(expression)
 
     # -- looking at the state --------------------------------------------------------------------
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from tracker.cli.options import emit_json, open_tracker, output_options
-from tracker.cli.render import bold, dim, duration, local_time, plural, warn
+from tracker.cli.options import SystemName, emit_json, open_tracker, output_options
+from tracker.cli.render import TRACK_WORDS, bold, dim, duration, local_time, plural, warn
 
 
 @click.group("campaign")
@@ -18,7 +18,7 @@ def campaign() -> None:
 @click.option(
     "--system",
     required=True,
-    type=click.Choice(["gloom", "gurps", "glintlock"], case_sensitive=False),
+    type=SystemName(),
     help="The rule system the campaign plays.",
 )
 @click.option(
@@ -38,7 +38,7 @@ def campaign_new(name: str, system: str, tie_rule: str, cinematic: bool, as_json
       tracker campaign new "Ashes of Veyra" --system glintlock
     """
     tracker = open_tracker()
-    row = tracker.campaign_new(name, system.lower(), tie_rule=tie_rule, cinematic=cinematic)
+    row = tracker.campaign_new(name, system, tie_rule=tie_rule, cinematic=cinematic)
     if as_json:
         emit_json(
             {
@@ -110,10 +110,9 @@ def session_start(title: str | None, as_json: bool) -> None:
         return
     name = f' "{info.title}"' if info.title else ""
     line = f"Session {info.number}{name} started {local_time(info.started_at, 'HH:mm')}."
-    if state.system == "glintlock":
-        line += (
-            " Mettle reset to 0." if state.threat_carries_over else " Mettle and Threat reset to 0."
-        )
+    reset = sorted(state.rules.session_resets(state.threat_carries_over))
+    if reset:
+        line += f" {' and '.join(TRACK_WORDS[t] for t in reset)} reset to 0."
     click.echo(line)
 
 

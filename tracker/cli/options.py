@@ -96,6 +96,33 @@ def _one_line(text: str) -> str:
     )
 
 
+class SystemName(click.ParamType):
+    """A rule system's name, checked against the systems installed (found when first needed,
+    so a command that does not take one never loads them)."""
+
+    name = "system"
+
+    def _names(self) -> list[str]:
+        from tracker.systems import registry
+
+        return registry.names()
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return f"[{'|'.join(self._names())}]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        names = self._names()
+        wanted = str(value).casefold()
+        if wanted in names:
+            return wanted
+        self.fail(f"{value!r} is not one of {', '.join(names)}", param, ctx)
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str):
+        from click.shell_completion import CompletionItem
+
+        return [CompletionItem(n) for n in self._names() if n.startswith(incomplete.casefold())]
+
+
 def output_options(fn: Callable) -> Callable:
     """Add ``--json`` (one JSON document on stdout) and ``--db``/``--campaign`` to a command."""
 

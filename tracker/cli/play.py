@@ -8,7 +8,8 @@ from typing import Any
 import click
 
 from tracker.cli.options import emit_json, open_tracker, output_options
-from tracker.cli.render import BAD, GOOD, MIXED, bold, dim, plural, warn
+from tracker.cli.render import BAD, GOOD, MIXED, TRACK_WORDS, bold, dim, plural, warn
+from tracker.systems.base import Feature
 
 OUTCOME_COLOURS = {
     "perfect": GOOD,
@@ -32,7 +33,6 @@ OBLIGATION_WORDS = {
     "regular-contest": "the regular contest",
     "threat-floor": "the spending floor",
 }
-TRACK_WORDS = {"mettle": "Mettle", "threat": "Threat", "stress": "stress", "hp": "HP", "fp": "FP"}
 
 
 def outcome_word(outcome: str) -> str:
@@ -543,7 +543,7 @@ def status(character: str | None, as_of: str | None, player_view: bool, as_json:
     else:
         state, ch = tracker.status(character)
     if ch is not None:
-        doc = ch.tracks(state.system)
+        doc = ch.tracks(state.rules)
         if as_json:
             emit_json(doc)
             return
@@ -554,12 +554,12 @@ def status(character: str | None, as_of: str | None, player_view: bool, as_json:
         return
     session = f"session {state.current_session}" if state.current_session else "no session running"
     head = f"{bold(state.name)} ({state.system}) · {session} · {state.version:,} events"
-    if state.system == "glintlock":
+    if state.rules.has(Feature.THREAT):
         floor = {"none": "", "owed": " (hard spend owed)", "immediate": " (hard spend NOW)"}
         head += f" · Threat {state.threat}{floor[state.threat_floor]}"
     click.echo(head)
     for ch in state.characters.values():
-        click.echo("  " + character_line(ch.tracks(state.system)))
+        click.echo("  " + character_line(ch.tracks(state.rules)))
     for ob in sorted(state.obligations.values(), key=lambda o: o.opened_version):
         click.echo(warn(ob.what))
 

@@ -7,6 +7,7 @@ import click
 GOOD = "green"
 BAD = "red"
 MIXED = "yellow"
+TRACK_WORDS = {"mettle": "Mettle", "threat": "Threat", "stress": "stress", "hp": "HP", "fp": "FP"}
 
 
 def bold(text: str) -> str:

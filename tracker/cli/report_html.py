@@ -12,9 +12,6 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
-SYSTEMS = {"gloom": "Gloom", "gurps": "GURPS", "glintlock": "Glintlock"}
-# Outcomes that succeed at a cost; the rest read as success or failure by the row's `success`.
-MIXED = frozenset({"weak_hit", "complication"})
 PALETTE = ("#2563eb", "#d97706", "#059669", "#c026d3", "#dc2626", "#0891b2", "#65a30d", "#7c3aed")
 THREAT_COLOUR = "#374151"
 NARROW, WIDE, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 640, 1080, 270, 46, 14, 14, 38
@@ -136,7 +133,7 @@ def _header(report: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     ]
     head = report.get("log_head") or ""
     short = f"{head[:12]}…{head[-4:]}" if len(head) > 16 else head
-    system = SYSTEMS.get(report.get("system", ""), report.get("system", ""))
+    system = report.get("system_title") or report.get("system", "")
     view = (
         "Player view: a secret roll shows only that it happened." if flt.get("player_view") else ""
     )
@@ -261,7 +258,7 @@ def _tracks_section(report: dict[str, Any], colours: dict[str, str]) -> str:
         ]
         specs.append(("HP (solid) and FP (dashed)", hp_fp, None))
     stresses = [p.get("stress", 0) for p in points]
-    if points and (report.get("system") != "gurps" or any(stresses)):
+    if points and (report.get("has_stress") or any(stresses)):
         series = [(n, line(n, "stress"), colours[n], False) for n in tracks]
         specs.append(("Stress", series, (0, max(6, *stresses))))
     if not specs:
@@ -278,7 +275,9 @@ def _tracks_section(report: dict[str, Any], colours: dict[str, str]) -> str:
 
 
 def _rows_section(report: dict[str, Any], rows: list[dict[str, Any]]) -> str:
-    column = {"gurps": "Margin", "glintlock": "Position"}.get(report.get("system", ""), "")
+    column = report.get("detail_column", "")
+    # Outcomes the system reads as a success at a cost; the rest read by the row's `success`.
+    tones = report.get("tones") or {}
     body = []
     for r in rows:
         badges = '<span class="badge secret">secret</span>' if r.get("secret") else ""
@@ -301,7 +300,7 @@ def _rows_section(report: dict[str, Any], rows: list[dict[str, Any]]) -> str:
         if r.get("modifiers"):
             score += f'<div class="small">{_e(r["modifiers"])}</div>'
         outcome = r.get("outcome") or ""
-        tone = "mixed" if outcome in MIXED else ("good" if r.get("success") else "bad")
+        tone = "mixed" if tones.get(outcome) == "mixed" else ("good" if r.get("success") else "bad")
         detail = r.get("position") or ("" if r.get("margin") is None else _signed(r["margin"], 0))
         chance = "" if r.get("p_success") is None else f"{r['p_success']:.0%}"
         body.append(

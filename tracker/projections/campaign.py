@@ -10,7 +10,6 @@ into plain JSON and back, for the snapshot cache.
 from __future__ import annotations
 
 import copy
-import functools
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -29,10 +28,11 @@ from tracker.events.effects import (
     StoryTagSpent,
     TrackChange,
 )
+from tracker.systems import registry
+from tracker.systems.base import Feature, RuleSystem
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
 PROJECTION_VERSION = 3
-TRACK_MAX = 6
 RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
@@ -137,10 +137,11 @@ class Character:
             "sheet": self.sheet,
         }
 
-    def tracks(self, system: str) -> dict[str, Any]:
-        """The character's tracks as ``tracker status CHARACTER --json`` shows them."""
+    def tracks(self, rules: RuleSystem) -> dict[str, Any]:
+        """The character's tracks as ``tracker status CHARACTER --json`` shows them: those every
+        system has, and those the campaign's system has features for."""
         out: dict[str, Any] = {"name": self.name, "character_id": self.character_id}
-        if system == "glintlock":
+        if rules.has(Feature.METTLE):
             out["mettle"] = self.mettle
         out["stress"] = self.stress
         if self.hp is not None:
@@ -149,18 +150,20 @@ class Character:
         if self.fp is not None:
             out["fp"] = self.fp
             out["fp_max"] = self.fp_max
-        if system == "gurps":
+        if rules.has(Feature.CHARACTER_POINTS):
             out["points"] = self.points
         out["conditions"] = [cond.to_dict() for cond in self.conditions.values()]
-        if system == "glintlock":
+        if rules.has(Feature.STORY_TAGS):
             out["story_tags"] = list(self.story_tags)
+        if rules.has(Feature.METTLE):
             out["next_roll"] = {
                 "bonus": self.pending_bonus,
                 "position_steps": self.pending_steps,
                 "suppressed": list(self.pending_suppressed),
             }
+        if rules.has(Feature.BREAKING_POINT):
             out["consequences"] = list(self.consequences)
-        if system == "gurps":
+        if rules.has(Feature.FRIGHT_CHECKS):
             out["traits_gained"] = list(self.traits_gained)
             out["stat_changes"] = dict(self.stat_changes)
         return out
@@ -305,6 +308,11 @@ class CampaignState:
         ]
 
     @property
+    def rules(self) -> RuleSystem:
+        """The campaign's rule system (one sentence when it is not installed)."""
+        return registry.get(self.system)
+
+    @property
     def threat_floor(self) -> str:
         """ "none", "owed" or "immediate": the open spending-floor obligation, if any."""
         floors = self.open_obligations("threat-floor")
@@ -320,10 +328,10 @@ class CampaignState:
             "system": self.system,
             "version": self.version,
             "session": self.current_session,
-            "characters": [ch.tracks(self.system) for ch in self.characters.values()],
+            "characters": [ch.tracks(self.rules) for ch in self.characters.values()],
             "obligations": len(self.obligations),
         }
-        if self.system == "glintlock":
+        if self.rules.has(Feature.THREAT):
             out["threat"] = self.threat
             out["spending_floor"] = self.threat_floor
         if self.projects:
@@ -451,14 +459,6 @@ def _discharge(state: CampaignState, ob: Obligation, raw: StoredEvent, how: str)
     state.discharged.append(ob)
 
 
-@functools.cache
-def _glintlock():
-    # Imported on first use: a GURPS or Gloom command never loads Glintlock's rules.
-    from tracker.systems.glintlock import rules as glintlock
-
-    return glintlock
-
-
 def _floor_text(threat: int, severity: str) -> str:
     if severity == "immediate":
         return f"Threat {threat}: the GM must spend hard or dire now; player rolls wait for it."
@@ -467,9 +467,10 @@ def _floor_text(threat: int, severity: str) -> str:
 
 def _update_floor(state: CampaignState, raw: StoredEvent) -> None:
     """Open, raise, lower or discharge the spending floor to match the Threat level."""
-    if state.system != "glintlock":
+    rules = state.rules
+    if not rules.has(Feature.THREAT):
         return
-    floor = _glintlock().spending_floor(state.threat)
+    floor = rules.spending_floor(state.threat)
     current = next((o for o in state.obligations.values() if o.kind == "threat-floor"), None)
     if floor == "none":
         if current is not None:
@@ -483,7 +484,7 @@ def _update_floor(state: CampaignState, raw: StoredEvent) -> None:
 
 
 def _set_threat(state: CampaignState, value: int, raw: StoredEvent) -> None:
-    threat = min(max(value, 0), TRACK_MAX)
+    threat = min(max(value, 0), state.rules.track_max.get("threat", 0))
     if threat == state.threat:
         return
     state.threat = threat
@@ -491,9 +492,9 @@ def _set_threat(state: CampaignState, value: int, raw: StoredEvent) -> None:
 
 
 def _set_stress(state: CampaignState, ch: Character, delta: int, raw: StoredEvent) -> None:
-    limit = state.stress_limit if state.system == "gloom" else TRACK_MAX
-    ch.stress = min(max(ch.stress + delta, 0), limit)
-    at_breaking_point = state.system == "glintlock" and ch.stress >= TRACK_MAX
+    rules = state.rules
+    ch.stress = min(max(ch.stress + delta, 0), rules.stress_limit(state.stress_limit))
+    at_breaking_point = rules.has(Feature.BREAKING_POINT) and rules.breaking_point(ch.stress)
     if at_breaking_point and not state.open_obligations("breaking-point", ch.character_id):
         _open(
             state,
@@ -519,7 +520,7 @@ def _apply_effects(
             case TrackChange() if ch is None:
                 continue
             case TrackChange(track="mettle", delta=delta):
-                ch.mettle = min(max(ch.mettle + delta, 0), TRACK_MAX)
+                ch.mettle = min(max(ch.mettle + delta, 0), state.rules.track_max.get("mettle", 0))
             case TrackChange(track="stress", delta=delta):
                 _set_stress(state, ch, delta, raw)
             case TrackChange(track="hp" | "fp" as track, delta=delta):
@@ -545,19 +546,13 @@ def _apply_effects(
                 ch.stat_changes[key] = ch.stat_changes.get(key, 0) + delta
 
 
-def track_floor(system: str, track: str, top: int) -> int:
-    """How low HP or FP can go: GURPS to -5 x HP (death) and -FP (unconsciousness); 0 elsewhere."""
-    if system != "gurps":
-        return 0
-    return -5 * top if track == "hp" else -top
-
-
 def _change_track(state: CampaignState, ch: Character, track: str, delta: int) -> None:
     value = getattr(ch, track)
     if value is None:
         return
     top = ch.hp_max if track == "hp" else ch.fp_max
-    setattr(ch, track, min(max(value + delta, track_floor(state.system, track, top)), top))
+    floor = state.rules.track_floor(track, top)
+    setattr(ch, track, min(max(value + delta, floor), top))
 
 
 # -- handlers ------------------------------------------------------------------------------------
@@ -575,15 +570,16 @@ def _campaign_created(state: CampaignState, e: c.CampaignCreated, _: StoredEvent
 def _session_started(state: CampaignState, e: c.SessionStarted, raw: StoredEvent) -> None:
     state.session = SessionInfo(e.number, e.title, raw.recorded_at, event_count=1)
     state.current_session = e.number
-    if state.system == "glintlock":
+    resets = state.rules.session_resets(state.threat_carries_over)
+    if "mettle" in resets:
         for ch in state.characters.values():
             ch.mettle = 0
             # What Mettle bought for "the next roll" lapses with the session it was bought in.
             _consume_pending(ch)
-        if not state.threat_carries_over:
-            state.threat = 0
-            for ob in state.open_obligations("threat-floor"):
-                _discharge(state, ob, raw, "Threat reset at session start")
+    if "threat" in resets:
+        state.threat = 0
+        for ob in state.open_obligations("threat-floor"):
+            _discharge(state, ob, raw, "Threat reset at session start")
 
 
 def _session_ended(state: CampaignState, e: c.SessionEnded, raw: StoredEvent) -> None:
@@ -606,12 +602,7 @@ def _character_added(state: CampaignState, e: c.CharacterAdded, _: StoredEvent) 
         tuple(e.traits),
         e.sheet,
     )
-    if state.system == "gurps":
-        # Basic Set: HP and FP start equal to ST and HT, Will and Per to IQ, when the sheet
-        # does not list them.
-        for derived, source in (("HP", "ST"), ("FP", "HT"), ("Will", "IQ"), ("Per", "IQ")):
-            if ch.stat(derived) is None and ch.stat(source) is not None:
-                ch.stats[derived] = ch.stat(source)
+    ch.stats.update(state.rules.derived_stats(ch.stats))
     ch.hp = ch.hp_max
     ch.fp = ch.fp_max
     state.characters[e.character_id] = ch
@@ -651,7 +642,7 @@ def _roll_made(state: CampaignState, e: p.RollMade, raw: StoredEvent) -> None:
             project.done = max(project.done + e.result["man_hours"] - e.result["destroyed"], 0)
             project.destroyed += e.result["destroyed"]
     # The GM's secret Danger Sense roll is not the roll a player would buy up.
-    if state.system == "gurps" and e.kind != "danger-sense":
+    if state.rules.has(Feature.CHARACTER_POINTS) and e.kind != "danger-sense":
         ch.last_roll_id = raw.event_id
         ch.last_roll_outcome = e.result.get("outcome")
 
@@ -700,11 +691,10 @@ def _fright_checked(state: CampaignState, e: p.FrightChecked, raw: StoredEvent) 
 def _mettle_spent(state: CampaignState, e: p.MettleSpent, raw: StoredEvent) -> None:
     ch = state.characters[e.character_id]
     ch.mettle = max(ch.mettle - e.cost, 0)
-    if e.action == "steel-yourself":
-        ch.pending_bonus += _glintlock().STEEL_YOURSELF_BONUS
-        ch.pending_ids.append(raw.event_id)
-    elif e.action == "advantage-die":
-        ch.pending_steps += 1
+    bonus, steps = state.rules.next_roll(e.action)
+    if bonus or steps:
+        ch.pending_bonus += bonus
+        ch.pending_steps += steps
         ch.pending_ids.append(raw.event_id)
     elif e.action == "suppress-condition" and e.condition:
         ch.pending_suppressed.append(e.condition)
@@ -713,7 +703,7 @@ def _mettle_spent(state: CampaignState, e: p.MettleSpent, raw: StoredEvent) -> N
 
 def _mettle_gained(state: CampaignState, e: p.MettleGained, _: StoredEvent) -> None:
     ch = state.characters[e.character_id]
-    ch.mettle = min(ch.mettle + e.amount, TRACK_MAX)
+    ch.mettle = min(ch.mettle + e.amount, state.rules.track_max.get("mettle", 0))
 
 
 def _threat_added(state: CampaignState, e: p.ThreatAdded, raw: StoredEvent) -> None:
@@ -839,8 +829,7 @@ def _pre_roll(state: CampaignState, e: p.RollMade) -> str | None:
     for effect in e.effects:
         if isinstance(effect, StoryTagSpent) and effect.tag not in ch.story_tags:
             return f"it spent the story tag {effect.tag!r}, which would not be held"
-    immediate = state.system == "glintlock" and state.threat_floor == "immediate"
-    if immediate and not e.inputs.get("override"):
+    if state.threat_floor == "immediate" and not e.inputs.get("override"):
         return "it would have been rolled while Threat 6 waited for a hard spend"
     return None
 

@@ -1,0 +1,68 @@
+"""Glintlock as tracker plays it: what the rest of tracker asks of the system."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from tracker.systems.base import CharacterView, Feature, RuleSystem
+from tracker.systems.glintlock import rules as glintlock
+
+
+class Glintlock(RuleSystem):
+    """Glintlock: a d20 against two thresholds, Mettle and Threat, stress (glintlock.md)."""
+
+    name: ClassVar[str] = "glintlock"
+    title: ClassVar[str] = "Glintlock"
+    order: ClassVar[int] = 3
+    features: ClassVar[frozenset[Feature]] = frozenset(
+        {
+            Feature.STRESS,
+            Feature.METTLE,
+            Feature.THREAT,
+            Feature.STORY_TAGS,
+            Feature.BREAKING_POINT,
+        }
+    )
+    detail_column: ClassVar[str] = "Position"
+    outcome_tones: ClassVar[Mapping[str, str]] = {
+        "strong_hit": "good",
+        "weak_hit": "mixed",
+        "miss": "bad",
+    }
+    score_range: ClassVar[tuple[int, int]] = (0, 10)
+    track_max: ClassVar[Mapping[str, int]] = {
+        "mettle": glintlock.METTLE_MAX,
+        "threat": glintlock.THREAT_MAX,
+    }
+
+    def missing_trait_hint(self, character: CharacterView, trait: str) -> str | None:
+        if not character.is_trained(trait):
+            return None
+        return (
+            f"{trait} is a skill {character.name} is trained in; roll the stat it uses with it, "
+            f"like `tracker roll {character.name} Grit --skill {trait}`."
+        )
+
+    def stress_limit(self, setting: int) -> int:
+        return glintlock.STRESS_MAX
+
+    def stress_words(self, stress: int, limit: int) -> list[str]:
+        return list(glintlock.stress_effects(stress))
+
+    def session_resets(self, threat_carries_over: bool) -> frozenset[str]:
+        # Mettle is 0 at every session start; Threat too, unless the campaign carries it over.
+        return frozenset({"mettle"} if threat_carries_over else {"mettle", "threat"})
+
+    def spending_floor(self, threat: int) -> str:
+        return glintlock.spending_floor(threat)
+
+    def breaking_point(self, stress: int) -> bool:
+        return glintlock.breaking_point(stress)
+
+    def next_roll(self, action: str) -> tuple[int, int]:
+        if action == "steel-yourself":
+            return glintlock.STEEL_YOURSELF_BONUS, 0
+        if action == "advantage-die":
+            return 0, 1
+        return 0, 0

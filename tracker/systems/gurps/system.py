@@ -1,0 +1,77 @@
+"""GURPS as tracker plays it: what the rest of tracker asks of the system."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from tracker.systems.base import CharacterView, Feature, RuleSystem
+
+# Basic Set: a sheet without these starts them at the attribute they derive from.
+DERIVED_STATS = (("HP", "ST"), ("FP", "HT"), ("Will", "IQ"), ("Per", "IQ"))
+
+
+class Gurps(RuleSystem):
+    """GURPS: 3d6 roll-under success rolls, contests and fright checks (gurps.md)."""
+
+    name: ClassVar[str] = "gurps"
+    title: ClassVar[str] = "GURPS"
+    order: ClassVar[int] = 2
+    features: ClassVar[frozenset[Feature]] = frozenset(
+        {
+            Feature.CONTESTS,
+            Feature.DEFAULTS,
+            Feature.CHARACTER_POINTS,
+            Feature.SENSE_ROLLS,
+            Feature.FRIGHT_CHECKS,
+            Feature.INFLUENCE,
+            Feature.EXTRA_EFFORT,
+            Feature.PROJECTS,
+        }
+    )
+    detail_column: ClassVar[str] = "Margin"
+    outcome_tones: ClassVar[Mapping[str, str]] = {
+        "critical_success": "good",
+        "success": "good",
+        "failure": "bad",
+        "critical_failure": "bad",
+    }
+    score_range: ClassVar[tuple[int, int]] = (0, 40)
+
+    def derived_stats(self, stats: Mapping[str, int]) -> dict[str, int]:
+        have = {key.casefold(): value for key, value in stats.items()}
+        return {
+            derived: have[source.casefold()]
+            for derived, source in DERIVED_STATS
+            if derived.casefold() not in have and source.casefold() in have
+        }
+
+    def check_default(self, expression: str) -> None:
+        from tracker.systems.gurps.rules import parse_default
+
+        parse_default(expression)
+
+    def movement(self, character: CharacterView) -> dict[str, int] | None:
+        """What Basic Move (``Move`` or ``Basic Move`` on the sheet) gives: the sprint, water
+        Move and standing jumps (gurps.md, 'Running & Sprinting', 'Swimming', 'Jumping')."""
+        move = character.stat("Basic Move")
+        if move is None:
+            move = character.stat("Move")
+        if move is None:
+            return None
+        from tracker.systems.gurps import rules as gurps
+
+        jumping = character.skill("Jumping")
+        return {
+            "basic_move": move,
+            "sprint_move": gurps.sprint_move(move),
+            "water_move": gurps.water_move(move),
+            "high_jump_inches": gurps.high_jump_inches(move, jumping_skill=jumping),
+            "broad_jump_feet": gurps.broad_jump_feet(move, jumping_skill=jumping),
+        }
+
+    def track_floor(self, track: str, top: int | None) -> int:
+        # HP may fall to -5 x HP (death), FP to -FP (unconsciousness).
+        if top is None:
+            return 0
+        return -5 * top if track == "hp" else -top

@@ -1,0 +1,108 @@
+"""The registry of rule systems: every system installed, found through one entry-point group.
+
+A package adds a rule system by declaring, in its ``pyproject.toml``::
+
+    [project.entry-points."tracker.systems"]
+    coin = "tracker_coin:Coin"
+
+naming a ``RuleSystem`` subclass (or instance) whose ``name`` is the entry point's name.
+tracker's own three systems are declared the same way in tracker's ``pyproject.toml``: nothing
+here knows their names. A system is imported the first time a campaign or a command asks for it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tracker.errors import Refused, TrackerError
+from tracker.systems.base import Feature, RuleSystem
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
+GROUP = "tracker.systems"
+
+_found: dict[str, EntryPoint] | None = None
+_loaded: dict[str, RuleSystem] = {}
+
+
+class UnknownSystem(Refused):
+    """A campaign or a command names a rule system that is not installed."""
+
+
+class BrokenSystem(TrackerError):
+    """An installed rule system cannot be loaded."""
+
+
+def _entry_points() -> dict[str, EntryPoint]:
+    global _found
+    if _found is None:
+        from importlib.metadata import entry_points
+
+        _found = {}
+        for point in entry_points(group=GROUP):
+            _found.setdefault(point.name, point)
+    return _found
+
+
+def refresh() -> None:
+    """Forget what was found, so systems installed (or removed) since are seen."""
+    global _found
+    _found = None
+    _loaded.clear()
+
+
+def get(name: str) -> RuleSystem:
+    """The rule system called ``name``; one sentence when it is not installed."""
+    system = _loaded.get(name)
+    if system is not None:
+        return system
+    point = _entry_points().get(name)
+    if point is None:
+        raise UnknownSystem(
+            f'This campaign plays "{name}", a rule system that is not installed here; install '
+            "the package that provides it, or choose another campaign with "
+            "`tracker campaign use NAME`."
+        )
+    try:
+        found = point.load()
+        system = found() if isinstance(found, type) else found
+    except Exception as exc:  # a plugin's own failure, reported as a sentence
+        raise BrokenSystem(
+            f'The rule system "{name}" could not be loaded ({type(exc).__name__}: {exc}); '
+            "reinstall the package that provides it."
+        ) from exc
+    if not isinstance(system, RuleSystem) or system.name != name:
+        raise BrokenSystem(
+            f'The entry point "{name}" in {GROUP} is not a rule system of that name; '
+            "reinstall the package that provides it."
+        )
+    _loaded[name] = system
+    return system
+
+
+def systems() -> list[RuleSystem]:
+    """Every installed rule system, in their listing order."""
+    return sorted((get(name) for name in _entry_points()), key=lambda s: (s.order, s.name))
+
+
+def names() -> list[str]:
+    """The names of every installed rule system, in their listing order."""
+    return [system.name for system in systems()]
+
+
+def titles_with(feature: Feature) -> str:
+    """The systems that have ``feature``, as a sentence says them ("Gloom and Glintlock")."""
+    titles = [system.title for system in systems() if system.has(feature)]
+    if len(titles) <= 1:
+        return "".join(titles) or "no installed system's"
+    return ", ".join(titles[:-1]) + " and " + titles[-1]
+
+
+def require(system: RuleSystem, feature: Feature, what: str, verb: str = "is") -> None:
+    """Refuse ``what`` when ``system`` lacks ``feature``, naming the systems that have it:
+    "Threat is a Glintlock rule; this campaign plays gloom." """
+    if not system.has(feature):
+        raise Refused(
+            f"{what} {verb} a {titles_with(feature)} rule; this campaign plays {system.name}."
+        )
