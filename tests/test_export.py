@@ -234,10 +234,10 @@ def test_luck_counts_only_rolls_in_force(glintlock):
 
 
 def test_glintlock_roll_chance_is_the_exact_odds():
-    from tracker.projections.rolls import glintlock_chance
+    from tracker.systems import registry
 
     # Stat 3 untrained, risky: weak DC 14 -> faces 14..20 hit: 7/20.
-    assert glintlock_chance(3, False, "risky", 0) == Fraction(7, 20)
+    assert registry.get("glintlock").chance((3, False, "risky", 0)) == Fraction(7, 20)
 
 
 def test_player_view_tracks_do_not_give_a_secret_roll_away(glintlock):

@@ -161,8 +161,9 @@ def test_the_one_pass_rebuild_gives_the_luck_the_roll_history_gives(big):
     tracker, rows = big
     for system, row in rows.items():
         state, tallied = tracker.rebuild_all(row)
-        rolls = roll_rows(tracker.store.read(row.campaign_id, types=ROW_SOURCES), state.revoked)
-        assert tallied.to_dict() == luck(rolls).to_dict(), system
+        events = tracker.store.read(row.campaign_id, types=ROW_SOURCES)
+        rolls = roll_rows(events, state.rules, state.revoked)
+        assert tallied.to_dict() == luck(rolls, state.rules).to_dict(), system
         assert sum(c.rolls for c in tallied.characters.values()) > 100, system
         assert to_snapshot(state) == to_snapshot(tracker.state(row)), system
 

@@ -821,6 +821,7 @@ def test_verify_decides_an_influence_roll_again_from_its_dice(iron):
     from tracker.app.redecide import redecide
     from tracker.app.tracker import Tracker
     from tracker.events import decode
+    from tracker.systems import registry
 
     iron.ok(
         'influence Aldric Diplomacy "Harbour master" 11 '
@@ -829,7 +830,8 @@ def test_verify_decides_an_influence_roll_again_from_its_dice(iron):
     tracker = Tracker(str(iron.db))
     stored = list(tracker.store.read(tracker.campaign().campaign_id))[-1]
     tracker.close()
-    assert redecide(stored) is None
+    gurps = registry.get("gurps")
+    assert redecide(stored, gurps) is None
     payload = stored.payload
     forged = [
         {**payload, "winner": "b"},
@@ -845,7 +847,7 @@ def test_verify_decides_an_influence_roll_again_from_its_dice(iron):
     ]
     for changed in forged:
         data = decode(stored.type, stored.schema_version, changed)
-        assert redecide(stored._replace(data=data)) is not None
+        assert redecide(stored._replace(data=data), gurps) is not None
 
 
 def test_a_buy_up_takes_the_sense_roll_not_the_secret_danger_sense_roll(tmp_path, run):

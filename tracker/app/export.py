@@ -69,7 +69,8 @@ class ExportHandlers:
             raise Refused(f"No session {flt.session}; `tracker session list` shows them.")
         from tracker.projections.rolls import ROW_SOURCES, roll_rows
 
-        rows = roll_rows(self.store.read(state.campaign_id, types=ROW_SOURCES), state.revoked)
+        events = self.store.read(state.campaign_id, types=ROW_SOURCES)
+        rows = roll_rows(events, state.rules, state.revoked)
         return state, (r for r in rows if flt.keep(r))
 
     def roll_report(self, flt: RollFilter, *, player_view: bool = False) -> dict[str, Any]:
@@ -97,7 +98,7 @@ class ExportHandlers:
                 yield event
 
         rules = state.rules
-        for row in roll_rows(tap(events), state.revoked):
+        for row in roll_rows(tap(events), rules, state.revoked):
             if not flt.keep(row):
                 continue
             rows.append(row)
@@ -117,7 +118,7 @@ class ExportHandlers:
             if rules.has(Feature.THREAT):
                 threat.append({"version": row.version, "time": row.time, "threat": replay.threat})
         counted = [r for r in rows if not (player_view and r.secret)]
-        summary = luck(counted)
+        summary = luck(counted, rules)
         return {
             "campaign": state.name,
             "system": state.system,

@@ -3,21 +3,11 @@ major projects; mixed into ``Tracker`` beside ``PlayHandlers``, whose helpers th
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tracker.app.play import (
-    Logged,
-    _describe_effects,
-    _dice_kind,
-    _gurps_effective,
-    _gurps_inputs,
-    _roll_doc,
-    _side,
-    _side_doc,
-    new_id,
-    parse_modifier,
-)
+from tracker.app.play import Logged, _describe_effects, _dice_kind, side
 from tracker.errors import BadInput, NotFound, Refused
 from tracker.events import NewEvent
 from tracker.events import play as ev
@@ -30,8 +20,9 @@ from tracker.events.effects import (
 )
 from tracker.projections.campaign import CampaignState, Character
 from tracker.systems import registry
-from tracker.systems.base import Feature
+from tracker.systems.base import Feature, RollRequest, Side, contest_roll_doc, contest_side
 from tracker.systems.dice import source_for
+from tracker.systems.gurps import play as gurps_play
 
 
 class GurpsHandlers:
@@ -78,12 +69,12 @@ class GurpsHandlers:
                     f"{skill!r} is not an influence skill; use one of "
                     f"{', '.join(gurps.INFLUENCE_SKILLS)}."
                 )
-            a_side = _side(self, state, name, skill)
-            if a_side["ch"] is None:
+            a_side = side(self, state, name, skill)
+            if a_side.character is None:
                 raise BadInput(f"The influencer must be a character; {name!r} is not one.")
-            b_side = _side(self, state, subject, will)
+            b_side = side(self, state, subject, will)
             # The sheets speak for themselves; the flags are for a subject who has no sheet.
-            subject_ch, influencer = b_side["ch"], a_side["ch"]
+            subject_ch, influencer = b_side.character, a_side.character
 
             def subject_has(trait: str, flag: bool) -> bool:
                 return flag or (subject_ch is not None and subject_ch.has_trait(trait))
@@ -97,17 +88,15 @@ class GurpsHandlers:
                 result = gurps.influence_roll(
                     skill, 0, 0, dice_a=None, dice_b=None, slave_mentality=True, **wants
                 )
-                text = (
-                    f"{b_side['name']} complies with {a_side['name']} (Slave Mentality): no roll."
-                )
+                text = f"{b_side.name} complies with {a_side.name} (Slave Mentality): no roll."
                 event = self._event(ev.NoteAdded(text=text), state=state)
                 return [event], {"influence": result.to_dict(), "note": text, "effects": []}
             shared = source_for(None, seed)
             src_a = source_for(dice_a, None, "--dice-a") if dice_a else shared
             src_b = source_for(dice_b, None, "--dice-b") if dice_b else shared
             src_r = source_for(reaction_dice, None, "--reaction-dice") if reaction_dice else shared
-            a_base, a_mods, a_eff = _gurps_effective(a_side, mods)
-            b_base, _, b_eff = _gurps_effective(b_side, ())
+            a_base, a_mods, a_eff = gurps_play.effective(a_side, mods)
+            b_base, _, b_eff = gurps_play.effective(b_side, ())
             wants_reaction = skill.strip().lower() == "diplomacy"
             result = gurps.influence_roll(
                 skill,
@@ -116,25 +105,22 @@ class GurpsHandlers:
                 dice_a=src_a,
                 dice_b=src_b,
                 reaction_dice=src_r if wants_reaction else None,
-                reaction_modifiers=[parse_modifier(m) for m in reaction_mods],
+                reaction_modifiers=[gurps_play.parse_modifier(m) for m in reaction_mods],
                 **wants,
             )
             contest = result.contest
-            a_inputs = {
-                "base": a_base,
-                "modifiers": [m.to_dict() for m in a_mods],
-                "effective": a_eff,
-            }
-            b_inputs = {"base": b_base, "modifiers": [], "effective": b_eff}
+            a_inputs = gurps_play.side_inputs(a_base, a_mods, a_eff)
+            b_inputs = gurps_play.side_inputs(b_base, [], b_eff)
             outcome = result.to_dict()
             outcome.pop("contest")
             outcome["margin_of_victory"] = contest.margin_of_victory
             dice_kind = "physical" if dice_a or dice_b or reaction_dice else shared.kind
+            influencer_side = Side(a_side.name, a_side.character, result.skill)
             payload = ev.ContestRolled(
-                system="gurps",
+                system=state.system,
                 mode="influence",
-                a=_side_doc({**a_side, "trait": result.skill}, a_inputs, contest.a.to_dict()),
-                b=_side_doc(b_side, b_inputs, contest.b.to_dict()),
+                a=contest_side(influencer_side, a_inputs, contest.a.to_dict()),
+                b=contest_side(b_side, b_inputs, contest.b.to_dict()),
                 winner=contest.winner,
                 result=outcome,
                 dice_source=dice_kind,
@@ -142,14 +128,14 @@ class GurpsHandlers:
             event = self._event(payload, state=state, visibility="gm" if secret else "public")
             doc = {
                 "event_id": event.event_id,
-                "system": "gurps",
+                "system": state.system,
                 "mode": "influence",
                 "skill": result.skill,
-                "a": _roll_doc(a_side, contest.a.to_dict(), a_eff),
-                "b": _roll_doc(b_side, contest.b.to_dict(), b_eff),
+                "a": contest_roll_doc(a_side, contest.a.to_dict(), a_eff),
+                "b": contest_roll_doc(b_side, contest.b.to_dict(), b_eff),
                 "winner": None
                 if contest.winner is None
-                else (a_side["name"] if contest.winner == "a" else b_side["name"]),
+                else (a_side.name if contest.winner == "a" else b_side.name),
                 "margin_of_victory": contest.margin_of_victory,
                 "contest_level": result.contest_level,
                 "reaction": None if result.reaction is None else result.reaction.to_dict(),
@@ -180,13 +166,7 @@ class GurpsHandlers:
         def decide(state: CampaignState):
             registry.require(state.rules, Feature.EXTRA_EFFORT, "Extra effort")
             ch = self.character(name, state)
-            will = gurps.base_skill(
-                "Will",
-                attributes={k: ch.stat(k) for k in ch.stats},
-                skills=ch.skills,
-                defaults={},
-                character=ch.name,
-            )
+            will = gurps_play.base_skill(ch, "Will")
             result = gurps.extra_effort(
                 will.value,
                 percent,
@@ -198,7 +178,9 @@ class GurpsHandlers:
             effects: list[Effect] = [TrackChange("fp", -result.fp_cost, "extra effort")]
             if result.hp_loss:
                 effects.append(TrackChange("hp", -result.hp_loss, "extra effort, critical failure"))
-            inputs = _gurps_inputs(will, roll.modifiers, percent=percent, motivated=motivated)
+            inputs = gurps_play.roll_inputs(
+                will, roll.modifiers, percent=percent, motivated=motivated
+            )
             stored = {
                 **roll.to_dict(),
                 "granted": result.granted,
@@ -207,7 +189,7 @@ class GurpsHandlers:
             }
             payload = ev.RollMade(
                 character_id=ch.character_id,
-                system="gurps",
+                system=state.system,
                 trait="Will",
                 kind="extra-effort",
                 inputs=inputs,
@@ -220,7 +202,7 @@ class GurpsHandlers:
             event = self._event(payload, state=state, visibility="gm" if secret else "public")
             doc = {
                 "event_id": event.event_id,
-                "system": "gurps",
+                "system": state.system,
                 "character": ch.name,
                 "kind": "extra-effort",
                 "trait": "Will",
@@ -315,7 +297,7 @@ class GurpsHandlers:
                 }
             doc = {
                 "event_id": event.event_id,
-                "system": "gurps",
+                "system": state.system,
                 "character": ch.name,
                 "trait": "Fright Check",
                 "will": will,
@@ -348,7 +330,7 @@ class GurpsHandlers:
             if _project(state, name, missing_ok=True):
                 raise Refused(f'A project named "{name}" already exists; pick another name.')
             payload = ev.ProjectStarted(
-                project_id=new_id(), name=name.strip(), skill=skill, man_hours=hours
+                project_id=str(uuid.uuid4()), name=name.strip(), skill=skill, man_hours=hours
             )
             doc = {"project": name.strip(), "skill": skill, "man_hours": hours}
             return [self._event(payload, state=state)], doc
@@ -378,24 +360,24 @@ class GurpsHandlers:
                 extra_mod = gurps.supervisor_modifier(supervisor)
                 extra.append(f"{extra_mod.value}:{extra_mod.label}")
             shared = source_for(None, seed)
-            inputs, result, _, _, doc = self._gurps_roll(
-                state,
+            worked = state.rules.decide_roll(
+                RollRequest(
+                    found.skill,
+                    mods=tuple(extra),
+                    source=source_for(dice, None) if dice else shared,
+                ),
                 ch,
-                found.skill,
-                extra,
-                False,
-                None,
-                None,
-                lambda: source_for(dice, None) if dice else shared,
+                state,
             )
+            inputs, doc = dict(worked.inputs), worked.doc
             day = gurps.project_day(
-                result["outcome"],
+                worked.result["outcome"],
                 dice=source_for(destroyed_dice, None, "--destroyed-dice")
                 if destroyed_dice
                 else shared,
             )
             result = {
-                **result,
+                **worked.result,
                 "man_hours": day.man_hours,
                 "destroyed": day.destroyed_hours,
                 "destroyed_dice": list(day.dice),
@@ -403,8 +385,8 @@ class GurpsHandlers:
             inputs["project_id"] = found.project_id
             payload = ev.RollMade(
                 character_id=ch.character_id,
-                system="gurps",
-                trait=doc["trait"],
+                system=state.system,
+                trait=worked.trait,
                 kind="project",
                 inputs=inputs,
                 dice_source="physical" if dice else shared.kind,
@@ -416,7 +398,7 @@ class GurpsHandlers:
             done = max(found.done + day.man_hours - day.destroyed_hours, 0)
             doc.update(
                 event_id=event.event_id,
-                system="gurps",
+                system=state.system,
                 character=ch.name,
                 kind="project",
                 project=found.name,

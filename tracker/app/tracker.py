@@ -311,7 +311,7 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
         row = campaign or self.campaign()
         head = self.store.head(row.campaign_id).version
         events = self.store.read(row.campaign_id, until_version=head)
-        return rebuild(events, row.campaign_id, self._revoked(row, head))
+        return rebuild(events, row.campaign_id, self._revoked(row, head), registry.get(row.system))
 
     def _revoked(self, row: CampaignRow, until_version: int) -> set[str]:
         """The events the campaign's undos and redos up to ``until_version`` leave revoked,
@@ -575,6 +575,7 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
     def _verify_campaign(self, row: CampaignRow) -> VerifyReport:
         from tracker.app.redecide import ROLL_TYPES, redecide
 
+        rules = registry.get(row.system)
         counted = rolls = 0
         mismatches: list[Mismatch] = []
 
@@ -583,7 +584,7 @@ class Tracker(PlayHandlers, GurpsHandlers, HistoryHandlers, ExportHandlers):
             for event in stream:
                 counted += 1
                 rolls += event.type in ROLL_TYPES
-                reason = redecide(event)
+                reason = redecide(event, rules)
                 if reason is not None:
                     mismatches.append(Mismatch(event.version, event.event_id, reason))
                 yield event

@@ -12,14 +12,16 @@ from collections.abc import Iterable
 from tracker.events import StoredEvent
 from tracker.projections.campaign import CampaignState, apply, refold_state
 from tracker.projections.rolls import Luck, LuckTally
+from tracker.systems.base import RuleSystem
 
 
 def rebuild(
-    events: Iterable[StoredEvent], campaign_id: str, revoked: set[str]
+    events: Iterable[StoredEvent], campaign_id: str, revoked: set[str], rules: RuleSystem
 ) -> tuple[CampaignState, Luck]:
-    """The campaign state and the luck of its rolls, from the first event, skipping ``revoked``."""
+    """The campaign state and the luck of its rolls (read by the campaign's system ``rules``),
+    from the first event, skipping ``revoked``."""
     state = refold_state(campaign_id, revoked)
-    tally = LuckTally(state.revoked)
+    tally = LuckTally(state.revoked, rules)
     add = tally.add
     for event in events:
         apply(state, event)

@@ -11,15 +11,14 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any
 
 from tracker.events import StoredEvent
-from tracker.events.effects import effects_text
-from tracker.events.play import ContestSide, RollMade
+from tracker.events.catalog import CharacterAdded
+from tracker.systems.base import RuleSystem
 
 COLUMNS = (
     "time",
@@ -44,9 +43,10 @@ COLUMNS = (
     "event_id",
     "version",
 )
+# The events that roll dice, and what ``roll_rows`` reads: those, and who the characters are.
+ROLLED = frozenset({"RollMade", "FrightChecked", "ContestRolled"})
+ROW_SOURCES = ("CharacterAdded", *sorted(ROLLED))
 # What a player view empties in a secret roll's row: it shows that the roll happened, no more.
-# What ``roll_rows`` reads: the rolls, and who the characters are.
-ROW_SOURCES = ("CharacterAdded", "RollMade", "FrightChecked", "ContestRolled")
 SECRET_FIELDS = (
     "dice",
     "kept",
@@ -60,9 +60,6 @@ SECRET_FIELDS = (
     "modifiers",
     "position",
 )
-POSITION_NET = {"desperate": 0, "risky": 1, "controlled": 3}
-# Glintlock: stress this high counts as a -1 condition tag (glintlock.md, 'Stress').
-STRESS_TAG_AT = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,13 +86,9 @@ class RollRow:
     effects: str
     revoked: bool
     secret: bool
-    # What the exact odds are looked up by (``chance``): a system and that roll's inputs.
-    chance_key: tuple | None
-
-    @property
-    def p_success(self) -> Fraction | None:
-        """The exact chance of success the rules gave this very roll."""
-        return None if self.chance_key is None else chance(self.chance_key)
+    # What the exact odds are looked up by (``RuleSystem.chance``), and that chance.
+    chance_key: Any
+    p_success: Fraction | None
 
     def to_dict(self, player_view: bool = False) -> dict[str, Any]:
         """The row as exports write it; a secret roll in the player view keeps only its frame."""
@@ -129,219 +122,47 @@ class RollRow:
         return doc
 
 
-def roll_rows(events: Iterable[StoredEvent], revoked: set[str] | None = None) -> Iterator[RollRow]:
-    """Every roll in the log, in order; ``revoked`` marks the ones an undo took back."""
+def roll_rows(
+    events: Iterable[StoredEvent], rules: RuleSystem, revoked: set[str] | None = None
+) -> Iterator[RollRow]:
+    """Every roll in the log, in order, as the campaign's system reads each; ``revoked`` marks
+    the ones an undo took back."""
     revoked = revoked or set()
     names: dict[str, str] = {}
     for event in events:
-        p = event.data
-        if event.type == "CharacterAdded":
-            names[p.character_id] = p.name
-        elif event.type == "RollMade":
-            yield _from_roll(event, names, revoked)
-        elif event.type == "FrightChecked":
-            yield _from_fright(event, names, revoked)
-        elif event.type == "ContestRolled":
-            for side in (p.a, p.b):
-                if side is not None:
-                    yield _from_side(event, side, revoked)
-
-
-def _base(event: StoredEvent, revoked: set[str], **fields: Any) -> RollRow:
-    return RollRow(
-        event_id=event.event_id,
-        version=event.version,
-        time=event.recorded_at,
-        session=event.session_id,
-        revoked=event.event_id in revoked,
-        secret=event.visibility == "gm",
-        **fields,
-    )
-
-
-def _mode_words(mode: str, inputs: dict[str, Any]) -> list[str]:
-    if mode == "normal":
-        return []
-    reasons = inputs.get("reasons") or []
-    return [f"{mode}" + (f" ({'; '.join(reasons)})" if reasons else "")]
-
-
-def _mods_text(mods: Iterable[dict[str, Any]]) -> str:
-    return "; ".join(f"{m['value']:+d} {m['label']}" for m in mods)
-
-
-def _from_roll(event: StoredEvent, names: dict[str, str], revoked: set[str]) -> RollRow:
-    p = event.data
-    inputs, result, system = p.inputs, p.result, p.system
-    faces, key = roll_chance(p)
-    if system == "gurps":
-        base, mods, effective = inputs["base"], _mods_text(inputs["modifiers"]), result["effective"]
-        kept, margin, position = result["total"], result["margin"], None
-    elif system == "gloom":
-        mods = "; ".join([f"DL {inputs['dl']}", *_mode_words(result["mode"], inputs)])
-        base, effective = inputs["rank"], inputs["rank"]
-        kept, margin, position = result["kept"], None, None
-    else:
-        words = [f"{t['value']:+d} {t['kind'] or 'tag'}" for t in inputs["tags"]]
-        if inputs["stress"] >= STRESS_TAG_AT:
-            words.append(f"-1 stress {inputs['stress']}")
-        if inputs["position_steps"]:
-            words.append(f"advantage die x{inputs['position_steps']}")
-        if inputs["bonus"]:
-            words.append(f"{inputs['bonus']:+d} on the die (steel yourself)")
-        base, mods, effective = inputs["stat"], "; ".join(words), result["effective"]
-        kept, margin, position = result["kept"], None, result["position"]
-    return _base(
-        event,
-        revoked,
-        character=names.get(p.character_id, "?"),
-        character_id=p.character_id,
-        system=system,
-        kind=p.kind,
-        trait=p.trait,
-        base=base,
-        modifiers=mods,
-        effective=effective,
-        dice=p.dice,
-        faces=faces,
-        kept=kept,
-        outcome=result["outcome"],
-        success=bool(result["success"]),
-        margin=margin,
-        position=position,
-        effects=effects_text(p.effects),
-        chance_key=key,
-    )
-
-
-def _from_fright(event: StoredEvent, names: dict[str, str], revoked: set[str]) -> RollRow:
-    p = event.data
-    roll = p.result["roll"]
-    table = p.result.get("table")
-    effects = effects_text(p.effects)
-    if table:
-        effects = f"fright table {table['total']} (row {table['row']})" + (
-            f"; {effects}" if effects else ""
-        )
-    return _base(
-        event,
-        revoked,
-        character=names.get(p.character_id, "?"),
-        character_id=p.character_id,
-        system="gurps",
-        kind="fright",
-        trait="Fright Check",
-        base=roll["base"],
-        modifiers=_mods_text(roll["modifiers"]),
-        effective=roll["effective"],
-        dice=tuple(roll["dice"]),
-        faces=6,
-        kept=roll["total"],
-        outcome=roll["outcome"],
-        success=bool(roll["success"]),
-        margin=roll["margin"],
-        position=None,
-        effects=effects,
-        chance_key=("gurps", roll["effective"]),
-    )
-
-
-def _from_side(event: StoredEvent, side: ContestSide, revoked: set[str]) -> RollRow:
-    p = event.data
-    result = side.result
-    faces, key = side_chance(p.system, result)
-    if p.system == "gurps":
-        effective, kept, margin = result["effective"], result["total"], result["margin"]
-        mods = _mods_text(result["modifiers"])
-    else:
-        effective, kept, margin = result["rank"], result["kept"], None
-        mods = ""
-    won = p.winner == ("a" if side is p.a else "b")
-    return _base(
-        event,
-        revoked,
-        character=side.name,
-        character_id=side.character_id,
-        system=p.system,
-        kind=f"contest ({p.mode})",
-        trait=side.trait or "score",
-        base=side.inputs.get("base", side.inputs.get("rank")),
-        modifiers=mods,
-        effective=effective,
-        dice=tuple(result["dice"]),
-        faces=faces,
-        kept=kept,
-        outcome=result["outcome"],
-        success=bool(result["success"]),
-        margin=margin,
-        position=None,
-        effects="won" if won else ("stalemate" if p.winner is None else "lost"),
-        chance_key=key,
-    )
-
-
-@lru_cache(maxsize=4096)
-def gurps_chance(effective: int) -> Fraction:
-    from tracker.systems.gurps import odds
-
-    return odds.success_roll(effective).success
-
-
-@lru_cache(maxsize=4096)
-def gloom_chance(rank: int, dl: int, mode: str, above: int = 0) -> Fraction:
-    from tracker.systems.gloom import odds
-
-    # The recorded mode already folds in mastery, panic and the stress limit; these flags give
-    # it back through the same rule (at rank 21+ a plain roll is mastery cancelled).
-    advantage = mode == "advantage"
-    disadvantage = mode == "disadvantage" or (mode == "normal" and rank >= 21)
-    return odds.check(rank, dl, advantage=advantage, disadvantage=disadvantage, above=above).success
-
-
-@lru_cache(maxsize=4096)
-def glintlock_chance(stat: int, trained: bool, position: str, bonus: int) -> Fraction:
-    from tracker.systems.glintlock import odds
-
-    return odds.check(stat, trained=trained, tags=POSITION_NET[position], bonus=bonus).success
-
-
-def roll_chance(p: RollMade) -> tuple[int, tuple]:
-    """A ``RollMade``'s die size and the key its exact odds are looked up by."""
-    inputs, result, system = p.inputs, p.result, p.system
-    if system == "gurps":
-        return 6, ("gurps", result["effective"])
-    if system == "gloom":
-        return 20, ("gloom", inputs["rank"], inputs["dl"], result["mode"], result.get("above", 0))
-    return 20, (
-        "glintlock",
-        inputs["stat"],
-        inputs["trained"],
-        result["position"],
-        inputs["bonus"],
-    )
-
-
-def side_chance(system: str, result: dict[str, Any]) -> tuple[int, tuple]:
-    """One side of a ``ContestRolled``: its die size and the key of its exact odds."""
-    if system == "gurps":
-        return 6, ("gurps", result["effective"])
-    return 20, ("gloom", result["rank"], result["dl"], result["mode"], result["above"])
-
-
-_CHANCE = {"gurps": gurps_chance, "gloom": gloom_chance, "glintlock": glintlock_chance}
-_CHANCE_FLOAT: dict[tuple, float] = {}
-
-
-def chance(key: tuple) -> Fraction:
-    """The exact chance of success of the roll ``key`` describes (see ``roll_chance``)."""
-    return _CHANCE[key[0]](*key[1:])
-
-
-def _chance_float(key: tuple) -> float:
-    found = _CHANCE_FLOAT.get(key)
-    if found is None:
-        found = _CHANCE_FLOAT[key] = float(chance(key))
-    return found
+        data = event.data
+        if isinstance(data, CharacterAdded):
+            names[data.character_id] = data.name
+            continue
+        for facts in rules.roll_facts(data):
+            name = facts.name if facts.name is not None else names.get(facts.character_id, "?")
+            key = facts.chance_key
+            yield RollRow(
+                event_id=event.event_id,
+                version=event.version,
+                time=event.recorded_at,
+                session=event.session_id,
+                character=name,
+                character_id=facts.character_id,
+                system=rules.name,
+                kind=facts.kind,
+                trait=facts.trait,
+                base=facts.base,
+                modifiers=facts.modifiers,
+                effective=facts.effective,
+                dice=facts.dice,
+                faces=facts.faces,
+                kept=facts.kept,
+                outcome=facts.outcome,
+                success=facts.success,
+                margin=facts.margin,
+                position=facts.position,
+                effects=facts.effects,
+                revoked=event.event_id in revoked,
+                secret=event.visibility == "gm",
+                chance_key=key,
+                p_success=None if key is None else rules.chance(key),
+            )
 
 
 # -- luck --------------------------------------------------------------------------------------
@@ -350,10 +171,12 @@ def _chance_float(key: tuple) -> float:
 @dataclass
 class CharacterLuck:
     character: str
+    # The exact chance of success of a roll, by its key (the campaign's ``RuleSystem.chance``).
+    chance: Callable[[Any], Fraction]
     rolls: int = 0
     successes: int = 0
     # How many rolls had each exact chance (by its key): summed as fractions once, at the end.
-    chances: Counter[tuple] = field(default_factory=Counter)
+    chances: Counter[Any] = field(default_factory=Counter)
     # Per session: [rolls, successes, the successes the odds predicted], a float being enough
     # for a figure shown to two places and small enough for a campaign of thousands of sessions.
     by_session: dict[int | None, list] = field(default_factory=dict)
@@ -364,7 +187,7 @@ class CharacterLuck:
     @property
     def expected(self) -> Fraction:
         """The successes the exact odds predicted for these very rolls."""
-        return _sum(self.chances)
+        return sum((self.chance(key) * n for key, n in self.chances.items()), Fraction(0))
 
     @property
     def luck(self) -> float:
@@ -422,8 +245,11 @@ class FaceTest:
 
 @dataclass
 class Luck:
+    # The exact chance of success of a roll, by its key (the campaign's ``RuleSystem.chance``).
+    chance: Callable[[Any], Fraction]
     characters: dict[str, CharacterLuck] = field(default_factory=dict)
     faces: dict[int, FaceTest] = field(default_factory=dict)
+    _floats: dict[Any, float] = field(default_factory=dict)
 
     def count(
         self,
@@ -432,7 +258,7 @@ class Luck:
         faces: int,
         dice: Iterable[int],
         success: bool,
-        key: tuple | None,
+        key: Any,
     ) -> None:
         """One roll in force: its dice against fair dice, and, for a character (``character``
         None is an opponent), its success against the exact chance ``key`` names."""
@@ -446,12 +272,14 @@ class Luck:
             return
         who = self.characters.get(character)
         if who is None:
-            who = self.characters[character] = CharacterLuck(character)
+            who = self.characters[character] = CharacterLuck(character, self.chance)
         won = 1 if success else 0
         who.rolls += 1
         who.successes += won
         who.chances[key] += 1
-        expected = _chance_float(key)
+        expected = self._floats.get(key)
+        if expected is None:
+            expected = self._floats[key] = float(self.chance(key))
         tally = who.by_session.get(session)
         if tally is None:
             tally = who.by_session[session] = [0, 0, 0.0]
@@ -468,12 +296,12 @@ class Luck:
         }
 
 
-def luck(rows: Iterable[RollRow]) -> Luck:
+def luck(rows: Iterable[RollRow], rules: RuleSystem) -> Luck:
     """Luck per character against the exact odds, and the faces against fair dice.
 
     Revoked rolls are left out; so are opponents (sides that are not characters).
     """
-    out = Luck()
+    out = Luck(rules.chance)
     for row in rows:
         if not row.revoked:
             out.count(
@@ -491,46 +319,25 @@ class LuckTally:
     """Luck folded straight from the log, event by event: what ``luck(roll_rows(events))``
     gives, without building the rows, so a rebuild can feed it the events it folds anyway."""
 
-    def __init__(self, revoked: set[str]) -> None:
+    def __init__(self, revoked: set[str], rules: RuleSystem) -> None:
         self.revoked = revoked
+        self.rules = rules
         self.names: dict[str, str] = {}
-        self.luck = Luck()
+        self.luck = Luck(rules.chance)
 
     def add(self, event: StoredEvent) -> None:
         kind = event.type
-        if kind == "RollMade":
+        if kind in ROLLED:
             if event.event_id in self.revoked:
                 return
-            p = event.data
-            faces, key = roll_chance(p)
-            name = self.names.get(p.character_id, "?") if p.character_id else None
-            self.luck.count(name, event.session_id, faces, p.dice, p.result["success"], key)
-        elif kind == "FrightChecked":
-            if event.event_id in self.revoked:
-                return
-            p = event.data
-            roll = p.result["roll"]
-            name = self.names.get(p.character_id, "?") if p.character_id else None
-            key = ("gurps", roll["effective"])
-            self.luck.count(name, event.session_id, 6, roll["dice"], roll["success"], key)
-        elif kind == "ContestRolled":
-            if event.event_id in self.revoked:
-                return
-            p = event.data
-            for side in (p.a, p.b):
-                if side is not None:
-                    result = side.result
-                    faces, key = side_chance(p.system, result)
-                    name = side.name if side.character_id is not None else None
-                    self.luck.count(
-                        name, event.session_id, faces, result["dice"], result["success"], key
-                    )
+            for facts in self.rules.roll_facts(event.data):
+                who = facts.character_id
+                name = None if who is None else facts.name or self.names.get(who, "?")
+                self.luck.count(
+                    name, event.session_id, facts.faces, facts.dice, facts.success, facts.chance_key
+                )
         elif kind == "CharacterAdded":
             self.names[event.data.character_id] = event.data.name
-
-
-def _sum(chances: Counter[tuple]) -> Fraction:
-    return sum((chance(key) * n for key, n in chances.items()), Fraction(0))
 
 
 def chi_square_survival(x: float, k: int) -> float:

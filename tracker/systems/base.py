@@ -14,7 +14,14 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Protocol
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, ClassVar, NamedTuple, Protocol
+
+from tracker.errors import NotFound, Refused
+from tracker.events.effects import Effect
+from tracker.events.play import ContestSide
+from tracker.systems.dice import DiceSource, source_for
 
 
 class Feature(enum.StrEnum):
@@ -87,6 +94,140 @@ class CampaignView(Protocol):
 
     @property
     def threat_floor(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RollRequest:
+    """A roll as the GM asked for it at the table: the trait and every option typed. A system
+    reads the options its rulebook has and leaves the others."""
+
+    trait: str
+    kind: str = "check"
+    dl: int = 0
+    mods: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    story: tuple[str, ...] = ()
+    advantage: bool = False
+    disadvantage: bool = False
+    trained: bool = False
+    skill: str | None = None
+    spell: bool = False
+    defense: bool = False
+    task: str | None = None
+    retry: str | None = None
+    feat: str | None = None
+    danger: bool = False
+    public: bool = False
+    override: bool = False
+    no_panic: bool = False
+    dice: str | None = None
+    seed: str | None = None
+    backlash_dice: str | None = None
+    danger_dice: str | None = None
+    source: DiceSource | None = None
+    """Dice a command shares between this roll and what follows it (a project's day)."""
+
+    def new_dice(self) -> DiceSource:
+        """The roll's dice: physical ones given with --dice, seeded, or the system's CSPRNG.
+        A fresh source each time: a decision made again after a collision reads them again."""
+        return self.source if self.source is not None else source_for(self.dice, self.seed)
+
+
+@dataclass(frozen=True, slots=True)
+class RollDecision:
+    """A roll decided by its system: what the event records, and the document the command
+    shows. ``followups`` are rolls the rules call for at once (Danger Sense's secret roll)."""
+
+    trait: str
+    inputs: dict[str, Any]
+    result: dict[str, Any]
+    dice: tuple[int, ...]
+    doc: dict[str, Any]
+    effects: tuple[Effect, ...] = ()
+    consumed: tuple[str, ...] = ()
+    kind: str | None = None
+    secret: bool = False
+    dice_source: str | None = None
+    followups: tuple[RollDecision, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One side of a contest: a character and the trait it rolls, or an opponent given by name
+    and score (``character`` None)."""
+
+    name: str
+    character: CharacterView | None
+    trait: str | None
+    score: int | None = None
+
+    @property
+    def character_id(self) -> str | None:
+        return None if self.character is None else self.character.character_id
+
+
+@dataclass(frozen=True, slots=True)
+class ContestRequest:
+    """A contest as the GM asked for it. ``running`` is the contest id and the next round of a
+    contest between these sides still under way (a GURPS regular contest), if there is one."""
+
+    mode: str | None = None
+    dl_a: int = 0
+    dl_b: int = 0
+    mods_a: tuple[str, ...] = ()
+    mods_b: tuple[str, ...] = ()
+    supernatural: bool = False
+    dice_a: str | None = None
+    dice_b: str | None = None
+    seed: str | None = None
+    running: tuple[str, int] | None = None
+
+    def sources(self) -> tuple[DiceSource, DiceSource]:
+        """Each side's dice: its own physical dice, else one shared source for both."""
+        shared = source_for(None, self.seed)
+        a = source_for(self.dice_a, None, "--dice-a") if self.dice_a else shared
+        b = source_for(self.dice_b, None, "--dice-b") if self.dice_b else shared
+        return a, b
+
+
+@dataclass(frozen=True, slots=True)
+class ContestDecision:
+    """A contest decided by its system: what the event records, and the document shown."""
+
+    mode: str
+    a: ContestSide
+    b: ContestSide | None
+    winner: str | None
+    result: dict[str, Any]
+    doc: dict[str, Any]
+    effects: tuple[Effect, ...] = ()
+    contest_id: str | None = None
+    round: int | None = None
+    decided: bool = True
+
+
+class RollFacts(NamedTuple):
+    """One rolled set of dice as the roll history shows it: a roll, a fright check, or one side
+    of a contest. ``name`` is given for a contest side (a character or an opponent, who has no
+    ``character_id``); a character's own roll is named by its id. ``chance_key`` looks up the
+    exact chance of success the rules gave that very roll (``RuleSystem.chance``)."""
+
+    character_id: str | None
+    name: str | None
+    kind: str
+    trait: str
+    base: int | None
+    modifiers: str
+    effective: int | None
+    dice: tuple[int, ...]
+    faces: int
+    kept: int | None
+    outcome: str
+    success: bool
+    margin: int | None
+    position: str | None
+    effects: str
+    chance_key: Any
 
 
 class RuleSystem:
@@ -175,3 +316,77 @@ class RuleSystem:
         """What a Mettle spend on ``action`` adds to the next roll: a bonus on the kept die and
         steps of better position (``Feature.METTLE``)."""
         return 0, 0
+
+    # -- rolls -----------------------------------------------------------------------------------
+
+    def decide_roll(
+        self, request: RollRequest, character: CharacterView, campaign: CampaignView
+    ) -> RollDecision:
+        """Roll ``request`` for ``character`` under the rules, in the campaign as it stands.
+
+        Refuses (``Refused``, ``BadInput``) what the rules or the state forbid."""
+        raise NotImplementedError
+
+    contest_refusal: ClassVar[str] = ""
+    """What a table is told when it asks for a contest the system does not have."""
+
+    def decide_contest(
+        self, request: ContestRequest, a: Side, b: Side, campaign: CampaignView
+    ) -> ContestDecision:
+        """A contest of ``a`` (the active side) against ``b`` (``Feature.CONTESTS``)."""
+        raise Refused(
+            self.contest_refusal or f"{self.title} has no contested rolls; roll each side alone."
+        )
+
+    def redecide(self, event: Any) -> str | None:
+        """Decide a stored roll, contest or check again from its recorded inputs and dice:
+        None when the rules still give what is stored, else a sentence saying what differs."""
+        return None
+
+    def roll_facts(self, event: Any) -> list[RollFacts]:
+        """The dice rolled in a stored event of this system, as the roll history shows them
+        (none for an event that rolled nothing)."""
+        return []
+
+    def chance(self, key: Any) -> Fraction:
+        """The exact chance of success of the roll ``key`` describes (``RollFacts``)."""
+        raise NotImplementedError
+
+
+def trait_value(system: RuleSystem, character: CharacterView, trait: str) -> tuple[int, str]:
+    """A character's skill or stat called ``trait`` (any case): its value and its name as the
+    sheet spells it; one sentence when the sheet has neither."""
+    value, name = character.skill(trait), character.skill_name(trait)
+    if value is None:
+        value, name = character.stat(trait), character.stat_name(trait)
+    if value is None or name is None:
+        hint = system.missing_trait_hint(character, trait)
+        if hint:
+            raise NotFound(hint)
+        known = [
+            k for k in [*character.stats, *character.skills] if k.casefold() not in ("hp", "fp")
+        ]
+        raise NotFound(
+            f"{character.name} has no {trait} (traits: {', '.join(known) or 'none yet'}); add it "
+            "with `tracker character add` or check the spelling."
+        )
+    return value, name
+
+
+def contest_side(side: Side, inputs: dict[str, Any], result: dict[str, Any]) -> ContestSide:
+    """A side as the contest event records it."""
+    return ContestSide(side.name, side.character_id, side.trait, inputs, result)
+
+
+def contest_roll_doc(side: Side, result: Mapping[str, Any], effective: int) -> dict[str, Any]:
+    """One side of a contest as the scripting contract's roll document."""
+    return {
+        "character": side.name,
+        "trait": side.trait or "score",
+        "effective": result.get("effective", effective),
+        "dice": result["dice"],
+        "kept": result.get("kept", result.get("total")),
+        "outcome": result["outcome"],
+        "success": result["success"],
+        "margin": result.get("margin"),
+    }

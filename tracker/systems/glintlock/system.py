@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from fractions import Fraction
+from typing import Any, ClassVar
 
-from tracker.systems.base import CharacterView, Feature, RuleSystem
+from tracker.systems.base import (
+    CampaignView,
+    CharacterView,
+    Feature,
+    RollDecision,
+    RollFacts,
+    RollRequest,
+    RuleSystem,
+)
+from tracker.systems.glintlock import play
 from tracker.systems.glintlock import rules as glintlock
 
 
@@ -31,6 +41,10 @@ class Glintlock(RuleSystem):
         "miss": "bad",
     }
     score_range: ClassVar[tuple[int, int]] = (0, 10)
+    contest_refusal: ClassVar[str] = (
+        "Glintlock has no contested rolls; roll the acting character against the position the "
+        "opposition sets (--tag)."
+    )
     track_max: ClassVar[Mapping[str, int]] = {
         "mettle": glintlock.METTLE_MAX,
         "threat": glintlock.THREAT_MAX,
@@ -66,3 +80,17 @@ class Glintlock(RuleSystem):
         if action == "advantage-die":
             return 0, 1
         return 0, 0
+
+    def decide_roll(
+        self, request: RollRequest, character: CharacterView, campaign: CampaignView
+    ) -> RollDecision:
+        return play.decide_roll(self, request, character, campaign)
+
+    def redecide(self, event: Any) -> str | None:
+        return play.redecide(event)
+
+    def roll_facts(self, event: Any) -> list[RollFacts]:
+        return play.roll_facts(event)
+
+    def chance(self, key: Any) -> Fraction:
+        return play.chance(key)

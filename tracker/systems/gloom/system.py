@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from fractions import Fraction
+from typing import Any, ClassVar
 
-from tracker.systems.base import Feature, RuleSystem
+from tracker.systems.base import (
+    CampaignView,
+    CharacterView,
+    ContestDecision,
+    ContestRequest,
+    Feature,
+    RollDecision,
+    RollFacts,
+    RollRequest,
+    RuleSystem,
+    Side,
+)
+from tracker.systems.gloom import play
 
 
 class Gloom(RuleSystem):
@@ -31,3 +44,22 @@ class Gloom(RuleSystem):
     def stress_words(self, stress: int, limit: int) -> list[str]:
         # DESIGN.md Rulings/gloom: stress at the campaign's limit gives disadvantage.
         return ["at the limit: disadvantage"] if stress >= limit else []
+
+    def decide_roll(
+        self, request: RollRequest, character: CharacterView, campaign: CampaignView
+    ) -> RollDecision:
+        return play.decide_roll(self, request, character, campaign)
+
+    def redecide(self, event: Any) -> str | None:
+        return play.redecide(event)
+
+    def roll_facts(self, event: Any) -> list[RollFacts]:
+        return play.roll_facts(event)
+
+    def chance(self, key: Any) -> Fraction:
+        return play.chance(key)
+
+    def decide_contest(
+        self, request: ContestRequest, a: Side, b: Side, campaign: CampaignView
+    ) -> ContestDecision:
+        return play.decide_contest(self, request, a, b, campaign)

@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from fractions import Fraction
+from typing import Any, ClassVar
 
-from tracker.systems.base import CharacterView, Feature, RuleSystem
+from tracker.systems.base import (
+    CampaignView,
+    CharacterView,
+    ContestDecision,
+    ContestRequest,
+    Feature,
+    RollDecision,
+    RollFacts,
+    RollRequest,
+    RuleSystem,
+    Side,
+)
+from tracker.systems.gurps import play
 
 # Basic Set: a sheet without these starts them at the attribute they derive from.
 DERIVED_STATS = (("HP", "ST"), ("FP", "HT"), ("Will", "IQ"), ("Per", "IQ"))
@@ -75,3 +88,22 @@ class Gurps(RuleSystem):
         if top is None:
             return 0
         return -5 * top if track == "hp" else -top
+
+    def decide_roll(
+        self, request: RollRequest, character: CharacterView, campaign: CampaignView
+    ) -> RollDecision:
+        return play.decide_roll(self, request, character, campaign)
+
+    def redecide(self, event: Any) -> str | None:
+        return play.redecide(event)
+
+    def roll_facts(self, event: Any) -> list[RollFacts]:
+        return play.roll_facts(event)
+
+    def chance(self, key: Any) -> Fraction:
+        return play.chance(key)
+
+    def decide_contest(
+        self, request: ContestRequest, a: Side, b: Side, campaign: CampaignView
+    ) -> ContestDecision:
+        return play.decide_contest(self, request, a, b, campaign)

@@ -1,0 +1,212 @@
+"""Glintlock at the table: a check decided from the campaign as it stands, and a stored one read
+back (DESIGN.md Rulings/glintlock).
+
+The state feeds the rules without the GM typing it: stress adds its condition tag, every
+condition on the character counts as a -1 tag until suppressed, a held story tag is spent for
++1, and what Mettle bought for the next roll (steel yourself, advantage dice) applies to it.
+While Threat 6 waits for a hard or dire spend, a player roll is refused unless overridden.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from tracker.errors import Refused
+from tracker.events.effects import Effect, StoryTagSpent, TrackChange, effects_text
+from tracker.events.play import RollMade
+from tracker.systems.base import (
+    CampaignView,
+    CharacterView,
+    RollDecision,
+    RollFacts,
+    RollRequest,
+    trait_value,
+)
+from tracker.systems.dice import DiceSource, source_for
+from tracker.systems.glintlock import rules as glintlock
+
+FACES = 20
+# The net tags each position starts from: enough to look a position's odds up.
+POSITION_NET = {"desperate": 0, "risky": 1, "controlled": 3}
+
+
+def decide_roll(
+    system: Any, request: RollRequest, character: CharacterView, campaign: CampaignView
+) -> RollDecision:
+    """A check at the position the tags give, with Mettle's and Threat's moves as effects.
+
+    Rulebook: glintlock.md, 'Core Mechanic', 'Tag-Driven Position', 'Natural 20 / Natural 1',
+    'Mettle & Threat', 'Stress'; DESIGN.md Rulings/glintlock.
+    """
+    if campaign.threat_floor == "immediate" and not request.override:
+        raise Refused(
+            f"Threat is {campaign.threat}: the GM must spend hard or dire before any player "
+            "roll; log it with `tracker threat spend hard`, or pass --override to roll anyway."
+        )
+    ch, skill = character, request.skill
+    stat, trait_name = trait_value(system, ch, request.trait)
+    trained = (
+        request.trained or ch.is_trained(request.trait) or bool(skill and ch.is_trained(skill))
+    )
+    if skill and not request.trained and not ch.is_trained(skill):
+        raise Refused(f"{ch.name} is not trained in {skill}; leave out --skill or add it.")
+    tags = [glintlock.parse_tag(t) for t in request.tags]
+    for name in ch.conditions:
+        if name not in ch.pending_suppressed:
+            tags.append(glintlock.Tag(-1, "condition"))
+    effects: list[Effect] = []
+    for wanted in request.story:
+        held = next((t for t in ch.story_tags if t.casefold() == wanted.casefold()), None)
+        if held is None:
+            have = ", ".join(ch.story_tags) or "none"
+            raise Refused(
+                f'{ch.name} holds no story tag "{wanted}" (story tags: {have}); '
+                f"give one with `tracker tag add {ch.name} NAME`."
+            )
+        tags.append(glintlock.Tag(1, "story"))
+        effects.append(StoryTagSpent(held))
+    source = request.new_dice()
+    backlash: DiceSource | None
+    if request.backlash_dice is not None:
+        backlash = source_for(request.backlash_dice, None, "--backlash-dice")
+    else:
+        backlash = None if source.kind == "physical" else source
+    # An advantage die bought earlier lifts the position one step, never past controlled.
+    tag_position = glintlock.position(glintlock.net_tags(tags, ch.stress))
+    room = len(glintlock.POSITIONS) - 1 - glintlock.POSITIONS.index(tag_position)
+    steps = min(ch.pending_steps, room)
+    result = glintlock.check(
+        stat,
+        dice=source,
+        trained=trained,
+        tags=tags,
+        stress=ch.stress,
+        bonus=ch.pending_bonus,
+        spell=request.spell,
+        caster_class=ch.character_class,
+        backlash_dice=backlash,
+        position_steps=steps,
+    )
+    if result.mettle_delta:
+        effects.append(TrackChange("mettle", result.mettle_delta))
+    if result.threat_delta:
+        effects.append(TrackChange("threat", result.threat_delta))
+    if result.backlash is not None:
+        effects.append(TrackChange("hp", -result.backlash.total, "backlash"))
+    inputs = {
+        "stat": stat,
+        "trained": trained,
+        "tags": [t.to_dict() for t in tags],
+        "stress": ch.stress,
+        "bonus": ch.pending_bonus,
+        "position_steps": steps,
+        "spell": request.spell,
+        "caster_class": ch.character_class,
+        "override": request.override and campaign.threat_floor == "immediate",
+    }
+    doc: dict[str, Any] = {
+        "trait": trait_name,
+        "stat": stat,
+        "trained": trained,
+        "effective": result.effective,
+        "weak_dc": result.weak_dc,
+        "strong_dc": result.strong_dc,
+        "net_tags": result.net_tags,
+        "position": result.position,
+        "dice": list(result.dice),
+        "kept": result.kept,
+        "bonus": result.bonus,
+        "outcome": result.outcome,
+        "success": result.success,
+        "natural": result.natural,
+        "max_damage": result.max_damage,
+        "backlash": None if result.backlash is None else result.backlash.to_dict(),
+        "notes": [],
+    }
+    if ch.stress >= glintlock.STRESS_CONDITION_AT:
+        doc["notes"].append(f"stress {ch.stress} counts as a -1 condition tag")
+    if steps < ch.pending_steps:
+        doc["notes"].append("the advantage die had no effect: the roll was already controlled")
+    if ch.pending_bonus:
+        doc["notes"].append(f"steel yourself: +{ch.pending_bonus} on the kept die")
+    return RollDecision(
+        trait=trait_name,
+        inputs=inputs,
+        result=result.to_dict(),
+        dice=result.dice,
+        doc=doc,
+        effects=tuple(effects),
+        consumed=tuple(ch.pending_ids),
+    )
+
+
+def _differs(what: str, stored: Any, now: Any) -> str | None:
+    return None if stored == now else f"{what} is stored as {stored} but the rules give {now}"
+
+
+def redecide(event: Any) -> str | None:
+    """The outcome and position the rules give a stored check, against those stored."""
+    if not isinstance(event, RollMade):
+        return None
+    inputs, result = event.inputs, event.result
+    backlash = result.get("backlash")
+    decided = glintlock.decide(
+        inputs["stat"],
+        event.dice,
+        trained=inputs["trained"],
+        tags=[glintlock.Tag(t["value"], t["kind"]) for t in inputs["tags"]],
+        stress=inputs["stress"],
+        bonus=inputs["bonus"],
+        spell=inputs["spell"],
+        caster_class=inputs["caster_class"],
+        backlash=None if backlash is None else backlash["dice"],
+        position_steps=inputs["position_steps"],
+    )
+    return _differs("the outcome", result["outcome"], decided.outcome) or _differs(
+        "the position", result["position"], decided.position
+    )
+
+
+def roll_facts(event: Any) -> list[RollFacts]:
+    """A stored check as the roll history shows it: its tags, and what else moved the die."""
+    if not isinstance(event, RollMade):
+        return []
+    inputs, result = event.inputs, event.result
+    words = [f"{t['value']:+d} {t['kind'] or 'tag'}" for t in inputs["tags"]]
+    if inputs["stress"] >= glintlock.STRESS_CONDITION_AT:
+        words.append(f"-1 stress {inputs['stress']}")
+    if inputs["position_steps"]:
+        words.append(f"advantage die x{inputs['position_steps']}")
+    if inputs["bonus"]:
+        words.append(f"{inputs['bonus']:+d} on the die (steel yourself)")
+    return [
+        RollFacts(
+            event.character_id,
+            None,
+            event.kind,
+            event.trait,
+            inputs["stat"],
+            "; ".join(words),
+            result["effective"],
+            event.dice,
+            FACES,
+            result["kept"],
+            result["outcome"],
+            bool(result["success"]),
+            None,
+            result["position"],
+            effects_text(event.effects),
+            (inputs["stat"], inputs["trained"], result["position"], inputs["bonus"]),
+        )
+    ]
+
+
+@lru_cache(maxsize=4096)
+def chance(key: tuple[int, bool, str, int]) -> Fraction:
+    """The exact chance of a hit: (stat, trained, position, bonus on the kept die)."""
+    from tracker.systems.glintlock import odds
+
+    stat, trained, position, bonus = key
+    return odds.check(stat, trained=trained, tags=POSITION_NET[position], bonus=bonus).success

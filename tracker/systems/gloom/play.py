@@ -1,0 +1,293 @@
+"""Gloom at the table: a check, a panic check and a contested roll decided from the campaign as
+it stands, and a stored one read back (DESIGN.md Rulings/gloom).
+
+The state feeds the rules without the GM typing it: a rank of 21 or more rolls with advantage,
+and panic or stress at the campaign's limit with disadvantage. Every catastrophe owes a panic
+check; a failed panic check leaves the character panicked.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from tracker.errors import BadInput
+from tracker.events.effects import ConditionApplied, Effect, ObligationOpened, effects_text
+from tracker.events.play import ContestRolled, ContestSide, RollMade
+from tracker.systems.base import (
+    CampaignView,
+    CharacterView,
+    ContestDecision,
+    ContestRequest,
+    RollDecision,
+    RollFacts,
+    RollRequest,
+    Side,
+    contest_roll_doc,
+    contest_side,
+    trait_value,
+)
+from tracker.systems.gloom import rules as gloom
+
+FACES = 20
+PANICKED = "panicked"
+
+
+def _disadvantaged(character: CharacterView, campaign: CampaignView) -> list[str]:
+    """Why the character rolls with disadvantage by itself: panic, stress at the limit."""
+    reasons = []
+    if PANICKED in {c.casefold() for c in character.conditions}:
+        reasons.append(PANICKED)
+    if character.stress >= campaign.stress_limit:
+        reasons.append(f"stress at the limit ({character.stress})")
+    return reasons
+
+
+def _panic_owed(name: str, suffix: str = "", character_id: str | None = None) -> Effect:
+    return ObligationOpened(
+        "panic-check",
+        f"{name} rolled a catastrophe: call a panic check "
+        f"(`tracker panic {name} TRAIT`) or dismiss it.",
+        suffix=suffix,
+        character_id=character_id,
+    )
+
+
+def decide_roll(
+    system: Any, request: RollRequest, character: CharacterView, campaign: CampaignView
+) -> RollDecision:
+    """A check (or a panic check, ``request.kind == "panic"``: DL 0 on a trait the GM names).
+
+    Rulebook: gloom.md, 'The Skill Check', 'Advantage and Disadvantage', 'The Extreme
+    Outcomes'; DESIGN.md Rulings/gloom (perfect restores 1 stress by choice; a catastrophe
+    opens a panic check unless ``no_panic``; a failed panic check gives ``panicked``).
+    """
+    rank, trait_name = trait_value(system, character, request.trait)
+    reasons = _disadvantaged(character, campaign)
+    disadvantage = request.disadvantage or bool(reasons)
+    if rank >= gloom.MASTERY_RANK:
+        reasons.append(f"rank {rank}: mastery gives advantage")
+    result = gloom.check(
+        rank,
+        request.dl,
+        dice=request.new_dice(),
+        advantage=request.advantage,
+        disadvantage=disadvantage,
+    )
+    inputs = {
+        "rank": rank,
+        "dl": request.dl,
+        "advantage": request.advantage,
+        "disadvantage": disadvantage,
+        "mode": result.mode,
+        "reasons": reasons,
+    }
+    doc: dict[str, Any] = {
+        "trait": trait_name,
+        "effective": rank,
+        "dl": request.dl,
+        "dice": list(result.dice),
+        "kept": result.kept,
+        "outcome": result.outcome,
+        "success": result.success,
+        "mode": result.mode,
+        "window": result.window.to_dict(),
+        "notes": list(result.notes),
+        "reasons": reasons,
+    }
+    effects: list[Effect] = []
+    if request.kind == "panic":
+        doc["notes"] = []
+        if not result.success:
+            effects.append(ConditionApplied(PANICKED, note="failed panic check"))
+    else:
+        if result.may_restore_stress and character.stress:
+            doc["notes"].append(
+                f"Perfect success: {character.name} may restore 1 stress "
+                f"(`tracker stress {character.name} -1 --cause 'perfect success'`)."
+            )
+        if result.panic_check and not request.no_panic:
+            effects.append(_panic_owed(character.name))
+    return RollDecision(
+        trait=trait_name,
+        inputs=inputs,
+        result=result.to_dict(),
+        dice=result.dice,
+        doc=doc,
+        effects=tuple(effects),
+    )
+
+
+def decide_contest(
+    system: Any, request: ContestRequest, a: Side, b: Side, campaign: CampaignView
+) -> ContestDecision:
+    """A contested roll (``quick``) or the dynamic floor (``dynamic``) of A against B.
+
+    Rulebook: gloom.md, 'Contested Rolls', 'Handling Ties', 'The Dynamic Floor'; DESIGN.md
+    Rulings/gloom. Each character side rolls with the disadvantage its own state gives; an
+    opponent rolls its bare score. A side's catastrophe owes that character a panic check.
+    """
+    mode = request.mode or "quick"
+    if mode not in ("quick", "dynamic"):
+        raise BadInput("A Gloom contest is quick (contested roll) or dynamic (dynamic floor).")
+
+    def rank_of(side: Side) -> tuple[Side, int, bool]:
+        if side.character is None:
+            return side, side.score or 0, False
+        rank, name = trait_value(system, side.character, side.trait or "")
+        named = Side(side.name, side.character, name, side.score)
+        return named, rank, bool(_disadvantaged(side.character, campaign))
+
+    a, a_rank, a_dis = rank_of(a)
+    b, b_rank, b_dis = rank_of(b)
+    src_a, src_b = request.sources()
+    if mode == "quick":
+        result = gloom.contest(
+            a_rank,
+            b_rank,
+            dice_a=src_a,
+            dice_b=src_b,
+            a_dl=request.dl_a,
+            b_dl=request.dl_b,
+            tie_rule=campaign.tie_rule,
+            a_disadvantage=a_dis,
+            b_disadvantage=b_dis,
+        )
+    else:
+        result = gloom.dynamic_contest(
+            a_rank,
+            b_rank,
+            dice_a=src_a,
+            dice_b=src_b,
+            base_dl=request.dl_a,
+            defender_dl=request.dl_b,
+            a_disadvantage=a_dis,
+            b_disadvantage=b_dis,
+        )
+    effects = [
+        _panic_owed(side.name, suffix, side.character_id)
+        for side, check, suffix in ((a, result.a, "a"), (b, result.b, "b"))
+        if side.character is not None and check.panic_check
+    ]
+    doc = {
+        "a": contest_roll_doc(a, result.a.to_dict(), a_rank),
+        "b": contest_roll_doc(b, result.b.to_dict(), b_rank),
+        "reason": result.reason,
+        "tie_rule": campaign.tie_rule,
+        "effects": [e.to_json() for e in effects],
+    }
+    return ContestDecision(
+        mode=mode,
+        a=contest_side(a, {"rank": a_rank, "dl": request.dl_a}, result.a.to_dict()),
+        b=contest_side(b, {"rank": b_rank, "dl": request.dl_b}, result.b.to_dict()),
+        winner=result.winner,
+        result=result.to_dict(),
+        doc=doc,
+        effects=tuple(effects),
+    )
+
+
+# -- reading stored rolls back ---------------------------------------------------------------
+
+
+def _check_again(result: dict[str, Any], dice: tuple[int, ...]) -> gloom.GloomCheck:
+    return gloom.decide(
+        result["rank"], result["dl"], dice, mode=result["mode"], above=result.get("above", 0)
+    )
+
+
+def redecide(event: Any) -> str | None:
+    """The outcome the rules give a stored check or contest side, against the one stored."""
+    if isinstance(event, RollMade):
+        decided = gloom.decide(
+            event.inputs["rank"], event.inputs["dl"], event.dice, mode=event.inputs["mode"]
+        )
+        return _differs("the outcome", event.result["outcome"], decided.outcome)
+    if isinstance(event, ContestRolled):
+        for side in (event.a, event.b):
+            if side is None:
+                continue
+            decided = _check_again(side.result, tuple(side.result["dice"]))
+            problem = _differs(f"{side.name}'s outcome", side.result["outcome"], decided.outcome)
+            if problem:
+                return problem
+    return None
+
+
+def _differs(what: str, stored: Any, now: Any) -> str | None:
+    return None if stored == now else f"{what} is stored as {stored} but the rules give {now}"
+
+
+def _mode_words(mode: str, inputs: dict[str, Any]) -> list[str]:
+    if mode == "normal":
+        return []
+    reasons = inputs.get("reasons") or []
+    return [mode + (f" ({'; '.join(reasons)})" if reasons else "")]
+
+
+def roll_facts(event: Any) -> list[RollFacts]:
+    """A stored check, or both sides of a stored contest, as the roll history shows them."""
+    if isinstance(event, RollMade):
+        inputs, result = event.inputs, event.result
+        mods = "; ".join([f"DL {inputs['dl']}", *_mode_words(result["mode"], inputs)])
+        key = (inputs["rank"], inputs["dl"], result["mode"], result.get("above", 0))
+        return [
+            RollFacts(
+                event.character_id,
+                None,
+                event.kind,
+                event.trait,
+                inputs["rank"],
+                mods,
+                inputs["rank"],
+                event.dice,
+                FACES,
+                result["kept"],
+                result["outcome"],
+                bool(result["success"]),
+                None,
+                None,
+                effects_text(event.effects),
+                key,
+            )
+        ]
+    if isinstance(event, ContestRolled):
+        return [_side_facts(event, side) for side in (event.a, event.b) if side is not None]
+    return []
+
+
+def _side_facts(event: ContestRolled, side: ContestSide) -> RollFacts:
+    result = side.result
+    won = event.winner == ("a" if side is event.a else "b")
+    return RollFacts(
+        side.character_id,
+        side.name,
+        f"contest ({event.mode})",
+        side.trait or "score",
+        side.inputs.get("rank"),
+        "",
+        result["rank"],
+        tuple(result["dice"]),
+        FACES,
+        result["kept"],
+        result["outcome"],
+        bool(result["success"]),
+        None,
+        None,
+        "won" if won else ("stalemate" if event.winner is None else "lost"),
+        (result["rank"], result["dl"], result["mode"], result["above"]),
+    )
+
+
+@lru_cache(maxsize=4096)
+def chance(key: tuple[int, int, str, int]) -> Fraction:
+    """The exact chance of success of a check: (rank, DL, mode, the dynamic floor's die)."""
+    from tracker.systems.gloom import odds
+
+    rank, dl, mode, above = key
+    # The recorded mode already folds in mastery, panic and the stress limit; these flags give
+    # it back through the same rule (at rank 21+ a plain roll is mastery cancelled).
+    advantage = mode == "advantage"
+    disadvantage = mode == "disadvantage" or (mode == "normal" and rank >= gloom.MASTERY_RANK)
+    return odds.check(rank, dl, advantage=advantage, disadvantage=disadvantage, above=above).success

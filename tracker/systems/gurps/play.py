@@ -1,0 +1,459 @@
+"""GURPS at the table: a success roll and a contest decided from the character's sheet and the
+campaign as it stands, and a stored one read back (DESIGN.md Rulings/gurps).
+
+The sheet feeds the rules without the GM typing it: the base is the best of the skill and its
+defaults (the sheet's, else the rulebook's for Climbing and Swimming), sense rolls go against
+Per with the sheet's Acute and Discriminatory senses and are secret by default, retries of a
+named task are counted from the log, and a failed Swimming or running roll costs 1 FP.
+"""
+
+from __future__ import annotations
+
+import uuid
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from tracker.errors import BadInput, Refused
+from tracker.events.effects import Effect, TrackChange, effects_text
+from tracker.events.play import ContestRolled, ContestSide, FrightChecked, RollMade
+from tracker.systems.base import (
+    CampaignView,
+    CharacterView,
+    ContestDecision,
+    ContestRequest,
+    RollDecision,
+    RollFacts,
+    RollRequest,
+    Side,
+    contest_roll_doc,
+    contest_side,
+)
+from tracker.systems.dice import PhysicalDice, source_for
+from tracker.systems.gurps import rules as gurps
+
+FACES = 6
+TOTAL_DARKNESS = "total-darkness"
+
+
+def parse_modifier(text: str) -> gurps.Modifier:
+    """``-2``, ``+1:darkness``, or a preset name (``hard``, ``equipment:fine``, ``haste:30``)."""
+    number, sep, label = text.partition(":")
+    try:
+        value = int(number)
+    except ValueError:
+        return gurps.preset(text)
+    return gurps.Modifier(value, label.strip() if sep and label.strip() else "modifier")
+
+
+def defaults_for(character: CharacterView, skill: str) -> list[str]:
+    """The defaults the character's sheet lists for ``skill`` (any case)."""
+    wanted = skill.casefold()
+    return [
+        expr
+        for name, exprs in character.defaults.items()
+        if name.casefold() == wanted
+        for expr in exprs
+    ]
+
+
+def base_skill(
+    character: CharacterView, trait: str, defaults: list[str] | tuple[str, ...] = ()
+) -> gurps.BaseSkill:
+    """The character's base for ``trait``: the best of its level and ``defaults``."""
+    return gurps.base_skill(
+        trait,
+        attributes={k: v for k in character.stats if (v := character.stat(k)) is not None},
+        skills=character.skills,
+        defaults=defaults,
+        character=character.name,
+    )
+
+
+def roll_inputs(
+    base: gurps.BaseSkill,
+    modifiers: list[gurps.Modifier] | tuple[gurps.Modifier, ...],
+    *,
+    defense: bool = False,
+    retry_mode: str | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """What a success roll records of its inputs: the base (and where it came from), each
+    labelled modifier, and what else the roll's kind needs to be re-decided or shown."""
+    return {
+        "base": base.value,
+        "base_source": base.source,
+        "modifiers": [m.to_dict() for m in modifiers],
+        "defense": defense,
+        "retry_mode": retry_mode,
+        **extra,
+    }
+
+
+def _traits(character: CharacterView) -> list[str]:
+    return [*character.traits, *(g["name"] for g in character.traits_gained)]
+
+
+def decide_roll(
+    system: Any, request: RollRequest, character: CharacterView, campaign: CampaignView
+) -> RollDecision:
+    """A success roll against a skill, an attribute or a sense.
+
+    Rulebook: gurps.md, 'The Success Roll', 'Default Rolls', 'Repeated Attempts', 'Sense
+    Rolls', 'Swimming', 'Running & Sprinting'; DESIGN.md Rulings/gurps.
+    """
+    trait, feat, mods = request.trait, request.feat, list(request.mods)
+    if feat not in (None, "running"):
+        raise BadInput(f"--feat is running (an HT or Running roll to sprint), not {feat!r}.")
+    if feat and trait.strip().lower() not in ("ht", "running"):
+        raise BadInput("--feat running is for an HT or Running roll.")
+    sense = gurps.sense_of(trait)
+    base = base_skill(
+        character,
+        # A sense roll is a roll against Per itself (gurps.md, 'Sense Rolls').
+        "Per" if sense else trait,
+        () if sense else defaults_for(character, trait) or gurps.rulebook_defaults(trait),
+    )
+    traits = _traits(character)
+    if any(m.strip().lower() == TOTAL_DARKNESS for m in mods):
+        if sense != "Vision":
+            raise BadInput("total-darkness is a modifier for a Vision roll.")
+        if not gurps.sees_in_dark(traits):
+            raise Refused(
+                f"{character.name} cannot see in total darkness (Vision is impossible without "
+                "Dark Vision or Infravision); roll another sense, or give light."
+            )
+        mods = [m for m in mods if m.strip().lower() != TOTAL_DARKNESS]
+    modifiers = [parse_modifier(m) for m in mods]
+    if sense:
+        modifiers.extend(gurps.sense_modifiers(sense, traits))
+    retry_mode = None
+    if request.task:
+        record = character.tasks.get(request.task, {"attempts": 0, "failures": 0, "mode": None})
+        retry_mode = request.retry or record.get("mode") or "retry-freely"
+        if retry_mode not in gurps.RETRY_MODES:
+            raise BadInput(f"--retry is one of {', '.join(gurps.RETRY_MODES)}.")
+        penalty = gurps.retry_modifier(retry_mode, record["attempts"], record["failures"])
+        if penalty is not None and penalty.value:
+            modifiers.append(penalty)
+    elif request.retry:
+        raise BadInput("--retry needs --task NAME, so earlier attempts can be counted.")
+    result = gurps.success_roll(
+        base.value, modifiers, dice=request.new_dice(), defense=request.defense
+    )
+    inputs = roll_inputs(base, modifiers, defense=request.defense, retry_mode=retry_mode)
+    doc: dict[str, Any] = {
+        "trait": base.skill if base.source == "skill" else trait,
+        "base": base.value,
+        "base_source": base.source,
+        "modifiers": [m.to_dict() for m in modifiers],
+        "effective": result.effective,
+        "dice": list(result.dice),
+        "kept": result.total,
+        "total": result.total,
+        "outcome": result.outcome,
+        "success": result.success,
+        "margin": result.margin,
+        "notes": [],
+    }
+    if campaign.cinematic and character.points and result.outcome != "critical_success":
+        doc["notes"].append(
+            f"Cinematic: {character.name} has {character.points} character points for a buy-up."
+        )
+    effects: list[Effect] = []
+    fp = gurps.fp_on_failure(trait, feat)
+    if fp and not result.success:
+        effects.append(TrackChange("fp", -fp, "inhaled water" if feat is None else "winded"))
+    if feat:
+        inputs["feat"] = feat
+    followups: tuple[RollDecision, ...] = ()
+    if request.danger and sense is None:
+        raise BadInput("--danger is for a sense roll (Vision, Hearing, Taste or Smell).")
+    if request.danger and not result.success and character.has_trait("Danger Sense"):
+        danger = _danger_sense(character, request)
+        followups = (danger,)
+        doc["danger_sense"] = dict(danger.result)
+    return RollDecision(
+        trait=doc["trait"],
+        inputs=inputs,
+        result=result.to_dict(),
+        dice=result.dice,
+        doc=doc,
+        effects=tuple(effects),
+        secret=sense is not None and not request.public,
+        followups=followups,
+    )
+
+
+def _danger_sense(character: CharacterView, request: RollRequest) -> RollDecision:
+    """Danger Sense: the GM rolls the character's Per again, in secret (gurps.md, 'Sense
+    Rolls'). It follows the failed roll it was rolled for; the GM's own roll, no buy-up takes
+    it for the player's."""
+    if request.dice and not request.danger_dice:
+        raise BadInput(
+            f"{character.name}'s Danger Sense rolls Per again; give those dice too with "
+            "--danger-dice N,N,N."
+        )
+    dice = source_for(request.danger_dice, f"{request.seed}:danger" if request.seed else None)
+    per = base_skill(character, "Per")
+    result = gurps.success_roll(per.value, [], dice=dice)
+    return RollDecision(
+        trait="Per",
+        inputs=roll_inputs(per, []),
+        result=result.to_dict(),
+        dice=result.dice,
+        doc={},
+        kind="danger-sense",
+        secret=True,
+        dice_source=dice.kind,
+    )
+
+
+def effective(side: Side, mods: tuple[str, ...] | list[str]) -> tuple[int, list[Any], int]:
+    """A contest side's base (skill, attribute or an opponent's score), its modifiers and its
+    effective skill."""
+    modifiers = [parse_modifier(m) for m in mods]
+    if side.character is None:
+        base = side.score or 0
+    else:
+        trait = side.trait or ""
+        base = base_skill(side.character, trait, defaults_for(side.character, trait)).value
+    return base, modifiers, gurps.effective_skill(base, modifiers)
+
+
+def side_inputs(base: int, modifiers: list[Any], effective_skill: int) -> dict[str, Any]:
+    """What a contest side records of its inputs."""
+    return {
+        "base": base,
+        "modifiers": [m.to_dict() for m in modifiers],
+        "effective": effective_skill,
+    }
+
+
+def decide_contest(
+    system: Any, request: ContestRequest, a: Side, b: Side, campaign: CampaignView
+) -> ContestDecision:
+    """A Quick Contest, a Resistance Roll, or one round of a Regular Contest (``running`` is
+    the contest already under way between these sides).
+
+    Rulebook: gurps.md, 'Quick Contests', 'Resistance Rolls', 'Regular Contests', 'The Rule of
+    16'; DESIGN.md Rulings/gurps.
+    """
+    mode = request.mode or "quick"
+    if mode not in ("quick", "resistance", "regular"):
+        raise BadInput("A GURPS contest is quick, resistance or regular.")
+    a_base, a_mods, a_eff = effective(a, request.mods_a)
+    b_base, b_mods, b_eff = effective(b, request.mods_b)
+    src_a, src_b = request.sources()
+    extra: dict[str, Any] = {}
+    contest_id = round_number = None
+    decided = True
+    if mode == "quick":
+        result: Any = gurps.quick_contest(a_eff, b_eff, dice_a=src_a, dice_b=src_b)
+        extra["margin_of_victory"] = result.margin_of_victory
+    elif mode == "resistance":
+        result = gurps.resistance_roll(
+            a_eff, b_eff, dice_a=src_a, dice_b=src_b, supernatural=request.supernatural
+        )
+        extra["margin_of_victory"] = result.margin_of_victory
+        extra["rule_of_16"] = result.rule_of_16
+    else:
+        contest_id, round_number = request.running or (str(uuid.uuid4()), 1)
+        result = gurps.regular_round(
+            a_eff, b_eff, dice_a=src_a, dice_b=src_b, round_number=round_number
+        )
+        decided = result.decided
+        extra.update(contest_id=contest_id, round=round_number, decided=decided)
+    a_roll, b_roll = result.a, result.b
+    doc = {
+        "a": contest_roll_doc(a, a_roll.to_dict(), a_eff),
+        "b": None if b_roll is None else contest_roll_doc(b, b_roll.to_dict(), b_eff),
+        **extra,
+        "effects": [],
+    }
+    return ContestDecision(
+        mode=mode,
+        a=contest_side(a, side_inputs(a_base, a_mods, a_eff), a_roll.to_dict()),
+        b=None
+        if b_roll is None
+        else contest_side(b, side_inputs(b_base, b_mods, b_eff), b_roll.to_dict()),
+        winner=result.winner,
+        result=result.to_dict(),
+        doc=doc,
+        contest_id=contest_id,
+        round=round_number,
+        decided=decided,
+    )
+
+
+# -- reading stored rolls back ---------------------------------------------------------------
+
+
+def _differs(what: str, stored: Any, now: Any) -> str | None:
+    return None if stored == now else f"{what} is stored as {stored} but the rules give {now}"
+
+
+def _roll_again(
+    result: dict[str, Any], base: int, modifiers: list[dict[str, Any]], dice: Any
+) -> str | None:
+    decided = gurps.decide_roll(
+        base, [gurps.Modifier(m["value"], m["label"]) for m in modifiers], tuple(dice)
+    )
+    return _differs("the outcome", result["outcome"], decided.outcome)
+
+
+def redecide(event: Any) -> str | None:
+    """What the rules give a stored roll, fright check, contest or influence roll, against
+    what is stored."""
+    if isinstance(event, RollMade):
+        return _roll_again(
+            event.result, event.inputs["base"], event.inputs["modifiers"], event.dice
+        )
+    if isinstance(event, FrightChecked):
+        return _fright_again(event)
+    if isinstance(event, ContestRolled):
+        for side in (event.a, event.b):
+            if side is None:
+                continue
+            r = side.result
+            problem = _roll_again(r, r["base"], r["modifiers"], r["dice"])
+            if problem:
+                return problem
+        if event.mode == "influence":
+            return _influence_again(event)
+    return None
+
+
+def _fright_again(event: FrightChecked) -> str | None:
+    roll = event.result["roll"]
+    problem = _roll_again(roll, roll["base"], roll["modifiers"], roll["dice"])
+    table = event.result.get("table")
+    if problem or table is None:
+        return problem
+    total = sum(table["dice"]) + table["margin_of_failure"]
+    return _differs("the fright table total", table["total"], total) or _differs(
+        "the fright table row", table["row"], gurps.FRIGHT_TABLE.lookup(total).first
+    )
+
+
+def _influence_again(event: ContestRolled) -> str | None:
+    """An influence roll decided again from both sides' dice (and Diplomacy's reaction dice):
+    who won, the level the contest gave, the reaction, and the reading that stands."""
+    if event.b is None:
+        return "an influence roll records no roll for its subject"
+    result, a, b = event.result, event.a.result, event.b.result
+    reaction = result.get("reaction")
+    decided = gurps.influence_roll(
+        result["skill"],
+        a["effective"],
+        b["effective"],
+        dice_a=PhysicalDice(a["dice"]),
+        dice_b=PhysicalDice(b["dice"]),
+        reaction_dice=None if reaction is None else PhysicalDice(reaction["dice"]),
+        reaction_modifiers=[]
+        if reaction is None
+        else [gurps.Modifier(m["value"], m["label"]) for m in reaction["modifiers"]],
+    )
+    winner = decided.contest.winner if decided.contest else None
+    return (
+        _differs("the winner", event.winner, winner)
+        or _differs("the contest's reading", result["contest_level"], decided.contest_level)
+        or _differs(
+            "the reaction roll",
+            None if reaction is None else reaction["level"],
+            None if decided.reaction is None else decided.reaction.level,
+        )
+        or _differs("the reading that stands", result["level"], decided.level)
+    )
+
+
+def _mods_text(mods: list[dict[str, Any]]) -> str:
+    return "; ".join(f"{m['value']:+d} {m['label']}" for m in mods)
+
+
+def roll_facts(event: Any) -> list[RollFacts]:
+    """A stored roll, fright check or both sides of a contest, as the roll history shows them."""
+    if isinstance(event, RollMade):
+        inputs, result = event.inputs, event.result
+        return [
+            RollFacts(
+                event.character_id,
+                None,
+                event.kind,
+                event.trait,
+                inputs["base"],
+                _mods_text(inputs["modifiers"]),
+                result["effective"],
+                event.dice,
+                FACES,
+                result["total"],
+                result["outcome"],
+                bool(result["success"]),
+                result["margin"],
+                None,
+                effects_text(event.effects),
+                result["effective"],
+            )
+        ]
+    if isinstance(event, FrightChecked):
+        roll = event.result["roll"]
+        table = event.result.get("table")
+        effects = effects_text(event.effects)
+        if table:
+            effects = f"fright table {table['total']} (row {table['row']})" + (
+                f"; {effects}" if effects else ""
+            )
+        return [
+            RollFacts(
+                event.character_id,
+                None,
+                "fright",
+                "Fright Check",
+                roll["base"],
+                _mods_text(roll["modifiers"]),
+                roll["effective"],
+                tuple(roll["dice"]),
+                FACES,
+                roll["total"],
+                roll["outcome"],
+                bool(roll["success"]),
+                roll["margin"],
+                None,
+                effects,
+                roll["effective"],
+            )
+        ]
+    if isinstance(event, ContestRolled):
+        return [_side_facts(event, side) for side in (event.a, event.b) if side is not None]
+    return []
+
+
+def _side_facts(event: ContestRolled, side: ContestSide) -> RollFacts:
+    result = side.result
+    won = event.winner == ("a" if side is event.a else "b")
+    return RollFacts(
+        side.character_id,
+        side.name,
+        f"contest ({event.mode})",
+        side.trait or "score",
+        side.inputs.get("base"),
+        _mods_text(result["modifiers"]),
+        result["effective"],
+        tuple(result["dice"]),
+        FACES,
+        result["total"],
+        result["outcome"],
+        bool(result["success"]),
+        result["margin"],
+        None,
+        "won" if won else ("stalemate" if event.winner is None else "lost"),
+        result["effective"],
+    )
+
+
+@lru_cache(maxsize=4096)
+def chance(effective_skill: int) -> Fraction:
+    """The exact chance of success of a 3d6 roll against ``effective_skill``."""
+    from tracker.systems.gurps import odds
+
+    return odds.success_roll(effective_skill).success
