@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+from synthetic import generate
 
 from tracker.app import Tracker
-from tracker.app.synthetic import generate
 from tracker.projections.campaign import to_snapshot
 
 PLAYER = """

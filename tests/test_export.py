@@ -8,10 +8,10 @@ import json
 from fractions import Fraction
 
 import pytest
+from synthetic import generate
 
 from tracker.app import Tracker
 from tracker.app.export import RollFilter
-from tracker.app.synthetic import generate
 from tracker.projections.rolls import COLUMNS, FaceTest
 
 
@@ -256,8 +256,9 @@ def test_player_view_tracks_do_not_give_a_secret_roll_away(glintlock):
 
 
 def test_an_import_leaves_each_campaign_folded_for_the_first_command(tmp_path):
+    from synthetic import generate
+
     from tracker.app import Tracker
-    from tracker.app.synthetic import generate
     from tracker.app.tracker import CAMPAIGN_SNAPSHOT
     from tracker.projections.campaign import PROJECTION_VERSION, to_snapshot
 

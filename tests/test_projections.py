@@ -6,9 +6,9 @@ import json
 import sqlite3
 
 import pytest
+from synthetic import generate
 
 from tracker.app import Tracker
-from tracker.app.synthetic import generate
 from tracker.app.tracker import CAMPAIGN_SNAPSHOT, SESSION_SNAPSHOT, SNAPSHOT_EVERY
 from tracker.projections.campaign import (
     PROJECTION_VERSION,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from synthetic import generate
 
 from tracker.app import Tracker
-from tracker.app.synthetic import generate
 from tracker.app.tracker import SNAPSHOT_EVERY
 from tracker.projections.campaign import to_snapshot
 

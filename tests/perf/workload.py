@@ -53,7 +53,12 @@ class Template:
 
 def play_template(db: Path, out: Path, system: str, seed: int) -> int:
     """Play a campaign of about ``TEMPLATE_EVENTS`` events into ``db``; export it to ``out``."""
-    from tracker.app.synthetic import generate
+    import sys
+
+    # The generator of realistic play lives with the tests, one folder up.
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from synthetic import generate
+
     from tracker.app.tracker import Tracker
 
     tracker = Tracker(str(db))

@@ -1,30 +1,16 @@
-"""``tracker demo``: one campaign per system, sample characters, a session started in each."""
+"""``tracker demo``: a campaign per installed rule system (the evening its package describes),
+sample characters, a session started in each."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from tracker.app.tracker import Tracker
 from tracker.errors import Refused
 from tracker.store.engine import default_path
-
-DEMO_CAMPAIGNS = (
-    ("Neon Drift", "gloom", ("gloom-kade.toml", "gloom-juno.toml"), "Ghosts in the relay"),
-    (
-        "Iron and Ink",
-        "gurps",
-        ("gurps-mira.toml", "gurps-aldric.toml", "gurps-vora.toml"),
-        "The locked archive",
-    ),
-    (
-        "Ashes of Veyra",
-        "glintlock",
-        ("glintlock-wren.toml", "glintlock-tomas.toml"),
-        "The drowned archive",
-    ),
-)
+from tracker.systems import registry
+from tracker.systems.base import DemoEvening
 
 
 @dataclass
@@ -32,6 +18,10 @@ class DemoReport:
     db: str
     url: str = ""
     campaigns: list[dict] = field(default_factory=list)
+    # Each campaign's scripted evening, and the one the demo leaves selected.
+    scripts: dict[str, Path] = field(default_factory=dict)
+    featured: str | None = None
+    tries: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {"db": self.db, "campaigns": self.campaigns}
@@ -39,14 +29,6 @@ class DemoReport:
 
 def demo_path() -> Path:
     return default_path().with_name("demo.db")
-
-
-def sheet_file(name: str) -> Path:
-    return Path(str(resources.files("tracker.fixtures") / "sheets" / name))
-
-
-def session_script(system: str) -> Path:
-    return Path(str(resources.files("tracker.fixtures") / "sessions" / f"{system}.txt"))
 
 
 def make_demo(db: str | None) -> DemoReport:
@@ -64,20 +46,29 @@ def make_demo(db: str | None) -> DemoReport:
                 f"{tracker.location} already holds campaigns; give `tracker demo --db` a new file."
             )
         report = DemoReport(tracker.location, tracker.url)
-        for name, system, sheets, title in DEMO_CAMPAIGNS:
-            tracker.campaign_new(name, system)
-            added = [tracker.character_add(None, sheet_path=str(sheet_file(s))) for s in sheets]
-            _, session = tracker.session_start(title)
+        featured: DemoEvening | None = None
+        for system in registry.systems():
+            evening = system.demo()
+            if evening is None:
+                continue
+            tracker.campaign_new(evening.campaign, system.name)
+            added = [tracker.character_add(None, sheet_path=str(s)) for s in evening.sheets]
+            _, session = tracker.session_start(evening.title)
             report.campaigns.append(
                 {
-                    "name": name,
-                    "system": system,
+                    "name": evening.campaign,
+                    "system": system.name,
                     "characters": [c.to_dict() for c in added],
                     "session": session.number,
-                    "session_title": title,
+                    "session_title": evening.title,
                 }
             )
-        tracker.campaign_use(DEMO_CAMPAIGNS[-1][0])
+            report.scripts[evening.campaign] = Path(str(evening.script))
+            if evening.featured or featured is None:
+                featured = evening
+        if featured is not None:
+            tracker.campaign_use(featured.campaign)
+            report.featured, report.tries = featured.campaign, featured.tries
         return report
     finally:
         tracker.close()

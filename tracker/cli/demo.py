@@ -18,7 +18,7 @@ from tracker.cli.script import play_script
 @click.pass_context
 def demo(ctx: click.Context, db: str | None, as_json: bool) -> None:
     """Make a demo database (a campaign per system, sample characters) and show what to try."""
-    from tracker.app.demo import make_demo, session_script
+    from tracker.app.demo import make_demo
 
     root = ctx.find_root()
     # $TRACKER_DB may point at a real campaign: the demo only writes where it is told explicitly.
@@ -27,7 +27,7 @@ def demo(ctx: click.Context, db: str | None, as_json: bool) -> None:
     report = make_demo(db)
     played = {}
     for c in report.campaigns:
-        played[c["name"]] = play_script(report.url, c["name"], session_script(c["system"]))
+        played[c["name"]] = play_script(report.url, c["name"], report.scripts[c["name"]])
         c["commands_played"] = played[c["name"]][0]
     if as_json:
         emit_json(report.to_dict())
@@ -40,25 +40,24 @@ def demo(ctx: click.Context, db: str | None, as_json: bool) -> None:
             f'session {c["session"]} "{c["session_title"]}" running, '
             f"{c['commands_played']} commands played"
         )
-    last = report.campaigns[-1]
-    click.echo(
-        f'\nThe evening so far in "{last["name"]}" (fixtures/sessions/{last["system"]}.txt):'
-    )
-    for line in played[last["name"]][1].splitlines():
+    if report.featured is None:
+        return
+    script = report.scripts[report.featured]
+    shown = "/".join(script.parts[-3:])  # fixtures/sessions/NAME.txt, installed or not
+    click.echo(f'\nThe evening so far in "{report.featured}" ({shown}):')
+    for line in played[report.featured][1].splitlines():
         click.echo(f"  {line}")
-    click.echo(f'\nThe current campaign is "{last["name"]}". Try:')
+    others = [c["name"] for c in report.campaigns if c["name"] != report.featured]
+    click.echo(f'\nThe current campaign is "{report.featured}". Try:')
     tries = [
         f"export TRACKER_DB={shlex.quote(report.db)}",
         "tracker campaign list",
         "tracker status",
         "tracker obligations",
-        "tracker roll Wren Grit --tag 1:gear",
-        "tracker character show Wren",
-        "tracker odds glintlock --stat 3 --trained --tags 2",
-        "tracker odds gurps --skill 12",
+        *report.tries,
         "tracker log",
         "tracker verify",
-        'tracker campaign use "Iron and Ink"',
+        *(f'tracker campaign use "{name}"' for name in others[:1]),
         "tracker session list",
     ]
     for line in tries:

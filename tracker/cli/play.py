@@ -8,24 +8,24 @@ from typing import Any
 import click
 
 from tracker.cli.options import emit_json, open_tracker, output_options
-from tracker.cli.render import BAD, GOOD, MIXED, TRACK_WORDS, bold, dim, plural, warn
-from tracker.systems.base import Feature
+from tracker.cli.render import (
+    BAD,
+    GOOD,
+    MIXED,
+    TRACK_WORDS,
+    TerminalStyle,
+    bold,
+    dim,
+    plural,
+    warn,
+)
+from tracker.systems.base import Feature, RuleSystem
 
-OUTCOME_COLOURS = {
-    "perfect": GOOD,
-    "special": GOOD,
-    "success": GOOD,
-    "critical_success": GOOD,
-    "strong_hit": GOOD,
-    "complication": MIXED,
-    "weak_hit": MIXED,
-}
 STRESS_WORDS = {
     "shaken": "shaken: counts as a -1 condition tag on rolls",
     "strained": "strained: Mettle costs double",
     "breaking_point": "breaking point",
 }
-POSITION_WORDS = {"desperate": ": keep lower", "controlled": ": keep higher", "risky": ""}
 OBLIGATION_WORDS = {
     "panic-check": "the panic check",
     "breaking-point": "the breaking point",
@@ -35,9 +35,9 @@ OBLIGATION_WORDS = {
 }
 
 
-def outcome_word(outcome: str) -> str:
-    colour = OUTCOME_COLOURS.get(outcome, BAD)
-    return click.style(outcome.replace("_", " ").upper(), fg=colour, bold=True)
+def outcome_word(outcome: str, rules: RuleSystem) -> str:
+    """An outcome's words in the colour of how it reads in the campaign's system."""
+    return TerminalStyle(rules).outcome(outcome)
 
 
 def signed(n: int) -> str:
@@ -119,76 +119,17 @@ def roll(character: str, trait: str, as_json: bool, **options: Any) -> None:
       tracker roll Vora HT --feat running
     """
     logged = open_tracker().roll(character, trait, **options)
-    show_logged(logged, as_json, render_roll(logged.doc))
+    show_logged(logged, as_json, render_roll(logged.doc, logged.state.rules))
 
 
-def render_roll(doc: dict[str, Any]) -> list[str]:
+def render_roll(doc: dict[str, Any], rules: RuleSystem) -> list[str]:
+    """A logged roll as its system words it, then its effects, notes and what followed it."""
+    shown = rules.render_roll(doc, TerminalStyle(rules))
     secret = dim(" (secret)") if doc.get("secret") else ""
-    system = doc["system"]
-    if system == "glintlock":
-        trained = f" (trained: {doc['effective']})" if doc["trained"] else ""
-        head = (
-            f"{bold(doc['character'])} · {doc['trait']} {doc['stat']}{trained} · {doc['position']} "
-            f"(net tags {signed(doc['net_tags'])}{POSITION_WORDS[doc['position']]}) · "
-            f"Weak DC {doc['weak_dc']} · "
-            f"Strong DC {doc['strong_dc']}"
-        )
-        dice = doc["dice"]
-        shown = (
-            f"d20: {dice[0]}"
-            if len(dice) == 1
-            else f"d20: {', '.join(map(str, dice))} → {doc['kept']}"
-        )
-        if doc.get("bonus"):
-            shown += f" +{doc['bonus']}"
-        natural = f" (natural {doc['natural']})" if doc.get("natural") else ""
-        line = f"  {shown}  →  {outcome_word(doc['outcome'])}{natural}"
-    elif system == "gloom":
-        window = doc["window"]
-        faces = window.get("faces") or []
-        span = f"window {faces[0]}-{faces[-1]}" if faces else "no window"
-        mode = {"normal": "one d20", "advantage": "advantage", "disadvantage": "disadvantage"}
-        head = (
-            f"{bold(doc['character'])} · {doc['trait']} {doc['effective']} · DL {doc['dl']} · "
-            f"{span} · {mode[doc['mode']]}"
-        )
-        dice = doc["dice"]
-        shown = (
-            f"d20: {dice[0]}"
-            if len(dice) == 1
-            else f"d20: {', '.join(map(str, dice))} → {doc['kept']}"
-        )
-        line = f"  {shown}  →  {outcome_word(doc['outcome'])}"
-    else:
-        mods = "".join(f" {signed(m['value'])} {m['label']}" for m in doc["modifiers"])
-        source = "" if doc["base_source"] == "skill" else f" ({doc['base_source']})"
-        head = (
-            f"{bold(doc['character'])} · {doc['trait']} {doc['base']}{source}{mods} = "
-            f"effective {doc['effective']}"
-        )
-        margin = doc["margin"]
-        by = f" by {abs(margin)}" if margin else ""
-        line = (
-            f"  3d6: {'+'.join(map(str, doc['dice']))} = {doc['total']}  →  "
-            f"{outcome_word(doc['outcome'])}{by}"
-        )
     effects = effect_words(doc.get("effects", []), doc["character"])
-    lines = [head + secret, line + ("   " + "  ".join(effects) if effects else "")]
+    lines = [shown.head + secret, shown.dice + ("   " + "  ".join(effects) if effects else "")]
     lines += [dim(f"  {n}") for n in doc.get("notes", [])]
-    again = doc.get("danger_sense")
-    if again:
-        sensed = "senses the danger anyway" if again["success"] else "senses nothing"
-        lines.append(
-            f"  Danger Sense (secret): 3d6: {'+'.join(map(str, again['dice']))} = "
-            f"{again['total']} vs Per {again['effective']}  →  {sensed}"
-        )
-    if doc.get("reasons"):
-        lines.append(dim(f"  {doc['mode']}: {'; '.join(doc['reasons'])}"))
-    return lines
-
-
-def d20_words(dice: list[int], kept: int) -> str:
-    return f"d20: {dice[0]}" if len(dice) == 1 else f"d20: {', '.join(map(str, dice))} → {kept}"
+    return [*lines, *shown.after]
 
 
 def effect_words(effects: list[dict[str, Any]], who: str) -> list[str]:
@@ -244,7 +185,7 @@ def spend(character, action, cost, condition, note, to, as_json) -> None:
     if action == "buy-up":
         line = (
             f"{d['character']} spends {plural(d['cost'], 'character point')}: "
-            f"{d['from'].replace('_', ' ')} → {outcome_word(d['to'])} "
+            f"{d['from'].replace('_', ' ')} → {outcome_word(d['to'], logged.state.rules)} "
             f"({d['points_left']} points left)."
         )
     else:
@@ -622,8 +563,9 @@ def contest(a, trait_a, b, trait_b, as_json, **options) -> None:
     d = logged.doc
     other = d["b"]["character"] if d["b"] else b
     head = f"{bold(d['a']['character'])} · {trait_a} vs {bold(other)} · {trait_b} · {d['mode']}"
-    sides = [_contest_side(d["a"], d["system"])]
-    sides.append(_contest_side(d["b"], d["system"]) if d["b"] else f"{b}: did not need to roll")
+    rules = logged.state.rules
+    sides = [_contest_side(d["a"], rules)]
+    sides.append(_contest_side(d["b"], rules) if d["b"] else f"{b}: did not need to roll")
     if d["winner"] is None:
         verdict = click.style("stalemate", fg=MIXED, bold=True)
     else:
@@ -641,13 +583,10 @@ def contest(a, trait_a, b, trait_b, as_json, **options) -> None:
     show_logged(logged, as_json, [head, "  " + "   ".join(sides), "  → " + verdict])
 
 
-def _contest_side(side, system: str) -> str:
-    dice = (
-        "+".join(map(str, side["dice"])) if system == "gurps" else ", ".join(map(str, side["dice"]))
-    )
-    label = "3d6" if system == "gurps" else "d20"
-    verdict = outcome_word(side["outcome"])
-    return f"{side['character']} ({side['effective']}): {label} {dice} → {verdict}"
+def _contest_side(side, rules: RuleSystem) -> str:
+    dice = rules.dice_join.join(map(str, side["dice"]))
+    verdict = outcome_word(side["outcome"], rules)
+    return f"{side['character']} ({side['effective']}): {rules.dice_name} {dice} → {verdict}"
 
 
 @click.command("influence")
@@ -692,7 +631,8 @@ def influence(character, skill, subject, will, as_json, **options) -> None:
         show_logged(logged, as_json, [d["note"]])
         return
     head = f"{bold(d['a']['character'])} · {d['skill']} vs {bold(d['b']['character'])} · Will"
-    sides = [_contest_side(d["a"], "gurps"), _contest_side(d["b"], "gurps")]
+    rules = logged.state.rules
+    sides = [_contest_side(d["a"], rules), _contest_side(d["b"], rules)]
     if d["winner"] is None:
         verdict = "tie"
     else:
@@ -738,7 +678,8 @@ def effort(character, percent, as_json, **options) -> None:
     verdict = "granted" if d["granted"] else "not granted"
     lines = [
         head,
-        f"  3d6 {dice} = {d['kept']} vs {d['effective']} → {outcome_word(d['outcome'])}"
+        f"  3d6 {dice} = {d['kept']} vs {d['effective']} → "
+        f"{outcome_word(d['outcome'], logged.state.rules)}"
         f" ({verdict})",
         "  " + ", ".join(effect_words(d["effects"], d["character"])),
     ]
@@ -784,7 +725,8 @@ def fright(character, mods, threat, dice, table_dice, effect_dice, seed, secret,
     lines = [
         f"{bold(d['character'])} · Fright Check · Will {d['will']}{mods_text} = "
         f"{d['effective']}{cap}",
-        f"  3d6: {'+'.join(map(str, d['dice']))} = {d['total']}  →  {outcome_word(d['outcome'])}",
+        f"  3d6: {'+'.join(map(str, d['dice']))} = {d['total']}  →  "
+        f"{outcome_word(d['outcome'], logged.state.rules)}",
     ]
     if d["table"]:
         t = d["table"]
@@ -807,7 +749,7 @@ def fright(character, mods, threat, dice, table_dice, effect_dice, seed, secret,
 def panic(character, trait, dice, seed, secret, as_json) -> None:
     """Gloom: the panic check a catastrophe called for (failure: panicked)."""
     logged = open_tracker().panic(character, trait, dice=dice, seed=seed, secret=secret)
-    show_logged(logged, as_json, render_roll(logged.doc))
+    show_logged(logged, as_json, render_roll(logged.doc, logged.state.rules))
 
 
 @click.group("project")
@@ -847,7 +789,7 @@ def project_roll(name, character, mods, supervisor, dice, destroyed_dice, seed, 
         seed=seed,
     )
     d = logged.doc
-    lines = render_roll(d)
+    lines = render_roll(d, logged.state.rules)
     lost = f", {d['destroyed']} hours destroyed" if d["destroyed"] else ""
     lines.append(f"  +{d['man_hours']} man-hours{lost}: {d['done']}/{d['needed']}")
     show_logged(logged, as_json, lines)

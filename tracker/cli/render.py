@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
+
+if TYPE_CHECKING:
+    from tracker.systems.base import RuleSystem
 
 GOOD = "green"
 BAD = "red"
@@ -20,6 +25,27 @@ def dim(text: str) -> str:
 
 def warn(text: str) -> str:
     return click.style(f"! {text}", fg=MIXED)
+
+
+TONE_COLOURS = {"good": GOOD, "mixed": MIXED, "bad": BAD}
+
+
+class TerminalStyle:
+    """How the terminal marks a rule system's words: bold, dim, and each outcome in the colour
+    of how it reads in that system (a weak hit is mixed, a miss bad)."""
+
+    def __init__(self, rules: RuleSystem) -> None:
+        self.rules = rules
+
+    def bold(self, text: str) -> str:
+        return bold(text)
+
+    def dim(self, text: str) -> str:
+        return dim(text)
+
+    def outcome(self, name: str) -> str:
+        colour = TONE_COLOURS[self.rules.tone(name)]
+        return click.style(name.replace("_", " ").upper(), fg=colour, bold=True)
 
 
 def local_time(iso: str | None, fmt: str = "YYYY-MM-DD HH:mm") -> str:

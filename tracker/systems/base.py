@@ -13,15 +13,18 @@ A system sees the campaign only through the small protocols below (``CharacterVi
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, ClassVar, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
 from tracker.errors import NotFound, Refused
 from tracker.events.effects import Effect
 from tracker.events.play import ContestSide
 from tracker.systems.dice import DiceSource, source_for
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 
 class Feature(enum.StrEnum):
@@ -230,6 +233,81 @@ class RollFacts(NamedTuple):
     chance_key: Any
 
 
+class Style(Protocol):
+    """How the terminal marks words; a system's renderers take one so they never import it."""
+
+    def bold(self, text: str) -> str: ...
+
+    def dim(self, text: str) -> str: ...
+
+    def outcome(self, name: str) -> str:
+        """An outcome's words, marked by how it reads (its tone)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class RollLines:
+    """A roll as the terminal shows it: the head (who, what, against what), the dice and the
+    outcome, and any lines the system adds after the notes."""
+
+    head: str
+    dice: str
+    after: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class OddsOption:
+    """One option of ``tracker odds NAME``, as the command line takes it."""
+
+    flag: str
+    help: str
+    kind: type = int
+    required: bool = False
+    default: Any = None
+    is_flag: bool = False
+    multiple: bool = False
+    choices: tuple[str, ...] | None = None
+    show_default: bool = False
+    metavar: str | None = None
+    dest: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OddsReport:
+    """Exact odds as ``tracker odds`` shows them: the title, the odds, labels for outcome names,
+    warnings (``notes``) and plain ``lines`` after the table, and the ``--json`` document."""
+
+    odds: Any
+    title: str
+    document: dict[str, Any]
+    labels: Mapping[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    lines: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class OddsCommand:
+    """What ``tracker odds NAME`` takes, its help (examples included), and how it computes."""
+
+    help: str
+    options: tuple[OddsOption, ...]
+    compute: Callable[..., OddsReport]
+
+
+@dataclass(frozen=True, slots=True)
+class DemoEvening:
+    """A campaign ``tracker demo`` makes for the system: its sheets (files a character is added
+    from), the session it starts, and a script of commands played in it, one a line. The
+    featured evening is the one the demo leaves selected, with ``tries`` to suggest."""
+
+    campaign: str
+    title: str
+    sheets: tuple[Traversable, ...]
+    script: Traversable
+    featured: bool = False
+    tries: tuple[str, ...] = ()
+
+
 class RuleSystem:
     """A rule system as tracker uses it. Subclass it, set the class attributes, override what
     the rulebook changes; the defaults are those of a system with no tracks of its own."""
@@ -351,6 +429,27 @@ class RuleSystem:
     def chance(self, key: Any) -> Fraction:
         """The exact chance of success of the roll ``key`` describes (``RollFacts``)."""
         raise NotImplementedError
+
+    # -- words -----------------------------------------------------------------------------------
+
+    dice_name: ClassVar[str] = "d20"
+    """How the dice of one roll are named at the table ("d20", "3d6")."""
+    dice_join: ClassVar[str] = ", "
+    """How a roll's dice are written together: "4, 12" for dice read one by one, "4+3+1" for
+    dice that are added."""
+
+    def render_roll(self, doc: Mapping[str, Any], style: Style) -> RollLines:
+        """A decided roll's document (``RollDecision.doc`` with what the command added) as the
+        terminal shows it."""
+        raise NotImplementedError
+
+    def odds_command(self) -> OddsCommand | None:
+        """What ``tracker odds NAME`` takes and shows for this system (None: no such command)."""
+        return None
+
+    def demo(self) -> DemoEvening | None:
+        """The campaign ``tracker demo`` makes for this system (None: none)."""
+        return None
 
 
 def trait_value(system: RuleSystem, character: CharacterView, trait: str) -> tuple[int, str]:

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
+from importlib import resources
 from typing import Any, ClassVar
 
 from tracker.systems.base import (
     CampaignView,
     CharacterView,
+    DemoEvening,
     Feature,
+    OddsCommand,
     RollDecision,
     RollFacts,
+    RollLines,
     RollRequest,
     RuleSystem,
+    Style,
 )
-from tracker.systems.glintlock import play
+from tracker.systems.glintlock import play, words
 from tracker.systems.glintlock import rules as glintlock
 
 
@@ -94,3 +99,27 @@ class Glintlock(RuleSystem):
 
     def chance(self, key: Any) -> Fraction:
         return play.chance(key)
+
+    def render_roll(self, doc: Mapping[str, Any], style: Style) -> RollLines:
+        return words.render_roll(doc, style)
+
+    def odds_command(self) -> OddsCommand:
+        return words.ODDS
+
+    def demo(self) -> DemoEvening:
+        fixtures = resources.files("tracker.fixtures")
+        return DemoEvening(
+            campaign="Ashes of Veyra",
+            title="The drowned archive",
+            sheets=(
+                fixtures / "sheets" / "glintlock-wren.toml",
+                fixtures / "sheets" / "glintlock-tomas.toml",
+            ),
+            script=fixtures / "sessions" / "glintlock.txt",
+            featured=True,
+            tries=(
+                "tracker roll Wren Grit --tag 1:gear",
+                "tracker character show Wren",
+                "tracker odds glintlock --stat 3 --trained --tags 2",
+            ),
+        )

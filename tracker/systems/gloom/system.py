@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
+from importlib import resources
 from typing import Any, ClassVar
 
 from tracker.systems.base import (
@@ -11,14 +12,18 @@ from tracker.systems.base import (
     CharacterView,
     ContestDecision,
     ContestRequest,
+    DemoEvening,
     Feature,
+    OddsCommand,
     RollDecision,
     RollFacts,
+    RollLines,
     RollRequest,
     RuleSystem,
     Side,
+    Style,
 )
-from tracker.systems.gloom import play
+from tracker.systems.gloom import play, words
 
 
 class Gloom(RuleSystem):
@@ -63,3 +68,21 @@ class Gloom(RuleSystem):
         self, request: ContestRequest, a: Side, b: Side, campaign: CampaignView
     ) -> ContestDecision:
         return play.decide_contest(self, request, a, b, campaign)
+
+    def render_roll(self, doc: Mapping[str, Any], style: Style) -> RollLines:
+        return words.render_roll(doc, style)
+
+    def odds_command(self) -> OddsCommand:
+        return words.ODDS
+
+    def demo(self) -> DemoEvening:
+        fixtures = resources.files("tracker.fixtures")
+        return DemoEvening(
+            campaign="Neon Drift",
+            title="Ghosts in the relay",
+            sheets=(
+                fixtures / "sheets" / "gloom-kade.toml",
+                fixtures / "sheets" / "gloom-juno.toml",
+            ),
+            script=fixtures / "sessions" / "gloom.txt",
+        )

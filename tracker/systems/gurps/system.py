@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
+from importlib import resources
 from typing import Any, ClassVar
 
 from tracker.systems.base import (
@@ -11,14 +12,18 @@ from tracker.systems.base import (
     CharacterView,
     ContestDecision,
     ContestRequest,
+    DemoEvening,
     Feature,
+    OddsCommand,
     RollDecision,
     RollFacts,
+    RollLines,
     RollRequest,
     RuleSystem,
     Side,
+    Style,
 )
-from tracker.systems.gurps import play
+from tracker.systems.gurps import play, words
 
 # Basic Set: a sheet without these starts them at the attribute they derive from.
 DERIVED_STATS = (("HP", "ST"), ("FP", "HT"), ("Will", "IQ"), ("Per", "IQ"))
@@ -49,6 +54,8 @@ class Gurps(RuleSystem):
         "failure": "bad",
         "critical_failure": "bad",
     }
+    dice_name: ClassVar[str] = "3d6"
+    dice_join: ClassVar[str] = "+"
     score_range: ClassVar[tuple[int, int]] = (0, 40)
 
     def derived_stats(self, stats: Mapping[str, int]) -> dict[str, int]:
@@ -107,3 +114,20 @@ class Gurps(RuleSystem):
         self, request: ContestRequest, a: Side, b: Side, campaign: CampaignView
     ) -> ContestDecision:
         return play.decide_contest(self, request, a, b, campaign)
+
+    def render_roll(self, doc: Mapping[str, Any], style: Style) -> RollLines:
+        return words.render_roll(doc, style)
+
+    def odds_command(self) -> OddsCommand:
+        return words.ODDS
+
+    def demo(self) -> DemoEvening:
+        fixtures = resources.files("tracker.fixtures")
+        return DemoEvening(
+            campaign="Iron and Ink",
+            title="The locked archive",
+            sheets=tuple(
+                fixtures / "sheets" / f"gurps-{name}.toml" for name in ("mira", "aldric", "vora")
+            ),
+            script=fixtures / "sessions" / "gurps.txt",
+        )

@@ -1,4 +1,5 @@
-"""Synthetic campaigns: realistic play of any length, deterministic by seed, for tests and benches.
+"""Synthetic campaigns: realistic play of any length, deterministic by seed, for the tests and the
+benchmark (``tests/perf``).
 
 A generated campaign is played through the same command handlers a GM uses, so every event in it
 is one the rules allowed: rolls with seeded dice, spends, stress, frights, contests, notes and

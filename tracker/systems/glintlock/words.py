@@ -1,0 +1,60 @@
+"""Glintlock's results in the words the table uses: a check at its position against its two
+thresholds, and ``tracker odds glintlock``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tracker.systems.base import OddsCommand, OddsOption, OddsReport, RollLines, Style
+
+POSITION_WORDS = {"desperate": ": keep lower", "controlled": ": keep higher", "risky": ""}
+
+
+def render_roll(doc: Mapping[str, Any], style: Style) -> RollLines:
+    """A check: the stat (and training), the position the net tags give, both thresholds, the
+    dice and the one kept with Steel Yourself's bonus, and the outcome (natural 1 or 20)."""
+    trained = f" (trained: {doc['effective']})" if doc["trained"] else ""
+    position = doc["position"]
+    head = (
+        f"{style.bold(doc['character'])} · {doc['trait']} {doc['stat']}{trained} · {position} "
+        f"(net tags {doc['net_tags']:+d}{POSITION_WORDS[position]}) · "
+        f"Weak DC {doc['weak_dc']} · Strong DC {doc['strong_dc']}"
+    )
+    dice = doc["dice"]
+    shown = (
+        f"d20: {dice[0]}" if len(dice) == 1 else f"d20: {', '.join(map(str, dice))} → {doc['kept']}"
+    )
+    if doc.get("bonus"):
+        shown += f" +{doc['bonus']}"
+    natural = f" (natural {doc['natural']})" if doc.get("natural") else ""
+    return RollLines(head, f"  {shown}  →  {style.outcome(doc['outcome'])}{natural}")
+
+
+def _odds(stat: int, trained: bool, tags: int, bonus: int) -> OddsReport:
+    from tracker.systems.glintlock import odds
+
+    result = odds.check(stat, trained=trained, tags=tags, bonus=bonus)
+    d = result.details
+    title = (
+        f"Glintlock · stat {stat}{' trained' if trained else ''} · {d['position']} "
+        f"(net tags {tags:+d}) · Weak DC {d['weak_dc']} · Strong DC {d['strong_dc']}"
+    )
+    return OddsReport(result, title, result.to_dict())
+
+
+ODDS = OddsCommand(
+    help="""Glintlock: each outcome at the position the net tags give.
+
+    \b
+    Example:
+      tracker odds glintlock --stat 3 --trained --tags 2
+    """,
+    options=(
+        OddsOption("--stat", "The stat rolled.", required=True),
+        OddsOption("--trained", "Trained: the stat counts +1.", is_flag=True),
+        OddsOption("--tags", "Net tags (sets position).", default=1, show_default=True),
+        OddsOption("--bonus", "Added to the kept die (steel yourself: 2).", default=0),
+    ),
+    compute=_odds,
+)

@@ -1,0 +1,103 @@
+"""Gloom's results in the words the table uses: a check and its window of success, and
+``tracker odds gloom``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tracker.systems.base import OddsCommand, OddsOption, OddsReport, RollLines, Style
+
+MODE_WORDS = {"normal": "one d20", "advantage": "advantage", "disadvantage": "disadvantage"}
+ODDS_DICE = {"normal": "one d20", "advantage": "2d20 keep best", "disadvantage": "2d20 keep worst"}
+
+
+def d20_words(dice: list[int], kept: int) -> str:
+    """'d20: 12', or both dice and the one kept: 'd20: 7, 19 → 19'."""
+    return f"d20: {dice[0]}" if len(dice) == 1 else f"d20: {', '.join(map(str, dice))} → {kept}"
+
+
+def render_roll(doc: Mapping[str, Any], style: Style) -> RollLines:
+    """A check: the rank, the DL and the window they make, the dice and the outcome, and why
+    it rolled with advantage or disadvantage."""
+    faces = doc["window"].get("faces") or []
+    span = f"window {faces[0]}-{faces[-1]}" if faces else "no window"
+    head = (
+        f"{style.bold(doc['character'])} · {doc['trait']} {doc['effective']} · DL {doc['dl']} · "
+        f"{span} · {MODE_WORDS[doc['mode']]}"
+    )
+    dice = f"  {d20_words(doc['dice'], doc['kept'])}  →  {style.outcome(doc['outcome'])}"
+    after = (style.dim(f"  {doc['mode']}: {'; '.join(doc['reasons'])}"),) if doc["reasons"] else ()
+    return RollLines(head, dice, after)
+
+
+def _odds(
+    rank: int,
+    dl: int,
+    advantage: bool,
+    disadvantage: bool,
+    vs: int | None,
+    vs_dl: int,
+    vs_advantage: bool,
+    vs_disadvantage: bool,
+    dynamic: bool,
+    tie_rule: str,
+) -> OddsReport:
+    from tracker.systems.gloom import odds
+    from tracker.systems.gloom import rules as gloom
+
+    if vs is None:
+        result = odds.check(rank, dl, advantage=advantage, disadvantage=disadvantage)
+        window = gloom.window(rank, dl)
+        return OddsReport(
+            result,
+            f"Gloom · rank {rank} · DL {dl} · {ODDS_DICE[result.details['mode']]}",
+            {**result.to_dict(), "window": window.to_dict()},
+            notes=window.notes,
+        )
+    modes = {
+        "a_advantage": advantage,
+        "a_disadvantage": disadvantage,
+        "b_advantage": vs_advantage,
+        "b_disadvantage": vs_disadvantage,
+    }
+    if dynamic:
+        result = odds.dynamic(rank, vs, base_dl=dl, defender_dl=vs_dl, **modes)
+        title = f"Gloom dynamic floor · attacker {rank} vs defender {vs}"
+    else:
+        result = odds.contest(rank, vs, a_dl=dl, b_dl=vs_dl, tie_rule=tie_rule, **modes)
+        title = f"Gloom contested roll · {rank} vs {vs} · ties: {tie_rule}"
+    labels = {"a": "attacker wins", "b": "defender wins"}
+    return OddsReport(result, title, result.to_dict(), labels)
+
+
+ODDS = OddsCommand(
+    help="""Gloom: each outcome of a check, or who wins a contested roll.
+
+    \b
+    Examples:
+      tracker odds gloom --rank 14 --dl 5
+      tracker odds gloom --rank 16 --vs 14
+      tracker odds gloom --rank 18 --vs 14 --dynamic
+      tracker odds gloom --rank 14 --vs 16 --vs-advantage
+    """,
+    options=(
+        OddsOption("--rank", "Skill or attribute rank.", required=True),
+        OddsOption("--dl", "Difficulty level (floor).", default=0, show_default=True),
+        OddsOption("--advantage", "Roll 2d20, keep the best (automatic at 21+).", is_flag=True),
+        OddsOption("--disadvantage", "Roll 2d20, keep the worst.", is_flag=True),
+        OddsOption("--vs", "Contested: the defender's rank.", metavar="RANK"),
+        OddsOption("--vs-dl", "Contested: the defender's DL.", default=0),
+        OddsOption("--vs-advantage", "Contested: the defender has advantage.", is_flag=True),
+        OddsOption("--vs-disadvantage", "Contested: the defender has disadvantage.", is_flag=True),
+        OddsOption("--dynamic", "Contested: the defender's die sets the floor.", is_flag=True),
+        OddsOption(
+            "--tie-rule",
+            "Contested: who wins equal dice.",
+            kind=str,
+            default="stat",
+            choices=("stat", "defender"),
+        ),
+    ),
+    compute=_odds,
+)
