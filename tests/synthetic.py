@@ -16,9 +16,15 @@ from collections.abc import Callable
 
 import pendulum
 
+from tracker.app.campaigns import Campaigns
+from tracker.app.gurps_extras import GurpsExtras
+from tracker.app.history import History
+from tracker.app.rolls import Rolls
+from tracker.app.table import Table
 from tracker.app.tracker import Tracker
+from tracker.app.tracks import Tracks
 from tracker.errors import TrackerError
-from tracker.events import NewEvent, StoredEvent
+from tracker.events import NewEvent, SessionStarted, StoredEvent
 from tracker.projections.campaign import CampaignState, apply
 from tracker.store.eventstore import CampaignRow
 
@@ -63,21 +69,27 @@ NOTES = (
 )
 
 
-class _Batch(Tracker):
-    """A tracker whose commands decide against an in-memory state and buffer their events."""
+class _Batch(Table):
+    """A table whose commands decide against an in-memory state and buffer their events, with
+    the handler groups a GM plays through."""
 
     def __init__(self, tracker: Tracker, row: CampaignRow, start: pendulum.DateTime) -> None:
         # Shares the open database; nothing here opens or migrates another one.
         self.url, self.location = tracker.url, tracker.location
         self.engine, self.store = tracker.engine, tracker.store
+        self.loader, self.appender = tracker.loader, tracker.appender
         self.backup, self.created = None, False
-        self._campaign_name = row.name
+        self.chosen = row.name
+        self.campaigns = Campaigns(self)
+        self.rolls = Rolls(self)
+        self.tracks = Tracks(self)
+        self.gurps = GurpsExtras(self)
+        self.history = History(self, self.campaigns)
         self._row = row
         self._state = tracker.state(row)
         self._base_version = self._state.version
         self._pending: list[NewEvent] = []
         self._pending_flush = False
-        self._snapshots_paused = False
         self._clock = start
 
     def campaign(self, name: str | None = None) -> CampaignRow:
@@ -86,11 +98,11 @@ class _Batch(Tracker):
     def state(self, campaign: CampaignRow | None = None) -> CampaignState:
         return self._state
 
-    def _decide_and_append(self, decide):
+    def decide_and_append(self, decide):
         state = self._state
-        batch = decide(state)
+        decision = decide(state)
         stored = []
-        for new in batch:
+        for new in decision.events:
             # Play moves on: a few seconds to a few minutes between events.
             self._clock = self._clock.add(seconds=20 + len(self._pending) % 97)
             new = dataclasses.replace(new, recorded_at=self._clock.format(_TIME_FORMAT))
@@ -113,10 +125,13 @@ class _Batch(Tracker):
             )
             apply(state, event)
             stored.append(event)
+            # A session's start is stored at once, so its snapshot names a real head (undo
+            # starts there).
+            self._pending_flush = self._pending_flush or new.type == SessionStarted.TYPE
         if len(self._pending) >= FLUSH_EVERY or self._pending_flush:
             self._pending_flush = False
             self.flush()
-        return state, stored
+        return state, stored, decision
 
     def flush(self) -> None:
         if self._pending:
@@ -126,24 +141,13 @@ class _Batch(Tracker):
             # The in-memory state chained nothing; from here on it names the real head.
             self._state.head_hash = stored[-1].hash
 
-    def session_start(self, title: str | None = None):
-        # Stored at once, so the session's start snapshot names a real head (undo starts there).
-        self._pending_flush = True
-        return super().session_start(title)
-
-    def undo(self, *args, **kwargs):
-        return self._taking_back(super().undo, *args, **kwargs)
-
-    def redo(self, *args, **kwargs):
-        return self._taking_back(super().redo, *args, **kwargs)
-
-    def _taking_back(self, command, *args, **kwargs):
+    def taking_back(self, command: Callable[[], object]) -> object:
         """Undo and redo read the stored log and change which events count: the batch is
-        stored first, and the state is folded again afterwards, as ``Tracker.state`` would."""
+        stored first, and the state is folded again afterwards, as ``Table.state`` would."""
         self.flush()
         self._pending_flush = True
-        logged = command(*args, **kwargs)
-        self._state = self.refold(self._row, self._state.revoked, self._state.version)
+        logged = command()
+        self._state = self.refold(self._state.revoked, self._state.version)
         return logged
 
     @property
@@ -165,9 +169,9 @@ def generate(
 ) -> CampaignRow:
     """Create campaign ``name`` and play it until its log holds at least ``events`` events."""
     rng = random.Random(f"{seed}")
-    row = tracker.campaign_new(name, system, cinematic=cinematic or system == "gurps")
+    row = tracker.campaigns.campaign_new(name, system, cinematic=cinematic or system == "gurps")
     for char, stats, skills in SHEETS[system]:
-        tracker.character_add(
+        tracker.campaigns.character_add(
             char,
             stats=[f"{k}={v}" for k, v in stats.items()],
             skills=[f"{k}={v}" for k, v in skills.items()],
@@ -175,7 +179,7 @@ def generate(
             character_class="Seer" if char == "Wren" else None,
         )
     if system == "gurps":
-        tracker.character_default("Vora", "Lockpicking", "IQ-5")
+        tracker.campaigns.character_default("Vora", "Lockpicking", "IQ-5")
     batch = _Batch(tracker, row, pendulum.datetime(2026, 1, 5, 19, 0, tz="UTC"))
     step = 0
     next_slip = rng.randint(*EVENTS_BETWEEN_UNDOS)
@@ -184,15 +188,21 @@ def generate(
         step += 1
         state = batch.state()
         if state.current_session is None:
-            batch.session_start(f"Session {state.next_session_number}")
+            batch.campaigns.session_start(f"Session {state.next_session_number}")
             continue
         if batch.count >= next_slip:
             # A slip at the table taken back; now and then put back again in the same session.
             next_slip += rng.randint(*EVENTS_BETWEEN_UNDOS)
             if undone_in == state.current_session and rng.random() < 0.5:
-                action = lambda: batch.redo(reason="it stood after all")  # noqa: E731
+                action = lambda: batch.taking_back(  # noqa: E731
+                    lambda: batch.history.redo(reason="it stood after all")
+                )
             else:
-                action = lambda: batch.undo(cascade=rng.random() < 0.5, reason="misread the dice")  # noqa: E731
+                action = lambda: batch.taking_back(  # noqa: E731
+                    lambda: batch.history.undo(
+                        cascade=rng.random() < 0.5, reason="misread the dice"
+                    )
+                )
                 undone_in = state.current_session
         else:
             action = _PLAYERS[system](batch, state, rng, f"{seed}:{step}")
@@ -200,7 +210,7 @@ def generate(
         with contextlib.suppress(TrackerError):
             action()
         if rng.random() < 1 / 80:
-            batch.session_end()
+            batch.campaigns.session_end()
     batch.flush()
     return row
 
@@ -217,13 +227,13 @@ def _common(batch: _Batch, state: CampaignState, rng: random.Random) -> Move | N
     roll = rng.random()
     who = rng.choice(_names(state))
     if roll < 0.03:
-        return lambda: batch.note(rng.choice(NOTES))
+        return lambda: batch.tracks.note(rng.choice(NOTES))
     if roll < 0.05:
-        return lambda: batch.condition_set(who, rng.choice(["wounded", "exhausted"]))
+        return lambda: batch.tracks.condition_set(who, rng.choice(["wounded", "exhausted"]))
     if roll < 0.07:
         ch = state.character(who)
         if ch.conditions:
-            return lambda: batch.condition_clear(who, next(iter(ch.conditions)))
+            return lambda: batch.tracks.condition_clear(who, next(iter(ch.conditions)))
     return None
 
 
@@ -236,36 +246,38 @@ def _glintlock(batch: _Batch, state: CampaignState, rng: random.Random, seed: st
     who = rng.choice(_names(state))
     ch = state.character(who)
     if state.threat_floor != "none" and rng.random() < 0.35:
-        return lambda: batch.threat_spend(rng.choice(["hard", "dire"]), note="the roof gives way")
+        return lambda: batch.tracks.threat_spend(
+            rng.choice(["hard", "dire"]), note="the roof gives way"
+        )
     if state.open_obligations("breaking-point"):
         ob = state.open_obligations("breaking-point")[0]
         name = state.characters[ob.character_id].name
-        return lambda: batch.breaking_point(name, "freezes", "fear of deep water")
+        return lambda: batch.tracks.breaking_point(name, "freezes", "fear of deep water")
     pick = rng.random()
     if pick < 0.55:
         tags = [f"{rng.choice([1, 1, -1])}:{rng.choice(['gear', 'power', 'scene'])}"]
         tags = [t for t in tags if not t.startswith("-1:gear") and not t.startswith("-1:power")]
         story = [ch.story_tags[0]] if ch.story_tags and rng.random() < 0.5 else []
         stat = rng.choice(["Grit", "Wits", "Grace", "Lore"])
-        return lambda: batch.roll(
+        return lambda: batch.rolls.roll(
             who, stat, tags=tags, story=story, seed=seed, spell=who == "Wren" and stat == "Lore"
         )
     if pick < 0.68:
         action = rng.choice(sorted(METTLE_COSTS))
         cost = 2 if action == "class-feature" else None
         condition = next(iter(ch.conditions), None) if action == "suppress-condition" else None
-        return lambda: batch.spend(who, action, cost=cost, condition=condition)
+        return lambda: batch.tracks.spend(who, action, cost=cost, condition=condition)
     if pick < 0.74:
-        return lambda: batch.gain(who, rng.choice(["deep-cut", "invoke-weakness"]))
+        return lambda: batch.tracks.gain(who, rng.choice(["deep-cut", "invoke-weakness"]))
     if pick < 0.84:
-        return lambda: batch.stress(who, rng.choice([1, 1, 2, -1]), cause="the dark")
+        return lambda: batch.tracks.stress(who, rng.choice([1, 1, 2, -1]), cause="the dark")
     if pick < 0.9:
-        return lambda: batch.threat_add(1, reason="exploration turn in danger")
+        return lambda: batch.tracks.threat_add(1, reason="exploration turn in danger")
     if pick < 0.95:
-        return lambda: batch.tag_add(who, rng.choice(["the old map", "a favour owed"]))
+        return lambda: batch.tracks.tag_add(who, rng.choice(["the old map", "a favour owed"]))
     if pick < 0.97:
-        return lambda: batch.threat_spend("free", note="the wind rises")
-    return lambda: batch.threat_spend("soft", note="trouble is announced")
+        return lambda: batch.tracks.threat_spend("free", note="the wind rises")
+    return lambda: batch.tracks.threat_spend("soft", note="trouble is announced")
 
 
 def _gloom(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -> Move:
@@ -280,21 +292,21 @@ def _gloom(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
         ob = panics[0]
         name = state.characters[ob.character_id].name
         if rng.random() < 0.7:
-            return lambda: batch.panic(name, "Mind", seed=seed)
-        return lambda: batch.obligation_dismiss(ob.id, reason="the GM waives it")
+            return lambda: batch.rolls.panic(name, "Mind", seed=seed)
+        return lambda: batch.tracks.obligation_dismiss(ob.id, reason="the GM waives it")
     pick = rng.random()
     if pick < 0.6:
-        return lambda: batch.roll(who, trait, dl=rng.choice([0, 5, 5, 10, 15]), seed=seed)
+        return lambda: batch.rolls.roll(who, trait, dl=rng.choice([0, 5, 5, 10, 15]), seed=seed)
     if pick < 0.72:
         mode = rng.choice(["quick", "dynamic"])
-        return lambda: batch.contest(
+        return lambda: batch.rolls.contest(
             who, trait, "Corp ICE", str(rng.randint(8, 18)), mode=mode, seed=seed
         )
     if pick < 0.84:
-        return lambda: batch.stress(who, rng.choice([1, 1, -1]), cause="the Gloom")
+        return lambda: batch.tracks.stress(who, rng.choice([1, 1, -1]), cause="the Gloom")
     if "panicked" in ch.conditions:
-        return lambda: batch.condition_clear(who, "panicked")
-    return lambda: batch.roll(who, trait, secret=True, seed=seed)
+        return lambda: batch.tracks.condition_clear(who, "panicked")
+    return lambda: batch.rolls.roll(who, trait, secret=True, seed=seed)
 
 
 def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -> Move:
@@ -306,12 +318,12 @@ def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
     owed = state.open_obligations("assign-trait")
     if owed and rng.random() < 0.8:
         name = state.characters[owed[0].character_id].name
-        return lambda: batch.trait_assign(name, "Quirk: hums when afraid")
+        return lambda: batch.tracks.trait_assign(name, "Quirk: hums when afraid")
     running = state.open_obligations("regular-contest")
     if running:
         ob = running[0]
         a, b = ob.data["a"], ob.data["b"]
-        return lambda: batch.contest(
+        return lambda: batch.rolls.contest(
             a["name"], a["trait"], b["name"], b["trait"], mode="regular", seed=seed
         )
     pick = rng.random()
@@ -319,7 +331,7 @@ def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
         skill = rng.choice([*sorted(ch.skills), "Lockpicking"])
         mods = rng.choice([(), ("-2:darkness",), ("hard",), ("+1:good tools",)])
         task = "vault door" if skill == "Lockpicking" and rng.random() < 0.3 else None
-        return lambda: batch.roll(
+        return lambda: batch.rolls.roll(
             who,
             skill,
             mods=mods,
@@ -329,7 +341,7 @@ def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
         )
     if pick < 0.55:
         mode = rng.choice(["quick", "resistance", "regular"])
-        return lambda: batch.contest(
+        return lambda: batch.rolls.contest(
             who,
             "Broadsword" if who != "Mira" else "DX",
             "Duellist",
@@ -338,7 +350,7 @@ def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
             seed=seed,
         )
     if pick < 0.63:
-        return lambda: batch.fright(
+        return lambda: batch.gurps.fright(
             who,
             mods=rng.choice([(), ("alone",), ("in-combat",)]),
             threat=rng.choice(["the ghoul", "the drowned scribe"]),
@@ -346,14 +358,14 @@ def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
             now=batch._clock.format(_TIME_FORMAT),
         )
     if pick < 0.7:
-        return lambda: batch.track(who, rng.choice(["hp", "fp"]), rng.choice([-1, -2, 1]))
+        return lambda: batch.tracks.track(who, rng.choice(["hp", "fp"]), rng.choice([-1, -2, 1]))
     if pick < 0.76:
-        return lambda: batch.points_award(who, 1)
+        return lambda: batch.tracks.points_award(who, 1)
     if pick < 0.82:
-        return lambda: batch.spend(who, "buy-up")
+        return lambda: batch.tracks.spend(who, "buy-up")
     if not state.projects:
-        return lambda: batch.project_start("Bridge", skill="Engineer", hours=400)
-    return lambda: batch.project_roll("Bridge", rng.choice(["Mira", "Aldric"]), seed=seed)
+        return lambda: batch.gurps.project_start("Bridge", skill="Engineer", hours=400)
+    return lambda: batch.gurps.project_roll("Bridge", rng.choice(["Mira", "Aldric"]), seed=seed)
 
 
 _PLAYERS = {"glintlock": _glintlock, "gloom": _gloom, "gurps": _gurps}

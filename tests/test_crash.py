@@ -25,14 +25,14 @@ i = 0
 while True:
     who = names[i % 2]
     if i % 5 == 0:
-        tracker.stress(who, 1 if i % 10 else -1, cause="the dark")
+        tracker.tracks.stress(who, 1 if i % 10 else -1, cause="the dark")
     elif i % 7 == 0:
-        tracker.note("the lamps gutter " * 20)
+        tracker.tracks.note("the lamps gutter " * 20)
     else:
         try:
-            tracker.roll(who, "Grit", tags=["1:gear"], seed=str(i))
+            tracker.rolls.roll(who, "Grit", tags=["1:gear"], seed=str(i))
         except Exception:
-            tracker.threat_spend("hard")
+            tracker.tracks.threat_spend("hard")
     i += 1
     print(i, flush=True)
 """
@@ -62,10 +62,10 @@ pytest_plugins = ("pg",)
 
 def prepare(db: str) -> None:
     tracker = Tracker(db)
-    tracker.campaign_new("Crash", "glintlock")
-    tracker.character_add("Wren", stats=["Grit=3"])
-    tracker.character_add("Tomas", stats=["Grit=2"])
-    tracker.session_start("Until the power fails")
+    tracker.campaigns.campaign_new("Crash", "glintlock")
+    tracker.campaigns.character_add("Wren", stats=["Grit=3"])
+    tracker.campaigns.character_add("Tomas", stats=["Grit=2"])
+    tracker.campaigns.session_start("Until the power fails")
     tracker.close()
 
 
@@ -90,7 +90,7 @@ def shared_db(request, tmp_path) -> str:
 def assert_sound(db: Path) -> int:
     """The log opens, its chain verifies, every event is whole, and the projections agree."""
     tracker = Tracker(str(db))
-    reports = tracker.verify()
+    reports = tracker.verifier.verify()
     assert all(r.ok for r in reports), [r.to_dict() for r in reports]
     row = tracker.campaign("Crash")
     events = list(tracker.store.read(row.campaign_id))
@@ -122,7 +122,7 @@ def test_killing_a_bulk_import_leaves_either_nothing_or_everything(tmp_path):
     generate(source, "Crash", "glintlock", events=20_000, seed=4)
     dump = tmp_path / "dump.jsonl"
     with dump.open("w") as out:
-        source.export_events(out)
+        source.exports.export_events(out)
     source.close()
     rng = random.Random(3)
     for attempt in range(4):
@@ -138,7 +138,7 @@ def test_killing_a_bulk_import_leaves_either_nothing_or_everything(tmp_path):
         tracker = Tracker(str(target))
         count = tracker.store.count()
         assert count in (0, 20_000) or count >= 20_000
-        assert all(r.ok for r in tracker.verify())
+        assert all(r.ok for r in tracker.verifier.verify())
         if count:
             assert tracker.store.count(tracker.campaign("Crash").campaign_id) >= 20_000
         tracker.close()
@@ -217,20 +217,20 @@ def test_several_processes_logging_at_once_lose_and_duplicate_nothing(shared_db)
 def test_a_writer_that_keeps_colliding_decides_under_the_write_lock(tmp_path):
     path = str(tmp_path / "busy.db")
     mine, other = Tracker(path), Tracker(path)
-    mine.campaign_new("Busy", "glintlock")
-    mine.character_add("Wren", stats=["Grit=3"])
-    mine.session_start("Crowded table")
-    read_state = mine.state
+    mine.campaigns.campaign_new("Busy", "glintlock")
+    mine.campaigns.character_add("Wren", stats=["Grit=3"])
+    mine.campaigns.session_start("Crowded table")
+    read_state = mine.loader.state
 
-    def state_then_someone_else_writes(row=None):
+    def state_then_someone_else_writes(row):
         state = read_state(row)
-        if not mine._snapshots_paused:  # outside the lock another writer always gets in first
-            other.note("someone else was quicker")
+        if not mine.loader._paused:  # outside the lock another writer always gets in first
+            other.tracks.note("someone else was quicker")
         return state
 
-    mine.state = state_then_someone_else_writes
-    logged = mine.stress("Wren", 2, cause="the dark")
-    mine.state = read_state
+    mine.loader.state = state_then_someone_else_writes
+    logged = mine.tracks.stress("Wren", 2, cause="the dark")
+    mine.loader.state = read_state
     events = list(mine.store.read(mine.campaign().campaign_id))
     assert [e.version for e in events] == list(range(1, len(events) + 1))
     assert events[-1].event_id == logged.event.event_id

@@ -127,7 +127,7 @@ def test_replay_of_an_unknown_session_is_refused(glintlock):
 
 def test_luck_on_a_small_log_equals_the_hand_count(gloom_night):
     tracker = Tracker(str(gloom_night.db))
-    report = tracker.roll_report(RollFilter())
+    report = tracker.exports.roll_report(RollFilter())
     kade = next(c for c in report["luck"]["characters"] if c["character"] == "Kade")
     # Rank 14, DL 5: faces 5..14 succeed, 1/2 each; the contest side at DL 0: faces 2..14, 13/20.
     assert kade["rolls"] == 3
@@ -207,13 +207,13 @@ def test_export_import_round_trip_of_a_generated_campaign(tmp_path):
     source = Tracker(str(tmp_path / "source.db"))
     generate(source, "Long", "gurps", events=20_000, seed=21)
     dump = io.StringIO()
-    source.export_events(dump)
+    source.exports.export_events(dump)
     copy = Tracker(str(tmp_path / "copy.db"))
-    copy.import_events(iter(io.StringIO(dump.getvalue())), "dump")
+    copy.exports.import_events(iter(io.StringIO(dump.getvalue())), "dump")
     again = io.StringIO()
-    copy.export_events(again)
+    copy.exports.export_events(again)
     assert again.getvalue() == dump.getvalue()
-    assert all(report.ok for report in copy.verify())
+    assert all(report.ok for report in copy.verifier.verify())
     originals = {e.event_id: e for e in source.store.read_all()}
     assert len(originals) >= 20_000
     for event in copy.store.read_all():
@@ -227,7 +227,7 @@ def test_luck_counts_only_rolls_in_force(glintlock):
     glintlock.ok("roll Wren Grit --tag 1:gear --dice 15")
     glintlock.ok("undo")
     tracker = Tracker(str(glintlock.db))
-    report = tracker.roll_report(RollFilter())
+    report = tracker.exports.roll_report(RollFilter())
     assert report["rows"][0]["revoked"] is True
     assert report["luck"]["characters"] == []
     tracker.close()
@@ -246,8 +246,8 @@ def test_player_view_tracks_do_not_give_a_secret_roll_away(glintlock):
     glintlock.ok("roll Tomas Wits --tag 1:gear --secret --dice 2")  # secret miss: Threat 3
     glintlock.ok("roll Wren Grit --tag 1:gear --dice 15")  # weak hit: Threat 4
     tracker = Tracker(str(glintlock.db))
-    player = tracker.roll_report(RollFilter(), player_view=True)
-    gm = tracker.roll_report(RollFilter())
+    player = tracker.exports.roll_report(RollFilter(), player_view=True)
+    gm = tracker.exports.roll_report(RollFilter())
     tracker.close()
     assert [p["threat"] for p in gm["threat"]] == [1, 3, 4]
     assert [p["threat"] for p in player["threat"]] == [1, 2]
@@ -259,17 +259,17 @@ def test_an_import_leaves_each_campaign_folded_for_the_first_command(tmp_path):
     from synthetic import generate
 
     from tracker.app import Tracker
-    from tracker.app.tracker import CAMPAIGN_SNAPSHOT
+    from tracker.app.loading import CAMPAIGN_SNAPSHOT
     from tracker.projections.campaign import PROJECTION_VERSION, to_snapshot
 
     source = Tracker(str(tmp_path / "source.db"))
     row = generate(source, "Long", "gloom", events=1_200, seed=2)
     export = tmp_path / "log.jsonl"
     with export.open("w", encoding="utf-8") as out:
-        source.export_events(out)
+        source.exports.export_events(out)
     copy = Tracker(str(tmp_path / "copy.db"))
     with export.open(encoding="utf-8") as lines:
-        copy.import_events(lines, str(export))
+        copy.exports.import_events(lines, str(export))
     stored = copy.store.load_snapshot(row.campaign_id, CAMPAIGN_SNAPSHOT, PROJECTION_VERSION)
     assert stored is not None
     assert stored[0] == copy.store.head(row.campaign_id).version

@@ -125,7 +125,7 @@ def test_a_full_disk_appends_nothing_and_says_so(played):
     before = played.event_count()
     huge = "x" * 200_000
     with pytest.raises(StorageError, match="full"):
-        tracker.note(huge)
+        tracker.tracks.note(huge)
     tracker.close()
     assert played.event_count() == before
     assert played("verify").exit_code == 0

@@ -9,7 +9,7 @@ import pytest
 from synthetic import generate
 
 from tracker.app import Tracker
-from tracker.app.tracker import CAMPAIGN_SNAPSHOT, SESSION_SNAPSHOT, SNAPSHOT_EVERY
+from tracker.app.loading import CAMPAIGN_SNAPSHOT, SESSION_SNAPSHOT, SNAPSHOT_EVERY
 from tracker.projections.campaign import (
     PROJECTION_VERSION,
     UNDO_TYPES,
@@ -70,13 +70,13 @@ def test_the_stored_snapshot_serves_status_and_matches_a_rebuild(big):
     ]
     newest = max(found[0] for found in stored if found is not None)
     assert first.version - newest < SNAPSHOT_EVERY
-    tracker.campaign_use(row.name)
+    tracker.campaigns.campaign_use(row.name)
     started = first.current_session is None
     if started:
-        tracker.session_start("After the snapshot")
+        tracker.campaigns.session_start("After the snapshot")
     for i in range(30):
-        tracker.stress("Wren", 1 if i % 3 else -1, cause="the tail")
-        tracker.note(f"tail note {i}")
+        tracker.tracks.stress("Wren", 1 if i % 3 else -1, cause="the tail")
+        tracker.tracks.note(f"tail note {i}")
     via_snapshot = tracker.state(row)
     rebuilt = tracker.rebuild(row)
     assert (
@@ -96,7 +96,7 @@ def test_a_snapshot_that_no_longer_matches_the_log_is_ignored(glintlock):
     glintlock.ok("stress Wren +2")
     tracker = Tracker(str(glintlock.db))
     state = tracker.state()
-    tracker._save_snapshot(state)
+    tracker.loader.save(state)
     with sqlite3.connect(glintlock.db) as conn:
         conn.execute("UPDATE snapshots SET head_hash = 'x', state = :s", {"s": "{}"})
     assert tracker.store.load_snapshot(state.campaign_id, "campaign", PROJECTION_VERSION) is None
@@ -131,7 +131,7 @@ def test_the_generator_is_deterministic_by_seed(tmp_path):
 
 def test_generated_campaigns_verify(big):
     tracker, _ = big
-    assert all(report.ok for report in tracker.verify())
+    assert all(report.ok for report in tracker.verifier.verify())
 
 
 def test_generated_campaigns_take_back_play_and_fold_to_the_same_state(big):
@@ -145,12 +145,12 @@ def test_generated_campaigns_take_back_play_and_fold_to_the_same_state(big):
 def test_the_session_list_reads_every_session_though_the_state_keeps_one(big):
     tracker, rows = big
     row = rows["gloom"]
-    tracker.campaign_use(row.name)
+    tracker.campaigns.campaign_use(row.name)
     counted: dict[int, int] = {}
     for event in tracker.store.read(row.campaign_id):
         if event.session_id is not None:
             counted[event.session_id] = counted.get(event.session_id, 0) + 1
-    listed = tracker.session_list()
+    listed = tracker.campaigns.session_list()
     assert [s.number for s in listed] == sorted(counted)
     assert {s.number: s.event_count for s in listed} == counted
     assert all(s.ended_at for s in listed[:-1])
@@ -172,24 +172,24 @@ def test_an_undo_logged_while_the_state_is_folded_from_scratch_is_not_lost(tmp_p
     path = str(tmp_path / "race.db")
     mine, other = Tracker(path), Tracker(path)
     row = generate(mine, "Race", "glintlock", events=700, seed=4)
-    other.campaign_use(row.name)
+    other.campaigns.campaign_use(row.name)
     with sqlite3.connect(path) as conn:
         conn.execute("DELETE FROM snapshots")  # the first status after an import or an upgrade
     if other.state(row).current_session is None:
-        other.session_start("Late")
-    other.stress("Wren", 1, cause="the dark")
+        other.campaigns.session_start("Late")
+    other.tracks.stress("Wren", 1, cause="the dark")
     with sqlite3.connect(path) as conn:
         conn.execute("DELETE FROM snapshots")
-    read_revoked = mine._revoked
+    read_revoked = mine.loader.revoked
 
     def revoked_then_someone_undoes(found_row, until_version):
         revoked = read_revoked(found_row, until_version)
-        other.undo()  # takes back the stress, between reading the undos and folding the log
+        other.history.undo()  # takes back the stress, between reading the undos and folding the log
         return revoked
 
-    mine._revoked = revoked_then_someone_undoes
+    mine.loader.revoked = revoked_then_someone_undoes
     raced = mine.state(row)
-    mine._revoked = read_revoked
+    mine.loader.revoked = read_revoked
     rebuilt = mine.rebuild(row)
     assert raced.version == rebuilt.version
     assert to_snapshot(raced) == to_snapshot(rebuilt)

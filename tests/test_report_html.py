@@ -26,7 +26,7 @@ NASTY_TAG = "<em>the map</em> & more"
 
 
 def report(run, *, player_view: bool = False, **filters) -> dict:
-    return Tracker(str(run.db)).roll_report(RollFilter(**filters), player_view=player_view)
+    return Tracker(str(run.db)).exports.roll_report(RollFilter(**filters), player_view=player_view)
 
 
 def html_of(run, **kwargs) -> str:

@@ -818,8 +818,8 @@ def test_a_hearing_distance_out_of_range_is_refused_at_once(scout, distance):
 
 
 def test_verify_decides_an_influence_roll_again_from_its_dice(iron):
-    from tracker.app.redecide import redecide
     from tracker.app.tracker import Tracker
+    from tracker.app.verify import redecide
     from tracker.events import decode
     from tracker.systems import registry
 

@@ -48,7 +48,7 @@ def test_the_shell_sees_what_another_writer_logged(glintlock):
     tracker = Tracker(str(glintlock.db))
     tracker.warm = True
     tracker.state()
-    other.stress("Tomas", 2, cause="from another terminal")
+    other.tracks.stress("Tomas", 2, cause="from another terminal")
     assert tracker.state().character("Tomas").stress == 2
     other.close()
     tracker.close()

@@ -8,7 +8,7 @@ import pytest
 from synthetic import generate
 
 from tracker.app import Tracker
-from tracker.app.tracker import SNAPSHOT_EVERY
+from tracker.app.loading import SNAPSHOT_EVERY
 from tracker.projections.campaign import to_snapshot
 
 
@@ -137,9 +137,9 @@ def test_undo_far_behind_a_snapshot_refolds_correctly(tmp_path):
     tracker.state(row)  # stores a snapshot at the head
     events = list(tracker.store.read(row.campaign_id))
     early = next(e for e in events if e.type == "NoteAdded")
-    tracker.undo(early.event_id)
+    tracker.history.undo(early.event_id)
     assert to_snapshot(tracker.state(row)) == to_snapshot(tracker.rebuild(row))
-    tracker.redo()
+    tracker.history.redo()
     assert to_snapshot(tracker.state(row)) == to_snapshot(tracker.rebuild(row))
     tracker.close()
 
@@ -167,16 +167,16 @@ def _counting_reads(tracker):
 def test_undo_and_redo_in_a_long_campaign_read_only_the_running_session(tmp_path):
     tracker = Tracker(str(tmp_path / "long.db"))
     row = generate(tracker, "Long", "glintlock", events=3_000, seed=8)
-    tracker.campaign_use(row.name)
+    tracker.campaigns.campaign_use(row.name)
     if tracker.state(row).current_session is None:
-        tracker.session_start("Late night")
+        tracker.campaigns.session_start("Late night")
     for i in range(5):
-        tracker.stress("Wren", 1, cause=f"the dark {i}")
-        tracker.note(f"note {i}")
+        tracker.tracks.stress("Wren", 1, cause=f"the dark {i}")
+        tracker.tracks.note(f"note {i}")
     seen = _counting_reads(tracker)
-    tracker.undo()
-    tracker.undo()  # a second undo right after the first, which stored a fresh snapshot
-    tracker.redo()
+    tracker.history.undo()
+    tracker.history.undo()  # a second undo right after the first, which stored a fresh snapshot
+    tracker.history.redo()
     state = tracker.state(row)
     assert seen["events"] < 1_500, "undo and redo fold from the session's start, not event 1"
     assert to_snapshot(state) == to_snapshot(tracker.rebuild(row))
@@ -210,22 +210,25 @@ def test_undo_undo_redo_keep_starting_from_the_snapshot_they_agree_with(tmp_path
     path = str(tmp_path / "long.db")
     tracker = Tracker(path)
     row = generate(tracker, "Long", "glintlock", events=3_000, seed=9)
-    tracker.campaign_use(row.name)
+    tracker.campaigns.campaign_use(row.name)
     if tracker.state(row).current_session is None:
-        tracker.session_start("Late night")
+        tracker.campaigns.session_start("Late night")
     with sqlite3.connect(path) as conn:
         conn.execute("DELETE FROM snapshots")
     tracker.close()
     Tracker(path).state()  # a snapshot at the head, as the first status after an import has
     tracker = Tracker(path)
     for i in range(501):  # the next snapshot lands one event short of the head
-        tracker.note(f"note {i}")
+        tracker.tracks.note(f"note {i}")
     tracker.close()
     log = Tracker(path).store.count()
     for command in ("undo", "undo", "redo", "state"):
         one_shot = Tracker(path)
         seen = _counting_reads(one_shot)
-        getattr(one_shot, command)()
+        if command == "state":
+            one_shot.state()
+        else:
+            getattr(one_shot.history, command)()
         # At most the events since the snapshot before the newest, twice: never the whole log.
         bound = 2 * SNAPSHOT_EVERY + 100
         assert seen["events"] < bound < log, f"{command} read {seen['events']} of {log} events"
@@ -238,18 +241,20 @@ def test_a_redo_then_play_that_rests_on_it_folds_from_a_snapshot_taken_before_it
     past the redo as if the undone events were still gone."""
     path = str(tmp_path / "redo.db")
     first = Tracker(path)
-    first.campaign_new("Mire", "glintlock")
-    first.character_add("Wren", stats=["Grit=3", "Wits=2"])
-    first.character_add("Bram", stats=["Grit=2", "Wits=3"])
-    first.session_start("One")
-    first.stress("Wren", 1, cause="the dark")
+    first.campaigns.campaign_new("Mire", "glintlock")
+    first.campaigns.character_add("Wren", stats=["Grit=3", "Wits=2"])
+    first.campaigns.character_add("Bram", stats=["Grit=2", "Wits=3"])
+    first.campaigns.session_start("One")
+    first.tracks.stress("Wren", 1, cause="the dark")
     first.close()
     steps = [
-        lambda t: t.undo("2", cascade=True),  # Wren's arrival, and the stress that needed her
+        lambda t: t.history.undo(
+            "2", cascade=True
+        ),  # Wren's arrival, and the stress that needed her
         lambda t: t.state(),  # stores a snapshot while she is gone
-        lambda t: t.redo(),
-        lambda t: t.stress("Wren", 1, cause="back again"),
-        lambda t: t.status(),
+        lambda t: t.history.redo(),
+        lambda t: t.tracks.stress("Wren", 1, cause="back again"),
+        lambda t: t.campaigns.status(),
     ]
     for step in steps:
         one_shot = Tracker(path)
@@ -269,30 +274,34 @@ def test_any_run_of_play_undo_and_redo_across_processes_folds_as_a_rebuild(
     import contextlib
     import random
 
-    import tracker.app.tracker as module
+    import tracker.app.loading as module
     from tracker.errors import TrackerError
 
     monkeypatch.setattr(module, "SNAPSHOT_EVERY", 7)
     path = str(tmp_path / "evening.db")
     setup = Tracker(path)
-    setup.campaign_new("Evening", "glintlock")
+    setup.campaigns.campaign_new("Evening", "glintlock")
     for name in ("Wren", "Bram"):
-        setup.character_add(name, stats=["Grit=2", "Wits=1", "Grace=1", "Lore=2"])
+        setup.campaigns.character_add(name, stats=["Grit=2", "Wits=1", "Grace=1", "Lore=2"])
     setup.close()
     rng = random.Random(seed)
     moves = [
-        lambda t, who: t.roll(who, "Grit", seed=str(rng.random()), override=True),
-        lambda t, who: t.stress(who, rng.choice([1, 1, -1])),
-        lambda t, who: t.gain(who, "deep-cut"),
-        lambda t, who: t.spend(who, "steel-yourself"),
-        lambda t, who: t.threat_add(1),
-        lambda t, who: t.note("a note"),
-        lambda t, who: t.undo(cascade=rng.random() < 0.5),
-        lambda t, who: t.undo(str(rng.randint(2, t.state().version)), cascade=rng.random() < 0.5),
-        lambda t, who: t.state().session and t.undo(session=t.state().session.number),
-        lambda t, who: t.redo(),
+        lambda t, who: t.rolls.roll(who, "Grit", seed=str(rng.random()), override=True),
+        lambda t, who: t.tracks.stress(who, rng.choice([1, 1, -1])),
+        lambda t, who: t.tracks.gain(who, "deep-cut"),
+        lambda t, who: t.tracks.spend(who, "steel-yourself"),
+        lambda t, who: t.tracks.threat_add(1),
+        lambda t, who: t.tracks.note("a note"),
+        lambda t, who: t.history.undo(cascade=rng.random() < 0.5),
+        lambda t, who: t.history.undo(
+            str(rng.randint(2, t.state().version)), cascade=rng.random() < 0.5
+        ),
+        lambda t, who: t.state().session and t.history.undo(session=t.state().session.number),
+        lambda t, who: t.history.redo(),
         lambda t, who: (
-            t.session_start("Next") if t.state().current_session is None else t.session_end()
+            t.campaigns.session_start("Next")
+            if t.state().current_session is None
+            else t.campaigns.session_end()
         ),
     ]
     for step in range(150):

@@ -87,7 +87,7 @@ def child_import(export: str, db: str) -> dict[str, Any]:
     tracker = Tracker(db)
     with open(export, encoding="utf-8") as handle:
         started = time.perf_counter()
-        result = tracker.import_events(handle, export)
+        result = tracker.exports.import_events(handle, export)
         seconds = time.perf_counter() - started
     tracker.close()
     return {"events": result["events"], "seconds": seconds}

@@ -65,7 +65,7 @@ def play_template(db: Path, out: Path, system: str, seed: int) -> int:
     try:
         generate(tracker, CAMPAIGN_NAME, system, events=TEMPLATE_EVENTS, seed=seed)
         with out.open("w", encoding="utf-8") as handle:
-            return tracker.export_events(handle)["events"]
+            return tracker.exports.export_events(handle)["events"]
     finally:
         tracker.close()
 

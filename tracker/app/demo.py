@@ -51,9 +51,11 @@ def make_demo(db: str | None) -> DemoReport:
             evening = system.demo()
             if evening is None:
                 continue
-            tracker.campaign_new(evening.campaign, system.name)
-            added = [tracker.character_add(None, sheet_path=str(s)) for s in evening.sheets]
-            _, session = tracker.session_start(evening.title)
+            tracker.campaigns.campaign_new(evening.campaign, system.name)
+            added = [
+                tracker.campaigns.character_add(None, sheet_path=str(s)) for s in evening.sheets
+            ]
+            _, session = tracker.campaigns.session_start(evening.title)
             report.campaigns.append(
                 {
                     "name": evening.campaign,
@@ -67,7 +69,7 @@ def make_demo(db: str | None) -> DemoReport:
             if evening.featured or featured is None:
                 featured = evening
         if featured is not None:
-            tracker.campaign_use(featured.campaign)
+            tracker.campaigns.campaign_use(featured.campaign)
             report.featured, report.tries = featured.campaign, featured.tries
         return report
     finally:

@@ -4,10 +4,12 @@ lines, and reading that log back into an empty database exactly as it was."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tracker.app.campaigns import Campaigns
+from tracker.app.table import Table
 from tracker.errors import BadInput, Refused
 from tracker.events import StoredEvent
 from tracker.events.catalog import Unreadable
@@ -52,24 +54,23 @@ def utc_stamp(text: str | None, option: str) -> str | None:
     return moment.in_timezone("UTC").format("YYYY-MM-DDTHH:mm:ss.SSSSSSZ")
 
 
-class ExportHandlers:
-    """Exports and import; mixed into ``Tracker``."""
+class Exports:
+    """The roll history's exports and report, the whole log's export, and import."""
 
-    campaign: Callable[..., Any]
-    store: Any
-    state: Callable[..., CampaignState]
-    session_info: Callable[[int], Any]
+    def __init__(self, table: Table, campaigns: Campaigns) -> None:
+        self.table = table
+        self.campaigns = campaigns
 
     def roll_rows(self, flt: RollFilter) -> tuple[CampaignState, Iterator[RollRow]]:
         """The campaign's rolls that pass ``flt``, streamed, with the state (for the head)."""
-        state = self.state()
+        state = self.table.state()
         if flt.character and state.character(flt.character) is None:
-            self.character(flt.character, state)  # the unknown-character sentence
-        if flt.session is not None and self.session_info(flt.session) is None:
+            self.table.character(flt.character, state)  # the unknown-character sentence
+        if flt.session is not None and self.campaigns.session_info(flt.session) is None:
             raise Refused(f"No session {flt.session}; `tracker session list` shows them.")
         from tracker.projections.rolls import ROW_SOURCES, roll_rows
 
-        events = self.store.read(state.campaign_id, types=ROW_SOURCES)
+        events = self.table.store.read(state.campaign_id, types=ROW_SOURCES)
         rows = roll_rows(events, state.rules, state.revoked)
         return state, (r for r in rows if flt.keep(r))
 
@@ -78,16 +79,16 @@ class ExportHandlers:
         tracks over time (Mettle, Threat, stress, HP, FP) after each roll."""
         from tracker.projections.rolls import luck, roll_rows
 
-        state = self.state()
+        state = self.table.state()
         if flt.character:
-            self.character(flt.character, state)
+            self.table.character(flt.character, state)
         replay = CampaignState(state.campaign_id)
         replay.revoked = set(state.revoked)
         replay.fixed_revoked = True
         rows: list[RollRow] = []
         tracks: dict[str, list[dict[str, Any]]] = {}
         threat: list[dict[str, Any]] = []
-        events = self.store.read(state.campaign_id)
+        events = self.table.store.read(state.campaign_id)
 
         def tap(stream: Iterator[StoredEvent]) -> Iterator[StoredEvent]:
             for event in stream:
@@ -144,13 +145,12 @@ class ExportHandlers:
 
     def export_events(self, out: TextIO) -> dict[str, Any]:
         """Write every campaign's log as JSON lines: a header, then each event in position order."""
-        heads = {
-            row.campaign_id: self.store.head(row.campaign_id).hash for row in self.store.campaigns()
-        }
-        header = {"format": EXPORT_FORMAT, "campaigns": heads, "events": self.store.count()}
+        store = self.table.store
+        heads = {row.campaign_id: store.head(row.campaign_id).hash for row in store.campaigns()}
+        header = {"format": EXPORT_FORMAT, "campaigns": heads, "events": store.count()}
         out.write(json.dumps(header) + "\n")
         written = 0
-        for event in self.store.read_all():
+        for event in store.read_all():
             out.write(json.dumps(event.to_dict(), ensure_ascii=False, separators=(",", ":")))
             out.write("\n")
             written += 1
@@ -158,7 +158,7 @@ class ExportHandlers:
 
     def import_events(self, lines: Iterator[str], source: str) -> dict[str, Any]:
         """Read an events export into this (empty) database, checking every hash as it goes."""
-        if self.store.campaigns():
+        if self.table.store.campaigns():
             raise Refused(
                 "This database already holds campaigns; import into a new one (--db NEW.db)."
             )
@@ -169,11 +169,11 @@ class ExportHandlers:
             header = None
         if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
             raise BadInput(f"{source} is not a tracker events export (its first line says so).")
-        imported = self.store.import_events(_parse_events(lines, source))
+        imported = self.table.store.import_events(_parse_events(lines, source))
         # Fold each campaign once now, storing its snapshot, so the first command after an
         # import answers as fast as any other instead of folding the whole log itself.
-        for row in self.store.campaigns():
-            self.state(row)
+        for row in self.table.store.campaigns():
+            self.table.state(row)
         return {"events": imported, "campaigns": header.get("campaigns", {})}
 
 

@@ -8,12 +8,15 @@ an undone steel-yourself. Such an undo is refused naming those events, unless ``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from tracker.app.campaigns import Campaigns
+from tracker.app.deciding import Decision, Logged, new_event
+from tracker.app.table import Table
 from tracker.errors import BadInput, NotFound, Refused
-from tracker.events import NewEvent, StoredEvent
+from tracker.events import StoredEvent
 from tracker.events import play as ev
 from tracker.projections.campaign import (
     UNDO_TYPES,
@@ -78,15 +81,12 @@ class Dependent:
     reason: str
 
 
-class HistoryHandlers:
-    """Undo, redo and time travel; mixed into ``Tracker``."""
+class History:
+    """Undo, redo, replay and time travel at one table."""
 
-    campaign: Callable[..., Any]
-    store: Any
-    refold: Callable[..., CampaignState]
-    session_info: Callable[[int], Any]
-    _event: Callable[..., NewEvent]
-    _play: Callable[..., Any]
+    def __init__(self, table: Table, campaigns: Campaigns) -> None:
+        self.table = table
+        self.campaigns = campaigns
 
     # -- undo and redo ----------------------------------------------------------------------------
 
@@ -97,13 +97,13 @@ class HistoryHandlers:
         session: int | None = None,
         cascade: bool = False,
         reason: str | None = None,
-    ):
+    ) -> Logged:
         """Revoke an event (the last one in force in the running session when none is named),
         or every event of a session, by appending ``EventsRevoked``."""
         if event is not None and session is not None:
             raise BadInput("Name an event or a session to undo, not both.")
 
-        def decide(state: CampaignState):
+        def decide(state: CampaignState) -> Decision:
             targets = self._targets(state, event, session)
             ids = {e.event_id for e in targets}
             dependents = self._dependents(state, ids, min(e.version for e in targets))
@@ -123,23 +123,23 @@ class HistoryHandlers:
                 "cascade": [_brief(d.event) | {"reason": d.reason} for d in dependents],
                 "session": session,
             }
-            return [self._event(payload, state=state)], doc
+            return Decision([new_event(payload, state=state)], doc)
 
-        return self._play(decide)
+        return self.table.play(decide)
 
-    def redo(self, *, reason: str | None = None):
+    def redo(self, *, reason: str | None = None) -> Logged:
         """Restore the events the most recent undo still open to a redo revoked."""
 
-        def decide(state: CampaignState):
+        def decide(state: CampaignState) -> Decision:
             if not state.undo_stack:
                 raise Refused("There is nothing to redo; `tracker undo` takes an event back.")
             last = state.undo_stack[-1]
             ids = set(last["event_ids"])
-            first = self.store.first_version(state.campaign_id, ids) or 1
+            first = self.table.store.first_version(state.campaign_id, ids) or 1
             # Only the events from the first restored one on can change: fold up to it once.
             trial = self._trial(state.revoked - ids, first)
             restored = []
-            for stored in self.store.read(state.campaign_id, after_version=first - 1):
+            for stored in self.table.store.read(state.campaign_id, after_version=first - 1):
                 if stored.event_id in ids:
                     restored.append(_brief(stored))
                 else:
@@ -153,14 +153,14 @@ class HistoryHandlers:
             payload = ev.EventsRestored(
                 event_ids=tuple(last["event_ids"]), revocation=last["event_id"], reason=reason
             )
-            return [self._event(payload, state=state)], {"restored": restored}
+            return Decision([new_event(payload, state=state)], {"restored": restored})
 
-        return self._play(decide)
+        return self.table.play(decide)
 
     def _trial(self, revoked: set[str], first: int) -> CampaignState:
         """The state just before event ``first`` without ``revoked``, set to keep skipping
         exactly ``revoked`` while the events from ``first`` on are asked about and folded."""
-        trial = self.refold(self.campaign(), revoked, until_version=first - 1)
+        trial = self.table.refold(revoked, until_version=first - 1)
         trial.fixed_revoked = True
         return trial
 
@@ -169,18 +169,18 @@ class HistoryHandlers:
     ) -> list[StoredEvent]:
         cid = state.campaign_id
         if session is not None:
-            if self.session_info(session) is None:
+            if self.campaigns.session_info(session) is None:
                 raise NotFound(f"No session {session}; `tracker session list` shows them.")
             chosen = [
                 e
-                for e in self.store.read(cid, session_id=session)
+                for e in self.table.store.read(cid, session_id=session)
                 if e.event_id not in state.revoked and e.type not in SESSION_FRAME | NOT_UNDOABLE
             ]
             if not chosen:
                 raise Refused(f"Session {session} has nothing left to undo.")
             return chosen
         if event is not None:
-            found = self.store.find_event(cid, event)
+            found = self.table.store.find_event(cid, event)
             if found.event_id in state.revoked:
                 raise Refused(f"Event {found.version} is already undone; `tracker redo` restores.")
             if found.type in NOT_UNDOABLE:
@@ -194,7 +194,9 @@ class HistoryHandlers:
         newest = next(
             (
                 e
-                for e in self.store.read(cid, session_id=state.current_session, newest_first=True)
+                for e in self.table.store.read(
+                    cid, session_id=state.current_session, newest_first=True
+                )
                 if e.event_id not in state.revoked
                 and e.type not in NOT_UNDOABLE
                 and e.type != "SessionStarted"
@@ -220,7 +222,7 @@ class HistoryHandlers:
             trial = before.copy()
             trial.revoked = state.revoked | revoking
             new: list[Dependent] = []
-            for stored in self.store.read(state.campaign_id, after_version=first - 1):
+            for stored in self.table.store.read(state.campaign_id, after_version=first - 1):
                 problem = problem_with(trial, stored) if stored.version > first else None
                 if problem is not None:
                     new.append(Dependent(stored, problem))
@@ -237,10 +239,10 @@ class HistoryHandlers:
     def replay(self, session: int | None = None) -> tuple[CampaignState, Iterator[ReplayLine]]:
         """A session (the running or last one when none is named) event by event, with the
         changes each event made to the tracks; revoked events are marked and changed nothing."""
-        state = self.state()
+        state = self.table.state()
         if session is None:
             session = state.current_session or (state.session.number if state.session else None)
-        if session is None or self.session_info(session) is None:
+        if session is None or self.campaigns.session_info(session) is None:
             raise NotFound(
                 f"No session {session}; `tracker session list` shows them."
                 if session is not None
@@ -250,7 +252,7 @@ class HistoryHandlers:
 
     def _replay_lines(self, state: CampaignState, session: int) -> Iterator[ReplayLine]:
         walk = refold_state(state.campaign_id, state.revoked)
-        for event in self.store.read(state.campaign_id):
+        for event in self.table.store.read(state.campaign_id):
             if event.session_id != session:
                 apply(walk, event)
                 continue
@@ -269,18 +271,18 @@ class HistoryHandlers:
 
     def as_of(self, when: str) -> tuple[CampaignState, StoredEvent]:
         """The campaign as it stood at an event (its number, id or id prefix) or at a time."""
-        row = self.campaign()
+        row = self.table.campaign()
         target = self._moment(row.campaign_id, when)
         # The undos logged by then decide what was in force; later ones had not happened.
         undos = fold(
-            self.store.read(row.campaign_id, until_version=target.version, types=UNDO_TYPES),
+            self.table.store.read(row.campaign_id, until_version=target.version, types=UNDO_TYPES),
             row.campaign_id,
         )
-        return self.refold(row, undos.revoked, until_version=target.version), target
+        return self.table.loader.refold(row, undos.revoked, target.version), target
 
     def _moment(self, campaign_id: str, when: str) -> StoredEvent:
         try:
-            return self.store.find_event(campaign_id, when)
+            return self.table.store.find_event(campaign_id, when)
         except NotFound:
             pass
         import pendulum
@@ -293,7 +295,7 @@ class HistoryHandlers:
                 f"not {when!r}."
             ) from None
         stamp = moment.in_timezone("UTC").format("YYYY-MM-DDTHH:mm:ss.SSSSSSZ")
-        found = self.store.last_event_by(campaign_id, stamp)
+        found = self.table.store.last_event_by(campaign_id, stamp)
         if found is None:
             raise Refused(f"The campaign had not begun at {when}.")
         return found

@@ -38,7 +38,7 @@ def campaign_new(name: str, system: str, tie_rule: str, cinematic: bool, as_json
       tracker campaign new "Ashes of Veyra" --system glintlock
     """
     tracker = open_tracker()
-    row = tracker.campaign_new(name, system, tie_rule=tie_rule, cinematic=cinematic)
+    row = tracker.campaigns.campaign_new(name, system, tie_rule=tie_rule, cinematic=cinematic)
     if as_json:
         emit_json(
             {
@@ -58,7 +58,7 @@ def campaign_new(name: str, system: str, tie_rule: str, cinematic: bool, as_json
 @output_options
 def campaign_list(as_json: bool) -> None:
     """List the campaigns in the database; * marks the current one."""
-    rows = open_tracker().campaign_list()
+    rows = open_tracker().campaigns.campaign_list()
     if as_json:
         emit_json(
             {
@@ -87,7 +87,7 @@ def campaign_list(as_json: bool) -> None:
 @output_options
 def campaign_use(name: str, as_json: bool) -> None:
     """Make NAME the current campaign."""
-    row = open_tracker().campaign_use(name)
+    row = open_tracker().campaigns.campaign_use(name)
     if as_json:
         emit_json({"campaign_id": row.campaign_id, "name": row.name, "system": row.system})
         return
@@ -104,7 +104,7 @@ def session() -> None:
 @output_options
 def session_start(title: str | None, as_json: bool) -> None:
     """Start a session; every event until `session end` belongs to it."""
-    state, info = open_tracker().session_start(title)
+    state, info = open_tracker().campaigns.session_start(title)
     if as_json:
         emit_json({"campaign": state.name, **info.to_dict()})
         return
@@ -120,7 +120,7 @@ def session_start(title: str | None, as_json: bool) -> None:
 @output_options
 def session_end(as_json: bool) -> None:
     """End the running session."""
-    state, info = open_tracker().session_end()
+    state, info = open_tracker().campaigns.session_end()
     if as_json:
         emit_json({"campaign": state.name, **info.to_dict()})
         return
@@ -139,7 +139,7 @@ def session_end(as_json: bool) -> None:
 @output_options
 def session_list(as_json: bool) -> None:
     """List the campaign's sessions."""
-    sessions = open_tracker().session_list()
+    sessions = open_tracker().campaigns.session_list()
     if as_json:
         emit_json({"sessions": [s.to_dict() for s in sessions]})
         return
@@ -187,7 +187,7 @@ def character_add(
       tracker character add Wren --stat Grit=3 --stat Wits=2 --trained Climb --class Seer
       tracker character add --sheet fixtures/sheets/gurps-mira.toml
     """
-    added = open_tracker().character_add(
+    added = open_tracker().campaigns.character_add(
         name,
         stats=stats,
         skills=skills,
@@ -208,7 +208,7 @@ def character_show(name: str, as_json: bool) -> None:
     """Show a character's sheet (GURPS: and what its Basic Move gives)."""
     tracker = open_tracker()
     found = tracker.character(name)
-    movement = tracker.movement(name)
+    movement = tracker.campaigns.movement(name)
     if as_json:
         emit_json({**found.to_dict(), "movement": movement})
         return
@@ -235,7 +235,7 @@ def character_default(name: str, skill: str, expression: str, as_json: bool) -> 
     Example:
       tracker character default Aldric Lockpicking IQ-5
     """
-    found = open_tracker().character_default(name, skill, expression)
+    found = open_tracker().campaigns.character_default(name, skill, expression)
     if as_json:
         emit_json(found.to_dict())
         return

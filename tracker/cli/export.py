@@ -57,13 +57,13 @@ def export_rolls(fmt, session, character, since, until, player_view, output, as_
     if fmt == "html":
         from tracker.cli.report_html import render
 
-        report = tracker.roll_report(flt, player_view=player_view)
+        report = tracker.exports.roll_report(flt, player_view=player_view)
         with _target(output) as out:
             out.write(render(report))
         count, head = len(report["rows"]), report["log_head"]
         luck = {c["character"]: c["luck"] for c in report["luck"]["characters"]}
     else:
-        state, rows = tracker.roll_rows(flt)
+        state, rows = tracker.exports.roll_rows(flt)
         head, count, luck = state.head_hash, 0, None
         with _target(output) as out:
             if fmt == "csv":
@@ -116,7 +116,7 @@ def export_events(output, as_json) -> None:
     """The whole log (every campaign) as JSON lines; `tracker import` reads it back exactly."""
     tracker = open_tracker()
     with _target(output) as out:
-        result = tracker.export_events(out)
+        result = tracker.exports.export_events(out)
     heads = result["campaigns"]
     head = next(reversed(heads.values()), "0" * 64) if heads else "0" * 64
     _summary(as_json, output, {"events": result["events"], "log_head": head, "heads": heads})
@@ -129,7 +129,7 @@ def import_(file, as_json) -> None:
     """Read an events export into a new, empty database; every hash is checked."""
     tracker = open_tracker()
     with click.open_file(file, encoding="utf-8") as handle:
-        result = tracker.import_events(iter(handle), file)
+        result = tracker.exports.import_events(iter(handle), file)
     if as_json:
         emit_json(result)
         return

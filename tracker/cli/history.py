@@ -25,7 +25,7 @@ def undo(event, session, cascade, reason, as_json) -> None:
       tracker undo 118             event 118 (its number in `tracker log`), or its id
       tracker undo --session 4     a whole bad night
     """
-    logged = open_tracker().undo(event, session=session, cascade=cascade, reason=reason)
+    logged = open_tracker().history.undo(event, session=session, cascade=cascade, reason=reason)
     revoked = logged.doc["revoked"]
     names = _names(logged.state)
     if len(revoked) == 1:
@@ -45,7 +45,7 @@ def undo(event, session, cascade, reason, as_json) -> None:
 @output_options
 def redo(reason, as_json) -> None:
     """Put back what the last undo took back."""
-    logged = open_tracker().redo(reason=reason)
+    logged = open_tracker().history.redo(reason=reason)
     restored = logged.doc["restored"]
     show_logged(
         logged,
@@ -86,7 +86,7 @@ def replay(session, player_view, as_json) -> None:
     from tracker.events.play import NoteAdded
 
     tracker = open_tracker()
-    state, lines = tracker.replay(session)
+    state, lines = tracker.history.replay(session)
     number = session or state.current_session or state.session.number
     if as_json:
         click.echo(f'{{"session": {number}, "events": [', nl=False)
@@ -95,7 +95,7 @@ def replay(session, player_view, as_json) -> None:
             click.echo(("," if i else "") + json.dumps(doc, ensure_ascii=False), nl=False)
         click.echo("]}")
         return
-    info = tracker.session_info(number)
+    info = tracker.campaigns.session_info(number)
     title = f' "{info.title}"' if info.title else ""
     click.echo(click.style(f"Session {number}{title}", bold=True) + f" · {state.name}")
     for line in lines:

@@ -98,7 +98,7 @@ def dice_text(dice) -> str:
 def log(session: int | None, player_view: bool, as_json: bool) -> None:
     """Show the campaign's events, newest last."""
     tracker = open_tracker()
-    events = tracker.log(session)
+    events = tracker.campaigns.log(session)
     if as_json:
         # Streamed as one JSON document so a long log never sits whole in memory.
         click.echo('{"events": [', nl=False)
@@ -151,7 +151,7 @@ def verify(against: str | None, as_json: bool) -> None:
     if against:
         _verify_against(against, as_json)
         return
-    reports = open_tracker().verify()
+    reports = open_tracker().verifier.verify()
     ok = all(r.ok for r in reports)
     if as_json:
         emit_json({"ok": ok, "campaigns": [r.to_dict() for r in reports]})
@@ -213,7 +213,7 @@ def export_heads(path: str) -> dict[str, str]:
 
 
 def _verify_against(path: str, as_json: bool) -> None:
-    results = open_tracker().verify_against(export_heads(path))
+    results = open_tracker().verifier.verify_against(export_heads(path))
     ok = all(r["matches"] for r in results)
     if as_json:
         emit_json({"ok": ok, "against": path, "campaigns": results})

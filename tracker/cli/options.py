@@ -71,9 +71,9 @@ def _storage_error(exc: Exception) -> TrackerError | None:
     except ImportError:  # pragma: no cover - sqlalchemy is a dependency
         return None
     if isinstance(exc, DatabaseError):
-        from tracker.app.tracker import describe_storage_error
+        from tracker.store.engine import storage_error
 
-        return describe_storage_error(exc, "the database")
+        return storage_error(exc, "the database")
     return None
 
 

@@ -118,7 +118,7 @@ def roll(character: str, trait: str, as_json: bool, **options: Any) -> None:
       tracker roll Aldric Hearing --mod hearing:normal-conversation@4
       tracker roll Vora HT --feat running
     """
-    logged = open_tracker().roll(character, trait, **options)
+    logged = open_tracker().rolls.roll(character, trait, **options)
     show_logged(logged, as_json, render_roll(logged.doc, logged.state.rules))
 
 
@@ -178,7 +178,7 @@ def spend(character, action, cost, condition, note, to, as_json) -> None:
       tracker spend Wren class-feature --cost 3
       tracker spend Mira buy-up --to success
     """
-    logged = open_tracker().spend(
+    logged = open_tracker().tracks.spend(
         character, action, cost=cost, condition=condition, note=note, to=to
     )
     d = logged.doc
@@ -209,7 +209,7 @@ def spend(character, action, cost, condition, note, to, as_json) -> None:
 @output_options
 def gain(character, action, note, as_json) -> None:
     """Glintlock: gain 1 Mettle for a deep cut, leaning into a condition, or a weakness."""
-    logged = open_tracker().gain(character, action, note=note)
+    logged = open_tracker().tracks.gain(character, action, note=note)
     d = logged.doc
     lost = " (at 6 already: lost)" if d["lost"] else ""
     show_logged(logged, as_json, [f"{d['character']} gains 1 Mettle ({d['after']}){lost}."])
@@ -226,7 +226,7 @@ def threat() -> None:
 @output_options
 def threat_add(amount, reason, as_json) -> None:
     """Add Threat outside a roll (+1 per exploration turn in danger)."""
-    logged = open_tracker().threat_add(amount, reason=reason)
+    logged = open_tracker().tracks.threat_add(amount, reason=reason)
     d = logged.doc
     lost = f" ({d['lost']} lost past 6)" if d["lost"] else ""
     show_logged(logged, as_json, [f"Threat {d['before']} → {d['after']}{lost}."])
@@ -238,7 +238,7 @@ def threat_add(amount, reason, as_json) -> None:
 @output_options
 def threat_spend(tier, note, as_json) -> None:
     """Spend Threat on a GM move: free 0, soft 1, hard 2, dire 3."""
-    logged = open_tracker().threat_spend(tier, note=note)
+    logged = open_tracker().tracks.threat_spend(tier, note=note)
     d = logged.doc
     line = f"Threat {d['before']} → {d['after']}."
     if logged.discharged:
@@ -262,7 +262,7 @@ def stress(character, change, cause, as_json) -> None:
     Example:
       tracker stress Tomas +2 --cause "saw the drowned scribe"
     """
-    logged = open_tracker().stress(character, _signed_int(change, "stress"), cause=cause)
+    logged = open_tracker().tracks.stress(character, _signed_int(change, "stress"), cause=cause)
     d = logged.doc
     words = f" ({'; '.join(STRESS_WORDS.get(w, w) for w in d['effects'])})" if d["effects"] else ""
     show_logged(logged, as_json, [f"{d['character']} stress {d['before']} → {d['after']}{words}."])
@@ -282,7 +282,7 @@ def _track_command(track: str):
     @click.option("--cause", help="What caused it.")
     @output_options
     def command(character, change, cause, as_json) -> None:
-        logged = open_tracker().track(
+        logged = open_tracker().tracks.track(
             character, track, _signed_int(change, track.upper()), cause=cause
         )
         d = logged.doc
@@ -316,7 +316,9 @@ def condition() -> None:
 @output_options
 def condition_set(character, name, duration, unit, note, as_json) -> None:
     """Put a condition on a character."""
-    logged = open_tracker().condition_set(character, name, duration=duration, unit=unit, note=note)
+    logged = open_tracker().tracks.condition_set(
+        character, name, duration=duration, unit=unit, note=note
+    )
     d = logged.doc
     lasting = f" for {d['duration']} {d['unit'] or ''}".rstrip() if d["duration"] else ""
     show_logged(logged, as_json, [f"{d['character']} is {d['condition']}{lasting}."])
@@ -329,7 +331,7 @@ def condition_set(character, name, duration, unit, note, as_json) -> None:
 @output_options
 def condition_clear(character, name, note, as_json) -> None:
     """End a condition."""
-    logged = open_tracker().condition_clear(character, name, note=note)
+    logged = open_tracker().tracks.condition_clear(character, name, note=note)
     d = logged.doc
     show_logged(logged, as_json, [f"{d['character']} is no longer {d['condition']}."])
 
@@ -345,7 +347,7 @@ def tag() -> None:
 @output_options
 def tag_add(character, name, as_json) -> None:
     """Give a character a story tag to spend on a roll with --story NAME."""
-    logged = open_tracker().tag_add(character, name)
+    logged = open_tracker().tracks.tag_add(character, name)
     show_logged(logged, as_json, [f'{logged.doc["character"]} holds the story tag "{name}".'])
 
 
@@ -361,7 +363,7 @@ def points() -> None:
 @output_options
 def points_award(character, amount, reason, as_json) -> None:
     """Award character points (cinematic campaigns spend them on buy-ups)."""
-    logged = open_tracker().points_award(character, amount, reason=reason)
+    logged = open_tracker().tracks.points_award(character, amount, reason=reason)
     d = logged.doc
     show_logged(logged, as_json, [f"{d['character']} has {d['total']} character points."])
 
@@ -371,7 +373,7 @@ def points_award(character, amount, reason, as_json) -> None:
 @output_options
 def note(text, as_json) -> None:
     """Log a line of narrative; replays show it in place."""
-    logged = open_tracker().note(text)
+    logged = open_tracker().tracks.note(text)
     show_logged(logged, as_json, [dim(f"Noted (event {logged.doc['version']}).")])
 
 
@@ -385,7 +387,7 @@ def note(text, as_json) -> None:
 @output_options
 def breaking_point(character, result, consequence, as_json) -> None:
     """Glintlock: resolve a breaking point (table result, lasting consequence; clears 3)."""
-    logged = open_tracker().breaking_point(character, result, consequence)
+    logged = open_tracker().tracks.breaking_point(character, result, consequence)
     d = logged.doc
     show_logged(
         logged,
@@ -410,7 +412,7 @@ def trait() -> None:
 @output_options
 def trait_assign(character, name, kind, obligation, as_json) -> None:
     """Assign the trait a fright result owes a character."""
-    logged = open_tracker().trait_assign(character, name, kind=kind, obligation=obligation)
+    logged = open_tracker().tracks.trait_assign(character, name, kind=kind, obligation=obligation)
     d = logged.doc
     show_logged(logged, as_json, [f'{d["character"]} gains the {d["kind"]} "{d["trait"]}".'])
 
@@ -423,7 +425,7 @@ def obligations(ctx: click.Context, show_all: bool, as_json: bool) -> None:
     """List what the rules say the GM owes next, each with the event that opened it."""
     if ctx.invoked_subcommand is not None:
         return
-    state, owed = open_tracker().obligations()
+    state, owed = open_tracker().campaigns.obligations()
     done = list(state.discharged) if show_all else []
     if as_json:
         doc = {"obligations": [o.to_dict() for o in owed]}
@@ -451,7 +453,7 @@ def obligations(ctx: click.Context, show_all: bool, as_json: bool) -> None:
 @output_options
 def obligations_dismiss(obligation, reason, as_json) -> None:
     """Waive an obligation (a panic check the GM does not call), with a reason."""
-    logged = open_tracker().obligation_dismiss(obligation, reason=reason)
+    logged = open_tracker().tracks.obligation_dismiss(obligation, reason=reason)
     show_logged(logged, as_json, [f"Dismissed [{obligation}]."])
 
 
@@ -474,15 +476,15 @@ def status(character: str | None, as_of: str | None, player_view: bool, as_json:
     if as_of and player_view:
         raise click.UsageError("give --as-of or --player-view, not both")
     if player_view:
-        state = tracker.player_state()
+        state = tracker.campaigns.player_state()
         ch = tracker.character(character, state) if character else None
     elif as_of:
-        state, at = tracker.as_of(as_of)
+        state, at = tracker.history.as_of(as_of)
         ch = tracker.character(character, state) if character else None
         if not as_json:
             click.echo(dim(f"As of event {at.version} ({at.recorded_at}):"))
     else:
-        state, ch = tracker.status(character)
+        state, ch = tracker.campaigns.status(character)
     if ch is not None:
         doc = ch.tracks(state.rules)
         if as_json:
@@ -559,7 +561,7 @@ def contest(a, trait_a, b, trait_b, as_json, **options) -> None:
       tracker contest Wizard 18 Aldric Will --mode resistance --supernatural
       tracker contest Juno Piloting Ace 13 --mode dynamic
     """
-    logged = open_tracker().contest(a, trait_a, b, trait_b, **options)
+    logged = open_tracker().rolls.contest(a, trait_a, b, trait_b, **options)
     d = logged.doc
     other = d["b"]["character"] if d["b"] else b
     head = f"{bold(d['a']['character'])} · {trait_a} vs {bold(other)} · {trait_b} · {d['mode']}"
@@ -625,7 +627,7 @@ def influence(character, skill, subject, will, as_json, **options) -> None:
       tracker influence Aldric Diplomacy "Harbour master" 11 --reaction-mod +1:appearance
       tracker influence Vora Intimidation Mira
     """
-    logged = open_tracker().influence(character, skill, subject, will, **options)
+    logged = open_tracker().gurps.influence(character, skill, subject, will, **options)
     d = logged.doc
     if "note" in d:
         show_logged(logged, as_json, [d["note"]])
@@ -670,7 +672,7 @@ def effort(character, percent, as_json, **options) -> None:
       tracker effort Vora 20            lift 20% more
       tracker effort Mira 50 --motivated --dice 3,4,5
     """
-    logged = open_tracker().effort(character, percent, **options)
+    logged = open_tracker().gurps.effort(character, percent, **options)
     d = logged.doc
     mods = "".join(f" {m['value']:+d} {m['label']}" for m in d["modifiers"])
     head = f"{bold(d['character'])} · extra effort +{d['percent']}% · Will {d['base']}{mods}"
@@ -709,7 +711,7 @@ def fright(character, mods, threat, dice, table_dice, effect_dice, seed, secret,
     Example:
       tracker fright Mira --mod alone --mod dark --threat "the drowned scribe"
     """
-    logged = open_tracker().fright(
+    logged = open_tracker().gurps.fright(
         character,
         mods=mods,
         threat=threat,
@@ -748,7 +750,7 @@ def fright(character, mods, threat, dice, table_dice, effect_dice, seed, secret,
 @output_options
 def panic(character, trait, dice, seed, secret, as_json) -> None:
     """Gloom: the panic check a catastrophe called for (failure: panicked)."""
-    logged = open_tracker().panic(character, trait, dice=dice, seed=seed, secret=secret)
+    logged = open_tracker().rolls.panic(character, trait, dice=dice, seed=seed, secret=secret)
     show_logged(logged, as_json, render_roll(logged.doc, logged.state.rules))
 
 
@@ -764,7 +766,7 @@ def project() -> None:
 @output_options
 def project_start(name, skill, hours, as_json) -> None:
     """Start a major project."""
-    logged = open_tracker().project_start(name, skill=skill, hours=hours)
+    logged = open_tracker().gurps.project_start(name, skill=skill, hours=hours)
     show_logged(logged, as_json, [f'Project "{name}" started: {hours} man-hours of {skill}.'])
 
 
@@ -779,7 +781,7 @@ def project_start(name, skill, hours, as_json) -> None:
 @output_options
 def project_roll(name, character, mods, supervisor, dice, destroyed_dice, seed, as_json) -> None:
     """Roll one worker's day on a project."""
-    logged = open_tracker().project_roll(
+    logged = open_tracker().gurps.project_roll(
         name,
         character,
         mods=mods,
@@ -799,7 +801,7 @@ def project_roll(name, character, mods, supervisor, dice, destroyed_dice, seed, 
 @output_options
 def project_status(as_json) -> None:
     """Progress of every project."""
-    state, _ = open_tracker().status()
+    state, _ = open_tracker().campaigns.status()
     projects = [p.to_dict() for p in state.projects.values()]
     if as_json:
         emit_json({"projects": projects})

@@ -20,6 +20,7 @@ from pathlib import Path
 from sqlalchemy import Engine, event, text
 from sqlalchemy import create_engine as _create_engine
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DatabaseError
 
 from tracker.errors import StorageError
 
@@ -139,3 +140,37 @@ def after_explicit_positions(conn: Connection) -> None:
                 "FROM events HAVING max(position) IS NOT NULL"
             )
         )
+
+
+def storage_error(exc: DatabaseError, location: str) -> StorageError:
+    """One sentence for a database the driver cannot use: driver errors become tracker's own
+    at the store's boundary."""
+    message = str(exc.orig) if exc.orig is not None else str(exc)
+    # Server drivers explain over several lines; the first says what happened.
+    message = message.strip().splitlines()[0] if message.strip() else type(exc).__name__
+    if "file is not a database" in message or "malformed" in message:
+        return StorageError(
+            f"{location} is not a readable tracker database ({message}); "
+            "check the --db path or restore a backup."
+        )
+    if "readonly" in message or "read-only" in message:
+        return StorageError(
+            f"{location} is read-only; make it writable or copy it somewhere you can write."
+        )
+    if "unable to open" in message:
+        if _read_only(location):
+            return StorageError(
+                f"{location} is on a read-only disk or in a read-only folder; tracker writes its "
+                "journal beside it, so copy it somewhere writable."
+            )
+        return StorageError(f"Cannot open {location}; check that the path and folder exist.")
+    if "disk is full" in message or "database or disk is full" in message:
+        return StorageError(f"The disk holding {location} is full; free some space and retry.")
+    return StorageError(f"The database at {location} failed: {message}; nothing was changed.")
+
+
+def _read_only(location: str) -> bool:
+    path = Path(location)
+    if not path.exists():
+        return False
+    return not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK)

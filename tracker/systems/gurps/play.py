@@ -15,7 +15,14 @@ from functools import lru_cache
 from typing import Any
 
 from tracker.errors import BadInput, Refused
-from tracker.events.effects import Effect, TrackChange, effects_text
+from tracker.events.effects import (
+    ConditionApplied,
+    Effect,
+    ObligationOpened,
+    StatChanged,
+    TrackChange,
+    effects_text,
+)
 from tracker.events.play import ContestRolled, ContestSide, FrightChecked, RollMade
 from tracker.systems.base import (
     CampaignView,
@@ -284,6 +291,81 @@ def decide_contest(
         round=round_number,
         decided=decided,
     )
+
+
+# -- fright checks ---------------------------------------------------------------------------
+
+
+def fright_modifier(text: str) -> gurps.Modifier:
+    """``-2:alone`` or a name from the rulebook's table (``in-combat``, ``alone``, ``dark``)."""
+    number, sep, label = text.partition(":")
+    try:
+        value = int(number)
+    except ValueError:
+        name, _, count = text.partition("*")
+        return gurps.fright_modifier(name, int(count) if count.isdigit() else 1)
+    return gurps.Modifier(value, label.strip() if sep and label.strip() else "modifier")
+
+
+def fright_traits(character: CharacterView) -> list[gurps.Modifier]:
+    """Fright modifiers the sheet's traits give (Combat Reflexes, Fearlessness 2, ...)."""
+    out = []
+    for trait in character.traits:
+        words = trait.strip().rsplit(" ", 1)
+        name, level = (
+            (words[0], int(words[1]))
+            if len(words) == 2 and words[1].isdigit()
+            else (trait.strip(), 1)
+        )
+        key = name.casefold().replace(" ", "-")
+        if key in ("fearlessness", "fearfulness", "combat-reflexes", "combat-paralysis"):
+            out.append(gurps.fright_modifier(key, level))
+    return out
+
+
+def fright_effects(
+    character: CharacterView, result: gurps.FrightCheck
+) -> tuple[list[Effect], list[str]]:
+    """The fright table's structured effects as track changes, conditions and obligations."""
+    effects: list[Effect] = []
+    notes: list[str] = []
+    if result.table is None:
+        return effects, notes
+    for i, e in enumerate(result.table.effects):
+        if e.kind == "condition":
+            effects.append(ConditionApplied(e.name, e.duration, e.unit, e.note))
+            if e.recovery:
+                notes.append(
+                    f"{e.name}: roll vs {e.recovery} ({e.recovery_target}) "
+                    f"{e.recovery_every or 'each ' + (e.unit or 'turn')[:-1]} to recover"
+                )
+        elif e.kind in ("fp_loss", "hp_loss"):
+            track = e.kind[:2]
+            if e.only_if_failed:
+                notes.append(
+                    f"roll vs {e.only_if_failed}: on a failure {character.name} loses "
+                    f"{e.amount} {track.upper()} (`tracker {track} {character.name} -{e.amount}`)"
+                )
+            elif e.amount is None:
+                notes.append(f"{track.upper()} loss: {e.note or 'the GM decides'}")
+            else:
+                effects.append(TrackChange(track, -e.amount, "fright"))
+        elif e.kind == "trait":
+            points = f" ({e.points} points)" if e.points else ""
+            effects.append(
+                ObligationOpened(
+                    "assign-trait",
+                    f"Assign {character.name} a new {e.trait}{points} related to the event "
+                    f"(`tracker trait assign {character.name} NAME`).",
+                    suffix=f"-{i}",
+                    data={"trait": e.trait, "points": e.points},
+                )
+            )
+        elif e.kind == "iq_loss":
+            effects.append(StatChanged("IQ", -(e.amount or 1)))
+        if e.note and e.kind == "condition" and e.duration is None:
+            notes.append(e.note)
+    return effects, notes
 
 
 # -- reading stored rolls back ---------------------------------------------------------------

@@ -1,23 +1,21 @@
 """GURPS at the table beyond the plain roll: fright checks, influence rolls, extra effort and
-major projects; mixed into ``Tracker`` beside ``PlayHandlers``, whose helpers they share."""
+major projects (``Feature.FRIGHT_CHECKS``, ``INFLUENCE``, ``EXTRA_EFFORT``, ``PROJECTS``).
+
+These are GURPS's own rules: each command is refused in a campaign whose system lacks its
+feature, and decides with the GURPS package's rules (``tracker.systems.gurps``).
+"""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from tracker.app.play import Logged, _describe_effects, _dice_kind, side
+from tracker.app.deciding import Decision, Logged, new_event
+from tracker.app.rolls import describe_effects, dice_kind, side
+from tracker.app.table import Table
 from tracker.errors import BadInput, NotFound, Refused
-from tracker.events import NewEvent
 from tracker.events import play as ev
-from tracker.events.effects import (
-    ConditionApplied,
-    Effect,
-    ObligationOpened,
-    StatChanged,
-    TrackChange,
-)
+from tracker.events.effects import Effect, TrackChange
 from tracker.projections.campaign import CampaignState, Character
 from tracker.systems import registry
 from tracker.systems.base import Feature, RollRequest, Side, contest_roll_doc, contest_side
@@ -25,13 +23,11 @@ from tracker.systems.dice import source_for
 from tracker.systems.gurps import play as gurps_play
 
 
-class GurpsHandlers:
-    """GURPS commands past the plain roll; ``Tracker`` provides the state and ``_play``."""
+class GurpsExtras:
+    """Fright checks, influence rolls, extra effort and major projects at one table."""
 
-    character: Callable[..., Character]
-    _event: Callable[..., NewEvent]
-    _play: Callable[..., Logged]
-    _gurps_roll: Callable[..., Any]
+    def __init__(self, table: Table) -> None:
+        self.table = table
 
     # -- influence and extra effort (GURPS) ----------------------------------------------------
 
@@ -62,17 +58,17 @@ class GurpsHandlers:
         """
         from tracker.systems.gurps import rules as gurps
 
-        def decide(state: CampaignState):
+        def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.INFLUENCE, "Influence rolls")
             if skill.strip().lower() not in {s.lower() for s in gurps.INFLUENCE_SKILLS}:
                 raise BadInput(
                     f"{skill!r} is not an influence skill; use one of "
                     f"{', '.join(gurps.INFLUENCE_SKILLS)}."
                 )
-            a_side = side(self, state, name, skill)
+            a_side = side(self.table, state, name, skill)
             if a_side.character is None:
                 raise BadInput(f"The influencer must be a character; {name!r} is not one.")
-            b_side = side(self, state, subject, will)
+            b_side = side(self.table, state, subject, will)
             # The sheets speak for themselves; the flags are for a subject who has no sheet.
             subject_ch, influencer = b_side.character, a_side.character
 
@@ -89,8 +85,10 @@ class GurpsHandlers:
                     skill, 0, 0, dice_a=None, dice_b=None, slave_mentality=True, **wants
                 )
                 text = f"{b_side.name} complies with {a_side.name} (Slave Mentality): no roll."
-                event = self._event(ev.NoteAdded(text=text), state=state)
-                return [event], {"influence": result.to_dict(), "note": text, "effects": []}
+                event = new_event(ev.NoteAdded(text=text), state=state)
+                return Decision(
+                    [event], {"influence": result.to_dict(), "note": text, "effects": []}
+                )
             shared = source_for(None, seed)
             src_a = source_for(dice_a, None, "--dice-a") if dice_a else shared
             src_b = source_for(dice_b, None, "--dice-b") if dice_b else shared
@@ -125,7 +123,7 @@ class GurpsHandlers:
                 result=outcome,
                 dice_source=dice_kind,
             )
-            event = self._event(payload, state=state, visibility="gm" if secret else "public")
+            event = new_event(payload, state=state, visibility="gm" if secret else "public")
             doc = {
                 "event_id": event.event_id,
                 "system": state.system,
@@ -143,9 +141,9 @@ class GurpsHandlers:
                 "secret": secret,
                 "effects": [],
             }
-            return [event], doc
+            return Decision([event], doc)
 
-        return self._play(decide)
+        return self.table.play(decide)
 
     def effort(
         self,
@@ -161,11 +159,11 @@ class GurpsHandlers:
         always costs 1 FP, and a critical failure costs as many HP as well."""
         from tracker.systems.gurps import rules as gurps
 
-        dice_source, seed_text = _dice_kind(lambda: source_for(dice, seed))
+        dice_source, seed_text = dice_kind(source_for(dice, seed))
 
-        def decide(state: CampaignState):
+        def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.EXTRA_EFFORT, "Extra effort")
-            ch = self.character(name, state)
+            ch = self.table.character(name, state)
             will = gurps_play.base_skill(ch, "Will")
             result = gurps.extra_effort(
                 will.value,
@@ -199,7 +197,7 @@ class GurpsHandlers:
                 effects=tuple(effects),
                 seed=seed_text,
             )
-            event = self._event(payload, state=state, visibility="gm" if secret else "public")
+            event = new_event(payload, state=state, visibility="gm" if secret else "public")
             doc = {
                 "event_id": event.event_id,
                 "system": state.system,
@@ -217,11 +215,11 @@ class GurpsHandlers:
                 "percent": percent,
                 "granted": result.granted,
                 "secret": secret,
-                "effects": _describe_effects(state, ch, effects),
+                "effects": describe_effects(state, ch, effects),
             }
-            return [event], doc
+            return Decision([event], doc)
 
-        return self._play(decide)
+        return self.table.play(decide)
 
     # -- fright checks -------------------------------------------------------------------------
 
@@ -241,16 +239,16 @@ class GurpsHandlers:
         """GURPS: a Fright Check, and on failure the fright table with its effects."""
         from tracker.systems.gurps import rules as gurps
 
-        def decide(state: CampaignState):
+        def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.FRIGHT_CHECKS, "The Fright Check")
-            ch = self.character(name, state)
+            ch = self.table.character(name, state)
             will = ch.stat("Will")
             if will is None:
                 will = ch.stat("IQ")
             if will is None:
                 raise Refused(f"{ch.name}'s sheet has no Will or IQ; add one (--stat Will=N).")
-            modifiers = [_fright_modifier(m) for m in mods]
-            modifiers += _fright_traits(ch)
+            modifiers = [gurps_play.fright_modifier(m) for m in mods]
+            modifiers += gurps_play.fright_traits(ch)
             exposures = _exposures(state, ch, threat, now)
             if exposures:
                 modifiers.append(gurps.fright_modifier("previous-exposure", exposures))
@@ -267,7 +265,7 @@ class GurpsHandlers:
                 ht=ch.stat("HT"),
                 character=ch.name,
             )
-            effects, notes = _fright_effects(ch, result)
+            effects, notes = gurps_play.fright_effects(ch, result)
             roll = result.roll
             inputs = {
                 "will": will,
@@ -283,7 +281,7 @@ class GurpsHandlers:
                 effects=tuple(effects),
                 threat=threat,
             )
-            event = self._event(payload, state=state, visibility="gm" if secret else "public")
+            event = new_event(payload, state=state, visibility="gm" if secret else "public")
             table = None
             if result.table is not None:
                 t = result.table
@@ -316,14 +314,14 @@ class GurpsHandlers:
                 "notes": notes,
                 "secret": secret,
             }
-            return [event], doc
+            return Decision([event], doc)
 
-        return self._play(decide)
+        return self.table.play(decide)
 
     # -- major projects -------------------------------------------------------------------
 
     def project_start(self, name: str, *, skill: str, hours: int) -> Logged:
-        def decide(state: CampaignState):
+        def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.PROJECTS, "Major projects")
             if hours < 1:
                 raise BadInput("A project needs 1 or more man-hours (--hours N).")
@@ -333,9 +331,9 @@ class GurpsHandlers:
                 project_id=str(uuid.uuid4()), name=name.strip(), skill=skill, man_hours=hours
             )
             doc = {"project": name.strip(), "skill": skill, "man_hours": hours}
-            return [self._event(payload, state=state)], doc
+            return Decision([new_event(payload, state=state)], doc)
 
-        return self._play(decide)
+        return self.table.play(decide)
 
     def project_roll(
         self,
@@ -351,10 +349,10 @@ class GurpsHandlers:
         """One worker's day on a project: a skill roll and the man-hours it adds."""
         from tracker.systems.gurps import rules as gurps
 
-        def decide(state: CampaignState):
+        def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.PROJECTS, "Major projects")
             found = _project(state, project)
-            ch = self.character(name, state)
+            ch = self.table.character(name, state)
             extra = list(mods)
             if supervisor:
                 extra_mod = gurps.supervisor_modifier(supervisor)
@@ -394,7 +392,7 @@ class GurpsHandlers:
                 result=result,
                 task=None,
             )
-            event = self._event(payload, state=state)
+            event = new_event(payload, state=state)
             done = max(found.done + day.man_hours - day.destroyed_hours, 0)
             doc.update(
                 event_id=event.event_id,
@@ -408,40 +406,9 @@ class GurpsHandlers:
                 needed=found.man_hours,
                 effects=[],
             )
-            return [event], doc
+            return Decision([event], doc)
 
-        return self._play(decide)
-
-
-def _fright_modifier(text: str):
-    """``-2:alone`` or a name from the rulebook's table (``in-combat``, ``alone``, ``dark``)."""
-    from tracker.systems.gurps import rules as gurps
-
-    number, sep, label = text.partition(":")
-    try:
-        value = int(number)
-    except ValueError:
-        name, _, count = text.partition("*")
-        return gurps.fright_modifier(name, int(count) if count.isdigit() else 1)
-    return gurps.Modifier(value, label.strip() if sep and label.strip() else "modifier")
-
-
-def _fright_traits(ch: Character) -> list:
-    """Fright modifiers the sheet's traits give (Combat Reflexes, Fearlessness 2, ...)."""
-    from tracker.systems.gurps import rules as gurps
-
-    out = []
-    for trait in ch.traits:
-        words = trait.strip().rsplit(" ", 1)
-        name, level = (
-            (words[0], int(words[1]))
-            if len(words) == 2 and words[1].isdigit()
-            else (trait.strip(), 1)
-        )
-        key = name.casefold().replace(" ", "-")
-        if key in ("fearlessness", "fearfulness", "combat-reflexes", "combat-paralysis"):
-            out.append(gurps.fright_modifier(key, level))
-    return out
+        return self.table.play(decide)
 
 
 def _exposures(state: CampaignState, ch: Character, threat: str | None, now: str | None) -> int:
@@ -459,49 +426,6 @@ def _exposures(state: CampaignState, ch: Character, threat: str | None, now: str
         and x["threat"].casefold() == threat.casefold()
         and pendulum.parse(x["at"]) >= since
     )
-
-
-def _fright_effects(ch: Character, result) -> tuple[list[Effect], list[str]]:
-    """The fright table's structured effects as track changes, conditions and obligations."""
-    effects: list[Effect] = []
-    notes: list[str] = []
-    if result.table is None:
-        return effects, notes
-    for i, e in enumerate(result.table.effects):
-        if e.kind == "condition":
-            effects.append(ConditionApplied(e.name, e.duration, e.unit, e.note))
-            if e.recovery:
-                notes.append(
-                    f"{e.name}: roll vs {e.recovery} ({e.recovery_target}) "
-                    f"{e.recovery_every or 'each ' + (e.unit or 'turn')[:-1]} to recover"
-                )
-        elif e.kind in ("fp_loss", "hp_loss"):
-            track = e.kind[:2]
-            if e.only_if_failed:
-                notes.append(
-                    f"roll vs {e.only_if_failed}: on a failure {ch.name} loses "
-                    f"{e.amount} {track.upper()} (`tracker {track} {ch.name} -{e.amount}`)"
-                )
-            elif e.amount is None:
-                notes.append(f"{track.upper()} loss: {e.note or 'the GM decides'}")
-            else:
-                effects.append(TrackChange(track, -e.amount, "fright"))
-        elif e.kind == "trait":
-            points = f" ({e.points} points)" if e.points else ""
-            effects.append(
-                ObligationOpened(
-                    "assign-trait",
-                    f"Assign {ch.name} a new {e.trait}{points} related to the event "
-                    f"(`tracker trait assign {ch.name} NAME`).",
-                    suffix=f"-{i}",
-                    data={"trait": e.trait, "points": e.points},
-                )
-            )
-        elif e.kind == "iq_loss":
-            effects.append(StatChanged("IQ", -(e.amount or 1)))
-        if e.note and e.kind == "condition" and e.duration is None:
-            notes.append(e.note)
-    return effects, notes
 
 
 def _project(state: CampaignState, name: str, missing_ok: bool = False):

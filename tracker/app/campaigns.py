@@ -1,0 +1,249 @@
+"""Campaigns, sessions and characters: making and choosing them, and looking at where they stand.
+
+A campaign is made with its rule system and the table settings its rulebook leaves to the GM;
+a session frames an evening of play; a character joins with its sheet. ``status`` and
+``obligations`` read the campaign as it stands, ``player_state`` as the players know it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Sequence
+
+from tracker.app.deciding import Decision, new_event
+from tracker.app.loading import SESSION_SNAPSHOT
+from tracker.app.sheets import Sheet, check_scores, parse_pairs, read_sheet
+from tracker.app.table import CURRENT, Table
+from tracker.errors import BadInput, Refused
+from tracker.events import (
+    CampaignCreated,
+    CharacterAdded,
+    CharacterDefaultSet,
+    SessionEnded,
+    SessionStarted,
+    StoredEvent,
+)
+from tracker.projections.campaign import (
+    SESSION_TYPES,
+    CampaignState,
+    Character,
+    Obligation,
+    SessionInfo,
+    session_list,
+)
+from tracker.store.eventstore import CampaignRow
+from tracker.systems import registry
+from tracker.systems.base import Feature
+
+TIE_RULES = ("stat", "defender")
+
+
+class Campaigns:
+    """Campaigns, sessions and characters at one table."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    # -- campaigns -------------------------------------------------------------------------------
+
+    def campaign_new(
+        self, name: str, system: str, *, tie_rule: str = "stat", cinematic: bool = False
+    ) -> CampaignRow:
+        """Make a campaign playing ``system`` and select it."""
+        name = name.strip()
+        if not name:
+            raise BadInput("A campaign needs a name; give one in quotes.")
+        known = registry.names()
+        if system not in known:
+            raise BadInput(f"The system must be one of {', '.join(known)}, not {system!r}.")
+        if tie_rule not in TIE_RULES:
+            raise BadInput("--tie-rule must be stat or defender.")
+        if cinematic and not registry.get(system).has(Feature.CHARACTER_POINTS):
+            raise BadInput(
+                f"--cinematic is a {registry.titles_with(Feature.CHARACTER_POINTS)} option; "
+                f"leave it out for {system}."
+            )
+        campaign_id = str(uuid.uuid4())
+        created = CampaignCreated(name=name, system=system, tie_rule=tie_rule, cinematic=cinematic)
+        store = self.table.store
+        store.create_campaign(campaign_id, name, system, [new_event(created)])
+        store.set_setting(CURRENT, campaign_id)
+        return CampaignRow(campaign_id, name, system, "")
+
+    def campaign_list(self) -> list[tuple[CampaignRow, bool, int]]:
+        """Every campaign, whether it is the current one, and its number of events."""
+        store = self.table.store
+        current = store.get_setting(CURRENT)
+        return [
+            (row, row.campaign_id == current, store.count(row.campaign_id))
+            for row in store.campaigns()
+        ]
+
+    def campaign_use(self, name: str) -> CampaignRow:
+        """Make the campaign ``name`` the current one."""
+        row = self.table.campaign(name)
+        self.table.store.set_setting(CURRENT, row.campaign_id)
+        return row
+
+    # -- sessions --------------------------------------------------------------------------------
+
+    def session_start(self, title: str | None = None) -> tuple[CampaignState, SessionInfo]:
+        """Begin the next session (refused while one is running)."""
+
+        def decide(state: CampaignState) -> Decision:
+            if state.current_session is not None:
+                raise Refused(
+                    f"Session {state.current_session} is still running; end it with "
+                    "`tracker session end` first."
+                )
+            number = state.next_session_number
+            return Decision(
+                [new_event(SessionStarted(number=number, title=title), session_id=number)]
+            )
+
+        state, _, _ = self.table.decide_and_append(decide)
+        # Undo, redo and a refold within the session start from here.
+        self.table.loader.save(state, SESSION_SNAPSHOT)
+        return state, state.session
+
+    def session_end(self) -> tuple[CampaignState, SessionInfo]:
+        """End the running session; what is still owed is recorded as lapsed."""
+
+        def decide(state: CampaignState) -> Decision:
+            if state.current_session is None:
+                raise Refused("No session is running; start one with `tracker session start`.")
+            number = state.current_session
+            # Ending a session with something still owed is allowed; the event records it lapsed.
+            lapsed = tuple(o.what for o in state.obligations.values())
+            return Decision(
+                [new_event(SessionEnded(number=number, lapsed=lapsed), session_id=number)]
+            )
+
+        state, _, _ = self.table.decide_and_append(decide)
+        return state, state.session
+
+    def session_list(self) -> list[SessionInfo]:
+        """Every session in force, oldest first, with the number of events each logged."""
+        row = self.table.campaign()
+        state = self.table.state(row)
+        store = self.table.store
+        return session_list(
+            store.read(row.campaign_id, types=SESSION_TYPES),
+            state.revoked,
+            store.session_counts(row.campaign_id),
+        )
+
+    def session_info(self, number: int) -> SessionInfo | None:
+        """Session ``number`` if it was held (and its start is in force)."""
+        state = self.table.state()
+        if state.session is not None and state.session.number == number:
+            return state.session
+        return next((s for s in self.session_list() if s.number == number), None)
+
+    # -- characters ------------------------------------------------------------------------------
+
+    def character_add(
+        self,
+        name: str | None,
+        *,
+        stats: Sequence[str] = (),
+        skills: Sequence[str] = (),
+        trained: Sequence[str] = (),
+        character_class: str | None = None,
+        sheet_path: str | None = None,
+    ) -> Character:
+        """Add a character from options and a sheet file; options add to the sheet."""
+        sheet = read_sheet(sheet_path) if sheet_path else Sheet()
+        name = (name or sheet.name or "").strip()
+        if not name:
+            raise BadInput("A character needs a name; give it as NAME or in the sheet.")
+        if any(ch in name for ch in "\r\n\t"):
+            raise BadInput("A character's name must be on one line; remove the line breaks.")
+        sheet.stats.update(parse_pairs(stats, "--stat"))
+        sheet.skills.update(parse_pairs(skills, "--skill"))
+        sheet.trained.extend(t for t in trained if t not in sheet.trained)
+        character_id = str(uuid.uuid4())
+
+        def decide(state: CampaignState) -> Decision:
+            existing = state.character(name)
+            if existing is not None:
+                raise Refused(f'{existing.name} is already in "{state.name}"; pick another name.')
+            check_scores(state.rules, sheet.stats, "Stat")
+            check_scores(state.rules, sheet.skills, "Skill")
+            for skill, exprs in sheet.defaults.items():
+                for expr in exprs:
+                    _check_default(state, skill, expr)
+            added = CharacterAdded(
+                character_id=character_id,
+                name=name,
+                stats=sheet.stats,
+                skills=sheet.skills,
+                trained=tuple(sheet.trained),
+                character_class=character_class or sheet.character_class,
+                defaults=sheet.defaults,
+                traits=tuple(sheet.traits),
+                sheet=sheet.source,
+            )
+            return Decision([new_event(added, state=state)])
+
+        state, _, _ = self.table.decide_and_append(decide)
+        return state.characters[character_id]
+
+    def movement(self, name: str) -> dict[str, int] | None:
+        """What a character's movement allows where the rules say (GURPS: the sprint, water
+        Move and standing jumps Basic Move gives), or None."""
+        state = self.table.state()
+        return state.rules.movement(self.table.character(name, state))
+
+    def character_default(self, name: str, skill: str, expression: str) -> Character:
+        """Let a character's ``skill`` default to ``expression`` (``Feature.DEFAULTS``)."""
+
+        def decide(state: CampaignState) -> Decision:
+            character = self.table.character(name, state)
+            _check_default(state, skill, expression)
+            default = CharacterDefaultSet(
+                character_id=character.character_id,
+                skill=skill.strip(),
+                expression=expression.strip(),
+            )
+            return Decision([new_event(default, state=state)])
+
+        state, stored, _ = self.table.decide_and_append(decide)
+        return state.characters[stored[0].character_id]
+
+    # -- where things stand ----------------------------------------------------------------------
+
+    def status(self, name: str | None = None) -> tuple[CampaignState, Character | None]:
+        """The campaign as it stands, and the named character."""
+        state = self.table.state()
+        return state, (self.table.character(name, state) if name else None)
+
+    def player_state(self) -> CampaignState:
+        """The campaign as the players know it: folded without the GM's secret rolls, whose
+        effects would otherwise give them away."""
+        row = self.table.campaign()
+        state = self.table.state(row)
+        upto = state.version
+        secret = {
+            e.event_id
+            for e in self.table.store.read(row.campaign_id, until_version=upto)
+            if e.visibility == "gm"
+        }
+        return self.table.loader.refold(row, state.revoked | secret, until_version=upto)
+
+    def obligations(self) -> tuple[CampaignState, list[Obligation]]:
+        """What the rules say is owed now, oldest first."""
+        state = self.table.state()
+        return state, sorted(state.obligations.values(), key=lambda o: o.opened_version)
+
+    def log(self, session: int | None = None) -> Iterator[StoredEvent]:
+        """The campaign's events (of one session), oldest first."""
+        row = self.table.campaign()
+        return self.table.store.read(row.campaign_id, session_id=session)
+
+
+def _check_default(state: CampaignState, skill: str, expression: str) -> None:
+    registry.require(state.rules, Feature.DEFAULTS, "Defaults", "are")
+    if not skill.strip():
+        raise BadInput("Name the skill the default is for, like Lockpicking.")
+    state.rules.check_default(expression)

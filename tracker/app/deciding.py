@@ -1,0 +1,148 @@
+"""The decide-and-append loop every command that logs goes through.
+
+A command reads the campaign's state, decides the events from it (raising a domain error when the
+rules or the state refuse: nothing is appended then), and appends them with the state's version
+as the expected version. When another writer got in first, it decides again on the fresh state;
+after two collisions it decides holding the write lock, so it is not turned away for losing
+races. What it logged comes back as a ``Logged``: the state after it, the stored events, the
+document the command shows, and the obligations the events opened and discharged.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.exc import DatabaseError
+
+from tracker.app.loading import StateLoader
+from tracker.errors import ConcurrencyError
+from tracker.events import EventPayload, NewEvent, StoredEvent, encode
+from tracker.projections.campaign import CampaignState, Obligation, apply
+from tracker.store.engine import storage_error
+from tracker.store.eventstore import CampaignRow, EventStore
+
+APPEND_ATTEMPTS = 8
+# Attempts that decide without a lock before the rest decide holding the write lock.
+OPTIMISTIC_ATTEMPTS = 2
+APPEND_BACKOFF = 0.02  # seconds, times the attempt number
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What a command decided from the state: the events to log and the document it shows."""
+
+    events: list[NewEvent]
+    doc: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Logged:
+    """What a command logged: the state after it, the stored events, the document to show, and
+    the obligations the events opened and discharged."""
+
+    state: CampaignState
+    events: list[StoredEvent]
+    doc: dict[str, Any]
+    opened: list[Obligation] = field(default_factory=list)
+    discharged: list[Obligation] = field(default_factory=list)
+
+    @property
+    def event(self) -> StoredEvent:
+        return self.events[-1]
+
+
+Decide = Callable[[CampaignState], Decision]
+
+
+def new_event(
+    payload: EventPayload,
+    *,
+    state: CampaignState | None = None,
+    session_id: int | None = None,
+    visibility: str = "public",
+) -> NewEvent:
+    """``payload`` ready to append: encoded, in the running session (or ``session_id``), and
+    naming its character in the envelope when it is about one."""
+    type_, version, stored = encode(payload)
+    character_id = getattr(payload, payload.character_field) if payload.character_field else None
+    if session_id is None and state is not None:
+        session_id = state.current_session
+    return NewEvent(
+        type=type_,
+        payload=stored,
+        schema_version=version,
+        session_id=session_id,
+        character_id=character_id,
+        visibility=visibility,
+        data=payload,
+    )
+
+
+class Appender:
+    """Decides a command's events on the freshest state and appends them, colliding safely."""
+
+    def __init__(self, store: EventStore, loader: StateLoader, location: str) -> None:
+        self.store = store
+        self.loader = loader
+        self.location = location
+
+    def append(
+        self, row: CampaignRow, decide: Decide
+    ) -> tuple[CampaignState, list[StoredEvent], Decision]:
+        """Decide on ``row``'s state and append; the state after, the stored events, and the
+        decision."""
+        for attempt in range(APPEND_ATTEMPTS):
+            try:
+                if attempt < OPTIMISTIC_ATTEMPTS:
+                    state = self.loader.state(row)
+                    # Read before deciding: a decision that looks at the state again (warm in
+                    # the shell) may fold newer events into it, and must then collide.
+                    expected = state.version
+                    decision = decide(state)
+                    stored = self.store.append(row.campaign_id, decision.events, expected)
+                else:
+                    # Still colliding: decide with the write lock held, so nobody moves the log
+                    # between reading the state and appending to it.
+                    state, stored, decision = self._locked(row, decide)
+            except ConcurrencyError:
+                if attempt == APPEND_ATTEMPTS - 1:
+                    raise
+                # Writers that collided would collide again at once: step apart at random.
+                time.sleep(random.uniform(0, APPEND_BACKOFF * (attempt + 1)))
+                continue
+            except DatabaseError as exc:
+                # The transaction rolled back: nothing of the batch is in the log.
+                raise storage_error(exc, self.location) from None
+            for event in stored:
+                apply(state, event)
+            return state, stored, decision
+        raise AssertionError("unreachable")
+
+    def _locked(
+        self, row: CampaignRow, decide: Decide
+    ) -> tuple[CampaignState, list[StoredEvent], Decision]:
+        # A snapshot write inside the block would wait for the block's own lock.
+        with self.loader.snapshots_paused(), self.store.writing(row.campaign_id) as append:
+            state = self.loader.state(row)
+            expected = state.version
+            decision = decide(state)
+            return state, append(decision.events, expected), decision
+
+
+def logged(
+    state: CampaignState, stored: list[StoredEvent], decision: Decision, owed_before: set[str]
+) -> Logged:
+    """What the command logged, with the obligations its events opened and discharged (those
+    open now that were not when it decided, and those open then that are discharged now)."""
+    opened = [o for k, o in state.obligations.items() if k not in owed_before]
+    discharged = [o for o in state.discharged if o.id in owed_before]
+    doc = decision.doc
+    doc.setdefault("event_id", stored[-1].event_id)
+    doc["version"] = stored[-1].version
+    doc["obligations_opened"] = [o.to_dict() for o in opened]
+    doc["obligations_discharged"] = [o.to_dict() for o in discharged]
+    return Logged(state, stored, doc, opened, discharged)

@@ -1,0 +1,192 @@
+"""Loading a campaign's state: the newest snapshot that still matches the log, the events since
+folded on top, and a refold when an undo or a redo changed which events count.
+
+Snapshots are a cache: one is stored every ``SNAPSHOT_EVERY`` events (the one before the newest
+is kept too) and as each session starts. A refold starts from the newest snapshot whose revoked
+events agree with the ones asked for, so taking back a slip reads the running session, not the
+whole log. The shell keeps each campaign's state in memory between commands (``warm``), folding
+only what other writers appended since.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator
+
+from sqlalchemy.exc import DatabaseError
+
+from tracker.projections.campaign import (
+    PROJECTION_VERSION,
+    UNDO_TYPES,
+    CampaignState,
+    apply,
+    fold,
+    from_snapshot,
+    refold_state,
+    to_snapshot,
+)
+from tracker.projections.rolls import Luck
+from tracker.store.eventstore import CampaignRow, EventStore
+from tracker.systems import registry
+
+SNAPSHOT_EVERY = 500
+CAMPAIGN_SNAPSHOT = "campaign"
+# The campaign snapshot before the newest: an undo of the newest events starts from it.
+PRIOR_SNAPSHOT = "campaign-prior"
+# The state as the running session began: undo, redo and a refold within the session start here.
+SESSION_SNAPSHOT = "session-start"
+
+
+class StateLoader:
+    """Each campaign's state, from its snapshots and its log."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self.warm = False
+        self._warm: dict[str, CampaignState] = {}
+        self._paused = False
+
+    def state(self, row: CampaignRow) -> CampaignState:
+        """The campaign's state: the latest snapshot, with the events since folded on top.
+
+        When the tail grows past ``SNAPSHOT_EVERY`` events a new snapshot replaces the old one,
+        so a campaign of a million events answers as fast as a new one.
+        """
+        warm = self._warm.get(row.campaign_id) if self.warm else None
+        if warm is not None:
+            warm, _ = self._fold_on(row, warm)
+            self._warm[row.campaign_id] = warm
+            return warm
+        # Either stored snapshot is a fair start: an undo in the tail refolds (below) anyway.
+        cached = self.store.load_snapshot(
+            row.campaign_id, (CAMPAIGN_SNAPSHOT, SESSION_SNAPSHOT), PROJECTION_VERSION
+        )
+        if cached:
+            state = from_snapshot(cached[1])
+        else:
+            # From the first event: which events are in force is known up front (the undo
+            # events alone decide it), so the log is folded once, never twice. Both reads stop
+            # at the head seen first; what another writer adds meanwhile is folded on below.
+            head = self.store.head(row.campaign_id).version
+            state = self.refold(row, self.revoked(row, head), until_version=head)
+        start = cached[0] if cached else 0
+        state, from_first = self._fold_on(row, state)
+        if from_first or state.version - start >= SNAPSHOT_EVERY:
+            self.save(state)
+        if self.warm:
+            self._warm[row.campaign_id] = state
+        return state
+
+    def _fold_on(self, row: CampaignRow, state: CampaignState) -> tuple[CampaignState, bool]:
+        """``state`` with the events since it folded on, and whether that took a fold from the
+        first event: after an undo or a redo it is refolded (from a snapshot that agrees, when
+        one does) up to the event folded last, and what was logged since is folded on.
+
+        Only a fold from the first event is worth a new snapshot. The snapshot a refold started
+        from stays as it is: the next undo or redo of a recent event starts from it too, where a
+        snapshot at the head, holding this undo, would not agree with a redo of it."""
+        from_first = False
+        while True:
+            # Stop at the first undo or redo: what follows it may rest on what it changed (a
+            # redo puts back a character a later event names), so it is folded only after.
+            with contextlib.closing(
+                self.store.read(row.campaign_id, after_version=state.version)
+            ) as tail:
+                for event in tail:
+                    apply(state, event)
+                    if state.needs_refold:
+                        break
+            if not state.needs_refold:
+                return state, from_first
+            state, scratch = self._refold(row, state.revoked, state.version)
+            from_first = from_first or scratch
+
+    def refold(
+        self, row: CampaignRow, revoked: Iterable[str], until_version: int | None = None
+    ) -> CampaignState:
+        """The state folded skipping exactly the ``revoked`` events (up to ``until_version``).
+
+        It starts from a stored snapshot when one agrees with ``revoked`` (the one taken at the
+        running session's start serves an undo within the session), else from the first event.
+        """
+        return self._refold(row, revoked, until_version)[0]
+
+    def _refold(
+        self, row: CampaignRow, revoked: Iterable[str], until_version: int | None
+    ) -> tuple[CampaignState, bool]:
+        revoked = set(revoked)
+        base = self._base_state(row, revoked, until_version)
+        state = base or refold_state(row.campaign_id, revoked)
+        state.revoked = revoked
+        state.fixed_revoked = True
+        fold(
+            self.store.read(
+                row.campaign_id, after_version=state.version, until_version=until_version
+            ),
+            row.campaign_id,
+            state,
+        )
+        state.fixed_revoked = False
+        state.needs_refold = False
+        return state, base is None
+
+    def _base_state(
+        self, row: CampaignRow, revoked: set[str], until_version: int | None
+    ) -> CampaignState | None:
+        """The newest stored snapshot, folded no further than ``until_version``, that skipped
+        exactly the events of ``revoked`` it had seen: it revoked none that ``revoked`` keeps,
+        and every event of ``revoked`` it did not skip comes after it."""
+        best: CampaignState | None = None
+        for name in (CAMPAIGN_SNAPSHOT, PRIOR_SNAPSHOT, SESSION_SNAPSHOT):
+            cached = self.store.load_snapshot(row.campaign_id, name, PROJECTION_VERSION)
+            if cached is None or (until_version is not None and cached[0] > until_version):
+                continue
+            if best is not None and cached[0] <= best.version:
+                continue
+            skipped = set(cached[1]["revoked"])
+            if not skipped <= revoked:
+                continue
+            later = self.store.first_version(row.campaign_id, revoked - skipped)
+            if later is not None and later <= cached[0]:
+                continue
+            best = from_snapshot(cached[1])
+        return best
+
+    def rebuild_all(self, row: CampaignRow) -> tuple[CampaignState, Luck]:
+        """Every projection from the first event in one pass: the state and the rolls' luck."""
+        from tracker.projections.rebuild import rebuild
+
+        head = self.store.head(row.campaign_id).version
+        events = self.store.read(row.campaign_id, until_version=head)
+        return rebuild(events, row.campaign_id, self.revoked(row, head), registry.get(row.system))
+
+    def revoked(self, row: CampaignRow, until_version: int) -> set[str]:
+        """The events the campaign's undos and redos up to ``until_version`` leave revoked,
+        read from those alone."""
+        undos = self.store.read(row.campaign_id, until_version=until_version, types=UNDO_TYPES)
+        return fold(undos, row.campaign_id).revoked
+
+    def save(self, state: CampaignState, name: str = CAMPAIGN_SNAPSHOT) -> None:
+        """Store ``state`` as the campaign's snapshot ``name`` (a cache: failures are silent)."""
+        if self._paused:
+            return
+        # The snapshot is only a cache: a read-only or busy database still answers.
+        with contextlib.suppress(DatabaseError):
+            self.store.save_snapshot(
+                state.campaign_id,
+                name,
+                PROJECTION_VERSION,
+                state.version,
+                state.head_hash,
+                to_snapshot(state),
+                keep_previous_as=PRIOR_SNAPSHOT if name == CAMPAIGN_SNAPSHOT else None,
+            )
+
+    @contextlib.contextmanager
+    def snapshots_paused(self) -> Iterator[None]:
+        """No snapshot is written in the block: one would wait for the block's own write lock."""
+        self._paused = True
+        try:
+            yield
+        finally:
+            self._paused = False

@@ -1,0 +1,284 @@
+"""Rolls and contests: what the GM typed goes to the campaign's rule system, and what it decided is
+logged.
+
+The handler never decides a rule itself. It finds the character (or the contest's sides), asks
+the system to decide the roll against the campaign as it stands (``RuleSystem.decide_roll``,
+``decide_contest``), and logs the result as one event, with any roll the rules call for at once
+(Danger Sense's) after it. A roll the rules keep from the players, or the GM marks secret, is
+logged for the GM's eyes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from tracker.app.deciding import Decision, Logged, new_event
+from tracker.app.table import Table
+from tracker.errors import BadInput
+from tracker.events.effects import Effect, TrackChange
+from tracker.events.play import ContestRolled, RollMade
+from tracker.projections.campaign import CampaignState, Character
+from tracker.systems import registry
+from tracker.systems.base import ContestRequest, Feature, RollRequest, Side
+from tracker.systems.dice import DiceSource
+
+
+def dice_kind(source: DiceSource) -> tuple[str, str | None]:
+    """Where a roll's dice come from ("system", "seeded", "physical"), and the seed if any."""
+    return source.kind, str(getattr(source, "seed", None)) if source.kind == "seeded" else None
+
+
+def describe_effects(
+    state: CampaignState, character: Character, effects: Sequence[Effect]
+) -> list[dict[str, Any]]:
+    """Each effect as the GM sees it: a currency track (Mettle, Threat) with the value it moves
+    from and to, and what went past its top."""
+    out = []
+    tops = state.rules.track_max
+    held = {"threat": state.threat, "mettle": character.mettle}
+    for effect in effects:
+        doc = effect.to_json()
+        if isinstance(effect, TrackChange) and effect.track in held and effect.track in tops:
+            top = tops[effect.track]
+            before = held[effect.track]
+            after = min(max(before + effect.delta, 0), top)
+            doc.update(before=before, after=after, lost=max(before + effect.delta - top, 0))
+            held[effect.track] = after
+        out.append(doc)
+    return out
+
+
+def side(table: Table, state: CampaignState, name: str, trait: str) -> Side:
+    """A contest side: a character and its trait, or an opponent given as a name and a score
+    (``contest Kade Hacking "Corp netrunner" 14``)."""
+    ch = state.character(name)
+    if ch is not None:
+        return Side(ch.name, ch, trait)
+    try:
+        score = int(trait)
+    except ValueError:
+        table.character(name, state)  # raises the unknown-character sentence
+        raise
+    if not name.strip():
+        raise BadInput("Name the opponent, like 'Corp netrunner'.")
+    return Side(name.strip(), None, None, score)
+
+
+def _running(state: CampaignState, a: Side, b: Side) -> tuple[str, int] | None:
+    """The contest still under way between these sides (its id) and the round it is at."""
+    for ob in state.open_obligations("regular-contest"):
+        if ob.data["a"]["name"] == a.name and (ob.data.get("b") or {}).get("name") == b.name:
+            return ob.data["contest_id"], ob.data.get("rounds", 1) + 1
+    return None
+
+
+class Rolls:
+    """Rolls, panic checks and contests at one table."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def roll(
+        self,
+        name: str,
+        trait: str,
+        *,
+        dl: int = 0,
+        mods: Sequence[str] = (),
+        tags: Sequence[str] = (),
+        advantage: bool = False,
+        disadvantage: bool = False,
+        trained: bool = False,
+        skill: str | None = None,
+        secret: bool = False,
+        dice: str | None = None,
+        seed: str | None = None,
+        defense: bool = False,
+        task: str | None = None,
+        retry: str | None = None,
+        spell: bool = False,
+        story: Sequence[str] = (),
+        override: bool = False,
+        no_panic: bool = False,
+        backlash_dice: str | None = None,
+        feat: str | None = None,
+        danger: bool = False,
+        danger_dice: str | None = None,
+        public: bool = False,
+        kind: str = "check",
+    ) -> Logged:
+        """Roll a character's trait under the campaign's rules and log it; each system reads the
+        options its rulebook has (``RollRequest``)."""
+        request = RollRequest(
+            trait=trait,
+            kind=kind,
+            dl=dl,
+            mods=tuple(mods),
+            tags=tuple(tags),
+            story=tuple(story),
+            advantage=advantage,
+            disadvantage=disadvantage,
+            trained=trained,
+            skill=skill,
+            spell=spell,
+            defense=defense,
+            task=task,
+            retry=retry,
+            feat=feat,
+            danger=danger,
+            public=public,
+            override=override,
+            no_panic=no_panic,
+            dice=dice,
+            seed=seed,
+            backlash_dice=backlash_dice,
+            danger_dice=danger_dice,
+        )
+        dice_source, seed_text = dice_kind(request.new_dice())
+
+        def decide(state: CampaignState) -> Decision:
+            rules = state.rules
+            if kind == "panic":
+                registry.require(rules, Feature.PANIC_CHECKS, "The panic check")
+            ch = self.table.character(name, state)
+            decided = rules.decide_roll(request, ch, state)
+            if (feat or danger or public) and not rules.has(Feature.SENSE_ROLLS):
+                raise BadInput(
+                    f"--feat, --danger and --public are "
+                    f"{registry.titles_with(Feature.SENSE_ROLLS)} options."
+                )
+            hidden = secret or decided.secret
+            event = new_event(
+                RollMade(
+                    character_id=ch.character_id,
+                    system=state.system,
+                    trait=decided.trait,
+                    kind=kind,
+                    inputs=decided.inputs,
+                    dice_source=dice_source,
+                    dice=decided.dice,
+                    result=decided.result,
+                    effects=decided.effects,
+                    consumed=decided.consumed,
+                    task=task,
+                    seed=seed_text,
+                ),
+                state=state,
+                visibility="gm" if hidden else "public",
+            )
+            doc = decided.doc
+            doc.update(
+                event_id=event.event_id,
+                system=state.system,
+                character=ch.name,
+                kind=kind,
+                secret=hidden,
+                dice_source=dice_source,
+                effects=describe_effects(state, ch, decided.effects),
+            )
+            # What the rules call for at once (Danger Sense) follows the roll it answers.
+            followups = [
+                new_event(
+                    RollMade(
+                        character_id=ch.character_id,
+                        system=state.system,
+                        trait=then.trait,
+                        kind=then.kind or kind,
+                        inputs={**then.inputs, "after": event.event_id},
+                        dice_source=then.dice_source or dice_source,
+                        dice=then.dice,
+                        result=then.result,
+                        effects=then.effects,
+                        consumed=then.consumed,
+                    ),
+                    state=state,
+                    visibility="gm" if hidden or then.secret else "public",
+                )
+                for then in decided.followups
+            ]
+            return Decision([event, *followups], doc)
+
+        return self.table.play(decide)
+
+    def panic(
+        self,
+        name: str,
+        trait: str,
+        *,
+        dice: str | None = None,
+        seed: str | None = None,
+        secret: bool = False,
+    ) -> Logged:
+        """The panic check a catastrophe called for (``Feature.PANIC_CHECKS``): a check at DL 0
+        on a trait the GM names."""
+        return self.roll(name, trait, dice=dice, seed=seed, secret=secret, kind="panic")
+
+    def contest(
+        self,
+        a_name: str,
+        a_trait: str,
+        b_name: str,
+        b_trait: str,
+        *,
+        mode: str | None = None,
+        dice_a: str | None = None,
+        dice_b: str | None = None,
+        seed: str | None = None,
+        dl_a: int = 0,
+        dl_b: int = 0,
+        mods_a: Sequence[str] = (),
+        mods_b: Sequence[str] = (),
+        supernatural: bool = False,
+        secret: bool = False,
+    ) -> Logged:
+        """A contest of A (the active side) against B (the defender).
+
+        Either side may be a character or an unnamed opponent given as a name and a score
+        (``contest Kade Hacking "Corp netrunner" 14``).
+        """
+        request = ContestRequest(
+            mode=mode,
+            dl_a=dl_a,
+            dl_b=dl_b,
+            mods_a=tuple(mods_a),
+            mods_b=tuple(mods_b),
+            supernatural=supernatural,
+            dice_a=dice_a,
+            dice_b=dice_b,
+            seed=seed,
+        )
+
+        def decide(state: CampaignState) -> Decision:
+            a_side = side(self.table, state, a_name, a_trait)
+            b_side = side(self.table, state, b_name, b_trait)
+            asked = dataclasses.replace(request, running=_running(state, a_side, b_side))
+            decided = state.rules.decide_contest(asked, a_side, b_side, state)
+            kind = "physical" if dice_a or dice_b else asked.sources()[0].kind
+            payload = ContestRolled(
+                system=state.system,
+                mode=decided.mode,
+                a=decided.a,
+                b=decided.b,
+                winner=decided.winner,
+                result=decided.result,
+                dice_source=kind,
+                contest_id=decided.contest_id,
+                round=decided.round,
+                decided=decided.decided,
+                effects=decided.effects,
+            )
+            event = new_event(payload, state=state, visibility="gm" if secret else "public")
+            winner = payload.winner
+            doc = decided.doc
+            doc.update(
+                event_id=event.event_id,
+                system=state.system,
+                mode=decided.mode,
+                winner=None if winner is None else (a_side.name if winner == "a" else b_side.name),
+                secret=secret,
+            )
+            return Decision([event], doc)
+
+        return self.table.play(decide)

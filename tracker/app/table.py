@@ -1,0 +1,134 @@
+"""The table: one open tracker database and the campaign its commands act on.
+
+Every handler group (``tracker.app.campaigns``, ``rolls``, ``tracks``, ...) works through a
+``Table``: it picks the campaign, loads its state (``loading``), and runs the decide-and-append
+loop (``deciding``). A database that is new is made; an older one is upgraded; one that cannot be
+used is refused with a sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlalchemy.exc import DatabaseError
+
+from tracker.app.deciding import Appender, Decide, Decision, Logged, logged
+from tracker.app.loading import StateLoader
+from tracker.errors import NotFound, Refused
+from tracker.events import StoredEvent
+from tracker.projections.campaign import CampaignState, Character
+from tracker.projections.rolls import Luck
+from tracker.store.engine import (
+    create_engine_for,
+    prepare_sqlite_file,
+    resolve_url,
+    sqlite_path,
+    storage_error,
+)
+from tracker.store.eventstore import CampaignRow, EventStore
+from tracker.store.migrate import ensure_schema
+
+# The setting that names the current campaign (the one made or chosen last).
+CURRENT = "current_campaign"
+
+
+class Table:
+    """One open tracker database, and the campaign chosen with ``campaign`` (else the current
+    one)."""
+
+    def __init__(self, db: str | None = None, campaign: str | None = None) -> None:
+        self.url = resolve_url(db)
+        path = sqlite_path(self.url)
+        self.location = str(path) if path else self.url.split("@")[-1]
+        self.created = prepare_sqlite_file(path) if path else False
+        self.engine = create_engine_for(self.url)
+        self.store = EventStore(self.engine)
+        self.loader = StateLoader(self.store)
+        self.appender = Appender(self.store, self.loader, self.location)
+        self.backup: str | None = None
+        self.chosen = campaign
+        try:
+            self.backup = ensure_schema(self.engine)
+        except DatabaseError as exc:
+            raise storage_error(exc, self.location) from None
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @property
+    def warm(self) -> bool:
+        """Whether states stay in memory between commands (the shell's evening)."""
+        return self.loader.warm
+
+    @warm.setter
+    def warm(self, value: bool) -> None:
+        self.loader.warm = value
+
+    # -- the campaign and its state --------------------------------------------------------------
+
+    def campaign(self, name: str | None = None) -> CampaignRow:
+        """The named campaign, else the one chosen with --campaign, else the current one."""
+        wanted = name or self.chosen
+        if wanted:
+            row = self.store.find_campaign(wanted)
+            if row is None:
+                raise NotFound(
+                    f'No campaign named "{wanted}"; see `tracker campaign list` for the names.'
+                )
+            return row
+        current = self.store.get_setting(CURRENT)
+        row = self.store.find_campaign(current) if current else None
+        if row is None:
+            raise Refused(
+                "No campaign is selected; create one with `tracker campaign new NAME --system "
+                "SYSTEM` or choose one with `tracker campaign use NAME`."
+            )
+        return row
+
+    def state(self, campaign: CampaignRow | None = None) -> CampaignState:
+        """The campaign's state as it stands (see ``StateLoader.state``)."""
+        return self.loader.state(campaign or self.campaign())
+
+    def refold(self, revoked: Iterable[str], until_version: int | None = None) -> CampaignState:
+        """The campaign's state skipping exactly ``revoked``, up to ``until_version``."""
+        return self.loader.refold(self.campaign(), revoked, until_version)
+
+    def rebuild(self, campaign: CampaignRow | None = None) -> CampaignState:
+        """The campaign's state folded from the first event, ignoring any snapshot."""
+        return self.rebuild_all(campaign)[0]
+
+    def rebuild_all(self, campaign: CampaignRow | None = None) -> tuple[CampaignState, Luck]:
+        """Every projection from the first event in one pass: the state and the rolls' luck."""
+        return self.loader.rebuild_all(campaign or self.campaign())
+
+    def character(self, name: str, state: CampaignState | None = None) -> Character:
+        """A character of the campaign by name (any case); one sentence when there is none."""
+        state = state or self.state()
+        character = state.character(name)
+        if character is None:
+            known = ", ".join(sorted(c.name for c in state.characters.values())) or "none yet"
+            raise NotFound(
+                f'No character named "{name}" in "{state.name}" (characters: {known}); '
+                "add one with `tracker character add NAME`."
+            )
+        return character
+
+    # -- logging ---------------------------------------------------------------------------------
+
+    def decide_and_append(
+        self, decide: Decide
+    ) -> tuple[CampaignState, list[StoredEvent], Decision]:
+        """Decide on the campaign's freshest state and append what was decided."""
+        return self.appender.append(self.campaign(), decide)
+
+    def play(self, decide: Decide) -> Logged:
+        """Decide and append, then say which obligations the events opened and discharged."""
+        owed_before: set[str] = set()
+
+        def deciding(state: CampaignState) -> Decision:
+            owed_before.clear()
+            owed_before.update(state.obligations)
+            return decide(state)
+
+        state, stored, decision = self.decide_and_append(deciding)
+        return logged(state, stored, decision, owed_before)

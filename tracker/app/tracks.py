@@ -1,0 +1,367 @@
+"""Tracks and currencies: Mettle spent and gained, Threat, stress, HP and FP, conditions, story
+tags, character points, notes, and the obligations the GM resolves by hand.
+
+Each command is refused in a campaign whose system lacks the feature it needs (``Feature``),
+with the systems that have it named. The rules behind them belong to the system that has the
+feature: Mettle's costs and Threat's spending floor are Glintlock's, buy-ups GURPS's.
+"""
+
+from __future__ import annotations
+
+from tracker.app.deciding import Decision, Logged, new_event
+from tracker.app.table import Table
+from tracker.errors import BadInput, NotFound, Refused
+from tracker.events import play as ev
+from tracker.projections.campaign import CampaignState, Character, Obligation
+from tracker.systems import registry
+from tracker.systems.base import Feature
+
+
+class Tracks:
+    """Tracks, currencies, conditions and obligations at one table."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def spend(
+        self,
+        name: str,
+        action: str,
+        *,
+        cost: int | None = None,
+        condition: str | None = None,
+        note: str | None = None,
+        to: str | None = None,
+        roll: str | None = None,
+    ) -> Logged:
+        """Glintlock Mettle spends; GURPS character-point buy-ups (``buy-up``)."""
+        if action == "buy-up":
+            return self._buy_up(name, to, roll)
+
+        def decide(state: CampaignState) -> Decision:
+            from tracker.systems.glintlock import rules as glintlock
+
+            registry.require(state.rules, Feature.METTLE, "Spending Mettle")
+            ch = self.table.character(name, state)
+            suppress = None
+            if action == "suppress-condition":
+                suppress = _condition_named(ch, condition)
+            if action == "advantage-die" and ch.pending_steps >= len(glintlock.POSITIONS) - 1:
+                raise Refused(
+                    f"{ch.name}'s next roll is already controlled by advantage dice; "
+                    "another cannot improve it."
+                )
+            spent = glintlock.spend_mettle(
+                ch.mettle, action, stress=ch.stress, base=cost, name=ch.name
+            )
+            payload = ev.MettleSpent(
+                character_id=ch.character_id,
+                action=action,
+                base=spent.base,
+                cost=spent.cost,
+                doubled=spent.doubled,
+                note=note,
+                condition=suppress,
+            )
+            doc = {"character": ch.name, **spent.to_dict(), "note": note, "condition": suppress}
+            return Decision([new_event(payload, state=state)], doc)
+
+        return self.table.play(decide)
+
+    def _buy_up(self, name: str, to: str | None, roll_id: str | None) -> Logged:
+        def decide(state: CampaignState) -> Decision:
+            from tracker.systems.gurps import rules as gurps
+
+            registry.require(state.rules, Feature.CHARACTER_POINTS, "Buying up a roll")
+            if not state.cinematic:
+                raise Refused(
+                    "Buy-ups are for cinematic campaigns; this campaign was not made with "
+                    "--cinematic."
+                )
+            ch = self.table.character(name, state)
+            if ch.last_roll_id is None or (roll_id and not ch.last_roll_id.startswith(roll_id)):
+                raise Refused(f"{ch.name} has no recent roll to buy up; roll first.")
+            target = to or _next_outcome(ch.last_roll_outcome)
+            cost = gurps.buy_up_cost(ch.last_roll_outcome, target)
+            if cost > ch.points:
+                raise Refused(
+                    f"{ch.name} has {ch.points} character points; that buy-up costs {cost}."
+                )
+            payload = ev.RollBoughtUp(
+                character_id=ch.character_id,
+                roll_event_id=ch.last_roll_id,
+                from_outcome=ch.last_roll_outcome,
+                to_outcome=target,
+                cost=cost,
+            )
+            doc = {
+                "character": ch.name,
+                "roll_event_id": ch.last_roll_id,
+                "from": ch.last_roll_outcome,
+                "to": target,
+                "cost": cost,
+                "points_left": ch.points - cost,
+            }
+            return Decision([new_event(payload, state=state)], doc)
+
+        return self.table.play(decide)
+
+    def gain(self, name: str, action: str, *, note: str | None = None) -> Logged:
+        def decide(state: CampaignState) -> Decision:
+            from tracker.systems.glintlock import rules as glintlock
+
+            registry.require(state.rules, Feature.METTLE, "Gaining Mettle")
+            ch = self.table.character(name, state)
+            change = glintlock.gain_mettle(ch.mettle, action)
+            payload = ev.MettleGained(
+                character_id=ch.character_id, action=action, amount=change.delta, note=note
+            )
+            doc = {"character": ch.name, "action": action, **change.to_dict()}
+            return Decision([new_event(payload, state=state)], doc)
+
+        return self.table.play(decide)
+
+    def threat_add(self, amount: int, *, reason: str | None = None) -> Logged:
+        def decide(state: CampaignState) -> Decision:
+            from tracker.systems.glintlock import rules as glintlock
+
+            registry.require(state.rules, Feature.THREAT, "Threat")
+            if amount < 1:
+                raise BadInput("Threat is added in whole points of 1 or more.")
+            change = glintlock.apply_track(state.threat, amount)
+            payload = ev.ThreatAdded(amount=amount, reason=reason)
+            return Decision(
+                [new_event(payload, state=state)], {"reason": reason, **change.to_dict()}
+            )
+
+        return self.table.play(decide)
+
+    def threat_spend(self, tier: str, *, note: str | None = None) -> Logged:
+        def decide(state: CampaignState) -> Decision:
+            from tracker.systems.glintlock import rules as glintlock
+
+            registry.require(state.rules, Feature.THREAT, "Threat")
+            spent = glintlock.spend_threat(state.threat, tier)
+            payload = ev.ThreatSpent(tier=tier, cost=spent.cost, note=note)
+            return Decision([new_event(payload, state=state)], {"note": note, **spent.to_dict()})
+
+        return self.table.play(decide)
+
+    def stress(self, name: str, delta: int, *, cause: str | None = None) -> Logged:
+        def decide(state: CampaignState) -> Decision:
+            registry.require(state.rules, Feature.STRESS, "Stress")
+            if delta == 0:
+                raise BadInput("Give the stress change as +N or -N, not 0.")
+            ch = self.table.character(name, state)
+            limit = state.rules.stress_limit(state.stress_limit)
+            after = min(max(ch.stress + delta, 0), limit)
+            payload = ev.StressChanged(character_id=ch.character_id, delta=delta, cause=cause)
+            doc = {
+                "character": ch.name,
+                "before": ch.stress,
+                "delta": delta,
+                "after": after,
+                "limit": limit,
+                "cause": cause,
+                "effects": state.rules.stress_words(after, limit),
+            }
+            return Decision([new_event(payload, state=state)], doc)
+
+        return self.table.play(decide)
+
+    def track(self, name: str, track: str, delta: int, *, cause: str | None = None) -> Logged:
+        def decide(state: CampaignState) -> Decision:
+            ch = self.table.character(name, state)
+            current = getattr(ch, track)
+            if current is None:
+                raise Refused(
+                    f"{ch.name}'s sheet has no {track.upper()}; add it to the sheet "
+                    f"(--stat {track.upper()}=N) to track it."
+                )
+            if delta == 0:
+                raise BadInput(f"Give the {track.upper()} change as +N or -N, not 0.")
+            payload = ev.TrackChanged(
+                character_id=ch.character_id, track=track, delta=delta, cause=cause
+            )
+            top = ch.hp_max if track == "hp" else ch.fp_max
+            bottom = state.rules.track_floor(track, top)
+            doc = {
+                "character": ch.name,
+                "track": track,
+                "before": current,
+                "delta": delta,
+                "after": min(max(current + delta, bottom), top),
+                "max": top,
+                "cause": cause,
+            }
+            return Decision([new_event(payload, state=state)], doc)
+
+        return self.table.play(decide)
+
+    def condition_set(
+        self,
+        name: str,
+        condition: str,
+        *,
+        duration: int | None = None,
+        unit: str | None = None,
+        note: str | None = None,
+    ) -> Logged:
+        def decide(state: CampaignState) -> Decision:
+            ch = self.table.character(name, state)
+            label = condition.strip()
+            if not label:
+                raise BadInput("Name the condition, like stunned or panicked.")
+            if duration is not None and duration < 1:
+                raise BadInput("A condition's duration is 1 or more.")
+            payload = ev.ConditionSet(
+                character_id=ch.character_id, name=label, duration=duration, unit=unit, note=note
+            )
+            doc = {"character": ch.name, "condition": label, "duration": duration, "unit": unit}
+            return Decision([new_event(payload, state=state)], doc)
+
+        return self.table.play(decide)
+
+    def condition_clear(self, name: str, condition: str, *, note: str | None = None) -> Logged:
+        def decide(state: CampaignState) -> Decision:
+            ch = self.table.character(name, state)
+            label = _condition_named(ch, condition)
+            payload = ev.ConditionCleared(character_id=ch.character_id, name=label, note=note)
+            return Decision(
+                [new_event(payload, state=state)], {"character": ch.name, "condition": label}
+            )
+
+        return self.table.play(decide)
+
+    def tag_add(self, name: str, tag: str) -> Logged:
+        def decide(state: CampaignState) -> Decision:
+            registry.require(state.rules, Feature.STORY_TAGS, "Story tags")
+            ch = self.table.character(name, state)
+            if not tag.strip():
+                raise BadInput("Name the story tag, like 'the old map'.")
+            payload = ev.StoryTagGained(character_id=ch.character_id, name=tag.strip())
+            doc = {"character": ch.name, "story_tag": tag.strip()}
+            return Decision([new_event(payload, state=state)], doc)
+
+        return self.table.play(decide)
+
+    def points_award(self, name: str, points: int, *, reason: str | None = None) -> Logged:
+        def decide(state: CampaignState) -> Decision:
+            registry.require(state.rules, Feature.CHARACTER_POINTS, "Character points")
+            if points < 1:
+                raise BadInput("Award 1 or more character points.")
+            ch = self.table.character(name, state)
+            payload = ev.PointsAwarded(character_id=ch.character_id, points=points, reason=reason)
+            doc = {"character": ch.name, "points": points, "total": ch.points + points}
+            return Decision([new_event(payload, state=state)], doc)
+
+        return self.table.play(decide)
+
+    def note(self, text: str) -> Logged:
+        def decide(state: CampaignState) -> Decision:
+            if not text.strip():
+                raise BadInput("A note needs some text.")
+            payload = ev.NoteAdded(text=text.strip())
+            return Decision([new_event(payload, state=state)], {"text": text.strip()})
+
+        return self.table.play(decide)
+
+    # -- obligations -------------------------------------------------------------------------
+
+    def obligation_dismiss(self, obligation: str, *, reason: str | None = None) -> Logged:
+        def decide(state: CampaignState) -> Decision:
+            ob = _obligation(state, obligation)
+            if ob.kind == "threat-floor":
+                raise Refused(
+                    "The spending floor is discharged by a hard or dire spend, not dismissed; "
+                    "log one with `tracker threat spend hard`."
+                )
+            payload = ev.ObligationDismissed(obligation=ob.id, reason=reason)
+            return Decision([new_event(payload, state=state)], {"obligation": ob.to_dict()})
+
+        return self.table.play(decide)
+
+    def breaking_point(self, name: str, result: str, consequence: str) -> Logged:
+        def decide(state: CampaignState) -> Decision:
+            from tracker.systems.glintlock.rules import BREAKING_POINT_CLEARS
+
+            registry.require(state.rules, Feature.BREAKING_POINT, "The breaking point")
+            ch = self.table.character(name, state)
+            open_ = state.open_obligations("breaking-point", ch.character_id)
+            if not open_:
+                raise Refused(f"{ch.name} is not at the breaking point (stress {ch.stress}).")
+            if not result.strip() or not consequence.strip():
+                raise BadInput("Give the breaking table's result and the lasting consequence.")
+            payload = ev.BreakingPointResolved(
+                character_id=ch.character_id,
+                result=result.strip(),
+                consequence=consequence.strip(),
+                cleared=BREAKING_POINT_CLEARS,
+                obligation=open_[0].id,
+            )
+            doc = {
+                "character": ch.name,
+                "result": result.strip(),
+                "consequence": consequence.strip(),
+                "stress_after": max(ch.stress - BREAKING_POINT_CLEARS, 0),
+            }
+            return Decision([new_event(payload, state=state)], doc)
+
+        return self.table.play(decide)
+
+    def trait_assign(
+        self, name: str, trait: str, *, kind: str | None = None, obligation: str | None = None
+    ) -> Logged:
+        def decide(state: CampaignState) -> Decision:
+            registry.require(state.rules, Feature.FRIGHT_CHECKS, "Assigning fright traits")
+            ch = self.table.character(name, state)
+            owed = [
+                o
+                for o in state.open_obligations("assign-trait", ch.character_id)
+                if (obligation is None or o.id == obligation)
+                and (kind is None or o.data.get("trait") == kind)
+            ]
+            if not owed:
+                raise Refused(
+                    f"No trait is owed to {ch.name}; `tracker obligations` lists what is owed."
+                )
+            ob = owed[0]
+            if not trait.strip():
+                raise BadInput("Name the trait, like 'Quirk: flinches at water'.")
+            payload = ev.TraitAssigned(
+                character_id=ch.character_id,
+                kind=ob.data.get("trait", kind or "quirk"),
+                name=trait.strip(),
+                points=ob.data.get("points"),
+                obligation=ob.id,
+            )
+            doc = {"character": ch.name, "kind": payload.kind, "trait": payload.name}
+            return Decision([new_event(payload, state=state)], doc)
+
+        return self.table.play(decide)
+
+
+def _condition_named(ch: Character, condition: str | None) -> str:
+    if not condition:
+        raise BadInput("Name the condition with --condition NAME.")
+    for name in ch.conditions:
+        if name.casefold() == condition.casefold():
+            return name
+    have = ", ".join(ch.conditions) or "none"
+    raise Refused(f"{ch.name} has no condition {condition!r} (conditions: {have}).")
+
+
+def _next_outcome(outcome: str | None) -> str:
+    from tracker.systems.gurps import rules as gurps
+
+    if outcome is None or outcome == gurps.OUTCOMES[-1]:
+        raise Refused("That roll is already a critical success; nothing to buy.")
+    return gurps.OUTCOMES[gurps.OUTCOMES.index(outcome) + 1]
+
+
+def _obligation(state: CampaignState, ident: str) -> Obligation:
+    ob = state.obligations.get(ident)
+    if ob is None:
+        ids = ", ".join(state.obligations) or "none"
+        raise NotFound(f"No open obligation {ident} (open: {ids}); see `tracker obligations`.")
+    return ob
