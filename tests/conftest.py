@@ -69,3 +69,30 @@ def glintlock(run) -> Run:
     run.ok("character add Wren --stat Grit=3 --stat Wits=2 --trained Climb --class Seer")
     run.ok("character add Tomas --stat Grit=2 --stat Wits=4")
     return run
+
+
+PLUGINS = Path(__file__).resolve().parent / "plugins"
+
+
+def install_d6(site: Path) -> Path:
+    """The D6 rule system (``tests/plugins/tracker_d6``) as a separately installed package is:
+    an entry point in the ``tracker.systems`` group, in a distribution's metadata under ``site``.
+    Returns ``site``; ``site`` and ``PLUGINS`` go on the path (or PYTHONPATH) to install it."""
+    info = site / "tracker_d6-0.1.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tracker-d6\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[tracker.systems]\nd6 = tracker_d6:D6\n")
+    return site
+
+
+@pytest.fixture
+def d6_installed(tmp_path_factory, monkeypatch):
+    """D6 installed for the test: found by the registry like any system, gone afterwards."""
+    from tracker.systems import registry
+
+    site = install_d6(tmp_path_factory.mktemp("site"))
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    registry.refresh()
+    yield site
+    registry.refresh()

@@ -325,6 +325,9 @@ class RuleSystem:
     """The top of each currency track the system keeps (Mettle and Threat stop at 6)."""
     outcome_tones: ClassVar[Mapping[str, str]] = {}
     """How each outcome reads at the table: "good", "mixed" (a success at a cost) or "bad"."""
+    examples: ClassVar[tuple[RollRequest, ...]] = ()
+    """Rolls of the first character of the system's demo evening that between them reach every
+    outcome the system has: its contract suite rolls them with every fall of the dice."""
     detail_column: ClassVar[str] = ""
     """The heading of the roll history's column for the detail a roll of this system has
     beyond its outcome (GURPS: the margin, Glintlock: the position); empty for none."""

@@ -45,6 +45,7 @@ class Glintlock(RuleSystem):
         "weak_hit": "mixed",
         "miss": "bad",
     }
+    examples: ClassVar[tuple[RollRequest, ...]] = (RollRequest("Grit", tags=("1:gear",)),)
     score_range: ClassVar[tuple[int, int]] = (0, 10)
     contest_refusal: ClassVar[str] = (
         "Glintlock has no contested rolls; roll the acting character against the position the "

@@ -44,6 +44,7 @@ class Gloom(RuleSystem):
         "overshoot": "bad",
         "catastrophe": "bad",
     }
+    examples: ClassVar[tuple[RollRequest, ...]] = (RollRequest("Hacking", dl=5),)
     score_range: ClassVar[tuple[int, int]] = (1, 30)
 
     def stress_words(self, stress: int, limit: int) -> list[str]:

@@ -56,6 +56,7 @@ class Gurps(RuleSystem):
     }
     dice_name: ClassVar[str] = "3d6"
     dice_join: ClassVar[str] = "+"
+    examples: ClassVar[tuple[RollRequest, ...]] = (RollRequest("Lockpicking"),)
     score_range: ClassVar[tuple[int, int]] = (0, 40)
 
     def derived_stats(self, stats: Mapping[str, int]) -> dict[str, int]:
