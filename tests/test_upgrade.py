@@ -64,3 +64,50 @@ def test_the_upcaster_chain_lifts_an_old_payload_step_by_step():
 def test_a_payload_newer_than_this_tracker_is_not_guessed_at():
     with pytest.raises(ValueError, match="newer"):
         upcast("NoteAdded", 3, {}, 1)
+
+
+def test_an_older_payload_reaches_every_reader_through_its_upcaster_alone(glintlock, monkeypatch):
+    """An event stored in an older spelling (here a StressChanged of version 0 that said ``by``
+    where version 1 says ``delta``) is lifted where the store reads it, by one registered
+    upcaster: the fold, the log, replay, status as of an event, undo and verify all read it,
+    and the stored row is never rewritten. Without the upcaster it is refused in a sentence."""
+    from tracker.app.tracker import Tracker
+    from tracker.events import NewEvent
+
+    run = glintlock
+    run.ok("session start")
+    wren = run.json("status Wren")["character_id"]
+    tracker = Tracker(str(run.db))
+    row = tracker.campaign()
+    head = tracker.store.head(row.campaign_id).version
+    old = {"character_id": wren, "by": 2, "cause": "the drowned scribe"}
+    tracker.store.append(
+        row.campaign_id,
+        [NewEvent("StressChanged", old, schema_version=0, session_id=1, character_id=wren)],
+        head,
+    )
+    tracker.close()
+
+    def upcast_stress_v0_v1(payload: dict) -> dict:
+        return {"delta": payload.pop("by"), **payload}
+
+    monkeypatch.setitem(UPCASTERS, ("StressChanged", 0), upcast_stress_v0_v1)
+    assert run.json("status Wren")["stress"] == 2
+    assert "Wren stress +2 (the drowned scribe)" in run.ok("log").stdout
+    assert "Wren stress 0 → 2" in run.ok("replay 1").stdout
+    assert run.json(f"status Wren --as-of {head + 1}")["stress"] == 2
+    assert run.json("verify")["ok"]
+    stored = json.loads(run.ok("export events").stdout.splitlines()[-1])
+    assert (stored["schema_version"], stored["payload"]) == (0, old)  # never rewritten
+
+    monkeypatch.delitem(UPCASTERS, ("StressChanged", 0))
+    for command in ("status Wren", "undo", "roll Wren Grit --tag 1:gear"):
+        refused = run(command)
+        assert refused.exit_code == 1, command
+        assert len(refused.stderr.strip().splitlines()) == 1
+        assert "no upcaster for StressChanged from version 0" in refused.stderr
+    assert "an event tracker cannot read" in run.ok("log").stdout
+
+    monkeypatch.setitem(UPCASTERS, ("StressChanged", 0), upcast_stress_v0_v1)
+    run.ok("undo")
+    assert run.json("status Wren")["stress"] == 0

@@ -348,10 +348,11 @@ def apply(state: CampaignState, event: StoredEvent) -> CampaignState:
         session.event_count += 1
     if event.event_id in state.revoked:
         return state
-    handler = _HANDLERS.get(event.type)
+    data = event.data
+    handler = _HANDLERS.get(type(data))
     if handler is not None:
-        handler(state, event.data, event)
-    elif isinstance(event.data, Unreadable):
+        handler(state, data, event)
+    elif isinstance(data, Unreadable):
         raise unreadable(event)
     return state
 
@@ -414,9 +415,11 @@ def problem_with(state: CampaignState, event: StoredEvent) -> str | None:
     Undo asks this of every later event, folding without the events it would revoke: a spend
     that used Mettle from an undone roll, a roll that used an undone steel-yourself.
     """
-    check = _PRECONDITIONS.get(event.type)
     if event.event_id in state.revoked:
         return None
+    if isinstance(event.data, Unreadable):
+        raise unreadable(event)
+    check = _PRECONDITIONS.get(type(event.data))
     added = event.type == c.CharacterAdded.TYPE
     if not added and event.character_id is not None and event.character_id not in state.characters:
         return "its character would not exist"
@@ -856,45 +859,47 @@ def _pre_session_end(state: CampaignState, e: c.SessionEnded) -> str | None:
     return None if state.current_session == e.number else "its session would not be running"
 
 
-_PRECONDITIONS: dict[str, Callable[[CampaignState, Any], str | None]] = {
-    p.MettleSpent.TYPE: _pre_mettle,
-    p.ThreatSpent.TYPE: _pre_threat,
-    p.RollBoughtUp.TYPE: _pre_buy_up,
-    p.RollMade.TYPE: _pre_roll,
-    p.BreakingPointResolved.TYPE: _pre_obligation("breaking-point"),
-    p.TraitAssigned.TYPE: _pre_obligation("assign-trait"),
-    p.ObligationDismissed.TYPE: _pre_obligation("any"),
-    c.SessionStarted.TYPE: _pre_session_start,
-    c.SessionEnded.TYPE: _pre_session_end,
+_PRECONDITIONS: dict[type, Callable[[CampaignState, Any], str | None]] = {
+    p.MettleSpent: _pre_mettle,
+    p.ThreatSpent: _pre_threat,
+    p.RollBoughtUp: _pre_buy_up,
+    p.RollMade: _pre_roll,
+    p.BreakingPointResolved: _pre_obligation("breaking-point"),
+    p.TraitAssigned: _pre_obligation("assign-trait"),
+    p.ObligationDismissed: _pre_obligation("any"),
+    c.SessionStarted: _pre_session_start,
+    c.SessionEnded: _pre_session_end,
 }
 
 
-_HANDLERS: dict[str, Callable[[CampaignState, Any, StoredEvent], None]] = {
-    p.EventsRevoked.TYPE: _revoked,
-    p.EventsRestored.TYPE: _restored,
-    c.CampaignCreated.TYPE: _campaign_created,
-    c.SessionStarted.TYPE: _session_started,
-    c.SessionEnded.TYPE: _session_ended,
-    c.CharacterAdded.TYPE: _character_added,
-    c.CharacterDefaultSet.TYPE: _default_set,
-    p.RollMade.TYPE: _roll_made,
-    p.ContestRolled.TYPE: _contest_rolled,
-    p.FrightChecked.TYPE: _fright_checked,
-    p.MettleSpent.TYPE: _mettle_spent,
-    p.MettleGained.TYPE: _mettle_gained,
-    p.ThreatAdded.TYPE: _threat_added,
-    p.ThreatSpent.TYPE: _threat_spent,
-    p.StressChanged.TYPE: _stress_changed,
-    p.TrackChanged.TYPE: _track_changed,
-    p.ConditionSet.TYPE: _condition_set,
-    p.ConditionCleared.TYPE: _condition_cleared,
-    p.StoryTagGained.TYPE: _story_tag_gained,
-    p.PointsAwarded.TYPE: _points_awarded,
-    p.RollBoughtUp.TYPE: _bought_up,
-    p.TraitAssigned.TYPE: _trait_assigned,
-    p.BreakingPointResolved.TYPE: _breaking_point,
-    p.ObligationDismissed.TYPE: _dismissed,
-    p.ProjectStarted.TYPE: _project_started,
+# Each event type's handler, by the event's typed class: a payload the store could not read as
+# its type (``Unreadable``) has none, and is refused rather than passed over.
+_HANDLERS: dict[type, Callable[[CampaignState, Any, StoredEvent], None]] = {
+    p.EventsRevoked: _revoked,
+    p.EventsRestored: _restored,
+    c.CampaignCreated: _campaign_created,
+    c.SessionStarted: _session_started,
+    c.SessionEnded: _session_ended,
+    c.CharacterAdded: _character_added,
+    c.CharacterDefaultSet: _default_set,
+    p.RollMade: _roll_made,
+    p.ContestRolled: _contest_rolled,
+    p.FrightChecked: _fright_checked,
+    p.MettleSpent: _mettle_spent,
+    p.MettleGained: _mettle_gained,
+    p.ThreatAdded: _threat_added,
+    p.ThreatSpent: _threat_spent,
+    p.StressChanged: _stress_changed,
+    p.TrackChanged: _track_changed,
+    p.ConditionSet: _condition_set,
+    p.ConditionCleared: _condition_cleared,
+    p.StoryTagGained: _story_tag_gained,
+    p.PointsAwarded: _points_awarded,
+    p.RollBoughtUp: _bought_up,
+    p.TraitAssigned: _trait_assigned,
+    p.BreakingPointResolved: _breaking_point,
+    p.ObligationDismissed: _dismissed,
+    p.ProjectStarted: _project_started,
 }
 
 
