@@ -11,7 +11,6 @@ plays, exports, re-imports and verifies.
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
 import itertools
 import json
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import click
+import msgspec
 import pytest
 from click.testing import CliRunner
 from conftest import PLUGINS, Run, install_d6
@@ -89,11 +89,11 @@ class SystemContract:
         assert system.examples, "a system names the example rolls its contract rolls"
         for example in system.examples:
             probe = Scripted()
-            system.decide_roll(dataclasses.replace(example, source=probe), character, state)
+            system.decide_roll(msgspec.structs.replace(example, source=probe), character, state)
             [(count, faces)] = probe.asked
             hits, falls, keys = 0, 0, set()
             for fall in itertools.product(range(1, faces + 1), repeat=count):
-                asked = dataclasses.replace(example, source=Scripted(fall))
+                asked = msgspec.structs.replace(example, source=Scripted(fall))
                 decided = system.decide_roll(asked, character, state)
                 assert decided.dice == fall
                 assert decided.result["outcome"] in system.outcome_tones
@@ -123,6 +123,8 @@ class SystemContract:
                 )
                 assert system.redecide(stored) is None, fall
                 [facts] = system.roll_facts(stored)
+                brief = (facts.character_id, facts.name, faces, fall, facts.success)
+                assert system.rolled(stored) == [(*brief, facts.chance_key)]
                 assert facts.faces == faces
                 assert facts.dice == fall
                 keys.add(facts.chance_key)

@@ -182,8 +182,8 @@ def _parse_events(lines: Iterator[str], source: str) -> Iterator[StoredEvent]:
         if not line.strip():
             continue
         try:
-            event = StoredEvent.from_dict(json.loads(line))
-        except (ValueError, KeyError, TypeError):
+            event = StoredEvent.from_export_line(line)
+        except ValueError:
             raise BadInput(
                 f"{source} line {number} is not an event; nothing was imported."
             ) from None

@@ -10,9 +10,10 @@ logged for the GM's eyes.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
+
+import msgspec
 
 from tracker.app.deciding import Decision, Logged, new_event
 from tracker.app.table import Table
@@ -253,7 +254,7 @@ class Rolls:
         def decide(state: CampaignState) -> Decision:
             a_side = side(self.table, state, a_name, a_trait)
             b_side = side(self.table, state, b_name, b_trait)
-            asked = dataclasses.replace(request, running=_running(state, a_side, b_side))
+            asked = msgspec.structs.replace(request, running=_running(state, a_side, b_side))
             decided = state.rules.decide_contest(asked, a_side, b_side, state)
             kind = "physical" if dice_a or dice_b else asked.sources()[0].kind
             payload = ContestRolled(

@@ -12,30 +12,68 @@ loop) with a handler group per subject::
     tracker.verifier    the hash chains, and every roll decided again
 
 Each group works through the table alone; none calls into another except where it says so
-(history and the exports look sessions up through ``campaigns``).
+(history and the exports look sessions up through ``campaigns``). A group's module is imported
+the first time it is used: a roll at the table loads the rolls, not the exporters.
 """
 
 from __future__ import annotations
 
-from tracker.app.campaigns import Campaigns
-from tracker.app.export import Exports
-from tracker.app.gurps_extras import GurpsExtras
-from tracker.app.history import History
-from tracker.app.rolls import Rolls
+from functools import cached_property
+from typing import TYPE_CHECKING
+
 from tracker.app.table import Table
-from tracker.app.tracks import Tracks
-from tracker.app.verify import Verifier
+
+if TYPE_CHECKING:
+    from tracker.app.campaigns import Campaigns
+    from tracker.app.export import Exports
+    from tracker.app.gurps_extras import GurpsExtras
+    from tracker.app.history import History
+    from tracker.app.rolls import Rolls
+    from tracker.app.tracks import Tracks
+    from tracker.app.verify import Verifier
 
 
 class Tracker(Table):
     """One open tracker database and every command that acts on it."""
 
-    def __init__(self, db: str | None = None, campaign: str | None = None) -> None:
-        super().__init__(db, campaign)
-        self.campaigns = Campaigns(self)
-        self.rolls = Rolls(self)
-        self.tracks = Tracks(self)
-        self.gurps = GurpsExtras(self)
-        self.history = History(self, self.campaigns)
-        self.exports = Exports(self, self.campaigns)
-        self.verifier = Verifier(self)
+    @cached_property
+    def campaigns(self) -> Campaigns:
+        from tracker.app.campaigns import Campaigns
+
+        return Campaigns(self)
+
+    @cached_property
+    def rolls(self) -> Rolls:
+        from tracker.app.rolls import Rolls
+
+        return Rolls(self)
+
+    @cached_property
+    def tracks(self) -> Tracks:
+        from tracker.app.tracks import Tracks
+
+        return Tracks(self)
+
+    @cached_property
+    def gurps(self) -> GurpsExtras:
+        from tracker.app.gurps_extras import GurpsExtras
+
+        return GurpsExtras(self)
+
+    @cached_property
+    def history(self) -> History:
+        from tracker.app.history import History
+
+        return History(self, self.campaigns)
+
+    @cached_property
+    def exports(self) -> Exports:
+        from tracker.app.export import Exports
+
+        return Exports(self, self.campaigns)
+
+    @cached_property
+    def verifier(self) -> Verifier:
+        from tracker.app.verify import Verifier
+
+        return Verifier(self)

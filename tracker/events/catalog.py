@@ -84,6 +84,19 @@ def encode(event: EventPayload) -> tuple[str, int, dict[str, Any]]:
     return event.TYPE, event.VERSION, event.to_payload()
 
 
+def current_decoder(type_: str) -> tuple[int, msgspec.json.Decoder] | None:
+    """The current schema version of ``type_`` and the decoder that reads a payload of that
+    version straight from its JSON text (None for a type this tracker does not know). A reader of
+    many events keeps these at hand, and calls ``decode`` for anything else."""
+    cls = CATALOG.get(type_)
+    if cls is None:
+        return None
+    decoder = _DECODERS.get(type_)
+    if decoder is None:
+        decoder = _DECODERS[type_] = msgspec.json.Decoder(cls, dec_hook=_dec_hook)
+    return cls.VERSION, decoder
+
+
 def decode(type_: str, schema_version: int, payload: str | bytes | dict[str, Any]) -> Any:
     """The typed event for a stored payload (JSON text, or already parsed), upcast to the
     current schema version first; ``Unreadable`` when it is no event this tracker knows."""
@@ -92,10 +105,7 @@ def decode(type_: str, schema_version: int, payload: str | bytes | dict[str, Any
         return Unreadable(type_, f"{type_!r} is not an event type this tracker knows")
     try:
         if schema_version == cls.VERSION and not isinstance(payload, dict):
-            decoder = _DECODERS.get(type_)
-            if decoder is None:
-                decoder = _DECODERS[type_] = msgspec.json.Decoder(cls, dec_hook=_dec_hook)
-            return decoder.decode(payload)
+            return current_decoder(type_)[1].decode(payload)  # type: ignore[index]
         if not isinstance(payload, dict):
             payload = msgspec.json.decode(payload)
         if schema_version != cls.VERSION:

@@ -83,36 +83,54 @@ class StoredEvent(NamedTuple):
     prev_hash: str
     hash: str
     raw: str
+    # The payload already parsed, when the event was read from an export (whose line held it
+    # parsed): checking its hash need not parse ``raw`` again.
+    parsed: dict[str, Any] | None = None
 
     @property
     def payload(self) -> dict[str, Any]:
         """The payload exactly as stored (parsed from ``raw``): what the hash covers and what
         ``export events`` writes. Readers that want the event's meaning use ``data``."""
-        return loads_payload(self.raw)
+        return self.parsed if self.parsed is not None else loads_payload(self.raw)
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> StoredEvent:
         """The event an ``export events`` line describes (``to_dict``'s document)."""
+        return cls.from_export_line(json.dumps(doc, ensure_ascii=False, separators=(",", ":")))
+
+    @classmethod
+    def from_export_line(cls, line: str | bytes) -> StoredEvent:
+        """The event one line of ``export events`` holds; ``ValueError`` when it holds none.
+
+        The payload's JSON text is kept as written and read twice, typed (``data``) and as plain
+        values (for the hash): the line is never parsed into dictionaries and written again.
+        """
         from tracker.events.catalog import decode
 
-        payload = doc["payload"]
-        if not isinstance(payload, dict):
-            raise TypeError("an event's payload is a JSON object")
+        try:
+            doc = _read_line(line)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            raise ValueError(str(exc)) from None
+        text = bytes(doc.payload).decode("utf-8")
+        parsed = loads_payload(text)
+        if not isinstance(parsed, dict):
+            raise ValueError("an event's payload is a JSON object")
         return cls(
-            doc["position"],
-            doc["event_id"],
-            doc["campaign_id"],
-            doc["version"],
-            doc["session_id"],
-            doc["character_id"],
-            doc["type"],
-            doc["schema_version"],
-            decode(doc["type"], doc["schema_version"], payload),
-            doc["recorded_at"],
-            doc["visibility"],
-            doc["prev_hash"],
-            doc["hash"],
-            stored_json(payload),
+            doc.position,
+            doc.event_id,
+            doc.campaign_id,
+            doc.version,
+            doc.session_id,
+            doc.character_id,
+            doc.type,
+            doc.schema_version,
+            decode(doc.type, doc.schema_version, text),
+            doc.recorded_at,
+            doc.visibility,
+            doc.prev_hash,
+            doc.hash,
+            text,
+            parsed,
         )
 
     def chain_fields(self) -> dict[str, Any]:
@@ -185,6 +203,27 @@ def chain_fields(
 def event_hash(fields: dict[str, Any]) -> str:
     """SHA-256 over the canonical JSON of an event's chained fields."""
     return hashlib.sha256(canonical_json(fields).encode("utf-8")).hexdigest()
+
+
+class _ExportedEvent(msgspec.Struct):
+    """One line of ``export events``, its payload left as the JSON text it was written as."""
+
+    position: int
+    event_id: str
+    campaign_id: str
+    version: int
+    session_id: int | None
+    character_id: str | None
+    type: str
+    schema_version: int
+    payload: msgspec.Raw
+    recorded_at: str
+    visibility: str
+    prev_hash: str
+    hash: str
+
+
+_read_line = msgspec.json.Decoder(_ExportedEvent).decode
 
 
 @dataclass(frozen=True, slots=True)

@@ -286,6 +286,8 @@ class CampaignState:
     # While folding with a known final revoked set (a refold), undo events do not change it.
     fixed_revoked: bool = False
     needs_refold: bool = False
+    # The system ``system`` names, looked up once: the fold asks it at every track's move.
+    _rules: RuleSystem | None = field(default=None, repr=False, compare=False)
 
     def character(self, name: str) -> Character | None:
         """A character by name, matched without regard to case."""
@@ -310,7 +312,11 @@ class CampaignState:
     @property
     def rules(self) -> RuleSystem:
         """The campaign's rule system (one sentence when it is not installed)."""
-        return registry.get(self.system)
+        return self._rules or self._look_up_rules()
+
+    def _look_up_rules(self) -> RuleSystem:
+        self._rules = registry.get(self.system)
+        return self._rules
 
     @property
     def threat_floor(self) -> str:
@@ -517,36 +523,38 @@ def _apply_effects(
 ) -> None:
     for effect in effects:
         ch = state.characters.get(effect.character_id or default_id or "")
-        match effect:
-            case TrackChange(track="threat", delta=delta):
+        kind = type(effect)
+        if kind is TrackChange:
+            track, delta = effect.track, effect.delta
+            if track == "threat":
                 _set_threat(state, state.threat + delta, raw)
-            case TrackChange() if ch is None:
+            elif ch is None:
                 continue
-            case TrackChange(track="mettle", delta=delta):
+            elif track == "mettle":
                 ch.mettle = min(max(ch.mettle + delta, 0), state.rules.track_max.get("mettle", 0))
-            case TrackChange(track="stress", delta=delta):
+            elif track == "stress":
                 _set_stress(state, ch, delta, raw)
-            case TrackChange(track="hp" | "fp" as track, delta=delta):
+            elif track in ("hp", "fp"):
                 _change_track(state, ch, track, delta)
-            case ConditionApplied() if ch is not None:
-                ch.conditions[effect.condition] = Condition(
-                    effect.condition, effect.duration, effect.unit, effect.note, raw.event_id
-                )
-            case ObligationOpened():
-                _open(
-                    state,
-                    raw,
-                    effect.obligation,
-                    effect.what,
-                    character_id=ch.character_id if ch else None,
-                    suffix=effect.suffix,
-                    **effect.data,
-                )
-            case StoryTagSpent(tag=tag) if ch is not None and tag in ch.story_tags:
-                ch.story_tags.remove(tag)
-            case StatChanged(stat=stat, delta=delta) if ch is not None:
-                key = ch.stat_name(stat) or stat
-                ch.stat_changes[key] = ch.stat_changes.get(key, 0) + delta
+        elif kind is ConditionApplied and ch is not None:
+            ch.conditions[effect.condition] = Condition(
+                effect.condition, effect.duration, effect.unit, effect.note, raw.event_id
+            )
+        elif kind is ObligationOpened:
+            _open(
+                state,
+                raw,
+                effect.obligation,
+                effect.what,
+                character_id=ch.character_id if ch else None,
+                suffix=effect.suffix,
+                **effect.data,
+            )
+        elif kind is StoryTagSpent and ch is not None and effect.tag in ch.story_tags:
+            ch.story_tags.remove(effect.tag)
+        elif kind is StatChanged and ch is not None:
+            key = ch.stat_name(effect.stat) or effect.stat
+            ch.stat_changes[key] = ch.stat_changes.get(key, 0) + effect.delta
 
 
 def _change_track(state: CampaignState, ch: Character, track: str, delta: int) -> None:
@@ -564,6 +572,7 @@ def _change_track(state: CampaignState, ch: Character, track: str, delta: int) -
 def _campaign_created(state: CampaignState, e: c.CampaignCreated, _: StoredEvent) -> None:
     state.name = e.name
     state.system = e.system
+    state._rules = None  # looked up again for the system now named
     state.tie_rule = e.tie_rule
     state.cinematic = e.cinematic
     state.stress_limit = e.stress_limit

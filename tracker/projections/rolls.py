@@ -330,12 +330,9 @@ class LuckTally:
         if kind in ROLLED:
             if event.event_id in self.revoked:
                 return
-            for facts in self.rules.roll_facts(event.data):
-                who = facts.character_id
-                name = None if who is None else facts.name or self.names.get(who, "?")
-                self.luck.count(
-                    name, event.session_id, facts.faces, facts.dice, facts.success, facts.chance_key
-                )
+            for who, side, faces, dice, success, key in self.rules.rolled(event.data):
+                name = None if who is None else side or self.names.get(who, "?")
+                self.luck.count(name, event.session_id, faces, dice, success, key)
         elif kind == "CharacterAdded":
             self.names[event.data.character_id] = event.data.name
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
+
+import msgspec
 
 from tracker.errors import NotFound, Refused
 from tracker.events.effects import Effect
@@ -99,8 +100,7 @@ class CampaignView(Protocol):
     def threat_floor(self) -> str: ...
 
 
-@dataclass(frozen=True, slots=True)
-class RollRequest:
+class RollRequest(msgspec.Struct, frozen=True):
     """A roll as the GM asked for it at the table: the trait and every option typed. A system
     reads the options its rulebook has and leaves the others."""
 
@@ -136,8 +136,7 @@ class RollRequest:
         return self.source if self.source is not None else source_for(self.dice, self.seed)
 
 
-@dataclass(frozen=True, slots=True)
-class RollDecision:
+class RollDecision(msgspec.Struct, frozen=True):
     """A roll decided by its system: what the event records, and the document the command
     shows. ``followups`` are rolls the rules call for at once (Danger Sense's secret roll)."""
 
@@ -154,8 +153,7 @@ class RollDecision:
     followups: tuple[RollDecision, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Side:
+class Side(msgspec.Struct, frozen=True):
     """One side of a contest: a character and the trait it rolls, or an opponent given by name
     and score (``character`` None)."""
 
@@ -169,8 +167,7 @@ class Side:
         return None if self.character is None else self.character.character_id
 
 
-@dataclass(frozen=True, slots=True)
-class ContestRequest:
+class ContestRequest(msgspec.Struct, frozen=True):
     """A contest as the GM asked for it. ``running`` is the contest id and the next round of a
     contest between these sides still under way (a GURPS regular contest), if there is one."""
 
@@ -193,8 +190,7 @@ class ContestRequest:
         return a, b
 
 
-@dataclass(frozen=True, slots=True)
-class ContestDecision:
+class ContestDecision(msgspec.Struct, frozen=True):
     """A contest decided by its system: what the event records, and the document shown."""
 
     mode: str
@@ -245,8 +241,7 @@ class Style(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class RollLines:
+class RollLines(msgspec.Struct, frozen=True):
     """A roll as the terminal shows it: the head (who, what, against what), the dice and the
     outcome, and any lines the system adds after the notes."""
 
@@ -255,8 +250,7 @@ class RollLines:
     after: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class OddsOption:
+class OddsOption(msgspec.Struct, frozen=True):
     """One option of ``tracker odds NAME``, as the command line takes it."""
 
     flag: str
@@ -272,21 +266,19 @@ class OddsOption:
     dest: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class OddsReport:
+class OddsReport(msgspec.Struct, frozen=True):
     """Exact odds as ``tracker odds`` shows them: the title, the odds, labels for outcome names,
     warnings (``notes``) and plain ``lines`` after the table, and the ``--json`` document."""
 
     odds: Any
     title: str
     document: dict[str, Any]
-    labels: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = {}
     notes: tuple[str, ...] = ()
     lines: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class OddsCommand:
+class OddsCommand(msgspec.Struct, frozen=True):
     """What ``tracker odds NAME`` takes, its help (examples included), and how it computes."""
 
     help: str
@@ -294,8 +286,7 @@ class OddsCommand:
     compute: Callable[..., OddsReport]
 
 
-@dataclass(frozen=True, slots=True)
-class DemoEvening:
+class DemoEvening(msgspec.Struct, frozen=True):
     """A campaign ``tracker demo`` makes for the system: its sheets (files a character is added
     from), the session it starts, and a script of commands played in it, one a line. The
     featured evening is the one the demo leaves selected, with ``tries`` to suggest."""
@@ -306,6 +297,18 @@ class DemoEvening:
     script: Traversable
     featured: bool = False
     tries: tuple[str, ...] = ()
+
+
+class Rolled(NamedTuple):
+    """One rolled set of dice in brief (``RuleSystem.rolled``): what the luck against exact odds
+    counts."""
+
+    character_id: str | None
+    name: str | None
+    faces: int
+    dice: tuple[int, ...]
+    success: bool
+    chance_key: Any
 
 
 class RuleSystem:
@@ -428,6 +431,15 @@ class RuleSystem:
         """The dice rolled in a stored event of this system, as the roll history shows them
         (none for an event that rolled nothing)."""
         return []
+
+    def rolled(self, event: Any) -> list[Rolled]:
+        """``roll_facts`` in brief: who rolled what, and whether it succeeded against which
+        chance. A rebuild reads this of every roll in the log, so a system may answer it
+        without building the words ``roll_facts`` has."""
+        return [
+            Rolled(f.character_id, f.name, f.faces, f.dice, f.success, f.chance_key)
+            for f in self.roll_facts(event)
+        ]
 
     def chance(self, key: Any) -> Fraction:
         """The exact chance of success of the roll ``key`` describes (``RollFacts``)."""

@@ -20,6 +20,7 @@ from tracker.systems.base import (
     CampaignView,
     CharacterView,
     RollDecision,
+    Rolled,
     RollFacts,
     RollRequest,
     trait_value,
@@ -201,6 +202,15 @@ def roll_facts(event: Any) -> list[RollFacts]:
             (inputs["stat"], inputs["trained"], result["position"], inputs["bonus"]),
         )
     ]
+
+
+def rolled(event: Any) -> list[Rolled]:
+    """A stored check in brief, for the luck against exact odds."""
+    if not isinstance(event, RollMade):
+        return []
+    inputs, result = event.inputs, event.result
+    key = (inputs["stat"], inputs["trained"], result["position"], inputs["bonus"])
+    return [Rolled(event.character_id, None, FACES, event.dice, result["success"], key)]
 
 
 @lru_cache(maxsize=4096)

@@ -14,6 +14,7 @@ from tracker.systems.base import (
     Feature,
     OddsCommand,
     RollDecision,
+    Rolled,
     RollFacts,
     RollLines,
     RollRequest,
@@ -97,6 +98,9 @@ class Glintlock(RuleSystem):
 
     def roll_facts(self, event: Any) -> list[RollFacts]:
         return play.roll_facts(event)
+
+    def rolled(self, event: Any) -> list[Rolled]:
+        return play.rolled(event)
 
     def chance(self, key: Any) -> Fraction:
         return play.chance(key)

@@ -21,6 +21,7 @@ from tracker.systems.base import (
     ContestDecision,
     ContestRequest,
     RollDecision,
+    Rolled,
     RollFacts,
     RollRequest,
     Side,
@@ -278,6 +279,29 @@ def _side_facts(event: ContestRolled, side: ContestSide) -> RollFacts:
         "won" if won else ("stalemate" if event.winner is None else "lost"),
         (result["rank"], result["dl"], result["mode"], result["above"]),
     )
+
+
+def rolled(event: Any) -> list[Rolled]:
+    """A stored check, or both sides of a contest, in brief, for the luck against exact odds."""
+    if isinstance(event, RollMade):
+        inputs, result = event.inputs, event.result
+        key = (inputs["rank"], inputs["dl"], result["mode"], result.get("above", 0))
+        return [Rolled(event.character_id, None, FACES, event.dice, result["success"], key)]
+    if isinstance(event, ContestRolled):
+        return [
+            Rolled(
+                side.character_id,
+                side.name,
+                FACES,
+                tuple(r["dice"]),
+                r["success"],
+                (r["rank"], r["dl"], r["mode"], r["above"]),
+            )
+            for side in (event.a, event.b)
+            if side is not None
+            for r in (side.result,)
+        ]
+    return []
 
 
 @lru_cache(maxsize=4096)

@@ -16,6 +16,7 @@ from tracker.systems.base import (
     Feature,
     OddsCommand,
     RollDecision,
+    Rolled,
     RollFacts,
     RollLines,
     RollRequest,
@@ -61,6 +62,9 @@ class Gloom(RuleSystem):
 
     def roll_facts(self, event: Any) -> list[RollFacts]:
         return play.roll_facts(event)
+
+    def rolled(self, event: Any) -> list[Rolled]:
+        return play.rolled(event)
 
     def chance(self, key: Any) -> Fraction:
         return play.chance(key)

@@ -30,6 +30,7 @@ from tracker.systems.base import (
     ContestDecision,
     ContestRequest,
     RollDecision,
+    Rolled,
     RollFacts,
     RollRequest,
     Side,
@@ -531,6 +532,44 @@ def _side_facts(event: ContestRolled, side: ContestSide) -> RollFacts:
         "won" if won else ("stalemate" if event.winner is None else "lost"),
         result["effective"],
     )
+
+
+def rolled(event: Any) -> list[Rolled]:
+    """A stored roll, fright check or both sides of a contest, in brief, for the luck against
+    exact odds."""
+    if isinstance(event, RollMade):
+        result = event.result
+        return [
+            Rolled(
+                event.character_id, None, FACES, event.dice, result["success"], result["effective"]
+            )
+        ]
+    if isinstance(event, FrightChecked):
+        roll = event.result["roll"]
+        return [
+            Rolled(
+                event.character_id,
+                None,
+                FACES,
+                tuple(roll["dice"]),
+                roll["success"],
+                roll["effective"],
+            )
+        ]
+    if isinstance(event, ContestRolled):
+        return [
+            Rolled(
+                side.character_id,
+                side.name,
+                FACES,
+                tuple(side.result["dice"]),
+                side.result["success"],
+                side.result["effective"],
+            )
+            for side in (event.a, event.b)
+            if side is not None
+        ]
+    return []
 
 
 @lru_cache(maxsize=4096)

@@ -16,6 +16,7 @@ from tracker.systems.base import (
     Feature,
     OddsCommand,
     RollDecision,
+    Rolled,
     RollFacts,
     RollLines,
     RollRequest,
@@ -107,6 +108,9 @@ class Gurps(RuleSystem):
 
     def roll_facts(self, event: Any) -> list[RollFacts]:
         return play.roll_facts(event)
+
+    def rolled(self, event: Any) -> list[Rolled]:
+        return play.rolled(event)
 
     def chance(self, key: Any) -> Fraction:
         return play.chance(key)
