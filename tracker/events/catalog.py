@@ -16,7 +16,7 @@ from typing import Any, ClassVar, TypeVar
 
 import msgspec
 
-from tracker.events.effects import Effect, effect_from_json
+from tracker.events.effects import Effect, TrackChange, effect_from_json
 from tracker.events.upcasters import upcast
 
 CATALOG: dict[str, type[EventPayload]] = {}
@@ -72,6 +72,12 @@ def _plain(value: Any) -> Any:
 
 def _dec_hook(kind: type, value: Any) -> Any:
     if kind is Effect:
+        # The commonest effect, a currency's move ({"track": "mettle", "delta": 1}), checked and
+        # built here: a rebuild meets one in every few events.
+        if type(value) is dict and len(value) == 2:
+            track, delta = value.get("track"), value.get("delta")
+            if type(track) is str and type(delta) is int:
+                return TrackChange(track, delta)
         return effect_from_json(value)
     raise NotImplementedError(f"no decoding for {kind.__name__}")
 
@@ -86,8 +92,7 @@ def encode(event: EventPayload) -> tuple[str, int, dict[str, Any]]:
 
 def current_decoder(type_: str) -> tuple[int, msgspec.json.Decoder] | None:
     """The current schema version of ``type_`` and the decoder that reads a payload of that
-    version straight from its JSON text (None for a type this tracker does not know). A reader of
-    many events keeps these at hand, and calls ``decode`` for anything else."""
+    version straight from its JSON text (None for a type this tracker does not know)."""
     cls = CATALOG.get(type_)
     if cls is None:
         return None
@@ -95,6 +100,12 @@ def current_decoder(type_: str) -> tuple[int, msgspec.json.Decoder] | None:
     if decoder is None:
         decoder = _DECODERS[type_] = msgspec.json.Decoder(cls, dec_hook=_dec_hook)
     return cls.VERSION, decoder
+
+
+def current_decoders() -> dict[str, tuple[int, msgspec.json.Decoder]]:
+    """``current_decoder`` of every type in the catalog: what a reader of many events keeps at
+    hand, calling ``decode`` for anything else."""
+    return {type_: found for type_ in CATALOG if (found := current_decoder(type_))}
 
 
 def decode(type_: str, schema_version: int, payload: str | bytes | dict[str, Any]) -> Any:

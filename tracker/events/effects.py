@@ -124,12 +124,6 @@ _SHAPES: dict[str, type[Effect]] = {
 
 def effect_from_json(doc: Any) -> Effect:
     """The typed effect a stored effect describes; ``ValueError`` when it describes none."""
-    if type(doc) is dict and len(doc) == 2:
-        # The commonest shape, a currency's move ({"track": "mettle", "delta": 1}), checked and
-        # built by hand: a rebuild reads one in every few events.
-        track, delta = doc.get("track"), doc.get("delta")
-        if type(track) is str and type(delta) is int:
-            return TrackChange(track, delta)
     if isinstance(doc, Mapping):
         # The leading key comes first in every stored shape: usually one lookup finds it.
         for key in doc:

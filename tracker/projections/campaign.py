@@ -286,8 +286,9 @@ class CampaignState:
     # While folding with a known final revoked set (a refold), undo events do not change it.
     fixed_revoked: bool = False
     needs_refold: bool = False
-    # The system ``system`` names, looked up once: the fold asks it at every track's move.
-    _rules: RuleSystem | None = field(default=None, repr=False, compare=False)
+    # The rule system ``system`` names, looked up once (when the campaign's creation is folded,
+    # or a snapshot read): the fold asks it at every track's move.
+    rules: RuleSystem = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     def character(self, name: str) -> Character | None:
         """A character by name, matched without regard to case."""
@@ -308,15 +309,6 @@ class CampaignState:
             if (kind is None or o.kind == kind)
             and (character_id is None or o.character_id == character_id)
         ]
-
-    @property
-    def rules(self) -> RuleSystem:
-        """The campaign's rule system (one sentence when it is not installed)."""
-        return self._rules or self._look_up_rules()
-
-    def _look_up_rules(self) -> RuleSystem:
-        self._rules = registry.get(self.system)
-        return self._rules
 
     @property
     def threat_floor(self) -> str:
@@ -476,10 +468,8 @@ def _floor_text(threat: int, severity: str) -> str:
 
 def _update_floor(state: CampaignState, raw: StoredEvent) -> None:
     """Open, raise, lower or discharge the spending floor to match the Threat level."""
-    rules = state.rules
-    if not rules.has(Feature.THREAT):
-        return
-    floor = rules.spending_floor(state.threat)
+    # A system without Threat has no floor: its spending_floor is always "none".
+    floor = state.rules.spending_floor(state.threat)
     current = next((o for o in state.obligations.values() if o.kind == "threat-floor"), None)
     if floor == "none":
         if current is not None:
@@ -572,7 +562,7 @@ def _change_track(state: CampaignState, ch: Character, track: str, delta: int) -
 def _campaign_created(state: CampaignState, e: c.CampaignCreated, _: StoredEvent) -> None:
     state.name = e.name
     state.system = e.system
-    state._rules = None  # looked up again for the system now named
+    state.rules = registry.get(e.system)
     state.tie_rule = e.tie_rule
     state.cinematic = e.cinematic
     state.stress_limit = e.stress_limit
@@ -974,6 +964,7 @@ def from_snapshot(doc: dict[str, Any]) -> CampaignState:
     state = CampaignState(doc["campaign_id"])
     for name in _STATE_FIELDS[1:]:
         setattr(state, name, doc[name])
+    state.rules = registry.get(state.system)
     s = doc["session"]
     if s is not None:
         state.session = SessionInfo(

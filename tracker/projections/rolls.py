@@ -321,7 +321,7 @@ class LuckTally:
 
     def __init__(self, revoked: set[str], rules: RuleSystem) -> None:
         self.revoked = revoked
-        self.rules = rules
+        self.rolled = rules.rolled
         self.names: dict[str, str] = {}
         self.luck = Luck(rules.chance)
 
@@ -330,7 +330,7 @@ class LuckTally:
         if kind in ROLLED:
             if event.event_id in self.revoked:
                 return
-            for who, side, faces, dice, success, key in self.rules.rolled(event.data):
+            for who, side, faces, dice, success, key in self.rolled(event.data):
                 name = None if who is None else side or self.names.get(who, "?")
                 self.luck.count(name, event.session_id, faces, dice, success, key)
         elif kind == "CharacterAdded":

@@ -20,7 +20,7 @@ from sqlalchemy import Connection, Engine, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from tracker.errors import BadInput, ConcurrencyError, NotFound, Refused
-from tracker.events.catalog import CampaignCreated, current_decoder, decode
+from tracker.events.catalog import CampaignCreated, current_decoders, decode
 from tracker.events.envelope import (
     GENESIS_HASH,
     NewEvent,
@@ -34,7 +34,6 @@ from tracker.store.engine import WRITE, after_explicit_positions, lock_writers
 from tracker.store.schema import campaigns, events, settings, snapshots
 
 READ_BATCH = 2_000
-MISSING = object()
 ID_SLICE = 500
 IMPORT_BATCH = 5_000
 NAME_MAX = campaigns.c.name.type.length
@@ -302,7 +301,7 @@ class EventStore:
         result = conn.execute(query, execution_options=options)
         # Each type's decoder for its current version, at hand: a payload in any other version,
         # or one that does not fit, goes the long way through ``decode`` (which says why).
-        fast: dict[str, tuple[int, msgspec.json.Decoder] | None] = {}
+        fast = current_decoders()
         # Unpacked by position (the table's column order is StoredEvent's field order): a full
         # rebuild reads every row, and attribute lookup by name costs a third of the time.
         for (
@@ -320,9 +319,7 @@ class EventStore:
             prev_hash,
             digest,
         ) in result:
-            known = fast.get(type_, MISSING)
-            if known is MISSING:
-                known = fast[type_] = current_decoder(type_)
+            known = fast.get(type_)
             if known is not None and known[0] == schema_version:
                 try:
                     data = known[1].decode(payload)

@@ -12,10 +12,9 @@ A system sees the campaign only through the small protocols below (``CharacterVi
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple, Protocol
 
 import msgspec
 
@@ -28,27 +27,29 @@ if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
 
-class Feature(enum.StrEnum):
+class Feature:
     """What a table can do with a system beyond rolling; commands check these, never a name.
 
     Each is named for the rulebook's concept; a command that needs one refuses a campaign whose
-    system lacks it, naming the systems that have it.
+    system lacks it, naming the systems that have it. They are plain strings (a system's
+    ``features`` is a frozenset of them): the fold asks about them at every track's move, and a
+    string hashes in C where an enum member would not.
     """
 
-    STRESS = "stress"
-    METTLE = "mettle"
-    THREAT = "threat"
-    STORY_TAGS = "story tags"
-    BREAKING_POINT = "breaking point"
-    CONTESTS = "contests"
-    PANIC_CHECKS = "panic checks"
-    DEFAULTS = "skill defaults"
-    CHARACTER_POINTS = "character points"
-    SENSE_ROLLS = "sense rolls"
-    FRIGHT_CHECKS = "fright checks"
-    INFLUENCE = "influence rolls"
-    EXTRA_EFFORT = "extra effort"
-    PROJECTS = "major projects"
+    STRESS: Final = "stress"
+    METTLE: Final = "mettle"
+    THREAT: Final = "threat"
+    STORY_TAGS: Final = "story tags"
+    BREAKING_POINT: Final = "breaking point"
+    CONTESTS: Final = "contests"
+    PANIC_CHECKS: Final = "panic checks"
+    DEFAULTS: Final = "skill defaults"
+    CHARACTER_POINTS: Final = "character points"
+    SENSE_ROLLS: Final = "sense rolls"
+    FRIGHT_CHECKS: Final = "fright checks"
+    INFLUENCE: Final = "influence rolls"
+    EXTRA_EFFORT: Final = "extra effort"
+    PROJECTS: Final = "major projects"
 
 
 class CharacterView(Protocol):
@@ -299,16 +300,10 @@ class DemoEvening(msgspec.Struct, frozen=True):
     tries: tuple[str, ...] = ()
 
 
-class Rolled(NamedTuple):
-    """One rolled set of dice in brief (``RuleSystem.rolled``): what the luck against exact odds
-    counts."""
-
-    character_id: str | None
-    name: str | None
-    faces: int
-    dice: tuple[int, ...]
-    success: bool
-    chance_key: Any
+# One rolled set of dice in brief (``RuleSystem.rolled``), what the luck against exact odds
+# counts: (character_id, name, faces, dice, success, chance_key). A plain tuple, not a named
+# one: a rebuild makes one for every roll in the log.
+Rolled = tuple[str | None, str | None, int, tuple[int, ...], bool, Any]
 
 
 class RuleSystem:
@@ -321,7 +316,7 @@ class RuleSystem:
     """The name as people write it (GURPS)."""
     order: ClassVar[int] = 100
     """Where the system is listed among the others (built-in ones first)."""
-    features: ClassVar[frozenset[Feature]] = frozenset()
+    features: ClassVar[frozenset[str]] = frozenset()
     score_range: ClassVar[tuple[int, int]] = (0, 99)
     """What a stat or skill on a sheet can sensibly be; anything outside is a typo."""
     track_max: ClassVar[Mapping[str, int]] = {}
@@ -345,7 +340,7 @@ class RuleSystem:
     def __deepcopy__(self, memo: dict[int, Any]) -> RuleSystem:
         return self
 
-    def has(self, feature: Feature) -> bool:
+    def has(self, feature: str) -> bool:
         """Whether a table can use ``feature`` with this system."""
         return feature in self.features
 
@@ -437,7 +432,7 @@ class RuleSystem:
         chance. A rebuild reads this of every roll in the log, so a system may answer it
         without building the words ``roll_facts`` has."""
         return [
-            Rolled(f.character_id, f.name, f.faces, f.dice, f.success, f.chance_key)
+            (f.character_id, f.name, f.faces, f.dice, f.success, f.chance_key)
             for f in self.roll_facts(event)
         ]
 

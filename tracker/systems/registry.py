@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tracker.errors import Refused, TrackerError
-from tracker.systems.base import Feature, RuleSystem
+from tracker.systems.base import RuleSystem
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -91,7 +91,7 @@ def names() -> list[str]:
     return [system.name for system in systems()]
 
 
-def titles_with(feature: Feature) -> str:
+def titles_with(feature: str) -> str:
     """The systems that have ``feature``, as a sentence says them ("Gloom and Glintlock")."""
     titles = [system.title for system in systems() if system.has(feature)]
     if len(titles) <= 1:
@@ -99,7 +99,7 @@ def titles_with(feature: Feature) -> str:
     return ", ".join(titles[:-1]) + " and " + titles[-1]
 
 
-def require(system: RuleSystem, feature: Feature, what: str, verb: str = "is") -> None:
+def require(system: RuleSystem, feature: str, what: str, verb: str = "is") -> None:
     """Refuse ``what`` when ``system`` lacks ``feature``, naming the systems that have it:
     "Threat is a Glintlock rule; this campaign plays gloom." """
     if not system.has(feature):

@@ -52,7 +52,7 @@ class D6(RuleSystem):
 
     name: ClassVar[str] = "d6"
     title: ClassVar[str] = "D6"
-    features: ClassVar[frozenset[Feature]] = frozenset({Feature.STRESS})
+    features: ClassVar[frozenset[str]] = frozenset({Feature.STRESS})
     outcome_tones: ClassVar[Mapping[str, str]] = {"hit": "good", "miss": "bad"}
     score_range: ClassVar[tuple[int, int]] = (1, 6)
     dice_name: ClassVar[str] = "d6"

@@ -210,7 +210,7 @@ def rolled(event: Any) -> list[Rolled]:
         return []
     inputs, result = event.inputs, event.result
     key = (inputs["stat"], inputs["trained"], result["position"], inputs["bonus"])
-    return [Rolled(event.character_id, None, FACES, event.dice, result["success"], key)]
+    return [(event.character_id, None, FACES, event.dice, result["success"], key)]
 
 
 @lru_cache(maxsize=4096)

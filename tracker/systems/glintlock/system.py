@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from fractions import Fraction
 from importlib import resources
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from tracker.systems.base import (
-    CampaignView,
     CharacterView,
     DemoEvening,
     Feature,
     OddsCommand,
-    RollDecision,
-    Rolled,
-    RollFacts,
-    RollLines,
     RollRequest,
     RuleSystem,
-    Style,
 )
 from tracker.systems.glintlock import play, words
 from tracker.systems.glintlock import rules as glintlock
@@ -31,7 +24,7 @@ class Glintlock(RuleSystem):
     name: ClassVar[str] = "glintlock"
     title: ClassVar[str] = "Glintlock"
     order: ClassVar[int] = 3
-    features: ClassVar[frozenset[Feature]] = frozenset(
+    features: ClassVar[frozenset[str]] = frozenset(
         {
             Feature.STRESS,
             Feature.METTLE,
@@ -75,11 +68,8 @@ class Glintlock(RuleSystem):
         # Mettle is 0 at every session start; Threat too, unless the campaign carries it over.
         return frozenset({"mettle"} if threat_carries_over else {"mettle", "threat"})
 
-    def spending_floor(self, threat: int) -> str:
-        return glintlock.spending_floor(threat)
-
-    def breaking_point(self, stress: int) -> bool:
-        return glintlock.breaking_point(stress)
+    spending_floor = staticmethod(glintlock.spending_floor)
+    breaking_point = staticmethod(glintlock.breaking_point)
 
     def next_roll(self, action: str) -> tuple[int, int]:
         if action == "steel-yourself":
@@ -88,25 +78,12 @@ class Glintlock(RuleSystem):
             return 0, 1
         return 0, 0
 
-    def decide_roll(
-        self, request: RollRequest, character: CharacterView, campaign: CampaignView
-    ) -> RollDecision:
-        return play.decide_roll(self, request, character, campaign)
-
-    def redecide(self, event: Any) -> str | None:
-        return play.redecide(event)
-
-    def roll_facts(self, event: Any) -> list[RollFacts]:
-        return play.roll_facts(event)
-
-    def rolled(self, event: Any) -> list[Rolled]:
-        return play.rolled(event)
-
-    def chance(self, key: Any) -> Fraction:
-        return play.chance(key)
-
-    def render_roll(self, doc: Mapping[str, Any], style: Style) -> RollLines:
-        return words.render_roll(doc, style)
+    decide_roll = play.decide_roll
+    redecide = staticmethod(play.redecide)
+    roll_facts = staticmethod(play.roll_facts)
+    rolled = staticmethod(play.rolled)
+    chance = staticmethod(play.chance)
+    render_roll = staticmethod(words.render_roll)
 
     def odds_command(self) -> OddsCommand:
         return words.ODDS

@@ -286,10 +286,10 @@ def rolled(event: Any) -> list[Rolled]:
     if isinstance(event, RollMade):
         inputs, result = event.inputs, event.result
         key = (inputs["rank"], inputs["dl"], result["mode"], result.get("above", 0))
-        return [Rolled(event.character_id, None, FACES, event.dice, result["success"], key)]
+        return [(event.character_id, None, FACES, event.dice, result["success"], key)]
     if isinstance(event, ContestRolled):
         return [
-            Rolled(
+            (
                 side.character_id,
                 side.name,
                 FACES,

@@ -540,14 +540,12 @@ def rolled(event: Any) -> list[Rolled]:
     if isinstance(event, RollMade):
         result = event.result
         return [
-            Rolled(
-                event.character_id, None, FACES, event.dice, result["success"], result["effective"]
-            )
+            (event.character_id, None, FACES, event.dice, result["success"], result["effective"])
         ]
     if isinstance(event, FrightChecked):
         roll = event.result["roll"]
         return [
-            Rolled(
+            (
                 event.character_id,
                 None,
                 FACES,
@@ -558,7 +556,7 @@ def rolled(event: Any) -> list[Rolled]:
         ]
     if isinstance(event, ContestRolled):
         return [
-            Rolled(
+            (
                 side.character_id,
                 side.name,
                 FACES,

@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from fractions import Fraction
 from importlib import resources
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from tracker.systems.base import (
-    CampaignView,
     CharacterView,
-    ContestDecision,
-    ContestRequest,
     DemoEvening,
     Feature,
     OddsCommand,
-    RollDecision,
-    Rolled,
-    RollFacts,
-    RollLines,
     RollRequest,
     RuleSystem,
-    Side,
-    Style,
 )
 from tracker.systems.gurps import play, words
 
@@ -36,7 +26,7 @@ class Gurps(RuleSystem):
     name: ClassVar[str] = "gurps"
     title: ClassVar[str] = "GURPS"
     order: ClassVar[int] = 2
-    features: ClassVar[frozenset[Feature]] = frozenset(
+    features: ClassVar[frozenset[str]] = frozenset(
         {
             Feature.CONTESTS,
             Feature.DEFAULTS,
@@ -98,30 +88,13 @@ class Gurps(RuleSystem):
             return 0
         return -5 * top if track == "hp" else -top
 
-    def decide_roll(
-        self, request: RollRequest, character: CharacterView, campaign: CampaignView
-    ) -> RollDecision:
-        return play.decide_roll(self, request, character, campaign)
-
-    def redecide(self, event: Any) -> str | None:
-        return play.redecide(event)
-
-    def roll_facts(self, event: Any) -> list[RollFacts]:
-        return play.roll_facts(event)
-
-    def rolled(self, event: Any) -> list[Rolled]:
-        return play.rolled(event)
-
-    def chance(self, key: Any) -> Fraction:
-        return play.chance(key)
-
-    def decide_contest(
-        self, request: ContestRequest, a: Side, b: Side, campaign: CampaignView
-    ) -> ContestDecision:
-        return play.decide_contest(self, request, a, b, campaign)
-
-    def render_roll(self, doc: Mapping[str, Any], style: Style) -> RollLines:
-        return words.render_roll(doc, style)
+    decide_roll = play.decide_roll
+    redecide = staticmethod(play.redecide)
+    roll_facts = staticmethod(play.roll_facts)
+    rolled = staticmethod(play.rolled)
+    chance = staticmethod(play.chance)
+    decide_contest = play.decide_contest
+    render_roll = staticmethod(words.render_roll)
 
     def odds_command(self) -> OddsCommand:
         return words.ODDS
