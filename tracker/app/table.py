@@ -27,6 +27,7 @@ from tracker.store.engine import (
 )
 from tracker.store.eventstore import CampaignRow, EventStore
 from tracker.store.migrate import ensure_schema
+from tracker.systems import registry
 
 # The setting that names the current campaign (the one made or chosen last).
 CURRENT = "current_campaign"
@@ -79,9 +80,10 @@ class Table:
         current = self.store.get_setting(CURRENT)
         row = self.store.find_campaign(current) if current else None
         if row is None:
+            systems = "|".join(registry.names())
             raise Refused(
-                "No campaign is selected; create one with `tracker campaign new NAME --system "
-                "SYSTEM` or choose one with `tracker campaign use NAME`."
+                f"No campaign is selected; create one with `tracker campaign new NAME --system "
+                f"{systems}` or choose one with `tracker campaign use NAME`."
             )
         return row
 
