@@ -14,12 +14,10 @@ from tracker.errors import TrackerError
 from tracker.events import StoredEvent
 from tracker.events.catalog import Unreadable
 from tracker.events.envelope import ChainProblem, check_chain
+from tracker.projections.rolls import ROLLED
 from tracker.store.eventstore import CampaignRow
 from tracker.systems import registry
 from tracker.systems.base import RuleSystem
-
-# The events that record dice the rules decided.
-ROLL_TYPES = frozenset({"RollMade", "FrightChecked", "ContestRolled"})
 
 
 def redecide(event: StoredEvent, rules: RuleSystem) -> str | None:
@@ -27,7 +25,7 @@ def redecide(event: StoredEvent, rules: RuleSystem) -> str | None:
     differs."""
     if isinstance(event.data, Unreadable):
         return f"it cannot be read: {event.data.reason}"
-    if event.type not in ROLL_TYPES:
+    if event.type not in ROLLED:
         return None
     try:
         return rules.redecide(event.data)
@@ -57,10 +55,12 @@ class VerifyReport:
     problem: ChainProblem | None
     mismatches: tuple[Mismatch, ...] = ()
     rolls: int = 0
+    # Why the rolls were not decided again, when they could not be (the chain still was).
+    unchecked: str | None = None
 
     @property
     def ok(self) -> bool:
-        return self.problem is None and not self.mismatches
+        return self.problem is None and not self.mismatches and self.unchecked is None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -76,6 +76,7 @@ class VerifyReport:
                 "reason": self.problem.reason,
             },
             "mismatches": [m.to_dict() for m in self.mismatches],
+            "unchecked": self.unchecked,
         }
 
 
@@ -121,8 +122,18 @@ class Verifier:
         return results
 
     def campaign(self, row: CampaignRow) -> VerifyReport:
-        """One campaign's chain walked, and its rolls decided again as they go by."""
-        rules = registry.get(row.system)
+        """One campaign's chain walked, and its rolls decided again as they go by. The chain
+        needs no rules: a campaign whose system is not installed still has it walked."""
+        rules: RuleSystem | None
+        try:
+            rules = registry.get(row.system)
+            unchecked = None
+        except TrackerError:
+            rules = None
+            unchecked = (
+                f'its rolls were not decided again: the rule system "{row.system}" is not '
+                "installed here"
+            )
         counted = rolls = 0
         mismatches: list[Mismatch] = []
 
@@ -130,11 +141,11 @@ class Verifier:
             nonlocal counted, rolls
             for event in stream:
                 counted += 1
-                rolls += event.type in ROLL_TYPES
-                reason = redecide(event, rules)
+                rolls += event.type in ROLLED
+                reason = redecide(event, rules) if rules is not None else None
                 if reason is not None:
                     mismatches.append(Mismatch(event.version, event.event_id, reason))
                 yield event
 
         problem = check_chain(checking(self.table.store.read(row.campaign_id)))
-        return VerifyReport(row.name, counted, problem, tuple(mismatches), rolls)
+        return VerifyReport(row.name, counted, problem, tuple(mismatches), rolls, unchecked)

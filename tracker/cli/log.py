@@ -172,6 +172,8 @@ def verify(against: str | None, as_json: bool) -> None:
                     + f": {p.reason}. Restore a backup or an export to recover.",
                     err=True,
                 )
+            if r.unchecked is not None:
+                click.echo(f"{r.campaign}: {r.unchecked}.", err=True)
             for m in r.mismatches[:10]:
                 click.echo(
                     f"{r.campaign}: "

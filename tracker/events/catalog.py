@@ -124,6 +124,11 @@ def decode(type_: str, schema_version: int, payload: str | bytes | dict[str, Any
         return msgspec.convert(payload, cls, dec_hook=_dec_hook)
     except (msgspec.ValidationError, msgspec.DecodeError, ValueError) as exc:
         return Unreadable(type_, f"its payload does not fit {type_} ({exc})")
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:
+        # An upcaster that meets a payload it was not written for.
+        return Unreadable(
+            type_, f"its payload could not be lifted to {type_} version {cls.VERSION} ({exc!r})"
+        )
 
 
 @event_type

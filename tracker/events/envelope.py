@@ -15,6 +15,8 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from tracker.errors import StorageError
+
 _decode_json = msgspec.json.decode
 
 GENESIS_HASH = "0" * 64
@@ -91,7 +93,15 @@ class StoredEvent(NamedTuple):
     def payload(self) -> dict[str, Any]:
         """The payload exactly as stored (parsed from ``raw``): what the hash covers and what
         ``export events`` writes. Readers that want the event's meaning use ``data``."""
-        return self.parsed if self.parsed is not None else loads_payload(self.raw)
+        if self.parsed is not None:
+            return self.parsed
+        try:
+            return loads_payload(self.raw)
+        except ValueError:
+            raise StorageError(
+                f"Event {self.version} ({self.event_id}) holds a payload that is not JSON; "
+                "`tracker verify` names what was edited, and a backup or an export restores it."
+            ) from None
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> StoredEvent:
@@ -255,7 +265,11 @@ def check_chain(stream) -> ChainProblem | None:
             return ChainProblem(
                 event.version, event.event_id, "it does not follow the event before it"
             )
-        if event.computed_hash() != event.hash:
+        try:
+            intact = event.computed_hash() == event.hash
+        except StorageError:
+            return ChainProblem(event.version, event.event_id, "its payload is not JSON")
+        if not intact:
             return ChainProblem(
                 event.version, event.event_id, "its contents no longer match its hash"
             )

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from tracker.errors import StorageError
 from tracker.events import StoredEvent
 from tracker.events.catalog import CharacterAdded
 from tracker.systems.base import RuleSystem
@@ -122,6 +123,14 @@ class RollRow:
         return doc
 
 
+def unreadable_roll(event: StoredEvent, rules: RuleSystem, exc: Exception) -> StorageError:
+    """The sentence for a stored roll its system cannot read (its document lacks a field)."""
+    return StorageError(
+        f"Event {event.version} ({event.event_id}) records a roll the {rules.title} rules cannot "
+        f"read ({type(exc).__name__}: {exc}); `tracker verify` names it."
+    )
+
+
 def roll_rows(
     events: Iterable[StoredEvent], rules: RuleSystem, revoked: set[str] | None = None
 ) -> Iterator[RollRow]:
@@ -134,7 +143,11 @@ def roll_rows(
         if isinstance(data, CharacterAdded):
             names[data.character_id] = data.name
             continue
-        for facts in rules.roll_facts(data):
+        try:
+            rolled = rules.roll_facts(data)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise unreadable_roll(event, rules, exc) from None
+        for facts in rolled:
             name = facts.name if facts.name is not None else names.get(facts.character_id, "?")
             key = facts.chance_key
             yield RollRow(
@@ -321,6 +334,7 @@ class LuckTally:
 
     def __init__(self, revoked: set[str], rules: RuleSystem) -> None:
         self.revoked = revoked
+        self.rules = rules
         self.rolled = rules.rolled
         self.names: dict[str, str] = {}
         self.luck = Luck(rules.chance)
@@ -330,7 +344,11 @@ class LuckTally:
         if kind in ROLLED:
             if event.event_id in self.revoked:
                 return
-            for who, side, faces, dice, success, key in self.rolled(event.data):
+            try:
+                rolled = self.rolled(event.data)
+            except (KeyError, TypeError, ValueError, IndexError) as exc:
+                raise unreadable_roll(event, self.rules, exc) from None
+            for who, side, faces, dice, success, key in rolled:
                 name = None if who is None else side or self.names.get(who, "?")
                 self.luck.count(name, event.session_id, faces, dice, success, key)
         elif kind == "CharacterAdded":

@@ -12,6 +12,7 @@ here knows their names. A system is imported the first time a campaign or a comm
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from tracker.errors import Refused, TrackerError
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
 GROUP = "tracker.systems"
+# A campaign stores its system's name in a column this wide; a name is one lower-case word.
+NAME_PATTERN = re.compile(r"[a-z][a-z0-9_-]{0,15}")
 
 _found: dict[str, EntryPoint] | None = None
 _loaded: dict[str, RuleSystem] = {}
@@ -42,6 +45,12 @@ def _entry_points() -> dict[str, EntryPoint]:
         _found = {}
         for point in entry_points(group=GROUP):
             _found.setdefault(point.name, point)
+        if not _found:
+            raise BrokenSystem(
+                "No rule system is installed, not even tracker's own (they are found through "
+                "the package's metadata); reinstall tracker, with `pip install -e .` in a "
+                "checkout."
+            )
     return _found
 
 
@@ -77,13 +86,26 @@ def get(name: str) -> RuleSystem:
             f'The entry point "{name}" in {GROUP} is not a rule system of that name; '
             "reinstall the package that provides it."
         )
+    if not NAME_PATTERN.fullmatch(name):
+        raise BrokenSystem(
+            f'The rule system "{name}" has a name tracker cannot store (one lower-case word of '
+            "at most 16 letters, digits, - or _); ask its makers for another."
+        )
     _loaded[name] = system
     return system
 
 
 def systems() -> list[RuleSystem]:
-    """Every installed rule system, in their listing order."""
-    return sorted((get(name) for name in _entry_points()), key=lambda s: (s.order, s.name))
+    """Every installed rule system that loads, in their listing order. One that does not load is
+    left out here (a campaign that plays it is told why when it asks for it): a broken plugin
+    does not take the others down with it."""
+    found = []
+    for name in _entry_points():
+        try:
+            found.append(get(name))
+        except BrokenSystem:
+            continue
+    return sorted(found, key=lambda s: (s.order, s.name))
 
 
 def names() -> list[str]:
