@@ -206,13 +206,21 @@ def redecide(event: Any) -> str | None:
         )
         return _differs("the outcome", event.result["outcome"], decided.outcome)
     if isinstance(event, ContestRolled):
+        if event.b is None:
+            return "a Gloom contest records both sides' rolls"
+        checks = []
         for side in (event.a, event.b):
-            if side is None:
-                continue
             decided = _check_again(side.result, tuple(side.result["dice"]))
             problem = _differs(f"{side.name}'s outcome", side.result["outcome"], decided.outcome)
             if problem:
                 return problem
+            checks.append(decided)
+        a, b = checks
+        if event.mode == "dynamic":
+            contest = gloom.decide_dynamic(a, b)
+        else:
+            contest = gloom.decide_contest(a, b, tie_rule=event.result.get("tie_rule") or "stat")
+        return _differs("the winner", event.winner, contest.winner)
     return None
 
 

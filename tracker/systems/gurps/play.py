@@ -404,7 +404,36 @@ def redecide(event: Any) -> str | None:
                 return problem
         if event.mode == "influence":
             return _influence_again(event)
+        return _winner_again(event)
     return None
+
+
+def _side_again(side: ContestSide) -> gurps.SuccessRoll:
+    r = side.result
+    modifiers = [gurps.Modifier(m["value"], m["label"]) for m in r["modifiers"]]
+    return gurps.decide_roll(r["base"], modifiers, tuple(r["dice"]))
+
+
+def _winner_again(event: ContestRolled) -> str | None:
+    """Who the rules say won a Quick Contest, a Resistance Roll or a Regular Contest's round.
+
+    Rulebook: gurps.md, 'Quick Contests', 'Regular Contests'; DESIGN.md Rulings/gurps (the
+    attacker of a resistance roll must succeed, and ties go to the defender)."""
+    a = _side_again(event.a)
+    if event.b is None:
+        # Only a resistance roll's defender stays put, and only when the attacker failed.
+        if event.mode != "resistance" or a.success:
+            return "the contest records no roll for its defender"
+        return _differs("the winner", event.winner, "b")
+    b = _side_again(event.b)
+    if event.mode == "regular":
+        decided = a.success != b.success
+        winner = ("a" if a.success else "b") if decided else None
+        return _differs("the round", (event.winner, event.decided), (winner, decided))
+    winner, _ = gurps.compare_rolls(a, b)
+    if event.mode == "resistance" and winner is None:
+        winner = "b"
+    return _differs("the winner", event.winner, winner)
 
 
 def _fright_again(event: FrightChecked) -> str | None:
