@@ -10,6 +10,7 @@ document the command shows, and the obligations the events opened and discharged
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from collections.abc import Callable
@@ -119,6 +120,9 @@ class Appender:
                 raise storage_error(exc, self.location) from None
             for event in stored:
                 apply(state, event)
+            # An undo or a redo changed which events count: what the command reports (the
+            # obligations it took back or put back) is read from the state refolded.
+            state = self.loader.settle(row, state)
             return state, stored, decision
         raise AssertionError("unreachable")
 
@@ -134,12 +138,27 @@ class Appender:
 
 
 def logged(
-    state: CampaignState, stored: list[StoredEvent], decision: Decision, owed_before: set[str]
+    state: CampaignState,
+    stored: list[StoredEvent],
+    decision: Decision,
+    owed_before: dict[str, Obligation],
 ) -> Logged:
-    """What the command logged, with the obligations its events opened and discharged (those
-    open now that were not when it decided, and those open then that are discharged now)."""
+    """What the command logged, with the obligations its events opened and discharged: those
+    open now that were not when it decided, and those open then that are not now (discharged,
+    or taken back with the event that opened them)."""
     opened = [o for k, o in state.obligations.items() if k not in owed_before]
     discharged = [o for o in state.discharged if o.id in owed_before]
+    gone = {o.id for o in discharged} | set(state.obligations)
+    for ident, ob in owed_before.items():
+        if ident not in gone:
+            discharged.append(
+                dataclasses.replace(
+                    ob,
+                    discharged_by=stored[-1].event_id,
+                    discharged_version=stored[-1].version,
+                    how="taken back with the event that opened it",
+                )
+            )
     doc = decision.doc
     doc.setdefault("event_id", stored[-1].event_id)
     doc["version"] = stored[-1].version

@@ -101,6 +101,16 @@ class StateLoader:
             state, scratch = self._refold(row, state.revoked, state.version)
             from_first = from_first or scratch
 
+    def settle(self, row: CampaignRow, state: CampaignState) -> CampaignState:
+        """``state`` after an undo or a redo was folded into it: refolded (from a snapshot that
+        agrees) so it shows what counts now, and kept warm in its place."""
+        if not state.needs_refold:
+            return state
+        state = self._refold(row, state.revoked, state.version)[0]
+        if self.warm:
+            self._warm[row.campaign_id] = state
+        return state
+
     def refold(
         self, row: CampaignRow, revoked: Iterable[str], until_version: int | None = None
     ) -> CampaignState:

@@ -16,7 +16,7 @@ from tracker.app.deciding import Appender, Decide, Decision, Logged, logged
 from tracker.app.loading import StateLoader
 from tracker.errors import NotFound, Refused
 from tracker.events import StoredEvent
-from tracker.projections.campaign import CampaignState, Character
+from tracker.projections.campaign import CampaignState, Character, Obligation
 from tracker.projections.rolls import Luck
 from tracker.store.engine import (
     create_engine_for,
@@ -125,7 +125,7 @@ class Table:
 
     def play(self, decide: Decide) -> Logged:
         """Decide and append, then say which obligations the events opened and discharged."""
-        owed_before: set[str] = set()
+        owed_before: dict[str, Obligation] = {}
 
         def deciding(state: CampaignState) -> Decision:
             owed_before.clear()
