@@ -38,3 +38,25 @@ def test_the_check_finds_a_name_compared(tmp_path):
     module = tmp_path / "misroute.py"
     module.write_text('if state.system == "gurps":\n    pass\nelse:\n    glintlock()\n')
     assert names_used(module, {"gurps", "glintlock"}) == [(1, "gurps")]
+
+
+def test_only_the_gurps_extras_reach_into_one_system_package():
+    """A command of one system's own (fright checks, influence, extra effort, projects) lives in
+    ``tracker/app/gurps_extras.py``, behind the features that gate it; everywhere else the code
+    asks the campaign's system through the registry, never a system's package by its name."""
+    systems = {name.casefold() for name in registry.names()}
+    reaching = set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "systems" in path.relative_to(PACKAGE).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            modules = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                modules = [node.module]
+            elif isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            for module in modules:
+                parts = module.split(".")
+                if parts[:2] == ["tracker", "systems"] and len(parts) > 2 and parts[2] in systems:
+                    reaching.add(str(path.relative_to(PACKAGE.parent)))
+    assert reaching == {"tracker/app/gurps_extras.py"}

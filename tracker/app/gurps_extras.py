@@ -367,7 +367,7 @@ class GurpsExtras:
                 ch,
                 state,
             )
-            inputs, doc = dict(worked.inputs), worked.doc
+            inputs, doc = dict(worked.inputs), dict(worked.doc)
             day = gurps.project_day(
                 worked.result["outcome"],
                 dice=source_for(destroyed_dice, None, "--destroyed-dice")

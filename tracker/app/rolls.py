@@ -22,7 +22,7 @@ from tracker.events.effects import Effect, TrackChange
 from tracker.events.play import ContestRolled, RollMade
 from tracker.projections.campaign import CampaignState, Character
 from tracker.systems import registry
-from tracker.systems.base import ContestRequest, Feature, RollRequest, Side
+from tracker.systems.base import ContestRequest, Feature, RollDecision, RollRequest, Side
 from tracker.systems.dice import DiceSource
 
 
@@ -73,6 +73,35 @@ def _running(state: CampaignState, a: Side, b: Side) -> tuple[str, int] | None:
         if ob.data["a"]["name"] == a.name and (ob.data.get("b") or {}).get("name") == b.name:
             return ob.data["contest_id"], ob.data.get("rounds", 1) + 1
     return None
+
+
+def _roll_made(
+    state: CampaignState,
+    character: Character,
+    decided: RollDecision,
+    kind: str,
+    dice_source: str,
+    *,
+    task: str | None = None,
+    seed: str | None = None,
+    after: str | None = None,
+) -> RollMade:
+    """The event a decided roll is logged as; a roll that follows another names it (``after``)."""
+    inputs = decided.inputs if after is None else {**decided.inputs, "after": after}
+    return RollMade(
+        character_id=character.character_id,
+        system=state.system,
+        trait=decided.trait,
+        kind=kind,
+        inputs=inputs,
+        dice_source=dice_source,
+        dice=decided.dice,
+        result=decided.result,
+        effects=decided.effects,
+        consumed=decided.consumed,
+        task=task,
+        seed=seed,
+    )
 
 
 class Rolls:
@@ -152,47 +181,30 @@ class Rolls:
                 )
             hidden = secret or decided.secret
             event = new_event(
-                RollMade(
-                    character_id=ch.character_id,
-                    system=state.system,
-                    trait=decided.trait,
-                    kind=kind,
-                    inputs=decided.inputs,
-                    dice_source=dice_source,
-                    dice=decided.dice,
-                    result=decided.result,
-                    effects=decided.effects,
-                    consumed=decided.consumed,
-                    task=task,
-                    seed=seed_text,
-                ),
+                _roll_made(state, ch, decided, kind, dice_source, task=task, seed=seed_text),
                 state=state,
                 visibility="gm" if hidden else "public",
             )
-            doc = decided.doc
-            doc.update(
-                event_id=event.event_id,
-                system=state.system,
-                character=ch.name,
-                kind=kind,
-                secret=hidden,
-                dice_source=dice_source,
-                effects=describe_effects(state, ch, decided.effects),
-            )
+            doc = {
+                **decided.doc,
+                "event_id": event.event_id,
+                "system": state.system,
+                "character": ch.name,
+                "kind": kind,
+                "secret": hidden,
+                "dice_source": dice_source,
+                "effects": describe_effects(state, ch, decided.effects),
+            }
             # What the rules call for at once (Danger Sense) follows the roll it answers.
             followups = [
                 new_event(
-                    RollMade(
-                        character_id=ch.character_id,
-                        system=state.system,
-                        trait=then.trait,
-                        kind=then.kind or kind,
-                        inputs={**then.inputs, "after": event.event_id},
-                        dice_source=then.dice_source or dice_source,
-                        dice=then.dice,
-                        result=then.result,
-                        effects=then.effects,
-                        consumed=then.consumed,
+                    _roll_made(
+                        state,
+                        ch,
+                        then,
+                        then.kind or kind,
+                        then.dice_source or dice_source,
+                        after=event.event_id,
                     ),
                     state=state,
                     visibility="gm" if hidden or then.secret else "public",
@@ -272,14 +284,16 @@ class Rolls:
             )
             event = new_event(payload, state=state, visibility="gm" if secret else "public")
             winner = payload.winner
-            doc = decided.doc
-            doc.update(
-                event_id=event.event_id,
-                system=state.system,
-                mode=decided.mode,
-                winner=None if winner is None else (a_side.name if winner == "a" else b_side.name),
-                secret=secret,
-            )
+            doc = {
+                **decided.doc,
+                "event_id": event.event_id,
+                "system": state.system,
+                "mode": decided.mode,
+                "winner": None
+                if winner is None
+                else (a_side.name if winner == "a" else b_side.name),
+                "secret": secret,
+            }
             return Decision([event], doc)
 
         return self.table.play(decide)

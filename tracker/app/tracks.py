@@ -2,8 +2,8 @@
 tags, character points, notes, and the obligations the GM resolves by hand.
 
 Each command is refused in a campaign whose system lacks the feature it needs (``Feature``),
-with the systems that have it named. The rules behind them belong to the system that has the
-feature: Mettle's costs and Threat's spending floor are Glintlock's, buy-ups GURPS's.
+with the systems that have it named; the rules behind it (what a Mettle spend costs, what a
+Threat spend is allowed, what a buy-up costs) are asked of the campaign's system.
 """
 
 from __future__ import annotations
@@ -39,21 +39,12 @@ class Tracks:
             return self._buy_up(name, to, roll)
 
         def decide(state: CampaignState) -> Decision:
-            from tracker.systems.glintlock import rules as glintlock
-
             registry.require(state.rules, Feature.METTLE, "Spending Mettle")
             ch = self.table.character(name, state)
             suppress = None
             if action == "suppress-condition":
                 suppress = _condition_named(ch, condition)
-            if action == "advantage-die" and ch.pending_steps >= len(glintlock.POSITIONS) - 1:
-                raise Refused(
-                    f"{ch.name}'s next roll is already controlled by advantage dice; "
-                    "another cannot improve it."
-                )
-            spent = glintlock.spend_mettle(
-                ch.mettle, action, stress=ch.stress, base=cost, name=ch.name
-            )
+            spent = state.rules.spend_mettle(ch, action, cost)
             payload = ev.MettleSpent(
                 character_id=ch.character_id,
                 action=action,
@@ -70,8 +61,6 @@ class Tracks:
 
     def _buy_up(self, name: str, to: str | None, roll_id: str | None) -> Logged:
         def decide(state: CampaignState) -> Decision:
-            from tracker.systems.gurps import rules as gurps
-
             registry.require(state.rules, Feature.CHARACTER_POINTS, "Buying up a roll")
             if not state.cinematic:
                 raise Refused(
@@ -81,8 +70,7 @@ class Tracks:
             ch = self.table.character(name, state)
             if ch.last_roll_id is None or (roll_id and not ch.last_roll_id.startswith(roll_id)):
                 raise Refused(f"{ch.name} has no recent roll to buy up; roll first.")
-            target = to or _next_outcome(ch.last_roll_outcome)
-            cost = gurps.buy_up_cost(ch.last_roll_outcome, target)
+            target, cost = state.rules.buy_up(ch.last_roll_outcome, to)
             if cost > ch.points:
                 raise Refused(
                     f"{ch.name} has {ch.points} character points; that buy-up costs {cost}."
@@ -108,11 +96,9 @@ class Tracks:
 
     def gain(self, name: str, action: str, *, note: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
-            from tracker.systems.glintlock import rules as glintlock
-
             registry.require(state.rules, Feature.METTLE, "Gaining Mettle")
             ch = self.table.character(name, state)
-            change = glintlock.gain_mettle(ch.mettle, action)
+            change = state.rules.gain_mettle(ch, action)
             payload = ev.MettleGained(
                 character_id=ch.character_id, action=action, amount=change.delta, note=note
             )
@@ -123,12 +109,10 @@ class Tracks:
 
     def threat_add(self, amount: int, *, reason: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
-            from tracker.systems.glintlock import rules as glintlock
-
             registry.require(state.rules, Feature.THREAT, "Threat")
             if amount < 1:
                 raise BadInput("Threat is added in whole points of 1 or more.")
-            change = glintlock.apply_track(state.threat, amount)
+            change = state.rules.add_threat(state.threat, amount)
             payload = ev.ThreatAdded(amount=amount, reason=reason)
             return Decision(
                 [new_event(payload, state=state)], {"reason": reason, **change.to_dict()}
@@ -138,10 +122,8 @@ class Tracks:
 
     def threat_spend(self, tier: str, *, note: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
-            from tracker.systems.glintlock import rules as glintlock
-
             registry.require(state.rules, Feature.THREAT, "Threat")
-            spent = glintlock.spend_threat(state.threat, tier)
+            spent = state.rules.spend_threat(state.threat, tier)
             payload = ev.ThreatSpent(tier=tier, cost=spent.cost, note=note)
             return Decision([new_event(payload, state=state)], {"note": note, **spent.to_dict()})
 
@@ -283,9 +265,8 @@ class Tracks:
 
     def breaking_point(self, name: str, result: str, consequence: str) -> Logged:
         def decide(state: CampaignState) -> Decision:
-            from tracker.systems.glintlock.rules import BREAKING_POINT_CLEARS
-
             registry.require(state.rules, Feature.BREAKING_POINT, "The breaking point")
+            clears = state.rules.breaking_point_clears
             ch = self.table.character(name, state)
             open_ = state.open_obligations("breaking-point", ch.character_id)
             if not open_:
@@ -296,14 +277,14 @@ class Tracks:
                 character_id=ch.character_id,
                 result=result.strip(),
                 consequence=consequence.strip(),
-                cleared=BREAKING_POINT_CLEARS,
+                cleared=clears,
                 obligation=open_[0].id,
             )
             doc = {
                 "character": ch.name,
                 "result": result.strip(),
                 "consequence": consequence.strip(),
-                "stress_after": max(ch.stress - BREAKING_POINT_CLEARS, 0),
+                "stress_after": max(ch.stress - clears, 0),
             }
             return Decision([new_event(payload, state=state)], doc)
 
@@ -349,14 +330,6 @@ def _condition_named(ch: Character, condition: str | None) -> str:
             return name
     have = ", ".join(ch.conditions) or "none"
     raise Refused(f"{ch.name} has no condition {condition!r} (conditions: {have}).")
-
-
-def _next_outcome(outcome: str | None) -> str:
-    from tracker.systems.gurps import rules as gurps
-
-    if outcome is None or outcome == gurps.OUTCOMES[-1]:
-        raise Refused("That roll is already a critical success; nothing to buy.")
-    return gurps.OUTCOMES[gurps.OUTCOMES.index(outcome) + 1]
 
 
 def _obligation(state: CampaignState, ident: str) -> Obligation:

@@ -391,6 +391,39 @@ class RuleSystem:
         """Whether stress has reached the breaking point (``Feature.BREAKING_POINT``)."""
         return False
 
+    # -- currencies ------------------------------------------------------------------------------
+    # Each is asked only of a system that has its feature; the defaults refuse, for a system
+    # that declares the feature and forgets the rule.
+
+    breaking_point_clears: ClassVar[int] = 0
+    """The stress a resolved breaking point clears (``Feature.BREAKING_POINT``)."""
+
+    def spend_mettle(self, character: CharacterView, action: str, cost: int | None) -> Any:
+        """A Mettle spend on ``action`` priced for the character, as a value with ``base``,
+        ``cost``, ``doubled`` and ``to_dict()``; refused when it cannot be made
+        (``Feature.METTLE``)."""
+        raise Refused(f"{self.title} has no Mettle to spend.")
+
+    def gain_mettle(self, character: CharacterView, action: str) -> Any:
+        """Mettle gained for ``action`` besides a roll, as a track's move with ``delta`` and
+        ``to_dict()`` (``Feature.METTLE``)."""
+        raise Refused(f"{self.title} has no Mettle to gain.")
+
+    def add_threat(self, threat: int, amount: int) -> Any:
+        """Threat gained outside a roll, as a track's move with ``to_dict()``
+        (``Feature.THREAT``)."""
+        raise Refused(f"{self.title} has no Threat.")
+
+    def spend_threat(self, threat: int, tier: str) -> Any:
+        """A GM's move paid for with Threat, as a value with ``cost`` and ``to_dict()``;
+        refused when the Threat on hand or the spending floor forbids it (``Feature.THREAT``)."""
+        raise Refused(f"{self.title} has no Threat.")
+
+    def buy_up(self, outcome: str | None, target: str | None) -> tuple[str, int]:
+        """The outcome a roll's ``outcome`` is bought up to (one step up, or ``target``) and its
+        price in character points (``Feature.CHARACTER_POINTS``)."""
+        raise Refused(f"{self.title} has no buy-ups.")
+
     def next_roll(self, action: str) -> tuple[int, int]:
         """What a Mettle spend on ``action`` adds to the next roll: a bonus on the kept die and
         steps of better position (``Feature.METTLE``)."""

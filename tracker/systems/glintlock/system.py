@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import ClassVar
 
+from tracker.errors import Refused
 from tracker.systems.base import (
     CharacterView,
     DemoEvening,
@@ -70,6 +71,30 @@ class Glintlock(RuleSystem):
 
     spending_floor = staticmethod(glintlock.spending_floor)
     breaking_point = staticmethod(glintlock.breaking_point)
+
+    breaking_point_clears: ClassVar[int] = glintlock.BREAKING_POINT_CLEARS
+
+    def spend_mettle(
+        self, character: CharacterView, action: str, cost: int | None
+    ) -> glintlock.MettleSpend:
+        # An advantage die lifts the next roll one step; past controlled there is none to buy.
+        if action == "advantage-die" and character.pending_steps >= len(glintlock.POSITIONS) - 1:
+            raise Refused(
+                f"{character.name}'s next roll is already controlled by advantage dice; "
+                "another cannot improve it."
+            )
+        return glintlock.spend_mettle(
+            character.mettle, action, stress=character.stress, base=cost, name=character.name
+        )
+
+    def gain_mettle(self, character: CharacterView, action: str) -> glintlock.TrackChange:
+        return glintlock.gain_mettle(character.mettle, action)
+
+    def add_threat(self, threat: int, amount: int) -> glintlock.TrackChange:
+        return glintlock.apply_track(threat, amount)
+
+    def spend_threat(self, threat: int, tier: str) -> glintlock.ThreatSpend:
+        return glintlock.spend_threat(threat, tier)
 
     def next_roll(self, action: str) -> tuple[int, int]:
         if action == "steel-yourself":

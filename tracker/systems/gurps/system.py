@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import ClassVar
 
+from tracker.errors import Refused
 from tracker.systems.base import (
     CharacterView,
     DemoEvening,
@@ -81,6 +82,17 @@ class Gurps(RuleSystem):
             "high_jump_inches": gurps.high_jump_inches(move, jumping_skill=jumping),
             "broad_jump_feet": gurps.broad_jump_feet(move, jumping_skill=jumping),
         }
+
+    def buy_up(self, outcome: str | None, target: str | None) -> tuple[str, int]:
+        """Character points turn an outcome into a better one, step by step (gurps.md,
+        'Repeated Attempts'): one step up unless ``target`` names another."""
+        from tracker.systems.gurps import rules as gurps
+
+        if target is None:
+            if outcome is None or outcome == gurps.OUTCOMES[-1]:
+                raise Refused("That roll is already a critical success; nothing to buy.")
+            target = gurps.OUTCOMES[gurps.OUTCOMES.index(outcome) + 1]
+        return target, gurps.buy_up_cost(outcome or "", target)
 
     def track_floor(self, track: str, top: int | None) -> int:
         # HP may fall to -5 x HP (death), FP to -FP (unconsciousness).
