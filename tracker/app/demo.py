@@ -18,10 +18,10 @@ class DemoReport:
     db: str
     url: str = ""
     campaigns: list[dict] = field(default_factory=list)
-    # Each campaign's scripted evening, and the one the demo leaves selected.
+    # Each campaign's scripted evening and commands to try, and the one the demo leaves selected.
     scripts: dict[str, Path] = field(default_factory=dict)
+    tries: dict[str, tuple[str, ...]] = field(default_factory=dict)
     featured: str | None = None
-    tries: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {"db": self.db, "campaigns": self.campaigns}
@@ -66,11 +66,12 @@ def make_demo(db: str | None) -> DemoReport:
                 }
             )
             report.scripts[evening.campaign] = Path(str(evening.script))
+            report.tries[evening.campaign] = evening.tries
             if evening.featured or featured is None:
                 featured = evening
         if featured is not None:
             tracker.campaigns.campaign_use(featured.campaign)
-            report.featured, report.tries = featured.campaign, featured.tries
+            report.featured = featured.campaign
         return report
     finally:
         tracker.close()

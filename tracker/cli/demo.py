@@ -47,17 +47,19 @@ def demo(ctx: click.Context, db: str | None, as_json: bool) -> None:
     click.echo(f'\nThe evening so far in "{report.featured}" ({shown}):')
     for line in played[report.featured][1].splitlines():
         click.echo(f"  {line}")
-    others = [c["name"] for c in report.campaigns if c["name"] != report.featured]
+    # Suggest moving to the campaign made just before the featured one, and what to try there.
+    others = [c["name"] for c in report.campaigns if c["name"] != report.featured][-1:]
     click.echo(f'\nThe current campaign is "{report.featured}". Try:')
     tries = [
         f"export TRACKER_DB={shlex.quote(report.db)}",
         "tracker campaign list",
         "tracker status",
         "tracker obligations",
-        *report.tries,
+        *report.tries[report.featured],
+        *(line for name in others for line in report.tries[name]),
         "tracker log",
         "tracker verify",
-        *(f'tracker campaign use "{name}"' for name in others[:1]),
+        *(f'tracker campaign use "{name}"' for name in others),
         "tracker session list",
     ]
     for line in tries:

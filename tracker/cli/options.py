@@ -115,7 +115,11 @@ class SystemName(click.ParamType):
         wanted = str(value).casefold()
         if wanted in names:
             return wanted
-        self.fail(f"{value!r} is not one of {', '.join(names)}", param, ctx)
+        self.fail(f"{value!r} is not one of {', '.join(map(repr, names))}", param, ctx)
+
+    def get_missing_message(self, param: click.Parameter, ctx: click.Context | None) -> str:
+        # Worded as click words a missing choice, so the one-line error reads the same.
+        return "Choose from:\n\t" + ",\n\t".join(self._names())
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str):
         from click.shell_completion import CompletionItem

@@ -289,8 +289,8 @@ class OddsCommand(msgspec.Struct, frozen=True):
 
 class DemoEvening(msgspec.Struct, frozen=True):
     """A campaign ``tracker demo`` makes for the system: its sheets (files a character is added
-    from), the session it starts, and a script of commands played in it, one a line. The
-    featured evening is the one the demo leaves selected, with ``tries`` to suggest."""
+    from), the session it starts, a script of commands played in it (one a line), and commands
+    to suggest (``tries``). The featured evening is the one the demo leaves selected."""
 
     campaign: str
     title: str

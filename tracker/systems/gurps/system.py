@@ -120,4 +120,5 @@ class Gurps(RuleSystem):
                 fixtures / "sheets" / f"gurps-{name}.toml" for name in ("mira", "aldric", "vora")
             ),
             script=fixtures / "sessions" / "gurps.txt",
+            tries=("tracker odds gurps --skill 12",),
         )
