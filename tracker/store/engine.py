@@ -20,9 +20,9 @@ from pathlib import Path
 from sqlalchemy import Engine, event, text
 from sqlalchemy import create_engine as _create_engine
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import DatabaseError
+from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
 
-from tracker.errors import StorageError
+from tracker.errors import BadInput, StorageError
 
 BUSY_TIMEOUT_MS = 10_000
 WRITE = {"tracker_write": True}
@@ -86,11 +86,20 @@ def prepare_sqlite_file(path: Path) -> bool:
 
 def create_engine_for(url: str) -> Engine:
     """An engine for ``url`` with tracker's connection settings."""
-    if url.startswith("sqlite"):
-        engine = _create_engine(url)
-        _configure_sqlite(engine)
-        return engine
-    return _create_engine(url, pool_pre_ping=True)
+    try:
+        if url.startswith("sqlite"):
+            engine = _create_engine(url)
+            _configure_sqlite(engine)
+            return engine
+        return _create_engine(url, pool_pre_ping=True)
+    except (ArgumentError, NoSuchModuleError, ImportError):
+        # A URL naming no database SQLAlchemy knows, or a driver that is not installed. Only
+        # the scheme is repeated: the rest of a URL may hold a password.
+        scheme = url.partition("://")[0] or url
+        raise BadInput(
+            f"No installed database driver reads {scheme!r} URLs; give --db a file path, or "
+            "install the driver for the URL."
+        ) from None
 
 
 def _configure_sqlite(engine: Engine) -> None:
