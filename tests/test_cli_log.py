@@ -242,3 +242,48 @@ def test_verify_re_decides_every_roll_and_names_a_wrong_outcome(glintlock):
     doc = json.loads(glintlock("verify --json").stdout)
     assert doc["campaigns"][0]["problem"] is None
     assert doc["campaigns"][0]["mismatches"][0]["version"] == head + 1
+
+
+@pytest.mark.parametrize(
+    ("system", "setup", "contest"),
+    [
+        (
+            "gloom",
+            ["character add Kade --skill Hacking=14"],
+            "contest Kade Hacking Netrunner 14 --dice-a 14 --dice-b 5",
+        ),
+        (
+            "gurps",
+            ["character add Vora --stat DX=12 --skill Broadsword=12"],
+            "contest Vora Broadsword Duellist 12 --dice-a 2,2,3 --dice-b 5,5,4",
+        ),
+    ],
+)
+def test_verify_names_a_contest_whose_stored_winner_the_rules_do_not_give(
+    run, system, setup, contest
+):
+    """Both sides' outcomes may be right and the winner still forged: verify decides it again."""
+    from tracker.app import Tracker
+    from tracker.events import NewEvent
+
+    run.ok(f"campaign new Forged --system {system}")
+    for command in setup:
+        run.ok(command)
+    run.ok("session start")
+    played = run.json(contest)
+    assert played["winner"] != "Duellist"
+    assert run.json("verify")["ok"]
+    tracker = Tracker(str(run.db))
+    campaign_id = tracker.campaign().campaign_id
+    stored = list(tracker.store.read(campaign_id))[-1]
+    forged = dict(stored.payload, winner="b")
+    tracker.store.append(
+        campaign_id, [NewEvent(type="ContestRolled", payload=forged)], stored.version
+    )
+    tracker.close()
+    result = run("verify")
+    assert result.exit_code == 1
+    assert "the winner is stored as b but the rules give a" in result.stderr
+    [report] = json.loads(run("verify --json").stdout)["campaigns"]
+    assert report["problem"] is None
+    assert report["mismatches"][0]["version"] == stored.version + 1

@@ -111,6 +111,35 @@ def test_a_truncated_database_is_refused_and_left_as_it_was(played, tmp_path):
     assert broken.read_bytes() == before
 
 
+def test_an_event_whose_payload_is_not_json_is_named_and_nothing_runs_past_it(played):
+    """Event 6 (the first note) mangled by hand: verify names that link once, and every command
+    that needs the campaign's state refuses in one sentence, appending nothing."""
+    tamper(played.db, "UPDATE events SET payload = '{not json' WHERE version = 6")
+    checked = played("verify")
+    assert checked.exit_code == 1
+    # The broken link, and not a second line for the same event.
+    [line] = checked.stderr.strip().splitlines()
+    assert "broken at event 6" in line
+    assert "not JSON" in line
+    before = played.event_count()
+    for command in ("status", "export rolls", "replay 1", "undo", "roll Wren Grit --dice 15"):
+        result = played(command)
+        assert result.exit_code == 1, (command, result.output)
+        [line] = result.stderr.strip().splitlines()
+        assert "Event 6" in line
+        assert "tracker verify" in line
+    assert played.event_count() == before
+
+
+@pytest.mark.parametrize("url", ["bogus://x", "mysql://gm:hunter2@db.example/campaign"])
+def test_a_database_url_no_installed_driver_reads_is_a_sentence(url):
+    result = CliRunner().invoke(cli, ["--db", url, "status"])
+    assert result.exit_code == 2
+    [line] = result.stderr.strip().splitlines()
+    assert "No installed database driver reads" in line
+    assert "hunter2" not in result.output
+
+
 def test_a_full_disk_appends_nothing_and_says_so(played):
     tracker = Tracker(str(played.db))
     from sqlalchemy import event

@@ -123,6 +123,23 @@ def test_undo_takes_back_the_stress_and_redo_puts_it_back(glintlock):
     state(run, threat=0, Tomas={"stress": 2})
 
 
+def test_undo_says_which_obligation_it_took_back_and_redo_which_it_put_back(glintlock):
+    run = glintlock
+    run.ok("session start")
+    broken = run.json("stress Tomas +6")
+    state(run, threat=0, owed=[("breaking-point", "owed")], Tomas={"stress": 6})
+    undone = run("undo")
+    assert "done: the breaking point (taken back with the event that opened it)" in undone.stdout
+    state(run, threat=0, Tomas={"stress": 0})
+    redone = run.json("redo")
+    assert kinds(redone["obligations_opened"]) == ["breaking-point"]
+    assert redone["obligations_opened"][0]["opened_by"] == broken["event_id"]
+    state(run, threat=0, owed=[("breaking-point", "owed")], Tomas={"stress": 6})
+    again = run.json("undo")
+    assert kinds(again["obligations_discharged"]) == ["breaking-point"]
+    assert again["obligations_discharged"][0]["how"] == "taken back with the event that opened it"
+
+
 def test_the_gm_sees_what_is_owed_right_after_the_command(glintlock):
     run = glintlock
     run.ok("session start")

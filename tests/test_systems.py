@@ -270,6 +270,29 @@ def test_a_campaign_whose_system_is_not_installed_is_one_sentence(d6_installed, 
     assert 'the rule system "d6" is not installed' in report["unchecked"]
 
 
+def test_a_plugin_that_fails_to_load_takes_only_its_own_campaigns_down(d6_installed, run, tmp_path):
+    run.ok("campaign new 'Six Sides' --system d6")
+    # The plugin's next release fails as it is imported.
+    (d6_installed / "tracker_d6_next.py").write_text("raise RuntimeError('half installed')\n")
+    info = d6_installed / "tracker_d6-0.1.dist-info" / "entry_points.txt"
+    info.write_text("[tracker.systems]\nd6 = tracker_d6_next:D6\n")
+    registry.refresh()
+    before = run.event_count()
+    result = run("status")
+    assert result.exit_code == 1
+    [line] = result.stderr.strip().splitlines()
+    assert 'The rule system "d6" could not be loaded (RuntimeError: half installed)' in line
+    assert run.event_count() == before
+    # Every other system still lists, plays and computes.
+    assert registry.names() == ["gloom", "gurps", "glintlock"]
+    run.ok("campaign new Ashes --system glintlock")
+    run.ok("character add Wren --stat Grit=3")
+    run.ok("session start")
+    run.ok("roll Wren Grit --tag 1:gear --dice 15")
+    run.ok("odds glintlock --stat 3 --trained")
+    assert Run(tmp_path / "demo.db", CliRunner()).json("demo")["campaigns"]
+
+
 def test_a_plugin_is_found_by_a_fresh_process_from_its_entry_point(tmp_path):
     site = install_d6(tmp_path / "site")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(PLUGINS)])}
