@@ -44,6 +44,7 @@ def test_csv_has_one_row_per_roll_with_the_contract_columns(gloom_night):
     head = gloom_night.json("log")["events"][-1]["hash"]
     assert {r["log_head"] for r in rows} == {head}
     assert rows[0]["p_success"] == "0.5"  # faces 5..14 of 20
+    assert [r["effects"] for r in rows[3:]] == ["won", "lost"]
 
 
 def test_jsonl_names_the_head_and_filters_by_character_and_session(gloom_night):

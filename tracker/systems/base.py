@@ -20,7 +20,7 @@ import msgspec
 
 from tracker.errors import NotFound, Refused
 from tracker.events.effects import Effect
-from tracker.events.play import ContestSide
+from tracker.events.play import ContestRolled, ContestSide
 from tracker.systems.dice import DiceSource, source_for
 
 if TYPE_CHECKING:
@@ -518,6 +518,13 @@ def trait_value(system: RuleSystem, character: CharacterView, trait: str) -> tup
 def contest_side(side: Side, inputs: dict[str, Any], result: dict[str, Any]) -> ContestSide:
     """A side as the contest event records it."""
     return ContestSide(side.name, side.character_id, side.trait, inputs, result)
+
+
+def side_verdict(event: ContestRolled, side: ContestSide) -> str:
+    """How the contest went for ``side``, as the roll history's effects column says it."""
+    if event.winner is None:
+        return "stalemate"
+    return "won" if event.winner == ("a" if side is event.a else "b") else "lost"
 
 
 def contest_roll_doc(side: Side, result: Mapping[str, Any], effective: int) -> dict[str, Any]:

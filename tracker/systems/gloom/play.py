@@ -27,6 +27,7 @@ from tracker.systems.base import (
     Side,
     contest_roll_doc,
     contest_side,
+    side_verdict,
     trait_value,
 )
 from tracker.systems.gloom import rules as gloom
@@ -268,7 +269,6 @@ def roll_facts(event: Any) -> list[RollFacts]:
 
 def _side_facts(event: ContestRolled, side: ContestSide) -> RollFacts:
     result = side.result
-    won = event.winner == ("a" if side is event.a else "b")
     return RollFacts(
         side.character_id,
         side.name,
@@ -284,7 +284,7 @@ def _side_facts(event: ContestRolled, side: ContestSide) -> RollFacts:
         bool(result["success"]),
         None,
         None,
-        "won" if won else ("stalemate" if event.winner is None else "lost"),
+        side_verdict(event, side),
         (result["rank"], result["dl"], result["mode"], result["above"]),
     )
 

@@ -36,6 +36,7 @@ from tracker.systems.base import (
     Side,
     contest_roll_doc,
     contest_side,
+    side_verdict,
 )
 from tracker.systems.dice import PhysicalDice, source_for
 from tracker.systems.gurps import rules as gurps
@@ -542,7 +543,6 @@ def roll_facts(event: Any) -> list[RollFacts]:
 
 def _side_facts(event: ContestRolled, side: ContestSide) -> RollFacts:
     result = side.result
-    won = event.winner == ("a" if side is event.a else "b")
     return RollFacts(
         side.character_id,
         side.name,
@@ -558,7 +558,7 @@ def _side_facts(event: ContestRolled, side: ContestSide) -> RollFacts:
         bool(result["success"]),
         result["margin"],
         None,
-        "won" if won else ("stalemate" if event.winner is None else "lost"),
+        side_verdict(event, side),
         result["effective"],
     )
 
