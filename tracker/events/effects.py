@@ -51,25 +51,37 @@ class TrackChange(msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=Fa
 
 
 class ConditionApplied(msgspec.Struct, Effect, frozen=True, gc=False):
-    """A condition set on the character, lasting ``duration`` ``unit`` when the rules say."""
+    """A condition set on the character, lasting ``duration`` ``unit`` when the rules say.
+
+    Where the rules give a condition a duration, its stored effect always spells it out, if only
+    as null (GURPS: scripts read the keys). Where they give it none at all (Gloom's panicked
+    lasts until an event clears it) both are ``UNSET`` and the stored effect has no such keys.
+    """
 
     condition: str
-    duration: int | None = None
-    unit: str | None = None
+    duration: int | msgspec.UnsetType | None = msgspec.UNSET
+    unit: str | msgspec.UnsetType | None = msgspec.UNSET
     note: str | None = None
     character_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        # How long it lasts is always spelled out, if only as null: scripts read the keys.
-        doc: dict[str, Any] = {
-            "condition": self.condition,
-            "duration": self.duration,
-            "unit": self.unit,
-            "note": self.note,
-        }
+        doc: dict[str, Any] = {"condition": self.condition}
+        if self.duration is not msgspec.UNSET:
+            doc["duration"] = self.duration
+        if self.unit is not msgspec.UNSET:
+            doc["unit"] = self.unit
+        doc["note"] = self.note
         if self.character_id is not None:
             doc["character_id"] = self.character_id
         return doc
+
+    def lasts(self) -> tuple[int | None, str | None]:
+        """How long it lasts: (duration, unit), None where the rules say no time."""
+        duration, unit = self.duration, self.unit
+        return (
+            None if duration is msgspec.UNSET else duration,
+            None if unit is msgspec.UNSET else unit,
+        )
 
     def words(self) -> str:
         return self.condition

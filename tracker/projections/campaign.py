@@ -528,7 +528,7 @@ def _apply_effects(
                 _change_track(state, ch, track, delta)
         elif kind is ConditionApplied and ch is not None:
             ch.conditions[effect.condition] = Condition(
-                effect.condition, effect.duration, effect.unit, effect.note, raw.event_id
+                effect.condition, *effect.lasts(), effect.note, raw.event_id
             )
         elif kind is ObligationOpened:
             _open(

@@ -1,0 +1,88 @@
+"""The stored event format holds still: what each tour of ``test_every_event`` stores today is,
+payload for payload, what the release before typed events stored for the same commands and dice.
+
+``tests/formats/<system>.jsonl`` holds those payloads, one event a line (type, schema version,
+payload), with ids and times replaced by placeholders in order of appearance. They were recorded
+once by that release, with ``record`` below (run with ``tests`` on the path); a change that
+stores anything differently must add an upcaster and a new schema version, not edit these files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_every_event import TOURS, Table, play_tour
+
+from tracker.events.catalog import decode
+
+FORMATS = Path(__file__).resolve().parent / "formats"
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?")
+
+
+def stored(table: Table) -> list[dict[str, Any]]:
+    """Each stored event of the campaign as (type, schema version, payload), ids and times made
+    placeholders numbered in order of appearance."""
+    exported = table.folder / "events.jsonl"
+    table.ok(f"export events -o {exported}")
+    lines = exported.read_text(encoding="utf-8").splitlines()
+    names: dict[str, str] = {}
+
+    def placeholder(kind: str, found: re.Match[str]) -> str:
+        return names.setdefault(found.group(0), f"<{kind}{len(names) + 1}>")
+
+    events = []
+    for line in lines[1:]:  # the first line is the export's header
+        doc = json.loads(line)
+        text = json.dumps(
+            {
+                "type": doc["type"],
+                "schema_version": doc["schema_version"],
+                "payload": doc["payload"],
+            },
+            ensure_ascii=False,
+            sort_keys=True,
+        )
+        text = UUID.sub(lambda m: placeholder("id", m), text)
+        text = TIME.sub(lambda m: placeholder("time", m), text)
+        events.append(json.loads(text))
+    return events
+
+
+def record(folder: Path) -> None:
+    """Write ``tests/formats`` anew from the tracker installed where this runs."""
+    FORMATS.mkdir(exist_ok=True)
+    for system in TOURS:
+        work = folder / system
+        work.mkdir(parents=True)
+        table = Table(work)
+        play_tour(table, system)
+        with (FORMATS / f"{system}.jsonl").open("w", encoding="utf-8") as out:
+            for event in stored(table):
+                out.write(json.dumps(event, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def recorded(system: str) -> list[dict[str, Any]]:
+    lines = (FORMATS / f"{system}.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+@pytest.mark.parametrize("system", list(TOURS))
+def test_the_tour_stores_what_the_release_before_typed_events_stored(tmp_path, system):
+    table = Table(tmp_path)
+    play_tour(table, system)
+    now, before = stored(table), recorded(system)
+    assert len(now) == len(before)
+    for version, (event, then) in enumerate(zip(now, before, strict=True), start=1):
+        assert event == then, f"event {version} ({then['type']}) is stored differently"
+
+
+@pytest.mark.parametrize("system", list(TOURS))
+def test_a_recorded_payload_reads_typed_and_writes_back_unchanged(system):
+    for then in recorded(system):
+        typed = decode(then["type"], then["schema_version"], then["payload"])
+        assert typed.to_payload() == then["payload"], then["type"]
