@@ -195,7 +195,10 @@ class Rolls:
                 "dice_source": dice_source,
                 "effects": describe_effects(state, ch, decided.effects),
             }
-            # What the rules call for at once (Danger Sense) follows the roll it answers.
+            # What the rules call for at once (Danger Sense) follows the roll it answers, in
+            # the log and in the document, under its kind ("danger_sense").
+            for then in decided.followups:
+                doc[(then.kind or kind).replace("-", "_")] = dict(then.result)
             followups = [
                 new_event(
                     _roll_made(

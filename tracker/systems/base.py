@@ -139,7 +139,8 @@ class RollRequest(msgspec.Struct, frozen=True):
 
 class RollDecision(msgspec.Struct, frozen=True):
     """A roll decided by its system: what the event records, and the document the command
-    shows. ``followups`` are rolls the rules call for at once (Danger Sense's secret roll)."""
+    shows. ``followups`` are rolls the rules call for at once (Danger Sense's secret roll); the
+    command's document shows each one's result under its kind (``danger_sense``)."""
 
     trait: str
     inputs: dict[str, Any]

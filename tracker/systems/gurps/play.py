@@ -181,7 +181,6 @@ def decide_roll(
     if request.danger and not result.success and character.has_trait("Danger Sense"):
         danger = _danger_sense(character, request)
         followups = (danger,)
-        doc["danger_sense"] = dict(danger.result)
     return RollDecision(
         trait=doc["trait"],
         inputs=inputs,
