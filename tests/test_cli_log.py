@@ -44,6 +44,16 @@ def test_events_in_a_session_carry_its_number(glintlock):
     assert all(e["session_id"] == 1 for e in events)
 
 
+def test_a_sessions_log_names_characters_added_before_it(glintlock):
+    glintlock.ok("session start")
+    glintlock.ok("roll Wren Grit --tag 1:gear --dice 15")
+    glintlock.ok("roll Tomas Wits --secret --tag 1:gear --dice 15")
+    shown = glintlock.ok("log --session 1").stdout
+    assert "Wren rolls Grit: 15 → weak hit" in shown
+    hidden = glintlock.ok("log --session 1 --player-view").stdout
+    assert "a secret roll for Tomas" in hidden
+
+
 def test_character_sheet_round_trips_keys_in_sheet_order(glintlock):
     wren = glintlock.json("character show wren")
     assert wren["name"] == "Wren"

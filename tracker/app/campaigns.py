@@ -241,6 +241,15 @@ class Campaigns:
         row = self.table.campaign()
         return self.table.store.read(row.campaign_id, session_id=session)
 
+    def character_names(self) -> dict[str, str]:
+        """Every character the campaign has added, by id: a log of one session names those
+        added before it. Read from the log alone, so it needs no rules."""
+        row = self.table.campaign()
+        added = self.table.store.read(row.campaign_id, types=[CharacterAdded.TYPE])
+        return {
+            e.data.character_id: e.data.name for e in added if isinstance(e.data, CharacterAdded)
+        }
+
 
 def _check_default(state: CampaignState, skill: str, expression: str) -> None:
     registry.require(state.rules, Feature.DEFAULTS, "Defaults", "are")

@@ -110,11 +110,9 @@ def log(session: int | None, player_view: bool, as_json: bool) -> None:
             click.echo(("," if i else "") + json.dumps(doc, ensure_ascii=False), nl=False)
         click.echo("]}")
         return
-    names: dict[str, str] = {}
+    names = tracker.campaigns.character_names()
     shown = 0
     for event in events:
-        if isinstance(event.data, c.CharacterAdded):
-            names[event.data.character_id] = event.data.name
         if event.visibility == "gm" and player_view:
             when = dim(local_time(event.recorded_at, "YYYY-MM-DD HH:mm:ss"))
             who = names.get(event.character_id or "", "the GM")
