@@ -71,6 +71,7 @@ TOURS: dict[str, list[str]] = {
         "session end",
         "session start",
         "roll Kade Interface --dl 3 --dice 18",
+        "reveal --session 1",
     ],
     "gurps": [
         "campaign new 'Iron and Ink' --system gurps --cinematic",
@@ -131,6 +132,7 @@ TOURS: dict[str, list[str]] = {
         "undo",
         "redo",
         "session end",
+        "reveal --session 1",
     ],
 }
 

@@ -746,8 +746,19 @@ def test_danger_sense_rolls_per_again_in_secret_after_a_failed_sense_roll(scout)
     assert doc["outcome"] == "failure"
     assert doc["danger_sense"]["success"] is True
     events = scout.json("log")["events"]
-    assert [e["payload"]["kind"] for e in events[-2:]] == ["check", "danger-sense"]
-    assert all(e["visibility"] == "gm" for e in events[-2:])
+    # Kept inside the secret roll it answers: whether it was rolled is as secret as that roll.
+    roll = events[-1]["payload"]
+    assert events[-1]["visibility"] == "gm"
+    assert roll["kind"] == "check"
+    assert [(t["kind"], t["dice"]) for t in roll["then"]] == [("danger-sense", [2, 3, 4])]
+    assert "then danger sense (Per): 2,3,4 → success" in scout.ok("log").stdout
+    # After a public sense roll, whose failure the players saw, it is a secret roll of its own.
+    scout.ok("roll Scout Vision --public --danger --dice 6,6,4 --danger-dice 6,6,6")
+    events = scout.json("log")["events"]
+    assert [(e["payload"]["kind"], e["visibility"]) for e in events[-2:]] == [
+        ("check", "public"),
+        ("danger-sense", "gm"),
+    ]
     # Physical dice for the first roll need physical dice for the second; nothing is logged.
     before = scout.event_count()
     result = scout("roll Scout Vision --danger --dice 6,6,4")

@@ -219,17 +219,8 @@ class Campaigns:
         return state, (self.table.character(name, state) if name else None)
 
     def player_state(self) -> CampaignState:
-        """The campaign as the players know it: folded without the GM's secret rolls, whose
-        effects would otherwise give them away."""
-        row = self.table.campaign()
-        state = self.table.state(row)
-        upto = state.version
-        secret = {
-            e.event_id
-            for e in self.table.store.read(row.campaign_id, until_version=upto)
-            if e.visibility == "gm"
-        }
-        return self.table.loader.refold(row, state.revoked | secret, until_version=upto)
+        """The campaign as the players know it (``Table.player_state``)."""
+        return self.table.player_state()
 
     def obligations(self) -> tuple[CampaignState, list[Obligation]]:
         """What the rules say is owed now, oldest first."""

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 from sqlalchemy.exc import DatabaseError
 
 from tracker.app.loading import StateLoader
@@ -67,7 +69,10 @@ def new_event(
     visibility: str = "public",
 ) -> NewEvent:
     """``payload`` ready to append: encoded, in the running session (or ``session_id``), and
-    naming its character in the envelope when it is about one."""
+    naming its character in the envelope when it is about one. A secret event is salted, so
+    that its hash can be shown to the players without giving away what it holds."""
+    if visibility == "gm" and payload.salt is msgspec.UNSET:
+        payload = msgspec.structs.replace(payload, salt=secrets.token_hex(16))
     type_, version, stored = encode(payload)
     character_id = getattr(payload, payload.character_field) if payload.character_field else None
     if session_id is None and state is not None:

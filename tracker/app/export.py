@@ -62,16 +62,23 @@ class Exports:
         self.table = table
         self.campaigns = campaigns
 
-    def roll_rows(self, flt: RollFilter) -> tuple[CampaignState, Iterator[RollRow]]:
-        """The campaign's rolls that pass ``flt``, streamed, with the state (for the head)."""
-        state = self.table.state()
+    def roll_rows(
+        self, flt: RollFilter, *, player_view: bool = False
+    ) -> tuple[CampaignState, Iterator[RollRow]]:
+        """The campaign's rolls that pass ``flt``, streamed, with the state (for the head); in
+        the players' view, made from their stream (``Table.player_events``) alone."""
+        state = self.table.player_state() if player_view else self.table.state()
         if flt.character and state.character(flt.character) is None:
             self.table.character(flt.character, state)  # the unknown-character sentence
         if flt.session is not None and self.campaigns.session_info(flt.session) is None:
             raise Refused(f"No session {flt.session}; `tracker session list` shows them.")
         from tracker.projections.rolls import ROW_SOURCES, roll_rows
 
-        events = self.table.store.read(state.campaign_id, types=ROW_SOURCES)
+        if player_view:
+            wanted = set(ROW_SOURCES)
+            events = (e for e in self.table.player_events() if e.type in wanted)
+        else:
+            events = self.table.store.read(state.campaign_id, types=ROW_SOURCES)
         rows = roll_rows(events, state.rules, state.revoked)
         return state, (r for r in rows if flt.keep(r))
 
@@ -80,7 +87,7 @@ class Exports:
         tracks over time (Mettle, Threat, stress, HP, FP) after each roll."""
         from tracker.projections.rolls import luck, roll_rows
 
-        state = self.table.state()
+        state = self.table.player_state() if player_view else self.table.state()
         if flt.character:
             self.table.character(flt.character, state)
         replay = CampaignState(state.campaign_id)
@@ -89,14 +96,15 @@ class Exports:
         rows: list[RollRow] = []
         tracks: dict[str, list[dict[str, Any]]] = {}
         threat: list[dict[str, Any]] = []
-        events = self.table.store.read(state.campaign_id)
+        # In the players' view, their stream: the tracks after each roll are what they saw,
+        # and a sealed roll changed none of them.
+        events = (
+            self.table.player_events() if player_view else self.table.store.read(state.campaign_id)
+        )
 
         def tap(stream: Iterator[StoredEvent]) -> Iterator[StoredEvent]:
             for event in stream:
-                # In the player view the tracks are what the players saw: a secret roll's
-                # effects stay out, or the next point would give the roll away.
-                if not (player_view and event.visibility == "gm"):
-                    apply(replay, event)
+                apply(replay, event)
                 yield event
 
         rules = state.rules
@@ -104,7 +112,7 @@ class Exports:
             if not flt.keep(row):
                 continue
             rows.append(row)
-            if row.revoked or (player_view and row.secret):
+            if row.revoked or row.kind == "secret":
                 continue
             for ch in replay.characters.values():
                 if flt.character and ch.name.casefold() != flt.character.casefold():

@@ -29,7 +29,8 @@ from tracker.projections.campaign import (
 from tracker.systems.base import Feature
 
 # Events an undo never takes back: the campaign's own start and the undo machinery itself.
-NOT_UNDOABLE = frozenset({"CampaignCreated", "EventsRevoked", "EventsRestored"})
+# A secret the players have been shown cannot be unshown either.
+NOT_UNDOABLE = frozenset({"CampaignCreated", "EventsRevoked", "EventsRestored", "EventsRevealed"})
 # A session undo strikes what happened in it; that the session was held stays on record.
 SESSION_FRAME = frozenset({"SessionStarted", "SessionEnded"})
 MAX_CASCADE_ROUNDS = 50
@@ -157,6 +158,48 @@ class History:
 
         return self.table.play(decide)
 
+    # -- revealing -----------------------------------------------------------------------------
+
+    def reveal(self, event: str | None = None, *, session: int | None = None) -> Logged:
+        """Show the players a secret event, or every secret event of a session, by appending
+        ``EventsRevealed``: their view holds those events whole from then on, salt and all, so
+        anyone who kept their hashes can check that they were what the GM now says."""
+        if (event is None) == (session is None):
+            raise BadInput("Name the secret event to reveal, or give --session N for a session's.")
+
+        def decide(state: CampaignState) -> Decision:
+            row = self.table.campaign()
+            shown = self.table.revealed(row)
+            cid = state.campaign_id
+            if session is not None:
+                if self.campaigns.session_info(session) is None:
+                    raise NotFound(f"No session {session}; `tracker session list` shows them.")
+                chosen = [
+                    e
+                    for e in self.table.store.read(cid, session_id=session)
+                    if e.visibility == "gm" and e.event_id not in shown
+                ]
+                if not chosen:
+                    raise Refused(f"Session {session} holds no secret event left to reveal.")
+            else:
+                found = self.table.store.find_event(cid, event or "")
+                if found.visibility != "gm":
+                    raise Refused(f"Event {found.version} is not secret; the players saw it.")
+                if found.event_id in shown:
+                    raise Refused(f"Event {found.version} is revealed already.")
+                chosen = [found]
+            payload = ev.EventsRevealed(
+                event_ids=tuple(e.event_id for e in chosen), session=session
+            )
+            doc = {
+                "revealed": [
+                    {**_brief(e), "hash": e.hash, "opening": e.chain_fields()} for e in chosen
+                ]
+            }
+            return Decision([new_event(payload, state=state)], doc)
+
+        return self.table.play(decide)
+
     def _trial(self, revoked: set[str], first: int) -> CampaignState:
         """The state just before event ``first`` without ``revoked``, set to keep skipping
         exactly ``revoked`` while the events from ``first`` on are asked about and folded."""
@@ -236,9 +279,12 @@ class History:
 
     # -- replay -------------------------------------------------------------------------------
 
-    def replay(self, session: int | None = None) -> tuple[CampaignState, Iterator[ReplayLine]]:
+    def replay(
+        self, session: int | None = None, *, player_view: bool = False
+    ) -> tuple[CampaignState, Iterator[ReplayLine]]:
         """A session (the running or last one when none is named) event by event, with the
-        changes each event made to the tracks; revoked events are marked and changed nothing."""
+        changes each event made to the tracks; revoked events are marked and changed nothing.
+        In the players' view, their stream alone: a sealed event changed nothing they saw."""
         state = self.table.state()
         if session is None:
             session = state.current_session or (state.session.number if state.session else None)
@@ -248,11 +294,16 @@ class History:
                 if session is not None
                 else "No session has been played yet; `tracker session start` begins one."
             )
-        return state, self._replay_lines(state, session)
+        events = (
+            self.table.player_events() if player_view else self.table.store.read(state.campaign_id)
+        )
+        return state, self._replay_lines(state, session, events)
 
-    def _replay_lines(self, state: CampaignState, session: int) -> Iterator[ReplayLine]:
+    def _replay_lines(
+        self, state: CampaignState, session: int, events: Iterator[StoredEvent]
+    ) -> Iterator[ReplayLine]:
         walk = refold_state(state.campaign_id, state.revoked)
-        for event in self.table.store.read(state.campaign_id):
+        for event in events:
             if event.session_id != session:
                 apply(walk, event)
                 continue

@@ -180,11 +180,20 @@ class Rolls:
                     f"{registry.titles_with(Feature.SENSE_ROLLS)} options."
                 )
             hidden = secret or decided.secret
-            event = new_event(
-                _roll_made(state, ch, decided, kind, dice_source, task=task, seed=seed_text),
-                state=state,
-                visibility="gm" if hidden else "public",
-            )
+            roll = _roll_made(state, ch, decided, kind, dice_source, task=task, seed=seed_text)
+            # What the rules call for at once (Danger Sense) follows the roll it answers. After
+            # a secret roll it is stored inside that roll's event, so that nobody sees whether
+            # it was rolled; after a public one (whose failure everyone saw) it is a secret event
+            # of its own that names the roll it answers.
+            answers = decided.followups
+            if hidden and answers:
+                inside = tuple(
+                    _roll_made(state, ch, t, t.kind or kind, t.dice_source or dice_source)
+                    for t in answers
+                )
+                roll = msgspec.structs.replace(roll, then=inside)
+                answers = ()
+            event = new_event(roll, state=state, visibility="gm" if hidden else "public")
             doc = {
                 **decided.doc,
                 "event_id": event.event_id,
@@ -195,8 +204,7 @@ class Rolls:
                 "dice_source": dice_source,
                 "effects": describe_effects(state, ch, decided.effects),
             }
-            # What the rules call for at once (Danger Sense) follows the roll it answers, in
-            # the log and in the document, under its kind ("danger_sense").
+            # In the document, under its kind ("danger_sense"), after the roll's own fields.
             for then in decided.followups:
                 doc[(then.kind or kind).replace("-", "_")] = dict(then.result)
             followups = [
@@ -210,9 +218,9 @@ class Rolls:
                         after=event.event_id,
                     ),
                     state=state,
-                    visibility="gm" if hidden or then.secret else "public",
+                    visibility="gm" if then.secret else "public",
                 )
-                for then in decided.followups
+                for then in answers
             ]
             return Decision([event, *followups], doc)
 

@@ -8,7 +8,8 @@ used is refused with a sentence.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from itertools import chain
 
 from sqlalchemy.exc import DatabaseError
 
@@ -16,7 +17,15 @@ from tracker.app.deciding import Appender, Decide, Decision, Logged, logged
 from tracker.app.loading import StateLoader
 from tracker.errors import NotFound, Refused
 from tracker.events import StoredEvent
-from tracker.projections.campaign import CampaignState, Character, Obligation
+from tracker.events.play import EventsRevealed
+from tracker.projections.campaign import (
+    CampaignState,
+    Character,
+    Obligation,
+    fold,
+    refold_state,
+)
+from tracker.projections.player import player_stream
 from tracker.projections.rolls import Luck
 from tracker.store.engine import (
     create_engine_for,
@@ -114,6 +123,42 @@ class Table:
                 "add one with `tracker character add NAME`."
             )
         return character
+
+    # -- what the players may know ---------------------------------------------------------------
+
+    def revealed(self, campaign: CampaignRow) -> set[str]:
+        """The secret events the GM has revealed to the players."""
+        reveals = self.store.read(campaign.campaign_id, types=[EventsRevealed.TYPE])
+        return {i for e in reveals if isinstance(e.data, EventsRevealed) for i in e.data.event_ids}
+
+    def player_events(
+        self, campaign: CampaignRow | None = None, *, session: int | None = None
+    ) -> Iterator[StoredEvent]:
+        """The campaign's events (of one session) as the players may see them: every output of
+        the players' view is made from this stream alone (``tracker.projections.player``)."""
+        row = campaign or self.campaign()
+        revealed = self.revealed(row)
+        events = self.store.read(row.campaign_id, session_id=session)
+        if session is None:
+            return player_stream(events, revealed)
+        first = next(events, None)
+        if first is None:
+            return iter(())
+        # The event just before the session decides whether the hash its first one follows
+        # may be shown, and whether that first one is an older answer to a secret roll.
+        before = self.store.read(
+            row.campaign_id, after_version=first.version - 2, until_version=first.version - 1
+        )
+        stream = player_stream(chain(before, [first], events), revealed)
+        return (e for e in stream if e.version >= first.version)
+
+    def player_state(self, campaign: CampaignRow | None = None) -> CampaignState:
+        """The campaign as the players know it: the fold of their stream, where a sealed event
+        changes nothing."""
+        row = campaign or self.campaign()
+        # The undos are public: which events are in force is the GM's state's answer.
+        walk = refold_state(row.campaign_id, self.state(row).revoked)
+        return fold(self.player_events(row), row.campaign_id, walk)
 
     # -- logging ---------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from tracker.errors import TrackerError
 from tracker.events import StoredEvent
 from tracker.events.catalog import Unreadable
 from tracker.events.envelope import ChainProblem, check_chain
-from tracker.projections.rolls import ROLLED
+from tracker.projections.rolls import ROLLED, rolls_in
 from tracker.store.eventstore import CampaignRow
 from tracker.systems import registry
 from tracker.systems.base import RuleSystem
@@ -28,7 +28,7 @@ def redecide(event: StoredEvent, rules: RuleSystem) -> str | None:
     if event.type not in ROLLED:
         return None
     try:
-        return rules.redecide(event.data)
+        return next(filter(None, map(rules.redecide, rolls_in(event.data))), None)
     except (TrackerError, KeyError, TypeError, ValueError) as exc:
         return f"its recorded inputs no longer decide ({exc})"
 

@@ -77,6 +77,7 @@ COMMAND_MODULES = {
     "undo": "history",
     "redo": "history",
     "replay": "history",
+    "reveal": "history",
     "export": "export",
     "import": "export",
     "log": "log",

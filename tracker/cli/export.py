@@ -63,7 +63,7 @@ def export_rolls(fmt, session, character, since, until, player_view, output, as_
         count, head = len(report["rows"]), report["log_head"]
         luck = {c["character"]: c["luck"] for c in report["luck"]["characters"]}
     else:
-        state, rows = tracker.exports.roll_rows(flt)
+        state, rows = tracker.exports.roll_rows(flt, player_view=player_view)
         head, count, luck = state.head_hash, 0, None
         with _target(output) as out:
             if fmt == "csv":
@@ -92,18 +92,19 @@ def _cell(value) -> object:
 
 def _summary(as_json: bool, output: str | None, doc: dict) -> None:
     """Say what was written: on stdout when the data went to a file, else on stderr."""
+    # The players' view withholds the head when it is an older secret event's, unsalted.
+    head = doc["log_head"] or "withheld (a secret event's)"
     if output is None or output == "-":
         if not as_json:
-            click.echo(
-                f"{doc.get('rolls', doc.get('events'))} rows, log head {doc['log_head'][:12]}",
-                err=True,
-            )
+            rows = doc.get("rolls", doc.get("events"))
+            click.echo(f"{rows} rows, log head {head[:12]}", err=True)
         return
     if as_json:
         emit_json({"output": output, **doc})
         return
     what = f"{doc['rolls']} rolls" if "rolls" in doc else f"{doc['events']} events"
-    line = f"Wrote {output}: {what}, log head {doc['log_head'][:12]}…{doc['log_head'][-2:]}."
+    shown = f"{head[:12]}…{head[-2:]}" if doc["log_head"] else head
+    line = f"Wrote {output}: {what}, log head {shown}."
     if doc.get("luck"):
         line += " Luck: " + ", ".join(f"{n} {v:+.1f}" for n, v in doc["luck"].items()) + "."
     click.echo(line)

@@ -84,14 +84,15 @@ def replay(session, player_view, as_json) -> None:
     from tracker.cli.log import summarize
     from tracker.cli.render import dim, local_time
     from tracker.events.play import NoteAdded
+    from tracker.projections.player import Sealed
 
     tracker = open_tracker()
-    state, lines = tracker.history.replay(session)
+    state, lines = tracker.history.replay(session, player_view=player_view)
     number = session or state.current_session or state.session.number
     if as_json:
         click.echo(f'{{"session": {number}, "events": [', nl=False)
         for i, line in enumerate(lines):
-            doc = _replay_doc(line, player_view)
+            doc = _replay_doc(line)
             click.echo(("," if i else "") + json.dumps(doc, ensure_ascii=False), nl=False)
         click.echo("]}")
         return
@@ -100,9 +101,8 @@ def replay(session, player_view, as_json) -> None:
     click.echo(click.style(f"Session {number}{title}", bold=True) + f" · {state.name}")
     for line in lines:
         event = line.event
-        hidden = player_view and event.visibility == "gm"
         when = dim(local_time(event.recorded_at, "HH:mm"))
-        if hidden:
+        if isinstance(event.data, Sealed):
             who = line.names.get(event.character_id or "", "the GM")
             click.echo(f"{when}  {event.version:>5}  a secret roll for {who}")
             continue
@@ -111,7 +111,8 @@ def replay(session, player_view, as_json) -> None:
             text = click.style(f"“{event.data.text}”", italic=True)
         if line.revoked:
             text = click.style(text, strikethrough=True, dim=True) + dim("  (undone)")
-        secret = dim(" [secret]") if event.visibility == "gm" else ""
+        mark = " [revealed]" if player_view else " [secret]"
+        secret = dim(mark) if event.visibility == "gm" else ""
         click.echo(f"{when}  {event.version:>5}  {text}{secret}")
         changes = [_change_text(c) for c in line.changes]
         if changes:
@@ -123,9 +124,11 @@ def _change_text(change) -> str:
     return f"{who}{change.track} {change.before} → {change.after}"
 
 
-def _replay_doc(line, player_view: bool) -> dict:
+def _replay_doc(line) -> dict:
+    from tracker.projections.player import Sealed
+
     event = line.event
-    if player_view and event.visibility == "gm":
+    if isinstance(event.data, Sealed):
         return {
             "version": event.version,
             "time": event.recorded_at,
@@ -147,4 +150,32 @@ def _replay_doc(line, player_view: bool) -> dict:
     }
 
 
-COMMANDS = [undo, redo, replay]
+@click.command("reveal")
+@click.argument("event", required=False, metavar="[EVENT]")
+@click.option("--session", type=int, metavar="N", help="Reveal every secret event of session N.")
+@output_options
+def reveal(event, session, as_json) -> None:
+    """Show the players a secret roll: their view holds it whole from now on.
+
+    A secret event's hash is a commitment (it covers a random salt): players who kept it from
+    `tracker log --player-view --json` can check that the roll revealed is the roll logged.
+
+    \b
+    Examples:
+      tracker reveal 118           event 118 (its number in `tracker log`)
+      tracker reveal --session 4   every secret roll of session 4
+    """
+    logged = open_tracker().history.reveal(event, session=session)
+    revealed = logged.doc["revealed"]
+    names = _names(logged.state)
+    lines = [
+        f"Revealed event {r['version']} ({_what(logged, r, names)}); its hash {r['hash'][:12]}… "
+        "now opens in the players' view."
+        if r["hash"]
+        else f"Revealed event {r['version']} ({_what(logged, r, names)})."
+        for r in revealed
+    ]
+    show_logged(logged, as_json, lines)
+
+
+COMMANDS = [undo, redo, replay, reveal]

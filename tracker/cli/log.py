@@ -12,6 +12,7 @@ from tracker.errors import BadInput
 from tracker.events import catalog as c
 from tracker.events import play as p
 from tracker.events.catalog import Unreadable
+from tracker.projections.player import Sealed
 
 
 def summarize(event, names: dict[str, str]) -> str:
@@ -33,7 +34,12 @@ def summarize(event, names: dict[str, str]) -> str:
         case p.RollMade() as e:
             kind = "" if e.kind == "check" else f" ({e.kind})"
             outcome = e.result["outcome"].replace("_", " ")
-            return f"{who} rolls {e.trait}{kind}: {dice_text(e.dice)} → {outcome}"
+            line = f"{who} rolls {e.trait}{kind}: {dice_text(e.dice)} → {outcome}"
+            for then in e.then or ():
+                done = then.result["outcome"].replace("_", " ")
+                line += f"; then {then.kind.replace('-', ' ')} ({then.trait}): "
+                line += f"{dice_text(then.dice)} → {done}"
+            return line
         case p.ContestRolled() as e:
             a, b = e.a.name, e.b.name if e.b else "?"
             won = {"a": a, "b": b}.get(e.winner or "")
@@ -82,6 +88,10 @@ def summarize(event, names: dict[str, str]) -> str:
             return f"undo: {len(ids)} event(s) taken back" + (f" ({reason})" if reason else "")
         case p.EventsRestored(event_ids=ids):
             return f"redo: {len(ids)} event(s) put back"
+        case p.EventsRevealed(event_ids=ids):
+            return f"revealed to the players: {len(ids)} secret event(s)"
+        case Sealed():
+            return f"a secret roll for {who or 'the GM'}"
         case Unreadable(reason=reason):
             return f"an event tracker cannot read ({event.type}: {reason})"
     return event.type
@@ -98,29 +108,33 @@ def dice_text(dice) -> str:
 def log(session: int | None, player_view: bool, as_json: bool) -> None:
     """Show the campaign's events, newest last."""
     tracker = open_tracker()
-    events = tracker.campaigns.log(session)
+    # The players' view is their stream, in which a secret event the GM has not revealed comes
+    # sealed: the row stays (a secret roll happened), what it showed is not there to print.
+    if player_view:
+        events = tracker.player_events(session=session)
+    else:
+        events = tracker.campaigns.log(session)
     if as_json:
         # Streamed as one JSON document so a long log never sits whole in memory.
         click.echo('{"events": [', nl=False)
         for i, event in enumerate(events):
             doc = event.to_dict()
-            if player_view and event.visibility == "gm":
-                # The row stays (a secret roll happened); what it showed does not.
-                doc["payload"] = {"secret": True}
             click.echo(("," if i else "") + json.dumps(doc, ensure_ascii=False), nl=False)
         click.echo("]}")
         return
     names = tracker.campaigns.character_names()
     shown = 0
     for event in events:
-        if event.visibility == "gm" and player_view:
+        if isinstance(event.data, Sealed):
             when = dim(local_time(event.recorded_at, "YYYY-MM-DD HH:mm:ss"))
             who = names.get(event.character_id or "", "the GM")
             click.echo(f"{event.version:>6}  {when}  {'':>4}  a secret roll for {who}")
             shown += 1
             continue
         session_label = f"s{event.session_id}" if event.session_id is not None else "  "
-        secret = " [secret]" if event.visibility == "gm" else ""
+        # In the players' view a secret event shown whole is one the GM revealed.
+        mark = " [revealed]" if player_view else " [secret]"
+        secret = mark if event.visibility == "gm" else ""
         click.echo(
             f"{event.version:>6}  {dim(local_time(event.recorded_at, 'YYYY-MM-DD HH:mm:ss'))}  "
             f"{session_label:>4}  {summarize(event, names)}{secret}"

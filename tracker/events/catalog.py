@@ -34,10 +34,19 @@ class EventPayload(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     VERSION: ClassVar[int] = 1
     # Events about one character carry its id in the envelope's character_id column too.
     character_field: ClassVar[str | None] = None
+    # A secret event's 128 random bits, inside the hashed payload: its hash then commits to
+    # what it holds without letting anyone who sees the hash try every fall of the dice
+    # (``tracker reveal`` opens it). Unset, and absent from the payload, on public events.
+    salt: str | msgspec.UnsetType = msgspec.UNSET
 
     def to_payload(self) -> dict[str, Any]:
-        """The payload as stored: every field by name, effects in their stored shapes."""
-        return {name: _plain(getattr(self, name)) for name in self.__struct_fields__}
+        """The payload as stored: every field by name, effects in their stored shapes; a field
+        left unset is not written."""
+        return {
+            name: _plain(value)
+            for name in self.__struct_fields__
+            if (value := getattr(self, name)) is not msgspec.UNSET
+        }
 
 
 class Unreadable(msgspec.Struct, frozen=True):
@@ -61,6 +70,8 @@ def event_type(cls: type[P]) -> type[P]:
 def _plain(value: Any) -> Any:
     if isinstance(value, Effect):
         return value.to_json()
+    if isinstance(value, EventPayload):
+        return value.to_payload()
     if isinstance(value, msgspec.Struct):
         return {name: _plain(getattr(value, name)) for name in value.__struct_fields__}
     if isinstance(value, tuple | list):

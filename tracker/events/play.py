@@ -24,7 +24,9 @@ class RollMade(EventPayload, frozen=True):
     it (that system reads them back: ``tracker.systems``). ``effects`` are the changes the roll
     requests (``tracker.events.effects``): Mettle +1, Threat +2, 7 HP of backlash, panicked, a
     panic check owed. ``consumed`` names the earlier events whose one-shot effect this roll used
-    (a steel-yourself spend, a story tag).
+    (a steel-yourself spend, a story tag). ``then`` holds the rolls the rules called for at
+    once in answer to a secret one (Danger Sense after a failed secret sense roll): kept inside
+    it, so that whether they were rolled is as secret as the roll itself.
     """
 
     TYPE: ClassVar[str] = "RollMade"
@@ -41,6 +43,11 @@ class RollMade(EventPayload, frozen=True):
     consumed: tuple[str, ...] = ()
     task: str | None = None
     seed: str | None = None
+    then: tuple[RollMade, ...] | msgspec.UnsetType = msgspec.UNSET
+
+    def with_followups(self) -> tuple[RollMade, ...]:
+        """This roll and the rolls it holds, in the order they were rolled."""
+        return (self, *self.then) if self.then else (self,)
 
 
 class ContestSide(msgspec.Struct, frozen=True, gc=False):
@@ -292,3 +299,13 @@ class EventsRestored(EventPayload, frozen=True):
     event_ids: tuple[str, ...]
     revocation: str | None = None
     reason: str | None = None
+
+
+@event_type
+class EventsRevealed(EventPayload, frozen=True):
+    """The GM showed the players secret events: from now on the players' view holds them
+    whole, and anyone holding their hashes can check that they were what the GM says."""
+
+    TYPE: ClassVar[str] = "EventsRevealed"
+    event_ids: tuple[str, ...]
+    session: int | None = None

@@ -628,7 +628,8 @@ def _roll_made(state: CampaignState, e: p.RollMade, raw: StoredEvent) -> None:
     ch = state.characters[e.character_id]
     if e.consumed:
         _consume_pending(ch)
-    _apply_effects(state, e.effects, raw, e.character_id)
+    for part in e.with_followups():
+        _apply_effects(state, part.effects, raw, e.character_id)
     if e.kind == "panic":
         for ob in state.open_obligations("panic-check", ch.character_id):
             _discharge(state, ob, raw, f"panic check: {e.result.get('outcome')}")

@@ -19,6 +19,8 @@ from typing import Any
 from tracker.errors import StorageError
 from tracker.events import StoredEvent
 from tracker.events.catalog import CharacterAdded
+from tracker.events.play import RollMade
+from tracker.projections.player import Sealed
 from tracker.systems.base import RuleSystem
 
 COLUMNS = (
@@ -46,6 +48,14 @@ COLUMNS = (
 )
 # The events that roll dice, and what ``roll_rows`` reads: those, and who the characters are.
 ROLLED = frozenset({"RollMade", "FrightChecked", "ContestRolled"})
+
+
+def rolls_in(data: Any) -> tuple[Any, ...]:
+    """The rolls one stored event holds, for its system to read one by one: a roll and the
+    rolls kept inside it (``RollMade.then``), or the event itself."""
+    return data.with_followups() if isinstance(data, RollMade) else (data,)
+
+
 ROW_SOURCES = ("CharacterAdded", *sorted(ROLLED))
 # What a player view empties in a secret roll's row: it shows that the roll happened, no more.
 SECRET_FIELDS = (
@@ -143,8 +153,11 @@ def roll_rows(
         if isinstance(data, CharacterAdded):
             names[data.character_id] = data.name
             continue
+        if isinstance(data, Sealed):
+            yield sealed_row(event, names.get(event.character_id or ""), rules, revoked)
+            continue
         try:
-            rolled = rules.roll_facts(data)
+            rolled = [facts for part in rolls_in(data) for facts in rules.roll_facts(part)]
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise unreadable_roll(event, rules, exc) from None
         for facts in rolled:
@@ -176,6 +189,38 @@ def roll_rows(
                 chance_key=key,
                 p_success=None if key is None else rules.chance(key),
             )
+
+
+def sealed_row(
+    event: StoredEvent, name: str | None, rules: RuleSystem, revoked: set[str]
+) -> RollRow:
+    """The row of a secret roll in the players' view: that it happened, for whom, no more."""
+    return RollRow(
+        event_id=event.event_id,
+        version=event.version,
+        time=event.recorded_at,
+        session=event.session_id,
+        character=name,
+        character_id=event.character_id,
+        system=rules.name,
+        kind="secret",
+        trait=None,
+        base=None,
+        modifiers="",
+        effective=None,
+        dice=(),
+        faces=0,
+        kept=None,
+        outcome=None,
+        success=False,
+        margin=None,
+        position=None,
+        effects="",
+        revoked=event.event_id in revoked,
+        secret=True,
+        chance_key=None,
+        p_success=None,
+    )
 
 
 # -- luck --------------------------------------------------------------------------------------
@@ -345,7 +390,12 @@ class LuckTally:
             if event.event_id in self.revoked:
                 return
             try:
-                rolled = self.rolled(event.data)
+                data = event.data
+                rolled = (
+                    self.rolled(data)
+                    if type(data) is not RollMade or not data.then
+                    else [r for part in data.with_followups() for r in self.rolled(part)]
+                )
             except (KeyError, TypeError, ValueError, IndexError) as exc:
                 raise unreadable_roll(event, self.rules, exc) from None
             for who, side, faces, dice, success, key in rolled:

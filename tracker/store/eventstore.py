@@ -376,7 +376,9 @@ class EventStore:
 
     def find_event(self, campaign_id: str, ident: str) -> StoredEvent:
         """An event by its number in the log, its id, or an unambiguous prefix of its id."""
-        if ident.isdigit():
+        if ident.isascii() and ident.isdigit():
+            if len(ident) > 18:  # past any version a log can reach, and past SQL's integers
+                raise NotFound(f"No event {ident} in this campaign; `tracker log` lists them.")
             query = select(events).where(
                 events.c.campaign_id == campaign_id, events.c.version == int(ident)
             )

@@ -1,0 +1,219 @@
+"""A secret roll stays secret in everything the players may see.
+
+The same evening is played twice, the two differing only in the dice of the GM's secret rolls
+(of every kind: a plain roll, a contest, a fright check, a sense roll whose failure calls for a
+Danger Sense roll in one evening and not in the other, extra effort). Every player-facing output
+of both evenings, with ids, times and hashes numbered in order of appearance, must be the same
+byte for byte: whatever differs would tell a player something about the secret dice. And the
+hashes the players see must not open to any fall of the dice, even to a player who knows
+everything else about the secret event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import Run
+
+from tracker.events.envelope import canonical_json
+
+WARY_MIRA = """
+name = "Mira"
+traits = ["Danger Sense"]
+[stats]
+ST = 10
+DX = 13
+IQ = 12
+HT = 11
+HP = 10
+FP = 11
+Will = 12
+[skills]
+Lockpicking = 12
+"""
+
+# Each evening's commands; {name} is a secret roll's dice, which differ between the evenings.
+GURPS_EVENING = [
+    "campaign new Hidden --system gurps",
+    "character add --sheet {sheet}",
+    "character add Vora --stat ST=12 --stat DX=12 --stat HT=12 --stat HP=12 --stat FP=12"
+    " --stat Will=11 --skill Broadsword=16",
+    "session start --title 'The locked archive'",
+    "roll Mira Lockpicking --dice 3,4,1",
+    "roll Mira Per --secret --dice {plain}",
+    "roll Mira Vision --danger --dice {sense} --danger-dice 3,3,3",
+    "contest Vora Broadsword Duellist 12 --secret --dice-a {contest_a} --dice-b {contest_b}",
+    "fright Mira --secret --threat 'the ghoul' --dice {fright} --table-dice 5,5,2 --effect-dice 4",
+    "effort Vora 20 --secret --dice {effort}",
+    "hp Vora -2 --cause 'a falling shelf'",
+    "roll Vora Broadsword --dice 2,2,2",
+    "note 'The ledger is gone.'",
+]
+GURPS_DICE = [
+    {
+        "plain": "6,6,5",
+        "sense": "6,6,5",
+        "contest_a": "6,6,6",
+        "contest_b": "1,1,1",
+        "fright": "6,6,6",
+        "effort": "6,6,6",
+    },
+    {
+        "plain": "1,1,1",
+        "sense": "1,2,1",
+        "contest_a": "1,1,1",
+        "contest_b": "6,6,6",
+        "fright": "1,1,1",
+        "effort": "1,1,2",
+    },
+]
+GLINTLOCK_EVENING = [
+    "campaign new Drowned --system glintlock",
+    "character add Wren --stat Grit=3 --stat Wits=2 --stat HP=12 --class Seer",
+    "session start",
+    "roll Wren Grit --tag 1:gear --dice 12",
+    "roll Wren Wits --tag 1:gear --secret --dice {plain}",
+    "roll Wren Grit --tag 1:gear --dice 15",
+    "stress Wren +1 --cause 'the water'",
+]
+GLINTLOCK_DICE = [{"plain": "1"}, {"plain": "20"}]
+
+PLAYER_OUTPUTS = [
+    "log --player-view",
+    "log --player-view --json",
+    "log --session 1 --player-view --json",
+    "replay --player-view",
+    "replay --player-view --json",
+    "status --player-view",
+    "status --player-view --json",
+    "export rolls --player-view --format csv",
+    "export rolls --player-view --format jsonl",
+    "export rolls --player-view --format html",
+]
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+HASH = re.compile(r"\b[0-9a-f]{64}\b")
+# A hash as a person is shown it: its start and its end.
+SHORT_HASH = re.compile(r"\b[0-9a-f]{12}…[0-9a-f]{2,4}\b")
+TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?")
+CLOCK = re.compile(r"\b\d{2}:\d{2}\b")
+
+
+def normalised(text: str) -> str:
+    """Ids and hashes replaced by placeholders numbered in order of appearance, and times by
+    one placeholder (two evenings are not played to the same second)."""
+    text = CLOCK.sub("<clock>", TIME.sub("<time>", text))
+    for kind, pattern in (("id", UUID), ("hash", HASH), ("short", SHORT_HASH)):
+        seen: dict[str, str] = {}
+        text = pattern.sub(lambda m, s=seen, k=kind: s.setdefault(m[0], f"<{k}{len(s)}>"), text)
+    return text
+
+
+def play(folder: Path, evening: list[str], dice: dict[str, str]) -> Run:
+    folder.mkdir()
+    sheet = folder / "mira.toml"
+    sheet.write_text(WARY_MIRA, encoding="utf-8")
+    run = Run(folder / "campaign.db", CliRunner())
+    for step in evening:
+        run.ok(step.format(sheet=sheet, **dice))
+    return run
+
+
+def player_outputs(run: Run) -> dict[str, str]:
+    return {command: run.ok(command).stdout for command in PLAYER_OUTPUTS}
+
+
+@pytest.mark.parametrize(
+    ("evening", "dice"),
+    [(GURPS_EVENING, GURPS_DICE), (GLINTLOCK_EVENING, GLINTLOCK_DICE)],
+    ids=["gurps", "glintlock"],
+)
+def test_two_evenings_differing_only_in_secret_dice_look_the_same_to_the_players(
+    tmp_path, evening, dice
+):
+    first = play(tmp_path / "first", evening, dice[0])
+    second = play(tmp_path / "second", evening, dice[1])
+    # The GM's evenings differ (or the test proves nothing) ...
+    assert normalised(first.ok("log").stdout) != normalised(second.ok("log").stdout)
+    # ... and the players' do not, in any output.
+    one, other = player_outputs(first), player_outputs(second)
+    for command in PLAYER_OUTPUTS:
+        assert normalised(one[command]) == normalised(other[command]), command
+
+
+def test_a_danger_sense_roll_does_not_show_whether_it_was_rolled(tmp_path):
+    dice = GURPS_DICE[0]
+    first = play(tmp_path / "first", GURPS_EVENING, dice)
+    second = play(tmp_path / "second", GURPS_EVENING, {**dice, "sense": "1,2,1"})
+    # For the GM, the first evening's sense roll failed and Danger Sense was rolled.
+    assert "danger-sense" in first.ok("log --json").stdout
+    assert "danger-sense" not in second.ok("log --json").stdout
+    assert first.event_count() == second.event_count()
+    one, other = player_outputs(first), player_outputs(second)
+    for command in PLAYER_OUTPUTS:
+        assert normalised(one[command]) == normalised(other[command]), command
+
+
+def test_no_hash_the_players_see_opens_to_any_fall_of_the_secret_dice(tmp_path):
+    run = play(tmp_path / "evening", GURPS_EVENING, GURPS_DICE[0])
+    seen = set()
+    for command in PLAYER_OUTPUTS:
+        seen |= set(HASH.findall(run.ok(command).stdout))
+    secret = [e for e in run.json("log")["events"] if e["visibility"] == "gm"]
+    assert secret
+    assert all(e["hash"] in seen for e in secret)
+    tried = 0
+    for event in secret:
+        # A player who knows everything of the event but its salt and its dice.
+        fields = {k: v for k, v in event.items() if k not in ("position", "hash")}
+        payload = {k: v for k, v in event["payload"].items() if k != "salt"}
+        text = canonical_json(payload)
+        assert DICE.search(text), event["type"]
+        for fall in itertools.product(range(1, 7), repeat=3):
+            guess = json.loads(DICE.sub(json.dumps(list(fall)).replace(" ", ""), text, count=1))
+            digest = hashlib.sha256(canonical_json({**fields, "payload": guess}).encode())
+            assert digest.hexdigest() not in seen
+            tried += 1
+    assert tried == 216 * len(secret)
+
+
+# The first three dice written in a payload: the ones a brute force would try.
+DICE = re.compile(r"\[[1-6],[1-6],[1-6]\]")
+
+
+def test_a_revealed_roll_opens_to_the_hash_the_players_kept(tmp_path):
+    run = play(tmp_path / "evening", GURPS_EVENING, GURPS_DICE[0])
+    kept = {
+        e["version"]: e["hash"]
+        for e in run.json("log --player-view")["events"]
+        if e["payload"] == {"secret": True}
+    }
+    version = min(kept)
+    assert "6,6,5" not in run.ok("log --player-view").stdout
+    doc = run.json(f"reveal {version}")
+    assert [r["version"] for r in doc["revealed"]] == [version]
+    # The players' log now holds the event whole, and its fields hash to what they kept.
+    shown = next(e for e in run.json("log --player-view")["events"] if e["version"] == version)
+    assert shown["payload"]["dice"] == [6, 6, 5]
+    fields = {k: v for k, v in shown.items() if k not in ("position", "hash")}
+    assert hashlib.sha256(canonical_json(fields).encode()).hexdigest() == kept[version]
+    assert "critical failure" in run.ok("log --player-view").stdout
+    # Revealing is for good, and only for what was secret.
+    before = run.event_count()
+    undo = run(f"undo {before}")
+    assert undo.exit_code == 1
+    assert "cannot be undone" in undo.stderr
+    again = run(f"reveal {version}")
+    assert again.exit_code == 1
+    assert "revealed already" in again.stderr
+    public = run("reveal 5")
+    assert public.exit_code == 1
+    assert "not secret" in public.stderr
+    assert run("reveal").exit_code == 2
+    assert run.event_count() == before

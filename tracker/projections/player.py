@@ -1,0 +1,66 @@
+"""What the players may know: the one stream of events every player-facing output is made from.
+
+``tracker log``, ``replay`` and ``status`` with ``--player-view``, and the roll exports and the
+report in the player view, read the log through ``player_stream`` and nothing else, so no output
+can show what the stream never carried. A secret event the GM has not revealed (``tracker
+reveal``) reaches it sealed: its place in the log, its time, its session, whom it was about and
+its hash, never its payload; folding the stream therefore leaves out everything it changed.
+
+A secret event logged by this release is salted (``EventPayload.salt``): its hash commits to what
+it holds without letting anyone try every fall of the dice against it, so the stream shows it.
+An older secret event has no salt, and its hash (and the next event's ``prev_hash``) is blanked.
+An older Danger Sense roll logged as an event of its own after a secret roll is left out
+altogether, as a Danger Sense roll is kept inside the roll it answers today.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import msgspec
+
+from tracker.events import StoredEvent
+
+# What a sealed event's payload reads as: that it was secret, no more.
+SEALED_PAYLOAD = '{"secret":true}'
+
+
+class Sealed(msgspec.Struct, frozen=True):
+    """The typed event of a secret event in the players' stream: that the GM rolled, no more."""
+
+    type: str
+
+
+def player_stream(
+    events: Iterable[StoredEvent], revealed: frozenset[str] | set[str]
+) -> Iterator[StoredEvent]:
+    """``events`` as the players may see them: each secret one sealed unless ``revealed``."""
+    secret: set[str] = set()
+    # The hash of the event before, when it must not be shown (an unsalted secret's).
+    hidden_hash: str | None = None
+    for event in events:
+        if hidden_hash is not None and event.prev_hash == hidden_hash:
+            event = event._replace(prev_hash=None)
+        hidden_hash = None
+        if event.visibility != "gm" or event.event_id in revealed:
+            yield event
+            continue
+        salted = getattr(event.data, "salt", msgspec.UNSET) is not msgspec.UNSET
+        if not salted:
+            hidden_hash = event.hash
+        secret.add(event.event_id)
+        if _answers(event.data) in secret:
+            continue
+        yield event._replace(
+            data=Sealed(event.type),
+            raw=SEALED_PAYLOAD,
+            parsed=None,
+            hash=event.hash if salted else None,
+        )
+
+
+def _answers(data: Any) -> str | None:
+    """The roll an older follow-up roll (Danger Sense) answered, when it names one."""
+    inputs = getattr(data, "inputs", None)
+    return inputs.get("after") if isinstance(inputs, dict) else None
