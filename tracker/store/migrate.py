@@ -8,6 +8,7 @@ transaction without a copy); a newer one is refused.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from datetime import UTC, datetime
 from importlib import resources
@@ -89,6 +90,8 @@ def backup_sqlite(engine: Engine, revision: str) -> Path | None:
         return None
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     target = path.with_name(f"{path.name}.backup-{revision}-{stamp}")
+    # Private from the first byte: the copy holds the GM's secrets as the log does.
+    os.close(os.open(target, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600))
     source = sqlite3.connect(path)
     try:
         dest = sqlite3.connect(target)
