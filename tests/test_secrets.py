@@ -2,7 +2,8 @@
 
 The same evening is played twice, the two differing only in the dice of the GM's secret rolls
 (of every kind: a plain roll, a contest, a fright check, a sense roll whose failure calls for a
-Danger Sense roll in one evening and not in the other, extra effort). Every player-facing output
+Danger Sense roll in one evening and not in the other, extra effort; a fright result that leaves
+a trait owed when the session ends). Every player-facing output
 of both evenings, with ids, times and hashes numbered in order of appearance, must be the same
 byte for byte: whatever differs would tell a player something about the secret dice. And the
 hashes the players see must not open to any fall of the dice, even to a player who knows
@@ -49,11 +50,13 @@ GURPS_EVENING = [
     "roll Mira Per --secret --dice {plain}",
     "roll Mira Vision --danger --dice {sense} --danger-dice 3,3,3",
     "contest Vora Broadsword Duellist 12 --secret --dice-a {contest_a} --dice-b {contest_b}",
-    "fright Mira --secret --threat 'the ghoul' --dice {fright} --table-dice 5,5,2 --effect-dice 4",
+    "fright Mira --secret --threat 'the ghoul' --dice {fright} --table-dice {table}"
+    " --effect-dice 4",
     "effort Vora 20 --secret --dice {effort}",
     "hp Vora -2 --cause 'a falling shelf'",
     "roll Vora Broadsword --dice 2,2,2",
     "note 'The ledger is gone.'",
+    "session end",
 ]
 GURPS_DICE = [
     {
@@ -62,6 +65,7 @@ GURPS_DICE = [
         "contest_a": "6,6,6",
         "contest_b": "1,1,1",
         "fright": "6,6,6",
+        "table": "6,6,6",
         "effort": "6,6,6",
     },
     {
@@ -70,6 +74,7 @@ GURPS_DICE = [
         "contest_a": "1,1,1",
         "contest_b": "6,6,6",
         "fright": "1,1,1",
+        "table": "5,5,2",
         "effort": "1,1,2",
     },
 ]

@@ -106,21 +106,27 @@ class Campaigns:
         self.table.loader.save(state, SESSION_SNAPSHOT)
         return state, state.session
 
-    def session_end(self) -> tuple[CampaignState, SessionInfo]:
-        """End the running session; what is still owed is recorded as lapsed."""
+    def session_end(self) -> tuple[CampaignState, SessionInfo, tuple[str, ...]]:
+        """End the running session; what is still owed is recorded as lapsed. Returns the
+        state, the session, and everything that lapsed (the GM's secret obligations too)."""
+        lapsed_all: list[str] = []
 
         def decide(state: CampaignState) -> Decision:
             if state.current_session is None:
                 raise Refused("No session is running; start one with `tracker session start`.")
             number = state.current_session
             # Ending a session with something still owed is allowed; the event records it lapsed.
-            lapsed = tuple(o.what for o in state.obligations.values())
+            # The event is public: an obligation a secret roll opened lapses unrecorded there,
+            # or its words would tell the players what the roll gave.
+            owed = list(state.obligations.values())
+            lapsed_all[:] = [o.what for o in owed]
+            lapsed = tuple(o.what for o in owed if not o.secret)
             return Decision(
                 [new_event(SessionEnded(number=number, lapsed=lapsed), session_id=number)]
             )
 
         state, _, _ = self.table.decide_and_append(decide)
-        return state, state.session
+        return state, state.session, tuple(lapsed_all)
 
     def session_list(self) -> list[SessionInfo]:
         """Every session in force, oldest first, with the number of events each logged."""

@@ -37,6 +37,16 @@ PRIOR_SNAPSHOT = "campaign-prior"
 SESSION_SNAPSHOT = "session-start"
 
 
+def _from_cache(doc: dict) -> CampaignState | None:
+    """A snapshot's state, or None when it is not one this tracker wrote: a cache that does not
+    read is folded anew from the log, never trusted and never a crash. (Whether a snapshot that
+    reads holds what the log gives is for ``tracker verify``, which folds the log to see.)"""
+    try:
+        return from_snapshot(doc)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return None
+
+
 class StateLoader:
     """Each campaign's state, from its snapshots and its log."""
 
@@ -61,9 +71,9 @@ class StateLoader:
         cached = self.store.load_snapshot(
             row.campaign_id, (CAMPAIGN_SNAPSHOT, SESSION_SNAPSHOT), PROJECTION_VERSION
         )
-        if cached:
-            state = from_snapshot(cached[1])
-        else:
+        state = _from_cache(cached[1]) if cached else None
+        if state is None:
+            cached = None
             # From the first event: which events are in force is known up front (the undo
             # events alone decide it), so the log is folded once, never twice. Both reads stop
             # at the head seen first; what another writer adds meanwhile is folded on below.
@@ -153,13 +163,16 @@ class StateLoader:
                 continue
             if best is not None and cached[0] <= best.version:
                 continue
-            skipped = set(cached[1]["revoked"])
+            state = _from_cache(cached[1])
+            if state is None:
+                continue
+            skipped = set(state.revoked)
             if not skipped <= revoked:
                 continue
             later = self.store.first_version(row.campaign_id, revoked - skipped)
             if later is not None and later <= cached[0]:
                 continue
-            best = from_snapshot(cached[1])
+            best = state
         return best
 
     def rebuild_all(self, row: CampaignRow) -> tuple[CampaignState, Luck]:

@@ -5,15 +5,30 @@ whether the log still holds the head that export named.
 
 from __future__ import annotations
 
+import contextlib
+import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from sqlalchemy.exc import DatabaseError
 
 from tracker.app.table import Table
 from tracker.errors import TrackerError
 from tracker.events import StoredEvent
 from tracker.events.catalog import Unreadable
-from tracker.events.envelope import ChainProblem, check_chain
+from tracker.events.envelope import ChainProblem, canonical_json, check_chain, loads_payload
+from tracker.events.receipt import Receipt
+from tracker.projections.campaign import (
+    PROJECTION_VERSION,
+    CampaignState,
+    apply,
+    fold,
+    from_snapshot,
+    problem_with,
+    refold_state,
+    to_snapshot,
+)
 from tracker.projections.rolls import ROLLED, rolls_in
 from tracker.store.eventstore import CampaignRow
 from tracker.systems import registry
@@ -31,6 +46,19 @@ def redecide(event: StoredEvent, rules: RuleSystem) -> str | None:
         return next(filter(None, map(rules.redecide, rolls_in(event.data))), None)
     except (TrackerError, KeyError, TypeError, ValueError) as exc:
         return f"its recorded inputs no longer decide ({exc})"
+
+
+def _could_be_logged(walk: CampaignState, event: StoredEvent) -> str | None:
+    """None when ``event`` could have been logged in ``walk`` (which it is then folded into);
+    else why not."""
+    try:
+        problem = problem_with(walk, event)
+        apply(walk, event)
+    except (TrackerError, KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        return f"it cannot be folded into the campaign ({exc})"
+    if problem is not None:
+        return f"the rules would not have logged it: {problem}"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +149,41 @@ class Verifier:
             )
         return results
 
+    def verify_receipt(self, kept: Receipt) -> dict[str, Any]:
+        """Whether the log still holds the head a receipt names, in an intact chain: the
+        receipt's campaign, an event at its version, whose hash begins as the receipt says."""
+        store = self.table.store
+        row = next((r for r in store.campaigns() if r.campaign_id.startswith(kept.campaign)), None)
+        at = None
+        if row is not None:
+            at = next(
+                store.read(
+                    row.campaign_id, after_version=kept.version - 1, until_version=kept.version
+                ),
+                None,
+            )
+        holds = at is not None and at.hash.startswith(kept.digest)
+        chain_ok = holds and row is not None and self.campaign(row).problem is None
+        if row is None:
+            why = "this database holds no campaign with that id: it was removed or replaced"
+        elif at is None:
+            head = store.head(row.campaign_id).version
+            why = f"the log ends at event {head}: the events after it were cut off"
+        elif not holds:
+            why = f"event {kept.version} is not the one the receipt names: the log was rewritten"
+        elif not chain_ok:
+            why = "the chain up to it is broken; run `tracker verify`"
+        else:
+            why = None
+        return {
+            "receipt": str(kept),
+            "campaign": row.name if row else None,
+            "campaign_id": row.campaign_id if row else None,
+            "version": kept.version,
+            "matches": why is None,
+            "problem": why,
+        }
+
     def campaign(self, row: CampaignRow) -> VerifyReport:
         """One campaign's chain walked, and its rolls decided again as they go by. The chain
         needs no rules: a campaign whose system is not installed still has it walked."""
@@ -143,12 +206,81 @@ class Verifier:
                 counted += 1
                 rolls += event.type in ROLLED
                 reason = redecide(event, rules) if rules is not None else None
+                if reason is None and walk is not None:
+                    reason = _could_be_logged(walk, event)
                 if reason is not None:
                     mismatches.append(Mismatch(event.version, event.event_id, reason))
                 yield event
 
-        problem = check_chain(checking(self.table.store.read(row.campaign_id)))
+        # The log folded as it is walked, with the events in force that its undos leave: each
+        # event must be one the rules would have taken in the state before it (a spend of
+        # Mettle the log never gave, a roll for a character never added, is not).
+        head = self.table.store.head(row.campaign_id).version
+        walk = (
+            refold_state(row.campaign_id, self.table.loader.revoked(row, head))
+            if rules is not None
+            else None
+        )
+        problem = check_chain(checking(self.table.store.read(row.campaign_id, until_version=head)))
         if problem is not None:
             # The broken link already names that event; its payload says nothing more.
             mismatches = [m for m in mismatches if m.event_id != problem.event_id]
+        elif rules is not None:
+            mismatches.extend(self.snapshots(row, counted))
         return VerifyReport(row.name, counted, problem, tuple(mismatches), rolls, unchecked)
+
+    def snapshots(self, row: CampaignRow, head: int) -> list[Mismatch]:
+        """Every stored snapshot of the campaign against a fold of the log up to its head.
+
+        A snapshot is a cache, but one that saw events the log no longer holds is evidence of
+        a cut tail, and one that holds what the log does not fold to is evidence of an edit.
+        Either is named, then dropped, so that no command starts from it again."""
+        store = self.table.store
+        found: list[Mismatch] = []
+        bad: list[tuple[str, int]] = []
+        for name, projection_version, version, head_hash, text in store.snapshots_of(
+            row.campaign_id
+        ):
+            if projection_version != PROJECTION_VERSION:
+                continue  # an older tracker's cache, which this one never reads
+            at = next(
+                store.read(row.campaign_id, after_version=version - 1, until_version=version),
+                None,
+            )
+            where = f"the {name} snapshot, folded to event {version}"
+            if at is None or at.hash != head_hash:
+                bad.append((name, projection_version))
+                found.append(
+                    Mismatch(
+                        version,
+                        at.event_id if at else "-",
+                        f"{where} ({head_hash[:12]}…), saw events the log no longer holds: the log "
+                        f"was cut short (it ends at event {head}) or replaced",
+                    )
+                )
+                continue
+            try:
+                doc = loads_payload(text)
+                revoked = set(from_snapshot(doc).revoked)
+            except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+                bad.append((name, projection_version))
+                found.append(Mismatch(version, at.event_id, f"{where}, cannot be read"))
+                continue
+            folded = fold(
+                store.read(row.campaign_id, until_version=version),
+                row.campaign_id,
+                refold_state(row.campaign_id, revoked),
+            )
+            # Compared as JSON both ways: the stored one went through JSON once.
+            expected = loads_payload(json.dumps(to_snapshot(folded)))
+            if canonical_json(doc) != canonical_json(expected):
+                bad.append((name, projection_version))
+                found.append(
+                    Mismatch(
+                        version, at.event_id, f"{where}, holds a state the log does not fold to"
+                    )
+                )
+        for name, projection_version in bad:
+            with contextlib.suppress(DatabaseError):  # a read-only database keeps its cache
+                store.forget_snapshot(row.campaign_id, name, projection_version)
+        return found

@@ -120,19 +120,26 @@ def session_start(title: str | None, as_json: bool) -> None:
 @output_options
 def session_end(as_json: bool) -> None:
     """End the running session."""
-    state, info = open_tracker().campaigns.session_end()
+    from tracker.events.receipt import receipt
+
+    state, info, lapsed = open_tracker().campaigns.session_end()
+    kept = receipt(state.campaign_id, state.version, state.head_hash)
     if as_json:
-        emit_json({"campaign": state.name, **info.to_dict()})
+        emit_json({"campaign": state.name, **info.to_dict(), "receipt": str(kept)})
         return
     took = duration(info.started_at, info.ended_at or info.started_at)
     click.echo(
         f"Session {info.number} ended {local_time(info.ended_at, 'HH:mm')} "
         f"({took}, {plural(info.event_count, 'event')})."
     )
-    if not info.lapsed:
+    if not lapsed:
         click.echo("Open obligations: none.")
-    for lapsed in info.lapsed:
-        click.echo(warn(f"Lapsed: {lapsed}"))
+    for what in lapsed:
+        click.echo(warn(f"Lapsed: {what}"))
+    click.echo(
+        f"Receipt for the players: {kept}\n"
+        f"  (`tracker verify --against {kept}` later says whether the log still holds tonight.)"
+    )
 
 
 @session.command("list")

@@ -147,9 +147,9 @@ def log(session: int | None, player_view: bool, as_json: bool) -> None:
 @click.command("verify")
 @click.option(
     "--against",
-    metavar="EXPORT",
-    type=click.Path(exists=True, dir_okay=False),
-    help="Say whether the log still matches an export (events, CSV, JSON lines or HTML).",
+    metavar="EXPORT|RECEIPT",
+    help="Say whether the log still matches an export (events, CSV, JSON lines or HTML) or "
+    "still holds the head a receipt names (`tracker:...`, as `session end` prints it).",
 )
 @output_options
 def verify(against: str | None, as_json: bool) -> None:
@@ -159,9 +159,14 @@ def verify(against: str | None, as_json: bool) -> None:
     Examples:
       tracker verify
       tracker verify --against campaign.jsonl
+      tracker verify --against tracker:e4ee917c:118:3f2a9c1e4b7d0a55
     """
     if against:
-        _verify_against(against, as_json)
+        kept = _receipt_in(against)
+        if kept is not None:
+            _verify_receipt(kept, as_json)
+        else:
+            _verify_against(against, as_json)
         return
     reports = open_tracker().verifier.verify()
     ok = all(r.ok for r in reports)
@@ -224,6 +229,46 @@ def export_heads(path: str) -> dict[str, str]:
         if found:
             return {"": found.group(1)}
     raise BadInput(f"{path} names no log head; give a tracker export (events, rolls or report).")
+
+
+def _receipt_in(against: str):
+    """The receipt ``--against`` gives, written out or in a small file; None for an export."""
+    from pathlib import Path
+
+    from tracker.events.receipt import find_receipt
+
+    found = find_receipt(against)
+    if found is not None:
+        return found
+    path = Path(against)
+    if not path.is_file():
+        raise BadInput(
+            f"{against} is neither a file nor a receipt; give an export's path or a receipt "
+            "like tracker:e4ee917c:118:3f2a9c1e4b7d0a55."
+        )
+    if path.stat().st_size < 4096:
+        return find_receipt(path.read_text(encoding="utf-8", errors="replace"))
+    return None
+
+
+def _verify_receipt(kept, as_json: bool) -> None:
+    result = open_tracker().verifier.verify_receipt(kept)
+    if as_json:
+        emit_json({"ok": result["matches"], "against": str(kept), "receipt": result})
+    elif result["matches"]:
+        click.echo(
+            f"{result['campaign']}: "
+            + click.style("holds the receipt's head", fg=GOOD)
+            + f" (event {kept.version}, and the chain up to it is intact)."
+        )
+    else:
+        click.echo(
+            click.style("Does not hold the receipt's head", fg=BAD, bold=True)
+            + f" ({kept}): {result['problem']}.",
+            err=True,
+        )
+    if not result["matches"]:
+        raise click.exceptions.Exit(1)
 
 
 def _verify_against(path: str, as_json: bool) -> None:

@@ -461,8 +461,11 @@ def obligations_dismiss(obligation, reason, as_json) -> None:
 @click.argument("character", required=False)
 @click.option("--as-of", metavar="EVENT|TIME", help="The state as it stood at an event or time.")
 @click.option("--player-view", is_flag=True, help="As the players know it: no secret rolls.")
+@click.option("--receipt", is_flag=True, help="Print a receipt of the log's head for the players.")
 @output_options
-def status(character: str | None, as_of: str | None, player_view: bool, as_json: bool) -> None:
+def status(
+    character: str | None, as_of: str | None, player_view: bool, receipt: bool, as_json: bool
+) -> None:
     """The campaign at a glance, or one character's tracks.
 
     \b
@@ -471,10 +474,21 @@ def status(character: str | None, as_of: str | None, player_view: bool, as_json:
       tracker status Wren --json
       tracker status --as-of 118            as it stood after event 118
       tracker status --as-of "2026-11-29 21:30"
+      tracker status --receipt               a receipt players keep against a cut log
     """
     tracker = open_tracker()
     if as_of and player_view:
         raise click.UsageError("give --as-of or --player-view, not both")
+    if receipt:
+        from tracker.events.receipt import receipt as receipt_of
+
+        state = tracker.campaigns.status()[0]
+        kept = receipt_of(state.campaign_id, state.version, state.head_hash)
+        if as_json:
+            emit_json({"campaign": state.name, "version": state.version, "receipt": str(kept)})
+        else:
+            click.echo(str(kept))
+        return
     if player_view:
         state = tracker.campaigns.player_state()
         ch = tracker.character(character, state) if character else None

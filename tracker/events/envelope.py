@@ -249,11 +249,21 @@ def check_chain(stream) -> ChainProblem | None:
     """Walk one campaign's events in version order; return the first broken link, if any.
 
     Finds an edited event (its hash no longer matches its fields), an inserted, removed or
-    reordered one (a version out of sequence, or a ``prev_hash`` that is not the previous hash).
+    reordered one (a version out of sequence, or a ``prev_hash`` that is not the previous hash),
+    and positions swapped under it (the database's order no longer the campaign's: an export
+    of it would not import).
     """
     prev = GENESIS_HASH
     expected_version = 1
+    position = 0
     for event in stream:
+        if event.position <= position:
+            return ChainProblem(
+                event.version,
+                event.event_id,
+                "its position in the database comes before the event's before it",
+            )
+        position = event.position
         if event.version != expected_version:
             what = "missing" if event.version > expected_version else "out of order"
             return ChainProblem(

@@ -32,7 +32,7 @@ from tracker.systems import registry
 from tracker.systems.base import Feature, RuleSystem
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 3
+PROJECTION_VERSION = 4
 RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
@@ -217,6 +217,8 @@ class Obligation:
     discharged_version: int | None = None
     how: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    # Opened by a secret event: the players' view never holds it, nor may a public event say it.
+    secret: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -231,6 +233,7 @@ class Obligation:
             "discharged_version": self.discharged_version,
             "how": self.how,
             "data": dict(self.data),
+            "secret": self.secret,
         }
 
 
@@ -447,6 +450,7 @@ def _open(
         character_id=character_id,
         severity=severity,
         data=data,
+        secret=raw.visibility == "gm",
     )
     state.obligations[ob.id] = ob
     return ob

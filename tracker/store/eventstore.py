@@ -510,8 +510,45 @@ class EventStore:
                             snapshots.c.projection_version == projection_version,
                         )
                     ).scalar_one()
-                    return version, loads_payload(state)
+                    # A cache that does not parse is passed over, never a crash.
+                    try:
+                        doc = loads_payload(state)
+                    except ValueError:
+                        continue
+                    if isinstance(doc, dict):
+                        return version, doc
         return None
+
+    def forget_snapshot(self, campaign_id: str, projection: str, projection_version: int) -> None:
+        """Drop a cached snapshot (one that does not hold what the log folds to)."""
+        with self.engine.connect().execution_options(**WRITE) as conn:
+            conn.execute(
+                snapshots.delete().where(
+                    snapshots.c.campaign_id == campaign_id,
+                    snapshots.c.projection == projection,
+                    snapshots.c.projection_version == projection_version,
+                )
+            )
+            conn.commit()
+
+    def snapshots_of(self, campaign_id: str) -> list[tuple[str, int, int, str, str]]:
+        """Every stored snapshot of a campaign, as stored: its projection and that projection's
+        version, the version and head hash it was folded to, and its state's text."""
+        with self.engine.connect() as conn:
+            return [
+                tuple(row)
+                for row in conn.execute(
+                    select(
+                        snapshots.c.projection,
+                        snapshots.c.projection_version,
+                        snapshots.c.version,
+                        snapshots.c.head_hash,
+                        snapshots.c.state,
+                    )
+                    .where(snapshots.c.campaign_id == campaign_id)
+                    .order_by(snapshots.c.version)
+                )
+            ]
 
     def save_snapshot(
         self,

@@ -540,3 +540,36 @@ def contest_roll_doc(side: Side, result: Mapping[str, Any], effective: int) -> d
         "success": result["success"],
         "margin": result.get("margin"),
     }
+
+
+def effects_differ(
+    stored: Sequence[Effect], expected: Sequence[Effect], *, optional: Sequence[Effect] = ()
+) -> str | None:
+    """None when a stored roll requested exactly the effects its re-decided result gives, and
+    any of ``optional`` (effects that rest on a choice the roll does not record, such as a
+    catastrophe's panic check waived with ``--no-panic``); else what differs.
+
+    ``tracker verify`` asks this of every roll: a forged effect (+5 Mettle on a weak hit) is
+    found even where the roll's outcome was left alone."""
+    from collections import Counter
+
+    def keys(effects: Sequence[Effect]) -> Counter[str]:
+        return Counter(canonical(e.to_json()) for e in effects)
+
+    left = keys(stored)
+    left.subtract(keys(expected))
+    missing = any(n < 0 for n in left.values())
+    extra = +left - keys(optional)
+    if not missing and not extra:
+        return None
+    return f"its effects are stored as {_words(stored)} but the rules give {_words(expected)}"
+
+
+def canonical(value: Any) -> str:
+    import json
+
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _words(effects: Sequence[Effect]) -> str:
+    return ", ".join(e.words() for e in effects) or "none"

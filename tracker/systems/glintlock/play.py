@@ -23,6 +23,7 @@ from tracker.systems.base import (
     Rolled,
     RollFacts,
     RollRequest,
+    effects_differ,
     trait_value,
 )
 from tracker.systems.dice import DiceSource, source_for
@@ -165,8 +166,21 @@ def redecide(event: Any) -> str | None:
         backlash=None if backlash is None else backlash["dice"],
         position_steps=inputs["position_steps"],
     )
-    return _differs("the outcome", result["outcome"], decided.outcome) or _differs(
-        "the position", result["position"], decided.position
+    expected: list[Effect] = []
+    if decided.mettle_delta:
+        expected.append(TrackChange("mettle", decided.mettle_delta))
+    if decided.threat_delta:
+        expected.append(TrackChange("threat", decided.threat_delta))
+    if decided.backlash is not None:
+        expected.append(TrackChange("hp", -decided.backlash.total, "backlash"))
+    # A story tag spent is named by the player; that one was, for each story tag rolled, is not.
+    spent = [e for e in event.effects if isinstance(e, StoryTagSpent)]
+    stories = sum(1 for t in inputs["tags"] if t["kind"] == "story")
+    return (
+        _differs("the outcome", result["outcome"], decided.outcome)
+        or _differs("the position", result["position"], decided.position)
+        or _differs("the story tags spent", len(spent), stories)
+        or effects_differ([e for e in event.effects if e not in spent], expected)
     )
 
 

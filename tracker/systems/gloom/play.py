@@ -27,6 +27,7 @@ from tracker.systems.base import (
     Side,
     contest_roll_doc,
     contest_side,
+    effects_differ,
     side_verdict,
     trait_value,
 )
@@ -205,7 +206,18 @@ def redecide(event: Any) -> str | None:
         decided = gloom.decide(
             event.inputs["rank"], event.inputs["dl"], event.dice, mode=event.inputs["mode"]
         )
-        return _differs("the outcome", event.result["outcome"], decided.outcome)
+        expected: list[Effect] = []
+        optional: list[Effect] = []
+        if event.kind == "panic":
+            if not decided.success:
+                expected.append(ConditionApplied(PANICKED, note="failed panic check"))
+        elif decided.panic_check:
+            # Owed unless the GM waived it as the roll was made (--no-panic), which it does
+            # not record.
+            optional.append(_panic_owed(_owed_name(event.effects)))
+        return _differs("the outcome", event.result["outcome"], decided.outcome) or (
+            effects_differ(event.effects, expected, optional=optional)
+        )
     if isinstance(event, ContestRolled):
         if event.b is None:
             return "a Gloom contest records both sides' rolls"
@@ -217,12 +229,28 @@ def redecide(event: Any) -> str | None:
                 return problem
             checks.append(decided)
         a, b = checks
+        owed = [
+            _panic_owed(side.name, suffix, side.character_id)
+            for side, check, suffix in ((event.a, a, "a"), (event.b, b, "b"))
+            if side.character_id is not None and check.panic_check
+        ]
+        problem = effects_differ(event.effects, owed)
+        if problem:
+            return problem
         if event.mode == "dynamic":
             contest = gloom.decide_dynamic(a, b)
         else:
             contest = gloom.decide_contest(a, b, tie_rule=event.result.get("tie_rule") or "stat")
         return _differs("the winner", event.winner, contest.winner)
     return None
+
+
+def _owed_name(effects: tuple[Effect, ...]) -> str:
+    """The name a stored panic obligation gives its character (its text is in the effect)."""
+    for e in effects:
+        if isinstance(e, ObligationOpened) and e.obligation == "panic-check":
+            return e.what.split(" rolled a catastrophe", 1)[0]
+    return ""
 
 
 def _differs(what: str, stored: Any, now: Any) -> str | None:

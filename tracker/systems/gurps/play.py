@@ -36,6 +36,7 @@ from tracker.systems.base import (
     Side,
     contest_roll_doc,
     contest_side,
+    effects_differ,
     side_verdict,
 )
 from tracker.systems.dice import PhysicalDice, source_for
@@ -391,7 +392,7 @@ def redecide(event: Any) -> str | None:
     if isinstance(event, RollMade):
         return _roll_again(
             event.result, event.inputs["base"], event.inputs["modifiers"], event.dice
-        )
+        ) or effects_differ(event.effects, _roll_effects(event))
     if isinstance(event, FrightChecked):
         return _fright_again(event)
     if isinstance(event, ContestRolled):
@@ -402,10 +403,33 @@ def redecide(event: Any) -> str | None:
             problem = _roll_again(r, r["base"], r["modifiers"], r["dice"])
             if problem:
                 return problem
+        # A GURPS contest requests no effects: its result is the GM's to act on.
+        problem = effects_differ(event.effects, [])
+        if problem:
+            return problem
         if event.mode == "influence":
             return _influence_again(event)
         return _winner_again(event)
     return None
+
+
+def _roll_effects(event: RollMade) -> list[Effect]:
+    """The effects a stored roll's (re-decided) result requests: extra effort's FP (and HP on a
+    critical failure), the FP a failed Swimming or running roll costs; none for a project day
+    or Danger Sense."""
+    result = event.result
+    if event.kind == "extra-effort":
+        effects: list[Effect] = [TrackChange("fp", -result["fp_cost"], "extra effort")]
+        if result["hp_loss"]:
+            effects.append(TrackChange("hp", -result["hp_loss"], "extra effort, critical failure"))
+        return effects
+    if event.kind in ("project", "danger-sense"):
+        return []
+    feat = event.inputs.get("feat")
+    fp = gurps.fp_on_failure(event.trait, feat)
+    if fp and not result["success"]:
+        return [TrackChange("fp", -fp, "inhaled water" if feat is None else "winded")]
+    return []
 
 
 def _side_again(side: ContestSide) -> gurps.SuccessRoll:

@@ -1,0 +1,204 @@
+"""Tampering with a log from outside: each way is found by `tracker verify` or refused by the store.
+
+Whoever holds the database file can drop the triggers and rewrite rows, recomputing every hash
+after the one they changed; the chain alone then still looks whole. What is found anyway: an
+event the rules would not have decided or logged (its effects, its outcome, a spend of Mettle
+never given), positions that no longer follow versions, a snapshot that saw a longer log or
+holds another state. What a file alone cannot show (its tail cut off, or a whole campaign gone)
+a receipt kept by the players shows.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from tracker.events.envelope import GENESIS_HASH, chain_fields, event_hash
+
+
+def rows(db) -> list[dict]:
+    with sqlite3.connect(db) as conn:
+        conn.row_factory = sqlite3.Row
+        return [dict(r) for r in conn.execute("SELECT * FROM events ORDER BY position")]
+
+
+def rewrite(db, edit, *, snapshots: bool = True) -> None:
+    """Drop the triggers, let ``edit`` change the rows of the events table (a list of dicts in
+    position order), then store them back with every hash recomputed: a careful forger, who
+    may also drop the snapshots (``snapshots=False``)."""
+    events = rows(db)
+    events = edit(events)
+    prev: dict[str, str] = {}
+    for row in sorted(events, key=lambda r: (r["campaign_id"], r["version"])):
+        row["prev_hash"] = prev.get(row["campaign_id"], GENESIS_HASH)
+        fields = chain_fields(
+            **{k: row[k] for k in row if k not in ("position", "hash", "payload")},
+            payload=json.loads(row["payload"]),
+        )
+        row["hash"] = event_hash(fields)
+        prev[row["campaign_id"]] = row["hash"]
+    with sqlite3.connect(db) as conn:
+        for trigger in ("events_no_update", "events_no_delete", "events_no_replace"):
+            conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+        conn.execute("DELETE FROM events")
+        if not snapshots:
+            conn.execute("DELETE FROM snapshots")
+        for row in events:
+            names = ", ".join(row)
+            marks = ", ".join("?" for _ in row)
+            conn.execute(f"INSERT INTO events ({names}) VALUES ({marks})", list(row.values()))
+
+
+def payload_of(row: dict) -> dict:
+    return json.loads(row["payload"])
+
+
+@pytest.fixture
+def evening(glintlock):
+    glintlock.ok("session start")
+    glintlock.ok("roll Wren Grit --tag 1:gear --dice 12")  # a miss: Threat +2
+    glintlock.ok("roll Tomas Wits --tag 1:gear --dice 15")
+    glintlock.ok("note 'The shelves groan.'")
+    assert glintlock("verify").exit_code == 0
+    return glintlock
+
+
+def verify_fails(run, *words: str) -> str:
+    result = run("verify")
+    assert result.exit_code == 1, result.output
+    for word in words:
+        assert word in result.stderr, result.stderr
+    return result.stderr
+
+
+def test_forged_effects_on_a_roll_rehashed_are_found(evening):
+    def more_mettle(events):
+        roll = next(r for r in events if r["type"] == "RollMade")
+        payload = payload_of(roll)
+        payload["effects"] = [{"track": "mettle", "delta": 5}, {"track": "threat", "delta": 1}]
+        roll["payload"] = json.dumps(payload)
+        return events
+
+    rewrite(evening.db, more_mettle)
+    assert evening.json("status Wren")["mettle"] == 5  # the forgery took
+    verify_fails(evening, "event 5", "effects are stored as")
+
+
+def test_a_spend_the_rules_would_refuse_rehashed_is_found(evening):
+    def spend(events):
+        last = events[-1]
+        wren = next(r for r in events if r["type"] == "CharacterAdded")
+        forged = dict(last)
+        forged.update(
+            position=last["position"] + 1,
+            event_id="00000000-0000-4000-8000-000000000001",
+            version=last["version"] + 1,
+            character_id=wren["character_id"],
+            type="MettleSpent",
+            payload=json.dumps(
+                {
+                    "character_id": wren["character_id"],
+                    "action": "steel-yourself",
+                    "base": 3,
+                    "cost": 3,
+                }
+            ),
+        )
+        return [*events, forged]
+
+    rewrite(evening.db, spend)
+    verify_fails(evening, "event 8", "would not have logged it")
+
+
+def test_swapped_positions_are_found(evening):
+    def swap(events):
+        a, b = events[4], events[5]
+        a["position"], b["position"] = b["position"], a["position"]
+        return events
+
+    rewrite(evening.db, swap)
+    verify_fails(evening, "position")
+
+
+def test_a_tail_cut_below_a_snapshot_is_found(evening):
+    for _ in range(3):
+        evening.ok("note 'more'")
+    evening.ok("session end")
+    evening.ok("session start")  # a snapshot is stored as a session starts
+    rewrite(evening.db, lambda events: [r for r in events if r["version"] < 8])
+    verify_fails(evening, "cut short")
+
+
+def test_a_tail_cut_or_a_campaign_gone_is_found_against_the_players_receipt(evening):
+    receipt = evening.json("session end")["receipt"]
+    assert evening.ok(f"verify --against {receipt}").exit_code == 0
+    evening.ok("session start")
+    evening.ok("note 'later'")
+    # Events logged since the receipt are fine.
+    assert evening(f"verify --against {receipt}").exit_code == 0
+    rewrite(evening.db, lambda events: [r for r in events if r["version"] < 7], snapshots=False)
+    assert evening("verify").exit_code == 0  # nothing left in the file tells
+    result = evening(f"verify --against {receipt}")
+    assert result.exit_code == 1
+    assert "cut off" in result.stderr
+    # A file holding the receipt works too.
+    kept = evening.db.parent / "receipt.txt"
+    kept.write_text(f"Receipt for the players: {receipt}\n", encoding="utf-8")
+    assert evening(f"verify --against {kept}").exit_code == 1
+    # A wrong guess at a receipt, or a file that is not one, is bad input.
+    assert evening("verify --against tracker:zz").exit_code == 2
+
+
+def test_a_whole_campaign_gone_is_found_against_the_players_receipt(evening):
+    receipt = evening.json("session end")["receipt"]
+    with sqlite3.connect(evening.db) as conn:
+        for trigger in ("events_no_delete", "campaigns_no_delete"):
+            conn.execute(f"DROP TRIGGER {trigger}")
+        conn.execute("DELETE FROM snapshots")
+        conn.execute("DELETE FROM events")
+        conn.execute("DELETE FROM campaigns")
+    result = evening(f"verify --against {receipt}")
+    assert result.exit_code == 1
+    assert "no campaign" in result.stderr
+
+
+def test_a_replacing_insert_is_refused_with_the_triggers_in_place(evening):
+    before = rows(evening.db)
+    with sqlite3.connect(evening.db) as conn, pytest.raises(sqlite3.IntegrityError):
+        conn.execute(
+            "INSERT OR REPLACE INTO events SELECT * FROM events WHERE version = "
+            "(SELECT max(version) FROM events)"
+        )
+    assert rows(evening.db) == before
+    assert evening("verify").exit_code == 0
+
+
+def test_an_edited_snapshot_is_found_then_never_used_again(evening):
+    evening.ok("session end")
+    evening.ok("session start")
+    honest = evening.json("status Wren")["mettle"]
+    with sqlite3.connect(evening.db) as conn:
+        for name, text in conn.execute("SELECT projection, state FROM snapshots").fetchall():
+            state = json.loads(text)
+            for character in state["characters"]:
+                character["mettle"] = 6
+            conn.execute(
+                "UPDATE snapshots SET state = ? WHERE projection = ?", (json.dumps(state), name)
+            )
+    assert evening.json("status Wren")["mettle"] == 6  # a cache is trusted between verifies
+    verify_fails(evening, "snapshot", "does not fold to")
+    # Named, then dropped: every command folds the log again.
+    assert evening.json("status Wren")["mettle"] == honest
+    assert evening("verify").exit_code == 0
+
+
+def test_a_snapshot_that_is_not_json_is_passed_over(evening):
+    evening.ok("session end")
+    evening.ok("session start")
+    with sqlite3.connect(evening.db) as conn:
+        conn.execute("UPDATE snapshots SET state = '{not json'")
+    assert evening.json("status Wren")["mettle"] == 0
+    assert evening.ok("roll Wren Grit --tag 1:gear --dice 18").exit_code == 0
+    verify_fails(evening, "snapshot", "cannot be read")
