@@ -116,32 +116,69 @@ def test_killing_a_stream_of_appends_leaves_a_sound_log(crash_db):
         total = count
 
 
+# A child that imports, and is killed (SIGKILL, from a thread of its own) a set time after the
+# import's transaction begins to commit: inside the commit, or just after it while snapshots
+# are written, never before the last event is inserted.
+KILL_IN_COMMIT = """
+import os, signal, sys, threading
+from sqlalchemy.engine import Connection
+from tracker.store.eventstore import EventStore
+from tracker.cli import cli
+
+delay = float(sys.argv[1])
+importing = False
+commit = Connection.commit
+
+def killing_commit(self):
+    if importing:
+        threading.Timer(delay, os.kill, (os.getpid(), signal.SIGKILL)).start()
+    return commit(self)
+
+def watched(self, stream, _import=EventStore.import_events):
+    global importing
+    importing = True
+    return _import(self, stream)
+
+Connection.commit = killing_commit
+EventStore.import_events = watched
+cli.main(sys.argv[2:], prog_name="tracker")
+"""
+
+
 @pytest.mark.slow
-def test_killing_a_bulk_import_leaves_either_nothing_or_everything(tmp_path):
+@pytest.mark.parametrize("delay", [0.0, 0.0005, 0.002, 0.01, 0.05])
+def test_killing_a_bulk_import_leaves_either_nothing_or_everything(tmp_path, delay):
     source = Tracker(str(tmp_path / "source.db"))
     generate(source, "Crash", "glintlock", events=20_000, seed=4)
     dump = tmp_path / "dump.jsonl"
     with dump.open("w") as out:
         source.exports.export_events(out)
+    total = source.store.count()
     source.close()
-    rng = random.Random(3)
-    for attempt in range(4):
-        target = tmp_path / f"copy{attempt}.db"
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "tracker", "--db", str(target), "import", str(dump)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        time.sleep(0.3 + rng.random() * 1.5)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-        tracker = Tracker(str(target))
-        count = tracker.store.count()
-        assert count in (0, 20_000) or count >= 20_000
-        assert all(r.ok for r in tracker.verifier.verify())
-        if count:
-            assert tracker.store.count(tracker.campaign("Crash").campaign_id) >= 20_000
-        tracker.close()
+    target = tmp_path / "copy.db"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            KILL_IN_COMMIT,
+            str(delay),
+            "--db",
+            str(target),
+            "import",
+            str(dump),
+        ],
+        capture_output=True,
+        timeout=120,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    tracker = Tracker(str(target))
+    count = tracker.store.count()
+    print(f"killed {delay * 1000:g} ms into the commit: {count} of {total} events")
+    assert count in (0, total)
+    assert all(r.ok for r in tracker.verifier.verify())
+    if count:
+        assert tracker.state(tracker.campaign("Crash")).version == total
+    tracker.close()
 
 
 @pytest.mark.slow

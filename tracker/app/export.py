@@ -5,17 +5,27 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from tracker.app.campaigns import Campaigns
 from tracker.app.table import Table
 from tracker.errors import BadInput, Refused, TrackerError
 from tracker.events import StoredEvent
-from tracker.events.catalog import Unreadable
-from tracker.projections.campaign import CampaignState, apply
+from tracker.events.catalog import CampaignCreated, Unreadable
+from tracker.events.envelope import GENESIS_HASH
+from tracker.projections.campaign import (
+    UNDO_TYPES,
+    CampaignState,
+    apply,
+    fold,
+    problem_with,
+    refold_state,
+)
 from tracker.systems.base import Feature
+from tracker.systems.registry import UnknownSystem
 
 if TYPE_CHECKING:
     from tracker.projections.rolls import RollRow
@@ -165,43 +175,161 @@ class Exports:
             written += 1
         return {"events": written, "campaigns": heads}
 
-    def import_events(self, lines: Iterator[str], source: str) -> dict[str, Any]:
-        """Read an events export into this (empty) database, checking every hash as it goes."""
+    def import_events(self, lines: Iterable[str | bytes], source: str) -> dict[str, Any]:
+        """Read an events export into this (empty) database; nothing is committed until all of
+        it checks out.
+
+        Every line is read as strict UTF-8 within bounds, parsed and upcast; every event must
+        follow the one before it in its campaign's chain, and be one the rules would have
+        logged in the campaign folded up to it (its undos known from a first read of the file);
+        the header's count and heads must be what the file holds, so a file cut short at a line
+        is refused. The first problem is named with its line, and the database is left as it
+        was.
+        """
         if self.table.store.campaigns():
             raise Refused(
                 "This database already holds campaigns; import into a new one (--db NEW.db)."
             )
-        first = next(lines, "")
-        try:
-            header = json.loads(first)
-        except ValueError:
-            header = None
-        if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
-            raise BadInput(f"{source} is not a tracker events export (its first line says so).")
-        imported = self.table.store.import_events(_parse_events(lines, source))
-        # Fold each campaign once now, storing its snapshot, so the first command after an
-        # import answers as fast as any other instead of folding the whole log itself. The
-        # import is done by then: a campaign whose rule system is not installed here is folded
-        # (and told so) when a command asks for it.
-        for row in self.table.store.campaigns():
-            with contextlib.suppress(TrackerError):
-                self.table.state(row)
-        return {"events": imported, "campaigns": header.get("campaigns", {})}
+        with _rewindable(lines) as handle:
+            header = _header(next(iter(handle), b""), source)
+            revoked = _revocations(handle)
+            handle.seek(0)
+            next(iter(handle), None)
+            check = _ImportCheck(source, revoked, header)
+            imported = self.table.store.import_events(check.events(_numbered(handle, source)))
+        # Each campaign folded as it was checked: stored as its snapshot, so the first command
+        # after an import answers as fast as any other. A campaign whose rule system is not
+        # installed here is folded (and told so) when a command asks for it.
+        for state in check.states.values():
+            state.fixed_revoked = False
+            state.needs_refold = False
+            self.table.loader.save(state)
+        return {"events": imported, "campaigns": header["campaigns"]}
 
 
-def _parse_events(lines: Iterator[str], source: str) -> Iterator[StoredEvent]:
-    for number, line in enumerate(lines, start=2):
+@contextlib.contextmanager
+def _rewindable(lines: Iterable[str | bytes]) -> Iterator[Any]:
+    """``lines`` as a file that can be read twice: itself when it can seek, else a copy."""
+    seekable = getattr(lines, "seekable", None)
+    if seekable is not None and seekable():
+        yield lines
+        return
+    with tempfile.TemporaryFile() as copy:
+        for line in lines:
+            copy.write(line.encode("utf-8", "surrogateescape") if isinstance(line, str) else line)
+        copy.seek(0)
+        yield copy
+
+
+def _header(first: str | bytes, source: str) -> dict[str, Any]:
+    try:
+        header = json.loads(first)
+    except (ValueError, RecursionError):
+        header = None
+    if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
+        raise BadInput(f"{source} is not a tracker events export (its first line says so).")
+    heads, count = header.get("campaigns"), header.get("events")
+    if not isinstance(heads, dict) or type(count) is not int:
+        raise BadInput(
+            f"{source}'s first line does not name its events and heads, so it is damaged; "
+            "nothing was imported."
+        )
+    return header
+
+
+def _numbered(handle: Iterable[str | bytes], source: str) -> Iterator[tuple[int, StoredEvent]]:
+    """Each event of the file after its header, with its line number."""
+    for number, line in enumerate(handle, start=2):
         if not line.strip():
             continue
         try:
             event = StoredEvent.from_export_line(line)
-        except ValueError:
+        except ValueError as exc:
             raise BadInput(
-                f"{source} line {number} is not an event; nothing was imported."
+                f"{source} line {number} is not an event ({exc}); nothing was imported."
             ) from None
         if isinstance(event.data, Unreadable):
             raise BadInput(
                 f"{source} line {number} is no event this tracker can read "
                 f"({event.data.reason}); nothing was imported."
             )
-        yield event
+        yield number, event
+
+
+def _revocations(handle: Iterable[str | bytes]) -> dict[str, set[str]]:
+    """The events each campaign's undos and redos leave revoked, from a first read that parses
+    only the lines naming an undo or a redo (the second read names any line that is amiss)."""
+    undos: dict[str, list[StoredEvent]] = {}
+    for line in handle:
+        marks = _UNDO_MARKS[isinstance(line, bytes)]
+        if not any(mark in line for mark in marks):
+            continue
+        try:
+            event = StoredEvent.from_export_line(line)
+        except ValueError:
+            continue
+        if event.type in UNDO_TYPES:
+            undos.setdefault(event.campaign_id, []).append(event)
+    return {cid: fold(found, cid).revoked for cid, found in undos.items()}
+
+
+_UNDO_MARKS = {False: UNDO_TYPES, True: tuple(t.encode() for t in UNDO_TYPES)}
+
+
+class _ImportCheck:
+    """Checks an import's events as they go by, before the store commits any of them."""
+
+    def __init__(self, source: str, revoked: dict[str, set[str]], header: dict[str, Any]):
+        self.source = source
+        self.revoked = revoked
+        self.header = header
+        self.states: dict[str, CampaignState] = {}
+        self.heads: dict[str, tuple[int, str]] = {}
+        # Campaigns whose rule system is not installed here: their chains are checked, their
+        # rules cannot be.
+        self.unfolded: set[str] = set()
+
+    def events(self, numbered: Iterable[tuple[int, StoredEvent]]) -> Iterator[StoredEvent]:
+        count = 0
+        for number, event in numbered:
+            self.check(number, event)
+            count += 1
+            yield event
+        self.finish(count)
+
+    def check(self, number: int, event: StoredEvent) -> None:
+        cid = event.campaign_id
+        version, prev = self.heads.get(cid, (0, GENESIS_HASH))
+        if event.version != version + 1 or event.prev_hash != prev:
+            self.refuse(number, "does not follow the event before it in its campaign")
+        self.heads[cid] = (event.version, event.hash)
+        if cid in self.unfolded:
+            return
+        state = self.states.get(cid)
+        if state is None:
+            if not isinstance(event.data, CampaignCreated):
+                self.refuse(number, "begins a campaign with something else than its creation")
+            state = self.states[cid] = refold_state(cid, self.revoked.get(cid, ()))
+        try:
+            problem = problem_with(state, event)
+            apply(state, event)
+        except UnknownSystem:
+            self.unfolded.add(cid)
+            self.states.pop(cid, None)
+            return
+        except (TrackerError, KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            self.refuse(number, f"cannot be folded into its campaign ({exc})")
+        if problem is not None:
+            self.refuse(number, f"is not an event the rules would have logged ({problem})")
+
+    def finish(self, count: int) -> None:
+        heads = {cid: digest for cid, (_, digest) in self.heads.items()}
+        if count != self.header["events"] or heads != self.header["campaigns"]:
+            raise BadInput(
+                f"{self.source} holds {count:,} events but its first line names "
+                f"{self.header['events']:,} and other heads: it was cut short or added to; "
+                "nothing was imported."
+            )
+
+    def refuse(self, number: int, why: str) -> NoReturn:
+        raise BadInput(f"{self.source} line {number} {why}; nothing was imported.")

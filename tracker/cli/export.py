@@ -129,8 +129,9 @@ def export_events(output, as_json) -> None:
 def import_(file, as_json) -> None:
     """Read an events export into a new, empty database; every hash is checked."""
     tracker = open_tracker()
-    with click.open_file(file, encoding="utf-8") as handle:
-        result = tracker.exports.import_events(iter(handle), file)
+    # Bytes, each line read as strict UTF-8 by the import, which names a line that is not.
+    with click.open_file(file, "rb") as handle:
+        result = tracker.exports.import_events(handle, file)
     if as_json:
         emit_json(result)
         return

@@ -11,7 +11,8 @@ import hashlib
 import json
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from datetime import datetime
+from typing import Annotated, Any, Literal, NamedTuple
 
 import msgspec
 
@@ -117,14 +118,24 @@ class StoredEvent(NamedTuple):
         """
         from tracker.events.catalog import decode
 
+        if len(line) > MAX_LINE:
+            raise ValueError(f"it is longer than {MAX_LINE:,} bytes")
         try:
             doc = _read_line(line)
+            text = bytes(doc.payload).decode("utf-8")
+            parsed = loads_payload(text)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             raise ValueError(str(exc)) from None
-        text = bytes(doc.payload).decode("utf-8")
-        parsed = loads_payload(text)
+        except UnicodeError:
+            raise ValueError("it is not UTF-8 text") from None
+        except RecursionError:
+            raise ValueError("it is nested too deep") from None
         if not isinstance(parsed, dict):
             raise ValueError("an event's payload is a JSON object")
+        try:
+            datetime.fromisoformat(doc.recorded_at)
+        except ValueError:
+            raise ValueError(f"its recorded_at {doc.recorded_at[:40]!r} is not a time") from None
         return cls(
             doc.position,
             doc.event_id,
@@ -215,22 +226,30 @@ def event_hash(fields: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_json(fields).encode("utf-8")).hexdigest()
 
 
+# Bounds on what an export line may hold: past them it is no export this tracker wrote (a
+# 30-digit number would not fit the database's integers; an id is a UUID).
+MAX_LINE = 1 << 20
+_Count = Annotated[int, msgspec.Meta(ge=1, le=1 << 62)]
+_Id = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+_Hash = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+
+
 class _ExportedEvent(msgspec.Struct):
     """One line of ``export events``, its payload left as the JSON text it was written as."""
 
-    position: int
-    event_id: str
-    campaign_id: str
-    version: int
-    session_id: int | None
-    character_id: str | None
-    type: str
-    schema_version: int
+    position: _Count
+    event_id: _Id
+    campaign_id: _Id
+    version: _Count
+    session_id: Annotated[int, msgspec.Meta(ge=0, le=1 << 62)] | None
+    character_id: _Id | None
+    type: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    schema_version: Annotated[int, msgspec.Meta(ge=1, le=1000)]
     payload: msgspec.Raw
-    recorded_at: str
-    visibility: str
-    prev_hash: str
-    hash: str
+    recorded_at: Annotated[str, msgspec.Meta(max_length=40)]
+    visibility: Literal["public", "gm"]
+    prev_hash: _Hash
+    hash: _Hash
 
 
 _read_line = msgspec.json.Decoder(_ExportedEvent).decode

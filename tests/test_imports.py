@@ -1,0 +1,165 @@
+"""A hostile or damaged export is refused whole: one sentence naming the line, exit 2, and the
+database left as it was (empty, and usable), never a traceback.
+
+Each case below starts from a real export of a short evening. Where a case changes an event,
+every hash after it and the header's heads are recomputed, as a careful forger would: the chain
+then checks out, and only reading, upcasting and folding every event before committing can
+find what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+from click.testing import CliRunner
+from conftest import Run
+
+from tracker.events.envelope import GENESIS_HASH, chain_fields, event_hash
+
+
+@pytest.fixture
+def export(glintlock, tmp_path):
+    glintlock.ok("session start")
+    glintlock.ok("roll Wren Grit --tag 1:gear --dice 15")
+    glintlock.ok("stress Tomas +2 --cause 'the scribe'")
+    glintlock.ok("undo")
+    glintlock.ok("note 'The shelves groan.'")
+    path = tmp_path / "evening.jsonl"
+    glintlock.ok(f"export events -o {path}")
+    return path
+
+
+def lines_of(path) -> tuple[dict, list[dict]]:
+    header, *events = path.read_text(encoding="utf-8").splitlines()
+    return json.loads(header), [json.loads(e) for e in events]
+
+
+def written(path, header: dict, events: list[dict], *, rehash: bool = True) -> bytes:
+    """The export as a forger writes it back: every chain and the header recomputed."""
+    if rehash:
+        prev: dict[str, str] = {}
+        for event in events:
+            cid = event["campaign_id"]
+            event["prev_hash"] = prev.get(cid, GENESIS_HASH)
+            fields = {k: v for k, v in event.items() if k not in ("position", "hash")}
+            event["hash"] = event_hash(chain_fields(**fields))
+            prev[cid] = event["hash"]
+        header = {**header, "campaigns": prev, "events": len(events)}
+    text = "\n".join(json.dumps(x, ensure_ascii=False) for x in [header, *events]) + "\n"
+    return text.encode("utf-8")
+
+
+def edited(path, change) -> bytes:
+    header, events = lines_of(path)
+    change(events)
+    return written(path, header, events)
+
+
+def import_refused(tmp_path, data: bytes, *words: str) -> None:
+    hostile = tmp_path / "hostile.jsonl"
+    hostile.write_bytes(data)
+    target = Run(tmp_path / "target.db", CliRunner())
+    result = target(f"import {hostile}")
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert result.exit_code == 2, result.output
+    assert "nothing was imported" in result.stderr or "not a tracker" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    for word in words:
+        assert word in result.stderr, result.stderr
+    with sqlite3.connect(target.db) as conn:
+        assert conn.execute("SELECT count(*) FROM events").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM campaigns").fetchone() == (0,)
+    # The database is as it was: empty and usable.
+    target.ok("campaign new Fresh --system gloom")
+    assert target("verify").exit_code == 0
+
+
+def note_line(events: list[dict]) -> dict:
+    return next(e for e in events if e["type"] == "NoteAdded")
+
+
+def test_the_export_itself_imports(export, tmp_path):
+    target = Run(tmp_path / "target.db", CliRunner())
+    target.ok(f"import {export}")
+    assert target("verify").exit_code == 0
+    # And so does the forger's rewrite of an unchanged export: the helper is honest.
+    again = tmp_path / "again.jsonl"
+    again.write_bytes(edited(export, lambda events: None))
+    other = Run(tmp_path / "other.db", CliRunner())
+    other.ok(f"import {again}")
+
+
+def test_a_payload_that_is_a_list_or_a_string(export, tmp_path):
+    def as_list(events):
+        note_line(events)["payload"] = ["The shelves groan."]
+
+    import_refused(tmp_path, edited(export, as_list), "line")
+    (tmp_path / "target.db").unlink()
+
+    def as_string(events):
+        note_line(events)["payload"] = "The shelves groan."
+
+    import_refused(tmp_path, edited(export, as_string), "line")
+
+
+def test_a_schema_version_from_the_future(export, tmp_path):
+    def newer(events):
+        note_line(events)["schema_version"] = 99
+
+    import_refused(tmp_path, edited(export, newer), "line")
+
+
+def test_an_event_for_a_character_never_created(export, tmp_path):
+    def stranger(events):
+        roll = next(e for e in events if e["type"] == "RollMade")
+        roll["character_id"] = roll["payload"]["character_id"] = (
+            "00000000-0000-4000-8000-00000000beef"
+        )
+
+    import_refused(tmp_path, edited(export, stranger), "line 6", "character")
+
+
+def test_an_export_cut_at_a_line_boundary(export, tmp_path):
+    data = export.read_bytes().splitlines(keepends=True)
+    import_refused(tmp_path, b"".join(data[:-2]), "cut short")
+
+
+@pytest.mark.parametrize(
+    ("name", "bad"),
+    [
+        ("bytes that are not UTF-8", b'"\xff\xfe"'),
+        ("a lone surrogate", b'"\\ud800"'),
+        ("nesting 10,000 deep", b"[" * 10_000 + b"]" * 10_000),
+        ("a line of two megabytes", b'"' + b"x" * (2 << 20) + b'"'),
+    ],
+)
+def test_text_that_is_not_an_event(export, tmp_path, name, bad):
+    data = export.read_bytes().replace(b'"The shelves groan."', bad)
+    import_refused(tmp_path, data, "line")
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("position", 10**30),
+        ("session_id", 10**30),
+        ("version", -1),
+        ("recorded_at", "yesterday"),
+        ("visibility", "everyone"),
+        ("event_id", "x" * 500),
+    ],
+)
+def test_fields_out_of_bounds(export, tmp_path, field, value):
+    def odd(events):
+        note_line(events)[field] = value
+
+    import_refused(tmp_path, edited(export, odd), "line")
+
+
+def test_a_first_line_that_is_no_header(export, tmp_path):
+    data = export.read_bytes().splitlines(keepends=True)
+    import_refused(tmp_path, b"".join(data[1:]), "not a tracker events export")
+    (tmp_path / "target.db").unlink()
+    import_refused(tmp_path, b'{"format": "tracker-events/1"}\n' + b"".join(data[1:]), "damaged")
