@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 
 import pytest
@@ -297,3 +298,40 @@ def test_verify_names_a_contest_whose_stored_winner_the_rules_do_not_give(
     [report] = json.loads(run("verify --json").stdout)["campaigns"]
     assert report["problem"] is None
     assert report["mismatches"][0]["version"] == stored.version + 1
+
+
+def test_another_programs_sqlite_file_is_refused_and_left_exactly_as_it_was(run, tmp_path):
+    recipes = tmp_path / "recipes.db"
+    with sqlite3.connect(recipes) as conn:
+        conn.execute("CREATE TABLE recipes (id INTEGER PRIMARY KEY, name TEXT)")
+        conn.execute("INSERT INTO recipes (name) VALUES ('bread')")
+    conn.close()
+    before = recipes.read_bytes()
+    result = run.runner.invoke(cli, ["--db", str(recipes), "campaign", "list"])
+    assert result.exit_code == 1
+    assert "no tracker schema" in result.stderr
+    # Untouched: same bytes, still in its own journal mode (opening it for tracker would have
+    # switched it to WAL), and no -wal or -shm file beside it.
+    assert recipes.read_bytes() == before
+    with sqlite3.connect(recipes) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+    assert sorted(p.name for p in tmp_path.glob("recipes.db*")) == ["recipes.db"]
+
+
+def test_an_export_holding_secrets_is_private_from_its_first_byte(glintlock, tmp_path):
+    glintlock.ok("session start")
+    glintlock.ok("roll Wren Grit --tag 1:gear --secret --dice 12")
+    old = os.umask(0)  # a umask that would leave a new file open to everyone
+    try:
+        for command, private in (
+            ("export events", True),
+            ("export rolls --format csv", True),
+            ("export rolls --format html", True),
+            ("export rolls --format csv --player-view", False),
+        ):
+            path = tmp_path / f"{command.replace(' ', '_')}.out"
+            glintlock.ok(f"{command} -o {path}")
+            mode = path.stat().st_mode & 0o777
+            assert (mode == 0o600) if private else (mode & 0o044), (command, oct(mode))
+    finally:
+        os.umask(old)

@@ -62,3 +62,31 @@ def test_completion_offers_commands_then_characters_then_traits(glintlock):
     assert complete.words(["roll", "Wren"]) == ["Grit", "Wits"]
     assert complete.words(["spend"]) == ["Wren", "Tomas"]
     tracker.close()
+
+
+def test_the_shell_refuses_db_and_campaign_on_a_line_and_follows_campaign_use(glintlock):
+    glintlock.ok('campaign new "Second Table" --system glintlock')
+    glintlock.ok("campaign use 'Ashes of Veyra'")
+    other = glintlock.db.parent / "other.db"
+    script = "\n".join(
+        [
+            "note 'for the second table' --campaign 'Second Table'",
+            f"note 'for another file' --db {other}",
+            f"note 'again' --db={other}",
+            "campaign use 'Second Table'",
+            "note 'now at the second table'",
+        ]
+    )
+    result = glintlock(["--campaign", "Ashes of Veyra", "shell"], input=script + "\n")
+    assert result.stderr.count("--db and --campaign are given when the shell starts") == 3
+    assert 'Now playing "Second Table"' in result.stdout
+    notes = {
+        name: [
+            e["payload"]["text"]
+            for e in glintlock.json(["--campaign", name, "log"])["events"]
+            if e["type"] == "NoteAdded"
+        ]
+        for name in ("Ashes of Veyra", "Second Table")
+    }
+    assert notes == {"Ashes of Veyra": [], "Second Table": ["now at the second table"]}
+    assert not other.exists()

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 
 from tracker.app.deciding import Decision, new_event
 from tracker.app.loading import SESSION_SNAPSHOT
+from tracker.app.names import check_name
 from tracker.app.sheets import Sheet, check_scores, parse_pairs, read_sheet
 from tracker.app.table import CURRENT, Table
 from tracker.errors import BadInput, Refused
@@ -53,6 +54,7 @@ class Campaigns:
         name = name.strip()
         if not name:
             raise BadInput("A campaign needs a name; give one in quotes.")
+        name = check_name(name, "A campaign's name")
         known = registry.names()
         if system not in known:
             raise BadInput(f"The system must be one of {', '.join(known)}, not {system!r}.")
@@ -80,9 +82,11 @@ class Campaigns:
         ]
 
     def campaign_use(self, name: str) -> CampaignRow:
-        """Make the campaign ``name`` the current one."""
+        """Make the campaign ``name`` the current one, here too: a shell started on another
+        campaign (``--campaign``) plays this one from now on."""
         row = self.table.campaign(name)
         self.table.store.set_setting(CURRENT, row.campaign_id)
+        self.table.chosen = None
         return row
 
     # -- sessions --------------------------------------------------------------------------------
@@ -163,8 +167,7 @@ class Campaigns:
         name = (name or sheet.name or "").strip()
         if not name:
             raise BadInput("A character needs a name; give it as NAME or in the sheet.")
-        if any(ch in name for ch in "\r\n\t"):
-            raise BadInput("A character's name must be on one line; remove the line breaks.")
+        name = check_name(name, "A character's name")
         sheet.stats.update(parse_pairs(stats, "--stat"))
         sheet.skills.update(parse_pairs(skills, "--skill"))
         sheet.trained.extend(t for t in trained if t not in sheet.trained)

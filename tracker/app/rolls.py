@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 
 from tracker.app.deciding import Decision, Logged, new_event
+from tracker.app.names import check_name
 from tracker.app.table import Table
 from tracker.errors import BadInput
 from tracker.events.effects import Effect, TrackChange
@@ -64,7 +65,7 @@ def side(table: Table, state: CampaignState, name: str, trait: str) -> Side:
         raise
     if not name.strip():
         raise BadInput("Name the opponent, like 'Corp netrunner'.")
-    return Side(name.strip(), None, None, score)
+    return Side(check_name(name, "An opponent's name"), None, None, score)
 
 
 def _running(state: CampaignState, a: Side, b: Side) -> tuple[str, int] | None:

@@ -30,6 +30,7 @@ from tracker.projections.rolls import Luck
 from tracker.store.engine import (
     create_engine_for,
     prepare_sqlite_file,
+    refuse_foreign_sqlite,
     resolve_url,
     sqlite_path,
     storage_error,
@@ -51,6 +52,8 @@ class Table:
         path = sqlite_path(self.url)
         self.location = str(path) if path else self.url.split("@")[-1]
         self.created = prepare_sqlite_file(path) if path else False
+        if path and not self.created:
+            refuse_foreign_sqlite(path)
         self.engine = create_engine_for(self.url)
         self.store = EventStore(self.engine)
         self.loader = StateLoader(self.store)

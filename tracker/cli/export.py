@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import json
+import os
 import sys
 from collections.abc import Iterator
 from typing import TextIO
@@ -20,12 +21,16 @@ def export() -> None:
 
 
 @contextlib.contextmanager
-def _target(path: str | None) -> Iterator[TextIO]:
+def _target(path: str | None, *, private: bool = True) -> Iterator[TextIO]:
+    """Where an export goes; a file that holds what only the GM may see is its owner's alone
+    from the first byte (created 0600, not made so afterwards)."""
     if path is None or path == "-":
         yield sys.stdout
         return
+    mode = 0o600 if private else 0o666
     try:
-        with open(path, "w", encoding="utf-8", newline="") as handle:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        with open(fd, "w", encoding="utf-8", newline="") as handle:
             yield handle
     except OSError as exc:
         raise click.FileError(path, hint=exc.strerror) from None
@@ -58,14 +63,14 @@ def export_rolls(fmt, session, character, since, until, player_view, output, as_
         from tracker.cli.report_html import render
 
         report = tracker.exports.roll_report(flt, player_view=player_view)
-        with _target(output) as out:
+        with _target(output, private=not player_view) as out:
             out.write(render(report))
         count, head = len(report["rows"]), report["log_head"]
         luck = {c["character"]: c["luck"] for c in report["luck"]["characters"]}
     else:
         state, rows = tracker.exports.roll_rows(flt, player_view=player_view)
         head, count, luck = state.head_hash, 0, None
-        with _target(output) as out:
+        with _target(output, private=not player_view) as out:
             if fmt == "csv":
                 from tracker.projections.rolls import COLUMNS
 
@@ -86,8 +91,18 @@ def export_rolls(fmt, session, character, since, until, player_view, output, as_
     _summary(as_json, output, {"rolls": count, "log_head": head, "format": fmt, "luck": luck})
 
 
+# What a spreadsheet runs as a formula when a cell begins with it.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _cell(value) -> object:
-    return "" if value is None else value
+    """A CSV cell: empty for None; text a spreadsheet would run as a formula ("=HYPERLINK(...)"
+    in a name, "+1 Mettle") gets a leading quote, the usual guard; numbers stay numbers."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def _summary(as_json: bool, output: str | None, doc: dict) -> None:

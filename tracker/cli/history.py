@@ -82,7 +82,7 @@ def replay(session, player_view, as_json) -> None:
       tracker replay 4 --player-view | less
     """
     from tracker.cli.log import summarize
-    from tracker.cli.render import dim, local_time
+    from tracker.cli.render import dim, local_time, printable
     from tracker.events.play import NoteAdded
     from tracker.projections.player import Sealed
 
@@ -103,12 +103,12 @@ def replay(session, player_view, as_json) -> None:
         event = line.event
         when = dim(local_time(event.recorded_at, "HH:mm"))
         if isinstance(event.data, Sealed):
-            who = line.names.get(event.character_id or "", "the GM")
+            who = printable(line.names.get(event.character_id or "", "the GM"))
             click.echo(f"{when}  {event.version:>5}  a secret roll for {who}")
             continue
         text = summarize(event, line.names)
         if isinstance(event.data, NoteAdded):
-            text = click.style(f"“{event.data.text}”", italic=True)
+            text = click.style(f"“{printable(event.data.text)}”", italic=True)
         if line.revoked:
             text = click.style(text, strikethrough=True, dim=True) + dim("  (undone)")
         mark = " [revealed]" if player_view else " [secret]"
@@ -120,7 +120,9 @@ def replay(session, player_view, as_json) -> None:
 
 
 def _change_text(change) -> str:
-    who = f"{change.who} " if change.who else ""
+    from tracker.cli.render import printable
+
+    who = f"{printable(change.who)} " if change.who else ""
     return f"{who}{change.track} {change.before} → {change.after}"
 
 

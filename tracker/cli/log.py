@@ -7,7 +7,7 @@ import json
 import click
 
 from tracker.cli.options import emit_json, open_tracker, output_options
-from tracker.cli.render import BAD, GOOD, dim, local_time, plural
+from tracker.cli.render import BAD, GOOD, dim, local_time, plural, printable
 from tracker.errors import BadInput
 from tracker.events import catalog as c
 from tracker.events import play as p
@@ -16,7 +16,11 @@ from tracker.projections.player import Sealed
 
 
 def summarize(event, names: dict[str, str]) -> str:
-    """One line saying what an event recorded, in the GM's words."""
+    """One line saying what an event recorded, in the GM's words, safe to print."""
+    return printable(_summary(event, names))
+
+
+def _summary(event, names: dict[str, str]) -> str:
     who = names.get(event.character_id or "", "")
     match event.data:
         case c.CampaignCreated(name=name, system=system):
@@ -127,7 +131,7 @@ def log(session: int | None, player_view: bool, as_json: bool) -> None:
     for event in events:
         if isinstance(event.data, Sealed):
             when = dim(local_time(event.recorded_at, "YYYY-MM-DD HH:mm:ss"))
-            who = names.get(event.character_id or "", "the GM")
+            who = printable(names.get(event.character_id or "", "the GM"))
             click.echo(f"{event.version:>6}  {when}  {'':>4}  a secret roll for {who}")
             shown += 1
             continue

@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from tracker.app.names import UNFIT
 from tracker.errors import Refused, TrackerError
 
 
@@ -36,6 +37,9 @@ class TrackerGroup(click.Group):
         return command
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        problem = unfit_argument(sys.argv[1:] if args is None else args)
+        if problem is not None:
+            _fail(problem, 2)
         try:
             rv = super().main(
                 args=args,
@@ -86,6 +90,30 @@ def _fail(message: str, code: int, refused: bool = False) -> None:
     label = "Refused" if refused else "Error"
     click.echo(f"{label}: {_one_line(message)}", err=True)
     sys.exit(code)
+
+
+# An argument longer than this is no name, note or number a person typed at the table.
+ARGUMENT_MAX = 4000
+
+
+def unfit_argument(args) -> str | None:
+    """Why an argument cannot be taken, or None: text with control characters (an escape
+    sequence in a name would clear or retitle the GM's terminal wherever it is shown, a newline
+    would forge a line of the log) or text past any sane length."""
+    for arg in args:
+        if not isinstance(arg, str):
+            continue
+        if len(arg) > ARGUMENT_MAX:
+            return (
+                f"An argument of {len(arg):,} characters is too long; "
+                f"keep each under {ARGUMENT_MAX:,}."
+            )
+        if UNFIT.search(arg):
+            return (
+                f"{_one_line(arg[:60])} holds a control character (an escape, a newline); "
+                "retype it as plain text on one line."
+            )
+    return None
 
 
 def _one_line(text: str) -> str:

@@ -17,6 +17,7 @@ from tracker.cli.render import (
     bold,
     dim,
     plural,
+    printable,
     warn,
 )
 from tracker.systems.base import Feature, RuleSystem
@@ -510,7 +511,7 @@ def status(
         emit_json(state.summary())
         return
     session = f"session {state.current_session}" if state.current_session else "no session running"
-    head = f"{bold(state.name)} ({state.system}) · {session} · {state.version:,} events"
+    head = f"{bold(printable(state.name))} ({state.system}) · {session} · {state.version:,} events"
     if state.rules.has(Feature.THREAT):
         floor = {"none": "", "owed": " (hard spend owed)", "immediate": " (hard spend NOW)"}
         head += f" · Threat {state.threat}{floor[state.threat_floor]}"
@@ -522,7 +523,7 @@ def status(
 
 
 def character_line(t: dict[str, Any]) -> str:
-    parts = [bold(t["name"])]
+    parts = [bold(printable(t["name"]))]
     if "mettle" in t:
         parts.append(f"Mettle {t['mettle']}")
     parts.append(f"stress {t['stress']}")

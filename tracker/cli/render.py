@@ -15,6 +15,14 @@ MIXED = "yellow"
 TRACK_WORDS = {"mettle": "Mettle", "threat": "Threat", "stress": "stress", "hp": "HP", "fp": "FP"}
 
 
+def printable(text: str) -> str:
+    """``text`` from the log as a terminal may show it: a control character (an escape
+    sequence in an imported name, a line break) spelled as its escape instead of acted on."""
+    from tracker.app.names import UNFIT
+
+    return UNFIT.sub(lambda m: m[0].encode("unicode_escape").decode("ascii"), text)
+
+
 def bold(text: str) -> str:
     return click.style(text, bold=True)
 

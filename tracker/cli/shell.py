@@ -12,6 +12,7 @@ import click
 from tracker.cli.options import open_tracker
 
 EXIT_WORDS = {"exit", "quit", "bye"}
+SHELL_WIDE = {"--db", "--campaign"}
 
 
 def run_line(line: str, obj: dict) -> int:
@@ -27,6 +28,14 @@ def run_line(line: str, obj: dict) -> int:
         return 0
     if args[0] == "shell":
         click.echo("Already in the shell.", err=True)
+        return 2
+    if any(a in SHELL_WIDE or a.startswith(("--db=", "--campaign=")) for a in args):
+        # Taken silently they would be ignored: the shell has one database and one campaign.
+        click.echo(
+            "Error: --db and --campaign are given when the shell starts; here, `campaign use "
+            "NAME` switches campaigns, or exit and start `tracker --db ... shell`.",
+            err=True,
+        )
         return 2
     try:
         code = cli.main(args, prog_name="tracker", standalone_mode=False, obj=obj)

@@ -15,6 +15,7 @@ never passes an event that commits later with a smaller position.
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 
 from sqlalchemy import Engine, event, text
@@ -82,6 +83,28 @@ def prepare_sqlite_file(path: Path) -> bool:
         ) from None
     os.close(fd)
     return True
+
+
+def refuse_foreign_sqlite(path: Path) -> None:
+    """Refuse an existing SQLite file that holds tables but none of tracker's, having looked at
+    it read-only: opening it for tracker would switch it to WAL mode before anything could say
+    it is not ours, and a file that is not ours is left exactly as it was."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            listed = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            tables = {name for (name,) in listed}
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return  # not a database at all: opening it names what is wrong, writing nothing
+    if tables and "alembic_version" not in tables:
+        raise StorageError(
+            f"{path} holds tables but no tracker schema; give --db a tracker database or a new "
+            "file."
+        )
 
 
 def create_engine_for(url: str) -> Engine:

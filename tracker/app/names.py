@@ -1,0 +1,26 @@
+"""What a name, or any text a person gives tracker, may hold."""
+
+from __future__ import annotations
+
+import re
+
+from tracker.errors import BadInput
+
+# Control characters, and the ones that reorder or break a line where text is shown: an escape
+# sequence in a name would clear or retitle the GM's terminal wherever the name is printed, and
+# a newline would forge a line of the log.
+UNFIT = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# A name is said at the table and shown in every line about its owner.
+NAME_MAX = 100
+
+
+def check_name(name: str, what: str = "A name") -> str:
+    """``name`` without surrounding spaces, or a sentence saying why it cannot be one."""
+    name = name.strip()
+    if not name:
+        raise BadInput(f"{what} cannot be empty; give one.")
+    if len(name) > NAME_MAX:
+        raise BadInput(f"{what} has at most {NAME_MAX} characters; shorten it.")
+    if UNFIT.search(name):
+        raise BadInput(f"{what} cannot hold control characters; retype it as plain text.")
+    return name
