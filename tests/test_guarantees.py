@@ -335,3 +335,27 @@ def test_a_control_character_in_a_name_is_echoed_as_an_escape_on_one_line(glintl
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1
     assert "Gr\\rit\\n" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "log --session 99999999999999999999",
+        "log --session=99999999999999999999",
+        "undo --session 99999999999999999999",
+        "undo 99999999999999999999",
+        "status --as-of 99999999999999999999",
+        "replay 99999999999999999999",
+        "stress Wren +99999999999999999999",
+        "threat add 99999999999999999999",
+        "roll Wren Grit --tag 99999999999999999999:gear",
+    ],
+)
+def test_a_number_past_any_table_is_refused_with_a_sentence(glintlock, command):
+    glintlock.ok("session start")
+    before = glintlock.event_count()
+    result = glintlock(command)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert result.exit_code in (1, 2)
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert glintlock.event_count() == before

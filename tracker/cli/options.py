@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -94,6 +95,10 @@ def _fail(message: str, code: int, refused: bool = False) -> None:
 
 # An argument longer than this is no name, note or number a person typed at the table.
 ARGUMENT_MAX = 4000
+# A number with this many digits is no count, modifier or event number at any table; it would
+# not fit the database's integers either.
+HUGE_DIGITS = 16
+HUGE_NUMBER = re.compile(rf"(^|=)[+-]?\d{{{HUGE_DIGITS},}}(:|$)")
 
 
 def unfit_argument(args) -> str | None:
@@ -107,6 +112,11 @@ def unfit_argument(args) -> str | None:
             return (
                 f"An argument of {len(arg):,} characters is too long; "
                 f"keep each under {ARGUMENT_MAX:,}."
+            )
+        if HUGE_NUMBER.search(arg):
+            return (
+                f"{arg[:40]} is a number past anything tracker counts (at most "
+                f"{HUGE_DIGITS - 1} digits); give a smaller one."
             )
         if UNFIT.search(arg):
             return (
