@@ -202,3 +202,26 @@ def test_a_snapshot_that_is_not_json_is_passed_over(evening):
     assert evening.json("status Wren")["mettle"] == 0
     assert evening.ok("roll Wren Grit --tag 1:gear --dice 18").exit_code == 0
     verify_fails(evening, "snapshot", "cannot be read")
+
+
+@pytest.mark.parametrize("forgery", ["no trait owed", "HP lost"])
+def test_forged_effects_of_a_fright_check_rehashed_are_found(run, forgery):
+    run.ok("campaign new Fright --system gurps")
+    run.ok("character add Mira --stat Will=12 --stat HT=11 --stat HP=10")
+    run.ok("session start")
+    # 18 on Will 12 fails by 6; the table's 6+6+6 + 6 = 24 reads row 23: a new phobia is owed.
+    run.ok("fright Mira --dice 6,6,6 --table-dice 6,6,6")
+    assert run.json("obligations")["obligations"]
+
+    def forge(events):
+        fright = next(r for r in events if r["type"] == "FrightChecked")
+        payload = payload_of(fright)
+        if forgery == "no trait owed":
+            payload["effects"] = []
+        else:
+            payload["effects"].append({"track": "hp", "delta": -9, "cause": "fright"})
+        fright["payload"] = json.dumps(payload)
+        return events
+
+    rewrite(run.db, forge, snapshots=False)
+    verify_fails(run, "event 4", "effects are stored as")

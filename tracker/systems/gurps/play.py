@@ -14,6 +14,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+import msgspec
+
 from tracker.errors import BadInput, Refused
 from tracker.events.effects import (
     ConditionApplied,
@@ -467,9 +469,40 @@ def _fright_again(event: FrightChecked) -> str | None:
     if problem or table is None:
         return problem
     total = sum(table["dice"]) + table["margin_of_failure"]
-    return _differs("the fright table total", table["total"], total) or _differs(
-        "the fright table row", table["row"], gurps.FRIGHT_TABLE.lookup(total).first
+    row = gurps.FRIGHT_TABLE.lookup(total)
+    return (
+        _differs("the fright table total", table["total"], total)
+        or _differs("the fright table row", table["row"], row.first)
+        or _differs(
+            "the row's effects",
+            [_spec_key(e) for e in table["effects"]],
+            [_spec_key(e.to_dict()) for e in row.effects],
+        )
+        or _fright_effects_again(event, table)
     )
+
+
+def _spec_key(effect: dict[str, Any]) -> tuple[Any, ...]:
+    """What a fright table effect is, apart from the dice that set its amount or duration."""
+    return (effect["kind"], effect.get("name"), effect.get("trait"), effect.get("points"))
+
+
+def _fright_effects_again(event: FrightChecked, table: dict[str, Any]) -> str | None:
+    """The effects a Fright Check requests, from its table row's effects as they were rolled;
+    an obligation's words (which name the character) are left out of the comparison."""
+    from types import SimpleNamespace
+
+    specs = tuple(SimpleNamespace(**{**e, "kind": e["kind"]}) for e in table["effects"])
+    rolled = SimpleNamespace(table=SimpleNamespace(effects=specs))
+    expected, _ = fright_effects(SimpleNamespace(name=""), rolled)  # type: ignore[arg-type]
+
+    def unworded(effects: Any) -> list[Effect]:
+        return [
+            msgspec.structs.replace(e, what="") if isinstance(e, ObligationOpened) else e
+            for e in effects
+        ]
+
+    return effects_differ(unworded(event.effects), unworded(expected))
 
 
 def _influence_again(event: ContestRolled) -> str | None:
