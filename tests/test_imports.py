@@ -163,3 +163,17 @@ def test_a_first_line_that_is_no_header(export, tmp_path):
     import_refused(tmp_path, b"".join(data[1:]), "not a tracker events export")
     (tmp_path / "target.db").unlink()
     import_refused(tmp_path, b'{"format": "tracker-events/1"}\n' + b"".join(data[1:]), "damaged")
+
+
+@pytest.mark.parametrize("change", ["no outcome", "another outcome", "more Mettle"])
+def test_a_roll_the_rules_would_not_have_decided(export, tmp_path, change):
+    def forge(events):
+        roll = next(e for e in events if e["type"] == "RollMade")
+        if change == "no outcome":
+            del roll["payload"]["result"]["outcome"]
+        elif change == "another outcome":
+            roll["payload"]["result"]["outcome"] = "strong_hit"
+        else:
+            roll["payload"]["effects"].append({"track": "mettle", "delta": 5})
+
+    import_refused(tmp_path, edited(export, forge), "line 6")

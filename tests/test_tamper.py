@@ -225,3 +225,22 @@ def test_forged_effects_of_a_fright_check_rehashed_are_found(run, forgery):
 
     rewrite(run.db, forge, snapshots=False)
     verify_fails(run, "event 4", "effects are stored as")
+
+
+def test_a_roll_edited_past_reading_is_named_by_every_reader_never_a_traceback(evening):
+    def no_outcome(events):
+        roll = next(r for r in events if r["type"] == "RollMade")
+        payload = payload_of(roll)
+        del payload["result"]["outcome"]
+        roll["payload"] = json.dumps(payload)
+        return events
+
+    rewrite(evening.db, no_outcome)
+    for command in ("log", "log --player-view", "replay", "replay --player-view"):
+        result = evening(command)
+        assert result.exception is None or isinstance(result.exception, SystemExit), command
+        assert "cannot read" in result.stdout, command
+    for command in ("export rolls", "verify"):
+        result = evening(command)
+        assert result.exit_code == 1, command
+        assert len(result.stderr.strip().splitlines()) == 1, command

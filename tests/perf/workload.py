@@ -122,13 +122,22 @@ def _rewrite(event: dict[str, Any], copy: int, versions: int, sessions: int) -> 
         payload = {**payload, "revocation": respell(payload["revocation"], copy)}
     if isinstance(payload.get("event_ids"), list):
         payload = {**payload, "event_ids": [respell(i, copy) for i in payload["event_ids"]]}
+    # A roll names the spends it used: the copy's own, or the copy would use another's.
+    if payload.get("consumed"):
+        payload = {**payload, "consumed": [respell(i, copy) for i in payload["consumed"]]}
+    if isinstance(payload.get("inputs"), dict) and payload["inputs"].get("after"):
+        inputs = {**payload["inputs"], "after": respell(payload["inputs"]["after"], copy)}
+        payload = {**payload, "inputs": inputs}
     return payload
 
 
 def _needs_rewrite(event: dict[str, Any]) -> bool:
     payload = event["payload"]
-    return event["type"] in ("SessionStarted", "SessionEnded") or any(
-        key in payload for key in ("obligation", "roll_event_id", "revocation", "event_ids")
+    return (
+        event["type"] in ("SessionStarted", "SessionEnded")
+        or any(key in payload for key in ("obligation", "roll_event_id", "revocation", "event_ids"))
+        or bool(payload.get("consumed"))
+        or (isinstance(payload.get("inputs"), dict) and bool(payload["inputs"].get("after")))
     )
 
 

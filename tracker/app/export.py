@@ -24,6 +24,7 @@ from tracker.projections.campaign import (
     problem_with,
     refold_state,
 )
+from tracker.projections.rolls import ROLLED, rolls_in
 from tracker.systems.base import Feature
 from tracker.systems.registry import UnknownSystem
 
@@ -313,6 +314,8 @@ class _ImportCheck:
         try:
             problem = problem_with(state, event)
             apply(state, event)
+            if problem is None and event.type in ROLLED:
+                problem = next(filter(None, map(state.rules.redecide, rolls_in(event.data))), None)
         except UnknownSystem:
             self.unfolded.add(cid)
             self.states.pop(cid, None)

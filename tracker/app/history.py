@@ -8,7 +8,7 @@ an undone steel-yourself. Such an undo is refused naming those events, unless ``
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,13 +172,9 @@ class History:
             shown = self.table.revealed(row)
             cid = state.campaign_id
             if session is not None:
-                if self.campaigns.session_info(session) is None:
-                    raise NotFound(f"No session {session}; `tracker session list` shows them.")
-                chosen = [
-                    e
-                    for e in self.table.store.read(cid, session_id=session)
-                    if e.visibility == "gm" and e.event_id not in shown
-                ]
+                chosen = self._in_session(
+                    cid, session, lambda e: e.visibility == "gm" and e.event_id not in shown
+                )
                 if not chosen:
                     raise Refused(f"Session {session} holds no secret event left to reveal.")
             else:
@@ -207,18 +203,27 @@ class History:
         trial.fixed_revoked = True
         return trial
 
+    def _in_session(
+        self, campaign_id: str, session: int, keep: Callable[[StoredEvent], bool]
+    ) -> list[StoredEvent]:
+        """The events of session ``session`` that ``keep`` keeps (refused when it was never
+        held)."""
+        if self.campaigns.session_info(session) is None:
+            raise NotFound(f"No session {session}; `tracker session list` shows them.")
+        return [e for e in self.table.store.read(campaign_id, session_id=session) if keep(e)]
+
     def _targets(
         self, state: CampaignState, event: str | None, session: int | None
     ) -> list[StoredEvent]:
         cid = state.campaign_id
         if session is not None:
-            if self.campaigns.session_info(session) is None:
-                raise NotFound(f"No session {session}; `tracker session list` shows them.")
-            chosen = [
-                e
-                for e in self.table.store.read(cid, session_id=session)
-                if e.event_id not in state.revoked and e.type not in SESSION_FRAME | NOT_UNDOABLE
-            ]
+            chosen = self._in_session(
+                cid,
+                session,
+                lambda e: (
+                    e.event_id not in state.revoked and e.type not in SESSION_FRAME | NOT_UNDOABLE
+                ),
+            )
             if not chosen:
                 raise Refused(f"Session {session} has nothing left to undo.")
             return chosen

@@ -16,8 +16,13 @@ from tracker.projections.player import Sealed
 
 
 def summarize(event, names: dict[str, str]) -> str:
-    """One line saying what an event recorded, in the GM's words, safe to print."""
-    return printable(_summary(event, names))
+    """One line saying what an event recorded, in the GM's words, safe to print. An event whose
+    payload fits its type but not its system's words (a roll with no outcome, edited in by
+    hand) is said to be unreadable, never a traceback."""
+    try:
+        return printable(_summary(event, names))
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+        return f"an event tracker cannot read ({event.type}: {exc!r}); `tracker verify` names it"
 
 
 def _summary(event, names: dict[str, str]) -> str:
