@@ -177,3 +177,14 @@ def test_a_roll_the_rules_would_not_have_decided(export, tmp_path, change):
             roll["payload"]["effects"].append({"track": "mettle", "delta": 5})
 
     import_refused(tmp_path, edited(export, forge), "line 6")
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("name", ""), ("name", "x" * 5000), ("stats", {"Grit": 2**62})]
+)
+def test_a_sheet_the_command_line_would_refuse(export, tmp_path, field, value):
+    def odd(events):
+        added = next(e for e in events if e["type"] == "CharacterAdded")
+        added["payload"][field] = value
+
+    import_refused(tmp_path, edited(export, odd), "line 3")

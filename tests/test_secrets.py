@@ -53,6 +53,9 @@ GURPS_EVENING = [
     "fright Mira --secret --threat 'the ghoul' --dice {fright} --table-dice {table}"
     " --effect-dice 4",
     "effort Vora 20 --secret --dice {effort}",
+    "roll Mira Lockpicking --task door --retry retry-at-penalty --secret --dice {door}",
+    # A retry's penalty would say how the secret attempt went: the retry is secret as well.
+    "roll Mira Lockpicking --task door --retry retry-at-penalty --dice 3,3,3",
     "hp Vora -2 --cause 'a falling shelf'",
     "roll Vora Broadsword --dice 2,2,2",
     "note 'The ledger is gone.'",
@@ -67,6 +70,7 @@ GURPS_DICE = [
         "fright": "6,6,6",
         "table": "6,6,6",
         "effort": "6,6,6",
+        "door": "6,6,6",
     },
     {
         "plain": "1,1,1",
@@ -76,6 +80,7 @@ GURPS_DICE = [
         "fright": "1,1,1",
         "table": "5,5,2",
         "effort": "1,1,2",
+        "door": "3,3,3",
     },
 ]
 GLINTLOCK_EVENING = [
@@ -86,8 +91,11 @@ GLINTLOCK_EVENING = [
     "roll Wren Wits --tag 1:gear --secret --dice {plain}",
     "roll Wren Grit --tag 1:gear --dice 15",
     "stress Wren +1 --cause 'the water'",
+    # Threat 6 or 3, as the secret roll left it: --override must not tell which.
+    "roll Wren Grit --tag 1:gear --override --dice 10",
 ]
 GLINTLOCK_DICE = [{"plain": "1"}, {"plain": "20"}]
+
 
 PLAYER_OUTPUTS = [
     "log --player-view",
@@ -136,7 +144,10 @@ def player_outputs(run: Run) -> dict[str, str]:
 
 @pytest.mark.parametrize(
     ("evening", "dice"),
-    [(GURPS_EVENING, GURPS_DICE), (GLINTLOCK_EVENING, GLINTLOCK_DICE)],
+    [
+        (GURPS_EVENING, GURPS_DICE),
+        (GLINTLOCK_EVENING, GLINTLOCK_DICE),
+    ],
     ids=["gurps", "glintlock"],
 )
 def test_two_evenings_differing_only_in_secret_dice_look_the_same_to_the_players(

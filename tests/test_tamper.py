@@ -244,3 +244,52 @@ def test_a_roll_edited_past_reading_is_named_by_every_reader_never_a_traceback(e
         result = evening(command)
         assert result.exit_code == 1, command
         assert len(result.stderr.strip().splitlines()) == 1, command
+
+
+@pytest.mark.parametrize(
+    ("forgery", "words"),
+    [
+        ("time", "is not a time"),
+        ("session", "never begun"),
+        ("envelope", "envelope names another character"),
+    ],
+)
+def test_a_rehashed_envelope_that_tracker_would_not_write_is_found(evening, forgery, words):
+    def forge(events):
+        note = next(r for r in events if r["type"] == "NoteAdded")
+        roll = next(r for r in events if r["type"] == "RollMade")
+        if forgery == "time":
+            note["recorded_at"] = "not a time"
+        elif forgery == "session":
+            note["session_id"] = 7
+        else:
+            other = next(r for r in events if r["type"] == "CharacterAdded")
+            roll["character_id"] = next(
+                r["character_id"]
+                for r in events
+                if r["type"] == "CharacterAdded" and r["character_id"] != other["character_id"]
+            )
+        return events
+
+    rewrite(evening.db, forge)
+    verify_fails(evening, words)
+    for command in ("log", "replay 1", "log --player-view"):  # shown, never a traceback
+        result = evening(command)
+        assert result.exception is None or isinstance(result.exception, SystemExit), command
+
+
+def test_a_campaign_renamed_or_twinned_behind_a_receipt_is_found(evening):
+    receipt = evening.json("session end")["receipt"]
+    with sqlite3.connect(evening.db) as conn:
+        conn.execute("DROP TRIGGER campaigns_no_update")
+        conn.execute("UPDATE campaigns SET name = 'Ashes of Veyrа'")  # a Cyrillic а
+    verify_fails(evening, "the campaigns table was edited")
+    with sqlite3.connect(evening.db) as conn:
+        conn.execute("DROP TRIGGER campaigns_no_replace")
+        conn.execute(
+            "INSERT INTO campaigns SELECT substr(campaign_id, 1, 8) || '-0000-4000-8000-"
+            "000000000000', 'Twin', system, created_at FROM campaigns"
+        )
+    result = evening(f"verify --against {receipt}")
+    assert result.exit_code == 1
+    assert "stand in" in result.stderr

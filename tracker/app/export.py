@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from tracker.app.campaigns import Campaigns
+from tracker.app.checks import LogCheck
 from tracker.app.table import Table
-from tracker.errors import BadInput, Refused, TrackerError
+from tracker.errors import BadInput, Refused
 from tracker.events import StoredEvent
 from tracker.events.catalog import CampaignCreated, Unreadable
 from tracker.events.envelope import GENESIS_HASH
@@ -21,10 +22,8 @@ from tracker.projections.campaign import (
     CampaignState,
     apply,
     fold,
-    problem_with,
     refold_state,
 )
-from tracker.projections.rolls import ROLLED, rolls_in
 from tracker.systems.base import Feature
 from tracker.systems.registry import UnknownSystem
 
@@ -201,7 +200,8 @@ class Exports:
         # Each campaign folded as it was checked: stored as its snapshot, so the first command
         # after an import answers as fast as any other. A campaign whose rule system is not
         # installed here is folded (and told so) when a command asks for it.
-        for state in check.states.values():
+        for folded in check.checks.values():
+            state = folded.walk
             state.fixed_revoked = False
             state.needs_refold = False
             self.table.loader.save(state)
@@ -284,7 +284,7 @@ class _ImportCheck:
         self.source = source
         self.revoked = revoked
         self.header = header
-        self.states: dict[str, CampaignState] = {}
+        self.checks: dict[str, LogCheck] = {}
         self.heads: dict[str, tuple[int, str]] = {}
         # Campaigns whose rule system is not installed here: their chains are checked, their
         # rules cannot be.
@@ -306,24 +306,19 @@ class _ImportCheck:
         self.heads[cid] = (event.version, event.hash)
         if cid in self.unfolded:
             return
-        state = self.states.get(cid)
-        if state is None:
+        check = self.checks.get(cid)
+        if check is None:
             if not isinstance(event.data, CampaignCreated):
                 self.refuse(number, "begins a campaign with something else than its creation")
-            state = self.states[cid] = refold_state(cid, self.revoked.get(cid, ()))
+            check = self.checks[cid] = LogCheck(refold_state(cid, self.revoked.get(cid, ())))
         try:
-            problem = problem_with(state, event)
-            apply(state, event)
-            if problem is None and event.type in ROLLED:
-                problem = next(filter(None, map(state.rules.redecide, rolls_in(event.data))), None)
+            problem = check(event)
         except UnknownSystem:
             self.unfolded.add(cid)
-            self.states.pop(cid, None)
+            self.checks.pop(cid, None)
             return
-        except (TrackerError, KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-            self.refuse(number, f"cannot be folded into its campaign ({exc})")
         if problem is not None:
-            self.refuse(number, f"is not an event the rules would have logged ({problem})")
+            self.refuse(number, f"is not an event tracker would have logged ({problem})")
 
     def finish(self, count: int) -> None:
         heads = {cid: digest for cid, (_, digest) in self.heads.items()}

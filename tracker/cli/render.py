@@ -62,13 +62,20 @@ def local_time(iso: str | None, fmt: str = "YYYY-MM-DD HH:mm") -> str:
         return ""
     import pendulum
 
-    return pendulum.parse(iso).in_timezone(pendulum.local_timezone()).format(fmt)
+    try:
+        return pendulum.parse(iso).in_timezone(pendulum.local_timezone()).format(fmt)
+    except (ValueError, TypeError, pendulum.parsing.exceptions.ParserError):
+        # Edited in by hand (`tracker verify` names it): shown as stored, never a traceback.
+        return printable(str(iso))[:19]
 
 
 def duration(start: str, end: str) -> str:
     import pendulum
 
-    minutes = int((pendulum.parse(end) - pendulum.parse(start)).total_minutes())
+    try:
+        minutes = int((pendulum.parse(end) - pendulum.parse(start)).total_minutes())
+    except (ValueError, TypeError, pendulum.parsing.exceptions.ParserError):
+        return "an unreadable time"
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes} min" if hours else f"{minutes} min"
 

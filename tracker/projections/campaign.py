@@ -641,6 +641,10 @@ def _roll_made(state: CampaignState, e: p.RollMade, raw: StoredEvent) -> None:
         task = ch.tasks.setdefault(e.task, {"attempts": 0, "failures": 0, "mode": None})
         task["attempts"] += 1
         task["failures"] += 0 if e.result.get("success") else 1
+        # An attempt the GM rolled in secret makes the retries secret too: their penalty
+        # would say how it went.
+        if raw.visibility == "gm":
+            task["secret"] = True
         task["mode"] = e.inputs.get("retry_mode") or task["mode"]
     if e.kind == "project":
         project = state.projects.get(e.inputs.get("project_id", ""))

@@ -106,7 +106,9 @@ def decide_roll(
         "position_steps": steps,
         "spell": request.spell,
         "caster_class": ch.character_class,
-        "override": request.override and campaign.threat_floor == "immediate",
+        # As the GM asked: whether it was needed would tell the players where Threat stands,
+        # which a secret roll may have moved.
+        "override": request.override,
     }
     doc: dict[str, Any] = {
         "trait": trait_name,

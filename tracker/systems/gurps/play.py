@@ -191,9 +191,18 @@ def decide_roll(
         dice=result.dice,
         doc=doc,
         effects=tuple(effects),
-        secret=sense is not None and not request.public,
+        secret=(sense is not None and not request.public)
+        or _after_a_secret_attempt(character, request),
         followups=followups,
     )
+
+
+def _after_a_secret_attempt(character: CharacterView, request: RollRequest) -> bool:
+    """Whether an earlier attempt at this task was the GM's secret: a retry's penalty (or its
+    absence) would tell the players how that attempt went, so the retry is secret as well."""
+    if not request.task:
+        return False
+    return bool(character.tasks.get(request.task, {}).get("secret"))
 
 
 def _danger_sense(character: CharacterView, request: RollRequest) -> RollDecision:

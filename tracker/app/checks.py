@@ -1,0 +1,80 @@
+"""Whether a stored event is one tracker would have logged where it stands in its campaign.
+
+``tracker verify`` asks this of every event of a log, and ``tracker import`` of every event of a
+file before it commits any: beyond the hash chain, an event must agree with its own envelope,
+fall in the session that was running, and be one the rules would have taken in the campaign
+folded up to it (``problem_with``), a roll deciding again to what it stores.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from tracker.app.names import check_name
+from tracker.app.sheets import check_scores
+from tracker.errors import TrackerError
+from tracker.events import StoredEvent
+from tracker.events.catalog import CharacterAdded, SessionStarted
+from tracker.projections.campaign import CampaignState, apply, problem_with
+from tracker.projections.rolls import ROLLED, rolls_in
+from tracker.systems.registry import UnknownSystem
+
+FOLD_ERRORS = (TrackerError, KeyError, TypeError, ValueError, AttributeError, IndexError)
+
+
+class LogCheck:
+    """Folds one campaign's events in order, saying of each whether it could have been logged
+    there. ``walk`` skips exactly the events the campaign's undos leave revoked."""
+
+    def __init__(self, walk: CampaignState, *, redecide: bool = True) -> None:
+        self.walk = walk
+        self.redecide = redecide
+        # Every session ever begun, undone or not: an event filed under any other was not
+        # logged by tracker. (Whether it was the running one depends on undos as they stood.)
+        self.sessions: set[int] = set()
+
+    def __call__(self, event: StoredEvent) -> str | None:
+        """None when ``event`` could have been logged where it stands (it is then folded in);
+        else why not."""
+        walk = self.walk
+        if isinstance(event.data, SessionStarted):
+            self.sessions.add(event.data.number)
+        problem = self._envelope_problem(event)
+        try:
+            problem = problem or problem_with(walk, event)
+            if problem is None and isinstance(event.data, CharacterAdded):
+                problem = _sheet_problem(walk, event.data)
+            apply(walk, event)
+            rolled = self.redecide and event.type in ROLLED
+            if problem is None and rolled and event.event_id not in walk.revoked:
+                problem = next(filter(None, map(walk.rules.redecide, rolls_in(event.data))), None)
+        except UnknownSystem:
+            raise  # not this event's fault: the campaign's rules are not here to ask
+        except FOLD_ERRORS as exc:
+            return f"it cannot be folded into the campaign ({exc})"
+        return None if problem is None else f"the rules would not have logged it: {problem}"
+
+    def _envelope_problem(self, event: StoredEvent) -> str | None:
+        data = event.data
+        field = getattr(data, "character_field", None)
+        if field and getattr(data, field) != event.character_id:
+            return "its envelope names another character than its payload"
+        if not field and event.character_id is not None:
+            return "its envelope names a character its payload is not about"
+        if event.session_id is not None and event.session_id not in self.sessions:
+            return f"it is filed under session {event.session_id}, which was never begun"
+        try:
+            datetime.fromisoformat(event.recorded_at)
+        except (TypeError, ValueError):
+            return f"its time {event.recorded_at!r} is not a time"
+        return None
+
+
+def _sheet_problem(walk: CampaignState, added: CharacterAdded) -> str | None:
+    try:
+        check_name(added.name, "A character's name")
+        check_scores(walk.rules, added.stats, "The stat")
+        check_scores(walk.rules, added.skills, "The skill")
+    except TrackerError as exc:
+        return str(exc).rstrip(".")
+    return None
