@@ -293,3 +293,21 @@ def test_a_campaign_renamed_or_twinned_behind_a_receipt_is_found(evening):
     result = evening(f"verify --against {receipt}")
     assert result.exit_code == 1
     assert "stand in" in result.stderr
+
+
+@pytest.mark.parametrize(("track", "delta"), [("mettle", -1), ("hp", 10**20), ("hp", 0)])
+def test_a_track_change_no_command_logs_is_found(run, track, delta):
+    run.ok("campaign new Iron --system gurps")
+    run.ok("character add Mira --stat HT=11 --stat HP=10")
+    run.ok("session start")
+    run.ok("hp Mira -2 --cause 'a fall'")
+
+    def forge(events):
+        change = next(r for r in events if r["type"] == "TrackChanged")
+        payload = payload_of(change)
+        payload.update(track=track, delta=delta)
+        change["payload"] = json.dumps(payload)
+        return events
+
+    rewrite(run.db, forge, snapshots=False)
+    verify_fails(run, "event 4", "would not have logged it")

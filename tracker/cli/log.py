@@ -137,7 +137,8 @@ def log(session: int | None, player_view: bool, as_json: bool) -> None:
         if isinstance(event.data, Sealed):
             when = dim(local_time(event.recorded_at, "YYYY-MM-DD HH:mm:ss"))
             who = printable(names.get(event.character_id or "", "the GM"))
-            click.echo(f"{event.version:>6}  {when}  {'':>4}  a secret roll for {who}")
+            label = f"s{event.session_id}" if event.session_id is not None else ""
+            click.echo(f"{event.version:>6}  {when}  {label:>4}  a secret roll for {who}")
             shown += 1
             continue
         session_label = f"s{event.session_id}" if event.session_id is not None else "  "

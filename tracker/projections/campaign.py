@@ -867,8 +867,18 @@ def _pre_session_end(state: CampaignState, e: c.SessionEnded) -> str | None:
     return None if state.current_session == e.number else "its session would not be running"
 
 
+def _pre_track(state: CampaignState, e: p.TrackChanged) -> str | None:
+    ch = state.characters[e.character_id]
+    if e.track not in ("hp", "fp") or getattr(ch, e.track) is None:
+        return f"{ch.name} has no {e.track!r} track to change"
+    if e.delta == 0 or abs(e.delta) >= 10**15:
+        return f"a change of {e.delta} {e.track.upper()} is none a command logs"
+    return None
+
+
 _PRECONDITIONS: dict[type, Callable[[CampaignState, Any], str | None]] = {
     p.MettleSpent: _pre_mettle,
+    p.TrackChanged: _pre_track,
     p.ThreatSpent: _pre_threat,
     p.RollBoughtUp: _pre_buy_up,
     p.RollMade: _pre_roll,
