@@ -52,6 +52,8 @@ class Logged:
     doc: dict[str, Any]
     opened: list[Obligation] = field(default_factory=list)
     discharged: list[Obligation] = field(default_factory=list)
+    # Still owed, but now more pressingly (Threat 4 to 6: a spend is owed at once).
+    raised: list[Obligation] = field(default_factory=list)
 
     @property
     def event(self) -> StoredEvent:
@@ -164,9 +166,15 @@ def logged(
                     how="taken back with the event that opened it",
                 )
             )
+    raised = [
+        o
+        for k, o in state.obligations.items()
+        if k in owed_before and o.severity != owed_before[k].severity
+    ]
     doc = decision.doc
     doc.setdefault("event_id", stored[-1].event_id)
     doc["version"] = stored[-1].version
     doc["obligations_opened"] = [o.to_dict() for o in opened]
     doc["obligations_discharged"] = [o.to_dict() for o in discharged]
-    return Logged(state, stored, doc, opened, discharged)
+    doc["obligations_changed"] = [o.to_dict() for o in raised]
+    return Logged(state, stored, doc, opened, discharged, raised)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from tracker.app.campaigns import Campaigns
 from tracker.app.checks import LogCheck
-from tracker.app.table import Table
+from tracker.app.table import CURRENT, Table
 from tracker.errors import BadInput, Refused
 from tracker.events import StoredEvent
 from tracker.events.catalog import CampaignCreated, Unreadable
@@ -200,12 +200,18 @@ class Exports:
         # Each campaign folded as it was checked: stored as its snapshot, so the first command
         # after an import answers as fast as any other. A campaign whose rule system is not
         # installed here is folded (and told so) when a command asks for it.
+        # Something to play at once: the export's first campaign, as `campaign new` would.
+        rows = self.table.store.campaigns()
+        if rows and self.table.store.get_setting(CURRENT) is None:
+            self.table.store.set_setting(CURRENT, rows[0].campaign_id)
         for folded in check.checks.values():
             state = folded.walk
             state.fixed_revoked = False
             state.needs_refold = False
             self.table.loader.save(state)
-        return {"events": imported, "campaigns": header["campaigns"]}
+        current = self.table.store.get_setting(CURRENT)
+        playing = next((r.name for r in rows if r.campaign_id == current), None)
+        return {"events": imported, "campaigns": header["campaigns"], "current": playing}
 
 
 @contextlib.contextmanager

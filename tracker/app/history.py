@@ -340,7 +340,11 @@ class History:
         try:
             return self.table.store.find_event(campaign_id, when)
         except NotFound:
-            pass
+            # A number names an event, never a year: one past the log is refused, not read
+            # as a time after everything.
+            if when.strip().isascii() and when.strip().isdigit():
+                raise
+
         import pendulum
 
         try:

@@ -9,6 +9,7 @@ used is refused with a sentence.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from itertools import chain
 
 from sqlalchemy.exc import DatabaseError
@@ -177,7 +178,8 @@ class Table:
 
         def deciding(state: CampaignState) -> Decision:
             owed_before.clear()
-            owed_before.update(state.obligations)
+            # Copies: folding the new events changes an obligation in place (its severity).
+            owed_before.update({k: replace(o) for k, o in state.obligations.items()})
             return decide(state)
 
         state, stored, decision = self.decide_and_append(deciding)

@@ -150,8 +150,10 @@ def import_(file, as_json) -> None:
     if as_json:
         emit_json(result)
         return
+    playing = f'; now playing "{result["current"]}"' if result.get("current") else ""
     click.echo(
-        f"Imported {result['events']:,} events into {tracker.location}; run `tracker verify`."
+        f"Imported {result['events']:,} events into {tracker.location}{playing}; "
+        "run `tracker verify`."
     )
 
 

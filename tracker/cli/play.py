@@ -52,7 +52,7 @@ def show_logged(logged, as_json: bool, lines: list[str]) -> None:
         return
     for line in lines:
         click.echo(line)
-    for ob in logged.opened:
+    for ob in [*logged.opened, *logged.raised]:
         click.echo(warn(ob.what))
     for ob in logged.discharged:
         if ob.kind != "threat-floor":

@@ -97,7 +97,13 @@ def render(report: dict[str, Any]) -> str:
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{_e(report.get('campaign'))} · roll history</title>\n<style>{STYLE}</style>\n"
+        + (
+            # What `tracker verify --against REPORT.html` reads the report's log head from.
+            f'<meta name="tracker-log-head" content="{_e(report["log_head"])}">\n'
+            if report.get("log_head")
+            else ""
+        )
+        + f"<title>{_e(report.get('campaign'))} · roll history</title>\n<style>{STYLE}</style>\n"
         "</head>\n<body>\n<main>\n" + "\n".join(parts) + "\n</main>\n</body>\n</html>\n"
     )
 
