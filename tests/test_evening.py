@@ -49,3 +49,17 @@ def test_an_import_selects_a_campaign_to_play(glintlock, tmp_path):
     result = copy.ok(f"import {export}")
     assert 'now playing "Ashes of Veyra"' in result.stdout
     assert "Ashes of Veyra" in copy.ok("status").stdout
+
+
+def test_backlash_on_a_sheet_without_hp_does_not_claim_damage(glintlock):
+    glintlock.ok("character add Seer --stat Lore=4 --class Seer")
+    glintlock.ok("character add Healer --stat Lore=4 --stat HP=12 --class Seer")
+    glintlock.ok("session start")
+    spell = "--spell --tag 1:power --dice 1 --backlash-dice 3,4"
+    without = glintlock.ok(f"roll Seer Lore {spell}").stdout
+    assert "-7 HP" not in without
+    assert "7 HP of backlash, not applied: Seer's sheet has no HP" in without
+    glintlock.ok("threat spend dire")  # the natural 1's Threat, so the next roll may go
+    with_hp = glintlock.ok(f"roll Healer Lore {spell}").stdout
+    assert "-7 HP (backlash)" in with_hp
+    assert glintlock.json("status Healer")["hp"] == 5

@@ -48,6 +48,13 @@ def describe_effects(
             after = min(max(before + effect.delta, 0), top)
             doc.update(before=before, after=after, lost=max(before + effect.delta - top, 0))
             held[effect.track] = after
+        elif (
+            isinstance(effect, TrackChange)
+            and effect.track in ("hp", "fp")
+            and getattr(character, effect.track) is None
+        ):
+            # Nothing is applied to a track the sheet lacks: say so, do not claim damage.
+            doc["untracked"] = True
         out.append(doc)
     return out
 

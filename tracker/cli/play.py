@@ -142,6 +142,10 @@ def effect_words(effects: list[dict[str, Any]], who: str) -> list[str]:
             owner = f"{who} " if track == "mettle" else ""
             lost = f", {e['lost']} lost past 6" if e.get("lost") else ""
             words.append(f"{signed(e['delta'])} {name} ({owner}{e['after']}{lost})")
+        elif track and e.get("untracked"):
+            name = TRACK_WORDS[track]
+            cause = f" of {e['cause']}" if e.get("cause") else ""
+            words.append(f"{-e['delta']} {name}{cause}, not applied: {who}'s sheet has no {name}")
         elif track:
             cause = f" ({e['cause']})" if e.get("cause") else ""
             words.append(f"{signed(e['delta'])} {TRACK_WORDS[track]}{cause}")
