@@ -63,3 +63,38 @@ def test_backlash_on_a_sheet_without_hp_does_not_claim_damage(glintlock):
     with_hp = glintlock.ok(f"roll Healer Lore {spell}").stdout
     assert "-7 HP (backlash)" in with_hp
     assert glintlock.json("status Healer")["hp"] == 5
+
+
+def _dice_for(total: int) -> str:
+    """Three d6 that add up to ``total`` (3 to 18)."""
+    dice = [1, 1, 1]
+    for i in range(total - 3):
+        dice[i % 3] += 1
+    return ",".join(map(str, dice))
+
+
+def test_a_gurps_margin_is_said_in_the_sense_the_outcome_has(run):
+    """Every 3d6 total against skills from 3 to 22: a success is never "by" how far the roll
+    went over the skill, a failure never "by" how far it stayed under (a 3 or 4 always
+    succeeds, a 17 or 18 always fails: the roll says so instead)."""
+    import re
+
+    run.ok("campaign new Margins --system gurps")
+    run.ok("character add Ace --stat DX=10 --skill Acrobatics=22")
+    for effective in (3, 10, 16, 22):
+        for total in range(3, 19):
+            out = run.ok(
+                f"roll Ace Acrobatics --mod {effective - 22} --dice {_dice_for(total)}"
+            ).stdout
+            line = next(line for line in out.splitlines() if "3d6:" in line)
+            said = re.search(r"(SUCCESS|FAILURE)( by (\d+))?", line)
+            assert said, line
+            if said.group(3):
+                by = int(said.group(3))
+                assert by == abs(effective - total), line
+                if said.group(1) == "SUCCESS":
+                    assert total <= effective, line
+                else:
+                    assert total > effective, line
+            elif total != effective:
+                assert "always" in line, line

@@ -18,8 +18,7 @@ def render_roll(doc: Mapping[str, Any], style: Style) -> RollLines:
         f"{style.bold(doc['character'])} · {doc['trait']} {doc['base']}{source}{mods} = "
         f"effective {doc['effective']}"
     )
-    margin = doc["margin"]
-    by = f" by {abs(margin)}" if margin else ""
+    by = _margin_words(doc)
     dice = (
         f"  3d6: {'+'.join(map(str, doc['dice']))} = {doc['total']}  →  "
         f"{style.outcome(doc['outcome'])}{by}"
@@ -33,6 +32,19 @@ def render_roll(doc: Mapping[str, Any], style: Style) -> RollLines:
             f"{again['total']} vs Per {again['effective']}  →  {sensed}",
         )
     return RollLines(head, dice, after)
+
+
+def _margin_words(doc: Mapping[str, Any]) -> str:
+    """The margin in the sense the outcome has: "by 3" when the roll decided it, and the rule
+    when the roll's number did (a 3 or 4 always succeeds, a 17 or 18 always fails), never a
+    success "by" the amount it went over the skill (gurps.md, 'Success Rolls')."""
+    margin, total = doc["margin"], doc["total"]
+    if doc["success"] and margin < 0:
+        return f" (a {total} always succeeds: {-margin} over effective {doc['effective']})"
+    if not doc["success"] and margin >= 0:
+        under = f": {margin} under effective {doc['effective']}" if margin else ""
+        return f" (a {total} always fails{under})"
+    return f" by {abs(margin)}" if margin else ""
 
 
 def _odds(
