@@ -98,3 +98,17 @@ def test_a_gurps_margin_is_said_in_the_sense_the_outcome_has(run):
                     assert total > effective, line
             elif total != effective:
                 assert "always" in line, line
+
+
+def test_conditions_are_said_in_plain_words(run):
+    run.ok("campaign new Iron --system gurps")
+    run.ok("character add Vora --stat HT=12 --stat HP=12")
+    run.ok("session start")
+    assert run.ok("condition set Vora 'broken arm'").stdout.startswith("Vora: broken arm.")
+    stunned = run.ok("condition set Vora stunned --duration 1 --unit seconds").stdout
+    assert stunned.startswith("Vora: stunned for 1 second.")
+    assert "Vora: broken arm has ended." in run.ok("condition clear Vora 'broken arm'").stdout
+    log = run.ok("log").stdout
+    assert "Vora: broken arm" in log
+    assert "Vora: broken arm has ended" in log
+    assert " is broken arm" not in log

@@ -74,9 +74,9 @@ def _summary(event, names: dict[str, str]) -> str:
         case p.TrackChanged(track=track, delta=delta):
             return f"{who} {track.upper()} {delta:+d}"
         case p.ConditionSet(name=name):
-            return f"{who} is {name}"
+            return f"{who}: {name}"
         case p.ConditionCleared(name=name):
-            return f"{who} is no longer {name}"
+            return f"{who}: {name} has ended"
         case p.StoryTagGained(name=name):
             return f'{who} holds the story tag "{name}"'
         case p.PointsAwarded(points=points):

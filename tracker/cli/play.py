@@ -16,6 +16,7 @@ from tracker.cli.render import (
     TerminalStyle,
     bold,
     dim,
+    lasting,
     plural,
     printable,
     warn,
@@ -150,10 +151,7 @@ def effect_words(effects: list[dict[str, Any]], who: str) -> list[str]:
             cause = f" ({e['cause']})" if e.get("cause") else ""
             words.append(f"{signed(e['delta'])} {TRACK_WORDS[track]}{cause}")
         elif "condition" in e:
-            lasting = (
-                f" for {e['duration']} {e.get('unit') or ''}".rstrip() if e.get("duration") else ""
-            )
-            words.append(f"now {e['condition']}{lasting}")
+            words.append(f"now {e['condition']}{lasting(e.get('duration'), e.get('unit'))}")
         elif "story_tag_spent" in e:
             words.append(f"story tag spent: {e['story_tag_spent']}")
     return words
@@ -191,7 +189,7 @@ def spend(character, action, cost, condition, note, to, as_json) -> None:
         line = (
             f"{d['character']} spends {plural(d['cost'], 'character point')}: "
             f"{d['from'].replace('_', ' ')} → {outcome_word(d['to'], logged.state.rules)} "
-            f"({d['points_left']} points left)."
+            f"({plural(d['points_left'], 'point')} left)."
         )
     else:
         doubled = " (doubled: strained)" if d["doubled"] else ""
@@ -325,8 +323,9 @@ def condition_set(character, name, duration, unit, note, as_json) -> None:
         character, name, duration=duration, unit=unit, note=note
     )
     d = logged.doc
-    lasting = f" for {d['duration']} {d['unit'] or ''}".rstrip() if d["duration"] else ""
-    show_logged(logged, as_json, [f"{d['character']} is {d['condition']}{lasting}."])
+    # "Vora: broken arm", not "Vora is broken arm": a condition may be a state or a thing.
+    held = f"{d['character']}: {d['condition']}{lasting(d['duration'], d['unit'])}."
+    show_logged(logged, as_json, [held])
 
 
 @condition.command("clear")
@@ -338,7 +337,7 @@ def condition_clear(character, name, note, as_json) -> None:
     """End a condition."""
     logged = open_tracker().tracks.condition_clear(character, name, note=note)
     d = logged.doc
-    show_logged(logged, as_json, [f"{d['character']} is no longer {d['condition']}."])
+    show_logged(logged, as_json, [f"{d['character']}: {d['condition']} has ended."])
 
 
 @click.group("tag")

@@ -80,5 +80,15 @@ def duration(start: str, end: str) -> str:
     return f"{hours} h {minutes} min" if hours else f"{minutes} min"
 
 
+def lasting(duration: int | None, unit: str | None) -> str:
+    """ " for 2 seconds", " for 1 second", or nothing when the condition has no set length."""
+    if not duration:
+        return ""
+    if not unit:
+        return f" for {duration}"
+    word = unit[:-1] if duration == 1 and unit.endswith("s") else unit
+    return f" for {duration} {word}"
+
+
 def plural(count: int, word: str) -> str:
     return f"{count:,} {word}{'' if count == 1 else 's'}"
