@@ -91,12 +91,7 @@ def decide_roll(
         backlash_dice=backlash,
         position_steps=steps,
     )
-    if result.mettle_delta:
-        effects.append(TrackChange("mettle", result.mettle_delta))
-    if result.threat_delta:
-        effects.append(TrackChange("threat", result.threat_delta))
-    if result.backlash is not None:
-        effects.append(TrackChange("hp", -result.backlash.total, "backlash"))
+    effects.extend(_track_effects(result))
     inputs = {
         "stat": stat,
         "trained": trained,
@@ -146,6 +141,19 @@ def decide_roll(
     )
 
 
+def _track_effects(result: Any) -> list[Effect]:
+    """What a decided check moves: Mettle and Threat as its outcome gives them, and a spell's
+    backlash in HP. The one source of a roll's track effects, for deciding and re-deciding."""
+    effects: list[Effect] = []
+    if result.mettle_delta:
+        effects.append(TrackChange("mettle", result.mettle_delta))
+    if result.threat_delta:
+        effects.append(TrackChange("threat", result.threat_delta))
+    if result.backlash is not None:
+        effects.append(TrackChange("hp", -result.backlash.total, "backlash"))
+    return effects
+
+
 def _differs(what: str, stored: Any, now: Any) -> str | None:
     return None if stored == now else f"{what} is stored as {stored} but the rules give {now}"
 
@@ -168,13 +176,7 @@ def redecide(event: Any) -> str | None:
         backlash=None if backlash is None else backlash["dice"],
         position_steps=inputs["position_steps"],
     )
-    expected: list[Effect] = []
-    if decided.mettle_delta:
-        expected.append(TrackChange("mettle", decided.mettle_delta))
-    if decided.threat_delta:
-        expected.append(TrackChange("threat", decided.threat_delta))
-    if decided.backlash is not None:
-        expected.append(TrackChange("hp", -decided.backlash.total, "backlash"))
+    expected = _track_effects(decided)
     # A story tag spent is named by the player; that one was, for each story tag rolled, is not.
     spent = [e for e in event.effects if isinstance(e, StoryTagSpent)]
     stories = sum(1 for t in inputs["tags"] if t["kind"] == "story")
