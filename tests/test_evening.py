@@ -3,6 +3,9 @@ done but is not."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 
 def test_a_roll_that_makes_a_spend_owed_at_once_says_so_then(glintlock):
     glintlock.ok("session start")
@@ -112,3 +115,28 @@ def test_conditions_are_said_in_plain_words(run):
     assert "Vora: broken arm" in log
     assert "Vora: broken arm has ended" in log
     assert " is broken arm" not in log
+
+
+def test_demo_never_replaces_a_log_and_says_where_it_wrote(monkeypatch):
+    from click.testing import CliRunner
+
+    from tracker.cli import cli
+    from tracker.store.engine import default_path
+
+    first = CliRunner().invoke(cli, ["demo", "--json"])
+    assert first.exit_code == 0, first.output
+    demo = Path(json.loads(first.stdout)["db"])
+    assert demo.name == "demo.db"
+    noted = CliRunner().invoke(cli, ["--db", str(demo), "note", "the GM's own note"])
+    assert noted.exit_code == 0, noted.output
+
+    monkeypatch.setenv("TRACKER_DB", str(default_path().with_name("real.db")))
+    second = CliRunner().invoke(cli, ["demo"])
+    assert second.exit_code == 0, second.output
+    assert "demo.db already exists and is kept" in second.stdout
+    assert "demo-2.db" in second.stdout
+    assert "$TRACKER_DB" in second.stdout
+    assert "real.db" in second.stdout
+    assert not default_path().with_name("real.db").exists()
+    log = CliRunner().invoke(cli, ["--db", str(demo), "log", "--json"])
+    assert "the GM's own note" in log.stdout

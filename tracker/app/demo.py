@@ -22,22 +22,48 @@ class DemoReport:
     scripts: dict[str, Path] = field(default_factory=dict)
     tries: dict[str, tuple[str, ...]] = field(default_factory=dict)
     featured: str | None = None
+    # Why the demo wrote where it did, when that is not the plain default.
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"db": self.db, "campaigns": self.campaigns}
+        return {"db": self.db, "campaigns": self.campaigns, "notes": self.notes}
 
 
 def demo_path() -> Path:
-    return default_path().with_name("demo.db")
+    """demo.db beside the default log, or demo-2.db, demo-3.db, ... when that one is taken.
+
+    A GM may have logged into an earlier demo (the tour works there), so an existing file is
+    never replaced: the demo goes to the first name no file, journal or WAL holds.
+    """
+    folder = default_path().parent
+    for n in range(1, 10_000):
+        path = folder / ("demo.db" if n == 1 else f"demo-{n}.db")
+        taken = (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-journal"))
+        if not any(p.exists() for p in taken):
+            return path
+    raise Refused(f"{folder} holds 9,999 demo databases; remove some or give `tracker demo --db`.")
 
 
-def make_demo(db: str | None) -> DemoReport:
-    """Fill a new database (``db``, or a fresh demo.db beside the default log) with the demo."""
+def make_demo(db: str | None, *, env_db: str | None = None) -> DemoReport:
+    """Fill a new database (``db``, or a new demo file beside the default log) with the demo.
+
+    ``env_db`` is $TRACKER_DB when it is set and no ``--db`` was given: it may be a real
+    campaign's log, so the demo leaves it alone and says so.
+    """
+    notes = []
     if db is None:
         path = demo_path()
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-            stale.unlink(missing_ok=True)
+        if path.name != "demo.db":
+            notes.append(
+                f"{path.with_name('demo.db')} already exists and is kept as it is; "
+                f"this demo is a new file, {path.name}."
+            )
+        if env_db:
+            notes.append(
+                f"$TRACKER_DB ({env_db}) is left alone: the demo writes only to a new file "
+                "or to one given with --db."
+            )
         db = str(path)
     tracker = Tracker(db)
     try:
@@ -45,7 +71,7 @@ def make_demo(db: str | None) -> DemoReport:
             raise Refused(
                 f"{tracker.location} already holds campaigns; give `tracker demo --db` a new file."
             )
-        report = DemoReport(tracker.location, tracker.url)
+        report = DemoReport(tracker.location, tracker.url, notes=notes)
         featured: DemoEvening | None = None
         for system in registry.systems():
             evening = system.demo()

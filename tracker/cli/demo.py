@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 
 import click
@@ -17,14 +18,20 @@ from tracker.cli.script import play_script
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document for scripts.")
 @click.pass_context
 def demo(ctx: click.Context, db: str | None, as_json: bool) -> None:
-    """Make a demo database (a campaign per system, sample characters) and show what to try."""
+    """Make a demo database (a campaign per system, sample characters) and show what to try.
+
+    It is a new file: demo.db in your data folder, or demo-2.db and on when that is taken (an
+    earlier demo is never replaced), or --db PATH. $TRACKER_DB is not written to.
+
+    Example: tracker demo && export TRACKER_DB=~/.local/share/tracker/demo.db
+    """
     from tracker.app.demo import make_demo
 
     root = ctx.find_root()
     # $TRACKER_DB may point at a real campaign: the demo only writes where it is told explicitly.
     if db is None and root.get_parameter_source("db") == ParameterSource.COMMANDLINE:
         db = root.params.get("db")
-    report = make_demo(db)
+    report = make_demo(db, env_db=os.environ.get("TRACKER_DB") or None)
     played = {}
     for c in report.campaigns:
         played[c["name"]] = play_script(report.url, c["name"], report.scripts[c["name"]])
@@ -32,6 +39,8 @@ def demo(ctx: click.Context, db: str | None, as_json: bool) -> None:
     if as_json:
         emit_json(report.to_dict())
         return
+    for note in report.notes:
+        click.echo(note)
     click.echo(f"Made a demo database at {report.db}:")
     for c in report.campaigns:
         names = ", ".join(ch["name"] for ch in c["characters"])
