@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 
 def test_a_roll_that_makes_a_spend_owed_at_once_says_so_then(glintlock):
     glintlock.ok("session start")
@@ -84,6 +86,7 @@ def test_a_gurps_margin_is_said_in_the_sense_the_outcome_has(run):
 
     run.ok("campaign new Margins --system gurps")
     run.ok("character add Ace --stat DX=10 --skill Acrobatics=22")
+    run.ok("session start")
     for effective in (3, 10, 16, 22):
         for total in range(3, 19):
             out = run.ok(
@@ -140,3 +143,54 @@ def test_demo_never_replaces_a_log_and_says_where_it_wrote(monkeypatch):
     assert not default_path().with_name("real.db").exists()
     log = CliRunner().invoke(cli, ["--db", str(demo), "log", "--json"])
     assert "the GM's own note" in log.stdout
+
+
+NO_SESSION = [
+    ("glintlock", "roll Wren Grit --tag 1:gear --dice 12"),
+    ("glintlock", "gain Wren deep-cut"),
+    ("glintlock", "threat add 1"),
+    ("gloom", "roll Kade Hacking --dice 9"),
+    ("gloom", "panic Kade Mind --dice 4"),
+    ("gloom", "contest Kade Hacking ICE 14"),
+    ("gurps", "roll Mira Lockpicking --dice 3,3,3"),
+    ("gurps", "fright Mira --dice 3,3,3"),
+    ("gurps", "effort Vora 20 --dice 3,3,3"),
+    ("gurps", "influence Aldric Diplomacy 'Harbour master' 11 --dice-a 3,3,3 --dice-b 4,4,4"),
+]
+
+
+SHEETS = Path(__file__).resolve().parent.parent / "fixtures" / "sheets"
+
+
+def campaign_of(run, system: str):
+    if system == "glintlock":
+        run.ok("campaign new Ashes --system glintlock")
+        run.ok("character add Wren --stat Grit=3 --class Seer")
+        return run
+    run.ok(f"campaign new Table --system {system}")
+    for sheet in SHEETS.glob(f"{system}-*.toml"):
+        run.ok(["character", "add", "--sheet", str(sheet)])
+    return run
+
+
+@pytest.mark.parametrize(("system", "command"), NO_SESSION)
+def test_play_after_the_session_ended_is_refused_with_the_fix(run, system, command):
+    campaign_of(run, system)
+    run.ok("session start")
+    run.ok("session end")
+    before = run.event_count()
+    result = run(command)
+    assert result.exit_code == 1, result.output
+    [line] = result.stderr.strip().splitlines()
+    assert "session 1 has ended" in line
+    assert "tracker session start" in line
+    assert run.event_count() == before
+
+
+def test_bookkeeping_between_sessions_is_still_logged(run):
+    campaign_of(run, "gurps")
+    run.ok("hp Mira -3 --cause arrow")
+    run.ok("points award Mira 2")
+    run.ok("note 'the party rests a week'")
+    run.ok("project start Treaty --skill Diplomacy --hours 40")
+    run.ok("project roll Treaty Aldric --dice 3,3,3")  # downtime work

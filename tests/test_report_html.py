@@ -247,6 +247,7 @@ def test_no_rolls_says_so_without_charts(run):
 def test_player_view_of_only_secret_rolls_draws_no_charts(run):
     run.ok("campaign new Hush --system gloom")
     run.ok("character add Kade --skill Hacking=14")
+    run.ok("session start")
     run.ok("roll Kade Hacking --secret --dice 9")
     html = html_of(run, player_view=True)
     assert "No rolls to weigh." in html

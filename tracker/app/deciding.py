@@ -22,7 +22,7 @@ import msgspec
 from sqlalchemy.exc import DatabaseError
 
 from tracker.app.loading import StateLoader
-from tracker.errors import ConcurrencyError
+from tracker.errors import ConcurrencyError, Refused
 from tracker.events import EventPayload, NewEvent, StoredEvent, encode
 from tracker.projections.campaign import CampaignState, Obligation, apply
 from tracker.store.engine import storage_error
@@ -61,6 +61,22 @@ class Logged:
 
 
 Decide = Callable[[CampaignState], Decision]
+
+
+def require_session(state: CampaignState, doing: str) -> None:
+    """Refuse ``doing`` (a roll, a spend) when no session is running.
+
+    Play belongs to a session: outside one it would be in no replay, no session's export and
+    beyond `tracker undo`'s reach. Bookkeeping between sessions (healing, points, a note, a
+    project's downtime roll) is not play and is not asked to pass this.
+    """
+    if state.current_session is not None:
+        return
+    ended = f" (session {state.session.number} has ended)" if state.session else ""
+    raise Refused(
+        f'No session is running in "{state.name}"{ended}; '
+        f"start one with `tracker session start` before {doing}."
+    )
 
 
 def new_event(

@@ -143,7 +143,7 @@ class GurpsExtras:
             }
             return Decision([event], doc)
 
-        return self.table.play(decide)
+        return self.table.play(decide, at_table="rolling")
 
     def effort(
         self,
@@ -219,7 +219,7 @@ class GurpsExtras:
             }
             return Decision([event], doc)
 
-        return self.table.play(decide)
+        return self.table.play(decide, at_table="rolling")
 
     # -- fright checks -------------------------------------------------------------------------
 
@@ -316,7 +316,7 @@ class GurpsExtras:
             }
             return Decision([event], doc)
 
-        return self.table.play(decide)
+        return self.table.play(decide, at_table="rolling")
 
     # -- major projects -------------------------------------------------------------------
 

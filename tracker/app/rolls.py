@@ -232,7 +232,7 @@ class Rolls:
             ]
             return Decision([event, *followups], doc)
 
-        return self.table.play(decide)
+        return self.table.play(decide, at_table="rolling")
 
     def panic(
         self,
@@ -315,4 +315,4 @@ class Rolls:
             }
             return Decision([event], doc)
 
-        return self.table.play(decide)
+        return self.table.play(decide, at_table="rolling a contest")

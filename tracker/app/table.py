@@ -14,7 +14,7 @@ from itertools import chain
 
 from sqlalchemy.exc import DatabaseError
 
-from tracker.app.deciding import Appender, Decide, Decision, Logged, logged
+from tracker.app.deciding import Appender, Decide, Decision, Logged, logged, require_session
 from tracker.app.loading import StateLoader
 from tracker.errors import NotFound, Refused
 from tracker.events import StoredEvent
@@ -172,15 +172,22 @@ class Table:
         """Decide on the campaign's freshest state and append what was decided."""
         return self.appender.append(self.campaign(), decide)
 
-    def play(self, decide: Decide) -> Logged:
-        """Decide and append, then say which obligations the events opened and discharged."""
+    def play(self, decide: Decide, *, at_table: str | None = None) -> Logged:
+        """Decide and append, then say which obligations the events opened and discharged.
+
+        ``at_table`` names play that only happens in a running session ("rolling"): it is
+        refused between sessions, once what was asked is known to be otherwise sound.
+        """
         owed_before: dict[str, Obligation] = {}
 
         def deciding(state: CampaignState) -> Decision:
             owed_before.clear()
             # Copies: folding the new events changes an obligation in place (its severity).
             owed_before.update({k: replace(o) for k, o in state.obligations.items()})
-            return decide(state)
+            decision = decide(state)
+            if at_table is not None:
+                require_session(state, at_table)
+            return decision
 
         state, stored, decision = self.decide_and_append(deciding)
         return logged(state, stored, decision, owed_before)

@@ -57,7 +57,7 @@ class Tracks:
             doc = {"character": ch.name, **spent.to_dict(), "note": note, "condition": suppress}
             return Decision([new_event(payload, state=state)], doc)
 
-        return self.table.play(decide)
+        return self.table.play(decide, at_table="spending Mettle")
 
     def _buy_up(self, name: str, to: str | None, roll_id: str | None) -> Logged:
         def decide(state: CampaignState) -> Decision:
@@ -92,7 +92,7 @@ class Tracks:
             }
             return Decision([new_event(payload, state=state)], doc)
 
-        return self.table.play(decide)
+        return self.table.play(decide, at_table="buying up a roll")
 
     def gain(self, name: str, action: str, *, note: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
@@ -105,7 +105,7 @@ class Tracks:
             doc = {"character": ch.name, "action": action, **change.to_dict()}
             return Decision([new_event(payload, state=state)], doc)
 
-        return self.table.play(decide)
+        return self.table.play(decide, at_table="gaining Mettle")
 
     def threat_add(self, amount: int, *, reason: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
@@ -118,7 +118,7 @@ class Tracks:
                 [new_event(payload, state=state)], {"reason": reason, **change.to_dict()}
             )
 
-        return self.table.play(decide)
+        return self.table.play(decide, at_table="adding Threat")
 
     def threat_spend(self, tier: str, *, note: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
@@ -127,7 +127,7 @@ class Tracks:
             payload = ev.ThreatSpent(tier=tier, cost=spent.cost, note=note)
             return Decision([new_event(payload, state=state)], {"note": note, **spent.to_dict()})
 
-        return self.table.play(decide)
+        return self.table.play(decide, at_table="spending Threat")
 
     def stress(self, name: str, delta: int, *, cause: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
