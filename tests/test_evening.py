@@ -194,3 +194,13 @@ def test_bookkeeping_between_sessions_is_still_logged(run):
     run.ok("note 'the party rests a week'")
     run.ok("project start Treaty --skill Diplomacy --hours 40")
     run.ok("project roll Treaty Aldric --dice 3,3,3")  # downtime work
+
+
+def test_a_raised_floor_says_the_threat_it_opened_at(glintlock):
+    glintlock.ok("session start")
+    glintlock.ok("threat add 4")
+    glintlock.ok("threat add 2")
+    [owed] = glintlock.json("obligations")["obligations"]
+    assert owed["what"].startswith("Threat 6 (4 when this opened):")
+    assert owed["data"]["opened_at"] == 4
+    assert "Threat 6 (4 when this opened)" in glintlock.ok("obligations").stdout

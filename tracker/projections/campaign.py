@@ -32,7 +32,7 @@ from tracker.systems import registry
 from tracker.systems.base import Feature, RuleSystem
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 4
+PROJECTION_VERSION = 5
 RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
@@ -464,10 +464,13 @@ def _discharge(state: CampaignState, ob: Obligation, raw: StoredEvent, how: str)
     state.discharged.append(ob)
 
 
-def _floor_text(threat: int, severity: str) -> str:
+def _floor_text(threat: int, severity: str, opened_at: int) -> str:
+    # The floor follows the Threat as it moves, and says where it began: "since event 4"
+    # beside "Threat 6" would otherwise read as if event 4 had made it 6.
+    level = f"Threat {threat}" + (f" ({opened_at} when this opened)" if threat != opened_at else "")
     if severity == "immediate":
-        return f"Threat {threat}: the GM must spend hard or dire now; player rolls wait for it."
-    return f"Threat {threat}: the GM owes a hard or dire spend."
+        return f"{level}: the GM must spend hard or dire now; player rolls wait for it."
+    return f"{level}: the GM owes a hard or dire spend."
 
 
 def _update_floor(state: CampaignState, raw: StoredEvent) -> None:
@@ -481,9 +484,11 @@ def _update_floor(state: CampaignState, raw: StoredEvent) -> None:
         return
     if current is not None:
         current.severity = floor
-        current.what = _floor_text(state.threat, floor)
+        opened_at = current.data.get("opened_at", state.threat)
+        current.what = _floor_text(state.threat, floor, opened_at)
     else:
-        _open(state, raw, "threat-floor", _floor_text(state.threat, floor), severity=floor)
+        text = _floor_text(state.threat, floor, state.threat)
+        _open(state, raw, "threat-floor", text, severity=floor, opened_at=state.threat)
 
 
 def _set_threat(state: CampaignState, value: int, raw: StoredEvent) -> None:
