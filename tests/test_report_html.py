@@ -6,10 +6,12 @@ of a d20; Glintlock: d20 at or above the Weak DC 20 - 2s), never taken from the 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
 import subprocess
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -167,7 +169,7 @@ def test_revoked_rolls_are_struck_through_and_marked(glintlock_played):
     revoked = [r for r in rows if r.startswith('<tr class="revoked">')]
     assert len(revoked) == 1
     assert '<span class="badge revoked">revoked</span>' in revoked[0]
-    assert '<td class="nowrap">20</td>' in revoked[0]
+    assert "<td>20</td>" in revoked[0]
 
 
 def test_secret_rolls_show_to_the_gm_with_a_marker(glintlock_played):
@@ -316,3 +318,82 @@ def test_a_browser_renders_the_report_offline(glintlock_played, tmp_path):
     assert taken.returncode == 0, taken.stderr[-2000:]
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert shot.stat().st_size > 30_000  # a blank 1200x2000 page compresses to a few KB
+
+
+# Written into a copy of the page under test only (the report itself runs no script): once the
+# page is laid out, it notes how far the table of every roll reaches, for --dump-dom to carry.
+FIT_PROBE = """<script>
+addEventListener("load", () => {
+  const table = document.querySelector("table.rolls");
+  const box = table.parentElement;
+  const last = table.querySelector("thead th:last-child");
+  document.body.dataset.fit = JSON.stringify({
+    viewport: document.documentElement.clientWidth,
+    page: document.scrollingElement.scrollWidth,
+    table: Math.ceil(table.getBoundingClientRect().right),
+    effects: Math.ceil(last.getBoundingClientRect().right),
+    box: box.getBoundingClientRect().right,
+    overflow: box.scrollWidth - box.clientWidth,
+  });
+});
+</script>"""
+
+
+@pytest.fixture
+def long_modifiers(run):
+    """GURPS rolls whose Score cells carry long modifier lists, one of them a single long word."""
+    run.ok("campaign new Iron --system gurps")
+    run.ok("character add Mira --stat HT=11 --stat HP=10 --stat FP=11 --skill Lockpicking=12")
+    run.ok("character add Bram --stat HT=12 --skill Climbing=11")
+    run.ok("session start")
+    for _ in range(3):
+        run.ok(
+            [
+                *("roll", "Mira", "Lockpicking", "--mod", "-2:darkness", "--mod", "hard"),
+                *("--mod", "-1:rusted lock and a shaking hand", "--mod", "+1:good guild tools"),
+                *("--dice", "3,4,1"),
+            ]
+        )
+        run.ok(
+            [
+                *("roll", "Bram", "Climbing", "--mod", "-3:slick wet stone after the storm"),
+                *("--mod", "-1:" + "carrying-Mira's-pack-and-the-lantern" * 2),
+            ]
+        )
+    return run
+
+
+def fit_of(browser: str, page: Path, profile: Path, width: int) -> dict:
+    dumped = chromium(browser, profile, f"--window-size={width},900", "--dump-dom", page.as_uri())
+    assert dumped.returncode == 0, dumped.stderr[-2000:]
+    found = re.search(r'data-fit="([^"]*)"', dumped.stdout)
+    assert found, dumped.stdout[-2000:]
+    return json.loads(unescape(found.group(1)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [1200, 2200])
+def test_every_column_of_every_roll_is_in_sight_without_scrolling(long_modifiers, tmp_path, width):
+    browser = chromium_or_skip()
+    page = tmp_path / "report.html"
+    page.write_text(html_of(long_modifiers).replace("</body>", FIT_PROBE + "</body>"), "utf-8")
+    fit = fit_of(browser, page, tmp_path / "profile", width)
+    assert fit["overflow"] <= 0, fit  # nothing to scroll sideways inside the table's box
+    assert fit["table"] <= fit["box"] + 1, fit
+    assert fit["effects"] <= fit["viewport"], fit
+    assert fit["page"] <= fit["viewport"], fit
+
+
+@pytest.mark.slow
+def test_printed_every_column_fits_the_width_of_a_page(long_modifiers, tmp_path):
+    """The print rules in force on screen, in a window as wide as what an A4 page leaves
+    between its margins (186 mm, about 700 CSS pixels; a Letter page leaves more)."""
+    browser = chromium_or_skip()
+    html = html_of(long_modifiers)
+    assert "@media print" in html
+    printed = html.replace("@media print", "@media all").replace("</body>", FIT_PROBE + "</body>")
+    page = tmp_path / "printed.html"
+    page.write_text(printed, "utf-8")
+    fit = fit_of(browser, page, tmp_path / "profile", 700)
+    assert fit["overflow"] <= 0, fit
+    assert fit["effects"] <= fit["viewport"], fit

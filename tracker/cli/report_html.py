@@ -23,7 +23,7 @@ STYLE = """
 * { box-sizing: border-box; }
 body { margin: 0; background: #f8fafc; color: var(--ink);
   font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", sans-serif; }
-main { max-width: 1180px; margin: 0 auto; padding: 28px 24px 48px; }
+main { max-width: 1440px; margin: 0 auto; padding: 28px 24px 48px; }
 h1 { font-size: 1.9rem; margin: 0 0 4px; } h2 { font-size: 1.2rem; margin: 0 0 12px; }
 header p, .note { color: var(--soft); margin: 4px 0; }
 section { background: #fff; border: 1px solid var(--line); border-radius: 10px;
@@ -60,8 +60,34 @@ svg.chart .fair { fill: #b45309; } figcaption strong { color: var(--ink); }
 tr.revoked td { color: #9ca3af; text-decoration: line-through; }
 td.hidden { color: #5b21b6; font-style: italic; }
 .small { font-size: .8rem; color: var(--soft); } .scroll { overflow-x: auto; }
+table.rolls { font-size: .85rem; }
+table.rolls th, table.rolls td { padding: 6px 6px; }
+/* What a GM typed (names, modifier labels, effects) wraps anywhere, even inside one long word, so
+   that no cell can push Outcome and the columns after it out of sight; the least widths keep a
+   column from being squeezed to a letter a line while another has room to spare. */
+table.rolls .free { overflow-wrap: anywhere; }
+table.rolls .small { font-size: .92em; } table.rolls .badge { font-size: .8em; }
+table.rolls .who { min-width: 7em; } table.rolls .what { min-width: 8.5em; }
+table.rolls .score { min-width: 9em; } table.rolls .dice { min-width: 5.5em; }
+table.rolls .outcome-col { min-width: 7em; } table.rolls .effects { min-width: 7em; }
 footer { margin-top: 24px; font-size: .8rem; color: var(--soft); word-break: break-all; }
-@media print { body { background: #fff; } section { break-inside: avoid; } }
+@media print {
+  @page { margin: 12mm; }
+  body { background: #fff; font-size: 10pt; }
+  main { max-width: none; padding: 0; }
+  section { border: 0; border-radius: 0; padding: 0; margin-top: 14pt; }
+  h2 { break-after: avoid; }
+  figure, tr { break-inside: avoid; }
+  .grid { gap: 10pt; }
+  /* Paper cannot scroll: every column fits the page's width, the text smaller to make room. */
+  .scroll { overflow: visible; }
+  table.rolls { font-size: 7.5pt; }
+  table.rolls th { font-size: 6.5pt; }
+  table.rolls th, table.rolls td { padding: 2pt 3pt; }
+  thead { display: table-header-group; }
+  .outcome, .badge, .meter, .meter .fill { print-color-adjust: exact;
+    -webkit-print-color-adjust: exact; }
+}
 """
 
 
@@ -121,6 +147,12 @@ def _colours(report: dict[str, Any]) -> dict[str, str]:
 
 def _time(iso: str | None) -> str:
     return f"{iso[:10]} {iso[11:16]} UTC" if iso and len(iso) >= 16 else iso or ""
+
+
+def _stamp(iso: str | None) -> str:
+    """A roll's time for the table: the date and the hour may go on two lines, neither split."""
+    date, _, hour = _time(iso).partition(" ")
+    return f'<span class="nowrap">{_e(date)}</span> <span class="nowrap">{_e(hour)}</span>'
 
 
 def _signed(value: float, digits: int = 2) -> str:
@@ -293,9 +325,9 @@ def _rows_section(report: dict[str, Any], rows: list[dict[str, Any]]) -> str:
             roll += f' <span class="small">{_e(kind)}</span>'
         row = (
             f'<tr class="{"revoked" if r.get("revoked") else ""}"><td class="num">'
-            f'{_e(r.get("version"))}</td><td class="nowrap" title="{_e(r.get("time"))}">'
-            f'{_e(_time(r.get("time")))}</td><td class="num">{_e(r.get("session"))}</td>'
-            f"<td>{_e(r.get('character'))}</td><td>{roll}</td>"
+            f'{_e(r.get("version"))}</td><td title="{_e(r.get("time"))}">'
+            f'{_stamp(r.get("time"))}</td><td class="num">{_e(r.get("session"))}</td>'
+            f'<td class="free">{_e(r.get("character"))}</td><td class="free">{roll}</td>'
         )
         if r.get("secret") and r.get("outcome") is None:  # the player view keeps only the frame
             body.append(f'{row}<td class="hidden" colspan="7">secret roll{badges}</td></tr>')
@@ -310,17 +342,19 @@ def _rows_section(report: dict[str, Any], rows: list[dict[str, Any]]) -> str:
         detail = r.get("position") or ("" if r.get("margin") is None else _signed(r["margin"], 0))
         chance = "" if r.get("p_success") is None else f"{r['p_success']:.0%}"
         body.append(
-            f'{row}<td class="nowrap">{score}</td>'
-            f'<td class="nowrap">{_e(", ".join(str(d) for d in r.get("dice") or []))}</td>'
+            f'{row}<td class="free">{score}</td>'
+            f"<td>{_e(', '.join(str(d) for d in r.get('dice') or []))}</td>"
             f'<td class="num">{_e(r.get("kept"))}</td><td><span class="outcome {tone}">'
-            f"{_e(outcome.replace('_', ' '))}</span>{badges}</td><td>{_e(detail)}</td>"
-            f'<td class="num">{chance}</td><td>{_e(r.get("effects"))}</td></tr>'
+            f"{_e(outcome.replace('_', ' '))}</span>{badges}</td>"
+            f'<td class="nowrap">{_e(detail)}</td><td class="num">{chance}</td>'
+            f'<td class="free">{_e(r.get("effects"))}</td></tr>'
         )
     return (
         '<section id="rolls"><h2>Every roll</h2><div class="scroll"><table class="rolls"><thead>'
-        '<tr><th class="num">#</th><th>Time</th><th class="num">Session</th><th>Character</th>'
-        '<th>Roll</th><th>Score</th><th>Dice</th><th class="num">Kept</th><th>Outcome</th>'
-        f'<th>{column}</th><th class="num">Chance</th><th>Effects</th></tr></thead>'
+        '<tr><th class="num">#</th><th>Time</th><th class="num">Session</th>'
+        '<th class="who">Character</th><th class="what">Roll</th><th class="score">Score</th>'
+        '<th class="dice">Dice</th><th class="num">Kept</th><th class="outcome-col">Outcome</th>'
+        f'<th>{column}</th><th class="num">Chance</th><th class="effects">Effects</th></tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div></section>"
     )
 
