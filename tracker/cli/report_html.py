@@ -70,13 +70,13 @@ table.rolls .small { font-size: .92em; } table.rolls .badge { font-size: .8em; }
 table.rolls .who { min-width: 7em; } table.rolls .what { min-width: 8.5em; }
 table.rolls .score { min-width: 9em; } table.rolls .dice { min-width: 5.5em; }
 table.rolls .outcome-col { min-width: 7em; } table.rolls .effects { min-width: 7em; }
-footer { margin-top: 24px; font-size: .8rem; color: var(--soft); word-break: break-all; }
+footer { margin-top: 24px; font-size: .8rem; color: var(--soft); overflow-wrap: anywhere; }
 @media print {
   @page { margin: 12mm; }
   body { background: #fff; font-size: 10pt; }
   main { max-width: none; padding: 0; }
   section { border: 0; border-radius: 0; padding: 0; margin-top: 14pt; }
-  h2 { break-after: avoid; }
+  h2, .note { break-after: avoid; }
   figure, tr { break-inside: avoid; }
   .grid { gap: 10pt; }
   /* Paper cannot scroll: every column fits the page's width, the text smaller to make room. */
