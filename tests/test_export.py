@@ -44,6 +44,7 @@ def test_csv_has_one_row_per_roll_with_the_contract_columns(gloom_night):
     head = gloom_night.json("log")["events"][-1]["hash"]
     assert {r["log_head"] for r in rows} == {head}
     assert rows[0]["p_success"] == "0.5"  # faces 5..14 of 20
+    assert {r["dice_source"] for r in rows} == {"physical"}  # every die given with --dice
     assert [r["effects"] for r in rows[3:]] == ["won", "lost"]
 
 
@@ -60,12 +61,31 @@ def test_player_view_keeps_a_secret_rolls_row_but_not_its_dice_or_outcome(gloom_
     out = gloom_night.ok("export rolls --format csv --player-view").stdout
     juno = next(r for r in csv.DictReader(io.StringIO(out)) if r["character"] == "Juno")
     assert juno["secret"] == "True"
-    for column in ("dice", "kept", "effective", "margin", "outcome", "success", "effects"):
+    for column in (
+        "dice",
+        "dice_source",
+        "kept",
+        "effective",
+        "margin",
+        "outcome",
+        "success",
+        "effects",
+    ):
         assert juno[column] == "", column
     jsonl = gloom_night.ok("export rolls --format jsonl --player-view").stdout
     secret = next(json.loads(x) for x in jsonl.splitlines()[1:] if "Juno" in x)
     assert secret["dice"] == []
+    assert secret["dice_source"] is None
     assert secret["outcome"] is None
+
+
+def test_a_rolls_export_says_where_each_rolls_dice_came_from(glintlock):
+    glintlock.ok("session start")
+    glintlock.ok("roll Wren Grit --tag 1:gear --dice 15")
+    glintlock.ok("roll Wren Grit --tag 1:gear --seed 4")
+    glintlock.ok("roll Tomas Wits --tag 1:gear")
+    lines = glintlock.ok("export rolls --format jsonl").stdout.splitlines()[1:]
+    assert [json.loads(line)["dice_source"] for line in lines] == ["physical", "seeded", "system"]
 
 
 def test_no_player_facing_output_shows_a_secret_roll(run):

@@ -100,19 +100,104 @@ def test_gloom_luck_is_successes_against_the_windows_odds(gloom):
     assert "45% expected" in luck
 
 
+def figures(html: str) -> dict[str, str]:
+    """Each chart of the die faces by its title, with its caption."""
+    found = re.findall(r"<figure>(.*?)</figure>", section(html, "faces"), re.S)
+    return {re.search(r"<title>([^<]+)</title>", f).group(1): f for f in found}
+
+
 def test_gloom_faces_carry_chi_square_and_say_when_too_few(gloom):
-    faces = section(html_of(gloom), "faces")
+    faces = figures(html_of(gloom))
+    table = faces["d20 faces at the table"]
     # Four d20s (9, 17, 12, 15): 0.2 expected per face; four faces at 1, sixteen at 0.
     chi = 4 * (1 - 0.2) ** 2 / 0.2 + 16 * 0.2**2 / 0.2
-    assert f"χ² = {chi:.2f} with 19 degrees of freedom" in faces
-    assert "too few dice to test" in faces
-    assert "<strong>4 d20</strong>" in faces
-    assert re.findall(r"<rect [^>]*><title>(\d+): 1 ", faces) == ["9", "12", "15", "17"]
+    assert f"χ² = {chi:.2f} with 19 degrees of freedom" in table
+    assert "too few dice to test" in table
+    assert "<strong>4 d20</strong>" in table
+    assert re.findall(r"<rect [^>]*><title>(\d+): 1 ", table) == ["9", "12", "15", "17"]
+    # Per person, in the order they first rolled: Kade's two dice, Juno's and Mira's one.
+    assert list(faces)[1:] == ["d20 faces: Kade", "d20 faces: Juno", "d20 faces: Mira"]
+    assert re.findall(r"<rect [^>]*><title>(\d+): 1 ", faces["d20 faces: Kade"]) == ["9", "17"]
+    assert "Every die of these rolls was rolled at the table." in section(html_of(gloom), "faces")
+
+
+@pytest.fixture
+def mixed_dice(run):
+    """GURPS rolls with dice from the table (--dice) and from tracker (--seed): Mira's table dice
+    show only 6s, Bram's each face equally often; then a contest where the GM's opponent rolls
+    at the table too."""
+    run.ok("campaign new Iron --system gurps")
+    run.ok("character add Mira --skill Lockpicking=12")
+    run.ok("character add Bram --skill Climbing=11")
+    run.ok("session start")
+    for i in range(10):
+        run.ok("roll Mira Lockpicking --dice 6,6,6")
+        run.ok(f"roll Bram Climbing --dice {'1,2,3' if i % 2 else '4,5,6'}")
+        run.ok(f"roll Mira Lockpicking --seed {i}")
+    run.ok("contest Mira Lockpicking Guard 12 --dice-a 1,2,3 --dice-b 4,5,6")
+    return run
+
+
+def test_the_tables_dice_are_tested_apart_from_tracker_s(mixed_dice):
+    doc = report(mixed_dice)["luck"]
+    # At the table: Mira's 30 sixes and 1, 2, 3; Bram's 30 dice, 5 of each face; the Guard's
+    # 4, 5, 6. Tracker: three seeded dice in each of ten rolls.
+    assert [(t["origin"], t["dice"]) for t in doc["faces"]] == [("physical", 66), ("software", 30)]
+    assert doc["faces"][0]["counts"] == [6, 6, 6, 6, 6, 36]
+    people = {p["person"]: p for p in doc["faces_by_person"]}
+    assert list(people) == ["Mira", "Bram", None]
+    assert people["Mira"]["counts"] == [1, 1, 1, 0, 0, 30]
+    assert people["Bram"]["counts"] == [5] * 6
+    assert people[None]["counts"] == [0, 0, 0, 1, 1, 1]
+
+    html = html_of(mixed_dice)
+    faces = figures(html)
+    assert list(faces) == [
+        "d6 faces at the table",
+        "d6 faces: Mira",
+        "d6 faces: Bram",
+        "d6 faces: the GM, for opponents",
+        "d6 faces tracker rolled",
+    ]
+    assert "<strong>66 d6</strong>" in faces["d6 faces at the table"]
+    assert "p < 0.001: unlikely from fair dice" in faces["d6 faces at the table"]
+    assert "p < 0.001: unlikely from fair dice" in faces["d6 faces: Mira"]
+    assert "χ² = 0.00" in faces["d6 faces: Bram"]
+    assert "p = 1.000: consistent with fair dice" in faces["d6 faces: Bram"]
+    assert "too few dice to test" in faces["d6 faces: the GM, for opponents"]
+    software = faces["d6 faces tracker rolled"]
+    assert "<strong>30 d6</strong>" in software
+    assert "fair generator" in software
+    assert "fair dice." not in software
+    assert "96 d6" not in html  # the two kinds of dice are never added up
+
+
+def test_the_one_pass_rebuild_counts_the_faces_as_the_report_does(mixed_dice):
+    from tracker.projections.rolls import ROW_SOURCES, luck, roll_rows
+
+    tracker = Tracker(str(mixed_dice.db))
+    state, tallied = tracker.rebuild_all()
+    rows = roll_rows(tracker.store.read(state.campaign_id, types=ROW_SOURCES), state.rules)
+    assert tallied.to_dict() == luck(rows, state.rules).to_dict()
+    assert tallied.to_dict()["faces_by_person"][0]["person"] == "Mira"
+    tracker.close()
+
+
+def test_player_view_counts_no_die_of_a_secret_roll(glintlock_played):
+    def people(doc: dict) -> list[tuple[str | None, int]]:
+        return [(p["person"], p["dice"]) for p in doc["luck"]["faces_by_person"]]
+
+    # Wren's secret desperate roll (13, 7) is two of her three dice; Tomas's last roll is undone.
+    assert people(report(glintlock_played)) == [("Wren", 3), ("Tomas", 1)]
+    assert people(report(glintlock_played, player_view=True)) == [("Wren", 1), ("Tomas", 1)]
 
 
 def test_gloom_draws_faces_luck_and_stress(gloom):
     assert charts(html_of(gloom)) == [
-        "d20 faces against fair dice",
+        "d20 faces at the table",
+        "d20 faces: Kade",
+        "d20 faces: Juno",
+        "d20 faces: Mira",
         "Luck over the rolls",
         "Stress",
     ]
@@ -120,7 +205,9 @@ def test_gloom_draws_faces_luck_and_stress(gloom):
 
 def test_glintlock_draws_mettle_and_threat(glintlock_played):
     assert charts(html_of(glintlock_played)) == [
-        "d20 faces against fair dice",
+        "d20 faces at the table",
+        "d20 faces: Wren",
+        "d20 faces: Tomas",
         "Luck over the rolls",
         "Mettle and Threat",
         "Stress",
@@ -134,7 +221,7 @@ def test_gurps_report_shows_hp_fp_margins_and_labelled_modifiers(run):
     run.ok("roll Mira Lockpicking --mod '-2:<dark> & cold' --dice 3,4,1")  # 8 against 10
     html = html_of(run)
     assert charts(html) == [
-        "d6 faces against fair dice",
+        "d6 faces at the table",
         "Luck over the rolls",
         "HP (solid) and FP (dashed)",
     ]
@@ -232,7 +319,7 @@ def test_export_rolls_writes_the_report(glintlock_played, tmp_path):
     out = tmp_path / "rolls.html"
     glintlock_played.ok(["export", "rolls", "--format", "html", "--player-view", "-o", str(out)])
     html = out.read_text(encoding="utf-8")
-    assert len(charts(html)) == 4
+    assert len(charts(html)) == 6
     assert "secret roll" in html
     assert last_hash(glintlock_played) in html
 
@@ -303,7 +390,7 @@ def test_a_browser_renders_the_report_offline(glintlock_played, tmp_path):
     dumped = chromium(browser, tmp_path / "profile", "--dump-dom", page.as_uri())
     assert dumped.returncode == 0, dumped.stderr[-2000:]
     dom = dumped.stdout
-    assert len(re.findall(r'<svg class="chart"', dom)) == 4
+    assert len(re.findall(r'<svg class="chart"', dom)) == 6
     assert '<table class="rolls">' in dom
     assert f"Wren {1 - 0.35 - 0.35**2:+.2f} successes above the odds" in dom
     assert "Tomas −0.45 successes below the odds" in dom

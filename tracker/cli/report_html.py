@@ -1,5 +1,6 @@
 """The roll-history report as one self-contained HTML page: luck against the exact odds, the die
-faces against fair dice, luck and the tracks over time as inline SVG charts, and every roll.
+faces against fair dice (the table's own dice apart from tracker's, and per person), luck and the
+tracks over time as inline SVG charts, and every roll.
 
 The page fetches nothing (no scripts, fonts, images or links), so it opens anywhere, offline, and
 can be mailed to players. Every string from the log is escaped before it reaches the page.
@@ -8,9 +9,12 @@ can be mailed to players. Every string from the log is escaped before it reaches
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable
 from html import escape
 from typing import Any
+
+from tracker.systems.dice import PHYSICAL
 
 PALETTE = ("#2563eb", "#d97706", "#059669", "#c026d3", "#dc2626", "#0891b2", "#65a30d", "#7c3aed")
 THREAT_COLOUR = "#374151"
@@ -25,6 +29,7 @@ body { margin: 0; background: #f8fafc; color: var(--ink);
   font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", sans-serif; }
 main { max-width: 1440px; margin: 0 auto; padding: 28px 24px 48px; }
 h1 { font-size: 1.9rem; margin: 0 0 4px; } h2 { font-size: 1.2rem; margin: 0 0 12px; }
+h3 { font-size: 1rem; margin: 18px 0 4px; }
 header p, .note { color: var(--soft); margin: 4px 0; }
 section { background: #fff; border: 1px solid var(--line); border-radius: 10px;
   padding: 18px 20px; margin-top: 20px; }
@@ -42,6 +47,7 @@ th { color: var(--soft); font-weight: 600; font-size: .78rem; text-transform: up
 .meter .fill { position: absolute; inset: 0 auto 0 0; background: #2563eb; border-radius: 5px; }
 .meter .mark { position: absolute; top: -4px; width: 3px; height: 18px; background: var(--ink); }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(460px, 1fr)); gap: 20px; }
+.grid + .note { margin-top: 14px; }
 figure { margin: 0; } figcaption { font-size: .9rem; color: var(--soft); margin-top: 4px; }
 svg.chart { width: 100%; height: auto; display: block; font-size: 13px; }
 svg.chart text { fill: var(--soft); } svg.chart .title { fill: var(--ink); font-weight: 600; }
@@ -76,7 +82,7 @@ footer { margin-top: 24px; font-size: .8rem; color: var(--soft); overflow-wrap: 
   body { background: #fff; font-size: 10pt; }
   main { max-width: none; padding: 0; }
   section { border: 0; border-radius: 0; padding: 0; margin-top: 14pt; }
-  h2, .note { break-after: avoid; }
+  h2, h3, .note { break-after: avoid; }
   figure, tr { break-inside: avoid; }
   .grid { gap: 10pt; }
   /* Paper cannot scroll: every column fits the page's width, the text smaller to make room. */
@@ -95,7 +101,8 @@ def render(report: dict[str, Any]) -> str:
     """One complete HTML document for a roll report from ``Tracker.roll_report``.
 
     Shows each character's successes against what the exact odds predicted for those very rolls,
-    the die faces against fair dice (chi-square), luck and the tracks over time, and every roll
+    the die faces against fair dice (chi-square; dice typed in at the table apart from dice
+    tracker rolled, and the table's per person), luck and the tracks over time, and every roll
     (revoked rolls struck through, secret rolls marked, and in the player view without details).
     Design: DESIGN.md "Scripting contract" (`tracker export rolls --format html`) and "The event
     log" (secret rolls; exports name the head hash of their log).
@@ -227,25 +234,80 @@ def _luck_section(report: dict[str, Any], colours: dict[str, str]) -> str:
 
 
 def _faces_section(report: dict[str, Any]) -> str:
-    tests = [t for t in report.get("luck", {}).get("faces", []) if t.get("dice")]
+    luck = report.get("luck", {})
+    tests = [t for t in luck.get("faces", []) if t.get("dice")]
+    table = [t for t in tests if t.get("origin") == PHYSICAL]
+    software = [t for t in tests if t.get("origin") != PHYSICAL]
+    if not tests:
+        inner = "<p>No dice to count.</p>"
+    else:
+        inner = (
+            '<h3>Dice rolled at the table</h3><p class="note">Dice typed in with <code>--dice'
+            "</code>: whether the table's dice look fair.</p>"
+            + (
+                _figures(table, "at the table", FAIR_DICE) + _people_figures(luck)
+                if table
+                else "<p>No dice were typed in for these rolls.</p>"
+            )
+            + '<h3>Dice tracker rolled</h3><p class="note">A check of its generator, which says '
+            "nothing of the table's dice.</p>"
+            + (
+                _figures(software, "tracker rolled", FAIR_GENERATOR)
+                if software
+                else "<p>Every die of these rolls was rolled at the table.</p>"
+            )
+        )
+    return (
+        '<section id="faces"><h2>Die faces</h2><p class="note">How often each face came up; the '
+        "dashed line is what fair dice would give. Dice rolled at the table and dice tracker "
+        f"rolled are counted apart.</p>{inner}</section>"
+    )
+
+
+# What a test's p-value says (below 0.05, at or above it) of the table's dice and of tracker's.
+FAIR_DICE = ("unlikely from fair dice", "consistent with fair dice")
+FAIR_GENERATOR = ("unlikely from a fair generator", "consistent with a fair generator")
+
+
+def _people_figures(luck: dict[str, Any]) -> str:
+    """The table's dice per person, for each die size that more than one person rolled."""
+    people = [p for p in luck.get("faces_by_person", []) if p.get("dice")]
+    sizes = Counter(p["faces"] for p in people)
+    people = [p for p in people if sizes[p["faces"]] > 1]
+    if not people:
+        return ""
+    return (
+        '<p class="note">Per person: the character whose roll it was stands for the player who '
+        "rolled; the GM rolls for opponents. Each chart is a test of its own, and among several "
+        "one below p = 0.05 now and then is what fair dice do.</p>"
+        + _figures(people, "", FAIR_DICE, wide=False)
+    )
+
+
+def _figures(
+    tests: list[dict[str, Any]], rolled: str, words: tuple[str, str], wide: bool | None = None
+) -> str:
+    """A bar chart of the faces for each test, with its chi-square and what that says;
+    a test of one person's dice is titled with the person."""
     figures = []
     for t in tests:
         p, verdict = t.get("p_value"), "too few dice to test"
         if p is not None:
-            looks = "unlikely from fair dice" if p < 0.05 else "consistent with fair dice"
+            looks = words[0] if p < 0.05 else words[1]
             verdict = ("p < 0.001" if p < 0.001 else f"p = {p:.3f}") + f": {looks}"
-        title = f"d{t['faces']} faces against fair dice"
-        chart = _bar_chart(title, t["counts"], t["expected_each"], wide=len(tests) == 1)
+        if "person" in t:
+            title = f"d{t['faces']} faces: {t['person'] or 'the GM, for opponents'}"
+        else:
+            title = f"d{t['faces']} faces {rolled}"
+        chart = _bar_chart(
+            title, t["counts"], t["expected_each"], wide=len(tests) == 1 if wide is None else wide
+        )
         figures.append(
             f"<figure>{chart}<figcaption><strong>{t['dice']} d{t['faces']}</strong> rolled; fair "
             f"dice give {t['expected_each']:.2f} of each face. χ² = {t['chi_square']:.2f} with "
             f"{t['faces'] - 1} degrees of freedom; {verdict}.</figcaption></figure>"
         )
-    inner = f'<div class="grid">{"".join(figures)}</div>' if figures else "<p>No dice to count.</p>"
-    return (
-        '<section id="faces"><h2>Die faces</h2><p class="note">How often each face came up; the '
-        f"dashed line is what fair dice would give.</p>{inner}</section>"
-    )
+    return f'<div class="grid">{"".join(figures)}</div>'
 
 
 def _trails_section(report: dict[str, Any], colours: dict[str, str]) -> str:

@@ -3,7 +3,8 @@
 Every roll a character made (checks, contest sides, fright checks, project days) becomes a
 ``RollRow`` with the chance of success the exact odds gave that very roll. ``Luck`` then sums
 successes against that expectation per character and session, and tests the die faces against
-fair dice with a chi-square test.
+fair dice with a chi-square test: the dice rolled at the table apart from those tracker rolled,
+and the table's dice also per person.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from tracker.events.catalog import CharacterAdded
 from tracker.events.play import RollMade
 from tracker.projections.player import Sealed
 from tracker.systems.base import RuleSystem
+from tracker.systems.dice import PHYSICAL, SOFTWARE, origin
 
 COLUMNS = (
     "time",
@@ -34,6 +36,7 @@ COLUMNS = (
     "modifiers",
     "effective",
     "dice",
+    "dice_source",
     "kept",
     "outcome",
     "margin",
@@ -60,6 +63,7 @@ ROW_SOURCES = ("CharacterAdded", *sorted(ROLLED))
 # What a player view empties in a secret roll's row: it shows that the roll happened, no more.
 SECRET_FIELDS = (
     "dice",
+    "dice_source",
     "kept",
     "effective",
     "margin",
@@ -88,6 +92,8 @@ class RollRow:
     modifiers: str
     effective: int | None
     dice: tuple[int, ...]
+    # Where the dice came from, as the event recorded it: "physical", "system" or "seeded".
+    dice_source: str | None
     faces: int
     kept: int | None
     outcome: str
@@ -114,6 +120,7 @@ class RollRow:
             "modifiers": self.modifiers,
             "effective": self.effective,
             "dice": list(self.dice),
+            "dice_source": self.dice_source,
             "kept": self.kept,
             "outcome": self.outcome,
             "margin": self.margin,
@@ -157,10 +164,14 @@ def roll_rows(
             yield sealed_row(event, names.get(event.character_id or ""), rules, revoked)
             continue
         try:
-            rolled = [facts for part in rolls_in(data) for facts in rules.roll_facts(part)]
+            rolled = [
+                (part.dice_source, facts)
+                for part in rolls_in(data)
+                for facts in rules.roll_facts(part)
+            ]
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise unreadable_roll(event, rules, exc) from None
-        for facts in rolled:
+        for source, facts in rolled:
             name = facts.name if facts.name is not None else names.get(facts.character_id, "?")
             key = facts.chance_key
             yield RollRow(
@@ -177,6 +188,7 @@ def roll_rows(
                 modifiers=facts.modifiers,
                 effective=facts.effective,
                 dice=facts.dice,
+                dice_source=source,
                 faces=facts.faces,
                 kept=facts.kept,
                 outcome=facts.outcome,
@@ -209,6 +221,7 @@ def sealed_row(
         modifiers="",
         effective=None,
         dice=(),
+        dice_source=None,
         faces=0,
         kept=None,
         outcome=None,
@@ -301,12 +314,25 @@ class FaceTest:
         }
 
 
+def _tally(tests: dict[Any, FaceTest], key: Any, faces: int, dice: Iterable[int]) -> None:
+    test = tests.get(key)
+    if test is None:
+        test = tests[key] = FaceTest(faces, [0] * faces)
+    counts = test.counts
+    for die in dice:
+        counts[die - 1] += 1
+
+
 @dataclass
 class Luck:
     # The exact chance of success of a roll, by its key (the campaign's ``RuleSystem.chance``).
     chance: Callable[[Any], Fraction]
     characters: dict[str, CharacterLuck] = field(default_factory=dict)
-    faces: dict[int, FaceTest] = field(default_factory=dict)
+    # The faces by who rolled the dice (``PHYSICAL`` or ``SOFTWARE``) and the die's size.
+    faces: dict[tuple[str, int], FaceTest] = field(default_factory=dict)
+    # The table's own dice by the person whose roll it was (the character; None for the GM's
+    # opponents) and the die's size: whose dice, if any, are off.
+    people: dict[tuple[str | None, int], FaceTest] = field(default_factory=dict)
     _floats: dict[Any, float] = field(default_factory=dict)
 
     def count(
@@ -317,15 +343,15 @@ class Luck:
         dice: Iterable[int],
         success: bool,
         key: Any,
+        source: str | None,
     ) -> None:
-        """One roll in force: its dice against fair dice, and, for a character (``character``
-        None is an opponent), its success against the exact chance ``key`` names."""
-        test = self.faces.get(faces)
-        if test is None:
-            test = self.faces[faces] = FaceTest(faces, [0] * faces)
-        counts = test.counts
-        for die in dice:
-            counts[die - 1] += 1
+        """One roll in force: its dice against fair dice, counted apart by where they came from
+        (``source`` as the event recorded it), and, for a character (``character`` None is an
+        opponent), its success against the exact chance ``key`` names."""
+        rolled_by = origin(source)
+        _tally(self.faces, (rolled_by, faces), faces, dice)
+        if rolled_by == PHYSICAL:
+            _tally(self.people, (character, faces), faces, dice)
         if character is None or key is None:
             return
         who = self.characters.get(character)
@@ -348,9 +374,22 @@ class Luck:
         who.trail.append(who._running)
 
     def to_dict(self) -> dict[str, Any]:
+        """Per character, the luck; ``faces``, one test per origin and die size, the table's dice
+        first; ``faces_by_person``, the table's dice per person (``person`` None: the GM's
+        opponents), in the order they first rolled and the GM's last."""
+        first = {PHYSICAL: 0, SOFTWARE: 1}
+        people = sorted(self.people.items(), key=lambda item: item[0][0] is None)
         return {
             "characters": [c.to_dict() for c in self.characters.values()],
-            "faces": [f.to_dict() for f in sorted(self.faces.values(), key=lambda f: f.faces)],
+            "faces": [
+                {"origin": rolled_by, **test.to_dict()}
+                for (rolled_by, _), test in sorted(
+                    self.faces.items(), key=lambda item: (first[item[0][0]], item[0][1])
+                )
+            ],
+            "faces_by_person": [
+                {"person": person, **test.to_dict()} for (person, _), test in people
+            ],
         }
 
 
@@ -369,6 +408,7 @@ def luck(rows: Iterable[RollRow], rules: RuleSystem) -> Luck:
                 row.dice,
                 row.success,
                 row.chance_key,
+                row.dice_source,
             )
     return out
 
@@ -391,16 +431,17 @@ class LuckTally:
                 return
             try:
                 data = event.data
-                rolled = (
-                    self.rolled(data)
+                parts = (
+                    (data,)
                     if type(data) is not RollMade or not data.then
-                    else [r for part in data.with_followups() for r in self.rolled(part)]
+                    else data.with_followups()
                 )
+                rolled = [(part.dice_source, r) for part in parts for r in self.rolled(part)]
             except (KeyError, TypeError, ValueError, IndexError) as exc:
                 raise unreadable_roll(event, self.rules, exc) from None
-            for who, side, faces, dice, success, key in rolled:
+            for source, (who, side, faces, dice, success, key) in rolled:
                 name = None if who is None else side or self.names.get(who, "?")
-                self.luck.count(name, event.session_id, faces, dice, success, key)
+                self.luck.count(name, event.session_id, faces, dice, success, key, source)
         elif kind == "CharacterAdded":
             self.names[event.data.character_id] = event.data.name
 

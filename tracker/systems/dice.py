@@ -82,6 +82,16 @@ class PhysicalDice:
         return self.values
 
 
+PHYSICAL, SOFTWARE = "physical", "software"
+
+
+def origin(kind: str | None) -> str:
+    """Who rolled dice a roll recorded as coming from ``kind``: the table (``PHYSICAL``, dice
+    typed in) or tracker (``SOFTWARE``, seeded or not). Only a table's own dice can say whether
+    that table's dice are fair; tracker's say whether its generator is."""
+    return PHYSICAL if kind == PhysicalDice.kind else SOFTWARE
+
+
 def describe(count: int, faces: int) -> str:
     """'one d20', 'two d20', 'three d6': how the errors and help name a set of dice."""
     words = {1: "one", 2: "two", 3: "three", 4: "four"}
