@@ -1,7 +1,9 @@
-"""Docs cannot drift: every command has help text and appears in the README's tour."""
+"""Docs cannot drift: every command has help text and is in the README, which names only files
+of the project."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import click
@@ -9,7 +11,8 @@ import pytest
 
 from tracker.cli import cli
 
-README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def leaf_commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
@@ -50,3 +53,12 @@ def test_every_command_module_is_mapped_so_lazy_loading_finds_it():
         module = importlib.import_module(f"tracker.cli.{module_name}")
         for command in module.COMMANDS:
             assert COMMAND_MODULES.get(command.name) == module_name, command.name
+
+
+def test_the_readme_names_no_path_outside_the_project():
+    assert "../" not in README, "README.md points outside the project"
+    for path in re.findall(r"`([^`\s]+)`", README):
+        path = path.split("::", 1)[0]
+        assert not path.startswith("/"), f"README.md names {path}, outside the project"
+        if path.split("/", 1)[0] in {".ci", "fixtures", "migrations", "tests", "tracker"}:
+            assert (ROOT / path).exists(), f"README.md names {path}, which the project lacks"
