@@ -204,3 +204,34 @@ def test_a_raised_floor_says_the_threat_it_opened_at(glintlock):
     assert owed["what"].startswith("Threat 6 (4 when this opened):")
     assert owed["data"]["opened_at"] == 4
     assert "Threat 6 (4 when this opened)" in glintlock.ok("obligations").stdout
+
+
+def test_a_lasting_fright_result_is_on_the_sheet_rolls_use(run):
+    campaign_of(run, "gurps")
+    run.ok("session start")
+    # Will 12 -20 = -8: an 18 fails by 26; 18 + 26 = 44 is row 40: catatonia and IQ -1.
+    run.ok("fright Mira --mod -20:horror --dice 6,6,6 --table-dice 6,6,6 --effect-dice 3")
+    shown = run.ok("character show Mira").stdout
+    assert "IQ 11 (12 on the sheet, -1 lasting)" in shown
+    doc = run.json("character show Mira")
+    assert doc["stats"]["IQ"] == 12  # the sheet as written
+    assert doc["current_stats"]["IQ"] == 11
+    assert doc["stat_changes"] == {"IQ": -1}
+
+
+def test_traits_gained_and_breaking_points_are_on_the_sheet(run, glintlock):
+    campaign_of(run, "gurps")
+    run.ok("session start")
+    # Will 14 -12 +2 Combat Reflexes = 4: an 18 fails by 14; 8 + 14 = 22 owes a Delusion.
+    run.ok("fright Aldric --mod -12:horror --dice 6,6,6 --table-dice 2,3,3")
+    run.ok("trait assign Aldric 'Delusion: the stars whisper'")
+    shown = run.ok("character show Aldric").stdout
+    assert "Gained in play: Delusion: the stars whisper" in shown
+    assert run.json("character show Aldric")["traits_gained"][0]["name"].startswith("Delusion")
+
+    glintlock.ok("campaign use 'Ashes of Veyra'")
+    glintlock.ok("session start")
+    glintlock.ok("stress Tomas +6 --cause 'the drowned scribe'")
+    glintlock.ok("breaking-point Tomas freezes 'fear of deep water'")
+    assert "Breaking point: fear of deep water" in glintlock.ok("character show Tomas").stdout
+    assert glintlock.json("character show Tomas")["consequences"] == ["fear of deep water"]

@@ -217,11 +217,18 @@ def character_show(name: str, as_json: bool) -> None:
     found = tracker.character(name)
     movement = tracker.campaigns.movement(name)
     if as_json:
-        emit_json({**found.to_dict(), "movement": movement})
+        emit_json({**found.to_dict(), **found.lasting(), "movement": movement})
         return
     click.echo(f"{bold(found.name)}  {_sheet_line(found)}")
     for skill, exprs in found.defaults.items():
         click.echo(f"  {skill} defaults to {', '.join(exprs)}")
+    # What play has left on the sheet: rolls already use it, so the sheet must say it.
+    for gained in found.traits_gained:
+        points = gained.get("points")
+        worth = f", {points} points" if points is not None else ""
+        click.echo(f"  Gained in play: {gained['name']} ({gained['kind']}{worth})")
+    for consequence in found.consequences:
+        click.echo(f"  Breaking point: {consequence}")
     if movement:
         click.echo(
             f"  Basic Move {movement['basic_move']}: sprinting {movement['sprint_move']} after a "
@@ -249,12 +256,20 @@ def character_default(name: str, skill: str, expression: str, as_json: bool) -> 
     click.echo(f"{found.name}: {skill} defaults to {expression}.")
 
 
+def _stat_text(c, name: str, on_sheet: int) -> str:
+    """A score as rolls use it, and the sheet's number beside it when play has changed it."""
+    now = c.stat(name)
+    if now == on_sheet:
+        return f"{name} {on_sheet}"
+    return f"{name} {now} ({on_sheet} on the sheet, {now - on_sheet:+d} lasting)"
+
+
 def _sheet_line(c) -> str:
     parts = []
     if c.character_class:
         parts.append(c.character_class)
     if c.stats:
-        parts.append(" ".join(f"{k} {v}" for k, v in c.stats.items()))
+        parts.append(" ".join(_stat_text(c, k, v) for k, v in c.stats.items()))
     if c.skills:
         parts.append(" ".join(f"{k} {v}" for k, v in c.skills.items()))
     if c.trained:

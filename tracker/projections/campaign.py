@@ -137,6 +137,16 @@ class Character:
             "sheet": self.sheet,
         }
 
+    def lasting(self) -> dict[str, Any]:
+        """What play has left on the sheet: scores as rolls use them (``stats`` in
+        ``to_dict`` are the sheet's), traits gained, and breaking-point consequences."""
+        return {
+            "current_stats": {name: self.stat(name) for name in self.stats},
+            "stat_changes": dict(self.stat_changes),
+            "traits_gained": [dict(g) for g in self.traits_gained],
+            "consequences": list(self.consequences),
+        }
+
     def tracks(self, rules: RuleSystem) -> dict[str, Any]:
         """The character's tracks as ``tracker status CHARACTER --json`` shows them: those every
         system has, and those the campaign's system has features for."""
