@@ -235,3 +235,49 @@ def test_traits_gained_and_breaking_points_are_on_the_sheet(run, glintlock):
     glintlock.ok("breaking-point Tomas freezes 'fear of deep water'")
     assert "Breaking point: fear of deep water" in glintlock.ok("character show Tomas").stdout
     assert glintlock.json("character show Tomas")["consequences"] == ["fear of deep water"]
+
+
+def test_undoing_a_catastrophe_takes_its_panic_check_along_or_is_refused(run):
+    campaign_of(run, "gloom")
+    run.ok("session start")
+    catastrophe = run.json("roll Kade Hacking --dice 1")["event_id"]
+    run.ok("panic Kade Mind --dice 19")  # a failed check: Kade is panicked
+    before = run.event_count()
+    refused = run(f"undo {catastrophe}")
+    assert refused.exit_code == 1
+    assert "panic check" in refused.stderr
+    assert run.event_count() == before
+    run.ok(f"undo {catastrophe} --cascade")
+    assert run.json("status Kade")["conditions"] == []
+
+
+def test_a_panic_check_without_a_catastrophe_depends_on_nothing(run):
+    campaign_of(run, "gloom")
+    run.ok("session start")
+    first = run.json("roll Kade Hacking --dice 10")["event_id"]
+    run.ok("panic Kade Mind --dice 15")  # the GM's call, with no catastrophe owed
+    run.ok(f"undo {first}")
+
+
+def test_undoing_round_one_of_a_regular_contest_takes_the_later_rounds(run):
+    campaign_of(run, "gurps")
+    run.ok("session start")
+    contest = "contest Vora Broadsword Duellist 12 --mode regular --dice-a 6,6,5 --dice-b 6,6,5"
+    first = run.json(contest)["event_id"]
+    run.ok(contest)  # round 2, still undecided
+    refused = run(f"undo {first}")
+    assert refused.exit_code == 1
+    assert "round 2" in refused.stderr
+    undone = run.json(f"undo {first} --cascade")
+    assert len(undone["cascade"]) == 1
+    assert run.json("obligations")["obligations"] == []
+
+
+def test_a_public_panic_check_does_not_link_to_a_secret_catastrophe(run):
+    campaign_of(run, "gloom")
+    run.ok("session start")
+    run.ok("roll Kade Hacking --dice 1 --secret")
+    run.ok("panic Kade Mind --dice 15")
+    # The sealed roll's number and id stay in the players' view; what it was does not.
+    assert '"answers"' not in run.ok("log --player-view --json").stdout
+    assert '"answers"' not in run.ok("log --json").stdout  # nor in the public event itself

@@ -94,10 +94,21 @@ def as_stored_now(events: list[dict[str, Any]], system: str) -> list[dict[str, A
     """The recorded events as they are stored now: a follow-up roll that answered the secret
     roll before it (the tours' only one, Danger Sense after a secret sense roll) moved inside
     that roll, without the ``after`` that named it. The events after it are one version
-    earlier, and so are the obligations they name (an obligation's id is "version-n")."""
+    earlier, and so are the obligations they name (an obligation's id is "version-n"). A
+    panic check names the catastrophes it answers."""
     out: list[dict[str, Any]] = []
     gone = 0
+    catastrophes: dict[str, list[str]] = {}  # the rolls whose panic checks are owed, by character
     for version, event in enumerate(events, start=1):
+        payload = event["payload"]
+        if event["type"] == "RollMade" and payload["kind"] == "panic":
+            # A panic check names the catastrophes it answers (their ids, unrecorded before).
+            if owed := catastrophes.pop(payload["character_id"], None):
+                payload["inputs"]["answers"] = owed
+        elif event["type"] == "RollMade" and any(
+            e.get("obligation") == "panic-check" for e in payload["effects"]
+        ):
+            catastrophes.setdefault(payload["character_id"], []).append(f"<id{1000 + version}>")
         after = event["payload"].get("inputs", {}).get("after")
         if event["type"] == "RollMade" and after is not None:
             inputs = {k: v for k, v in event["payload"]["inputs"].items() if k != "after"}

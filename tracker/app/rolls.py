@@ -112,6 +112,20 @@ def _roll_made(
     )
 
 
+def _answering(state: CampaignState, ch: Character, roll: RollMade, hidden: bool) -> RollMade:
+    """A panic check names the catastrophes whose checks it discharges, so that undoing one of
+    them takes the check with it (or is refused). A public check does not name a secret
+    catastrophe: the link would tell the players what that sealed roll was."""
+    owed = [
+        ob.opened_by
+        for ob in state.open_obligations("panic-check", ch.character_id)
+        if hidden or not ob.secret
+    ]
+    if not owed:
+        return roll
+    return msgspec.structs.replace(roll, inputs={**roll.inputs, "answers": owed})
+
+
 class Rolls:
     """Rolls, panic checks and contests at one table."""
 
@@ -189,6 +203,8 @@ class Rolls:
                 )
             hidden = secret or decided.secret
             roll = _roll_made(state, ch, decided, kind, dice_source, task=task, seed=seed_text)
+            if kind == "panic":
+                roll = _answering(state, ch, roll, hidden)
             # What the rules call for at once (Danger Sense) follows the roll it answers. After
             # a secret roll it is stored inside that roll's event, so that nobody sees whether
             # it was rolled; after a public one (whose failure everyone saw) it is a secret event

@@ -857,7 +857,22 @@ def _pre_roll(state: CampaignState, e: p.RollMade) -> str | None:
             return f"it spent the story tag {effect.tag!r}, which would not be held"
     if state.threat_floor == "immediate" and not e.inputs.get("override"):
         return "it would have been rolled while Threat 6 waited for a hard spend"
+    answered = e.inputs.get("answers") if e.kind == "panic" else None
+    if answered:
+        owed = {ob.opened_by for ob in state.open_obligations("panic-check", e.character_id)}
+        if owed.isdisjoint(answered):
+            return "the catastrophe whose panic check it was would not have happened"
     return None
+
+
+def _pre_contest(state: CampaignState, e: p.ContestRolled) -> str | None:
+    if e.mode != "regular" or not e.contest_id or (e.round or 1) <= 1:
+        return None
+    running = any(
+        ob.data.get("contest_id") == e.contest_id
+        for ob in state.open_obligations("regular-contest")
+    )
+    return None if running else f"round {e.round} would go on with a contest never begun"
 
 
 def _pre_obligation(kind: str):
@@ -897,6 +912,7 @@ _PRECONDITIONS: dict[type, Callable[[CampaignState, Any], str | None]] = {
     p.ThreatSpent: _pre_threat,
     p.RollBoughtUp: _pre_buy_up,
     p.RollMade: _pre_roll,
+    p.ContestRolled: _pre_contest,
     p.BreakingPointResolved: _pre_obligation("breaking-point"),
     p.TraitAssigned: _pre_obligation("assign-trait"),
     p.ObligationDismissed: _pre_obligation("any"),
