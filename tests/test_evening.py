@@ -281,3 +281,22 @@ def test_a_public_panic_check_does_not_link_to_a_secret_catastrophe(run):
     # The sealed roll's number and id stay in the players' view; what it was does not.
     assert '"answers"' not in run.ok("log --player-view --json").stdout
     assert '"answers"' not in run.ok("log --json").stdout  # nor in the public event itself
+
+
+def test_log_and_session_list_show_what_was_undone(glintlock):
+    glintlock.ok("session start")
+    kept = glintlock.json("roll Wren Grit --tag 1:gear --dice 15")["event_id"]
+    gone = glintlock.json("roll Wren Grit --tag 1:gear --dice 16")["event_id"]
+    said = glintlock.ok("undo").stdout
+    assert "Wren rolls Grit: 16" in said  # the undo says what it took back
+    lines = {ln.split()[0]: ln for ln in glintlock.ok("log").stdout.splitlines()}
+    logged = glintlock.json("log")
+    events = {e["event_id"]: e for e in logged["events"]}
+    assert logged["undone"] == [events[gone]["version"]]
+    assert "[undone]" in lines[str(events[gone]["version"])]
+    assert "[undone]" not in lines[str(events[kept]["version"])]
+    [session] = glintlock.json("session list")["sessions"]
+    assert session["undone"] == 1
+    assert "1 undone" in glintlock.ok("session list").stdout
+    glintlock.ok("redo")
+    assert glintlock.json("session list")["sessions"][0]["undone"] == 0

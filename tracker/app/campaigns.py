@@ -137,11 +137,15 @@ class Campaigns:
         row = self.table.campaign()
         state = self.table.state(row)
         store = self.table.store
-        return session_list(
+        sessions = session_list(
             store.read(row.campaign_id, types=SESSION_TYPES),
             state.revoked,
             store.session_counts(row.campaign_id),
         )
+        undone = store.session_counts_among(row.campaign_id, state.revoked)
+        for s in sessions:
+            s.undone_count = undone.get(s.number, 0)
+        return sessions
 
     def session_info(self, number: int) -> SessionInfo | None:
         """Session ``number`` if it was held (and its start is in force)."""

@@ -155,9 +155,10 @@ def session_list(as_json: bool) -> None:
     for s in sessions:
         status = "running" if s.ended_at is None else duration(s.started_at, s.ended_at)
         title = f' "{s.title}"' if s.title else ""
+        undone = f", {s.undone_count} undone" if s.undone_count else ""
         click.echo(
             f"{s.number:>3}{title}  {local_time(s.started_at)}  {status}  "
-            f"{dim(plural(s.event_count, 'event'))}"
+            f"{dim(plural(s.event_count, 'event') + undone)}"
         )
 
 

@@ -123,13 +123,20 @@ def log(session: int | None, player_view: bool, as_json: bool) -> None:
         events = tracker.player_events(session=session)
     else:
         events = tracker.campaigns.log(session)
+    # Undos are public: which events are no longer in force is the same in either view.
+    undone = tracker.state().revoked
     if as_json:
         # Streamed as one JSON document so a long log never sits whole in memory.
+        # Each event exactly as stored, so that its fields hash to its hash; which of them are
+        # undone follows the list, by version.
         click.echo('{"events": [', nl=False)
+        gone = []
         for i, event in enumerate(events):
             doc = event.to_dict()
             click.echo(("," if i else "") + json.dumps(doc, ensure_ascii=False), nl=False)
-        click.echo("]}")
+            if event.event_id in undone:
+                gone.append(event.version)
+        click.echo(f'], "undone": {json.dumps(gone)}}}')
         return
     names = tracker.campaigns.character_names()
     shown = 0
@@ -138,16 +145,20 @@ def log(session: int | None, player_view: bool, as_json: bool) -> None:
             when = dim(local_time(event.recorded_at, "YYYY-MM-DD HH:mm:ss"))
             who = printable(names.get(event.character_id or "", "the GM"))
             label = f"s{event.session_id}" if event.session_id is not None else ""
-            click.echo(f"{event.version:>6}  {when}  {label:>4}  a secret roll for {who}")
+            gone = " [undone]" if event.event_id in undone else ""
+            click.echo(f"{event.version:>6}  {when}  {label:>4}  a secret roll for {who}{gone}")
             shown += 1
             continue
         session_label = f"s{event.session_id}" if event.session_id is not None else "  "
         # In the players' view a secret event shown whole is one the GM revealed.
         mark = " [revealed]" if player_view else " [secret]"
         secret = mark if event.visibility == "gm" else ""
+        summary = summarize(event, names)
+        if event.event_id in undone:
+            summary = dim(f"{summary} [undone]")
         click.echo(
             f"{event.version:>6}  {dim(local_time(event.recorded_at, 'YYYY-MM-DD HH:mm:ss'))}  "
-            f"{session_label:>4}  {summarize(event, names)}{secret}"
+            f"{session_label:>4}  {summary}{secret}"
         )
         shown += 1
     if not shown:

@@ -200,6 +200,8 @@ class SessionInfo:
     ended_at: str | None = None
     event_count: int = 0
     lapsed: tuple[str, ...] = ()
+    # Of ``event_count``, how many are undone (``session_list`` counts them when asked).
+    undone_count: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -208,6 +210,7 @@ class SessionInfo:
             "started_at": self.started_at,
             "ended_at": self.ended_at,
             "events": self.event_count,
+            "undone": self.undone_count,
             "lapsed": list(self.lapsed),
         }
 

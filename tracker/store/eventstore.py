@@ -427,6 +427,26 @@ class EventStore:
         with self.engine.connect() as conn:
             return dict(conn.execute(query).all())
 
+    def session_counts_among(self, campaign_id: str, event_ids: Iterable[str]) -> dict[int, int]:
+        """How many of ``event_ids`` each session of the campaign logged."""
+        wanted = list(event_ids)
+        counts: dict[int, int] = {}
+        # In slices: SQLite caps the parameters of one statement.
+        for start in range(0, len(wanted), 500):
+            query = (
+                select(events.c.session_id, func.count())
+                .where(
+                    events.c.campaign_id == campaign_id,
+                    events.c.session_id.is_not(None),
+                    events.c.event_id.in_(wanted[start : start + 500]),
+                )
+                .group_by(events.c.session_id)
+            )
+            with self.engine.connect() as conn:
+                for session_id, n in conn.execute(query).all():
+                    counts[session_id] = counts.get(session_id, 0) + n
+        return counts
+
     # -- import -------------------------------------------------------------------------------
 
     def import_events(self, stream: Iterable[StoredEvent]) -> int:
