@@ -167,7 +167,7 @@ def campaign_of(run, system: str):
         run.ok("campaign new Ashes --system glintlock")
         run.ok("character add Wren --stat Grit=3 --class Seer")
         return run
-    run.ok(f"campaign new Table --system {system}")
+    run.ok(f"campaign new {system.title()} --system {system}")
     for sheet in SHEETS.glob(f"{system}-*.toml"):
         run.ok(["character", "add", "--sheet", str(sheet)])
     return run
@@ -300,3 +300,32 @@ def test_log_and_session_list_show_what_was_undone(glintlock):
     assert "1 undone" in glintlock.ok("session list").stdout
     glintlock.ok("redo")
     assert glintlock.json("session list")["sessions"][0]["undone"] == 0
+
+
+@pytest.mark.parametrize("system", ["glintlock", "gloom"])
+def test_a_gurps_sheet_in_another_system_says_it_is_a_gurps_sheet(run, system):
+    run.ok(f"campaign new Elsewhere --system {system}")
+    before = run.event_count()
+    result = run(["character", "add", "--sheet", str(SHEETS / "gurps-mira.toml")])
+    assert result.exit_code == 1
+    assert "gurps-mira.toml is a GURPS sheet" in result.stderr
+    assert run.event_count() == before
+
+
+def test_a_sheet_that_names_its_system_is_held_to_it(run, tmp_path):
+    sheet = tmp_path / "wren.toml"
+    sheet.write_text('name = "Wren"\nsystem = "glintlock"\n[stats]\nGrit = 3\n', "utf-8")
+    run.ok("campaign new Neon --system gloom")
+    result = run(["character", "add", "--sheet", str(sheet)])
+    assert result.exit_code == 1
+    assert "is a Glintlock sheet" in result.stderr
+    run.ok("campaign new Ashes --system glintlock")
+    run.ok(["character", "add", "--sheet", str(sheet)])
+
+
+def test_gurps_status_shows_no_stress_track(run):
+    campaign_of(run, "gurps")
+    assert "stress" not in run.ok("status").stdout
+    assert "stress" not in run.json("status Mira")
+    campaign_of(run, "gloom")
+    assert "stress 0" in run.ok("status").stdout

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from tracker.app.deciding import Decision, new_event
 from tracker.app.loading import SESSION_SNAPSHOT
 from tracker.app.names import check_name
-from tracker.app.sheets import Sheet, check_scores, parse_pairs, read_sheet
+from tracker.app.sheets import Sheet, check_scores, parse_pairs, read_sheet, sheet_for
 from tracker.app.table import CURRENT, Table
 from tracker.errors import BadInput, Refused
 from tracker.events import (
@@ -181,6 +181,13 @@ class Campaigns:
             existing = state.character(name)
             if existing is not None:
                 raise Refused(f'{existing.name} is already in "{state.name}"; pick another name.')
+            made_for = sheet_for(sheet, registry.systems()) if sheet.source else None
+            if made_for is not None and made_for.name != state.system:
+                raise Refused(
+                    f'{sheet.source} is a {made_for.title} sheet and "{state.name}" plays '
+                    f"{state.rules.title}; add it to a {made_for.title} campaign "
+                    f"(`tracker --campaign NAME character add --sheet ...`)."
+                )
             check_scores(state.rules, sheet.stats, "Stat")
             check_scores(state.rules, sheet.skills, "Skill")
             for skill, exprs in sheet.defaults.items():

@@ -22,6 +22,8 @@ class Sheet:
     defaults: dict[str, list[str]] = field(default_factory=dict)
     traits: list[str] = field(default_factory=list)
     source: str | None = None
+    # The rule system the sheet says it is for (``system = "gurps"``), when it says so.
+    system: str | None = None
 
 
 def parse_pairs(values: Iterable[str], option: str) -> dict[str, int]:
@@ -44,6 +46,19 @@ def parse_pairs(values: Iterable[str], option: str) -> dict[str, int]:
 # Hit Points and Fatigue Points are tracks, not scores: any system's sheet may carry them.
 TRACK_RANGE = (1, 999)
 TRACKS = frozenset({"hp", "fp"})
+
+
+def sheet_for(sheet: Sheet, systems: Iterable[RuleSystem]) -> RuleSystem | None:
+    """The system a sheet file says it is for, or whose stats it has (None if neither)."""
+    for system in systems:
+        if sheet.system == system.name:
+            return system
+    held = {key.casefold() for key in sheet.stats}
+    if sheet.system is None:
+        for system in systems:
+            if system.sheet_stats and system.sheet_stats <= held:
+                return system
+    return None
 
 
 def check_scores(system: RuleSystem, scores: Mapping[str, int], what: str) -> None:
@@ -97,7 +112,11 @@ def sheet_from_mapping(data: Mapping[str, Any], source: str | None = None) -> Sh
         for skill, expr in defaults_raw.items()
     }
     cls = data.get("class")
+    system = data.get("system")
+    if system is not None and not isinstance(system, str):
+        raise BadInput('The sheet\'s system must be a name like "gurps"; fix it.')
     return Sheet(
+        system=system.strip().lower() if system else None,
         name=data.get("name"),
         stats=scores("stats"),
         skills=scores("skills"),

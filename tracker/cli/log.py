@@ -8,7 +8,7 @@ import click
 
 from tracker.cli.options import emit_json, open_tracker, output_options
 from tracker.cli.render import BAD, GOOD, dim, local_time, plural, printable
-from tracker.errors import BadInput
+from tracker.errors import BadInput, TrackerError
 from tracker.events import catalog as c
 from tracker.events import play as p
 from tracker.events.catalog import Unreadable
@@ -123,8 +123,13 @@ def log(session: int | None, player_view: bool, as_json: bool) -> None:
         events = tracker.player_events(session=session)
     else:
         events = tracker.campaigns.log(session)
-    # Undos are public: which events are no longer in force is the same in either view.
-    undone = tracker.state().revoked
+    # Undos are public: which events are no longer in force is the same in either view. A log
+    # that cannot be folded (its rule system not installed here, an event unreadable) still
+    # lists, without the marks: the log is where the GM looks to see what is wrong.
+    try:
+        undone = tracker.state().revoked
+    except TrackerError:
+        undone = set()
     if as_json:
         # Streamed as one JSON document so a long log never sits whole in memory.
         # Each event exactly as stored, so that its fields hash to its hash; which of them are

@@ -529,7 +529,8 @@ def character_line(t: dict[str, Any]) -> str:
     parts = [bold(printable(t["name"]))]
     if "mettle" in t:
         parts.append(f"Mettle {t['mettle']}")
-    parts.append(f"stress {t['stress']}")
+    if "stress" in t:
+        parts.append(f"stress {t['stress']}")
     if "hp" in t:
         parts.append(f"HP {t['hp']}/{t['hp_max']}")
     if "fp" in t:

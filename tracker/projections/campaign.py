@@ -153,7 +153,8 @@ class Character:
         out: dict[str, Any] = {"name": self.name, "character_id": self.character_id}
         if rules.has(Feature.METTLE):
             out["mettle"] = self.mettle
-        out["stress"] = self.stress
+        if rules.has(Feature.STRESS):
+            out["stress"] = self.stress
         if self.hp is not None:
             out["hp"] = self.hp
             out["hp_max"] = self.hp_max

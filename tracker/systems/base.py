@@ -320,6 +320,9 @@ class RuleSystem:
     features: ClassVar[frozenset[str]] = frozenset()
     score_range: ClassVar[tuple[int, int]] = (0, 99)
     """What a stat or skill on a sheet can sensibly be; anything outside is a typo."""
+    sheet_stats: ClassVar[frozenset[str]] = frozenset()
+    """Stats every sheet of the system has (GURPS: ST, DX, IQ, HT): a sheet made for it is
+    told apart from one for the campaign's own system, and the GM told which it is."""
     track_max: ClassVar[Mapping[str, int]] = {}
     """The top of each currency track the system keeps (Mettle and Threat stop at 6)."""
     outcome_tones: ClassVar[Mapping[str, str]] = {}

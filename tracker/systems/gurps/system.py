@@ -50,6 +50,7 @@ class Gurps(RuleSystem):
     dice_join: ClassVar[str] = "+"
     examples: ClassVar[tuple[RollRequest, ...]] = (RollRequest("Lockpicking"),)
     score_range: ClassVar[tuple[int, int]] = (0, 40)
+    sheet_stats: ClassVar[frozenset[str]] = frozenset({"st", "dx", "iq", "ht"})
 
     def derived_stats(self, stats: Mapping[str, int]) -> dict[str, int]:
         have = {key.casefold(): value for key, value in stats.items()}
