@@ -15,6 +15,7 @@ from tracker.events import play as ev
 from tracker.projections.campaign import CampaignState, Character, Obligation
 from tracker.systems import registry
 from tracker.systems.base import Feature
+from tracker.words import plural
 
 
 class Tracks:
@@ -73,7 +74,8 @@ class Tracks:
             target, cost = state.rules.buy_up(ch.last_roll_outcome, to)
             if cost > ch.points:
                 raise Refused(
-                    f"{ch.name} has {ch.points} character points; that buy-up costs {cost}."
+                    f"{ch.name} has {plural(ch.points, 'character point')}; "
+                    f"that buy-up costs {cost}."
                 )
             payload = ev.RollBoughtUp(
                 character_id=ch.character_id,

@@ -34,7 +34,7 @@ def _summary(event, names: dict[str, str]) -> str:
             named = f' "{title}"' if title else ""
             return f"session {number}{named} started"
         case c.SessionEnded(number=number, lapsed=lapsed):
-            lapsed_text = f" ({len(lapsed)} obligations lapsed)" if lapsed else ""
+            lapsed_text = f" ({plural(len(lapsed), 'obligation')} lapsed)" if lapsed else ""
             return f"session {number} ended{lapsed_text}"
         case c.CharacterAdded(name=name):
             return f"character {name} added"
@@ -80,7 +80,7 @@ def _summary(event, names: dict[str, str]) -> str:
         case p.StoryTagGained(name=name):
             return f'{who} holds the story tag "{name}"'
         case p.PointsAwarded(points=points):
-            return f"{who} is awarded {points} character points"
+            return f"{who} is awarded {plural(points, 'character point')}"
         case p.RollBoughtUp(from_outcome=before, to_outcome=after):
             return f"{who} buys up a roll: {before} → {after}"
         case p.TraitAssigned(kind=kind, name=name):
@@ -94,11 +94,12 @@ def _summary(event, names: dict[str, str]) -> str:
         case p.NoteAdded(text=text):
             return f"note: {text}"
         case p.EventsRevoked(event_ids=ids, reason=reason):
-            return f"undo: {len(ids)} event(s) taken back" + (f" ({reason})" if reason else "")
+            undone = f"undo: {plural(len(ids), 'event')} taken back"
+            return undone + (f" ({reason})" if reason else "")
         case p.EventsRestored(event_ids=ids):
-            return f"redo: {len(ids)} event(s) put back"
+            return f"redo: {plural(len(ids), 'event')} put back"
         case p.EventsRevealed(event_ids=ids):
-            return f"revealed to the players: {len(ids)} secret event(s)"
+            return f"revealed to the players: {plural(len(ids), 'secret event')}"
         case Sealed():
             return f"a secret roll for {who or 'the GM'}"
         case Unreadable(reason=reason):

@@ -369,7 +369,7 @@ def points_award(character, amount, reason, as_json) -> None:
     """Award character points (cinematic campaigns spend them on buy-ups)."""
     logged = open_tracker().tracks.points_award(character, amount, reason=reason)
     d = logged.doc
-    show_logged(logged, as_json, [f"{d['character']} has {d['total']} character points."])
+    show_logged(logged, as_json, [f"{d['character']} has {plural(d['total'], 'character point')}."])
 
 
 @click.command("note")
@@ -831,7 +831,7 @@ def project_status(as_json) -> None:
         mark = click.style("done", fg=GOOD) if p["complete"] else f"{p['remaining']} to go"
         click.echo(
             f"{bold(p['name'])} ({p['skill']}): {p['done']}/{p['man_hours']} man-hours, "
-            f"{p['days']} days, {mark}"
+            f"{plural(p['days'], 'day')}, {mark}"
         )
 
 

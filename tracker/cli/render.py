@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from tracker.words import plural as plural
+
 if TYPE_CHECKING:
     from tracker.systems.base import RuleSystem
 
@@ -88,7 +90,3 @@ def lasting(duration: int | None, unit: str | None) -> str:
         return f" for {duration}"
     word = unit[:-1] if duration == 1 and unit.endswith("s") else unit
     return f" for {duration} {word}"
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count:,} {word}{'' if count == 1 else 's'}"

@@ -30,6 +30,7 @@ from tracker.events.effects import (
 )
 from tracker.systems import registry
 from tracker.systems.base import Feature, RuleSystem
+from tracker.words import plural
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
 PROJECTION_VERSION = 5
@@ -847,7 +848,7 @@ def _pre_buy_up(state: CampaignState, e: p.RollBoughtUp) -> str | None:
     if ch.last_roll_id != e.roll_event_id:
         return "the roll it bought up would not be the last roll"
     if ch.points < e.cost:
-        return f"{ch.name} would have {ch.points} character points for {e.cost}"
+        return f"{ch.name} would have {plural(ch.points, 'character point')} for {e.cost}"
     return None
 
 

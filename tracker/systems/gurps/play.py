@@ -43,6 +43,7 @@ from tracker.systems.base import (
 )
 from tracker.systems.dice import PhysicalDice, source_for
 from tracker.systems.gurps import rules as gurps
+from tracker.words import plural
 
 FACES = 6
 TOTAL_DARKNESS = "total-darkness"
@@ -170,7 +171,8 @@ def decide_roll(
     }
     if campaign.cinematic and character.points and result.outcome != "critical_success":
         doc["notes"].append(
-            f"Cinematic: {character.name} has {character.points} character points for a buy-up."
+            f"Cinematic: {character.name} has {plural(character.points, 'character point')} "
+            "for a buy-up."
         )
     effects: list[Effect] = []
     fp = gurps.fp_on_failure(trait, feat)

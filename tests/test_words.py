@@ -1,0 +1,45 @@
+"""What the GM is told reads as words: counts agree with their nouns, outcomes and conditions
+are said as a person would say them, and no help text is cut off mid-thought."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SHEETS = Path(__file__).resolve().parent.parent / "fixtures" / "sheets"
+
+
+def gurps_table(run, *flags: str):
+    run.ok(["campaign", "new", "Table", "--system", "gurps", *flags])
+    for sheet in SHEETS.glob("gurps-*.toml"):
+        run.ok(["character", "add", "--sheet", str(sheet)])
+    run.ok("session start")
+    return run
+
+
+def test_one_character_point_is_singular_wherever_it_is_said(run):
+    gurps_table(run, "--cinematic")
+    assert "Mira has 1 character point." in run.ok("points award Mira 1").stdout
+    roll = run.ok("roll Mira Lockpicking --dice 6,6,6").stdout
+    assert "Mira has 1 character point for a buy-up." in roll
+    refused = run("spend Mira buy-up --to success")
+    assert "Mira has 1 character point; that buy-up costs" in refused.stderr
+    assert "Mira is awarded 1 character point\n" in run.ok("log").stdout
+
+
+def test_a_project_one_day_in_says_one_day(run):
+    gurps_table(run)
+    run.ok("project start Treaty --skill Diplomacy --hours 40")
+    run.ok("project roll Treaty Aldric --dice 3,3,3")
+    assert "1 day," in run.ok("project status").stdout
+
+
+def test_undo_and_redo_count_their_events(glintlock):
+    glintlock.ok("session start")
+    glintlock.ok("note one")
+    glintlock.ok("undo")
+    glintlock.ok("redo")
+    log = glintlock.ok("log").stdout
+    assert "undo: 1 event taken back" in log
+    assert "redo: 1 event put back" in log
+    assert "(s)" not in log
+    assert "undo: 1 event taken back" in glintlock.ok("replay").stdout
