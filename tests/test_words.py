@@ -43,3 +43,14 @@ def test_undo_and_redo_count_their_events(glintlock):
     assert "redo: 1 event put back" in log
     assert "(s)" not in log
     assert "undo: 1 event taken back" in glintlock.ok("replay").stdout
+
+
+def test_a_bought_up_roll_reads_its_outcomes_as_words(run):
+    gurps_table(run, "--cinematic")
+    run.ok("points award Mira 2")
+    run.ok("roll Mira Lockpicking --dice 6,6,6")
+    run.ok("spend Mira buy-up --to failure")
+    for command in ("log", "replay"):
+        shown = run.ok(command).stdout
+        assert "Mira buys up a roll: critical failure → failure" in shown
+        assert "critical_failure" not in shown

@@ -13,6 +13,7 @@ from tracker.events import catalog as c
 from tracker.events import play as p
 from tracker.events.catalog import Unreadable
 from tracker.projections.player import Sealed
+from tracker.words import outcome_words
 
 
 def summarize(event, names: dict[str, str]) -> str:
@@ -42,10 +43,10 @@ def _summary(event, names: dict[str, str]) -> str:
             return f"{who}: {skill} defaults to {expression}"
         case p.RollMade() as e:
             kind = "" if e.kind == "check" else f" ({e.kind})"
-            outcome = e.result["outcome"].replace("_", " ")
+            outcome = outcome_words(e.result["outcome"])
             line = f"{who} rolls {e.trait}{kind}: {dice_text(e.dice)} → {outcome}"
             for then in e.then or ():
-                done = then.result["outcome"].replace("_", " ")
+                done = outcome_words(then.result["outcome"])
                 line += f"; then {then.kind.replace('-', ' ')} ({then.trait}): "
                 line += f"{dice_text(then.dice)} → {done}"
             return line
@@ -59,7 +60,7 @@ def _summary(event, names: dict[str, str]) -> str:
         case p.FrightChecked() as e:
             table = e.result.get("table")
             row = f", fright table row {table['row']}" if table else ""
-            outcome = e.result["roll"]["outcome"].replace("_", " ")
+            outcome = outcome_words(e.result["roll"]["outcome"])
             return f"{who} makes a Fright Check: {outcome}{row}"
         case p.MettleSpent(cost=cost, action=action):
             return f"{who} spends {cost} Mettle on {action.replace('-', ' ')}"
@@ -82,7 +83,7 @@ def _summary(event, names: dict[str, str]) -> str:
         case p.PointsAwarded(points=points):
             return f"{who} is awarded {plural(points, 'character point')}"
         case p.RollBoughtUp(from_outcome=before, to_outcome=after):
-            return f"{who} buys up a roll: {before} → {after}"
+            return f"{who} buys up a roll: {outcome_words(before)} → {outcome_words(after)}"
         case p.TraitAssigned(kind=kind, name=name):
             return f'{who} gains the {kind} "{name}"'
         case p.BreakingPointResolved(result=result, consequence=consequence):

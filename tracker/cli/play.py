@@ -22,6 +22,7 @@ from tracker.cli.render import (
     warn,
 )
 from tracker.systems.base import Feature, RuleSystem
+from tracker.words import outcome_words
 
 STRESS_WORDS = {
     "shaken": "shaken: counts as a -1 condition tag on rolls",
@@ -188,7 +189,7 @@ def spend(character, action, cost, condition, note, to, as_json) -> None:
     if action == "buy-up":
         line = (
             f"{d['character']} spends {plural(d['cost'], 'character point')}: "
-            f"{d['from'].replace('_', ' ')} → {outcome_word(d['to'], logged.state.rules)} "
+            f"{outcome_words(d['from'])} → {outcome_word(d['to'], logged.state.rules)} "
             f"({plural(d['points_left'], 'point')} left)."
         )
     else:

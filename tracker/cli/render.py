@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from tracker.words import outcome_words
 from tracker.words import plural as plural
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ class TerminalStyle:
 
     def outcome(self, name: str) -> str:
         colour = TONE_COLOURS[self.rules.tone(name)]
-        return click.style(name.replace("_", " ").upper(), fg=colour, bold=True)
+        return click.style(outcome_words(name).upper(), fg=colour, bold=True)
 
 
 def local_time(iso: str | None, fmt: str = "YYYY-MM-DD HH:mm") -> str:
