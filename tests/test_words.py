@@ -54,3 +54,18 @@ def test_a_bought_up_roll_reads_its_outcomes_as_words(run):
         shown = run.ok(command).stdout
         assert "Mira buys up a roll: critical failure → failure" in shown
         assert "critical_failure" not in shown
+
+
+def test_a_state_that_ends_reads_as_no_longer_and_a_thing_as_ended(run):
+    gurps_table(run)
+    run.ok("condition set Mira stunned --duration 1 --unit seconds")
+    run.ok("condition set Vora 'broken arm'")
+    assert run.ok("condition clear Mira stunned").stdout.startswith("Mira is no longer stunned.")
+    assert run.ok("condition clear Vora 'broken arm'").stdout.startswith(
+        "Vora: broken arm has ended."
+    )
+    log = run.ok("log").stdout
+    assert "Mira is no longer stunned" in log
+    assert "Vora: broken arm has ended" in log
+    assert "Vora is no longer" not in log
+    assert "stunned has ended" not in log

@@ -7,7 +7,7 @@ import json
 import click
 
 from tracker.cli.options import emit_json, open_tracker, output_options
-from tracker.cli.render import BAD, GOOD, dim, local_time, plural, printable
+from tracker.cli.render import BAD, GOOD, condition_ended, dim, local_time, plural, printable
 from tracker.errors import BadInput, TrackerError
 from tracker.events import catalog as c
 from tracker.events import play as p
@@ -77,7 +77,7 @@ def _summary(event, names: dict[str, str]) -> str:
         case p.ConditionSet(name=name):
             return f"{who}: {name}"
         case p.ConditionCleared(name=name):
-            return f"{who}: {name} has ended"
+            return condition_ended(who, name)
         case p.StoryTagGained(name=name):
             return f'{who} holds the story tag "{name}"'
         case p.PointsAwarded(points=points):

@@ -15,6 +15,7 @@ from tracker.cli.render import (
     TRACK_WORDS,
     TerminalStyle,
     bold,
+    condition_ended,
     dim,
     lasting,
     plural,
@@ -338,7 +339,7 @@ def condition_clear(character, name, note, as_json) -> None:
     """End a condition."""
     logged = open_tracker().tracks.condition_clear(character, name, note=note)
     d = logged.doc
-    show_logged(logged, as_json, [f"{d['character']}: {d['condition']} has ended."])
+    show_logged(logged, as_json, [condition_ended(d["character"], d["condition"]) + "."])
 
 
 @click.group("tag")

@@ -83,6 +83,16 @@ def duration(start: str, end: str) -> str:
     return f"{hours} h {minutes} min" if hours else f"{minutes} min"
 
 
+def condition_ended(who: str, name: str) -> str:
+    """A condition's end said of the character: "Mira is no longer stunned", "Vora: broken arm
+    has ended"."""
+    # A condition may be a state (stunned, shaken) or a thing (broken arm, coma); only a state
+    # reads after "is", and a one-word participle is the shape a state's name takes.
+    if " " not in name and name.endswith(("ed", "en")):
+        return f"{who} is no longer {name}"
+    return f"{who}: {name} has ended"
+
+
 def lasting(duration: int | None, unit: str | None) -> str:
     """ " for 2 seconds", " for 1 second", or nothing when the condition has no set length."""
     if not duration:
