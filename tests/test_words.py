@@ -69,3 +69,12 @@ def test_a_state_that_ends_reads_as_no_longer_and_a_thing_as_ended(run):
     assert "Vora: broken arm has ended" in log
     assert "Vora is no longer" not in log
     assert "stunned has ended" not in log
+
+
+def test_a_stalemate_is_said_once(run):
+    run.ok("campaign new Neon --system gloom")
+    run.ok(["character", "add", "--sheet", str(SHEETS / "gloom-kade.toml")])
+    run.ok("session start")
+    shown = run.ok("contest Kade Hacking ICE 14 --dice-a 20 --dice-b 20").stdout
+    assert "stalemate (both failed)" in shown
+    assert shown.count("stalemate") == 1

@@ -198,7 +198,7 @@ def test_scenario_c_messy_brawl_stalemate() -> None:
     result = gloom.contest(10, 12, dice_a=one(15), dice_b=one(17))
     assert (result.a.outcome, result.b.outcome) == ("overshoot", "overshoot")
     assert result.winner is None
-    assert result.reason == "both failed: stalemate"
+    assert result.reason == "both failed"
 
 
 @pytest.mark.parametrize(
@@ -391,7 +391,7 @@ def test_dynamic_both_fail_is_a_stalemate() -> None:
     result = gloom.dynamic_contest(10, 10, dice_a=one(15), dice_b=one(15))
     assert (result.a.outcome, result.b.outcome) == ("overshoot", "overshoot")
     assert result.winner is None
-    assert result.reason == "both failed: stalemate"
+    assert result.reason == "both failed"
 
 
 def test_dynamic_floor_takes_the_higher_of_base_dl_and_defender_die() -> None:

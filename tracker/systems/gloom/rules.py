@@ -364,7 +364,7 @@ def decide_contest(a: GloomCheck, b: GloomCheck, *, tie_rule: str = "stat") -> G
     elif b.success and not a.success:
         winner, reason = "b", "only one side succeeded"
     elif not a.success:
-        winner, reason = None, "both failed: stalemate"
+        winner, reason = None, "both failed"
     elif a.kept != b.kept:
         winner, reason = ("a" if a.kept > b.kept else "b"), "higher die wins"
     else:
@@ -428,7 +428,7 @@ def decide_dynamic(attacker: GloomCheck, defender: GloomCheck) -> GloomContest:
     elif defender.success:
         winner, reason = "b", "the defence held"
     else:
-        winner, reason = None, "both failed: stalemate"
+        winner, reason = None, "both failed"
     return GloomContest(
         kind="dynamic", a=attacker, b=defender, winner=winner, reason=reason, tie_rule=None
     )
