@@ -3,7 +3,10 @@ are said as a person would say them, and no help text is cut off mid-thought."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+import pytest
 
 SHEETS = Path(__file__).resolve().parent.parent / "fixtures" / "sheets"
 
@@ -78,3 +81,38 @@ def test_a_stalemate_is_said_once(run):
     shown = run.ok("contest Kade Hacking ICE 14 --dice-a 20 --dice-b 20").stdout
     assert "stalemate (both failed)" in shown
     assert shown.count("stalemate") == 1
+
+
+@pytest.mark.parametrize(
+    ("every", "unit", "said"),
+    [
+        ("second", "seconds", "each second"),
+        ("minute", None, "each minute"),
+        (
+            "30 minutes (light coma) or hour (full coma)",
+            None,
+            "every 30 minutes (light coma) or every hour (full coma)",
+        ),
+        ("every 2 hours", None, "every 2 hours"),
+        (None, "minutes", "each minute"),
+        (None, None, "each turn"),
+    ],
+)
+def test_how_often_a_recovery_roll_is_made_reads_as_words(every, unit, said):
+    from tracker.systems.gurps.play import recovery_interval
+
+    assert recovery_interval(every, unit) == said
+
+
+def test_a_fright_result_says_how_often_to_roll_to_recover(run):
+    gurps_table(run)
+    # Mira's Will 12 at -1 is 11; 12 fails by 1, and 11 on the table makes row 12.
+    retching = run.ok("fright Mira --mod -1:gloom --dice 6,3,3 --table-dice 4,4,3").stdout
+    assert re.search(r"roll vs HT \(\d+\) each second to recover", retching)
+    # Vora's Will 11 at -10 is 1; 18 fails by 17, and 12 on the table makes 29: a coma.
+    coma = run.ok("fright Vora --mod -10:horror --dice 6,6,6 --table-dice 4,4,4").stdout
+    assert re.search(
+        r"roll vs HT \(\d+\) every 30 minutes \(light coma\) or every hour \(full coma\) "
+        "to recover",
+        coma,
+    ), coma

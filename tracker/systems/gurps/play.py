@@ -338,6 +338,26 @@ def fright_traits(character: CharacterView) -> list[gurps.Modifier]:
     return out
 
 
+def recovery_interval(every: str | None, unit: str | None) -> str:
+    """How often a recovery roll is made, in words: "each second", or for a table's
+    "30 minutes (light coma) or hour (full coma)", "every 30 minutes (light coma) or every hour
+    (full coma)"."""
+    if not every:
+        return "each " + (unit.removesuffix("s") if unit else "turn")
+    # A table (the GM's own too) names the interval bare; "each" reads before a lone unit,
+    # "every" before a count and before alternatives, so each alternative gets its own.
+    parts = every.split(" or ")
+    worded = []
+    for part in parts:
+        if part.startswith(("each ", "every ")):
+            worded.append(part)
+        elif len(parts) == 1 and not part[:1].isdigit():
+            worded.append(f"each {part}")
+        else:
+            worded.append(f"every {part}")
+    return " or ".join(worded)
+
+
 def fright_effects(
     character: CharacterView, result: gurps.FrightCheck
 ) -> tuple[list[Effect], list[str]]:
@@ -352,7 +372,7 @@ def fright_effects(
             if e.recovery:
                 notes.append(
                     f"{e.name}: roll vs {e.recovery} ({e.recovery_target}) "
-                    f"{e.recovery_every or 'each ' + (e.unit or 'turn')[:-1]} to recover"
+                    f"{recovery_interval(e.recovery_every, e.unit)} to recover"
                 )
         elif e.kind in ("fp_loss", "hp_loss"):
             track = e.kind[:2]
