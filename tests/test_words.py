@@ -116,3 +116,27 @@ def test_a_fright_result_says_how_often_to_roll_to_recover(run):
         "to recover",
         coma,
     ), coma
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "odds gloom --rank 14 --dl 5",
+        "odds gurps --skill 12",
+        "odds glintlock --stat 3 --trained --tags 2",
+        "odds gloom --rank 16 --vs 14 --advantage",
+        "odds gurps --skill 14 --vs 12",
+    ],
+)
+def test_odds_give_every_chance_over_one_denominator(run, command):
+    shown = run.ok(command).stdout
+    fractions = re.findall(r"(\d+)/(\d+)", shown)
+    assert len({d for _, d in fractions}) == 1, shown
+    percentages = [float(p) / 100 for p in re.findall(r"(\d+\.\d+)%", shown)]
+    for (n, d), p in zip(fractions, percentages, strict=False):
+        assert abs(int(n) / int(d) - p) < 0.00005
+
+
+def test_odds_json_keeps_its_exact_reduced_fractions(run):
+    doc = run.json("odds gurps --skill 12")
+    assert doc["exact"]["success"] == "13/18"

@@ -7,6 +7,7 @@ take (``RuleSystem.odds_command``): a system installed as a plugin gets its own 
 from __future__ import annotations
 
 import inspect
+import math
 from fractions import Fraction
 
 import click
@@ -15,6 +16,7 @@ from tracker.cli.options import emit_json
 from tracker.cli.render import TONE_COLOURS, bold
 from tracker.systems import registry
 from tracker.systems.base import OddsCommand, OddsReport, RuleSystem
+from tracker.words import outcome_words
 
 # A contest's sides, however the system names its outcomes.
 CONTEST_TONES = {"a": "good", "b": "bad", "stalemate": "mixed"}
@@ -76,16 +78,25 @@ def _command(system: RuleSystem, spec: OddsCommand) -> click.Command:
 def _show(system: RuleSystem, report: OddsReport) -> None:
     result = report.odds
     click.echo(bold(report.title))
+    # Every chance over one denominator, so "13/54" and "1/18" need no arithmetic to compare.
+    over = math.lcm(*(Fraction(p).denominator for p in result.outcomes.values()))
+    ways = [_ways(p, over) for p in result.outcomes.values()]
+    if result.success is not None:
+        ways.append(_ways(result.success, over))
+    width = max(len(w) for w in ways)
     for name, p in result.outcomes.items():
-        label = report.labels.get(name, name.replace("_", " "))
+        label = report.labels.get(name, outcome_words(name))
         tone = CONTEST_TONES.get(name) or system.tone(name)
         bar = "█" * round(float(p) * BAR)
         click.echo(
             f"  {click.style(f'{label:<16}', fg=TONE_COLOURS[tone])} {float(p):>7.2%}  "
-            f"{_fraction(p):>9}  {bar}"
+            f"{_ways(p, over):>{width}}  {bar}"
         )
     if result.success is not None:
-        click.echo(f"  {'success in all':<16} {float(result.success):>7.2%}")
+        click.echo(
+            f"  {'success in all':<16} {float(result.success):>7.2%}  "
+            f"{_ways(result.success, over):>{width}}"
+        )
     for name, p in result.extras.items():
         shown = f"{float(p):.3f}" if name.startswith("expected") else f"{float(p):.2%}"
         click.echo(f"  {name.replace('_', ' '):<16} {shown:>7}")
@@ -95,8 +106,9 @@ def _show(system: RuleSystem, report: OddsReport) -> None:
         click.echo(line)
 
 
-def _fraction(p: Fraction) -> str:
-    return "0" if p == 0 else "1" if p == 1 else f"{p.numerator}/{p.denominator}"
+def _ways(p: Fraction, over: int) -> str:
+    """``p`` as a count of ``over`` equally likely ways: ``39/54``."""
+    return f"{Fraction(p) * over}/{over}"
 
 
 COMMANDS = [odds]
