@@ -140,3 +140,32 @@ def test_odds_give_every_chance_over_one_denominator(run, command):
 def test_odds_json_keeps_its_exact_reduced_fractions(run):
     doc = run.json("odds gurps --skill 12")
     assert doc["exact"]["success"] == "13/18"
+
+
+def _listed(group, ctx, path=()):
+    """Every command with the short help its parent lists it by at the usual 80 columns."""
+    import click
+
+    names = group.list_commands(ctx)
+    # click lists a group's commands in what is left of the line after the longest name.
+    limit = ctx.make_formatter().width - 6 - max(map(len, names))
+    for name in names:
+        command = group.get_command(ctx, name)
+        yield (*path, name), command.get_short_help_str(limit=limit), limit
+        if isinstance(command, click.Group):
+            yield from _listed(
+                command, click.Context(command, parent=ctx, info_name=name), (*path, name)
+            )
+
+
+def test_no_command_is_listed_by_a_help_cut_off_mid_thought():
+    import click
+
+    from tracker.cli import cli
+
+    cut = []
+    for path, short, limit in _listed(cli, click.Context(cli, info_name="tracker")):
+        if short.count("(") != short.count(")") or short.endswith(("e.g.", "i.e.")):
+            cut.append((" ".join(path), short))
+        assert len(short) <= limit, (path, short)  # a short help given whole must still fit
+    assert not cut

@@ -238,7 +238,7 @@ def character_show(name: str, as_json: bool) -> None:
         )
 
 
-@character.command("default")
+@character.command("default", short_help="GURPS: let SKILL default to EXPR for a character.")
 @click.argument("name")
 @click.argument("skill")
 @click.argument("expression", metavar="EXPR")

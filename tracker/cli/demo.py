@@ -13,7 +13,7 @@ from tracker.cli.render import bold
 from tracker.cli.script import play_script
 
 
-@click.command("demo")
+@click.command("demo", short_help="Make a demo database and show what to try.")
 @click.option("--db", "db", metavar="PATH", help="Where to make the demo (a new file).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document for scripts.")
 @click.pass_context

@@ -10,7 +10,7 @@ from tracker.cli.options import open_tracker, output_options
 from tracker.cli.play import show_logged
 
 
-@click.command("undo")
+@click.command("undo", short_help="Take back an event; nothing is deleted.")
 @click.argument("event", required=False, metavar="[EVENT]")
 @click.option("--session", type=int, metavar="N", help="Undo every event of session N.")
 @click.option("--cascade", is_flag=True, help="Also undo later events that depended on it.")

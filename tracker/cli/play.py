@@ -386,7 +386,7 @@ def note(text, as_json) -> None:
 # -- obligations ----------------------------------------------------------------------------------
 
 
-@click.command("breaking-point")
+@click.command("breaking-point", short_help="Glintlock: resolve a breaking point.")
 @click.argument("character")
 @click.argument("result")
 @click.argument("consequence")
@@ -677,7 +677,7 @@ def influence(character, skill, subject, will, as_json, **options) -> None:
 REACTION_GOOD = ("Neutral", "Good", "Very Good", "Excellent")
 
 
-@click.command("effort")
+@click.command("effort", short_help="GURPS: extra effort (a Will roll; always 1 FP).")
 @click.argument("character")
 @click.argument("percent", type=int)
 @click.option("--motivated", is_flag=True, help="A matter of life, death or deep conviction: +5.")
