@@ -329,3 +329,20 @@ def test_gurps_status_shows_no_stress_track(run):
     assert "stress" not in run.json("status Mira")
     campaign_of(run, "gloom")
     assert "stress 0" in run.ok("status").stdout
+
+
+def test_dice_that_do_not_fit_a_forced_mode_are_told_why_it_was_forced(run):
+    run.ok("campaign new Ashes --system glintlock")
+    run.ok("character add Wren --stat Grit=3")
+    run.ok("session start")
+    untagged = run("roll Wren Grit --dice 4")
+    assert "desperate roll (net tags +0: no --tag given)" in untagged.stderr
+    run.ok("stress Wren +2")
+    shaken = run("roll Wren Grit --tag 1:gear --dice 4")
+    assert "stress 2 counts as a -1 condition" in shaken.stderr
+    run.ok("campaign new Neon --system gloom")
+    run.ok("character add Ace --skill Hacking=22")
+    run.ok("session start")
+    cancelled = run("roll Ace Hacking --disadvantage --dice 4,5")
+    assert "mastery gives advantage; advantage and disadvantage cancel" in cancelled.stderr
+    assert "disadvantage cancel" in run.ok("roll Ace Hacking --disadvantage --dice 4").stdout

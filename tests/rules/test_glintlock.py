@@ -295,7 +295,7 @@ def test_improve_position_refused_at_controlled() -> None:
 def test_desperate_roll_rolls_two_d20_once_and_keeps_the_lower() -> None:
     source = RecordingDice((20, 5))
     result = gl.check(3, dice=source)
-    assert source.requests == [(2, 20, "a desperate roll")]
+    assert source.requests == [(2, 20, "a desperate roll (net tags +0: no --tag given)")]
     assert (result.position, result.dice, result.kept) == ("desperate", (20, 5), 5)
     # With two dice, "natural" means the kept die: the 20 that was not kept is no natural.
     assert result.natural is None
@@ -313,7 +313,7 @@ def test_controlled_roll_keeps_the_higher_so_a_1_beside_it_is_no_natural() -> No
 def test_risky_roll_rolls_one_d20() -> None:
     source = RecordingDice((15,))
     result = gl.check(5, dice=source, tags=[GEAR])
-    assert source.requests == [(1, 20, "a risky roll")]
+    assert source.requests == [(1, 20, "a risky roll (net tags +1)")]
     assert (result.position, result.outcome, result.success) == ("risky", "strong_hit", True)
 
 
@@ -337,7 +337,9 @@ def test_stress_two_pushes_a_risky_roll_to_desperate() -> None:
 def test_advantage_die_from_desperate_rolls_risky() -> None:
     source = RecordingDice((17,))
     result = gl.check(3, dice=source, position_steps=1)
-    assert source.requests == [(1, 20, "a risky roll")]
+    assert source.requests == [
+        (1, 20, "a risky roll (net tags +0: no --tag given; 1 step better from Mettle)")
+    ]
     assert (result.tag_position, result.position, result.kept) == ("desperate", "risky", 17)
 
 
@@ -384,7 +386,10 @@ def test_no_backlash_otherwise(face: int, spell: bool, caster: str | None) -> No
 def test_backlash_uses_the_roll_dice_when_none_are_given() -> None:
     source = RecordingDice((1,), (3, 4))
     result = gl.check(4, dice=source, tags=[GEAR], spell=True, caster_class="seer")
-    assert source.requests == [(1, 20, "a risky roll"), (2, 12, "the spell's backlash")]
+    assert source.requests == [
+        (1, 20, "a risky roll (net tags +1)"),
+        (2, 12, "the spell's backlash"),
+    ]
     assert result.backlash is not None
     assert result.backlash.total == 7
 

@@ -473,8 +473,15 @@ def check(
     DESIGN.md Rulings/glintlock.
     """
     effective_stat(stat, trained)
-    at = roll_position(net_tags(tags, stress), position_steps)
-    rolled = dice.roll(DICE_FOR_POSITION[at], D20, f"a {at} roll")
+    net = net_tags(tags, stress)
+    at = roll_position(net, position_steps)
+    # Dice that do not fit the position say what set it, so the GM can see which tag to fix.
+    why = [f"net tags {net:+d}" + ("" if tags else ": no --tag given")]
+    if stress >= STRESS_CONDITION_AT:
+        why.append(f"stress {stress} counts as a -1 condition")
+    if position_steps:
+        why.append(f"{position_steps} step{'s' if position_steps != 1 else ''} better from Mettle")
+    rolled = dice.roll(DICE_FOR_POSITION[at], D20, f"a {at} roll ({'; '.join(why)})")
     backlash = None
     if backlash_due(keep(rolled, at), spell, caster_class):
         count, faces = BACKLASH_DICE

@@ -71,12 +71,15 @@ def decide_roll(
     disadvantage = request.disadvantage or bool(reasons)
     if rank >= gloom.MASTERY_RANK:
         reasons.append(f"rank {rank}: mastery gives advantage")
+    if disadvantage and (request.advantage or rank >= gloom.MASTERY_RANK):
+        reasons.append("advantage and disadvantage cancel")
     result = gloom.check(
         rank,
         request.dl,
         dice=request.new_dice(),
         advantage=request.advantage,
         disadvantage=disadvantage,
+        why=reasons,
     )
     inputs = {
         "rank": rank,

@@ -7,6 +7,7 @@ disadvantage) and looks for a die inside the Window of Success: at or above the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -283,8 +284,10 @@ def check(
     advantage: bool = False,
     disadvantage: bool = False,
     above: int = 0,
+    why: Sequence[str] = (),
 ) -> GloomCheck:
     """Roll a gloom check: one d20, or two with advantage or disadvantage, and decide it.
+    ``why`` says what set the mode (panicked, mastery), for dice that do not fit it.
 
     Rulebook: gloom.md, 'The Skill Check', 'The Extreme Outcomes', 'Advantage and
     Disadvantage'; DESIGN.md Rulings/gloom.
@@ -294,6 +297,8 @@ def check(
     _require_above(above)
     mode = mode_for(rank, advantage, disadvantage)
     purpose = "a gloom check" if mode == "normal" else f"a gloom check with {mode}"
+    if why:
+        purpose += f" ({'; '.join(why)})"
     rolled = dice.roll(DICE_FOR_MODE[mode], D20, purpose)
     return decide(rank, dl, rolled, mode=mode, above=above)
 
