@@ -90,6 +90,9 @@ footer { margin-top: 24px; font-size: .8rem; color: var(--soft); overflow-wrap: 
   table.rolls { font-size: 7.5pt; }
   table.rolls th { font-size: 6.5pt; }
   table.rolls th, table.rolls td { padding: 2pt 3pt; }
+  /* The screen's column minimums add up to about a page's width: on paper only the roll's
+     name and its outcome keep theirs (so "Lockpicking" stays one word), the rest share. */
+  table.rolls .who, table.rolls .score, table.rolls .dice, table.rolls .effects { min-width: 0; }
   thead { display: table-header-group; }
   .outcome, .badge, .meter, .meter .fill { print-color-adjust: exact;
     -webkit-print-color-adjust: exact; }
