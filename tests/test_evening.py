@@ -346,3 +346,17 @@ def test_dice_that_do_not_fit_a_forced_mode_are_told_why_it_was_forced(run):
     cancelled = run("roll Ace Hacking --disadvantage --dice 4,5")
     assert "mastery gives advantage; advantage and disadvantage cancel" in cancelled.stderr
     assert "disadvantage cancel" in run.ok("roll Ace Hacking --disadvantage --dice 4").stdout
+
+
+def test_character_list_shows_every_sheet_as_rolls_use_it(run):
+    run.ok("campaign new Empty --system gloom")
+    assert "No characters" in run.ok("character list").stdout
+    campaign_of(run, "gurps")
+    run.ok("session start")
+    run.ok("fright Mira --mod -20:horror --dice 6,6,6 --table-dice 6,6,6 --effect-dice 3")
+    listed = {line.split()[0]: line for line in run.ok("character list").stdout.splitlines()}
+    assert sorted(listed) == ["Aldric", "Mira", "Vora"]
+    assert "IQ 11 (12 on the sheet, -1 lasting)" in listed["Mira"]
+    doc = {c["name"]: c for c in run.json("character list")["characters"]}
+    assert sorted(doc) == ["Aldric", "Mira", "Vora"]
+    assert doc["Mira"]["current_stats"]["IQ"] == 11

@@ -209,6 +209,27 @@ def character_add(
     click.echo(f"Added {bold(added.name)}: {_sheet_line(added)}")
 
 
+@character.command("list", short_help="List the campaign's characters and their sheets.")
+@output_options
+def character_list(as_json: bool) -> None:
+    """List the current campaign's characters and their sheets, as rolls use them.
+
+    \b
+    Example:
+      tracker character list
+    """
+    tracker = open_tracker()
+    state = tracker.state()
+    found = list(state.characters.values())
+    if as_json:
+        emit_json({"characters": [{**c.to_dict(), **c.lasting()} for c in found]})
+        return
+    if not found:
+        click.echo(f'No characters in "{state.name}" yet; add one with `tracker character add`.')
+    for c in found:
+        click.echo(f"{bold(c.name)}  {_sheet_line(c)}")
+
+
 @character.command("show")
 @click.argument("name")
 @output_options
