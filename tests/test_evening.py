@@ -360,3 +360,12 @@ def test_character_list_shows_every_sheet_as_rolls_use_it(run):
     doc = {c["name"]: c for c in run.json("character list")["characters"]}
     assert sorted(doc) == ["Aldric", "Mira", "Vora"]
     assert doc["Mira"]["current_stats"]["IQ"] == 11
+
+
+def test_each_contest_side_shows_its_total_and_margin(run):
+    campaign_of(run, "gurps")
+    run.ok("session start")
+    out = run.ok("contest Vora Broadsword Duellist 12 --dice-a 3,4,3 --dice-b 5,5,4").stdout
+    assert "Vora (16): 3d6 3+4+3 = 10 → SUCCESS by 6" in out
+    assert "Duellist (12): 3d6 5+5+4 = 14 → FAILURE by 2" in out
+    assert "Vora wins by 8" in out

@@ -608,7 +608,13 @@ def contest(a, trait_a, b, trait_b, as_json, **options) -> None:
 
 def _contest_side(side, rules: RuleSystem) -> str:
     dice = rules.dice_join.join(map(str, side["dice"]))
+    if rules.dice_join == "+" and len(side["dice"]) > 1:
+        dice += f" = {side['kept']}"  # summed dice: the total the margin is counted from
     verdict = outcome_word(side["outcome"], rules)
+    margin = side.get("margin")
+    # A margin in the sense the outcome has; a 3 or an 18 decided by its number gets none.
+    if margin is not None and margin and (margin > 0) == bool(side["success"]):
+        verdict += f" by {abs(margin)}"
     return f"{side['character']} ({side['effective']}): {rules.dice_name} {dice} → {verdict}"
 
 
