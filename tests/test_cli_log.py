@@ -50,7 +50,7 @@ def test_a_sessions_log_names_characters_added_before_it(glintlock):
     glintlock.ok("roll Wren Grit --tag 1:gear --dice 15")
     glintlock.ok("roll Tomas Wits --secret --tag 1:gear --dice 15")
     shown = glintlock.ok("log --session 1").stdout
-    assert "Wren rolls Grit: 15 → weak hit" in shown
+    assert "Wren rolls Grit at 3: 15 → weak hit" in shown
     hidden = glintlock.ok("log --session 1 --player-view").stdout
     assert "a secret roll for Tomas" in hidden
 

@@ -288,7 +288,7 @@ def test_log_and_session_list_show_what_was_undone(glintlock):
     kept = glintlock.json("roll Wren Grit --tag 1:gear --dice 15")["event_id"]
     gone = glintlock.json("roll Wren Grit --tag 1:gear --dice 16")["event_id"]
     said = glintlock.ok("undo").stdout
-    assert "Wren rolls Grit: 16" in said  # the undo says what it took back
+    assert "Wren rolls Grit at 3: 16 → weak hit" in said  # the undo says what it took back
     lines = {ln.split()[0]: ln for ln in glintlock.ok("log").stdout.splitlines()}
     logged = glintlock.json("log")
     events = {e["event_id"]: e for e in logged["events"]}
@@ -369,3 +369,56 @@ def test_each_contest_side_shows_its_total_and_margin(run):
     assert "Vora (16): 3d6 3+4+3 = 10 → SUCCESS by 6" in out
     assert "Duellist (12): 3d6 5+5+4 = 14 → FAILURE by 2" in out
     assert "Vora wins by 8" in out
+
+
+def _everywhere(run) -> str:
+    """What the GM reads of the session afterwards: the log, and the replay in both views."""
+    return "\n".join(
+        run.ok(command).stdout for command in ("log", "replay", "replay --player-view")
+    )
+
+
+def test_contest_totals_margins_and_normalised_scores_reach_the_log_and_the_replay(run):
+    campaign_of(run, "gurps")
+    run.ok("session start")
+    run.ok("contest Vora Broadsword Duellist 12 --dice-a 3,4,3 --dice-b 5,5,4")
+    regular = "contest Vora Broadsword Duellist 18 --mode regular"
+    said = run.ok(f"{regular} --dice-a 3,4,5 --dice-b 2,2,2")
+    assert "scores 16 vs 18 normalised to 10 vs 12" in said.stdout
+    run.ok("contest Aldric IQ Mira Will --mode resistance --dice-a 6,6,6 --dice-b 1,1,1")
+    after = _everywhere(run)
+    for view in after.split("Session 1"):
+        assert "Vora at 16: 3+4+3 = 10 → success by 6 · Duellist at 12: 5+5+4 = 14 → " in view
+        assert "quick contest Vora vs Duellist: Vora wins by 8" in view
+        assert "Vora at 10: 3+4+5 = 12 → failure by 2" in view
+        assert "Duellist at 12: 2+2+2 = 6 → success by 6" in view
+        assert "scores 16 vs 18 normalised to 10 vs 12" in view
+        # The defender of a failed resistance roll rolled nothing, and is still named.
+        assert "resistance contest Aldric vs Mira: Mira wins" in view
+        assert "the attack failed, so there was nothing to resist" in view
+
+
+def test_a_gloom_contest_says_in_the_log_which_rule_settled_it(run):
+    campaign_of(run, "gloom")
+    run.ok("session start")
+    shown = run.ok("contest Kade Hacking 'Corp netrunner' 14 --dice-a 14 --dice-b 5 --dl-a 2")
+    assert "Kade's DL 2; higher die wins" in shown.stdout
+    log = run.ok("log").stdout
+    assert "Kade at 16: 14 → success · Corp netrunner at 14: 5 → success" in log
+    assert "Kade's DL 2 · higher die wins" in log
+
+
+def test_a_natural_20_and_an_override_are_said_in_the_text_the_log_and_the_replay(run):
+    campaign_of(run, "glintlock")
+    run.ok("session start")
+    strong = run.ok("roll Wren Grit --tag 1 --dice 20").stdout
+    assert "STRONG HIT (natural 20: maximum weapon damage)" in strong
+    run.ok("threat add 6")
+    forced = run.ok("roll Wren Grit --tag 1 --dice 9 --override").stdout
+    assert "rolled with --override before the spend Threat 6 owes" in forced
+    run.ok("threat spend hard")
+    needless = run.ok("roll Wren Grit --tag 1 --dice 9 --override").stdout
+    assert "--override was not needed" in needless
+    after = _everywhere(run)
+    assert after.count("natural 20: maximum weapon damage") == 3
+    assert after.count("rolled with --override") == 6

@@ -751,7 +751,7 @@ def test_danger_sense_rolls_per_again_in_secret_after_a_failed_sense_roll(scout)
     assert events[-1]["visibility"] == "gm"
     assert roll["kind"] == "check"
     assert [(t["kind"], t["dice"]) for t in roll["then"]] == [("danger-sense", [2, 3, 4])]
-    assert "then danger sense (Per): 2,3,4 → success" in scout.ok("log").stdout
+    assert "; then Per (danger sense) at 13: 2+3+4 = 9 → success by 4" in scout.ok("log").stdout
     # After a public sense roll, whose failure the players saw, it is a secret roll of its own.
     scout.ok("roll Scout Vision --public --danger --dice 6,6,4 --danger-dice 6,6,6")
     events = scout.json("log")["events"]

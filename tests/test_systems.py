@@ -222,7 +222,7 @@ def test_a_plugin_system_plays_a_whole_evening_through_the_command_line(d6_insta
     replay = run.json("replay")
     assert [e["type"] for e in replay["events"]][-1] == "NoteAdded"
     assert any(e["revoked"] for e in replay["events"])
-    assert "Pip rolls Grit: 6 → miss" in run.ok("replay --player-view").stdout
+    assert "Pip rolls Grit at 4: 6 → miss" in run.ok("replay --player-view").stdout
     rows = list(csv.DictReader(io.StringIO(run.ok("export rolls --format csv").stdout)))
     assert [(r["outcome"], r["revoked"]) for r in rows] == [
         ("hit", "False"),

@@ -316,6 +316,7 @@ class Rolls:
                 round=decided.round,
                 decided=decided.decided,
                 effects=decided.effects,
+                b_name=b_side.name if decided.b is None else msgspec.UNSET,
             )
             event = new_event(payload, state=state, visibility="gm" if secret else "public")
             winner = payload.winner

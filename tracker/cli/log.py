@@ -7,12 +7,24 @@ import json
 import click
 
 from tracker.cli.options import emit_json, open_tracker, output_options
-from tracker.cli.render import BAD, GOOD, condition_ended, dim, local_time, plural, printable
+from tracker.cli.render import (
+    BAD,
+    GOOD,
+    by_margin,
+    condition_ended,
+    dim,
+    facts_words,
+    local_time,
+    plural,
+    printable,
+)
 from tracker.errors import BadInput, TrackerError
 from tracker.events import catalog as c
 from tracker.events import play as p
 from tracker.events.catalog import Unreadable
 from tracker.projections.player import Sealed
+from tracker.systems import registry
+from tracker.systems.base import RuleSystem
 from tracker.words import outcome_words
 
 
@@ -42,26 +54,33 @@ def _summary(event, names: dict[str, str]) -> str:
         case c.CharacterDefaultSet(skill=skill, expression=expression):
             return f"{who}: {skill} defaults to {expression}"
         case p.RollMade() as e:
-            kind = "" if e.kind == "check" else f" ({e.kind})"
-            outcome = outcome_words(e.result["outcome"])
-            line = f"{who} rolls {e.trait}{kind}: {dice_text(e.dice)} → {outcome}"
-            for then in e.then or ():
-                done = outcome_words(then.result["outcome"])
-                line += f"; then {then.kind.replace('-', ' ')} ({then.trait}): "
-                line += f"{dice_text(then.dice)} → {done}"
-            return line
+            rules = _rules_of(e.system)
+            line = f"{who} rolls " + "; then ".join(
+                _roll_words(roll, rules) for roll in e.with_followups()
+            )
+            return _remarked(line, rules, e)
         case p.ContestRolled() as e:
-            a, b = e.a.name, e.b.name if e.b else "?"
+            a, b = e.a.name, e.b_named
             won = {"a": a, "b": b}.get(e.winner or "")
             verdict = f"{won} wins" if won else ("no change" if not e.decided else "stalemate")
+            if e.result.get("margin_of_victory"):
+                verdict += f" by {e.result['margin_of_victory']}"
             if e.mode == "influence":
-                return f"{a} uses {e.a.trait} on {b}: {verdict}, reaction {e.result['level']}"
-            return f"{e.mode} contest {a} vs {b}: {verdict}"
+                line = f"{a} uses {e.a.trait} on {b}: {verdict}, reaction {e.result['level']}"
+            else:
+                round_ = f", round {e.round}" if e.round else ""
+                line = f"{e.mode} contest {a} vs {b}{round_}: {verdict}"
+            rules = _rules_of(e.system)
+            if rules is not None:
+                line += "".join(f" · {f.name}{facts_words(f, rules)}" for f in rules.roll_facts(e))
+            return _remarked(line, rules, e)
         case p.FrightChecked() as e:
             table = e.result.get("table")
             row = f", fright table row {table['row']}" if table else ""
-            outcome = outcome_words(e.result["roll"]["outcome"])
-            return f"{who} makes a Fright Check: {outcome}{row}"
+            roll = e.result["roll"]
+            dice = "+".join(map(str, roll["dice"])) + f" = {roll['total']}"
+            verdict = by_margin(outcome_words(roll["outcome"]), roll["success"], roll["margin"])
+            return f"{who} makes a Fright Check at {roll['effective']}: {dice} → {verdict}{row}"
         case p.MettleSpent(cost=cost, action=action):
             return f"{who} spends {cost} Mettle on {action.replace('-', ' ')}"
         case p.MettleGained(amount=amount, action=action):
@@ -106,6 +125,28 @@ def _summary(event, names: dict[str, str]) -> str:
         case Unreadable(reason=reason):
             return f"an event tracker cannot read ({event.type}: {reason})"
     return event.type
+
+
+def _rules_of(system: str) -> RuleSystem | None:
+    """The rule system a stored roll names, or None where it is not installed here: the log
+    then says the roll plainly, as the log of any system can."""
+    try:
+        return registry.get(system)
+    except TrackerError:
+        return None
+
+
+def _roll_words(roll: p.RollMade, rules: RuleSystem | None) -> str:
+    kind = "" if roll.kind == "check" else f" ({roll.kind.replace('-', ' ')})"
+    if rules is None:
+        done = outcome_words(roll.result["outcome"])
+        return f"{roll.trait}{kind}: {dice_text(roll.dice)} → {done}"
+    return f"{roll.trait}{kind}{facts_words(rules.roll_facts(roll)[0], rules)}"
+
+
+def _remarked(line: str, rules: RuleSystem | None, data) -> str:
+    remarks = rules.roll_remarks(data) if rules is not None else []
+    return line + "".join(f" · {r}" for r in remarks)
 
 
 def dice_text(dice) -> str:

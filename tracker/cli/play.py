@@ -15,7 +15,9 @@ from tracker.cli.render import (
     TRACK_WORDS,
     TerminalStyle,
     bold,
+    by_margin,
     condition_ended,
+    dice_words,
     dim,
     lasting,
     plural,
@@ -595,26 +597,17 @@ def contest(a, trait_a, b, trait_b, as_json, **options) -> None:
         verdict = click.style(f"{d['winner']} wins", fg=GOOD, bold=True)
     if d.get("margin_of_victory"):
         verdict += f" by {d['margin_of_victory']}"
-    if d.get("reason"):
-        verdict += dim(f" ({d['reason']})")
     if d["mode"] == "regular":
-        verdict = (
-            (f"round {d['round']}: " + verdict)
-            if d.get("decided")
-            else (f"round {d['round']}: no change, roll again")
-        )
+        verdict = f"round {d['round']}: " + (verdict if d["decided"] else "no change, roll again")
+    remarks = rules.roll_remarks(logged.event.data)
+    if remarks:
+        verdict += dim(f" ({'; '.join(remarks)})")
     show_logged(logged, as_json, [head, "  " + "   ".join(sides), "  → " + verdict])
 
 
 def _contest_side(side, rules: RuleSystem) -> str:
-    dice = rules.dice_join.join(map(str, side["dice"]))
-    if rules.dice_join == "+" and len(side["dice"]) > 1:
-        dice += f" = {side['kept']}"  # summed dice: the total the margin is counted from
-    verdict = outcome_word(side["outcome"], rules)
-    margin = side.get("margin")
-    # A margin in the sense the outcome has; a 3 or an 18 decided by its number gets none.
-    if margin is not None and margin and (margin > 0) == bool(side["success"]):
-        verdict += f" by {abs(margin)}"
+    dice = dice_words(side["dice"], side["kept"], rules)
+    verdict = by_margin(outcome_word(side["outcome"], rules), side["success"], side.get("margin"))
     return f"{side['character']} ({side['effective']}): {rules.dice_name} {dice} → {verdict}"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import click
@@ -10,7 +11,7 @@ from tracker.words import outcome_words
 from tracker.words import plural as plural
 
 if TYPE_CHECKING:
-    from tracker.systems.base import RuleSystem
+    from tracker.systems.base import RollFacts, RuleSystem
 
 GOOD = "green"
 BAD = "red"
@@ -57,6 +58,30 @@ class TerminalStyle:
     def outcome(self, name: str) -> str:
         colour = TONE_COLOURS[self.rules.tone(name)]
         return click.style(outcome_words(name).upper(), fg=colour, bold=True)
+
+
+def dice_words(dice: Sequence[int], kept: int | None, rules: RuleSystem) -> str:
+    """Dice as the table reads them: ``3+4+5 = 12`` when they are added, ``15, 3 (kept 3)`` when one
+    is kept, ``20`` alone."""
+    shown = rules.dice_join.join(map(str, dice))
+    if len(dice) > 1 and kept is not None:
+        shown += f" = {kept}" if rules.dice_join == "+" else f" (kept {kept})"
+    return shown
+
+
+def by_margin(words: str, success: bool, margin: int | None) -> str:
+    """An outcome with its margin in the sense the outcome has ("failure by 2"): a 3 that
+    succeeds or an 18 that fails by its number alone, against the margin, gets none."""
+    if margin and (margin > 0) == bool(success):
+        return f"{words} by {abs(margin)}"
+    return words
+
+
+def facts_words(facts: RollFacts, rules: RuleSystem) -> str:
+    """One rolled set of dice in a line of the log: ``at 16: 3+4+5 = 12 → success by 4``."""
+    score = f" at {facts.effective}" if facts.effective is not None else ""
+    verdict = by_margin(outcome_words(facts.outcome), facts.success, facts.margin)
+    return f"{score}: {dice_words(facts.dice, facts.kept, rules)} → {verdict}"
 
 
 def local_time(iso: str | None, fmt: str = "YYYY-MM-DD HH:mm") -> str:

@@ -66,8 +66,9 @@ class ContestRolled(EventPayload, frozen=True):
     """A contest between two sides; each side is a character or a named opponent with a score.
 
     ``a`` and ``b`` hold each side's name, character id (None for an opponent), trait, inputs
-    and result; ``b`` is None when the defender did not roll. A GURPS regular contest logs one
-    event per round, sharing ``contest_id``.
+    and result; ``b`` is None when the defender did not roll, and ``b_name`` then names it
+    (unset in contests logged before it was kept). A GURPS regular contest logs one event per
+    round, sharing ``contest_id``.
     """
 
     TYPE: ClassVar[str] = "ContestRolled"
@@ -83,6 +84,14 @@ class ContestRolled(EventPayload, frozen=True):
     round: int | None = None
     decided: bool = True
     effects: tuple[Effect, ...] = ()
+    b_name: str | msgspec.UnsetType = msgspec.UNSET
+
+    @property
+    def b_named(self) -> str:
+        """Who side B was, whether or not it rolled."""
+        if self.b is not None:
+            return self.b.name
+        return self.b_name if isinstance(self.b_name, str) else "the defender"
 
 
 @event_type

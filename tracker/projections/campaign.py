@@ -692,7 +692,7 @@ def _contest_rolled(state: CampaignState, e: p.ContestRolled, raw: StoredEvent) 
         elif running:
             running[0].data["rounds"] = e.round
         else:
-            a, b = e.a.name, e.b.name if e.b else "?"
+            a, b = e.a.name, e.b_named
             _open(
                 state,
                 raw,

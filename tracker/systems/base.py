@@ -473,6 +473,13 @@ class RuleSystem:
             for f in self.roll_facts(event)
         ]
 
+    def roll_remarks(self, event: Any) -> list[str]:
+        """What a stored roll or contest's one line says beyond its dice and outcome: the rule
+        that set the result apart from what the dice read (a natural 20's maximum damage,
+        normalised contest scores, the Rule of 16, which rule settled a contest). ``log``,
+        ``replay`` and the contest's own text all say these."""
+        return []
+
     def chance(self, key: Any) -> Fraction:
         """The exact chance of success of the roll ``key`` describes (``RollFacts``)."""
         raise NotImplementedError

@@ -130,6 +130,12 @@ def decide_roll(
         doc["notes"].append("the advantage die had no effect: the roll was already controlled")
     if ch.pending_bonus:
         doc["notes"].append(f"steel yourself: +{ch.pending_bonus} on the kept die")
+    if request.override:
+        doc["notes"].append(
+            f"rolled with --override before the spend Threat {campaign.threat} owes"
+            if campaign.threat_floor == "immediate"
+            else "--override was not needed: no Threat spend holds up rolls"
+        )
     return RollDecision(
         trait=trait_name,
         inputs=inputs,

@@ -106,6 +106,7 @@ class Glintlock(RuleSystem):
     decide_roll = play.decide_roll
     redecide = staticmethod(play.redecide)
     roll_facts = staticmethod(play.roll_facts)
+    roll_remarks = staticmethod(words.roll_remarks)
     rolled = staticmethod(play.rolled)
     chance = staticmethod(play.chance)
     render_roll = staticmethod(words.render_roll)

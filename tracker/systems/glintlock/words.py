@@ -28,6 +28,8 @@ def render_roll(doc: Mapping[str, Any], style: Style) -> RollLines:
     if doc.get("bonus"):
         shown += f" +{doc['bonus']}"
     natural = f" (natural {doc['natural']})" if doc.get("natural") else ""
+    if doc.get("max_damage"):
+        natural = f" (natural {doc['natural']}: maximum weapon damage)"
     return RollLines(head, f"  {shown}  →  {style.outcome(doc['outcome'])}{natural}")
 
 
@@ -58,3 +60,22 @@ ODDS = OddsCommand(
     ),
     compute=_odds,
 )
+
+
+def roll_remarks(event: Any) -> list[str]:
+    """A natural 20 or 1 (what the dice did whatever the DCs), and a roll made with --override.
+
+    Only that --override was given is said, never whether a spend was owed: a secret roll may
+    have moved Threat, and the players read these lines."""
+    from tracker.events.play import RollMade
+
+    if not isinstance(event, RollMade):
+        return []
+    remarks = []
+    if event.result.get("max_damage"):
+        remarks.append("natural 20: maximum weapon damage")
+    elif event.result.get("natural"):
+        remarks.append(f"natural {event.result['natural']}")
+    if event.inputs.get("override"):
+        remarks.append("rolled with --override")
+    return remarks

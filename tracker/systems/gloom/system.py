@@ -44,6 +44,7 @@ class Gloom(RuleSystem):
     decide_roll = play.decide_roll
     redecide = staticmethod(play.redecide)
     roll_facts = staticmethod(play.roll_facts)
+    roll_remarks = staticmethod(words.roll_remarks)
     rolled = staticmethod(play.rolled)
     chance = staticmethod(play.chance)
     decide_contest = play.decide_contest

@@ -101,3 +101,24 @@ ODDS = OddsCommand(
     ),
     compute=_odds,
 )
+
+
+def roll_remarks(event: Any) -> list[str]:
+    """A stored check's DL and what made it roll two dice; a stored contest's floors and which
+    rule settled it (higher die, only one side succeeded, the tie rule)."""
+    from tracker.events.play import ContestRolled, RollMade
+
+    if isinstance(event, ContestRolled):
+        floors = [
+            f"{side.name}'s DL {side.inputs['dl']}"
+            for side in (event.a, event.b)
+            if side is not None and side.inputs.get("dl")
+        ]
+        return floors + ([event.result["reason"]] if event.result.get("reason") else [])
+    if not isinstance(event, RollMade):
+        return []
+    remarks = [f"DL {event.inputs['dl']}"]
+    if event.result.get("mode", "normal") != "normal":
+        reasons = event.inputs.get("reasons") or []
+        remarks.append(event.result["mode"] + (f" ({'; '.join(reasons)})" if reasons else ""))
+    return remarks

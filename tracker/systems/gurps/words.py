@@ -113,3 +113,31 @@ ODDS = OddsCommand(
     ),
     compute=_odds,
 )
+
+
+def roll_remarks(event: Any) -> list[str]:
+    """What set a stored contest's result apart from its bare scores: scores a Regular Contest
+    normalised, an attacker held to the Rule of 16, a resistance tie the defender wins, an
+    attacker whose failed resistance roll left the defender nothing to roll."""
+    from tracker.events.play import ContestRolled
+
+    if not isinstance(event, ContestRolled):
+        return []
+    result = event.result
+    if event.mode == "regular":
+        before = (result["a_effective"], result["b_effective"])
+        after = (result["a_normalised"], result["b_normalised"])
+        if before == after:
+            return []
+        return [f"scores {before[0]} vs {before[1]} normalised to {after[0]} vs {after[1]}"]
+    remarks = []
+    if result.get("rule_of_16"):
+        remarks.append(
+            f"Rule of 16: {result['a_uncapped']} counts as {event.a.result['effective']}"
+        )
+    if event.mode == "resistance":
+        if event.b is None:
+            remarks.append("the attack failed, so there was nothing to resist")
+        elif result.get("margin_of_victory") == 0:
+            remarks.append("a tie goes to the resisting side")
+    return remarks
