@@ -422,3 +422,18 @@ def test_a_natural_20_and_an_override_are_said_in_the_text_the_log_and_the_repla
     after = _everywhere(run)
     assert after.count("natural 20: maximum weapon damage") == 3
     assert after.count("rolled with --override") == 6
+
+
+def test_a_contest_sides_dice_that_do_not_fit_its_forced_mode_are_told_why(run):
+    run.ok("campaign new Neon --system gloom")
+    run.ok("character add Ace --skill Piloting=21")
+    run.ok("character add Kade --skill Hacking=16")
+    run.ok("session start")
+    mastery = run("contest Kade Hacking Ace Piloting --dice-a 14 --dice-b 2")
+    assert mastery.exit_code == 2  # bad input, as the scripting contract numbers it
+    assert "advantage (rank 21: mastery gives advantage) needs two d20; --dice-b" in mastery.stderr
+    run.ok("condition set Kade panicked")
+    before = run.event_count()
+    panicked = run("contest Kade Hacking Ace Piloting --mode dynamic --dice-a 14 --dice-b 2,4")
+    assert "disadvantage (panicked) needs two d20; --dice-a" in panicked.stderr
+    assert run.event_count() == before

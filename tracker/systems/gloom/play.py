@@ -47,6 +47,17 @@ def _disadvantaged(character: CharacterView, campaign: CampaignView) -> list[str
     return reasons
 
 
+def _mode_reasons(rank: int, forced: list[str], advantage: bool, disadvantage: bool) -> list[str]:
+    """What set a check's mode, for dice that do not fit it: what forced disadvantage (panic,
+    stress), mastery's advantage, and the two cancelling."""
+    reasons = list(forced)
+    if rank >= gloom.MASTERY_RANK:
+        reasons.append(f"rank {rank}: mastery gives advantage")
+    if disadvantage and (advantage or rank >= gloom.MASTERY_RANK):
+        reasons.append("advantage and disadvantage cancel")
+    return reasons
+
+
 def _panic_owed(name: str, suffix: str = "", character_id: str | None = None) -> Effect:
     return ObligationOpened(
         "panic-check",
@@ -67,12 +78,9 @@ def decide_roll(
     opens a panic check unless ``no_panic``; a failed panic check gives ``panicked``).
     """
     rank, trait_name = trait_value(system, character, request.trait)
-    reasons = _disadvantaged(character, campaign)
-    disadvantage = request.disadvantage or bool(reasons)
-    if rank >= gloom.MASTERY_RANK:
-        reasons.append(f"rank {rank}: mastery gives advantage")
-    if disadvantage and (request.advantage or rank >= gloom.MASTERY_RANK):
-        reasons.append("advantage and disadvantage cancel")
+    forced = _disadvantaged(character, campaign)
+    disadvantage = request.disadvantage or bool(forced)
+    reasons = _mode_reasons(rank, forced, request.advantage, disadvantage)
     result = gloom.check(
         rank,
         request.dl,
@@ -138,15 +146,16 @@ def decide_contest(
     if mode not in ("quick", "dynamic"):
         raise BadInput("A Gloom contest is quick (contested roll) or dynamic (dynamic floor).")
 
-    def rank_of(side: Side) -> tuple[Side, int, bool]:
+    def rank_of(side: Side) -> tuple[Side, int, bool, list[str]]:
         if side.character is None:
-            return side, side.score or 0, False
+            return side, side.score or 0, False, _mode_reasons(side.score or 0, [], False, False)
         rank, name = trait_value(system, side.character, side.trait or "")
         named = Side(side.name, side.character, name, side.score)
-        return named, rank, bool(_disadvantaged(side.character, campaign))
+        forced = _disadvantaged(side.character, campaign)
+        return named, rank, bool(forced), _mode_reasons(rank, forced, False, bool(forced))
 
-    a, a_rank, a_dis = rank_of(a)
-    b, b_rank, b_dis = rank_of(b)
+    a, a_rank, a_dis, a_why = rank_of(a)
+    b, b_rank, b_dis, b_why = rank_of(b)
     src_a, src_b = request.sources()
     if mode == "quick":
         result = gloom.contest(
@@ -159,6 +168,8 @@ def decide_contest(
             tie_rule=campaign.tie_rule,
             a_disadvantage=a_dis,
             b_disadvantage=b_dis,
+            a_why=a_why,
+            b_why=b_why,
         )
     else:
         result = gloom.dynamic_contest(
@@ -170,6 +181,8 @@ def decide_contest(
             defender_dl=request.dl_b,
             a_disadvantage=a_dis,
             b_disadvantage=b_dis,
+            a_why=a_why,
+            b_why=b_why,
         )
     effects = [
         _panic_owed(side.name, suffix, side.character_id)

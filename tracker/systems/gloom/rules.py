@@ -390,6 +390,8 @@ def contest(
     a_disadvantage: bool = False,
     b_advantage: bool = False,
     b_disadvantage: bool = False,
+    a_why: Sequence[str] = (),
+    b_why: Sequence[str] = (),
 ) -> GloomContest:
     """Roll a contested roll: each side checks against its own rank and DL; see ``decide_contest``.
 
@@ -397,8 +399,12 @@ def contest(
     """
     if tie_rule not in TIE_RULES:
         raise BadInput(f"The tie rule is stat or defender, not {tie_rule!r}.")
-    a = check(a_rank, a_dl, dice=dice_a, advantage=a_advantage, disadvantage=a_disadvantage)
-    b = check(b_rank, b_dl, dice=dice_b, advantage=b_advantage, disadvantage=b_disadvantage)
+    a = check(
+        a_rank, a_dl, dice=dice_a, advantage=a_advantage, disadvantage=a_disadvantage, why=a_why
+    )
+    b = check(
+        b_rank, b_dl, dice=dice_b, advantage=b_advantage, disadvantage=b_disadvantage, why=b_why
+    )
     return decide_contest(a, b, tie_rule=tie_rule)
 
 
@@ -451,6 +457,8 @@ def dynamic_contest(
     a_disadvantage: bool = False,
     b_advantage: bool = False,
     b_disadvantage: bool = False,
+    a_why: Sequence[str] = (),
+    b_why: Sequence[str] = (),
 ) -> GloomContest:
     """Roll a dynamic-floor contest: the defender rolls first and its die sets the attacker's floor.
 
@@ -463,6 +471,7 @@ def dynamic_contest(
         dice=dice_b,
         advantage=b_advantage,
         disadvantage=b_disadvantage,
+        why=b_why,
     )
     dl, above = attacker_floor(base_dl, defender)
     attacker = check(
@@ -472,5 +481,6 @@ def dynamic_contest(
         advantage=a_advantage,
         disadvantage=a_disadvantage,
         above=above,
+        why=a_why,
     )
     return decide_dynamic(attacker, defender)
