@@ -74,6 +74,17 @@ def test_a_state_that_ends_reads_as_no_longer_and_a_thing_as_ended(run):
     assert "stunned has ended" not in log
 
 
+def test_a_fright_result_says_a_state_as_now_and_a_thing_by_its_name_and_a_lost_point(run):
+    gurps_table(run)
+    # Will 12 -20 = -8: an 18 fails by 26; 18 + 26 = 44 is row 40: catatonia and IQ -1.
+    worst = run.ok("fright Mira --mod -20:horror --dice 6,6,6 --table-dice 6,6,6 --effect-dice 3")
+    assert "catatonia for 3 days  IQ -1 for good" in worst.stdout
+    assert "now catatonia" not in worst.stdout
+    # Will 11 -8 = 3: a 17 fails by 14; 4 + 14 = 18 is row 18: fainted.
+    faint = run.ok("fright Vora --mod -8:horror --dice 6,6,5 --table-dice 1,1,2")
+    assert "now fainted" in faint.stdout
+
+
 def test_a_stalemate_is_said_once(run):
     run.ok("campaign new Neon --system gloom")
     run.ok(["character", "add", "--sheet", str(SHEETS / "gloom-kade.toml")])

@@ -16,6 +16,7 @@ from tracker.cli.render import (
     TerminalStyle,
     bold,
     by_margin,
+    condition_began,
     condition_ended,
     dice_words,
     dim,
@@ -155,9 +156,11 @@ def effect_words(effects: list[dict[str, Any]], who: str) -> list[str]:
             cause = f" ({e['cause']})" if e.get("cause") else ""
             words.append(f"{signed(e['delta'])} {TRACK_WORDS[track]}{cause}")
         elif "condition" in e:
-            words.append(f"now {e['condition']}{lasting(e.get('duration'), e.get('unit'))}")
+            words.append(condition_began(e["condition"], e.get("duration"), e.get("unit")))
         elif "story_tag_spent" in e:
             words.append(f"story tag spent: {e['story_tag_spent']}")
+        elif "stat_change" in e:
+            words.append(f"{e['stat_change']} {signed(e['delta'])} for good")
     return words
 
 

@@ -108,14 +108,24 @@ def duration(start: str, end: str) -> str:
     return f"{hours} h {minutes} min" if hours else f"{minutes} min"
 
 
+def _is_state(name: str) -> bool:
+    # A condition may be a state (stunned, shaken) or a thing (broken arm, catatonia); only a
+    # state reads after "is", and a one-word participle is the shape a state's name takes.
+    return " " not in name and name.endswith(("ed", "en"))
+
+
 def condition_ended(who: str, name: str) -> str:
     """A condition's end said of the character: "Mira is no longer stunned", "Vora: broken arm
     has ended"."""
-    # A condition may be a state (stunned, shaken) or a thing (broken arm, coma); only a state
-    # reads after "is", and a one-word participle is the shape a state's name takes.
-    if " " not in name and name.endswith(("ed", "en")):
+    if _is_state(name):
         return f"{who} is no longer {name}"
     return f"{who}: {name} has ended"
+
+
+def condition_began(name: str, duration: int | None = None, unit: str | None = None) -> str:
+    """A condition a roll set, among its effects: "now stunned for 2 seconds", "catatonia for
+    3 days"."""
+    return ("now " if _is_state(name) else "") + name + lasting(duration, unit)
 
 
 def lasting(duration: int | None, unit: str | None) -> str:
