@@ -54,13 +54,44 @@ def test_the_shell_sees_what_another_writer_logged(glintlock):
     tracker.close()
 
 
+def _completer(db) -> tuple[Tracker, Completer]:
+    tracker = Tracker(str(db))
+    return tracker, Completer({"tracker": tracker, "db": str(db), "campaign": None})
+
+
 def test_completion_offers_commands_then_characters_then_traits(glintlock):
-    tracker = Tracker(str(glintlock.db))
-    complete = Completer(tracker)
+    tracker, complete = _completer(glintlock.db)
     assert {"roll", "spend", "status", "undo"} <= set(complete.words([]))
-    assert complete.words(["roll"]) == ["Wren", "Tomas"]
+    assert complete.words(["roll"]) == ["Tomas", "Wren"]
     assert complete.words(["roll", "Wren"]) == ["Grit", "Wits"]
-    assert complete.words(["spend"]) == ["Wren", "Tomas"]
+    assert complete.words(["roll", "Wren"], "g") == ["Grit"]
+    assert complete.words(["spend"]) == ["Tomas", "Wren"]
+    tracker.close()
+
+
+def test_completion_offers_what_fits_each_position(glintlock):
+    glintlock.ok('campaign new "Second Table" --system glintlock')
+    glintlock.ok("campaign use 'Ashes of Veyra'")
+    glintlock.ok("session start")
+    glintlock.ok("condition set Wren 'broken arm'")
+    tracker, complete = _completer(glintlock.db)
+    kinds = complete.words(["spend", "Wren"])
+    assert {"steel-yourself", "advantage-die", "class-feature"} <= set(kinds)
+    assert "Grit" not in kinds
+    assert complete.words(["spend", "Wren"], "st") == ["steel-yourself"]
+    assert complete.words(["threat", "spend"]) == ["free", "soft", "hard", "dire"]
+    assert complete.words(["gain", "Wren"]) == [
+        "deep-cut",
+        "lean-into-condition",
+        "invoke-weakness",
+    ]
+    assert complete.words(["campaign", "use"]) == ["Ashes of Veyra", "Second Table"]
+    assert complete.words(["contest", "Wren", "Grit", "Tomas"]) == ["Grit", "Wits"]
+    assert complete.words(["condition", "clear", "Wren"]) == ["broken arm"]
+    options = complete.words(["roll", "Wren", "Grit"], "--")
+    assert {"--tag", "--dice", "--secret", "--json"} <= set(options)
+    assert "--db" not in options  # given when the shell starts, never on a line
+    assert complete.words(["frobnicate"]) == []
     tracker.close()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from tracker.cli import complete
 from tracker.cli.options import SystemName, emit_json, open_tracker, output_options
 from tracker.cli.render import TRACK_WORDS, bold, dim, duration, local_time, plural, warn
 
@@ -83,7 +84,7 @@ def campaign_list(as_json: bool) -> None:
 
 
 @campaign.command("use")
-@click.argument("name")
+@click.argument("name", shell_complete=complete.campaigns)
 @output_options
 def campaign_use(name: str, as_json: bool) -> None:
     """Make NAME the current campaign."""
@@ -231,7 +232,7 @@ def character_list(as_json: bool) -> None:
 
 
 @character.command("show")
-@click.argument("name")
+@click.argument("name", shell_complete=complete.characters)
 @output_options
 def character_show(name: str, as_json: bool) -> None:
     """Show a character's sheet (GURPS: and what its Basic Move gives)."""
@@ -260,8 +261,8 @@ def character_show(name: str, as_json: bool) -> None:
 
 
 @character.command("default", short_help="GURPS: let SKILL default to EXPR for a character.")
-@click.argument("name")
-@click.argument("skill")
+@click.argument("name", shell_complete=complete.characters)
+@click.argument("skill", shell_complete=complete.traits_of("name"))
 @click.argument("expression", metavar="EXPR")
 @output_options
 def character_default(name: str, skill: str, expression: str, as_json: bool) -> None:

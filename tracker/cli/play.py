@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from tracker.cli import complete
 from tracker.cli.options import emit_json, open_tracker, output_options
 from tracker.cli.render import (
     BAD,
@@ -79,8 +80,8 @@ def dice_options(fn):
 
 
 @click.command("roll")
-@click.argument("character")
-@click.argument("trait")
+@click.argument("character", shell_complete=complete.characters)
+@click.argument("trait", shell_complete=complete.traits_of("character"))
 @click.option("--dl", type=int, default=0, help="Gloom: the difficulty level (floor).")
 @click.option("--mod", "mods", multiple=True, metavar="N[:LABEL]", help="GURPS: a modifier.")
 @click.option("--tag", "tags", multiple=True, metavar="N[:KIND]", help="Glintlock: a tag.")
@@ -168,8 +169,8 @@ def effect_words(effects: list[dict[str, Any]], who: str) -> list[str]:
 
 
 @click.command("spend")
-@click.argument("character")
-@click.argument("action")
+@click.argument("character", shell_complete=complete.characters)
+@click.argument("action", shell_complete=complete.spend_kinds)
 @click.option("--cost", type=int, help="Base cost, for actions with a choice (class-feature).")
 @click.option("--condition", help="suppress-condition: the condition to suppress.")
 @click.option("--note", help="What the spend bought.")
@@ -213,7 +214,7 @@ def spend(character, action, cost, condition, note, to, as_json) -> None:
 
 
 @click.command("gain")
-@click.argument("character")
+@click.argument("character", shell_complete=complete.characters)
 @click.argument("action", type=click.Choice(["deep-cut", "lean-into-condition", "invoke-weakness"]))
 @click.option("--note", help="What happened.")
 @output_options
@@ -261,7 +262,7 @@ NUMBERS_OK = {"ignore_unknown_options": True}
 
 
 @click.command("stress", context_settings=NUMBERS_OK)
-@click.argument("character")
+@click.argument("character", shell_complete=complete.characters)
 @click.argument("change", metavar="+N|-N")
 @click.option("--cause", help="What caused it.")
 @output_options
@@ -287,7 +288,7 @@ def _signed_int(text: str, what: str) -> int:
 
 def _track_command(track: str):
     @click.command(track, context_settings=NUMBERS_OK)
-    @click.argument("character")
+    @click.argument("character", shell_complete=complete.characters)
     @click.argument("change", metavar="+N|-N")
     @click.option("--cause", help="What caused it.")
     @output_options
@@ -316,7 +317,7 @@ def condition() -> None:
 
 
 @condition.command("set")
-@click.argument("character")
+@click.argument("character", shell_complete=complete.characters)
 @click.argument("name")
 @click.option("--duration", type=int, help="How long it lasts.")
 @click.option(
@@ -336,8 +337,8 @@ def condition_set(character, name, duration, unit, note, as_json) -> None:
 
 
 @condition.command("clear")
-@click.argument("character")
-@click.argument("name")
+@click.argument("character", shell_complete=complete.characters)
+@click.argument("name", shell_complete=complete.conditions_of("character"))
 @click.option("--note")
 @output_options
 def condition_clear(character, name, note, as_json) -> None:
@@ -353,7 +354,7 @@ def tag() -> None:
 
 
 @tag.command("add")
-@click.argument("character")
+@click.argument("character", shell_complete=complete.characters)
 @click.argument("name")
 @output_options
 def tag_add(character, name, as_json) -> None:
@@ -368,7 +369,7 @@ def points() -> None:
 
 
 @points.command("award")
-@click.argument("character")
+@click.argument("character", shell_complete=complete.characters)
 @click.argument("amount", type=int)
 @click.option("--reason")
 @output_options
@@ -392,7 +393,7 @@ def note(text, as_json) -> None:
 
 
 @click.command("breaking-point", short_help="Glintlock: resolve a breaking point.")
-@click.argument("character")
+@click.argument("character", shell_complete=complete.characters)
 @click.argument("result")
 @click.argument("consequence")
 @output_options
@@ -416,7 +417,7 @@ def trait() -> None:
 
 
 @trait.command("assign")
-@click.argument("character")
+@click.argument("character", shell_complete=complete.characters)
 @click.argument("name")
 @click.option("--kind", type=click.Choice(["quirk", "delusion", "phobia"]))
 @click.option("--obligation", metavar="ID", help="Which owed trait, when several are owed.")
@@ -469,7 +470,7 @@ def obligations_dismiss(obligation, reason, as_json) -> None:
 
 
 @click.command("status")
-@click.argument("character", required=False)
+@click.argument("character", required=False, shell_complete=complete.characters)
 @click.option("--as-of", metavar="EVENT|TIME", help="The state as it stood at an event or time.")
 @click.option("--player-view", is_flag=True, help="As the players know it: no secret rolls.")
 @click.option("--receipt", is_flag=True, help="Print a receipt of the log's head for the players.")
@@ -558,10 +559,10 @@ def character_line(t: dict[str, Any]) -> str:
 
 
 @click.command("contest")
-@click.argument("a")
-@click.argument("trait_a")
-@click.argument("b")
-@click.argument("trait_b")
+@click.argument("a", shell_complete=complete.characters)
+@click.argument("trait_a", shell_complete=complete.traits_of("a"))
+@click.argument("b", shell_complete=complete.characters)
+@click.argument("trait_b", shell_complete=complete.traits_of("b"))
 @click.option(
     "--mode",
     type=click.Choice(["quick", "resistance", "regular", "dynamic"]),
@@ -615,9 +616,9 @@ def _contest_side(side, rules: RuleSystem) -> str:
 
 
 @click.command("influence")
-@click.argument("character")
-@click.argument("skill")
-@click.argument("subject")
+@click.argument("character", shell_complete=complete.characters)
+@click.argument("skill", shell_complete=complete.traits_of("character"))
+@click.argument("subject", shell_complete=complete.characters)
 @click.argument("will", required=False, default="Will")
 @click.option("--mod", "mods", multiple=True, metavar="N[:LABEL]", help="A modifier to the skill.")
 @click.option(
@@ -680,7 +681,7 @@ REACTION_GOOD = ("Neutral", "Good", "Very Good", "Excellent")
 
 
 @click.command("effort", short_help="GURPS: extra effort (a Will roll; always 1 FP).")
-@click.argument("character")
+@click.argument("character", shell_complete=complete.characters)
 @click.argument("percent", type=int)
 @click.option("--motivated", is_flag=True, help="A matter of life, death or deep conviction: +5.")
 @dice_options
@@ -712,7 +713,7 @@ def effort(character, percent, as_json, **options) -> None:
 
 
 @click.command("fright")
-@click.argument("character")
+@click.argument("character", shell_complete=complete.characters)
 @click.option(
     "--mod",
     "mods",
@@ -767,8 +768,8 @@ def fright(character, mods, threat, dice, table_dice, effect_dice, seed, secret,
 
 
 @click.command("panic")
-@click.argument("character")
-@click.argument("trait")
+@click.argument("character", shell_complete=complete.characters)
+@click.argument("trait", shell_complete=complete.traits_of("character"))
 @dice_options
 @output_options
 def panic(character, trait, dice, seed, secret, as_json) -> None:
@@ -794,8 +795,8 @@ def project_start(name, skill, hours, as_json) -> None:
 
 
 @project.command("roll")
-@click.argument("name")
-@click.argument("character")
+@click.argument("name", shell_complete=complete.projects)
+@click.argument("character", shell_complete=complete.characters)
 @click.option("--mod", "mods", multiple=True, metavar="N[:LABEL]")
 @click.option("--supervisor", type=click.Choice(["1", "2"]), help="A supervisor's bonus today.")
 @click.option("--dice", metavar="N,N,N")

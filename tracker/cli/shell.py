@@ -48,28 +48,28 @@ def run_line(line: str, obj: dict) -> int:
 
 
 class Completer:
-    """Completes command names, then character names, then the character's traits."""
+    """Tab in the shell: what fits at the cursor, as the command line itself completes it
+    (``tracker.cli.complete``): commands, then each argument's own words (characters, their
+    traits, spend kinds, Threat tiers, campaigns), and options after a dash."""
 
-    def __init__(self, tracker) -> None:
-        self.tracker = tracker
+    def __init__(self, obj: dict) -> None:
+        self.obj = obj
         self.matches: list[str] = []
 
-    def words(self, before: list[str]) -> list[str]:
-        from tracker.cli import COMMAND_MODULES
+    def words(self, before: list[str], incomplete: str = "") -> list[str]:
+        from click.shell_completion import ShellComplete
 
-        if not before:
-            return sorted(COMMAND_MODULES)
+        from tracker.cli import COMMAND_MODULES, cli
+
+        if before and (before[0] == "shell" or before[0] not in COMMAND_MODULES):
+            return []  # nothing follows a word that is no command here
+        completer = ShellComplete(cli, {"obj": self.obj}, "tracker", "")
         try:
-            state = self.tracker.state()
+            items = completer.get_completions(before, incomplete)
         except Exception:
+            # A line click cannot follow (an unknown command, a stray quote) offers nothing.
             return []
-        names = [c.name for c in state.characters.values()]
-        if len(before) == 1:
-            return names
-        character = state.character(before[1]) if len(before) == 2 else None
-        if character is not None and before[0] in ("roll", "contest", "panic", "project"):
-            return [*character.stats, *character.skills]
-        return names
+        return [item.value for item in items if item.type != "file"]
 
     def complete(self, text: str, index: int) -> str | None:
         if index == 0:
@@ -80,7 +80,7 @@ class Completer:
                 before = shlex.split(buffer)
             except ValueError:
                 before = buffer.split()
-            quoted = [w if " " not in w else f'"{w}"' for w in self.words(before)]
+            quoted = [w if " " not in w else f'"{w}"' for w in self.words(before, text)]
             self.matches = [w for w in quoted if w.lower().startswith(text.lower())]
         return self.matches[index] if index < len(self.matches) else None
 
@@ -112,7 +112,7 @@ def shell() -> None:
         try:
             import readline
 
-            readline.set_completer(Completer(tracker).complete)
+            readline.set_completer(Completer(obj).complete)
             readline.set_completer_delims(" \t")
             readline.parse_and_bind("tab: complete")
             history.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -323,6 +323,8 @@ class RuleSystem:
     sheet_stats: ClassVar[frozenset[str]] = frozenset()
     """Stats every sheet of the system has (GURPS: ST, DX, IQ, HT): a sheet made for it is
     told apart from one for the campaign's own system, and the GM told which it is."""
+    spend_kinds: ClassVar[tuple[str, ...]] = ()
+    """What ``tracker spend NAME KIND`` takes in this system (Mettle spends, a buy-up)."""
     track_max: ClassVar[Mapping[str, int]] = {}
     """The top of each currency track the system keeps (Mettle and Threat stop at 6)."""
     outcome_tones: ClassVar[Mapping[str, str]] = {}

@@ -27,6 +27,7 @@ class Gurps(RuleSystem):
     name: ClassVar[str] = "gurps"
     title: ClassVar[str] = "GURPS"
     order: ClassVar[int] = 2
+    spend_kinds: ClassVar[tuple[str, ...]] = ("buy-up",)
     features: ClassVar[frozenset[str]] = frozenset(
         {
             Feature.CONTESTS,

@@ -1,0 +1,109 @@
+"""Completion by position: what fits where the cursor stands, read from the command line itself.
+
+Each argument that names something in the campaign says how to complete it (``shell_complete``
+on the argument: characters, a character's traits, spend kinds, campaigns); choices and option
+names come from click. ``tracker shell``'s Tab asks click for the completions of the line so far,
+so the shell and the terminal offer the same words in the same places.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import click
+from click.shell_completion import CompletionItem
+
+Completions = Callable[[click.Context, click.Parameter, str], list[CompletionItem]]
+
+
+def _tracker(ctx: click.Context) -> Any:
+    """The tracker the line runs against: the shell's own, else the database the line names,
+    opened only when it already exists (completing never makes a database)."""
+    root = ctx.find_root()
+    obj = root.obj if isinstance(root.obj, dict) else {}
+    if obj.get("tracker") is not None:
+        return obj["tracker"]
+    from tracker.store.engine import resolve_url, sqlite_path
+
+    db = root.params.get("db") or obj.get("db")
+    path = sqlite_path(resolve_url(db))
+    if path is not None and not path.exists():
+        return None
+    from tracker.app import Tracker
+
+    tracker = Tracker(db, root.params.get("campaign") or obj.get("campaign"))
+    root.obj = {**obj, "tracker": tracker}
+    return tracker
+
+
+def _state(ctx: click.Context) -> Any:
+    # A completion that cannot be worked out offers nothing; it never prints an error mid-line.
+    try:
+        tracker = _tracker(ctx)
+        return None if tracker is None else tracker.state()
+    except Exception:
+        return None
+
+
+def _matching(words: Iterable[str], incomplete: str) -> list[CompletionItem]:
+    wanted = incomplete.casefold()
+    return [CompletionItem(w) for w in words if w.casefold().startswith(wanted)]
+
+
+def characters(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """The campaign's characters."""
+    state = _state(ctx)
+    names = [] if state is None else [c.name for c in state.characters.values()]
+    return _matching(sorted(names, key=str.casefold), incomplete)
+
+
+def traits_of(argument: str) -> Completions:
+    """The stats and skills of the character the line named in ``argument``."""
+
+    def complete(ctx: click.Context, param: click.Parameter, incomplete: str):
+        state = _state(ctx)
+        named = ctx.params.get(argument)
+        character = state.character(named) if state is not None and named else None
+        if character is None:
+            return []
+        return _matching([*character.stats, *character.skills], incomplete)
+
+    return complete
+
+
+def conditions_of(argument: str) -> Completions:
+    """The conditions the character named in ``argument`` has now."""
+
+    def complete(ctx: click.Context, param: click.Parameter, incomplete: str):
+        state = _state(ctx)
+        named = ctx.params.get(argument)
+        character = state.character(named) if state is not None and named else None
+        return [] if character is None else _matching(character.conditions, incomplete)
+
+    return complete
+
+
+def spend_kinds(
+    ctx: click.Context, param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    """What the campaign's rule system lets a character spend on."""
+    state = _state(ctx)
+    return [] if state is None else _matching(state.rules.spend_kinds, incomplete)
+
+
+def campaigns(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """The campaigns in the database."""
+    try:
+        tracker = _tracker(ctx)
+        names = [] if tracker is None else [c.name for c in tracker.store.campaigns()]
+    except Exception:
+        names = []
+    return _matching(names, incomplete)
+
+
+def projects(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """The campaign's major projects."""
+    state = _state(ctx)
+    names = [] if state is None else [p.name for p in state.projects.values()]
+    return _matching(names, incomplete)
