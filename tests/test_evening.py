@@ -437,3 +437,105 @@ def test_a_contest_sides_dice_that_do_not_fit_its_forced_mode_are_told_why(run):
     panicked = run("contest Kade Hacking Ace Piloting --mode dynamic --dice-a 14 --dice-b 2,4")
     assert "disadvantage (panicked) needs two d20; --dice-a" in panicked.stderr
     assert run.event_count() == before
+
+
+LATER = SHEETS / "later"
+
+
+def test_a_sheet_changes_as_an_event_and_earlier_play_keeps_the_sheet_it_was_rolled_with(run):
+    campaign_of(run, "gurps")
+    run.ok("session start")
+    first = run.json("roll Vora Broadsword --dice 3,4,5")["version"]
+    run.ok("session end")
+    said = run.ok("character update Vora --skill Broadsword=17 --note '12 points spent'")
+    assert "Updated Vora: Broadsword 16 → 17: 12 points spent." in said.stdout
+    run.ok("session start")
+    assert run.json("roll Vora Broadsword --dice 3,4,5")["effective"] == 17
+    assert "Vora rolls Broadsword at 16: 3+4+5 = 12 → success by 4" in run.ok("replay 1").stdout
+    assert "Vora rolls Broadsword at 17: 3+4+5 = 12 → success by 5" in run.ok("replay 2").stdout
+    assert "Broadsword 16" in run.ok(f"character show Vora --as-of {first}").stdout
+    then = {c["name"]: c for c in run.json(f"character list --as-of {first}")["characters"]}
+    assert then["Vora"]["skills"]["Broadsword"] == 16
+    assert "Broadsword 17" in run.ok("character show Vora").stdout
+    log = run.ok("log").stdout
+    assert "Vora's sheet updated: Broadsword 17: 12 points spent" in log
+    update = next(e for e in run.json("log")["events"] if e["type"] == "CharacterUpdated")
+    run.ok(f"undo {update['version']}")
+    assert run.json("character show Vora")["skills"]["Broadsword"] == 16
+
+
+def test_a_newer_sheet_logs_what_differs_and_a_wrong_one_is_refused(run):
+    campaign_of(run, "gurps")
+    said = run.ok(["character", "update", "Mira", "--sheet", str(LATER / "gurps-mira.toml")])
+    assert "Lockpicking 12 → 13, Stealth 13 → 14, + Danger Sense" in said.stdout
+    doc = run.json("character show Mira")
+    assert (doc["skills"]["Stealth"], doc["traits"]) == (14, ["Danger Sense"])
+    before = run.event_count()
+    again = run(["character", "update", "Mira", "--sheet", str(LATER / "gurps-mira.toml")])
+    assert again.exit_code == 1
+    assert "Mira's sheet already reads so; nothing was logged" in again.stderr
+    other = run(["character", "update", "Vora", "--sheet", str(LATER / "gurps-mira.toml")])
+    assert 'is the sheet of "Mira", not Vora' in other.stderr
+    wrong = run(["character", "update", "Mira", "--sheet", str(SHEETS / "glintlock-wren.toml")])
+    assert "glintlock-wren.toml is a Glintlock sheet" in wrong.stderr
+    assert run.event_count() == before
+
+
+def test_hp_in_play_is_kept_at_most_the_new_maximum_unless_reset(run):
+    campaign_of(run, "gurps")
+    run.ok("hp Vora -5")
+    raised = run.ok("character update Vora --stat ST=13").stdout
+    assert "ST 12 → 13, HP 12 → 13, HP in play 7/13" in raised
+    assert (run.json("status Vora")["hp"], run.json("status Vora")["hp_max"]) == (7, 13)
+    run.ok("character update Vora --stat HP=5")
+    assert run.json("status Vora")["hp"] == 5
+    run.ok("character update Vora --stat HP=14 --reset-tracks")
+    assert run.json("status Vora")["hp"] == 14
+
+
+@pytest.mark.parametrize(
+    ("command", "code", "said"),
+    [
+        ("character update Nobody --skill Stealth=12", 1, 'No character named "Nobody"'),
+        ("character update Vora --skill Broadsword=16", 1, "already reads so"),
+        ("character update Vora --drop-skill Knitting", 1, "Vora has no skill Knitting to drop"),
+        ("character update Vora --drop-trait Wealthy", 1, "Vora has no trait Wealthy to drop"),
+        ("character update Vora --stat ST=41", 2, "Stat ST is 41"),
+        ("character update Vora --skill Broadsword=x", 2, "needs a whole number"),
+        ("character retire Nobody", 1, 'No character named "Nobody"'),
+    ],
+)
+def test_a_refused_sheet_change_appends_nothing(run, command, code, said):
+    campaign_of(run, "gurps")
+    before = run.event_count()
+    result = run(command)
+    assert result.exit_code == code, result.output
+    assert said in result.stderr
+    assert run.event_count() == before
+
+
+def test_a_retired_character_is_refused_at_the_table_and_undo_brings_them_back(run):
+    campaign_of(run, "gurps")
+    run.ok("session start")
+    said = run.ok("character retire Vora --note 'fell at the gate'").stdout
+    version = run.json("log")["events"][-1]["version"]
+    assert f"Vora retired (event {version}); `tracker undo {version}` brings them back." in said
+    before = run.event_count()
+    for command in (
+        "roll Vora Broadsword",
+        "contest Vora Broadsword Duellist 12",
+        "contest Mira DX Vora DX",
+        "hp Vora -2",
+        "character retire Vora",
+    ):
+        refused = run(command)
+        assert refused.exit_code == 1, command
+        assert f"retired at event {version}" in refused.stderr, command
+    assert run.event_count() == before
+    assert f"(retired at event {version})" in run.ok("character list").stdout
+    assert "Retired from play" in run.ok("character show Vora").stdout
+    assert f"retired at event {version}" in run.ok("status").stdout
+    assert run.json("character show Vora")["retired_at"] == version
+    assert "Vora retired from play: fell at the gate" in run.ok("log").stdout
+    run.ok(f"undo {version}")
+    run.ok("roll Vora Broadsword --dice 3,3,3")

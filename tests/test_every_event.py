@@ -107,6 +107,8 @@ TOURS: dict[str, list[str]] = {
         "undo",
         "redo",
         "session end",
+        "character update Vora --skill Broadsword=17 --stat ST=13 --note '12 points'",
+        "character retire Aldric --note 'stays at the archive'",
     ],
     "glintlock": [
         "campaign new 'Ashes of Veyra' --system glintlock",
@@ -133,6 +135,7 @@ TOURS: dict[str, list[str]] = {
         "redo",
         "session end",
         "reveal --session 1",
+        "character update Tomas --trained Swim --stat Grit=3",
     ],
 }
 

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator, Sequence
+from typing import Any
 
-from tracker.app.deciding import Decision, new_event
+import msgspec
+
+from tracker.app.deciding import Decision, Logged, new_event
 from tracker.app.loading import SESSION_SNAPSHOT
 from tracker.app.names import check_name
 from tracker.app.sheets import Sheet, check_scores, parse_pairs, read_sheet, sheet_for
@@ -24,6 +27,7 @@ from tracker.events import (
     SessionStarted,
     StoredEvent,
 )
+from tracker.events.catalog import CharacterRetired, CharacterUpdated
 from tracker.projections.campaign import (
     SESSION_TYPES,
     CampaignState,
@@ -181,13 +185,7 @@ class Campaigns:
             existing = state.character(name)
             if existing is not None:
                 raise Refused(f'{existing.name} is already in "{state.name}"; pick another name.')
-            made_for = sheet_for(sheet, registry.systems()) if sheet.source else None
-            if made_for is not None and made_for.name != state.system:
-                raise Refused(
-                    f'{sheet.source} is a {made_for.title} sheet and "{state.name}" plays '
-                    f"{state.rules.title}; add it to a {made_for.title} campaign "
-                    f"(`tracker --campaign NAME character add --sheet ...`)."
-                )
+            _check_sheet_system(state, sheet, "add")
             check_scores(state.rules, sheet.stats, "Stat")
             check_scores(state.rules, sheet.skills, "Skill")
             for skill, exprs in sheet.defaults.items():
@@ -209,17 +207,105 @@ class Campaigns:
         state, _, _ = self.table.decide_and_append(decide)
         return state.characters[character_id]
 
-    def movement(self, name: str) -> dict[str, int] | None:
-        """What a character's movement allows where the rules say (GURPS: the sprint, water
-        Move and standing jumps Basic Move gives), or None."""
-        state = self.table.state()
-        return state.rules.movement(self.table.character(name, state))
+    def character_update(
+        self,
+        name: str,
+        *,
+        stats: Sequence[str] = (),
+        skills: Sequence[str] = (),
+        drop_skills: Sequence[str] = (),
+        trained: Sequence[str] = (),
+        traits: Sequence[str] = (),
+        drop_traits: Sequence[str] = (),
+        character_class: str | None = None,
+        sheet_path: str | None = None,
+        reset_tracks: bool = False,
+        note: str | None = None,
+    ) -> Logged:
+        """Change a character's sheet as an event: options, or a newer sheet file whose
+        differences from the sheet as it stands are logged (options given too win)."""
+        sheet = read_sheet(sheet_path) if sheet_path else None
+        new_stats = parse_pairs(stats, "--stat")
+        new_skills = parse_pairs(skills, "--skill")
+
+        def decide(state: CampaignState) -> Decision:
+            ch = self.table.character(name, state, retired_ok=True)
+            change: dict[str, Any] = {
+                "stats": {},
+                "skills": {},
+                "dropped_skills": [],
+                "trained": [],
+                "traits": [],
+                "dropped_traits": [],
+            }
+            if sheet is not None:
+                _check_sheet_system(state, sheet, "update")
+                if sheet.name and sheet.name.strip().casefold() != ch.name.casefold():
+                    raise Refused(
+                        f'{sheet.source} is the sheet of "{sheet.name}", not {ch.name}; give '
+                        f"{ch.name}'s own sheet, or add {sheet.name} with `tracker character add`."
+                    )
+                change = _sheet_changes(ch, sheet)
+            change["stats"].update(_changed(ch.stats, new_stats))
+            change["skills"].update(_changed(ch.skills, new_skills))
+            for key in drop_skills:
+                if ch.skill_name(key) is None:
+                    raise Refused(f"{ch.name} has no skill {key} to drop; check the spelling.")
+                change["dropped_skills"].append(ch.skill_name(key))
+            change["trained"] += [t for t in trained if not ch.is_trained(t)]
+            change["traits"] += [t for t in traits if not _has(ch.traits, t)]
+            for t in drop_traits:
+                if not _has(ch.traits, t):
+                    raise Refused(f"{ch.name} has no trait {t} to drop; check the spelling.")
+                change["dropped_traits"].append(t)
+            check_scores(state.rules, change["stats"], "Stat")
+            check_scores(state.rules, change["skills"], "Skill")
+            cls = character_class or (sheet.character_class if sheet else None)
+            if cls is not None and cls == ch.character_class:
+                cls = None
+            if not any(change.values()) and cls is None and not reset_tracks:
+                raise Refused(
+                    f"{ch.name}'s sheet already reads so; nothing was logged. Give what changed "
+                    "(--stat, --skill, --trait, --drop-skill, ...) or a newer --sheet."
+                )
+            updated = CharacterUpdated(
+                character_id=ch.character_id,
+                stats=change["stats"],
+                skills=change["skills"],
+                dropped_skills=tuple(change["dropped_skills"]),
+                trained=tuple(change["trained"]),
+                traits=tuple(change["traits"]),
+                dropped_traits=tuple(change["dropped_traits"]),
+                character_class=cls,
+                sheet=sheet.source if sheet else None,
+                reset_tracks=reset_tracks,
+                note=note,
+            )
+            doc = {"character": ch.name, "before": ch.to_dict(), **msgspec.to_builtins(updated)}
+            return Decision([new_event(updated, state=state)], doc)
+
+        return self.table.play(decide)
+
+    def character_retire(self, name: str, *, note: str | None = None) -> Logged:
+        """Retire a character from play: kept on every record, refused at the table."""
+
+        def decide(state: CampaignState) -> Decision:
+            ch = self.table.character(name, state, retired_ok=True)
+            if ch.retired_version is not None:
+                raise Refused(
+                    f"{ch.name} retired at event {ch.retired_version} already; "
+                    f"`tracker undo {ch.retired_version}` brings them back."
+                )
+            retired = CharacterRetired(character_id=ch.character_id, note=note)
+            return Decision([new_event(retired, state=state)], {"character": ch.name})
+
+        return self.table.play(decide)
 
     def character_default(self, name: str, skill: str, expression: str) -> Character:
         """Let a character's ``skill`` default to ``expression`` (``Feature.DEFAULTS``)."""
 
         def decide(state: CampaignState) -> Decision:
-            character = self.table.character(name, state)
+            character = self.table.character(name, state, retired_ok=True)
             _check_default(state, skill, expression)
             default = CharacterDefaultSet(
                 character_id=character.character_id,
@@ -236,7 +322,7 @@ class Campaigns:
     def status(self, name: str | None = None) -> tuple[CampaignState, Character | None]:
         """The campaign as it stands, and the named character."""
         state = self.table.state()
-        return state, (self.table.character(name, state) if name else None)
+        return state, (self.table.character(name, state, retired_ok=True) if name else None)
 
     def player_state(self) -> CampaignState:
         """The campaign as the players know it (``Table.player_state``)."""
@@ -267,3 +353,39 @@ def _check_default(state: CampaignState, skill: str, expression: str) -> None:
     if not skill.strip():
         raise BadInput("Name the skill the default is for, like Lockpicking.")
     state.rules.check_default(expression)
+
+
+def _check_sheet_system(state: CampaignState, sheet: Sheet, verb: str) -> None:
+    """Refuse a sheet made for another rule system than the campaign's, naming it."""
+    made_for = sheet_for(sheet, registry.systems()) if sheet.source else None
+    if made_for is not None and made_for.name != state.system:
+        raise Refused(
+            f'{sheet.source} is a {made_for.title} sheet and "{state.name}" plays '
+            f"{state.rules.title}; {verb} it in a {made_for.title} campaign "
+            f"(`tracker --campaign NAME character {verb} ... --sheet ...`)."
+        )
+
+
+def _has(names: Sequence[str], wanted: str) -> bool:
+    return any(n.casefold() == wanted.casefold() for n in names)
+
+
+def _changed(have: dict[str, int], given: dict[str, int]) -> dict[str, int]:
+    """The scores of ``given`` that differ from ``have`` (names matched in any case)."""
+    lowered = {k.casefold(): v for k, v in have.items()}
+    return {k: v for k, v in given.items() if lowered.get(k.casefold()) != v}
+
+
+def _sheet_changes(ch: Character, sheet: Sheet) -> dict[str, Any]:
+    """What a newer sheet changes of the character's sheet as it stands: scores it gives anew,
+    skills and traits it no longer lists, training it adds. A stat the sheet leaves out stays
+    (a derived one moves with its source)."""
+    listed = {k.casefold() for k in sheet.skills}
+    return {
+        "stats": _changed(ch.stats, sheet.stats),
+        "skills": _changed(ch.skills, sheet.skills),
+        "dropped_skills": [k for k in ch.skills if k.casefold() not in listed],
+        "trained": [t for t in sheet.trained if not ch.is_trained(t)],
+        "traits": [t for t in sheet.traits if not _has(ch.traits, t)],
+        "dropped_traits": [t for t in ch.traits if not _has(sheet.traits, t)],
+    }

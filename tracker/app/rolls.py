@@ -64,6 +64,7 @@ def side(table: Table, state: CampaignState, name: str, trait: str) -> Side:
     (``contest Kade Hacking "Corp netrunner" 14``)."""
     ch = state.character(name)
     if ch is not None:
+        table.character(name, state)  # refuses a character retired from play
         return Side(ch.name, ch, trait)
     try:
         score = int(trait)

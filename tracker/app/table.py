@@ -116,8 +116,11 @@ class Table:
         """Every projection from the first event in one pass: the state and the rolls' luck."""
         return self.loader.rebuild_all(campaign or self.campaign())
 
-    def character(self, name: str, state: CampaignState | None = None) -> Character:
-        """A character of the campaign by name (any case); one sentence when there is none."""
+    def character(
+        self, name: str, state: CampaignState | None = None, *, retired_ok: bool = False
+    ) -> Character:
+        """A character of the campaign by name (any case); one sentence when there is none, or
+        when it has retired from play and ``retired_ok`` (a look at the sheet) is not given."""
         state = state or self.state()
         character = state.character(name)
         if character is None:
@@ -125,6 +128,11 @@ class Table:
             raise NotFound(
                 f'No character named "{name}" in "{state.name}" (characters: {known}); '
                 "add one with `tracker character add NAME`."
+            )
+        if character.retired_version is not None and not retired_ok:
+            raise Refused(
+                f"{character.name} retired at event {character.retired_version}; "
+                f"`tracker undo {character.retired_version}` brings them back into play."
             )
         return character
 

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from tracker.cli import complete
 from tracker.cli.options import SystemName, emit_json, open_tracker, output_options
-from tracker.cli.render import TRACK_WORDS, bold, dim, duration, local_time, plural, warn
+from tracker.cli.render import (
+    TRACK_WORDS,
+    bold,
+    dim,
+    duration,
+    local_time,
+    plural,
+    update_words,
+    warn,
+)
 
 
 @click.group("campaign")
@@ -210,39 +221,133 @@ def character_add(
     click.echo(f"Added {bold(added.name)}: {_sheet_line(added)}")
 
 
-@character.command("list", short_help="List the campaign's characters and their sheets.")
+@character.command("update", short_help="Change a character's sheet, as an event.")
+@click.argument("name", shell_complete=complete.characters)
+@click.option("--stat", "stats", multiple=True, metavar="KEY=N", help="A stat's new score.")
+@click.option("--skill", "skills", multiple=True, metavar="KEY=N", help="A skill's new level.")
+@click.option("--drop-skill", "drop_skills", multiple=True, metavar="SKILL", help="Drop a skill.")
+@click.option("--trained", multiple=True, metavar="SKILL", help="Glintlock: newly trained.")
+@click.option("--trait", "traits", multiple=True, metavar="TRAIT", help="A trait gained.")
+@click.option("--drop-trait", "drop_traits", multiple=True, metavar="TRAIT", help="A trait lost.")
+@click.option("--class", "character_class", metavar="CLASS", help="Glintlock: a new class.")
+@click.option(
+    "--sheet",
+    type=click.Path(dir_okay=False),
+    help="A newer sheet file: what differs from the sheet as it stands is logged.",
+)
+@click.option("--reset-tracks", is_flag=True, help="Set HP and FP to their (new) maximum.")
+@click.option("--note", help="Why the sheet changed (points spent, a boon).")
 @output_options
-def character_list(as_json: bool) -> None:
-    """List the current campaign's characters and their sheets, as rolls use them.
+def character_update(name: str, as_json: bool, **options: Any) -> None:
+    """Change a character's sheet as an event; rolls from here on use the new sheet, and
+    every view of earlier play shows the sheet as it was then. HP and FP keep what play left
+    of them (at most the new maximum) unless --reset-tracks.
+
+    \b
+    Examples:
+      tracker character update Vora --skill Broadsword=17 --note "12 points spent"
+      tracker character update Mira --trait "Combat Reflexes" --drop-trait Clueless
+      tracker character update Mira --sheet fixtures/sheets/gurps-mira.toml
+    """
+    from tracker.cli.play import show_logged
+
+    tracker = open_tracker()
+    logged = tracker.campaigns.character_update(name, sheet_path=options.pop("sheet"), **options)
+    d = logged.doc
+    after = logged.state.characters[d["character_id"]]
+    show_logged(logged, as_json, [f"Updated {bold(d['character'])}: {update_words(d, after)}."])
+
+
+@character.command("retire", short_help="Retire a character from play, as an event.")
+@click.argument("name", shell_complete=complete.characters)
+@click.option("--note", help="Why (died, left the party).")
+@output_options
+def character_retire(name: str, note: str | None, as_json: bool) -> None:
+    """Retire a character from play: kept on every record and in every export, refused for
+    rolls and spends from here on. `tracker undo EVENT` brings them back.
 
     \b
     Example:
+      tracker character retire Vora --note "fell at the drowned gate"
+    """
+    from tracker.cli.play import show_logged
+
+    logged = open_tracker().campaigns.character_retire(name, note=note)
+    version = logged.event.version
+    show_logged(
+        logged,
+        as_json,
+        [
+            f"{logged.doc['character']} retired (event {version}); `tracker undo {version}` "
+            "brings them back."
+        ],
+    )
+
+
+AS_OF = click.option(
+    "--as-of", metavar="EVENT|TIME", help="The sheet as it stood at an event or time."
+)
+
+
+def _state_as_of(tracker: Any, as_of: str | None, as_json: bool) -> Any:
+    if not as_of:
+        return tracker.state()
+    state, at = tracker.history.as_of(as_of)
+    if not as_json:
+        click.echo(dim(f"As of event {at.version} ({at.recorded_at}):"))
+    return state
+
+
+@character.command("list", short_help="List the campaign's characters and their sheets.")
+@AS_OF
+@output_options
+def character_list(as_of: str | None, as_json: bool) -> None:
+    """List the current campaign's characters and their sheets, as rolls use them.
+
+    \b
+    Examples:
       tracker character list
+      tracker character list --as-of 40     the sheets as they stood after event 40
     """
     tracker = open_tracker()
-    state = tracker.state()
+    state = _state_as_of(tracker, as_of, as_json)
     found = list(state.characters.values())
     if as_json:
-        emit_json({"characters": [{**c.to_dict(), **c.lasting()} for c in found]})
+        emit_json({"characters": [_character_doc(c) for c in found]})
         return
     if not found:
         click.echo(f'No characters in "{state.name}" yet; add one with `tracker character add`.')
     for c in found:
-        click.echo(f"{bold(c.name)}  {_sheet_line(c)}")
+        retired = dim(f"  (retired at event {c.retired_version})") if c.retired_version else ""
+        click.echo(f"{bold(c.name)}  {_sheet_line(c)}{retired}")
+
+
+def _character_doc(c: Any) -> dict[str, Any]:
+    return {**c.to_dict(), **c.lasting(), "retired_at": c.retired_version}
 
 
 @character.command("show")
 @click.argument("name", shell_complete=complete.characters)
+@AS_OF
 @output_options
-def character_show(name: str, as_json: bool) -> None:
-    """Show a character's sheet (GURPS: and what its Basic Move gives)."""
+def character_show(name: str, as_of: str | None, as_json: bool) -> None:
+    """Show a character's sheet (GURPS: and what its Basic Move gives).
+
+    \b
+    Examples:
+      tracker character show Mira
+      tracker character show Mira --as-of 40     the sheet as it stood after event 40
+    """
     tracker = open_tracker()
-    found = tracker.character(name)
-    movement = tracker.campaigns.movement(name)
+    state = _state_as_of(tracker, as_of, as_json)
+    found = tracker.character(name, state, retired_ok=True)
+    movement = state.rules.movement(found)
     if as_json:
-        emit_json({**found.to_dict(), **found.lasting(), "movement": movement})
+        emit_json({**_character_doc(found), "movement": movement})
         return
     click.echo(f"{bold(found.name)}  {_sheet_line(found)}")
+    if found.retired_version is not None:
+        click.echo(dim(f"  Retired from play at event {found.retired_version}."))
     for skill, exprs in found.defaults.items():
         click.echo(f"  {skill} defaults to {', '.join(exprs)}")
     # What play has left on the sheet: rolls already use it, so the sheet must say it.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import click
+import msgspec
 
 from tracker.cli.options import emit_json, open_tracker, output_options
 from tracker.cli.render import (
@@ -17,6 +18,7 @@ from tracker.cli.render import (
     local_time,
     plural,
     printable,
+    update_words,
 )
 from tracker.errors import BadInput, TrackerError
 from tracker.events import catalog as c
@@ -51,6 +53,10 @@ def _summary(event, names: dict[str, str]) -> str:
             return f"session {number} ended{lapsed_text}"
         case c.CharacterAdded(name=name):
             return f"character {name} added"
+        case c.CharacterUpdated() as e:
+            return f"{who}'s sheet updated: {update_words(msgspec.to_builtins(e))}"
+        case c.CharacterRetired(note=note):
+            return f"{who} retired from play" + (f": {note}" if note else "")
         case c.CharacterDefaultSet(skill=skill, expression=expression):
             return f"{who}: {skill} defaults to {expression}"
         case p.RollMade() as e:

@@ -503,10 +503,10 @@ def status(
         return
     if player_view:
         state = tracker.campaigns.player_state()
-        ch = tracker.character(character, state) if character else None
+        ch = tracker.character(character, state, retired_ok=True) if character else None
     elif as_of:
         state, at = tracker.history.as_of(as_of)
-        ch = tracker.character(character, state) if character else None
+        ch = tracker.character(character, state, retired_ok=True) if character else None
         if not as_json:
             click.echo(dim(f"As of event {at.version} ({at.recorded_at}):"))
     else:
@@ -552,6 +552,8 @@ def character_line(t: dict[str, Any]) -> str:
     nxt = t.get("next_roll") or {}
     if nxt.get("bonus") or nxt.get("position_steps"):
         parts.append(dim(f"next roll +{nxt['bonus']}, {nxt['position_steps']} step(s) better"))
+    if t.get("retired_at") is not None:
+        parts.append(dim(f"retired at event {t['retired_at']}"))
     return " · ".join(parts)
 
 

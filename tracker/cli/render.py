@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -136,3 +136,41 @@ def lasting(duration: int | None, unit: str | None) -> str:
         return f" for {duration}"
     word = unit[:-1] if duration == 1 and unit.endswith("s") else unit
     return f" for {duration} {word}"
+
+
+def update_words(d: dict[str, Any], after: Any = None) -> str:
+    """What a sheet update changed: old beside new when the sheet before and after are known
+    (a stat that moved with another shows too), else what the event records."""
+    before = d.get("before")
+    words = []
+    if before is not None and after is not None:
+        for was, now in ((before["stats"], after.stats), (before["skills"], after.skills)):
+            for key, value in now.items():
+                if key not in was:
+                    words.append(f"{key} {value} (new)")
+                elif was[key] != value:
+                    words.append(f"{key} {was[key]} → {value}")
+        words += [f"{k} dropped" for k in before["skills"] if k not in after.skills]
+    else:
+        words += [f"{k} {v}" for k, v in {**d["stats"], **d["skills"]}.items()]
+        words += [f"{k} dropped" for k in d["dropped_skills"]]
+    words += [f"trained in {t}" for t in d["trained"]]
+    words += [f"+ {t}" for t in d["traits"]]
+    words += [f"- {t}" for t in d["dropped_traits"]]
+    if d.get("character_class"):
+        words.append(f"class {d['character_class']}")
+    if after is not None:
+        # HP and FP in play where the update moved their maximum or reset them.
+        for track, top in (("hp", after.hp_max), ("fp", after.fp_max)):
+            now = getattr(after, track)
+            moved = before is not None and before["stats"].get(track.upper()) != top
+            if now is not None and (d["reset_tracks"] or moved):
+                words.append(f"{track.upper()} in play {now}/{top}")
+    elif d.get("reset_tracks"):
+        words.append("HP and FP reset to their maximum")
+    text = ", ".join(words)
+    if d.get("sheet"):
+        text += f" (from {d['sheet']})"
+    if d.get("note"):
+        text += f": {d['note']}"
+    return text

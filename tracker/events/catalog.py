@@ -191,6 +191,42 @@ class CharacterAdded(EventPayload, frozen=True):
 
 
 @event_type
+class CharacterUpdated(EventPayload, frozen=True):
+    """A character's sheet changed in play (a skill raised, a trait bought) or was replaced by a
+    newer sheet. Only what changed is recorded: new scores, skills and traits dropped, training
+    added; the sheet as it stood before is the fold of the events before this one.
+
+    ``reset_tracks`` sets HP and FP to their new maximum; otherwise what play left of them is
+    kept (at most the new maximum).
+    """
+
+    TYPE: ClassVar[str] = "CharacterUpdated"
+    character_field: ClassVar[str | None] = "character_id"
+    character_id: str
+    stats: dict[str, int] = {}
+    skills: dict[str, int] = {}
+    dropped_skills: tuple[str, ...] = ()
+    trained: tuple[str, ...] = ()
+    traits: tuple[str, ...] = ()
+    dropped_traits: tuple[str, ...] = ()
+    character_class: str | None = None
+    sheet: str | None = None
+    reset_tracks: bool = False
+    note: str | None = None
+
+
+@event_type
+class CharacterRetired(EventPayload, frozen=True):
+    """A character left play: still on every record, no longer rolling or spending. Undoing
+    this event brings the character back."""
+
+    TYPE: ClassVar[str] = "CharacterRetired"
+    character_field: ClassVar[str | None] = "character_id"
+    character_id: str
+    note: str | None = None
+
+
+@event_type
 class CharacterDefaultSet(EventPayload, frozen=True):
     """A GURPS default added to a character's sheet (Lockpicking defaults to IQ-5)."""
 

@@ -33,7 +33,7 @@ from tracker.systems.base import Feature, RuleSystem
 from tracker.words import plural
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 5
+PROJECTION_VERSION = 6
 RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
@@ -92,6 +92,8 @@ class Character:
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
     last_roll_id: str | None = None
     last_roll_outcome: str | None = None
+    # The event that retired the character from play, while it stands.
+    retired_version: int | None = None
 
     def stat(self, key: str) -> int | None:
         value = _lookup(self.stats, key)
@@ -152,6 +154,8 @@ class Character:
         """The character's tracks as ``tracker status CHARACTER --json`` shows them: those every
         system has, and those the campaign's system has features for."""
         out: dict[str, Any] = {"name": self.name, "character_id": self.character_id}
+        if self.retired_version is not None:
+            out["retired_at"] = self.retired_version
         if rules.has(Feature.METTLE):
             out["mettle"] = self.mettle
         if rules.has(Feature.STRESS):
@@ -634,6 +638,45 @@ def _character_added(state: CampaignState, e: c.CharacterAdded, _: StoredEvent) 
     state.characters[e.character_id] = ch
 
 
+def _character_updated(state: CampaignState, e: c.CharacterUpdated, _: StoredEvent) -> None:
+    ch = state.characters[e.character_id]
+    before = dict(ch.stats)
+    for key, value in e.stats.items():
+        ch.stats[_name(ch.stats, key) or key] = value
+    # A stat based on another moves with it (Will with IQ), unless the change names it too.
+    given = {key.casefold() for key in e.stats}
+    for name, source in state.rules.derived:
+        old, new = _lookup(before, source), _lookup(ch.stats, source)
+        own = _name(ch.stats, name)
+        if own is not None and name.casefold() not in given and old is not None and new != old:
+            ch.stats[own] += new - old
+    ch.stats.update(state.rules.derived_stats(ch.stats))
+    for key, value in e.skills.items():
+        ch.skills[_name(ch.skills, key) or key] = value
+    for key in e.dropped_skills:
+        ch.skills.pop(_name(ch.skills, key) or key, None)
+    ch.trained = (*ch.trained, *(t for t in e.trained if not ch.is_trained(t)))
+    dropped = {t.casefold() for t in e.dropped_traits}
+    kept = tuple(t for t in ch.traits if t.casefold() not in dropped)
+    ch.traits = (*kept, *(t for t in e.traits if t.casefold() not in {k.casefold() for k in kept}))
+    if e.character_class is not None:
+        ch.character_class = e.character_class
+    if e.sheet is not None:
+        ch.sheet = e.sheet
+    for track, top in (("hp", ch.hp_max), ("fp", ch.fp_max)):
+        now = getattr(ch, track)
+        if e.reset_tracks or now is None:
+            setattr(ch, track, top)
+        elif top is not None:
+            setattr(ch, track, min(now, top))
+        else:
+            setattr(ch, track, None)
+
+
+def _character_retired(state: CampaignState, e: c.CharacterRetired, raw: StoredEvent) -> None:
+    state.characters[e.character_id].retired_version = raw.version
+
+
 def _default_set(state: CampaignState, e: c.CharacterDefaultSet, _: StoredEvent) -> None:
     ch = state.characters[e.character_id]
     ch.defaults.setdefault(e.skill, [])
@@ -936,6 +979,8 @@ _HANDLERS: dict[type, Callable[[CampaignState, Any, StoredEvent], None]] = {
     c.SessionEnded: _session_ended,
     c.CharacterAdded: _character_added,
     c.CharacterDefaultSet: _default_set,
+    c.CharacterUpdated: _character_updated,
+    c.CharacterRetired: _character_retired,
     p.RollMade: _roll_made,
     p.ContestRolled: _contest_rolled,
     p.FrightChecked: _fright_checked,
@@ -989,6 +1034,7 @@ _CHARACTER_TRACKS = (
     "tasks",
     "last_roll_id",
     "last_roll_outcome",
+    "retired_version",
 )
 
 

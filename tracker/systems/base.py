@@ -323,6 +323,9 @@ class RuleSystem:
     sheet_stats: ClassVar[frozenset[str]] = frozenset()
     """Stats every sheet of the system has (GURPS: ST, DX, IQ, HT): a sheet made for it is
     told apart from one for the campaign's own system, and the GM told which it is."""
+    derived: ClassVar[tuple[tuple[str, str], ...]] = ()
+    """(stat, source): a stat based on another (GURPS: Will on IQ), which a sheet may leave
+    out and which moves with its source when the sheet changes."""
     spend_kinds: ClassVar[tuple[str, ...]] = ()
     """What ``tracker spend NAME KIND`` takes in this system (Mettle spends, a buy-up)."""
     track_max: ClassVar[Mapping[str, int]] = {}
@@ -357,8 +360,14 @@ class RuleSystem:
     # -- sheets --------------------------------------------------------------------------------
 
     def derived_stats(self, stats: Mapping[str, int]) -> dict[str, int]:
-        """Stats a sheet that lists only some of them starts with (GURPS: HP from ST)."""
-        return {}
+        """Stats a sheet that lists only some of them starts with (GURPS: HP from ST): each
+        of ``derived`` the sheet leaves out, at its source's value."""
+        have = {key.casefold(): value for key, value in stats.items()}
+        return {
+            name: have[source.casefold()]
+            for name, source in self.derived
+            if name.casefold() not in have and source.casefold() in have
+        }
 
     def check_default(self, expression: str) -> None:
         """Refuse a skill default the system cannot read (``Feature.DEFAULTS`` only)."""

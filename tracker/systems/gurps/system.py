@@ -28,6 +28,7 @@ class Gurps(RuleSystem):
     title: ClassVar[str] = "GURPS"
     order: ClassVar[int] = 2
     spend_kinds: ClassVar[tuple[str, ...]] = ("buy-up",)
+    derived: ClassVar[tuple[tuple[str, str], ...]] = DERIVED_STATS
     features: ClassVar[frozenset[str]] = frozenset(
         {
             Feature.CONTESTS,
@@ -52,14 +53,6 @@ class Gurps(RuleSystem):
     examples: ClassVar[tuple[RollRequest, ...]] = (RollRequest("Lockpicking"),)
     score_range: ClassVar[tuple[int, int]] = (0, 40)
     sheet_stats: ClassVar[frozenset[str]] = frozenset({"st", "dx", "iq", "ht"})
-
-    def derived_stats(self, stats: Mapping[str, int]) -> dict[str, int]:
-        have = {key.casefold(): value for key, value in stats.items()}
-        return {
-            derived: have[source.casefold()]
-            for derived, source in DERIVED_STATS
-            if derived.casefold() not in have and source.casefold() in have
-        }
 
     def check_default(self, expression: str) -> None:
         from tracker.systems.gurps.rules import parse_default
