@@ -314,3 +314,46 @@ def test_ties_follow_the_campaigns_tie_rule(neon):
     clear = run.json("contest Kade Hacking Enemy 14 --dice-a 13 --dice-b 12")
     assert clear["winner"] == "Kade"
     state(run, Kade=CALM)
+
+
+# gloom.md, 'Example Modifiers (Difficulty)': Routine 0, Standard 5, Hard 10, Extreme 15, and
+# Impossible: "If DL is higher than your Attribute, you have No Window".
+@pytest.mark.parametrize(
+    ("name", "dl"), [("routine", 0), ("standard", 5), ("hard", 10), ("extreme", 15), ("Hard", 10)]
+)
+def test_a_difficulty_by_name_is_the_rulebooks_dl(neon, name, dl):
+    named = neon.json(f"roll Kade Hacking --dl {name} --dice 12")
+    numbered = neon.json(f"roll Kade Hacking --dl {dl} --dice 12")
+    assert named["dl"] == dl
+    assert (named["outcome"], named["window"]) == (numbered["outcome"], numbered["window"])
+    assert f"DL {dl} ({name.lower()})" in neon.ok("log").stdout
+
+
+def test_an_impossible_task_has_no_window_and_an_unknown_name_is_refused(neon):
+    impossible = neon.json("roll Kade Hacking --dl impossible --dice 12")
+    assert impossible["dl"] == 17  # Hacking 16: a DL above it
+    assert impossible["window"]["has_window"] is False
+    assert not impossible["success"]
+    refused(neon, "roll Kade Hacking --dl nightmare --dice 12", "not 'nightmare'", code=2)
+    refused(neon, "contest Kade Hacking ICE 14 --dl-a brutal", "not 'brutal'", code=2)
+
+
+def test_a_contest_side_rolls_with_the_advantage_or_disadvantage_the_gm_gives(neon):
+    # gloom.md, 'Advantage and Disadvantage': "Roll 2d20 and take the best result" / "worst".
+    helped = neon.json("contest Kade Hacking ICE 14 --advantage-a --dice-a 3,12 --dice-b 9")
+    assert (helped["a"]["dice"], helped["a"]["kept"], helped["winner"]) == ([3, 12], 12, "Kade")
+    hurt = neon.json("contest Kade Hacking ICE 14 --disadvantage-b --dice-a 8 --dice-b 9,13")
+    assert (hurt["b"]["kept"], hurt["winner"]) == (9, "ICE")
+    # Juno's Piloting 21 gives mastery's advantage; a wound's disadvantage cancels it.
+    even = neon.json("contest Juno Piloting Ace 13 --disadvantage-a --dice-a 7 --dice-b 5")
+    assert even["a"]["dice"] == [7]
+    refused(neon, "contest Kade Hacking ICE 14 --advantage-a --dice-a 3 --dice-b 9", "two d20", 2)
+    shown = neon.ok(
+        "contest Kade Hacking ICE 14 --dl-a hard --advantage-a --dice-a 3,12 --dice-b 9"
+    )
+    assert "Kade's DL 10; Kade rolls with advantage" in shown.stdout
+    assert "Kade rolls with advantage" in neon.ok("log").stdout
+
+
+def test_the_odds_take_a_difficulty_by_name(run):
+    assert run.json("odds gloom --rank 14 --dl hard") == run.json("odds gloom --rank 14 --dl 10")

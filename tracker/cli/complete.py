@@ -107,3 +107,11 @@ def projects(ctx: click.Context, param: click.Parameter, incomplete: str) -> lis
     state = _state(ctx)
     names = [] if state is None else [p.name for p in state.projects.values()]
     return _matching(names, incomplete)
+
+
+def difficulties(
+    ctx: click.Context, param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    """The difficulties the campaign's rule system names (Gloom: routine ... impossible)."""
+    state = _state(ctx)
+    return [] if state is None else _matching(state.rules.difficulties, incomplete)

@@ -165,6 +165,21 @@ class SystemName(click.ParamType):
         return [CompletionItem(n) for n in self._names() if n.startswith(incomplete.casefold())]
 
 
+class Difficulty(click.ParamType):
+    """A Gloom DL: a number, or a difficulty's name the rule system reads ("hard")."""
+
+    name = "dl"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None):
+        if isinstance(value, int):
+            return value
+        text = str(value).strip()
+        try:
+            return int(text)
+        except ValueError:
+            return text.casefold()
+
+
 def output_options(fn: Callable) -> Callable:
     """Add ``--json`` (one JSON document on stdout) and ``--db``/``--campaign`` to a command."""
 

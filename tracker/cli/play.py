@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from tracker.cli import complete
-from tracker.cli.options import emit_json, open_tracker, output_options
+from tracker.cli.options import Difficulty, emit_json, open_tracker, output_options
 from tracker.cli.render import (
     BAD,
     GOOD,
@@ -82,7 +82,15 @@ def dice_options(fn):
 @click.command("roll")
 @click.argument("character", shell_complete=complete.characters)
 @click.argument("trait", shell_complete=complete.traits_of("character"))
-@click.option("--dl", type=int, default=0, help="Gloom: the difficulty level (floor).")
+@click.option(
+    "--dl",
+    type=Difficulty(),
+    default=0,
+    metavar="N|NAME",
+    shell_complete=complete.difficulties,
+    help="Gloom: the difficulty level (floor): a number, or routine, standard, hard, extreme "
+    "or impossible.",
+)
 @click.option("--mod", "mods", multiple=True, metavar="N[:LABEL]", help="GURPS: a modifier.")
 @click.option("--tag", "tags", multiple=True, metavar="N[:KIND]", help="Glintlock: a tag.")
 @click.option("--story", multiple=True, metavar="NAME", help="Glintlock: spend a story tag.")
@@ -572,8 +580,26 @@ def character_line(t: dict[str, Any]) -> str:
 )
 @click.option("--dice-a", metavar="N,N...", help="A's physical dice.")
 @click.option("--dice-b", metavar="N,N...", help="B's physical dice.")
-@click.option("--dl-a", type=int, default=0, help="Gloom: A's DL (the base floor).")
-@click.option("--dl-b", type=int, default=0, help="Gloom: B's DL.")
+@click.option(
+    "--dl-a",
+    type=Difficulty(),
+    default=0,
+    metavar="N|NAME",
+    shell_complete=complete.difficulties,
+    help="Gloom: A's DL (the base floor), a number or a difficulty's name.",
+)
+@click.option(
+    "--dl-b",
+    type=Difficulty(),
+    default=0,
+    metavar="N|NAME",
+    shell_complete=complete.difficulties,
+    help="Gloom: B's DL.",
+)
+@click.option("--advantage-a", is_flag=True, help="Gloom: A rolls with advantage (gear, aid).")
+@click.option("--disadvantage-a", is_flag=True, help="Gloom: A rolls with disadvantage.")
+@click.option("--advantage-b", is_flag=True, help="Gloom: B rolls with advantage.")
+@click.option("--disadvantage-b", is_flag=True, help="Gloom: B rolls with disadvantage.")
 @click.option("--mod-a", "mods_a", multiple=True, metavar="N[:LABEL]", help="GURPS: A's modifier.")
 @click.option("--mod-b", "mods_b", multiple=True, metavar="N[:LABEL]", help="GURPS: B's modifier.")
 @click.option("--supernatural", is_flag=True, help="GURPS resistance: the Rule of 16.")

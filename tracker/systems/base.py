@@ -107,7 +107,8 @@ class RollRequest(msgspec.Struct, frozen=True):
 
     trait: str
     kind: str = "check"
-    dl: int = 0
+    dl: int | str = 0
+    """Gloom: the DL, a number or a difficulty's name ("hard")."""
     mods: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     story: tuple[str, ...] = ()
@@ -174,8 +175,12 @@ class ContestRequest(msgspec.Struct, frozen=True):
     contest between these sides still under way (a GURPS regular contest), if there is one."""
 
     mode: str | None = None
-    dl_a: int = 0
-    dl_b: int = 0
+    dl_a: int | str = 0
+    dl_b: int | str = 0
+    advantage_a: bool = False
+    disadvantage_a: bool = False
+    advantage_b: bool = False
+    disadvantage_b: bool = False
     mods_a: tuple[str, ...] = ()
     mods_b: tuple[str, ...] = ()
     supernatural: bool = False
@@ -326,6 +331,8 @@ class RuleSystem:
     derived: ClassVar[tuple[tuple[str, str], ...]] = ()
     """(stat, source): a stat based on another (GURPS: Will on IQ), which a sheet may leave
     out and which moves with its source when the sheet changes."""
+    difficulties: ClassVar[tuple[str, ...]] = ()
+    """Difficulties a roll's ``dl`` may be given by name (Gloom: routine, hard...)."""
     spend_kinds: ClassVar[tuple[str, ...]] = ()
     """What ``tracker spend NAME KIND`` takes in this system (Mettle spends, a buy-up)."""
     track_max: ClassVar[Mapping[str, int]] = {}

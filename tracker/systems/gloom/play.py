@@ -78,20 +78,21 @@ def decide_roll(
     opens a panic check unless ``no_panic``; a failed panic check gives ``panicked``).
     """
     rank, trait_name = trait_value(system, character, request.trait)
+    dl, named = gloom.difficulty(request.dl, rank)
     forced = _disadvantaged(character, campaign)
     disadvantage = request.disadvantage or bool(forced)
     reasons = _mode_reasons(rank, forced, request.advantage, disadvantage)
     result = gloom.check(
         rank,
-        request.dl,
+        dl,
         dice=request.new_dice(),
         advantage=request.advantage,
         disadvantage=disadvantage,
         why=reasons,
     )
-    inputs = {
+    inputs: dict[str, Any] = {
         "rank": rank,
-        "dl": request.dl,
+        "dl": dl,
         "advantage": request.advantage,
         "disadvantage": disadvantage,
         "mode": result.mode,
@@ -100,7 +101,8 @@ def decide_roll(
     doc: dict[str, Any] = {
         "trait": trait_name,
         "effective": rank,
-        "dl": request.dl,
+        "dl": dl,
+        "difficulty": named,
         "dice": list(result.dice),
         "kept": result.kept,
         "outcome": result.outcome,
@@ -110,6 +112,8 @@ def decide_roll(
         "notes": list(result.notes),
         "reasons": reasons,
     }
+    if named is not None:
+        inputs["difficulty"] = named
     effects: list[Effect] = []
     if request.kind == "panic":
         doc["notes"] = []
@@ -146,16 +150,22 @@ def decide_contest(
     if mode not in ("quick", "dynamic"):
         raise BadInput("A Gloom contest is quick (contested roll) or dynamic (dynamic floor).")
 
-    def rank_of(side: Side) -> tuple[Side, int, bool, list[str]]:
+    def rank_of(
+        side: Side, advantage: bool, disadvantage: bool
+    ) -> tuple[Side, int, bool, list[str]]:
         if side.character is None:
-            return side, side.score or 0, False, _mode_reasons(side.score or 0, [], False, False)
-        rank, name = trait_value(system, side.character, side.trait or "")
-        named = Side(side.name, side.character, name, side.score)
-        forced = _disadvantaged(side.character, campaign)
-        return named, rank, bool(forced), _mode_reasons(rank, forced, False, bool(forced))
+            rank, forced = side.score or 0, []
+        else:
+            rank, name = trait_value(system, side.character, side.trait or "")
+            side = Side(side.name, side.character, name, side.score)
+            forced = _disadvantaged(side.character, campaign)
+        disadvantage = disadvantage or bool(forced)
+        return side, rank, disadvantage, _mode_reasons(rank, forced, advantage, disadvantage)
 
-    a, a_rank, a_dis, a_why = rank_of(a)
-    b, b_rank, b_dis, b_why = rank_of(b)
+    a, a_rank, a_dis, a_why = rank_of(a, request.advantage_a, request.disadvantage_a)
+    b, b_rank, b_dis, b_why = rank_of(b, request.advantage_b, request.disadvantage_b)
+    dl_a, _ = gloom.difficulty(request.dl_a, a_rank)
+    dl_b, _ = gloom.difficulty(request.dl_b, b_rank)
     src_a, src_b = request.sources()
     if mode == "quick":
         result = gloom.contest(
@@ -163,9 +173,11 @@ def decide_contest(
             b_rank,
             dice_a=src_a,
             dice_b=src_b,
-            a_dl=request.dl_a,
-            b_dl=request.dl_b,
+            a_dl=dl_a,
+            b_dl=dl_b,
             tie_rule=campaign.tie_rule,
+            a_advantage=request.advantage_a,
+            b_advantage=request.advantage_b,
             a_disadvantage=a_dis,
             b_disadvantage=b_dis,
             a_why=a_why,
@@ -177,8 +189,10 @@ def decide_contest(
             b_rank,
             dice_a=src_a,
             dice_b=src_b,
-            base_dl=request.dl_a,
-            defender_dl=request.dl_b,
+            base_dl=dl_a,
+            defender_dl=dl_b,
+            a_advantage=request.advantage_a,
+            b_advantage=request.advantage_b,
             a_disadvantage=a_dis,
             b_disadvantage=b_dis,
             a_why=a_why,
@@ -198,13 +212,23 @@ def decide_contest(
     }
     return ContestDecision(
         mode=mode,
-        a=contest_side(a, {"rank": a_rank, "dl": request.dl_a}, result.a.to_dict()),
-        b=contest_side(b, {"rank": b_rank, "dl": request.dl_b}, result.b.to_dict()),
+        a=contest_side(a, _side_inputs(a_rank, dl_a, request, "a"), result.a.to_dict()),
+        b=contest_side(b, _side_inputs(b_rank, dl_b, request, "b"), result.b.to_dict()),
         winner=result.winner,
         result=result.to_dict(),
         doc=doc,
         effects=tuple(effects),
     )
+
+
+def _side_inputs(rank: int, dl: int, request: ContestRequest, side: str) -> dict[str, Any]:
+    """A contest side's inputs: its rank and DL, and the advantage or disadvantage the GM gave
+    it (gear, a wound, improvised tools), recorded only when given."""
+    inputs: dict[str, Any] = {"rank": rank, "dl": dl}
+    for asked in ("advantage", "disadvantage"):
+        if getattr(request, f"{asked}_{side}"):
+            inputs[asked] = True
+    return inputs
 
 
 # -- reading stored rolls back ---------------------------------------------------------------

@@ -50,6 +50,34 @@ def _require_rank(rank: int) -> None:
         raise BadInput(f"A Skill Rank is 1 or more, not {rank}; check the trait's value.")
 
 
+DIFFICULTY: dict[str, int] = {"routine": 0, "standard": 5, "hard": 10, "extreme": 15}
+"""The rulebook's difficulties by name, and their DL. Rulebook: gloom.md, 'Example Modifiers
+(Difficulty)'."""
+IMPOSSIBLE = "impossible"
+
+
+def difficulty(dl: int | str, rank: int) -> tuple[int, str | None]:
+    """A DL given as a number or a difficulty's name: the DL, and the name when one was given.
+
+    "impossible" is a DL above the rank ("If DL is higher than your Attribute, you have No
+    Window"): the rank plus one, so the roll is logged with no window.
+    Rulebook: gloom.md, 'Example Modifiers (Difficulty)'.
+    """
+    if isinstance(dl, int):
+        return dl, None
+    try:
+        return int(dl), None
+    except ValueError:
+        pass
+    name = dl.strip().casefold()
+    if name == IMPOSSIBLE:
+        return rank + 1, name
+    if name not in DIFFICULTY:
+        known = ", ".join([*DIFFICULTY, IMPOSSIBLE])
+        raise BadInput(f"A DL is a number or one of {known}, not {dl!r}.")
+    return DIFFICULTY[name], name
+
+
 def _require_dl(dl: int) -> None:
     if dl < 0:
         raise BadInput(f"A Difficulty Level is 0 or more, not {dl}; use 0 for a routine task.")

@@ -14,6 +14,7 @@ from tracker.systems.base import (
     RuleSystem,
 )
 from tracker.systems.gloom import play, words
+from tracker.systems.gloom import rules as gloom
 
 
 class Gloom(RuleSystem):
@@ -22,6 +23,7 @@ class Gloom(RuleSystem):
     name: ClassVar[str] = "gloom"
     title: ClassVar[str] = "Gloom"
     order: ClassVar[int] = 1
+    difficulties: ClassVar[tuple[str, ...]] = (*gloom.DIFFICULTY, gloom.IMPOSSIBLE)
     features: ClassVar[frozenset[str]] = frozenset(
         {Feature.STRESS, Feature.CONTESTS, Feature.PANIC_CHECKS}
     )

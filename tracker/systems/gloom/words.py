@@ -22,9 +22,10 @@ def render_roll(doc: Mapping[str, Any], style: Style) -> RollLines:
     it rolled with advantage or disadvantage."""
     faces = doc["window"].get("faces") or []
     span = f"window {faces[0]}-{faces[-1]}" if faces else "no window"
+    named = f" ({doc['difficulty']})" if doc.get("difficulty") else ""
     head = (
-        f"{style.bold(doc['character'])} · {doc['trait']} {doc['effective']} · DL {doc['dl']} · "
-        f"{span} · {MODE_WORDS[doc['mode']]}"
+        f"{style.bold(doc['character'])} · {doc['trait']} {doc['effective']} · "
+        f"DL {doc['dl']}{named} · {span} · {MODE_WORDS[doc['mode']]}"
     )
     dice = f"  {d20_words(doc['dice'], doc['kept'])}  →  {style.outcome(doc['outcome'])}"
     after = (style.dim(f"  {doc['mode']}: {'; '.join(doc['reasons'])}"),) if doc["reasons"] else ()
@@ -33,7 +34,7 @@ def render_roll(doc: Mapping[str, Any], style: Style) -> RollLines:
 
 def _odds(
     rank: int,
-    dl: int,
+    dl: int | str,
     advantage: bool,
     disadvantage: bool,
     vs: int | None,
@@ -46,6 +47,7 @@ def _odds(
     from tracker.systems.gloom import odds
     from tracker.systems.gloom import rules as gloom
 
+    dl, _ = gloom.difficulty(dl, rank)
     if vs is None:
         result = odds.check(rank, dl, advantage=advantage, disadvantage=disadvantage)
         window = gloom.window(rank, dl)
@@ -77,13 +79,20 @@ ODDS = OddsCommand(
     \b
     Examples:
       tracker odds gloom --rank 14 --dl 5
+      tracker odds gloom --rank 14 --dl hard
       tracker odds gloom --rank 16 --vs 14
       tracker odds gloom --rank 18 --vs 14 --dynamic
       tracker odds gloom --rank 14 --vs 16 --vs-advantage
     """,
     options=(
         OddsOption("--rank", "Skill or attribute rank.", required=True),
-        OddsOption("--dl", "Difficulty level (floor).", default=0, show_default=True),
+        OddsOption(
+            "--dl",
+            "Difficulty level (floor): a number, or routine, standard, hard, extreme, impossible.",
+            kind=str,
+            default="0",
+            show_default=True,
+        ),
         OddsOption("--advantage", "Roll 2d20, keep the best (automatic at 21+).", is_flag=True),
         OddsOption("--disadvantage", "Roll 2d20, keep the worst.", is_flag=True),
         OddsOption("--vs", "Contested: the defender's rank.", metavar="RANK"),
@@ -109,15 +118,18 @@ def roll_remarks(event: Any) -> list[str]:
     from tracker.events.play import ContestRolled, RollMade
 
     if isinstance(event, ContestRolled):
-        floors = [
-            f"{side.name}'s DL {side.inputs['dl']}"
-            for side in (event.a, event.b)
-            if side is not None and side.inputs.get("dl")
+        sides = [side for side in (event.a, event.b) if side is not None]
+        remarks = [f"{side.name}'s DL {side.inputs['dl']}" for side in sides if side.inputs["dl"]]
+        remarks += [
+            f"{side.name} rolls with {side.result['mode']}"
+            for side in sides
+            if side.result.get("mode", "normal") != "normal"
         ]
-        return floors + ([event.result["reason"]] if event.result.get("reason") else [])
+        return remarks + ([event.result["reason"]] if event.result.get("reason") else [])
     if not isinstance(event, RollMade):
         return []
-    remarks = [f"DL {event.inputs['dl']}"]
+    named = event.inputs.get("difficulty")
+    remarks = [f"DL {event.inputs['dl']}" + (f" ({named})" if named else "")]
     if event.result.get("mode", "normal") != "normal":
         reasons = event.inputs.get("reasons") or []
         remarks.append(event.result["mode"] + (f" ({'; '.join(reasons)})" if reasons else ""))
