@@ -262,7 +262,11 @@ def test_steel_yourself_and_the_advantage_die_apply_to_the_next_roll_once(glintl
     assert moves(plain) == {"mettle": (1, 3), "threat": (1, 1)}
     state(run, threat=1, Wren={"mettle": 3, "next_roll": pending(0)})
 
+    # Leaning into a condition needs one to lean into.
+    refused(run, "gain Tomas lean-into-condition", "Tomas has no condition to lean into")
+    run.ok("condition set Tomas winded")
     assert run.json("gain Tomas lean-into-condition")["after"] == 1
+    run.ok("condition clear Tomas winded")
     die = run.json("spend Tomas advantage-die")
     assert (die["cost"], die["after"]) == (1, 0)
     state(run, threat=1, Tomas={"mettle": 0, "next_roll": pending(0, 1)})
@@ -504,3 +508,30 @@ def test_a_seers_spell_on_a_natural_one_rolls_backlash_into_her_hp(run):
     assert "hp" not in run.json("status Ilse")
     state(run, threat=6, floor="immediate", owed=[("threat-floor", "immediate")])
     assert run.json("verify")["ok"] is True
+
+
+def test_one_advantage_die_at_a_time_and_it_waits_through_a_controlled_roll(glintlock):
+    # DESIGN, Rulings/glintlock: a die cannot lift past controlled, so it stays pending through
+    # an already-controlled roll instead of being wasted; one pending at a time.
+    run = glintlock
+    run.ok("session start")
+    run.ok("gain Wren deep-cut")
+    run.ok("gain Wren invoke-weakness")
+    run.ok("spend Wren advantage-die")
+    refused(run, "spend Wren advantage-die", "Wren has an Advantage Die waiting")
+    state(run, threat=0, Wren={"mettle": 1, "next_roll": pending(0, 1)})
+    # Three tags: controlled already. The die waits, and the roll says so.
+    controlled = run.json("roll Wren Grit --tag 1:gear --tag 1:power --tag 1:scene --dice 4,18")
+    assert controlled["position"] == "controlled"
+    assert any("waits for the next roll" in n for n in controlled["notes"])
+    state(run, threat=0, Wren={"mettle": 2, "next_roll": pending(0, 1)})
+    # The next risky roll takes it: controlled, two dice.
+    lifted = run.json("roll Wren Grit --tag 1:gear --dice 4,18")
+    assert (lifted["position"], lifted["kept"]) == ("controlled", 18)
+    state(run, threat=0, Wren={"mettle": 3, "next_roll": pending(0)})
+    # Undoing the roll that used it puts it back in waiting; a new session lapses it.
+    run.ok("undo")
+    state(run, threat=0, Wren={"next_roll": pending(0, 1)})
+    run.ok("session end")
+    run.ok("session start")
+    state(run, threat=0, Wren={"mettle": 0, "next_roll": pending(0)})

@@ -33,7 +33,7 @@ from tracker.systems.base import Feature, RuleSystem
 from tracker.words import plural
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 6
+PROJECTION_VERSION = 7
 RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
@@ -88,6 +88,8 @@ class Character:
     pending_steps: int = 0
     pending_suppressed: list[str] = field(default_factory=list)
     pending_ids: list[str] = field(default_factory=list)
+    # The Advantage Die spend waiting for a roll it can improve (one at a time).
+    pending_die_id: str | None = None
     # GURPS: repeated attempts per named task, and the last roll (for buy-ups).
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
     last_roll_id: str | None = None
@@ -605,7 +607,7 @@ def _session_started(state: CampaignState, e: c.SessionStarted, raw: StoredEvent
         for ch in state.characters.values():
             ch.mettle = 0
             # What Mettle bought for "the next roll" lapses with the session it was bought in.
-            _consume_pending(ch)
+            _consume_pending(ch, tuple(ch.pending_ids))
     if "threat" in resets:
         state.threat = 0
         for ob in state.open_obligations("threat-floor"):
@@ -684,17 +686,22 @@ def _default_set(state: CampaignState, e: c.CharacterDefaultSet, _: StoredEvent)
         ch.defaults[e.skill].append(e.expression)
 
 
-def _consume_pending(ch: Character) -> None:
+def _consume_pending(ch: Character, consumed: tuple[str, ...]) -> None:
+    """A roll uses the one-shot spends waiting for it; an Advantage Die it did not name (the
+    roll was controlled already) waits on for the next roll."""
+    waiting = ch.pending_die_id is not None and ch.pending_die_id not in consumed
     ch.pending_bonus = 0
-    ch.pending_steps = 0
     ch.pending_suppressed = []
-    ch.pending_ids = []
+    ch.pending_ids = [ch.pending_die_id] if waiting and ch.pending_die_id else []
+    if not waiting:
+        ch.pending_steps = 0
+        ch.pending_die_id = None
 
 
 def _roll_made(state: CampaignState, e: p.RollMade, raw: StoredEvent) -> None:
     ch = state.characters[e.character_id]
     if e.consumed:
-        _consume_pending(ch)
+        _consume_pending(ch, e.consumed)
     for part in e.with_followups():
         _apply_effects(state, part.effects, raw, e.character_id)
     if e.kind == "panic":
@@ -770,6 +777,8 @@ def _mettle_spent(state: CampaignState, e: p.MettleSpent, raw: StoredEvent) -> N
         ch.pending_bonus += bonus
         ch.pending_steps += steps
         ch.pending_ids.append(raw.event_id)
+        if steps:
+            ch.pending_die_id = raw.event_id
     elif e.action == "suppress-condition" and e.condition:
         ch.pending_suppressed.append(e.condition)
         ch.pending_ids.append(raw.event_id)
@@ -1031,6 +1040,7 @@ _CHARACTER_TRACKS = (
     "pending_steps",
     "pending_suppressed",
     "pending_ids",
+    "pending_die_id",
     "tasks",
     "last_roll_id",
     "last_roll_outcome",

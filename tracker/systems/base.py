@@ -73,6 +73,7 @@ class CharacterView(Protocol):
     pending_steps: int
     pending_suppressed: Sequence[str]
     pending_ids: Sequence[str]
+    pending_die_id: str | None
     tasks: Mapping[str, Mapping[str, Any]]
 
     def stat(self, key: str) -> int | None: ...

@@ -126,8 +126,13 @@ def decide_roll(
     }
     if ch.stress >= glintlock.STRESS_CONDITION_AT:
         doc["notes"].append(f"stress {ch.stress} counts as a -1 condition tag")
-    if steps < ch.pending_steps:
-        doc["notes"].append("the advantage die had no effect: the roll was already controlled")
+    consumed = list(ch.pending_ids)
+    if ch.pending_steps and not steps:
+        # The die cannot lift a controlled roll: it waits for the next roll it can improve.
+        consumed = [i for i in consumed if i != ch.pending_die_id]
+        doc["notes"].append(
+            "the advantage die waits for the next roll it can improve: this one was controlled"
+        )
     if ch.pending_bonus:
         doc["notes"].append(f"steel yourself: +{ch.pending_bonus} on the kept die")
     if request.override:
@@ -143,7 +148,7 @@ def decide_roll(
         dice=result.dice,
         doc=doc,
         effects=tuple(effects),
-        consumed=tuple(ch.pending_ids),
+        consumed=tuple(consumed),
     )
 
 

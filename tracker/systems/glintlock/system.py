@@ -78,17 +78,22 @@ class Glintlock(RuleSystem):
     def spend_mettle(
         self, character: CharacterView, action: str, cost: int | None
     ) -> glintlock.MettleSpend:
-        # An advantage die lifts the next roll one step; past controlled there is none to buy.
-        if action == "advantage-die" and character.pending_steps >= len(glintlock.POSITIONS) - 1:
+        # One Advantage Die at a time: it waits for the next roll it can improve.
+        if action == "advantage-die" and character.pending_steps:
             raise Refused(
-                f"{character.name}'s next roll is already controlled by advantage dice; "
-                "another cannot improve it."
+                f"{character.name} has an Advantage Die waiting for the next roll already; "
+                "one at a time, so roll before buying another."
             )
         return glintlock.spend_mettle(
             character.mettle, action, stress=character.stress, base=cost, name=character.name
         )
 
     def gain_mettle(self, character: CharacterView, action: str) -> glintlock.TrackChange:
+        if action == "lean-into-condition" and not character.conditions:
+            raise Refused(
+                f"{character.name} has no condition to lean into; set one with "
+                f"`tracker condition set {character.name} NAME` first."
+            )
         return glintlock.gain_mettle(character.mettle, action)
 
     def add_threat(self, threat: int, amount: int) -> glintlock.TrackChange:
