@@ -107,6 +107,7 @@ TOURS: dict[str, list[str]] = {
         "undo",
         "redo",
         "session end",
+        "campaign set --tech-level 8 --note 'the archive is modern'",
         "character update Vora --skill Broadsword=17 --stat ST=13 --note '12 points'",
         "character retire Aldric --note 'stays at the archive'",
     ],

@@ -76,7 +76,12 @@ def recorded(system: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines]
 
 
-NEWER_TYPES = {"EventsRevealed", "CharacterUpdated", "CharacterRetired"}
+NEWER_TYPES = {
+    "EventsRevealed",
+    "CharacterUpdated",
+    "CharacterRetired",
+    "CampaignSettingsChanged",
+}
 # The obligations a tour's secret roll opened and its session end recorded as lapsed.
 SECRET_LAPSES = {"glintlock": {"Threat 5: the GM owes a hard or dire spend."}}
 SALT = re.compile(r"[0-9a-f]{32}")

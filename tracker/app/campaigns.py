@@ -27,7 +27,12 @@ from tracker.events import (
     SessionStarted,
     StoredEvent,
 )
-from tracker.events.catalog import CharacterRetired, CharacterUpdated
+from tracker.events.catalog import (
+    SETTINGS,
+    CampaignSettingsChanged,
+    CharacterRetired,
+    CharacterUpdated,
+)
 from tracker.projections.campaign import (
     SESSION_TYPES,
     CampaignState,
@@ -38,7 +43,7 @@ from tracker.projections.campaign import (
 )
 from tracker.store.eventstore import CampaignRow
 from tracker.systems import registry
-from tracker.systems.base import Feature
+from tracker.systems.base import Feature, RuleSystem
 
 TIE_RULES = ("stat", "defender")
 
@@ -52,9 +57,18 @@ class Campaigns:
     # -- campaigns -------------------------------------------------------------------------------
 
     def campaign_new(
-        self, name: str, system: str, *, tie_rule: str = "stat", cinematic: bool = False
+        self,
+        name: str,
+        system: str,
+        *,
+        tie_rule: str = "stat",
+        cinematic: bool = False,
+        stress_limit: int | None = None,
+        threat_carries_over: bool = False,
+        tech_level: int | None = None,
+        fright_table: str | None = None,
     ) -> CampaignRow:
-        """Make a campaign playing ``system`` and select it."""
+        """Make a campaign playing ``system`` with the table settings given, and select it."""
         name = name.strip()
         if not name:
             raise BadInput("A campaign needs a name; give one in quotes.")
@@ -69,12 +83,60 @@ class Campaigns:
                 f"--cinematic is a {registry.titles_with(Feature.CHARACTER_POINTS)} option; "
                 f"leave it out for {system}."
             )
+        rules = registry.get(system)
+        given = {
+            "tie_rule": None if tie_rule == "stat" else tie_rule,
+            "stress_limit": stress_limit,
+            "threat_carries_over": threat_carries_over or None,
+            "tech_level": tech_level,
+            "fright_table": fright_table,
+        }
+        settings = checked_settings(rules, {k: v for k, v in given.items() if v is not None})
         campaign_id = str(uuid.uuid4())
-        created = CampaignCreated(name=name, system=system, tie_rule=tie_rule, cinematic=cinematic)
+        created = CampaignCreated(
+            name=name,
+            system=system,
+            tie_rule=tie_rule,
+            cinematic=cinematic,
+            stress_limit=settings.pop("stress_limit", 6),
+            threat_carries_over=settings.pop("threat_carries_over", False),
+        )
+        settings.pop("tie_rule", None)
+        events = [new_event(created)]
+        if settings:
+            events.append(new_event(CampaignSettingsChanged(**settings)))
         store = self.table.store
-        store.create_campaign(campaign_id, name, system, [new_event(created)])
+        store.create_campaign(campaign_id, name, system, events)
         store.set_setting(CURRENT, campaign_id)
         return CampaignRow(campaign_id, name, system, "")
+
+    def campaign_set(self, note: str | None = None, **given: Any) -> Logged:
+        """Change the campaign's table settings, as an event; ``given`` holds those the GM
+        typed (a table as the path of its file, or "rulebook" for the rulebook's own)."""
+
+        def decide(state: CampaignState) -> Decision:
+            wanted = checked_settings(state.rules, given)
+            changed = {k: v for k, v in wanted.items() if _setting_now(state, k) != _comparable(v)}
+            if not changed:
+                raise Refused(
+                    f'"{state.name}" has those settings already; nothing was logged. '
+                    "`tracker campaign set` alone shows them."
+                )
+            payload = CampaignSettingsChanged(note=note, **changed)
+            doc = {
+                "campaign": state.name,
+                "before": {k: _setting_now(state, k) for k in changed},
+                "after": {k: _comparable(v) for k, v in changed.items()},
+                "note": note,
+            }
+            return Decision([new_event(payload, state=state)], doc)
+
+        return self.table.play(decide)
+
+    def settings(self) -> tuple[CampaignState, dict[str, Any]]:
+        """The campaign's settings its rule system reads, as they stand."""
+        state = self.table.state()
+        return state, {k: _setting_now(state, k) for k in SETTINGS if k in state.rules.settings}
 
     def campaign_list(self) -> list[tuple[CampaignRow, bool, int]]:
         """Every campaign, whether it is the current one, and its number of events."""
@@ -389,3 +451,60 @@ def _sheet_changes(ch: Character, sheet: Sheet) -> dict[str, Any]:
         "traits": [t for t in sheet.traits if not _has(ch.traits, t)],
         "dropped_traits": [t for t in ch.traits if not _has(sheet.traits, t)],
     }
+
+
+STRESS_LIMITS = (1, 20)
+RULEBOOK = "rulebook"
+
+
+def checked_settings(rules: RuleSystem, given: dict[str, Any]) -> dict[str, Any]:
+    """The settings the GM gave, checked for the campaign's rule system: one the system does
+    not read, or a value it cannot use, is refused with a sentence. A table given as a file
+    path is read; "rulebook" (None) goes back to the rulebook's own."""
+    out: dict[str, Any] = {}
+    for name, value in given.items():
+        if value is None:
+            continue
+        option = "--" + name.replace("_", "-")
+        if name not in rules.settings:
+            readers = [s.title for s in registry.systems() if name in s.settings]
+            raise BadInput(
+                f"{option} is a {' and '.join(readers) or 'no'} setting; "
+                f"{rules.title} does not use it."
+            )
+        if name == "tie_rule" and value not in TIE_RULES:
+            raise BadInput("--tie-rule must be stat or defender.")
+        if name == "stress_limit" and not STRESS_LIMITS[0] <= value <= STRESS_LIMITS[1]:
+            raise BadInput(
+                f"--stress-limit is {STRESS_LIMITS[0]} to {STRESS_LIMITS[1]}, not {value}."
+            )
+        if name == "fright_table":
+            value = None if value == RULEBOOK else _table_file(value)
+        out[name] = rules.check_setting(name, value)
+    return out
+
+
+def _table_file(path: str) -> Any:
+    """A table file's contents: TOML (rows as [[rows]]) or JSON."""
+    import json
+    import tomllib
+    from pathlib import Path
+
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"Cannot read the table {file}: {exc.strerror}; check the path.") from None
+    try:
+        return json.loads(text) if file.suffix.lower() == ".json" else tomllib.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError) as exc:
+        raise BadInput(f"The table {file} is not valid TOML or JSON ({exc}); fix it.") from None
+
+
+def _setting_now(state: CampaignState, name: str) -> Any:
+    return getattr(state, name)
+
+
+def _comparable(value: Any) -> Any:
+    # A table is stored as a tuple of rows and folded as a list.
+    return list(value) if isinstance(value, tuple) else value

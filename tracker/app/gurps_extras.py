@@ -93,7 +93,7 @@ class GurpsExtras:
             src_a = source_for(dice_a, None, "--dice-a") if dice_a else shared
             src_b = source_for(dice_b, None, "--dice-b") if dice_b else shared
             src_r = source_for(reaction_dice, None, "--reaction-dice") if reaction_dice else shared
-            a_base, a_mods, a_eff = gurps_play.effective(a_side, mods)
+            a_base, a_mods, a_eff = gurps_play.effective(a_side, mods, state.tech_level)
             b_base, _, b_eff = gurps_play.effective(b_side, ())
             wants_reaction = skill.strip().lower() == "diplomacy"
             result = gurps.influence_roll(
@@ -253,6 +253,9 @@ class GurpsExtras:
             if exposures:
                 modifiers.append(gurps.fright_modifier("previous-exposure", exposures))
             shared = source_for(None, seed)
+            own_table = (
+                gurps.fright_table_from_rows(state.fright_table) if state.fright_table else None
+            )
             result = gurps.fright_check(
                 will,
                 modifiers,
@@ -263,6 +266,7 @@ class GurpsExtras:
                 else shared,
                 unfazeable=ch.has_trait("Unfazeable"),
                 ht=ch.stat("HT"),
+                table=own_table or gurps.FRIGHT_TABLE,
                 character=ch.name,
             )
             effects, notes = gurps_play.fright_effects(ch, result)
@@ -273,6 +277,9 @@ class GurpsExtras:
                 "ht": ch.stat("HT"),
                 "exposures": exposures,
             }
+            if own_table is not None:
+                # Looked up in the campaign's own table: `verify` then holds the row to it.
+                inputs["table"] = "campaign"
             payload = ev.FrightChecked(
                 character_id=ch.character_id,
                 inputs=inputs,

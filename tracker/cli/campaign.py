@@ -41,16 +41,28 @@ def campaign() -> None:
     help="Gloom: who wins a contested roll when both dice are equal.",
 )
 @click.option("--cinematic", is_flag=True, help="GURPS: players may buy up rolls with points.")
+@click.option("--stress-limit", type=int, help="Gloom: the stress that brings disadvantage (6).")
+@click.option(
+    "--threat-carries-over", is_flag=True, help="Glintlock: Threat is kept between sessions."
+)
+@click.option("--tech-level", type=int, metavar="TL", help="GURPS: the campaign's tech level.")
+@click.option(
+    "--fright-table",
+    type=click.Path(dir_okay=False),
+    help="GURPS: the campaign's own fright table (TOML or JSON rows).",
+)
 @output_options
-def campaign_new(name: str, system: str, tie_rule: str, cinematic: bool, as_json: bool) -> None:
-    """Create a campaign and make it the current one.
+def campaign_new(name: str, system: str, as_json: bool, **settings: Any) -> None:
+    """Create a campaign and make it the current one, with the table settings its rulebook
+    leaves to the GM (`tracker campaign set` changes them later).
 
     \b
-    Example:
+    Examples:
       tracker campaign new "Ashes of Veyra" --system glintlock
+      tracker campaign new "The Salt Road" --system gurps --cinematic --tech-level 3
     """
     tracker = open_tracker()
-    row = tracker.campaigns.campaign_new(name, system, tie_rule=tie_rule, cinematic=cinematic)
+    row = tracker.campaigns.campaign_new(name, system, **settings)
     if as_json:
         emit_json(
             {
@@ -64,6 +76,75 @@ def campaign_new(name: str, system: str, tie_rule: str, cinematic: bool, as_json
     click.echo(
         f'Campaign "{row.name}" ({row.system}) created and selected. Log: {tracker.location}'
     )
+
+
+SETTING_WORDS = {
+    "tie_rule": "tie rule",
+    "cinematic": "cinematic",
+    "stress_limit": "stress limit",
+    "threat_carries_over": "Threat carries over",
+    "tech_level": "tech level",
+    "fright_table": "fright table",
+}
+
+
+def _setting_text(name: str, value: Any) -> str:
+    if name == "fright_table":
+        return "the rulebook's" if value is None else f"the campaign's own ({len(value)} rows)"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "none" if value is None else str(value)
+
+
+@campaign.command("set", short_help="Change or show the campaign's table settings.")
+@click.option(
+    "--tie-rule", type=click.Choice(["stat", "defender"]), help="Gloom: who wins equal dice."
+)
+@click.option("--cinematic/--no-cinematic", default=None, help="GURPS: buy-ups with points.")
+@click.option("--stress-limit", type=int, help="Gloom: the stress that brings disadvantage.")
+@click.option(
+    "--threat-carries-over/--threat-resets",
+    default=None,
+    help="Glintlock: keep Threat between sessions, or reset it (the rulebook's default).",
+)
+@click.option("--tech-level", type=int, metavar="TL", help="GURPS: the campaign's tech level.")
+@click.option(
+    "--fright-table",
+    metavar="FILE|rulebook",
+    help="GURPS: the campaign's own fright table (TOML or JSON rows), or `rulebook`.",
+)
+@click.option("--note", help="Why the table changed it.")
+@output_options
+def campaign_set(note: str | None, as_json: bool, **given: Any) -> None:
+    """Change the campaign's table settings, as an event (only what is given changes); with
+    no setting given, show them.
+
+    \b
+    Examples:
+      tracker campaign set
+      tracker campaign set --stress-limit 8 --note "a gentler Gloom"
+      tracker campaign set --tech-level 8
+      tracker campaign set --fright-table fixtures/tables/fright-gentle.toml
+    """
+    from tracker.cli.play import show_logged
+
+    tracker = open_tracker()
+    if all(v is None for v in given.values()):
+        state, settings = tracker.campaigns.settings()
+        if as_json:
+            emit_json({"campaign": state.name, "settings": settings})
+            return
+        click.echo(f"{bold(state.name)} ({state.rules.title})")
+        for name, value in settings.items():
+            click.echo(f"  {SETTING_WORDS[name]}: {_setting_text(name, value)}")
+        return
+    logged = tracker.campaigns.campaign_set(note=note, **given)
+    d = logged.doc
+    changes = ", ".join(
+        f"{SETTING_WORDS[k]} {_setting_text(k, d['before'][k])} → {_setting_text(k, v)}"
+        for k, v in d["after"].items()
+    )
+    show_logged(logged, as_json, [f'"{d["campaign"]}": {changes}.'])
 
 
 @campaign.command("list")

@@ -45,6 +45,11 @@ def _summary(event, names: dict[str, str]) -> str:
     match event.data:
         case c.CampaignCreated(name=name, system=system):
             return f'campaign "{name}" created ({system})'
+        case c.CampaignSettingsChanged() as e:
+            changed = ", ".join(
+                f"{name.replace('_', ' ')} {_setting(value)}" for name, value in e.changed().items()
+            )
+            return f"settings: {changed}" + (f" ({e.note})" if e.note else "")
         case c.SessionStarted(number=number, title=title):
             named = f' "{title}"' if title else ""
             return f"session {number}{named} started"
@@ -131,6 +136,14 @@ def _summary(event, names: dict[str, str]) -> str:
         case Unreadable(reason=reason):
             return f"an event tracker cannot read ({event.type}: {reason})"
     return event.type
+
+
+def _setting(value) -> str:
+    if isinstance(value, tuple | list):
+        return f"the campaign's own ({plural(len(value), 'row')})"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "the rulebook's" if value is None else str(value)
 
 
 def _rules_of(system: str) -> RuleSystem | None:

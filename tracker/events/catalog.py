@@ -156,6 +156,41 @@ class CampaignCreated(EventPayload, frozen=True):
 
 
 @event_type
+class CampaignSettingsChanged(EventPayload, frozen=True):
+    """Table settings the GM changed (`campaign set`, or given to `campaign new`): only those
+    changed are in the payload. ``fright_table`` holds a campaign's own fright table rows (None:
+    back to the rulebook's); ``tech_level`` None clears it."""
+
+    TYPE: ClassVar[str] = "CampaignSettingsChanged"
+    tie_rule: str | msgspec.UnsetType = msgspec.UNSET
+    cinematic: bool | msgspec.UnsetType = msgspec.UNSET
+    stress_limit: int | msgspec.UnsetType = msgspec.UNSET
+    threat_carries_over: bool | msgspec.UnsetType = msgspec.UNSET
+    tech_level: int | msgspec.UnsetType | None = msgspec.UNSET
+    fright_table: tuple[dict[str, Any], ...] | msgspec.UnsetType | None = msgspec.UNSET
+    note: str | None = None
+
+    def changed(self) -> dict[str, Any]:
+        """The settings this event sets, by name."""
+        return {
+            name: getattr(self, name)
+            for name in SETTINGS
+            if getattr(self, name) is not msgspec.UNSET
+        }
+
+
+SETTINGS = (
+    "tie_rule",
+    "cinematic",
+    "stress_limit",
+    "threat_carries_over",
+    "tech_level",
+    "fright_table",
+)
+"""The campaign settings a ``CampaignSettingsChanged`` may set."""
+
+
+@event_type
 class SessionStarted(EventPayload, frozen=True):
     """A session of play began; its number is the session_id of every event logged in it."""
 

@@ -33,7 +33,7 @@ from tracker.systems.base import Feature, RuleSystem
 from tracker.words import plural
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 7
+PROJECTION_VERSION = 8
 RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
@@ -291,6 +291,9 @@ class CampaignState:
     cinematic: bool = False
     stress_limit: int = 6
     threat_carries_over: bool = False
+    # GURPS: the campaign's tech level (best equipment), and its own fright table's rows.
+    tech_level: int | None = None
+    fright_table: list[dict[str, Any]] | None = None
     version: int = 0
     head_hash: str = ""
     # The newest session in force, running or ended. The state keeps no list of sessions, so a
@@ -597,6 +600,11 @@ def _campaign_created(state: CampaignState, e: c.CampaignCreated, _: StoredEvent
     state.cinematic = e.cinematic
     state.stress_limit = e.stress_limit
     state.threat_carries_over = e.threat_carries_over
+
+
+def _settings_changed(state: CampaignState, e: c.CampaignSettingsChanged, _: StoredEvent) -> None:
+    for name, value in e.changed().items():
+        setattr(state, name, list(value) if isinstance(value, tuple) else value)
 
 
 def _session_started(state: CampaignState, e: c.SessionStarted, raw: StoredEvent) -> None:
@@ -984,6 +992,7 @@ _HANDLERS: dict[type, Callable[[CampaignState, Any, StoredEvent], None]] = {
     p.EventsRevoked: _revoked,
     p.EventsRestored: _restored,
     c.CampaignCreated: _campaign_created,
+    c.CampaignSettingsChanged: _settings_changed,
     c.SessionStarted: _session_started,
     c.SessionEnded: _session_ended,
     c.CharacterAdded: _character_added,
@@ -1021,6 +1030,8 @@ _STATE_FIELDS = (
     "cinematic",
     "stress_limit",
     "threat_carries_over",
+    "tech_level",
+    "fright_table",
     "version",
     "head_hash",
     "current_session",

@@ -97,6 +97,8 @@ class CampaignView(Protocol):
     cinematic: bool
     stress_limit: int
     threat: int
+    tech_level: int | None
+    fright_table: Sequence[Mapping[str, Any]] | None
 
     @property
     def threat_floor(self) -> str: ...
@@ -334,6 +336,9 @@ class RuleSystem:
     out and which moves with its source when the sheet changes."""
     difficulties: ClassVar[tuple[str, ...]] = ()
     """Difficulties a roll's ``dl`` may be given by name (Gloom: routine, hard...)."""
+    settings: ClassVar[frozenset[str]] = frozenset()
+    """The campaign settings the system reads (``CampaignSettingsChanged``): a setting no
+    system of the campaign reads is refused rather than logged for nothing."""
     spend_kinds: ClassVar[tuple[str, ...]] = ()
     """What ``tracker spend NAME KIND`` takes in this system (Mettle spends, a buy-up)."""
     track_max: ClassVar[Mapping[str, int]] = {}
@@ -376,6 +381,11 @@ class RuleSystem:
             for name, source in self.derived
             if name.casefold() not in have and source.casefold() in have
         }
+
+    def check_setting(self, name: str, value: Any) -> Any:
+        """A campaign setting's value as the system will read it, checked (one sentence when it
+        cannot be used); ``value`` is what the GM gave, a table as read from its file."""
+        return value
 
     def check_default(self, expression: str) -> None:
         """Refuse a skill default the system cannot read (``Feature.DEFAULTS`` only)."""

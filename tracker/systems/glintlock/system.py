@@ -25,6 +25,7 @@ class Glintlock(RuleSystem):
     name: ClassVar[str] = "glintlock"
     title: ClassVar[str] = "Glintlock"
     order: ClassVar[int] = 3
+    settings: ClassVar[frozenset[str]] = frozenset({"threat_carries_over"})
     spend_kinds: ClassVar[tuple[str, ...]] = tuple(glintlock.METTLE_COSTS)
     features: ClassVar[frozenset[str]] = frozenset(
         {

@@ -23,6 +23,7 @@ class Gloom(RuleSystem):
     name: ClassVar[str] = "gloom"
     title: ClassVar[str] = "Gloom"
     order: ClassVar[int] = 1
+    settings: ClassVar[frozenset[str]] = frozenset({"tie_rule", "stress_limit"})
     difficulties: ClassVar[tuple[str, ...]] = (*gloom.DIFFICULTY, gloom.IMPOSSIBLE)
     features: ClassVar[frozenset[str]] = frozenset(
         {Feature.STRESS, Feature.CONTESTS, Feature.PANIC_CHECKS}

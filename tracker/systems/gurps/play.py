@@ -49,13 +49,14 @@ FACES = 6
 TOTAL_DARKNESS = "total-darkness"
 
 
-def parse_modifier(text: str) -> gurps.Modifier:
-    """``-2``, ``+1:darkness``, or a preset name (``hard``, ``equipment:fine``, ``haste:30``)."""
+def parse_modifier(text: str, tl: int | None = None) -> gurps.Modifier:
+    """``-2``, ``+1:darkness``, or a preset name (``hard``, ``equipment:fine``, ``haste:30``);
+    ``tl`` is the campaign's tech level, for best equipment."""
     number, sep, label = text.partition(":")
     try:
         value = int(number)
     except ValueError:
-        return gurps.preset(text)
+        return gurps.preset(text, tl=tl)
     return gurps.Modifier(value, label.strip() if sep and label.strip() else "modifier")
 
 
@@ -137,7 +138,7 @@ def decide_roll(
                 "Dark Vision or Infravision); roll another sense, or give light."
             )
         mods = [m for m in mods if m.strip().lower() != TOTAL_DARKNESS]
-    modifiers = [parse_modifier(m) for m in mods]
+    modifiers = [parse_modifier(m, campaign.tech_level) for m in mods]
     if sense:
         modifiers.extend(gurps.sense_modifiers(sense, traits))
     retry_mode = None
@@ -231,10 +232,12 @@ def _danger_sense(character: CharacterView, request: RollRequest) -> RollDecisio
     )
 
 
-def effective(side: Side, mods: tuple[str, ...] | list[str]) -> tuple[int, list[Any], int]:
+def effective(
+    side: Side, mods: tuple[str, ...] | list[str], tl: int | None = None
+) -> tuple[int, list[Any], int]:
     """A contest side's base (skill, attribute or an opponent's score), its modifiers and its
-    effective skill."""
-    modifiers = [parse_modifier(m) for m in mods]
+    effective skill; ``tl`` is the campaign's tech level, for best equipment."""
+    modifiers = [parse_modifier(m, tl) for m in mods]
     if side.character is None:
         base = side.score or 0
     else:
@@ -264,8 +267,8 @@ def decide_contest(
     mode = request.mode or "quick"
     if mode not in ("quick", "resistance", "regular"):
         raise BadInput("A GURPS contest is quick, resistance or regular.")
-    a_base, a_mods, a_eff = effective(a, request.mods_a)
-    b_base, b_mods, b_eff = effective(b, request.mods_b)
+    a_base, a_mods, a_eff = effective(a, request.mods_a, campaign.tech_level)
+    b_base, b_mods, b_eff = effective(b, request.mods_b, campaign.tech_level)
     src_a, src_b = request.sources()
     extra: dict[str, Any] = {}
     contest_id = round_number = None
@@ -500,6 +503,12 @@ def _fright_again(event: FrightChecked) -> str | None:
     if problem or table is None:
         return problem
     total = sum(table["dice"]) + table["margin_of_failure"]
+    if event.inputs.get("table") == "campaign":
+        # The campaign's own table is a setting of its log, not of the event: the row it gave
+        # is held to its total and its effects, not looked up again here.
+        return _differs("the fright table total", table["total"], total) or (
+            _fright_effects_again(event, table)
+        )
     row = gurps.FRIGHT_TABLE.lookup(total)
     return (
         _differs("the fright table total", table["total"], total)

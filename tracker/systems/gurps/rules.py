@@ -204,7 +204,10 @@ def _difficulty_modifier(name: str) -> Modifier:
 def _equipment_modifier(quality: str, tl: int | None) -> Modifier:
     if quality == "best":
         if tl is None:
-            raise BadInput("Best equipment gives +TL/2, so give the tech level (TL) with it.")
+            raise BadInput(
+                "Best equipment gives +TL/2: set the campaign's tech level (`tracker campaign "
+                "set --tech-level 8`) or give it with the roll (--mod equipment:best:8)."
+            )
         if tl < 0:
             raise BadInput(f"A tech level is 0 or more, not {tl}.")
         return Modifier(max(tables.BEST_EQUIPMENT_MIN, tl // 2), f"best equipment (TL{tl})")
@@ -249,7 +252,7 @@ def preset(name: str, *, tl: int | None = None) -> Modifier:
     DESIGN.md Rulings/gurps (modifier presets). Names:
     - a task difficulty, bare or prefixed: ``hard``, ``difficulty:very-hard``;
     - ``equipment:QUALITY`` with QUALITY in none-tech, none, improvised-tech, improvised, basic,
-      good, fine, best (best needs ``tl``);
+      good, fine, best (best needs ``tl``, or gives its own: ``equipment:best:8``);
     - ``time:Nx`` (also ``extra-time:Nx``), e.g. ``time:4x``;
     - ``haste:P`` with P the percentage of time saved, e.g. ``haste:30`` or ``haste:30%``;
     - ``climbing:SURFACE`` from the Climbing surface table (gurps.md, 'Climbing'), e.g.
@@ -267,7 +270,14 @@ def preset(name: str, *, tl: int | None = None) -> Modifier:
     if group == "difficulty" and value in TASK_DIFFICULTY:
         return _difficulty_modifier(value)
     if group == "equipment":
-        return _equipment_modifier(value, tl)
+        # "best:8" (or "best:tl8") gives the tech level with the roll, over the campaign's.
+        quality, _, level = value.partition(":")
+        if quality == "best" and level:
+            digits = level.removeprefix("tl")
+            if not digits.isdigit():
+                raise BadInput("Write best equipment as equipment:best:TL, like equipment:best:8.")
+            tl = int(digits)
+        return _equipment_modifier(quality, tl)
     if group in ("time", "extra-time"):
         match = re.fullmatch(r"(\d+)x?", value)
         if match:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from importlib import resources
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from tracker.errors import Refused
+from tracker.errors import BadInput, Refused
 from tracker.systems.base import (
     CharacterView,
     DemoEvening,
@@ -27,6 +27,7 @@ class Gurps(RuleSystem):
     name: ClassVar[str] = "gurps"
     title: ClassVar[str] = "GURPS"
     order: ClassVar[int] = 2
+    settings: ClassVar[frozenset[str]] = frozenset({"cinematic", "tech_level", "fright_table"})
     spend_kinds: ClassVar[tuple[str, ...]] = ("buy-up",)
     derived: ClassVar[tuple[tuple[str, str], ...]] = DERIVED_STATS
     features: ClassVar[frozenset[str]] = frozenset(
@@ -53,6 +54,21 @@ class Gurps(RuleSystem):
     examples: ClassVar[tuple[RollRequest, ...]] = (RollRequest("Lockpicking"),)
     score_range: ClassVar[tuple[int, int]] = (0, 40)
     sheet_stats: ClassVar[frozenset[str]] = frozenset({"st", "dx", "iq", "ht"})
+
+    def check_setting(self, name: str, value: Any) -> Any:
+        """A campaign's own fright table (rows shaped like the rulebook's, checked whole);
+        a tech level of 0 to 12."""
+        from tracker.systems.gurps import rules as gurps
+
+        if name == "fright_table" and value is not None:
+            rows = value.get("rows") if isinstance(value, Mapping) else value
+            if not isinstance(rows, list):
+                raise BadInput("A fright table file holds its rows as a list named rows.")
+            gurps.fright_table_from_rows(rows)
+            return tuple(rows)
+        if name == "tech_level" and value is not None and not 0 <= value <= 12:
+            raise BadInput(f"A tech level is 0 to 12, not {value}.")
+        return value
 
     def check_default(self, expression: str) -> None:
         from tracker.systems.gurps.rules import parse_default

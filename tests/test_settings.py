@@ -1,0 +1,146 @@
+"""Campaign settings: given to `campaign new` or changed with `campaign set` as an event, read by
+the rules from then on, refused where the campaign's system has no use for them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHEETS = ROOT / "fixtures" / "sheets"
+GENTLE = ROOT / "fixtures" / "tables" / "fright-gentle.toml"
+
+
+def gurps(run, *flags: str):
+    run.ok(["campaign", "new", "Salt", "--system", "gurps", *flags])
+    for sheet in SHEETS.glob("gurps-*.toml"):
+        run.ok(["character", "add", "--sheet", str(sheet)])
+    run.ok("session start")
+    return run
+
+
+def refused(run, command, words: str, code: int = 1) -> None:
+    before = run.event_count()
+    result = run(command)
+    assert result.exit_code == code, result.output
+    assert words in result.stderr
+    assert run.event_count() == before
+
+
+def test_gloom_stress_at_the_campaigns_limit_gives_disadvantage(run):
+    # gloom.md: too much Stress gives Disadvantage; the limit is the campaign's (6 by default).
+    run.ok("campaign new Neon --system gloom --stress-limit 4")
+    run.ok("character add Kade --skill Hacking=16")
+    run.ok("session start")
+    run.ok("stress Kade +4")
+    refused(run, "roll Kade Hacking --dice 9", "disadvantage (stress at the limit (4))", code=2)
+    assert run.json("roll Kade Hacking --dice 9,14")["kept"] == 9
+    said = run.ok("campaign set --stress-limit 6 --note 'a gentler Gloom'").stdout
+    assert '"Neon": stress limit 4 → 6.' in said
+    assert run.json("roll Kade Hacking --dice 9")["mode"] == "normal"
+    assert "settings: stress limit 6 (a gentler Gloom)" in run.ok("log").stdout
+    assert run.json("campaign set")["settings"] == {"tie_rule": "stat", "stress_limit": 6}
+
+
+def test_glintlock_threat_carries_over_between_sessions_when_the_campaign_says_so(run):
+    run.ok("campaign new Ashes --system glintlock --threat-carries-over")
+    run.ok("session start")
+    run.ok("threat add 3")
+    run.ok("session end")
+    run.ok("session start")
+    assert run.json("status")["threat"] == 3
+    run.ok("campaign set --threat-resets")
+    run.ok("session end")
+    run.ok("session start")
+    assert run.json("status")["threat"] == 0
+
+
+def test_best_equipment_takes_the_campaigns_tech_level_or_the_rolls_own(run):
+    # gurps.md, 'Equipment Modifiers': best equipment is +TL/2, minimum +2.
+    gurps(run)
+    refused(
+        run,
+        "roll Mira Lockpicking --mod equipment:best --dice 3,4,5",
+        "campaign set --tech-level",
+        code=2,
+    )
+    run.ok("campaign set --tech-level 3")
+    low = run.json("roll Mira Lockpicking --mod equipment:best --dice 3,4,5")
+    assert low["effective"] == 12 + 2  # TL3: 3/2 is 1, the minimum is +2
+    own = run.json("roll Mira Lockpicking --mod equipment:best:8 --dice 3,4,5")
+    assert own["effective"] == 12 + 4
+    run.ok("campaign set --tech-level 9")
+    assert run.json("roll Mira Lockpicking --mod equipment:best --dice 3,4,5")["effective"] == 16
+    contest = run.json("contest Mira Lockpicking Lock 12 --mod-a equipment:best --dice-a 3,4,5")
+    assert contest["a"]["effective"] == 16
+
+
+def test_a_campaigns_own_fright_table_is_read_and_verified(run):
+    gurps(run)
+    run.ok(["campaign", "set", "--fright-table", str(GENTLE)])
+    # Will 12 -10 = 2: a 17 fails by 15; 3+3+3 + 15 = 24 is the gentle table's last row.
+    fright = run.json(
+        "fright Mira --mod -10:horror --dice 6,6,5 --table-dice 3,3,3 --effect-dice 4"
+    )
+    assert (fright["table"]["row"], fright["table"]["text"]) == (
+        21,
+        "Flee in panic for 1d minutes.",
+    )
+    assert [c["name"] for c in run.json("status Mira")["conditions"]] == ["panicked"]
+    assert "chain intact" in run.ok("verify").stdout
+    run.ok("campaign set --fright-table rulebook")
+    rulebook = run.json("fright Vora --mod -8:horror --dice 6,6,5 --table-dice 1,1,2")
+    assert rulebook["table"]["row"] == 18  # the rulebook's row 18: faint
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("not = [toml", "is not valid TOML or JSON"),
+        ("[[rows]]\nfirst = 10\ntext = 'a'\n[[rows]]\nfirst = 8\ntext = 'b'\n", "rising order"),
+        (
+            "[[rows]]\nfirst = 10\ntext = 'a'\neffects = [{ kind = 'curse' }]\n",
+            "effect kind 'curse' is unknown",
+        ),
+        ("title = 'no rows'\n", "rows as a list named rows"),
+    ],
+)
+def test_a_fright_table_that_cannot_be_read_is_refused(run, tmp_path, text, words):
+    gurps(run)
+    table = tmp_path / "table.toml"
+    table.write_text(text, encoding="utf-8")
+    refused(run, ["campaign", "set", "--fright-table", str(table)], words, code=2)
+
+
+@pytest.mark.parametrize(
+    ("system", "command", "words"),
+    [
+        ("gurps", "campaign set --stress-limit 8", "--stress-limit is a Gloom setting"),
+        ("gurps", "campaign set --tie-rule defender", "--tie-rule is a Gloom setting"),
+        ("gloom", "campaign set --tech-level 8", "--tech-level is a GURPS setting"),
+        ("glintlock", "campaign set --cinematic", "--cinematic is a GURPS setting"),
+        ("gloom", "campaign set --threat-carries-over", "is a Glintlock setting"),
+        ("gloom", "campaign set --stress-limit 0", "--stress-limit is 1 to 20, not 0"),
+        ("gurps", "campaign set --tech-level 13", "A tech level is 0 to 12, not 13"),
+    ],
+)
+def test_a_setting_the_system_has_no_use_for_or_cannot_take_is_refused(run, system, command, words):
+    run.ok(f"campaign new Table --system {system}")
+    refused(run, command, words, code=2)
+
+
+def test_a_setting_that_changes_nothing_is_refused_and_new_refuses_before_making(run):
+    run.ok("campaign new Neon --system gloom")
+    refused(run, "campaign set --stress-limit 6", "has those settings already")
+    result = run("campaign new Other --system gurps --stress-limit 4")
+    assert result.exit_code == 2
+    assert "Other" not in run.ok("campaign list").stdout
+
+
+def test_undoing_a_setting_puts_the_one_before_back(run):
+    run.ok("campaign new Neon --system gloom")
+    run.ok("campaign set --stress-limit 3")
+    version = run.json("log")["events"][-1]["version"]
+    run.ok(f"undo {version}")
+    assert run.json("campaign set")["settings"]["stress_limit"] == 6
