@@ -137,6 +137,7 @@ TOURS: dict[str, list[str]] = {
         "session end",
         "reveal --session 1",
         "character update Tomas --trained Swim --stat Grit=3",
+        f"campaign set --breaking-table {SHEETS.parent / 'tables' / 'breaking-d6.toml'}",
     ],
 }
 

@@ -144,3 +144,39 @@ def test_undoing_a_setting_puts_the_one_before_back(run):
     version = run.json("log")["events"][-1]["version"]
     run.ok(f"undo {version}")
     assert run.json("campaign set")["settings"]["stress_limit"] == 6
+
+
+BREAKING = ROOT / "fixtures" / "tables" / "breaking-d6.toml"
+
+
+def test_a_breaking_point_rolls_on_the_campaigns_breaking_table(run):
+    # glintlock.md, 'Stress': "Breaking point. Roll table, clear 3, lasting consequence."
+    run.ok("campaign new Ashes --system glintlock")
+    run.ok("character add Tomas --stat Wits=3")
+    run.ok("session start")
+    run.ok("stress Tomas +6")
+    refused(run, "breaking-point Tomas 'fear of deep water'", "no breaking table", code=2)
+    run.ok(["campaign", "set", "--breaking-table", str(BREAKING)])
+    for die, text in ((1, "Freeze"), (3, "Flee"), (4, "Lash out"), (6, "Steel")):
+        broke = run.json(f"breaking-point Tomas 'fear of deep water' --dice {die}")
+        assert broke["result"].startswith(text), die
+        assert broke["roll"] == {"dice": [die], "total": die, "text": broke["result"]}
+        run.ok("undo")
+    said = run.ok("breaking-point Tomas 'fear of deep water' --dice 2").stdout
+    assert "Tomas: breaking table 2: Flee from the source of the stress; lasting: fear" in said
+    assert run.json("status Tomas")["stress"] == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('dice = "1d6"\n[[rows]]\nfirst = 1\nlast = 5\ntext = "a"\n', "exactly one row"),
+        ('dice = "d"\n[[rows]]\nfirst = 1\ntext = "a"\n', 'like dice = "1d6"'),
+        ('dice = "1d2"\n[[rows]]\nfirst = 1\nlast = 2\n', "needs first, last and text"),
+    ],
+)
+def test_a_breaking_table_that_cannot_be_read_is_refused(run, tmp_path, text, words):
+    run.ok("campaign new Ashes --system glintlock")
+    table = tmp_path / "breaking.toml"
+    table.write_text(text, encoding="utf-8")
+    refused(run, ["campaign", "set", "--breaking-table", str(table)], words, code=2)

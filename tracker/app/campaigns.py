@@ -455,6 +455,7 @@ def _sheet_changes(ch: Character, sheet: Sheet) -> dict[str, Any]:
 
 STRESS_LIMITS = (1, 20)
 RULEBOOK = "rulebook"
+NONE = "none"
 
 
 def checked_settings(rules: RuleSystem, given: dict[str, Any]) -> dict[str, Any]:
@@ -478,8 +479,8 @@ def checked_settings(rules: RuleSystem, given: dict[str, Any]) -> dict[str, Any]
             raise BadInput(
                 f"--stress-limit is {STRESS_LIMITS[0]} to {STRESS_LIMITS[1]}, not {value}."
             )
-        if name == "fright_table":
-            value = None if value == RULEBOOK else _table_file(value)
+        if name in ("fright_table", "breaking_table"):
+            value = None if value in (RULEBOOK, NONE) else _table_file(value)
         out[name] = rules.check_setting(name, value)
     return out
 

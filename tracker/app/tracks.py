@@ -8,6 +8,10 @@ Threat spend is allowed, what a buy-up costs) are asked of the campaign's system
 
 from __future__ import annotations
 
+from typing import Any
+
+import msgspec
+
 from tracker.app.deciding import Decision, Logged, new_event
 from tracker.app.table import Table
 from tracker.errors import BadInput, NotFound, Refused
@@ -265,7 +269,18 @@ class Tracks:
 
         return self.table.play(decide)
 
-    def breaking_point(self, name: str, result: str, consequence: str) -> Logged:
+    def breaking_point(
+        self,
+        name: str,
+        result: str | None,
+        consequence: str,
+        *,
+        dice: str | None = None,
+        seed: str | None = None,
+    ) -> Logged:
+        """Resolve a breaking point: the table's result as the GM read it, or (``result``
+        None) rolled on the campaign's breaking table; the lasting consequence; stress cleared."""
+
         def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.BREAKING_POINT, "The breaking point")
             clears = state.rules.breaking_point_clears
@@ -273,18 +288,27 @@ class Tracks:
             open_ = state.open_obligations("breaking-point", ch.character_id)
             if not open_:
                 raise Refused(f"{ch.name} is not at the breaking point (stress {ch.stress}).")
-            if not result.strip() or not consequence.strip():
+            if not consequence.strip() or (result is not None and not result.strip()):
                 raise BadInput("Give the breaking table's result and the lasting consequence.")
+            rolled: dict[str, Any] | None = None
+            text = (result or "").strip()
+            if result is None:
+                rolled = _roll_breaking_table(state, dice, seed)
+                text = rolled["text"]
+            elif dice or seed:
+                raise BadInput("--dice and --seed roll the campaign's table; leave out RESULT.")
             payload = ev.BreakingPointResolved(
                 character_id=ch.character_id,
-                result=result.strip(),
+                result=text,
                 consequence=consequence.strip(),
                 cleared=clears,
                 obligation=open_[0].id,
+                roll=msgspec.UNSET if rolled is None else rolled,
             )
             doc = {
                 "character": ch.name,
-                "result": result.strip(),
+                "result": text,
+                "roll": rolled,
                 "consequence": consequence.strip(),
                 "stress_after": max(ch.stress - clears, 0),
             }
@@ -340,3 +364,21 @@ def _obligation(state: CampaignState, ident: str) -> Obligation:
         ids = ", ".join(state.obligations) or "none"
         raise NotFound(f"No open obligation {ident} (open: {ids}); see `tracker obligations`.")
     return ob
+
+
+def _roll_breaking_table(state: CampaignState, dice: str | None, seed: str | None) -> dict:
+    """A roll on the campaign's breaking table: the dice, their total and the row's text."""
+    from tracker.systems.dice import source_for
+
+    table = state.breaking_table
+    if table is None:
+        raise BadInput(
+            f'"{state.name}" has no breaking table of its own; give the result as the table '
+            "reads (`tracker breaking-point NAME RESULT CONSEQUENCE`), or load one with "
+            "`tracker campaign set --breaking-table FILE`."
+        )
+    count, faces = (int(n) for n in table["dice"].split("d"))
+    rolled = source_for(dice, seed).roll(count, faces, "the breaking table")
+    total = sum(rolled)
+    row = next(r for r in table["rows"] if r["first"] <= total <= r["last"])
+    return {"dice": list(rolled), "total": total, "text": row["text"]}

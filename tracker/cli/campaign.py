@@ -85,12 +85,19 @@ SETTING_WORDS = {
     "threat_carries_over": "Threat carries over",
     "tech_level": "tech level",
     "fright_table": "fright table",
+    "breaking_table": "breaking table",
 }
 
 
 def _setting_text(name: str, value: Any) -> str:
     if name == "fright_table":
         return "the rulebook's" if value is None else f"the campaign's own ({len(value)} rows)"
+    if name == "breaking_table":
+        return (
+            "none (the GM reads the result)"
+            if value is None
+            else f"the campaign's own ({value['dice']})"
+        )
     if isinstance(value, bool):
         return "yes" if value else "no"
     return "none" if value is None else str(value)
@@ -112,6 +119,11 @@ def _setting_text(name: str, value: Any) -> str:
     "--fright-table",
     metavar="FILE|rulebook",
     help="GURPS: the campaign's own fright table (TOML or JSON rows), or `rulebook`.",
+)
+@click.option(
+    "--breaking-table",
+    metavar="FILE|none",
+    help="Glintlock: the campaign's breaking table (TOML or JSON: dice and rows), or `none`.",
 )
 @click.option("--note", help="Why the table changed it.")
 @output_options

@@ -117,7 +117,7 @@ def _summary(event, names: dict[str, str]) -> str:
         case p.TraitAssigned(kind=kind, name=name):
             return f'{who} gains the {kind} "{name}"'
         case p.BreakingPointResolved(result=result, consequence=consequence):
-            return f"{who} breaks: {result}; lasting: {consequence}"
+            return f"{who} breaks: {result.rstrip('.')}; lasting: {consequence}"
         case p.ObligationDismissed(obligation=obligation):
             return f"obligation {obligation} dismissed"
         case p.ProjectStarted(name=name, man_hours=hours):
@@ -139,6 +139,8 @@ def _summary(event, names: dict[str, str]) -> str:
 
 
 def _setting(value) -> str:
+    if isinstance(value, dict):
+        return f"the campaign's own ({value['dice']}, {plural(len(value['rows']), 'row')})"
     if isinstance(value, tuple | list):
         return f"the campaign's own ({plural(len(value), 'row')})"
     if isinstance(value, bool):

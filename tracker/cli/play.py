@@ -402,18 +402,39 @@ def note(text, as_json) -> None:
 
 @click.command("breaking-point", short_help="Glintlock: resolve a breaking point.")
 @click.argument("character", shell_complete=complete.characters)
-@click.argument("result")
-@click.argument("consequence")
+@click.argument("texts", nargs=-1, required=True, metavar="[RESULT] CONSEQUENCE")
+@click.option("--dice", metavar="N,N...", help="Physical dice for the campaign's table.")
+@click.option("--seed", metavar="S", help="Seed the virtual dice for the campaign's table.")
 @output_options
-def breaking_point(character, result, consequence, as_json) -> None:
-    """Glintlock: resolve a breaking point (table result, lasting consequence; clears 3)."""
-    logged = open_tracker().tracks.breaking_point(character, result, consequence)
+def breaking_point(character, texts, dice, seed, as_json) -> None:
+    """Glintlock: resolve a breaking point (table result, lasting consequence; clears 3).
+
+    With the table's RESULT as the GM read it, it is logged as given; with the CONSEQUENCE
+    alone, tracker rolls on the campaign's own breaking table (`campaign set --breaking-table`).
+
+    \b
+    Examples:
+      tracker breaking-point Tomas freezes "fear of deep water"
+      tracker breaking-point Tomas "fear of deep water" --dice 4
+    """
+    if len(texts) > 2:
+        raise click.UsageError("give RESULT and CONSEQUENCE (quote each), or CONSEQUENCE alone")
+    result, consequence = (None, texts[0]) if len(texts) == 1 else texts
+    logged = open_tracker().tracks.breaking_point(
+        character, result, consequence, dice=dice, seed=seed
+    )
     d = logged.doc
+    rolled = ""
+    if d["roll"]:
+        r = d["roll"]
+        shown = "+".join(map(str, r["dice"])) + (f" = {r['total']}" if len(r["dice"]) > 1 else "")
+        rolled = f"breaking table {shown}: "
     show_logged(
         logged,
         as_json,
         [
-            f"{d['character']}: {d['result']}; lasting: {d['consequence']}. "
+            f"{d['character']}: {rolled}{d['result'].rstrip('.')}; "
+            f"lasting: {d['consequence'].rstrip('.')}. "
             f"Stress {d['stress_after']}."
         ],
     )

@@ -158,8 +158,9 @@ class CampaignCreated(EventPayload, frozen=True):
 @event_type
 class CampaignSettingsChanged(EventPayload, frozen=True):
     """Table settings the GM changed (`campaign set`, or given to `campaign new`): only those
-    changed are in the payload. ``fright_table`` holds a campaign's own fright table rows (None:
-    back to the rulebook's); ``tech_level`` None clears it."""
+    changed are in the payload. ``fright_table`` holds a campaign's own fright table rows and
+    ``breaking_table`` its breaking table (None: none of its own); ``tech_level`` None clears
+    it."""
 
     TYPE: ClassVar[str] = "CampaignSettingsChanged"
     tie_rule: str | msgspec.UnsetType = msgspec.UNSET
@@ -168,6 +169,7 @@ class CampaignSettingsChanged(EventPayload, frozen=True):
     threat_carries_over: bool | msgspec.UnsetType = msgspec.UNSET
     tech_level: int | msgspec.UnsetType | None = msgspec.UNSET
     fright_table: tuple[dict[str, Any], ...] | msgspec.UnsetType | None = msgspec.UNSET
+    breaking_table: dict[str, Any] | msgspec.UnsetType | None = msgspec.UNSET
     note: str | None = None
 
     def changed(self) -> dict[str, Any]:
@@ -186,6 +188,7 @@ SETTINGS = (
     "threat_carries_over",
     "tech_level",
     "fright_table",
+    "breaking_table",
 )
 """The campaign settings a ``CampaignSettingsChanged`` may set."""
 

@@ -259,6 +259,8 @@ class BreakingPointResolved(EventPayload, frozen=True):
     consequence: str
     cleared: int = 3
     obligation: str | None = None
+    # The roll on the campaign's breaking table that gave ``result``, when it was rolled here.
+    roll: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
 
 
 @event_type

@@ -294,6 +294,8 @@ class CampaignState:
     # GURPS: the campaign's tech level (best equipment), and its own fright table's rows.
     tech_level: int | None = None
     fright_table: list[dict[str, Any]] | None = None
+    # Glintlock: the campaign's breaking table ({"dice": "1d6", "rows": [...]}).
+    breaking_table: dict[str, Any] | None = None
     version: int = 0
     head_hash: str = ""
     # The newest session in force, running or ended. The state keeps no list of sessions, so a
@@ -1032,6 +1034,7 @@ _STATE_FIELDS = (
     "threat_carries_over",
     "tech_level",
     "fright_table",
+    "breaking_table",
     "version",
     "head_hash",
     "current_session",

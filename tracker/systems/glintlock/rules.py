@@ -7,6 +7,7 @@ rolled and which one is kept; every outcome moves the Mettle and Threat tracks.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -783,6 +784,64 @@ STRESS_EFFECTS: tuple[tuple[int, str], ...] = (
 
 BREAKING_POINT_CLEARS = 3
 """A breaking point clears 3 Stress (after the table roll; a lasting consequence is recorded)."""
+
+
+_TABLE_DICE = re.compile(r"(\d{1,2})?d(\d{1,3})")
+
+
+@dataclass(frozen=True, slots=True)
+class BreakingTable:
+    """A campaign's breaking table: the dice it is rolled with and its rows, each covering
+    totals ``first`` to ``last``."""
+
+    count: int
+    faces: int
+    rows: tuple[dict[str, Any], ...]
+
+    def lookup(self, total: int) -> dict[str, Any]:
+        for row in self.rows:
+            if row["first"] <= total <= row["last"]:
+                return row
+        raise BadInput(f"The breaking table has no row for {total}; give every total a row.")
+
+
+def breaking_table(data: Any) -> BreakingTable:
+    """A breaking table from its file's contents: ``dice = "1d6"`` and ``[[rows]]`` with
+    ``first``, ``last`` (``first`` alone for one total) and ``text``; every total the dice can
+    give needs exactly one row.
+
+    Rulebook: glintlock.md, 'Stress' ("Breaking point. Roll table, clear 3, lasting
+    consequence."); the table itself is the campaign's.
+    """
+    if not isinstance(data, dict):
+        raise BadInput('A breaking table file holds dice = "1d6" and its rows; fix it.')
+    match = _TABLE_DICE.fullmatch(str(data.get("dice", "")).strip().lower())
+    if match is None:
+        raise BadInput('A breaking table names its dice like dice = "1d6" or "2d6"; fix it.')
+    count, faces = int(match.group(1) or 1), int(match.group(2))
+    if not (1 <= count <= 10 and 2 <= faces <= 100):
+        raise BadInput("A breaking table rolls 1 to 10 dice of 2 to 100 faces.")
+    rows = data.get("rows")
+    if not isinstance(rows, list) or not rows:
+        raise BadInput("A breaking table file holds its rows as a list named rows.")
+    out, covered = [], []
+    for number, row in enumerate(rows, start=1):
+        if not isinstance(row, dict) or not isinstance(row.get("text"), str):
+            raise BadInput(f"Breaking table row {number} needs first, last and text.")
+        first, last = row.get("first"), row.get("last", row.get("first"))
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (first, last)):
+            raise BadInput(f"Breaking table row {number}: first and last are whole numbers.")
+        if last < first:
+            raise BadInput(f"Breaking table row {number}: last is below first.")
+        out.append({"first": first, "last": last, "text": row["text"].strip()})
+        covered += range(first, last + 1)
+    possible = list(range(count, count * faces + 1))
+    if sorted(covered) != possible:
+        raise BadInput(
+            f"The breaking table's rows must give each total of {count}d{faces} "
+            f"({count} to {count * faces}) exactly one row."
+        )
+    return BreakingTable(count, faces, tuple(out))
 
 
 def stress_effects(stress: int) -> tuple[str, ...]:

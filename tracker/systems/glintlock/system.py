@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from importlib import resources
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from tracker.errors import Refused
 from tracker.systems.base import (
@@ -25,7 +25,7 @@ class Glintlock(RuleSystem):
     name: ClassVar[str] = "glintlock"
     title: ClassVar[str] = "Glintlock"
     order: ClassVar[int] = 3
-    settings: ClassVar[frozenset[str]] = frozenset({"threat_carries_over"})
+    settings: ClassVar[frozenset[str]] = frozenset({"threat_carries_over", "breaking_table"})
     spend_kinds: ClassVar[tuple[str, ...]] = tuple(glintlock.METTLE_COSTS)
     features: ClassVar[frozenset[str]] = frozenset(
         {
@@ -60,6 +60,13 @@ class Glintlock(RuleSystem):
             f"{trait} is a skill {character.name} is trained in; roll the stat it uses with it, "
             f"like `tracker roll {character.name} Grit --skill {trait}`."
         )
+
+    def check_setting(self, name: str, value: Any) -> Any:
+        """A campaign's breaking table: its dice and a row for every total they give."""
+        if name == "breaking_table" and value is not None:
+            table = glintlock.breaking_table(value)
+            return {"dice": f"{table.count}d{table.faces}", "rows": list(table.rows)}
+        return value
 
     def stress_limit(self, setting: int) -> int:
         return glintlock.STRESS_MAX
