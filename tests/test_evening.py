@@ -539,3 +539,16 @@ def test_a_retired_character_is_refused_at_the_table_and_undo_brings_them_back(r
     assert "Vora retired from play: fell at the gate" in run.ok("log").stdout
     run.ok(f"undo {version}")
     run.ok("roll Vora Broadsword --dice 3,3,3")
+
+
+def test_a_newer_sheet_that_names_a_derived_stat_keeps_it_as_named(run, tmp_path):
+    campaign_of(run, "gurps")
+    # Vora: IQ 10, Will 11, Per 10. The new sheet raises IQ and names Will and Per as they were
+    # bought: they stay as written, not moved with IQ.
+    sheet = (SHEETS / "gurps-vora.toml").read_text("utf-8").replace("IQ = 10", "IQ = 11")
+    assert "IQ = 11" in sheet and "Will = 11" in sheet
+    (tmp_path / "vora.toml").write_text(sheet, "utf-8")
+    said = run.ok(["character", "update", "Vora", "--sheet", str(tmp_path / "vora.toml")]).stdout
+    assert "IQ 10 → 11" in said and "Will" not in said
+    stats = run.json("character show Vora")["stats"]
+    assert (stats["IQ"], stats["Will"], stats["Per"]) == (11, 11, 10)

@@ -307,7 +307,7 @@ class Campaigns:
                         f'{sheet.source} is the sheet of "{sheet.name}", not {ch.name}; give '
                         f"{ch.name}'s own sheet, or add {sheet.name} with `tracker character add`."
                     )
-                change = _sheet_changes(ch, sheet)
+                change = _sheet_changes(ch, sheet, state.rules)
             change["stats"].update(_changed(ch.stats, new_stats))
             change["skills"].update(_changed(ch.skills, new_skills))
             for key in drop_skills:
@@ -438,13 +438,21 @@ def _changed(have: dict[str, int], given: dict[str, int]) -> dict[str, int]:
     return {k: v for k, v in given.items() if lowered.get(k.casefold()) != v}
 
 
-def _sheet_changes(ch: Character, sheet: Sheet) -> dict[str, Any]:
+def _sheet_changes(ch: Character, sheet: Sheet, rules: RuleSystem) -> dict[str, Any]:
     """What a newer sheet changes of the character's sheet as it stands: scores it gives anew,
     skills and traits it no longer lists, training it adds. A stat the sheet leaves out stays
-    (a derived one moves with its source)."""
+    (a derived one moves with its source); one it names is as it names it, so a derived stat
+    the sheet names is kept at its number even when its source moves."""
     listed = {k.casefold() for k in sheet.skills}
+    stats = _changed(ch.stats, sheet.stats)
+    moved = {k.casefold() for k in stats}
+    named = {k.casefold(): (k, v) for k, v in sheet.stats.items()}
+    for name, source in rules.derived:
+        if source.casefold() in moved and name.casefold() in named:
+            key, value = named[name.casefold()]
+            stats.setdefault(key, value)
     return {
-        "stats": _changed(ch.stats, sheet.stats),
+        "stats": stats,
         "skills": _changed(ch.skills, sheet.skills),
         "dropped_skills": [k for k in ch.skills if k.casefold() not in listed],
         "trained": [t for t in sheet.trained if not ch.is_trained(t)],
