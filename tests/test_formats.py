@@ -100,7 +100,7 @@ def as_stored_now(events: list[dict[str, Any]], system: str) -> list[dict[str, A
     roll before it (the tours' only one, Danger Sense after a secret sense roll) moved inside
     that roll, without the ``after`` that named it. The events after it are one version
     earlier, and so are the obligations they name (an obligation's id is "version-n"). A
-    panic check names the catastrophes it answers."""
+    panic check names the catastrophes it answers, and a trait owed is worded "-1 point"."""
     out: list[dict[str, Any]] = []
     gone = 0
     catastrophes: dict[str, list[str]] = {}  # the rolls whose panic checks are owed, by character
@@ -125,6 +125,8 @@ def as_stored_now(events: list[dict[str, Any]], system: str) -> list[dict[str, A
             event["payload"]["lapsed"] = [
                 w for w in lapsed if w not in SECRET_LAPSES.get(system, ())
             ]
+        # A trait owed says "-1 point", no longer "-1 points", in the words it stores.
+        event = json.loads(json.dumps(event).replace("(-1 points)", "(-1 point)"))
         if gone:
             text = re.sub(
                 r'"(\d+)-(\d+)"',

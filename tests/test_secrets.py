@@ -233,3 +233,36 @@ def test_a_revealed_roll_opens_to_the_hash_the_players_kept(tmp_path):
     assert "not secret" in public.stderr
     assert run("reveal").exit_code == 2
     assert run.event_count() == before
+
+
+def test_no_event_the_players_see_whole_names_a_secret_one(tmp_path):
+    # A buy-up names the roll it buys and the outcome it had; a trait owed by a fright check
+    # names the check's obligation. Either, public, would tell the players of a secret roll.
+    run = play(
+        tmp_path / "table",
+        [
+            "campaign new Hidden --system gurps --cinematic",
+            "character add --sheet {sheet}",
+            "session start",
+            "points award Mira 3",
+            "roll Mira Per --secret --dice 6,6,3",
+            "spend Mira buy-up",
+            "fright Mira --secret --mod alone --threat ghoul --dice 6,6,2 --table-dice 5,5,2",
+            "trait assign Mira 'Quirk: hums when afraid'",
+            "roll Mira Lockpicking --dice 3,3,3",
+            "spend Mira buy-up",
+        ],
+        {},
+    )
+    events = run.json("log --player-view")["events"]
+    sealed = {e["event_id"] for e in events if e["visibility"] == "gm"}
+    assert len(sealed) == 4  # the roll, its buy-up, the fright check, the trait it owed
+    for event in events:
+        if event["event_id"] not in sealed:
+            shown = json.dumps(event["payload"])
+            assert not any(i in shown for i in sealed), event["type"]
+            assert not any(i[:8] in shown for i in sealed), event["type"]
+    # The public roll's buy-up stays public.
+    assert events[-1]["type"] == "RollBoughtUp"
+    assert events[-1]["event_id"] not in sealed
+    assert "Mira buys up a roll: success → critical success" in run.ok("log --player-view").stdout

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 def plural(count: int, word: str) -> str:
     """``1 event``, ``2 events``: the count and its noun in agreement."""
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
+    return f"{count:,} {word}{'' if abs(count) == 1 else 's'}"
 
 
 def outcome_words(name: str) -> str:

@@ -95,8 +95,12 @@ class Tracks:
                 "to": target,
                 "cost": cost,
                 "points_left": ch.points - cost,
+                "secret": ch.last_roll_secret,
             }
-            return Decision([new_event(payload, state=state)], doc)
+            # Buying up a secret roll is as secret as the roll: the buy-up names the roll and
+            # the outcome it had.
+            visibility = "gm" if ch.last_roll_secret else "public"
+            return Decision([new_event(payload, state=state, visibility=visibility)], doc)
 
         return self.table.play(decide, at_table="buying up a roll")
 
@@ -343,7 +347,11 @@ class Tracks:
                 obligation=ob.id,
             )
             doc = {"character": ch.name, "kind": payload.kind, "trait": payload.name}
-            return Decision([new_event(payload, state=state)], doc)
+            # A trait owed by a secret fright check is the GM's secret too: in the players'
+            # view it would tell them the check was made and failed.
+            visibility = "gm" if ob.secret else "public"
+            doc["secret"] = ob.secret
+            return Decision([new_event(payload, state=state, visibility=visibility)], doc)
 
         return self.table.play(decide)
 

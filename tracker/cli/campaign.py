@@ -446,7 +446,7 @@ def character_show(name: str, as_of: str | None, as_json: bool) -> None:
     # What play has left on the sheet: rolls already use it, so the sheet must say it.
     for gained in found.traits_gained:
         points = gained.get("points")
-        worth = f", {points} points" if points is not None else ""
+        worth = f", {plural(points, 'point')}" if points is not None else ""
         click.echo(f"  Gained in play: {gained['name']} ({gained['kind']}{worth})")
     for consequence in found.consequences:
         click.echo(f"  Breaking point: {consequence}")

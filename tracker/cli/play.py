@@ -206,7 +206,7 @@ def spend(character, action, cost, condition, note, to, as_json) -> None:
             f"{d['character']} spends {plural(d['cost'], 'character point')}: "
             f"{outcome_words(d['from'])} → {outcome_word(d['to'], logged.state.rules)} "
             f"({plural(d['points_left'], 'point')} left)."
-        )
+        ) + (dim(" (secret, as the roll was)") if d.get("secret") else "")
     else:
         doubled = " (doubled: strained)" if d["doubled"] else ""
         what = {

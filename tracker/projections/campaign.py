@@ -33,7 +33,7 @@ from tracker.systems.base import Feature, RuleSystem
 from tracker.words import plural
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 8
+PROJECTION_VERSION = 9
 RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
@@ -94,6 +94,7 @@ class Character:
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
     last_roll_id: str | None = None
     last_roll_outcome: str | None = None
+    last_roll_secret: bool = False
     # The event that retired the character from play, while it stands.
     retired_version: int | None = None
 
@@ -736,6 +737,7 @@ def _roll_made(state: CampaignState, e: p.RollMade, raw: StoredEvent) -> None:
     if state.rules.has(Feature.CHARACTER_POINTS) and e.kind != "danger-sense":
         ch.last_roll_id = raw.event_id
         ch.last_roll_outcome = e.result.get("outcome")
+        ch.last_roll_secret = raw.visibility == "gm"
 
 
 def _contest_rolled(state: CampaignState, e: p.ContestRolled, raw: StoredEvent) -> None:
@@ -1058,6 +1060,7 @@ _CHARACTER_TRACKS = (
     "tasks",
     "last_roll_id",
     "last_roll_outcome",
+    "last_roll_secret",
     "retired_version",
 )
 

@@ -389,7 +389,7 @@ def fright_effects(
             else:
                 effects.append(TrackChange(track, -e.amount, "fright"))
         elif e.kind == "trait":
-            points = f" ({e.points} points)" if e.points else ""
+            points = f" ({plural(e.points, 'point')})" if e.points else ""
             effects.append(
                 ObligationOpened(
                     "assign-trait",
