@@ -266,3 +266,33 @@ def test_no_event_the_players_see_whole_names_a_secret_one(tmp_path):
     assert events[-1]["type"] == "RollBoughtUp"
     assert events[-1]["event_id"] not in sealed
     assert "Mira buys up a roll: success → critical success" in run.ok("log --player-view").stdout
+
+
+def test_a_revealed_roll_is_whole_in_the_players_roll_exports(tmp_path):
+    run = play(
+        tmp_path / "table",
+        [
+            "campaign new Hidden --system gurps",
+            "character add --sheet {sheet}",
+            "session start",
+            "roll Mira Per --secret --dice 6,6,3",
+            "roll Mira Lockpicking --dice 3,3,3",
+        ],
+        {},
+    )
+
+    def secret_row() -> dict:
+        lines = run.ok("export rolls --player-view --format jsonl").stdout.splitlines()
+        return next(r for r in map(json.loads, lines[1:]) if r["secret"])
+
+    def csv_export() -> str:
+        return run.ok("export rolls --player-view --format csv").stdout
+
+    assert (secret_row()["dice"], secret_row()["outcome"]) == ([], None)
+    assert "6 6 3" not in csv_export()
+    run.ok("reveal --session 1")
+    assert (secret_row()["dice"], secret_row()["outcome"]) == ([6, 6, 3], "failure")
+    assert secret_row()["p_success"] is not None
+    assert "6 6 3" in csv_export()
+    report = run.ok("export rolls --player-view --format html").stdout
+    assert "failure" in report

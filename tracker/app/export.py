@@ -122,7 +122,7 @@ class Exports:
             if not flt.keep(row):
                 continue
             rows.append(row)
-            if row.revoked or row.kind == "secret":
+            if row.revoked or row.sealed:
                 continue
             for ch in replay.characters.values():
                 if flt.character and ch.name.casefold() != flt.character.casefold():
@@ -137,7 +137,7 @@ class Exports:
                 tracks.setdefault(ch.name, []).append(point)
             if rules.has(Feature.THREAT):
                 threat.append({"version": row.version, "time": row.time, "threat": replay.threat})
-        counted = [r for r in rows if not (player_view and r.secret)]
+        counted = [r for r in rows if not r.sealed]
         summary = luck(counted, rules)
         return {
             "campaign": state.name,

@@ -60,6 +60,7 @@ def rolls_in(data: Any) -> tuple[Any, ...]:
 
 
 ROW_SOURCES = ("CharacterAdded", *sorted(ROLLED))
+SEALED_KIND = "secret"
 # What a player view empties in a secret roll's row: it shows that the roll happened, no more.
 SECRET_FIELDS = (
     "dice",
@@ -107,6 +108,11 @@ class RollRow:
     chance_key: Any
     p_success: Fraction | None
 
+    @property
+    def sealed(self) -> bool:
+        """A secret roll as the players' view holds it before it is revealed: its frame."""
+        return self.kind == SEALED_KIND
+
     def to_dict(self, player_view: bool = False) -> dict[str, Any]:
         """The row as exports write it; a secret roll in the player view keeps only its frame."""
         doc = {
@@ -133,7 +139,9 @@ class RollRow:
             "event_id": self.event_id,
             "version": self.version,
         }
-        if player_view and self.secret:
+        # The players' stream holds a secret roll whole only once the GM revealed it; until
+        # then it is a sealed row, and only its frame is written.
+        if player_view and self.sealed:
             for name in SECRET_FIELDS:
                 doc[name] = None
             doc["dice"] = []
@@ -215,7 +223,7 @@ def sealed_row(
         character=name,
         character_id=event.character_id,
         system=rules.name,
-        kind="secret",
+        kind=SEALED_KIND,
         trait=None,
         base=None,
         modifiers="",
