@@ -315,3 +315,43 @@ def test_any_run_of_play_undo_and_redo_across_processes_folds_as_a_rebuild(
         check = Tracker(path)
         assert to_snapshot(check.state()) == to_snapshot(check.rebuild()), f"step {step}"
         check.close()
+
+
+def _version(run, type_: str) -> int:
+    return next(e["version"] for e in run.json("log")["events"][::-1] if e["type"] == type_)
+
+
+def test_a_clear_suppress_or_lean_that_needs_an_undone_condition_depends_on_it(evening):
+    evening.ok("condition set Wren poisoned")
+    cause = _version(evening, "ConditionSet")
+    evening.ok("gain Wren lean-into-condition")
+    evening.ok("spend Wren suppress-condition --condition poisoned")
+    evening.ok("condition clear Wren poisoned")
+    before = evening.event_count()
+    refused = evening(f"undo {cause}")
+    assert refused.exit_code == 1
+    for words in ("no condition to lean into", "would not be poisoned", "no poisoned to clear"):
+        assert words in refused.stderr
+    assert evening.event_count() == before
+    taken = evening.json(f"undo {cause} --cascade")["revoked"]
+    assert [r["type"] for r in taken] == [
+        "ConditionSet",
+        "MettleGained",
+        "MettleSpent",
+        "ConditionCleared",
+    ]
+
+
+def test_clearing_a_condition_a_roll_set_depends_on_the_roll(run):
+    run.ok("campaign new Table --system gurps")
+    run.ok("character add Mira --stat IQ=12 --stat Will=12 --stat HT=11")
+    run.ok("session start")
+    # Will 12 -2 = 10: a 14 fails by 4; 5+5+2 + 4 = 16 is row 16: stunned, and a quirk owed.
+    run.ok("fright Mira --mod -2:alone --dice 6,6,2 --table-dice 5,5,2 --effect-dice 3")
+    fright = _version(run, "FrightChecked")
+    run.ok("trait assign Mira 'Quirk: hums'")
+    run.ok("condition clear Mira stunned")
+    refused = run(f"undo {fright}")
+    assert "no stunned to clear" in refused.stderr
+    run.ok(f"undo {fright} --cascade")
+    assert run.json("status Mira")["conditions"] == []

@@ -892,11 +892,29 @@ def _restored(state: CampaignState, e: p.EventsRestored, raw: StoredEvent) -> No
 
 def _pre_mettle(state: CampaignState, e: p.MettleSpent) -> str | None:
     ch = state.characters[e.character_id]
-    return (
-        f"{ch.name} would have {ch.mettle} Mettle for a spend of {e.cost}"
-        if (ch.mettle < e.cost)
-        else None
-    )
+    if ch.mettle < e.cost:
+        return f"{ch.name} would have {ch.mettle} Mettle for a spend of {e.cost}"
+    if (
+        e.action == "suppress-condition"
+        and e.condition
+        and _name(ch.conditions, e.condition) is None
+    ):
+        return f"{ch.name} would not be {e.condition} to suppress it"
+    return None
+
+
+def _pre_gain(state: CampaignState, e: p.MettleGained) -> str | None:
+    ch = state.characters[e.character_id]
+    if e.action == "lean-into-condition" and not ch.conditions:
+        return f"{ch.name} would have no condition to lean into"
+    return None
+
+
+def _pre_condition_cleared(state: CampaignState, e: p.ConditionCleared) -> str | None:
+    ch = state.characters[e.character_id]
+    if _name(ch.conditions, e.name) is None:
+        return f"{ch.name} would have no {e.name} to clear"
+    return None
 
 
 def _pre_threat(state: CampaignState, e: p.ThreatSpent) -> str | None:
@@ -977,6 +995,8 @@ def _pre_track(state: CampaignState, e: p.TrackChanged) -> str | None:
 
 _PRECONDITIONS: dict[type, Callable[[CampaignState, Any], str | None]] = {
     p.MettleSpent: _pre_mettle,
+    p.MettleGained: _pre_gain,
+    p.ConditionCleared: _pre_condition_cleared,
     p.TrackChanged: _pre_track,
     p.ThreatSpent: _pre_threat,
     p.RollBoughtUp: _pre_buy_up,
