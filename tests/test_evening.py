@@ -554,3 +554,36 @@ def test_a_newer_sheet_that_names_a_derived_stat_keeps_it_as_named(run, tmp_path
     assert "Will" not in said
     stats = run.json("character show Vora")["stats"]
     assert (stats["IQ"], stats["Will"], stats["Per"]) == (11, 11, 10)
+
+
+@pytest.mark.parametrize(
+    ("system", "command", "words"),
+    [
+        ("glintlock", "roll Wren Grit --dl 5 --dice 5", "--dl is a Gloom option"),
+        ("glintlock", "roll Wren Grit --tag 1 --advantage --dice 5", "--advantage is a Gloom"),
+        ("glintlock", "roll Wren Grit --tag 1 --mod -2 --dice 5", "--mod is a GURPS option"),
+        ("glintlock", "roll Wren Grit --tag 1 --task x --retry one-chance", "--task is a GURPS"),
+        ("gurps", "roll Vora Broadsword --dl 5 --dice 3,3,3", "a GURPS roll does not use it"),
+        ("gurps", "roll Vora Broadsword --tag 1:gear --dice 3,3,3", "--tag is a Glintlock"),
+        ("gurps", "roll Vora Broadsword --override --dice 3,3,3", "--override is a Glintlock"),
+        ("gloom", "roll Kade Hacking --mod -2 --dice 9", "--mod is a GURPS option"),
+        ("gloom", "roll Kade Hacking --story map --dice 9", "--story is a Glintlock option"),
+        ("gurps", "contest Vora Broadsword Ogre 13 --dl-a 5", "--dl-a is a Gloom option"),
+        ("gloom", "contest Kade Hacking ICE 13 --mod-a -2", "--mod-a is a GURPS option"),
+        ("gloom", "contest Kade Hacking ICE 13 --supernatural", "--supernatural is a GURPS"),
+        ("gurps", "contest Vora Broadsword Ogre 13 --supernatural", "add --mode resistance"),
+        ("gurps", "contest Vora Broadsword Vora Broadsword", "Vora cannot contest Vora"),
+        ("gurps", "contest Vora Broadsword Ogre 99", "a GURPS score is 0 to 40"),
+        ("gloom", "contest Kade Hacking ICE 31", "a Gloom score is 1 to 30"),
+    ],
+)
+def test_an_option_the_campaigns_system_does_not_read_is_refused_not_ignored(
+    run, system, command, words
+):
+    campaign_of(run, system)
+    run.ok("session start")
+    before = run.event_count()
+    result = run(command)
+    assert result.exit_code == 2, result.output
+    assert words in result.stderr
+    assert run.event_count() == before

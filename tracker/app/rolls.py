@@ -23,7 +23,14 @@ from tracker.events.effects import Effect, TrackChange
 from tracker.events.play import ContestRolled, RollMade
 from tracker.projections.campaign import CampaignState, Character
 from tracker.systems import registry
-from tracker.systems.base import ContestRequest, Feature, RollDecision, RollRequest, Side
+from tracker.systems.base import (
+    ContestRequest,
+    Feature,
+    RollDecision,
+    RollRequest,
+    Side,
+    require_read,
+)
 from tracker.systems.dice import DiceSource
 
 
@@ -73,6 +80,11 @@ def side(table: Table, state: CampaignState, name: str, trait: str) -> Side:
         raise
     if not name.strip():
         raise BadInput("Name the opponent, like 'Corp netrunner'.")
+    low, high = state.rules.score_range
+    if not low <= score <= high:
+        raise BadInput(
+            f"{name}'s score is {score}; a {state.rules.title} score is {low} to {high}."
+        )
     return Side(check_name(name, "An opponent's name"), None, None, score)
 
 
@@ -195,13 +207,9 @@ class Rolls:
             rules = state.rules
             if kind == "panic":
                 registry.require(rules, Feature.PANIC_CHECKS, "The panic check")
+            require_read(rules, request, rules.roll_options, "roll")
             ch = self.table.character(name, state)
             decided = rules.decide_roll(request, ch, state)
-            if (feat or danger or public) and not rules.has(Feature.SENSE_ROLLS):
-                raise BadInput(
-                    f"--feat, --danger and --public are "
-                    f"{registry.titles_with(Feature.SENSE_ROLLS)} options."
-                )
             hidden = secret or decided.secret
             roll = _roll_made(state, ch, decided, kind, dice_source, task=task, seed=seed_text)
             if kind == "panic":
@@ -308,8 +316,14 @@ class Rolls:
         )
 
         def decide(state: CampaignState) -> Decision:
+            require_read(state.rules, request, state.rules.contest_options, "contest")
             a_side = side(self.table, state, a_name, a_trait)
             b_side = side(self.table, state, b_name, b_trait)
+            if a_side.character is not None and a_side.character is b_side.character:
+                raise BadInput(
+                    f"{a_side.name} cannot contest {a_side.name}; name another character or an "
+                    "opponent and a score."
+                )
             asked = msgspec.structs.replace(request, running=_running(state, a_side, b_side))
             decided = state.rules.decide_contest(asked, a_side, b_side, state)
             kind = "physical" if dice_a or dice_b else asked.sources()[0].kind

@@ -25,6 +25,10 @@ class Glintlock(RuleSystem):
     name: ClassVar[str] = "glintlock"
     title: ClassVar[str] = "Glintlock"
     order: ClassVar[int] = 3
+    roll_options: ClassVar[frozenset[str]] = frozenset(
+        {"tags", "story", "trained", "skill", "spell", "override", "backlash_dice"}
+    )
+    contest_options: ClassVar[frozenset[str]] = frozenset()
     settings: ClassVar[frozenset[str]] = frozenset({"threat_carries_over", "breaking_table"})
     spend_kinds: ClassVar[tuple[str, ...]] = tuple(glintlock.METTLE_COSTS)
     features: ClassVar[frozenset[str]] = frozenset(

@@ -23,6 +23,12 @@ class Gloom(RuleSystem):
     name: ClassVar[str] = "gloom"
     title: ClassVar[str] = "Gloom"
     order: ClassVar[int] = 1
+    roll_options: ClassVar[frozenset[str]] = frozenset(
+        {"dl", "advantage", "disadvantage", "no_panic"}
+    )
+    contest_options: ClassVar[frozenset[str]] = frozenset(
+        {"dl_a", "dl_b", "advantage_a", "disadvantage_a", "advantage_b", "disadvantage_b"}
+    )
     settings: ClassVar[frozenset[str]] = frozenset({"tie_rule", "stress_limit"})
     difficulties: ClassVar[tuple[str, ...]] = (*gloom.DIFFICULTY, gloom.IMPOSSIBLE)
     features: ClassVar[frozenset[str]] = frozenset(

@@ -267,6 +267,10 @@ def decide_contest(
     mode = request.mode or "quick"
     if mode not in ("quick", "resistance", "regular"):
         raise BadInput("A GURPS contest is quick, resistance or regular.")
+    if request.supernatural and mode != "resistance":
+        raise BadInput(
+            "--supernatural (the Rule of 16) is for a resistance roll; add --mode resistance."
+        )
     a_base, a_mods, a_eff = effective(a, request.mods_a, campaign.tech_level)
     b_base, b_mods, b_eff = effective(b, request.mods_b, campaign.tech_level)
     src_a, src_b = request.sources()

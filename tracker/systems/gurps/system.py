@@ -27,6 +27,10 @@ class Gurps(RuleSystem):
     name: ClassVar[str] = "gurps"
     title: ClassVar[str] = "GURPS"
     order: ClassVar[int] = 2
+    roll_options: ClassVar[frozenset[str]] = frozenset(
+        {"mods", "defense", "task", "retry", "feat", "danger", "public", "danger_dice"}
+    )
+    contest_options: ClassVar[frozenset[str]] = frozenset({"mods_a", "mods_b", "supernatural"})
     settings: ClassVar[frozenset[str]] = frozenset({"cinematic", "tech_level", "fright_table"})
     spend_kinds: ClassVar[tuple[str, ...]] = ("buy-up",)
     derived: ClassVar[tuple[tuple[str, str], ...]] = DERIVED_STATS
