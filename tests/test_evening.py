@@ -587,3 +587,16 @@ def test_an_option_the_campaigns_system_does_not_read_is_refused_not_ignored(
     assert result.exit_code == 2, result.output
     assert words in result.stderr
     assert run.event_count() == before
+
+
+def test_a_sheet_without_a_system_line_lacking_every_gurps_attribute_is_refused(run, tmp_path):
+    sheet = tmp_path / "kade.toml"
+    sheet.write_text(
+        'name = "Kade"\n[stats]\nBody = 11\nMind = 15\n[skills]\nHacking = 16\n', "utf-8"
+    )
+    campaign_of(run, "gurps")
+    before = run.event_count()
+    result = run(["character", "add", "--sheet", str(sheet)])
+    assert result.exit_code == 1
+    assert "kade.toml has none of DX, HT, IQ, ST, which a GURPS sheet has" in result.stderr
+    assert run.event_count() == before

@@ -426,6 +426,18 @@ def _check_sheet_system(state: CampaignState, sheet: Sheet, verb: str) -> None:
             f"{state.rules.title}; {verb} it in a {made_for.title} campaign "
             f"(`tracker --campaign NAME character {verb} ... --sheet ...`)."
         )
+    # A sheet file for a system whose every sheet has certain stats (GURPS: ST, DX, IQ, HT)
+    # and that lacks them all is another system's sheet that does not say which.
+    held = {key.casefold() for key in sheet.stats} - {"hp", "fp"}
+    wanted = state.rules.sheet_stats
+    known = wanted | {name.casefold() for name, _ in state.rules.derived}
+    if sheet.source and verb == "add" and wanted and held and not known & held:
+        names = ", ".join(sorted(k.upper() for k in wanted))
+        raise Refused(
+            f"{sheet.source} has none of {names}, which a {state.rules.title} sheet has, nor "
+            f"any stat of theirs; it is not a {state.rules.title} sheet. Add those stats to it, "
+            "or add it to a campaign of its own system."
+        )
 
 
 def _has(names: Sequence[str], wanted: str) -> bool:
