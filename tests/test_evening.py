@@ -600,3 +600,30 @@ def test_a_sheet_without_a_system_line_lacking_every_gurps_attribute_is_refused(
     assert result.exit_code == 1
     assert "kade.toml has none of DX, HT, IQ, ST, which a GURPS sheet has" in result.stderr
     assert run.event_count() == before
+
+
+def test_what_moved_a_result_is_said_where_the_gm_reads_it(run):
+    campaign_of(run, "glintlock")
+    run.ok("session start")
+    run.ok("condition set Wren poisoned")
+    shown = run.ok("roll Wren Grit --tag 1 --tag 1 --dice 15").stdout
+    assert "poisoned counts as a -1 condition tag" in shown
+    assert "1 condition tag at -1" in run("roll Wren Grit --tag 1 --tag 1 --dice 15,4").stderr
+    run.ok("gain Wren deep-cut")
+    run.ok("spend Wren steel-yourself")
+    run.ok("roll Wren Grit --tag 1 --tag 1 --dice 12")
+    assert "12 → weak hit · +2 on the kept die (steel yourself)" in run.ok("log").stdout
+    undone = run.ok("undo --session 1").stdout
+    assert "`tracker redo` puts them back." in undone
+    campaign_of(run, "gloom")
+    run.ok("session start")
+    floor = run.ok("contest Kade Interface Target 14 --mode dynamic --dice-a 11 --dice-b 11")
+    assert "Kade must roll above the defence's 11" in floor.stdout
+    campaign_of(run, "gurps")
+    run.ok("session start")
+    before = run.event_count()
+    typo = run("roll Mira Lockpickin --dice 3,3,3")
+    assert "Mira has no Lockpickin; did you mean Lockpicking? Check the spelling." in typo.stderr
+    assert run.event_count() == before
+    fright = run.ok("fright Mira --mod -2:alone --dice 6,6,2 --table-dice 5,5,2 --effect-dice 3")
+    assert "5+5+2 + 4 (the margin of failure) = 16" in fright.stdout

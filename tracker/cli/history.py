@@ -33,7 +33,8 @@ def undo(event, session, cascade, reason, as_json) -> None:
     else:
         line = f"Undid {len(revoked)} events ({', '.join(str(r['version']) for r in revoked[:8])}"
         line += ", ...)." if len(revoked) > 8 else ")."
-    line += " Nothing deleted; `tracker redo` puts it back."
+    line += " Nothing deleted; `tracker redo` puts " + ("it" if len(revoked) == 1 else "them")
+    line += " back."
     lines = [line]
     for extra in logged.doc["cascade"]:
         lines.append(f"  also undid {extra['version']}: {extra['reason']}")

@@ -806,7 +806,8 @@ def fright(character, mods, threat, dice, table_dice, effect_dice, seed, secret,
     if d["table"]:
         t = d["table"]
         lines.append(
-            f"  fright table: {'+'.join(map(str, t['dice']))} + {t['margin_of_failure']} = "
+            f"  fright table: {'+'.join(map(str, t['dice']))} + {t['margin_of_failure']} "
+            f"(the margin of failure) = "
             f"{t['total']} → row {t['row']}: {t['text']}"
         )
     effects = effect_words(d["effects"], d["character"])

@@ -126,6 +126,13 @@ def decide_roll(
     }
     if ch.stress >= glintlock.STRESS_CONDITION_AT:
         doc["notes"].append(f"stress {ch.stress} counts as a -1 condition tag")
+    for name in ch.conditions:
+        if name in ch.pending_suppressed:
+            doc["notes"].append(f"{name} suppressed for this roll (Mettle spent)")
+        else:
+            doc["notes"].append(f"{name} counts as a -1 condition tag")
+    if steps:
+        doc["notes"].append("advantage die: the position is one step better")
     consumed = list(ch.pending_ids)
     if ch.pending_steps and not steps:
         # The die cannot lift a controlled roll: it waits for the next roll it can improve.

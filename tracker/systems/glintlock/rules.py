@@ -478,6 +478,9 @@ def check(
     at = roll_position(net, position_steps)
     # Dice that do not fit the position say what set it, so the GM can see which tag to fix.
     why = [f"net tags {net:+d}" + ("" if tags else ": no --tag given")]
+    conditions = sum(1 for t in tags if t.kind == "condition")
+    if conditions:
+        why.append(f"{conditions} condition tag{'s' if conditions != 1 else ''} at -1")
     if stress >= STRESS_CONDITION_AT:
         why.append(f"stress {stress} counts as a -1 condition")
     if position_steps:

@@ -76,6 +76,10 @@ def roll_remarks(event: Any) -> list[str]:
         remarks.append("natural 20: maximum weapon damage")
     elif event.result.get("natural"):
         remarks.append(f"natural {event.result['natural']}")
+    if event.inputs.get("bonus"):
+        remarks.append(f"+{event.inputs['bonus']} on the kept die (steel yourself)")
+    if event.inputs.get("position_steps"):
+        remarks.append("an advantage die made the position one step better")
     if event.inputs.get("override"):
         remarks.append("rolled with --override")
     return remarks

@@ -125,6 +125,9 @@ def roll_remarks(event: Any) -> list[str]:
             for side in sides
             if side.result.get("mode", "normal") != "normal"
         ]
+        above = event.a.result.get("above")
+        if event.mode == "dynamic" and above:
+            remarks.append(f"{event.a.name} must roll above the defence's {above}")
         return remarks + ([event.result["reason"]] if event.result.get("reason") else [])
     if not isinstance(event, RollMade):
         return []

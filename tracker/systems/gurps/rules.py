@@ -424,6 +424,15 @@ def base_skill(
         candidates.append((default.text, level + default.modifier))
     if not candidates:
         who = character or "The character"
+        import difflib
+
+        # A near miss is a typo, not a skill to give a default: say which name was meant.
+        spelled = {name.lower(): name for name in (*skills, *attributes)}
+        close = difflib.get_close_matches(key, list(spelled), n=1, cutoff=0.8)
+        if close and not parsed:
+            raise Refused(
+                f"{who} has no {skill}; did you mean {spelled[close[0]]}? Check the spelling."
+            )
         command = f"`tracker character default {character or 'CHARACTER'} {skill} IQ-5`"
         if parsed:
             listed = ", ".join(default.text for default in parsed)
