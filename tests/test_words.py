@@ -22,8 +22,11 @@ def gurps_table(run, *flags: str):
 def test_one_character_point_is_singular_wherever_it_is_said(run):
     gurps_table(run, "--cinematic")
     assert "Mira has 1 character point." in run.ok("points award Mira 1").stdout
-    roll = run.ok("roll Mira Lockpicking --dice 6,6,6").stdout
-    assert "Mira has 1 character point for a buy-up." in roll
+    # A critical failure costs 2 to buy up: with 1 point, no buy-up is offered.
+    assert "buy-up" not in run.ok("roll Mira Lockpicking --dice 6,6,6").stdout
+    roll = run.ok("roll Mira Lockpicking --dice 6,6,4").stdout
+    assert "Mira has 1 character point; a buy-up to success costs 1." in roll
+    run.ok("roll Mira Lockpicking --dice 6,6,6")
     refused = run("spend Mira buy-up --to success")
     assert "Mira has 1 character point; that buy-up costs" in refused.stderr
     assert "Mira is awarded 1 character point\n" in run.ok("log").stdout

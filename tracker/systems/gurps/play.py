@@ -170,11 +170,17 @@ def decide_roll(
         "margin": result.margin,
         "notes": [],
     }
-    if campaign.cinematic and character.points and result.outcome != "critical_success":
-        doc["notes"].append(
-            f"Cinematic: {character.name} has {plural(character.points, 'character point')} "
-            "for a buy-up."
-        )
+    if campaign.cinematic and character.points and result.outcome != gurps.OUTCOMES[-1]:
+        # Only when the next step up is affordable: a hint for a buy-up that would be refused
+        # sends the GM to a refusal.
+        up = gurps.OUTCOMES[gurps.OUTCOMES.index(result.outcome) + 1]
+        cost = gurps.buy_up_cost(result.outcome, up)
+        if cost <= character.points:
+            doc["notes"].append(
+                f"Cinematic: {character.name} has "
+                f"{plural(character.points, 'character point')}; a buy-up to "
+                f"{up.replace('_', ' ')} costs {cost}."
+            )
     effects: list[Effect] = []
     fp = gurps.fp_on_failure(trait, feat)
     if fp and not result.success:
