@@ -888,3 +888,22 @@ def test_a_default_the_sheet_lists_replaces_the_rulebook_one(iron):
     iron.ok("character default Pell Swimming HT-6")  # worse than the rulebook's HT-4, and chosen
     swim = iron.json("roll Pell Swimming --dice 3,3,3")
     assert (swim["base"], swim["base_source"]) == (4, "HT-6")
+
+
+def test_a_sense_contested_rolls_per_with_its_acute_bonus_in_secret(scout):
+    # gurps.md, 'Sense Rolls': a sense roll is against Per, with Acute Senses added; it is
+    # rolled secretly, in a contest against Stealth as in a roll.
+    shown = scout.ok("contest Scout Vision Mira Stealth --dice-a 3,3,3 --dice-b 5,5,5").stdout
+    assert "(secret)" in shown
+    doc = scout.json("contest Scout Vision Mira Stealth --dice-a 3,3,3 --dice-b 5,5,5")
+    assert (doc["a"]["effective"], doc["secret"]) == (15, True)  # Per 13 + Acute Vision 2
+    assert "a secret roll for the GM" in scout.ok("log --player-view").stdout
+    open_ = scout.json("contest Scout Hearing Thief 12 --public --dice-a 3,3,3 --dice-b 5,5,5")
+    assert (open_["a"]["effective"], open_["secret"]) == (13 + 4, False)  # Discriminatory
+
+
+def test_a_contest_uses_the_rulebook_defaults_for_climbing_and_swimming(scout):
+    climb = scout.json("contest Scout Climbing Rival 10 --dice-a 3,3,3 --dice-b 5,5,5")
+    assert climb["a"]["effective"] == 7  # DX 12 - 5
+    swim = scout.json("contest Scout Swimming Rival 10 --dice-a 3,3,3 --dice-b 5,5,5")
+    assert swim["a"]["effective"] == 7  # HT 11 - 4

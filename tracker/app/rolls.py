@@ -292,6 +292,7 @@ class Rolls:
         mods_a: Sequence[str] = (),
         mods_b: Sequence[str] = (),
         supernatural: bool = False,
+        public: bool = False,
         secret: bool = False,
     ) -> Logged:
         """A contest of A (the active side) against B (the defender).
@@ -310,6 +311,7 @@ class Rolls:
             mods_a=tuple(mods_a),
             mods_b=tuple(mods_b),
             supernatural=supernatural,
+            public=public,
             dice_a=dice_a,
             dice_b=dice_b,
             seed=seed,
@@ -341,7 +343,8 @@ class Rolls:
                 effects=decided.effects,
                 b_name=b_side.name if decided.b is None else msgspec.UNSET,
             )
-            event = new_event(payload, state=state, visibility="gm" if secret else "public")
+            hidden = secret or decided.secret
+            event = new_event(payload, state=state, visibility="gm" if hidden else "public")
             winner = payload.winner
             doc = {
                 **decided.doc,
@@ -351,7 +354,7 @@ class Rolls:
                 "winner": None
                 if winner is None
                 else (a_side.name if winner == "a" else b_side.name),
-                "secret": secret,
+                "secret": hidden,
             }
             return Decision([event], doc)
 

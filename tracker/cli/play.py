@@ -626,6 +626,7 @@ def character_line(t: dict[str, Any]) -> str:
 @click.option("--supernatural", is_flag=True, help="GURPS resistance: the Rule of 16.")
 @click.option("--seed", metavar="S", help="Seed the virtual dice.")
 @click.option("--secret", is_flag=True, help="A GM's secret contest.")
+@click.option("--public", is_flag=True, help="GURPS: a sense contest the players see.")
 @output_options
 def contest(a, trait_a, b, trait_b, as_json, **options) -> None:
     """A contest: A acts, B defends. Either side may be an opponent given as NAME SCORE.
@@ -641,6 +642,8 @@ def contest(a, trait_a, b, trait_b, as_json, **options) -> None:
     d = logged.doc
     other = d["b"]["character"] if d["b"] else b
     head = f"{bold(d['a']['character'])} · {trait_a} vs {bold(other)} · {trait_b} · {d['mode']}"
+    if d.get("secret"):
+        head += dim(" (secret)")
     rules = logged.state.rules
     sides = [_contest_side(d["a"], rules)]
     sides.append(_contest_side(d["b"], rules) if d["b"] else f"{b}: did not need to roll")

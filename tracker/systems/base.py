@@ -187,6 +187,8 @@ class ContestRequest(msgspec.Struct, frozen=True):
     mods_a: tuple[str, ...] = ()
     mods_b: tuple[str, ...] = ()
     supernatural: bool = False
+    public: bool = False
+    """GURPS: a contest of a sense, shown to the players (a sense is rolled secretly)."""
     dice_a: str | None = None
     dice_b: str | None = None
     seed: str | None = None
@@ -213,6 +215,8 @@ class ContestDecision(msgspec.Struct, frozen=True):
     contest_id: str | None = None
     round: int | None = None
     decided: bool = True
+    secret: bool = False
+    """The rules keep the contest secret by themselves (a sense contested: GURPS)."""
 
 
 class RollFacts(NamedTuple):

@@ -248,7 +248,15 @@ def effective(
         base = side.score or 0
     else:
         trait = side.trait or ""
-        base = base_skill(side.character, trait, defaults_for(side.character, trait)).value
+        sense = gurps.sense_of(trait)
+        if sense:
+            # A sense is rolled against Per with the sense's Acute bonus (gurps.md, 'Sense
+            # Rolls'), in a contest as in a roll.
+            base = base_skill(side.character, "Per").value
+            modifiers.extend(gurps.sense_modifiers(sense, _traits(side.character)))
+        else:
+            defaults = defaults_for(side.character, trait) or gurps.rulebook_defaults(trait)
+            base = base_skill(side.character, trait, defaults).value
     return base, modifiers, gurps.effective_skill(base, modifiers)
 
 
@@ -306,7 +314,10 @@ def decide_contest(
         **extra,
         "effects": [],
     }
+    # A sense rolled in a contest is secret, as a sense roll is (gurps.md, 'Sense Rolls').
+    senses = any(side.character is not None and gurps.sense_of(side.trait or "") for side in (a, b))
     return ContestDecision(
+        secret=senses and not request.public,
         mode=mode,
         a=contest_side(a, side_inputs(a_base, a_mods, a_eff), a_roll.to_dict()),
         b=None

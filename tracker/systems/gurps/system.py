@@ -30,7 +30,9 @@ class Gurps(RuleSystem):
     roll_options: ClassVar[frozenset[str]] = frozenset(
         {"mods", "defense", "task", "retry", "feat", "danger", "public", "danger_dice"}
     )
-    contest_options: ClassVar[frozenset[str]] = frozenset({"mods_a", "mods_b", "supernatural"})
+    contest_options: ClassVar[frozenset[str]] = frozenset(
+        {"mods_a", "mods_b", "supernatural", "public"}
+    )
     settings: ClassVar[frozenset[str]] = frozenset({"cinematic", "tech_level", "fright_table"})
     spend_kinds: ClassVar[tuple[str, ...]] = ("buy-up",)
     derived: ClassVar[tuple[tuple[str, str], ...]] = DERIVED_STATS
