@@ -509,6 +509,7 @@ def test_the_same_threat_within_a_day_gives_plus_one_per_exposure(iron):
 def test_a_major_project_accumulates_man_hours_day_by_day(iron):
     run = iron
     run.ok("character add Builder --stat IQ=10 --skill Masonry=12")
+    run.ok("character add Boss --stat IQ=12 --skill Leadership=13")
     started = run.json("project start Bridge --skill Masonry --hours 40")
     assert started["man_hours"] == 40
 
@@ -524,7 +525,8 @@ def test_a_major_project_accumulates_man_hours_day_by_day(iron):
         ("", "3,3,3", "success", 8, 0, 8),
         ("", "1,1,2", "critical_success", 12, 0, 20),
         ("", "4,4,5", "failure", 4, 0, 24),
-        ("--supervisor 1", "4,4,5", "success", 8, 0, 32),
+        # gurps.md, 'Major projects': a supervisor's successful Leadership gives +1.
+        ("--supervisor Boss --supervisor-dice 3,3,3", "4,4,5", "success", 8, 0, 32),
         ("--destroyed-dice 3,4", "6,6,6", "critical_failure", 0, 7, 25),
         ("", "2,3,3", "success", 8, 0, 33),
         ("", "2,3,3", "success", 8, 0, 41),
@@ -543,8 +545,32 @@ def test_a_major_project_accumulates_man_hours_day_by_day(iron):
         state(run, Builder={"conditions": []})
 
     supervised = run.json("log")["events"]
-    supervised_day = [e for e in supervised if e["type"] == "RollMade"][3]
-    assert [m["value"] for m in supervised_day["payload"]["inputs"]["modifiers"]] == [1]
+    rolls = [e["payload"] for e in supervised if e["type"] == "RollMade"]
+    assert [(r["kind"], r["trait"]) for r in rolls[3:5]] == [
+        ("supervision", "Leadership"),
+        ("project", "Masonry"),
+    ]
+    assert [m["value"] for m in rolls[4]["inputs"]["modifiers"]] == [1]
+
+
+def test_a_supervisor_who_fails_gives_nothing_and_a_supervisor_needs_the_skill(iron):
+    iron.ok("character add Builder --stat IQ=10 --skill Masonry=12")
+    iron.ok("character add Boss --stat IQ=12 --skill Administration=13")
+    iron.ok("project start Bridge --skill Masonry --hours 40")
+    failed = iron.json(
+        "project roll Bridge Builder --supervisor Boss --supervisor-skill Administration "
+        "--supervisor-dice 6,5,4 --dice 4,4,5"
+    )
+    assert (failed["supervisor"]["outcome"], failed["effective"]) == ("failure", 12)
+    doubled = iron.json(
+        "project roll Bridge Builder --supervisor Boss --supervisor-skill administration "
+        "--supervisor-bonus 2 --supervisor-dice 3,3,3 --dice 4,4,5"
+    )
+    assert doubled["effective"] == 14
+    before = iron.event_count()
+    lacking = iron("project roll Bridge Builder --supervisor Builder --dice 4,4,5")
+    assert "cannot supervise their own day" in lacking.stderr
+    assert iron.event_count() == before
 
 
 # -- influence rolls and extra effort (gurps.md 'Influence Rolls', 'Extra Effort') --------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
 from tracker.app.deciding import Decision, Logged, new_event
 from tracker.app.rolls import describe_effects, dice_kind, side
@@ -348,23 +349,68 @@ class GurpsExtras:
         name: str,
         *,
         mods: Sequence[str] = (),
-        supervisor: int = 0,
+        supervisor: str | None = None,
+        supervisor_skill: str = "Leadership",
+        supervisor_bonus: int = 1,
+        supervisor_dice: str | None = None,
         dice: str | None = None,
         destroyed_dice: str | None = None,
         seed: str | None = None,
     ) -> Logged:
-        """One worker's day on a project: a skill roll and the man-hours it adds."""
+        """One worker's day on a project: a skill roll and the man-hours it adds. A supervisor
+        rolls Leadership or Administration first, logged as a roll of its own; its success
+        gives the worker +1 (or +2, the GM's choice) that day."""
         from tracker.systems.gurps import rules as gurps
+
+        if supervisor_skill.casefold() not in SUPERVISING:
+            raise BadInput(
+                f"A supervisor rolls Leadership or Administration, not {supervisor_skill}."
+            )
+        bonus = gurps.supervisor_modifier(supervisor_bonus)
 
         def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.PROJECTS, "Major projects")
             found = _project(state, project)
             ch = self.table.character(name, state)
             extra = list(mods)
-            if supervisor:
-                extra_mod = gurps.supervisor_modifier(supervisor)
-                extra.append(f"{extra_mod.value}:{extra_mod.label}")
             shared = source_for(None, seed)
+            events = []
+            supervised: dict[str, Any] | None = None
+            if supervisor is not None:
+                boss = self.table.character(supervisor, state)
+                if boss.character_id == ch.character_id:
+                    raise BadInput(
+                        f"{ch.name} cannot supervise their own day; a supervisor directs "
+                        "instead of working."
+                    )
+                led = state.rules.decide_roll(
+                    RollRequest(
+                        supervisor_skill,
+                        source=source_for(supervisor_dice, None, "--supervisor-dice")
+                        if supervisor_dice
+                        else shared,
+                    ),
+                    boss,
+                    state,
+                )
+                events.append(
+                    new_event(
+                        ev.RollMade(
+                            character_id=boss.character_id,
+                            system=state.system,
+                            trait=led.trait,
+                            kind="supervision",
+                            inputs={**led.inputs, "project_id": found.project_id},
+                            dice_source="physical" if supervisor_dice else shared.kind,
+                            dice=led.dice,
+                            result=led.result,
+                        ),
+                        state=state,
+                    )
+                )
+                supervised = {"character": boss.name, **led.doc}
+                if led.result["success"]:
+                    extra.append(f"{bonus.value}:supervisor {boss.name} ({led.trait})")
             worked = state.rules.decide_roll(
                 RollRequest(
                     found.skill,
@@ -400,6 +446,7 @@ class GurpsExtras:
                 task=None,
             )
             event = new_event(payload, state=state)
+            events.append(event)
             done = max(found.done + day.man_hours - day.destroyed_hours, 0)
             doc.update(
                 event_id=event.event_id,
@@ -412,8 +459,9 @@ class GurpsExtras:
                 done=done,
                 needed=found.man_hours,
                 effects=[],
+                supervisor=supervised,
             )
-            return Decision([event], doc)
+            return Decision(events, doc)
 
         return self.table.play(decide)
 
@@ -446,3 +494,7 @@ def _project(state: CampaignState, name: str, missing_ok: bool = False):
         f'No project named "{name}" (projects: {have}); start one with '
         "`tracker project start NAME --skill SKILL --hours N`."
     )
+
+
+# The skills a supervisor directs a project's team with (gurps.md, 'Major projects').
+SUPERVISING = ("leadership", "administration")

@@ -847,28 +847,51 @@ def project_start(name, skill, hours, as_json) -> None:
     show_logged(logged, as_json, [f'Project "{name}" started: {hours} man-hours of {skill}.'])
 
 
-@project.command("roll")
+@project.command("roll", short_help="Roll a worker's day on a project, and its supervisor's.")
 @click.argument("name", shell_complete=complete.projects)
 @click.argument("character", shell_complete=complete.characters)
 @click.option("--mod", "mods", multiple=True, metavar="N[:LABEL]")
-@click.option("--supervisor", type=click.Choice(["1", "2"]), help="A supervisor's bonus today.")
+@click.option(
+    "--supervisor",
+    metavar="NAME",
+    shell_complete=complete.characters,
+    help="A character directing the day: rolls Leadership first; success gives the worker +1.",
+)
+@click.option(
+    "--supervisor-skill",
+    type=click.Choice(["Leadership", "Administration"], case_sensitive=False),
+    default="Leadership",
+    show_default=True,
+    help="The skill the supervisor rolls.",
+)
+@click.option(
+    "--supervisor-bonus",
+    type=click.Choice(["1", "2"]),
+    default="1",
+    show_default=True,
+    help="What a successful supervisor gives (+1, or +2 at the GM's choice).",
+)
+@click.option("--supervisor-dice", metavar="N,N,N", help="The supervisor's physical 3d6.")
 @click.option("--dice", metavar="N,N,N")
 @click.option("--destroyed-dice", metavar="N,N", help="Physical 2d for work destroyed.")
 @click.option("--seed", metavar="S")
 @output_options
-def project_roll(name, character, mods, supervisor, dice, destroyed_dice, seed, as_json) -> None:
-    """Roll one worker's day on a project."""
+def project_roll(name, character, mods, supervisor_bonus, as_json, **options) -> None:
+    """Roll one worker's day on a project (and, with --supervisor, the supervisor's roll).
+
+    \b
+    Examples:
+      tracker project roll Bridge Vora
+      tracker project roll Bridge Vora --supervisor Aldric --supervisor-skill Administration
+    """
     logged = open_tracker().gurps.project_roll(
-        name,
-        character,
-        mods=mods,
-        supervisor=int(supervisor or 0),
-        dice=dice,
-        destroyed_dice=destroyed_dice,
-        seed=seed,
+        name, character, mods=mods, supervisor_bonus=int(supervisor_bonus), **options
     )
     d = logged.doc
-    lines = render_roll(d, logged.state.rules)
+    lines = []
+    if d.get("supervisor"):
+        lines += render_roll(d["supervisor"], logged.state.rules)
+    lines += render_roll(d, logged.state.rules)
     lost = f", {d['destroyed']} hours destroyed" if d["destroyed"] else ""
     lines.append(f"  +{d['man_hours']} man-hours{lost}: {d['done']}/{d['needed']}")
     show_logged(logged, as_json, lines)
