@@ -933,3 +933,17 @@ def test_a_contest_uses_the_rulebook_defaults_for_climbing_and_swimming(scout):
     assert climb["a"]["effective"] == 7  # DX 12 - 5
     swim = scout.json("contest Scout Swimming Rival 10 --dice-a 3,3,3 --dice-b 5,5,5")
     assert swim["a"]["effective"] == 7  # HT 11 - 4
+
+
+def test_extra_effort_may_roll_a_will_based_skill(iron):
+    # gurps.md, 'Extra Effort': "Roll against Will (or Will-based relevant skill) at -1 per 5%".
+    iron.ok("character add Monk --stat IQ=11 --stat Will=12 --skill Meditation=14")
+    doc = iron.json("effort Monk 20 --skill Meditation --dice 3,3,3")
+    assert (doc["trait"], doc["base"], doc["effective"], doc["granted"]) == (
+        "Meditation",
+        14,
+        10,
+        True,
+    )
+    assert "Monk rolls Meditation (extra effort) at 10" in iron.ok("log").stdout
+    assert "chain intact" in iron.ok("verify").stdout

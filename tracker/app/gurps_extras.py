@@ -152,12 +152,14 @@ class GurpsExtras:
         percent: int,
         *,
         motivated: bool = False,
+        skill: str | None = None,
         dice: str | None = None,
         seed: str | None = None,
         secret: bool = False,
     ) -> Logged:
-        """Extra effort: a Will roll at -1 per 5% more (rounded up), +5 when motivated. It
-        always costs 1 FP, and a critical failure costs as many HP as well."""
+        """Extra effort: a Will roll (or a Will-based skill's, ``skill``, as the rulebook
+        allows: which skills are Will-based is the GM's call) at -1 per 5% more (rounded up),
+        +5 when motivated. It always costs 1 FP, and a critical failure as many HP as well."""
         from tracker.systems.gurps import rules as gurps
 
         dice_source, seed_text = dice_kind(source_for(dice, seed))
@@ -165,7 +167,8 @@ class GurpsExtras:
         def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.EXTRA_EFFORT, "Extra effort")
             ch = self.table.character(name, state)
-            will = gurps_play.base_skill(ch, "Will")
+            trait = skill or "Will"
+            will = gurps_play.base_skill(ch, trait, gurps_play.defaults_for(ch, trait))
             result = gurps.extra_effort(
                 will.value,
                 percent,
@@ -189,7 +192,7 @@ class GurpsExtras:
             payload = ev.RollMade(
                 character_id=ch.character_id,
                 system=state.system,
-                trait="Will",
+                trait=(ch.skill_name(skill) or skill) if skill else "Will",
                 kind="extra-effort",
                 inputs=inputs,
                 dice_source=dice_source,
@@ -204,7 +207,7 @@ class GurpsExtras:
                 "system": state.system,
                 "character": ch.name,
                 "kind": "extra-effort",
-                "trait": "Will",
+                "trait": (ch.skill_name(skill) or skill) if skill else "Will",
                 "base": will.value,
                 "modifiers": inputs["modifiers"],
                 "effective": roll.effective,

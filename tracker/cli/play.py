@@ -736,22 +736,32 @@ REACTION_GOOD = ("Neutral", "Good", "Very Good", "Excellent")
 @click.argument("character", shell_complete=complete.characters)
 @click.argument("percent", type=int)
 @click.option("--motivated", is_flag=True, help="A matter of life, death or deep conviction: +5.")
+@click.option(
+    "--skill",
+    metavar="SKILL",
+    shell_complete=complete.traits_of("character"),
+    help="A Will-based skill to roll instead of Will (the GM says which are).",
+)
 @dice_options
 @output_options
 def effort(character, percent, as_json, **options) -> None:
     """GURPS: extra effort for PERCENT more than normal (a Will roll; always 1 FP).
 
-    Will at -1 per 5% (rounded up), +5 when motivated. A critical failure also costs 1 HP.
+    Will (or a Will-based skill, --skill) at -1 per 5% (rounded up), +5 when motivated. A
+    critical failure also costs 1 HP.
 
     \b
     Examples:
       tracker effort Vora 20            lift 20% more
       tracker effort Mira 50 --motivated --dice 3,4,5
+      tracker effort Aldric 20 --skill Meditation
     """
     logged = open_tracker().gurps.effort(character, percent, **options)
     d = logged.doc
     mods = "".join(f" {m['value']:+d} {m['label']}" for m in d["modifiers"])
-    head = f"{bold(d['character'])} · extra effort +{d['percent']}% · Will {d['base']}{mods}"
+    head = (
+        f"{bold(d['character'])} · extra effort +{d['percent']}% · {d['trait']} {d['base']}{mods}"
+    )
     dice = "+".join(map(str, d["dice"]))
     verdict = "granted" if d["granted"] else "not granted"
     lines = [
