@@ -16,7 +16,14 @@ import msgspec
 from tracker.app.deciding import Decision, Logged, new_event
 from tracker.app.loading import SESSION_SNAPSHOT
 from tracker.app.names import check_name
-from tracker.app.sheets import Sheet, check_scores, parse_pairs, read_sheet, sheet_for
+from tracker.app.sheets import (
+    Sheet,
+    check_scores,
+    parse_pairs,
+    read_data,
+    read_sheet,
+    sheet_for,
+)
 from tracker.app.table import CURRENT, Table
 from tracker.errors import BadInput, Refused
 from tracker.events import (
@@ -500,26 +507,9 @@ def checked_settings(rules: RuleSystem, given: dict[str, Any]) -> dict[str, Any]
                 f"--stress-limit is {STRESS_LIMITS[0]} to {STRESS_LIMITS[1]}, not {value}."
             )
         if name in ("fright_table", "breaking_table"):
-            value = None if value in (RULEBOOK, NONE) else _table_file(value)
+            value = None if value in (RULEBOOK, NONE) else read_data(value, "table")
         out[name] = rules.check_setting(name, value)
     return out
-
-
-def _table_file(path: str) -> Any:
-    """A table file's contents: TOML (rows as [[rows]]) or JSON."""
-    import json
-    import tomllib
-    from pathlib import Path
-
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"Cannot read the table {file}: {exc.strerror}; check the path.") from None
-    try:
-        return json.loads(text) if file.suffix.lower() == ".json" else tomllib.loads(text)
-    except (ValueError, tomllib.TOMLDecodeError) as exc:
-        raise BadInput(f"The table {file} is not valid TOML or JSON ({exc}); fix it.") from None
 
 
 def _setting_now(state: CampaignState, name: str) -> Any:

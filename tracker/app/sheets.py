@@ -73,20 +73,24 @@ def check_scores(system: RuleSystem, scores: Mapping[str, int], what: str) -> No
 
 def read_sheet(path: str | Path) -> Sheet:
     """A sheet file: TOML or JSON with name, stats, skills, trained, class, defaults, traits."""
+    path = Path(path)
+    return sheet_from_mapping(read_data(path, "sheet"), str(path.name))
+
+
+def read_data(path: str | Path, what: str) -> Any:
+    """A TOML or JSON file's contents (JSON by its .json suffix), or one sentence naming the
+    ``what`` (a sheet, a table) that could not be read and why."""
     import tomllib
 
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise BadInput(f"Cannot read the sheet {path}: {exc.strerror}; check the path.") from None
+        raise BadInput(f"Cannot read the {what} {path}: {exc.strerror}; check the path.") from None
     try:
-        data: dict[str, Any] = (
-            json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
-        )
+        return json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as exc:
-        raise BadInput(f"The sheet {path} is not valid TOML or JSON ({exc}); fix it.") from None
-    return sheet_from_mapping(data, str(path.name))
+        raise BadInput(f"The {what} {path} is not valid TOML or JSON ({exc}); fix it.") from None
 
 
 def sheet_from_mapping(data: Mapping[str, Any], source: str | None = None) -> Sheet:
