@@ -28,8 +28,8 @@ from tracker.systems.base import (
     Feature,
     RollDecision,
     RollRequest,
+    RuleSystem,
     Side,
-    require_read,
 )
 from tracker.systems.dice import DiceSource
 
@@ -207,7 +207,7 @@ class Rolls:
             rules = state.rules
             if kind == "panic":
                 registry.require(rules, Feature.PANIC_CHECKS, "The panic check")
-            require_read(rules, request, rules.roll_options, "roll")
+            _require_read(rules, request, rules.roll_options, "roll")
             ch = self.table.character(name, state)
             decided = rules.decide_roll(request, ch, state)
             hidden = secret or decided.secret
@@ -318,7 +318,7 @@ class Rolls:
         )
 
         def decide(state: CampaignState) -> Decision:
-            require_read(state.rules, request, state.rules.contest_options, "contest")
+            _require_read(state.rules, request, state.rules.contest_options, "contest")
             a_side = side(self.table, state, a_name, a_trait)
             b_side = side(self.table, state, b_name, b_trait)
             if a_side.character is not None and a_side.character is b_side.character:
@@ -359,3 +359,35 @@ class Rolls:
             return Decision([event], doc)
 
         return self.table.play(decide, at_table="rolling a contest")
+
+
+# How an option is typed, where its flag is not the field's name.
+_FLAGS = {"mods": "--mod", "tags": "--tag", "mods_a": "--mod-a", "mods_b": "--mod-b"}
+
+
+def _require_read(
+    system: RuleSystem, request: msgspec.Struct, read: frozenset[str], what: str
+) -> None:
+    """Refuse an option the GM gave that ``system`` does not read (``read``): a roll logged
+    with it would look as if it applied. ``what`` names the request ("roll", "contest")."""
+    default = type(request)(**({"trait": ""} if "trait" in request.__struct_fields__ else {}))
+    for name in request.__struct_fields__:
+        if name in read or name in _ALWAYS_READ:
+            continue
+        if getattr(request, name) != getattr(default, name):
+            flag = _FLAGS.get(name, "--" + name.replace("_", "-"))
+            readers = [
+                s.title
+                for s in registry.systems()
+                if name in (s.roll_options if what == "roll" else s.contest_options)
+            ]
+            raise BadInput(
+                f"{flag} is a {' and '.join(readers) or 'no'} option; a {system.title} {what} "
+                "does not use it, so leave it out."
+            )
+
+
+# The fields every system reads, or that tracker itself fills in.
+_ALWAYS_READ = frozenset(
+    {"trait", "kind", "dice", "seed", "source", "mode", "dice_a", "dice_b", "running"}
+)

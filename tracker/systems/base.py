@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple, Protocol
 
 import msgspec
 
-from tracker.errors import BadInput, NotFound, Refused
+from tracker.errors import NotFound, Refused
 from tracker.events.effects import Effect
 from tracker.events.play import ContestRolled, ContestSide
 from tracker.systems.dice import DiceSource, source_for
@@ -542,44 +542,6 @@ class RuleSystem:
     def demo(self) -> DemoEvening | None:
         """The campaign ``tracker demo`` makes for this system (None: none)."""
         return None
-
-
-# How an option is typed, where its flag is not the field's name.
-_FLAGS = {"mods": "--mod", "tags": "--tag", "mods_a": "--mod-a", "mods_b": "--mod-b"}
-
-
-def require_read(
-    system: RuleSystem, request: msgspec.Struct, read: frozenset[str], what: str
-) -> None:
-    """Refuse an option the GM gave that ``system`` does not read (``read``): a roll logged
-    with it would look as if it applied. ``what`` names the request ("roll", "contest")."""
-    default = type(request)(**({"trait": ""} if "trait" in request.__struct_fields__ else {}))
-    for name in request.__struct_fields__:
-        if name in read or name in _ALWAYS_READ:
-            continue
-        if getattr(request, name) != getattr(default, name):
-            flag = _FLAGS.get(name, "--" + name.replace("_", "-"))
-            readers = [
-                s.title
-                for s in _systems()
-                if name in (s.roll_options if what == "roll" else s.contest_options)
-            ]
-            raise BadInput(
-                f"{flag} is a {' and '.join(readers) or 'no'} option; a {system.title} {what} "
-                "does not use it, so leave it out."
-            )
-
-
-# The fields every system reads, or that tracker itself fills in.
-_ALWAYS_READ = frozenset(
-    {"trait", "kind", "dice", "seed", "source", "mode", "dice_a", "dice_b", "running"}
-)
-
-
-def _systems() -> list[RuleSystem]:
-    from tracker.systems import registry
-
-    return registry.systems()
 
 
 def trait_value(system: RuleSystem, character: CharacterView, trait: str) -> tuple[int, str]:
