@@ -627,3 +627,23 @@ def test_what_moved_a_result_is_said_where_the_gm_reads_it(run):
     assert run.event_count() == before
     fright = run.ok("fright Mira --mod -2:alone --dice 6,6,2 --table-dice 5,5,2 --effect-dice 3")
     assert "5+5+2 + 4 (the margin of failure) = 16" in fright.stdout
+
+
+def test_refusals_met_at_the_table_say_what_to_do(run):
+    campaign_of(run, "glintlock")
+    run.ok("session start")
+    for command, words in (
+        ("threat spend dire", "Spend a smaller tier, or add Threat first."),
+        ("spend Wren class-feature", "give its base cost with --cost"),
+        ("roll Wren Grit --tag 1 --spell --dice 1", "give those dice with --backlash-dice"),
+        ("log --session 0", "No session 0; `tracker session list` shows them."),
+        ("status --as-of '1999-01-01'", "give a later time, or an event number"),
+    ):
+        before = run.event_count()
+        result = run(command)
+        assert result.exit_code in (1, 2), command
+        assert words in result.stderr, (command, result.stderr)
+        assert run.event_count() == before
+    shown = run("character show Nobody --as-of 1")
+    assert shown.exit_code == 1
+    assert shown.stdout == ""  # no "As of" header before the refusal

@@ -605,7 +605,9 @@ def test_soft_spend_refused_at_the_floor_with_a_sentence() -> None:
 def test_spend_above_threat_refused_with_a_sentence() -> None:
     with pytest.raises(Refused) as caught:
         gl.spend_threat(1, "hard")
-    assert str(caught.value) == "Threat is 1; a hard spend costs 2."
+    assert str(caught.value) == (
+        "Threat is 1; a hard spend costs 2. Spend a smaller tier, or add Threat first."
+    )
 
 
 def test_unknown_tier_is_bad_input() -> None:

@@ -357,7 +357,10 @@ class History:
         stamp = moment.in_timezone("UTC").format("YYYY-MM-DDTHH:mm:ss.SSSSSSZ")
         found = self.table.store.last_event_by(campaign_id, stamp)
         if found is None:
-            raise Refused(f"The campaign had not begun at {when}.")
+            raise Refused(
+                f"The campaign had not begun at {when}; give a later time, or an event number "
+                "from `tracker log`."
+            )
         return found
 
 

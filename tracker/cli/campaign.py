@@ -382,13 +382,12 @@ AS_OF = click.option(
 )
 
 
-def _state_as_of(tracker: Any, as_of: str | None, as_json: bool) -> Any:
+def _state_as_of(tracker: Any, as_of: str | None) -> tuple[Any, str | None]:
+    """The state now or as of an event or time, and the line that says which (None: now)."""
     if not as_of:
-        return tracker.state()
+        return tracker.state(), None
     state, at = tracker.history.as_of(as_of)
-    if not as_json:
-        click.echo(dim(f"As of event {at.version} ({at.recorded_at}):"))
-    return state
+    return state, dim(f"As of event {at.version} ({local_time(at.recorded_at)}):")
 
 
 @character.command("list", short_help="List the campaign's characters and their sheets.")
@@ -403,8 +402,10 @@ def character_list(as_of: str | None, as_json: bool) -> None:
       tracker character list --as-of 40     the sheets as they stood after event 40
     """
     tracker = open_tracker()
-    state = _state_as_of(tracker, as_of, as_json)
+    state, header = _state_as_of(tracker, as_of)
     found = list(state.characters.values())
+    if header and not as_json:
+        click.echo(header)
     if as_json:
         emit_json({"characters": [_character_doc(c) for c in found]})
         return
@@ -432,8 +433,10 @@ def character_show(name: str, as_of: str | None, as_json: bool) -> None:
       tracker character show Mira --as-of 40     the sheet as it stood after event 40
     """
     tracker = open_tracker()
-    state = _state_as_of(tracker, as_of, as_json)
+    state, header = _state_as_of(tracker, as_of)
     found = tracker.character(name, state, retired_ok=True)
+    if header and not as_json:
+        click.echo(header)
     movement = state.rules.movement(found)
     if as_json:
         emit_json({**_character_doc(found), "movement": movement})

@@ -20,7 +20,7 @@ from tracker.cli.render import (
     printable,
     update_words,
 )
-from tracker.errors import BadInput, TrackerError
+from tracker.errors import BadInput, NotFound, TrackerError
 from tracker.events import catalog as c
 from tracker.events import play as p
 from tracker.events.catalog import Unreadable
@@ -181,6 +181,8 @@ def dice_text(dice) -> str:
 def log(session: int | None, player_view: bool, as_json: bool) -> None:
     """Show the campaign's events, newest last."""
     tracker = open_tracker()
+    if session is not None and tracker.campaigns.session_info(session) is None:
+        raise NotFound(f"No session {session}; `tracker session list` shows them.")
     # The players' view is their stream, in which a secret event the GM has not revealed comes
     # sealed: the row stays (a secret roll happened), what it showed is not there to print.
     if player_view:

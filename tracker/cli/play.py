@@ -22,6 +22,7 @@ from tracker.cli.render import (
     dice_words,
     dim,
     lasting,
+    local_time,
     plural,
     printable,
     warn,
@@ -537,7 +538,7 @@ def status(
         state, at = tracker.history.as_of(as_of)
         ch = tracker.character(character, state, retired_ok=True) if character else None
         if not as_json:
-            click.echo(dim(f"As of event {at.version} ({at.recorded_at}):"))
+            click.echo(dim(f"As of event {at.version} ({local_time(at.recorded_at)}):"))
     else:
         state, ch = tracker.campaigns.status(character)
     if ch is not None:

@@ -489,6 +489,11 @@ def check(
     backlash = None
     if backlash_due(keep(rolled, at), spell, caster_class):
         count, faces = BACKLASH_DICE
+        if backlash_dice is None and dice.kind == "physical":
+            raise BadInput(
+                f"A natural 1 on a spell rolls {count}d{faces} backlash: give those dice with "
+                "--backlash-dice N,N."
+            )
         source = dice if backlash_dice is None else backlash_dice
         backlash = source.roll(count, faces, "the spell's backlash")
     return decide(
@@ -625,7 +630,9 @@ def base_cost(action: str, base: int | None = None) -> int:
     if base is None:
         if len(costs) > 1:
             choices = " or ".join(str(c) for c in costs)
-            raise BadInput(f"A {_spoken(action)} costs {choices} Mettle; give its base cost.")
+            raise BadInput(
+                f"A {_spoken(action)} costs {choices} Mettle; give its base cost with --cost."
+            )
         return costs[0]
     if base not in costs:
         choices = " or ".join(str(c) for c in costs)
@@ -763,7 +770,10 @@ def spend_threat(threat: int, tier: str) -> ThreatSpend:
     floor = spending_floor(threat)
     cost = THREAT_SPENDS[tier]
     if cost > threat:
-        raise Refused(f"Threat is {threat}; a {tier} spend costs {cost}.")
+        raise Refused(
+            f"Threat is {threat}; a {tier} spend costs {cost}. Spend a smaller tier, or add "
+            "Threat first."
+        )
     if floor != "none" and cost and tier not in FLOOR_TIERS:
         raise Refused(f"Threat is {threat}; while it is 4 or more a spend must be hard or dire.")
     return ThreatSpend(
