@@ -804,6 +804,7 @@ def test_character_show_gives_what_basic_move_allows(iron):
     assert moves == {
         "basic_move": 6,
         "sprint_move": 7,
+        "paced_move": 3,
         "water_move": 1,
         "high_jump_inches": 26,
         "broad_jump_feet": 9,
@@ -947,3 +948,41 @@ def test_extra_effort_may_roll_a_will_based_skill(iron):
     )
     assert "Monk rolls Meditation (extra effort) at 10" in iron.ok("log").stdout
     assert "chain intact" in iron.ok("verify").stdout
+
+
+def test_climbing_swimming_and_running_say_what_follows_as_the_rulebook_does(iron):
+    # gurps.md, 'Success Roll — Mira Scales a Wall': -3 to Climbing, encumbrance 0, effective
+    # 12, and she succeeds with a margin of 3 (a 9).
+    wall = iron.ok("roll Mira Climbing --mod climbing:vertical-stone-wall --dice 3,3,3").stdout
+    assert "effective 12" in wall
+    assert "SUCCESS by 3" in wall
+    assert "climbing speed: 1 ft/5 sec in combat, 4 ft/min otherwise" in wall
+    assert "roll again every five minutes of climbing" in wall
+    # 'Climbing': "Failure means you fall; critical failure means you fall even if roped".
+    assert "a fall\n" in iron.ok("roll Mira Climbing --dice 6,6,4").stdout
+    assert "even if roped" in iron.ok("roll Mira Climbing --dice 6,6,6").stdout
+    # 'Swimming': "Failure means you inhale water and lose 1 FP; roll again in five seconds."
+    assert "roll again in five seconds" in iron.ok("roll Mira Swimming --dice 6,6,4").stdout
+    sprint = iron.ok("roll Vora HT --feat running --dice 3,3,3").stdout
+    assert "after 15 more seconds of sprinting, or a minute of paced running" in sprint
+
+
+def test_the_sheets_encumbrance_counts_on_climbing_and_swimming_once(iron):
+    # 'Climbing': "Subtract your current encumbrance level (0-4) from every Climbing roll".
+    iron.ok("character update Vora --stat Encumbrance=2")
+    assert iron.json("roll Vora Climbing --dice 3,3,3")["effective"] == 13 - 2
+    assert iron.json("roll Vora Swimming --dice 3,3,3")["effective"] == 12 - 4 - 2
+    given = iron.json("roll Vora Climbing --mod encumbrance:1 --dice 3,3,3")
+    assert given["effective"] == 13 - 1  # the roll's own level, not the sheet's as well
+    assert iron.json("roll Vora Broadsword --dice 3,3,3")["effective"] == 16
+
+
+def test_movement_gives_paced_running_and_running_start_jumps(iron):
+    # 'Running & Sprinting': paced running is half the sprint; 'Jumping': a running start adds
+    # the yards run to Basic Move: Move 6 and 4 yards is (6 x 10) - 10 = 50 in, 2 x 10 - 3 = 17.
+    iron.ok("character update Vora --stat Move=6")
+    shown = iron.ok("character show Vora --run-up 4").stdout
+    assert "sprinting 7 after a second, paced running 3" in shown
+    assert "After a 4-yard run-up: high jump 50 in, broad jump 17 ft" in shown
+    moves = iron.json("character show Vora --run-up 4")["movement"]
+    assert (moves["paced_move"], moves["running_high_jump_inches"]) == (3, 50)

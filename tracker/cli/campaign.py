@@ -423,21 +423,29 @@ def _character_doc(c: Any) -> dict[str, Any]:
 @character.command("show")
 @click.argument("name", shell_complete=complete.characters)
 @AS_OF
+@click.option(
+    "--run-up",
+    type=click.IntRange(0, 100),
+    default=0,
+    metavar="YARDS",
+    help="GURPS: the jumps after a running start of YARDS.",
+)
 @output_options
-def character_show(name: str, as_of: str | None, as_json: bool) -> None:
+def character_show(name: str, as_of: str | None, run_up: int, as_json: bool) -> None:
     """Show a character's sheet (GURPS: and what its Basic Move gives).
 
     \b
     Examples:
       tracker character show Mira
       tracker character show Mira --as-of 40     the sheet as it stood after event 40
+      tracker character show Vora --run-up 4     her jumps after a 4-yard running start
     """
     tracker = open_tracker()
     state, header = _state_as_of(tracker, as_of)
     found = tracker.character(name, state, retired_ok=True)
     if header and not as_json:
         click.echo(header)
-    movement = state.rules.movement(found)
+    movement = state.rules.movement(found, run_up)
     if as_json:
         emit_json({**_character_doc(found), "movement": movement})
         return
@@ -456,9 +464,16 @@ def character_show(name: str, as_of: str | None, as_json: bool) -> None:
     if movement:
         click.echo(
             f"  Basic Move {movement['basic_move']}: sprinting {movement['sprint_move']} after a "
-            f"second, water Move {movement['water_move']}, standing high jump "
-            f"{movement['high_jump_inches']} in, broad jump {movement['broad_jump_feet']} ft"
+            f"second, paced running {movement['paced_move']}, water Move "
+            f"{movement['water_move']}, standing high jump {movement['high_jump_inches']} in, "
+            f"broad jump {movement['broad_jump_feet']} ft"
         )
+        if run_up:
+            click.echo(
+                f"  After a {run_up}-yard run-up: high jump "
+                f"{movement['running_high_jump_inches']} in, broad jump "
+                f"{movement['running_broad_jump_feet']} ft"
+            )
 
 
 @character.command("default", short_help="GURPS: let SKILL default to EXPR for a character.")

@@ -399,7 +399,7 @@ class RuleSystem:
     def check_default(self, expression: str) -> None:
         """Refuse a skill default the system cannot read (``Feature.DEFAULTS`` only)."""
 
-    def movement(self, character: CharacterView) -> dict[str, int] | None:
+    def movement(self, character: CharacterView, running_yards: int = 0) -> dict[str, int] | None:
         """What the character's movement allows (sprint, jumps), where the rules say."""
         return None
 

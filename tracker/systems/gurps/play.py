@@ -138,6 +138,15 @@ def decide_roll(
                 "Dark Vision or Infravision); roll another sense, or give light."
             )
         mods = [m for m in mods if m.strip().lower() != TOTAL_DARKNESS]
+    feat_skill = trait.strip().lower() in ("climbing", "swimming")
+    carried = character.stat("Encumbrance")
+    if (
+        feat_skill
+        and carried
+        and not any(m.strip().lower().startswith("encumbrance") for m in mods)
+    ):
+        # "Subtract your current encumbrance level": the sheet's, unless the roll gives one.
+        mods.append(f"encumbrance:{carried}")
     modifiers = [parse_modifier(m, campaign.tech_level) for m in mods]
     if sense:
         modifiers.extend(gurps.sense_modifiers(sense, traits))
@@ -187,6 +196,10 @@ def decide_roll(
         effects.append(TrackChange("fp", -fp, "inhaled water" if feat is None else "winded"))
     if feat:
         inputs["feat"] = feat
+    surface = next(
+        (m.split(":", 1)[1] for m in mods if m.strip().lower().startswith("climbing:")), None
+    )
+    doc["notes"].extend(gurps.feat_notes(trait, feat, surface, result.outcome))
     followups: tuple[RollDecision, ...] = ()
     if request.danger and sense is None:
         raise BadInput("--danger is for a sense roll (Vision, Hearing, Taste or Smell).")

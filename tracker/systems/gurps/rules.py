@@ -1296,6 +1296,47 @@ def sprint_move(move: int) -> int:
     return move + max(1, move * 20 // 100)
 
 
+def paced_move(sprint: int) -> int:
+    """Paced running: half the sprinting speed, rounded down, at least 1.
+
+    Rulebook: gurps.md, 'Running & Sprinting' ("Paced running: Half sprinting speed").
+    """
+    return max(1, sprint // 2)
+
+
+def feat_notes(trait: str, feat: str | None, surface: str | None, outcome: str) -> list[str]:
+    """What the rulebook says follows a Climbing, Swimming or running roll: how fast, when to
+    roll again, what a failure means.
+
+    Rulebook: gurps.md, 'Climbing', 'Swimming', 'Running & Sprinting'.
+    """
+    skill = trait.strip().lower()
+    failed = outcome in ("failure", "critical_failure")
+    notes = []
+    if skill == "climbing":
+        if surface is not None:
+            _, combat, normal = CLIMBING_SURFACES[_slug(surface)]
+            notes.append(f"climbing speed: {combat} in combat, {normal} otherwise")
+        if outcome == "critical_failure":
+            notes.append("a fall, even if roped, unless the rope itself is secured")
+        elif failed:
+            notes.append("a fall")
+        else:
+            notes.append("roll again every five minutes of climbing")
+    elif skill == "swimming":
+        notes.append(
+            "inhaled water (1 FP); roll again in five seconds"
+            if failed
+            else "roll again if still in water over the head"
+        )
+    elif feat == "running":
+        notes.append(
+            "roll HT or Running again after 15 more seconds of sprinting, or a minute of "
+            "paced running"
+        )
+    return notes
+
+
 def water_move(basic_move: int) -> int:
     """Human water Move: Basic Move / 5 rounded down, at least 1.
 

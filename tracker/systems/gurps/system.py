@@ -81,9 +81,10 @@ class Gurps(RuleSystem):
 
         parse_default(expression)
 
-    def movement(self, character: CharacterView) -> dict[str, int] | None:
-        """What Basic Move (``Move`` or ``Basic Move`` on the sheet) gives: the sprint, water
-        Move and standing jumps (gurps.md, 'Running & Sprinting', 'Swimming', 'Jumping')."""
+    def movement(self, character: CharacterView, running_yards: int = 0) -> dict[str, int] | None:
+        """What Basic Move (``Move`` or ``Basic Move`` on the sheet) gives: the sprint and paced
+        running (half the sprint), water Move, and the jumps, standing or after
+        ``running_yards`` of run-up (gurps.md, 'Running & Sprinting', 'Swimming', 'Jumping')."""
         move = character.stat("Basic Move")
         if move is None:
             move = character.stat("Move")
@@ -92,13 +93,24 @@ class Gurps(RuleSystem):
         from tracker.systems.gurps import rules as gurps
 
         jumping = character.skill("Jumping")
-        return {
+        sprint = gurps.sprint_move(move)
+        out = {
             "basic_move": move,
-            "sprint_move": gurps.sprint_move(move),
+            "sprint_move": sprint,
+            "paced_move": gurps.paced_move(sprint),
             "water_move": gurps.water_move(move),
             "high_jump_inches": gurps.high_jump_inches(move, jumping_skill=jumping),
             "broad_jump_feet": gurps.broad_jump_feet(move, jumping_skill=jumping),
         }
+        if running_yards:
+            out["running_yards"] = running_yards
+            out["running_high_jump_inches"] = gurps.high_jump_inches(
+                move, running_yards, jumping_skill=jumping
+            )
+            out["running_broad_jump_feet"] = gurps.broad_jump_feet(
+                move, running_yards, jumping_skill=jumping
+            )
+        return out
 
     def buy_up(self, outcome: str | None, target: str | None) -> tuple[str, int]:
         """Character points turn an outcome into a better one, step by step (gurps.md,
