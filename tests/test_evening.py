@@ -647,3 +647,15 @@ def test_refusals_met_at_the_table_say_what_to_do(run):
     shown = run("character show Nobody --as-of 1")
     assert shown.exit_code == 1
     assert shown.stdout == ""  # no "As of" header before the refusal
+
+
+def test_undoing_a_sessions_end_says_the_session_runs_again(run):
+    campaign_of(run, "glintlock")
+    run.ok("session start")
+    run.ok("note 'the archive floods'")
+    assert "running again" not in run.ok("undo").stdout
+    run.ok("session end")
+    ended = next(e for e in run.json("log")["events"] if e["type"] == "SessionEnded")
+    again = run.ok(f"undo {ended['version']}").stdout
+    assert "! Session 1 is running again; `tracker session end` ends it" in again
+    assert run.json("status")["session"] == 1

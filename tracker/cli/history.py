@@ -8,6 +8,7 @@ import click
 
 from tracker.cli.options import open_tracker, output_options
 from tracker.cli.play import show_logged
+from tracker.cli.render import warn
 
 
 @click.command("undo", short_help="Take back an event; nothing is deleted.")
@@ -38,6 +39,16 @@ def undo(event, session, cascade, reason, as_json) -> None:
     lines = [line]
     for extra in logged.doc["cascade"]:
         lines.append(f"  also undid {extra['version']}: {extra['reason']}")
+    running = logged.state.current_session
+    if running is not None and any(r["type"] == "SessionEnded" for r in revoked):
+        # Taking back a session's end opens the session again: say so, it changes what the
+        # next command belongs to.
+        lines.append(
+            warn(
+                f"Session {running} is running again; `tracker session end` ends it, or "
+                "`tracker redo` puts its end back."
+            )
+        )
     show_logged(logged, as_json, lines)
 
 
