@@ -9,12 +9,16 @@ so the shell and the terminal offer the same words in the same places.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from click.shell_completion import CompletionItem
 
-Completions = Callable[[click.Context, click.Parameter, str], list[CompletionItem]]
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
+
+# Imported by every command module, so that each argument can name its completion: click's
+# completion machinery is loaded only when a completion is asked for, never for a roll.
+Completions = Callable[[click.Context, click.Parameter, str], "list[CompletionItem]"]
 
 
 def _tracker(ctx: click.Context) -> Any:
@@ -47,6 +51,8 @@ def _state(ctx: click.Context) -> Any:
 
 
 def _matching(words: Iterable[str], incomplete: str) -> list[CompletionItem]:
+    from click.shell_completion import CompletionItem
+
     wanted = incomplete.casefold()
     return [CompletionItem(w) for w in words if w.casefold().startswith(wanted)]
 
