@@ -626,6 +626,7 @@ def test_diplomacy_takes_the_better_of_the_contest_and_a_reaction_roll(iron):
 )
 def test_influence_levels_by_skill(iron, skill, dice_a, level):
     iron.ok(f'character add Kell --stat IQ=12 --stat Will=12 --skill "{skill}=14"')
+    iron.ok("character update Vora --npc")  # a reaction is read from an NPC only
     doc = iron.json(["influence", "Kell", skill, "Vora", "--dice-a", dice_a, "--dice-b", "4,4,4"])
     assert doc["b"]["effective"] == 11  # Vora's own Will from her sheet
     assert doc["level"] == level
@@ -661,6 +662,129 @@ def test_empathy_reaches_an_indomitable_subject_and_slave_mentality_needs_no_rol
     last = iron.json("log")["events"][-1]
     assert last["type"] == "NoteAdded"
     assert "no roll" in last["payload"]["text"]
+
+
+def test_an_npc_who_beats_a_pc_leaves_its_margin_of_victory_on_that_pc(iron):
+    # gurps.md, 'Influencing PCs': "a beautiful spy who beats a PC's Will by 3 using Sex
+    # Appeal might impose -3 to that PC's Detect Lies rolls when dealing with her."
+    iron.ok('character add Spy --npc --stat IQ=12 --stat Will=11 --skill "Sex Appeal=14"')
+    iron.ok('character update Mira --skill "Detect Lies=12"')
+    # Spy 14 rolls 10 (by 4), Mira's Will 12 rolls 11 (by 1): the spy wins by 3.
+    doc = iron.json('influence Spy "Sex Appeal" Mira --dice-a 3,3,4 --dice-b 3,4,4')
+    assert (doc["winner"], doc["margin_of_victory"], doc["on_pc"]) == ("Spy", 3, True)
+    # No reaction is read for a player's character: the player decides how Mira reacts.
+    assert (doc["reaction"], doc["level"], doc["modifier"]) == (None, None, 3)
+    [held] = iron.json("status Mira")["conditions"]
+    assert (held["name"], held["modifier"]) == ("influenced by Spy", 3)
+    lie = iron.json('roll Mira "Detect Lies" --mod influence:Spy --dice 3,3,4')
+    assert lie["modifiers"] == [{"value": -3, "label": "influenced by Spy"}]
+    assert rolled(lie) == (9, 10, "failure", -1)
+    # A bonus where the GM rules the influence helps the roll.
+    helped = iron.json('roll Mira "Detect Lies" --mod influence:Spy:bonus --dice 3,3,4')
+    assert rolled(helped)[:2] == (15, 10)
+    said = iron.ok('influence Spy "Sex Appeal" Mira --dice-a 3,3,4 --dice-b 3,4,4').stdout
+    assert "Mira is influenced by Spy: -3 (or +3)" in said
+    assert (
+        "Spy uses Sex Appeal on Mira: Spy wins by 3, Mira influenced (±3)" in iron.ok("log").stdout
+    )
+    assert "every stored outcome re-derived and matching" in iron.ok("verify").stdout
+    # The GM ends it when it no longer bears on anything; a roll then cannot take it.
+    iron.ok(["condition", "clear", "Mira", "influenced by Spy"])
+    refused(iron, 'roll Mira "Detect Lies" --mod influence:Spy', "under no influence of Spy", 2)
+
+
+def test_an_influence_that_fails_on_a_pc_leaves_nothing_and_undo_takes_a_win_back(iron):
+    iron.ok('character add Spy --npc --stat IQ=12 --stat Will=11 --skill "Sex Appeal=14"')
+    # Spy rolls 16 (fails by 2), Mira 12 (succeeds): Mira holds.
+    lost = iron.json('influence Spy "Sex Appeal" Mira --dice-a 6,6,4 --dice-b 4,4,4')
+    assert (lost["winner"], lost["modifier"], lost["effects"]) == ("Mira", 0, [])
+    assert (
+        "Mira is not swayed"
+        in iron.ok('influence Spy "Sex Appeal" Mira --dice-a 6,6,4 --dice-b 4,4,4').stdout
+    )
+    assert iron.json("status Mira")["conditions"] == []
+    won = iron.json('influence Spy "Sex Appeal" Mira --dice-a 1,1,1 --dice-b 4,4,4')
+    assert iron.json("status Mira")["conditions"][0]["modifier"] == won["margin_of_victory"]
+    iron.ok(f"undo {won['event_id']}")
+    assert iron.json("status Mira")["conditions"] == []
+
+
+def test_a_secret_influence_on_a_pc_stays_off_the_players_view(iron):
+    iron.ok('character add Spy --npc --stat IQ=12 --stat Will=11 --skill "Sex Appeal=14"')
+    iron.ok('influence Spy "Sex Appeal" Mira --dice-a 1,1,1 --dice-b 4,4,4 --secret')
+    assert iron.json("status Mira")["conditions"][0]["name"] == "influenced by Spy"
+    players = iron.json("status --player-view")
+    [mira] = [c for c in players["characters"] if c["name"] == "Mira"]
+    assert mira["conditions"] == []
+
+
+@pytest.mark.parametrize(
+    ("words", "code", "says"),
+    [
+        # The player decides how their character reacts: no reaction roll, no compliance.
+        (["Spy", "Diplomacy", "Mira", "--reaction-dice", "3,3,3"], 2, "leave out --reaction-dice"),
+        (["Spy", "Diplomacy", "Mira", "--reaction-mod", "+2"], 2, "leave out --reaction-mod"),
+        (["Spy", "Diplomacy", "Mira", "--slave-mentality"], 2, "leave out --slave-mentality"),
+        (["Mira", "Diplomacy", "Mira"], 2, "cannot influence themselves"),
+        # The rulebook's special cases are the subject's traits, whoever plays them.
+        (["Spy", "Intimidation", "Mira", "--unfazeable"], 1, "Unfazeable"),
+    ],
+)
+def test_influence_on_a_pc_refuses_what_would_decide_for_the_player(iron, words, code, says):
+    iron.ok("character add Spy --npc --stat Will=11 --skill Diplomacy=14 --skill Intimidation=13")
+    refused(iron, ["influence", *words], says, code)
+
+
+def test_verify_decides_an_influence_on_a_pc_again_and_finds_a_forged_margin(iron):
+    from tracker.app.tracker import Tracker
+    from tracker.app.verify import redecide
+    from tracker.events import decode
+    from tracker.systems import registry
+
+    iron.ok('character add Spy --npc --stat Will=11 --skill "Sex Appeal=14"')
+    iron.ok('influence Spy "Sex Appeal" Mira --dice-a 3,3,4 --dice-b 3,4,4')
+    tracker = Tracker(str(iron.db))
+    stored = list(tracker.store.read(tracker.campaign().campaign_id))[-1]
+    tracker.close()
+    gurps = registry.get("gurps")
+    assert redecide(stored, gurps) is None
+    payload = stored.payload
+    effect = payload["effects"][0]
+    forged = [
+        {**payload, "effects": []},
+        {**payload, "effects": [{**effect, "modifier": 5}]},
+        {**payload, "result": {**payload["result"], "modifier": 5}},
+    ]
+    for doc in forged:
+        data = decode(stored.type, stored.schema_version, doc)
+        assert redecide(stored._replace(data=data), gurps) is not None, doc
+
+
+def test_diplomacy_on_a_pc_rolls_no_reaction(iron):
+    iron.ok("character add Spy --npc --stat Will=11 --skill Diplomacy=14")
+    doc = iron.json("influence Spy Diplomacy Mira --dice-a 3,3,3 --dice-b 4,4,4")
+    assert (doc["reaction"], doc["level"], doc["modifier"]) == (None, None, 5)
+
+
+def test_who_plays_a_character_is_on_the_sheet_and_changes_as_an_event(iron, tmp_path):
+    sheet = tmp_path / "warden.toml"
+    sheet.write_text('name = "Warden"\nnpc = true\n[stats]\nWill = 13\n', encoding="utf-8")
+    assert "NPC" in iron.ok(["character", "add", "--sheet", str(sheet)]).stdout
+    assert iron.json("character show Warden")["npc"] is True
+    assert iron.json("character show Mira")["npc"] is False
+    assert "NPC Warden added" in iron.ok("log").stdout
+    assert "played by a player" in iron.ok("character update Warden --pc").stdout
+    assert iron.json("character show Warden")["npc"] is False
+    refused(iron, "character update Warden --pc", "already reads so")
+    # An NPC by the sheet, a player's by the option: the option wins.
+    iron.ok(["character", "add", "--sheet", str(sheet), "--pc", "Gaoler"])
+    assert iron.json("character show Gaoler")["npc"] is False
+    events = iron.json("log")["events"]
+    handed = next(e["version"] for e in events if e["type"] == "CharacterUpdated")
+    assert iron.json(f"character show Warden --as-of {handed - 1}")["npc"] is True
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "Bad"\nnpc = "yes"\n', encoding="utf-8")
+    refused(iron, ["character", "add", "--sheet", str(bad)], "npc must be true or false", 2)
 
 
 def test_influence_is_gurps_only(glintlock):
@@ -828,7 +952,8 @@ def test_influence_reads_the_traits_on_both_sheets(iron, tmp_path):
     for name, trait in (("Stoic", "Unfazeable"), ("Rock", "Indomitable")):
         sheet = tmp_path / f"{name}.toml"
         sheet.write_text(
-            f'name = "{name}"\ntraits = ["{trait}"]\n[stats]\nWill = 12\n', encoding="utf-8"
+            f'name = "{name}"\nnpc = true\ntraits = ["{trait}"]\n[stats]\nWill = 12\n',
+            encoding="utf-8",
         )
         iron.ok(["character", "add", "--sheet", str(sheet)])
     iron.ok("character add Kell --stat IQ=12 --stat Will=12 --skill Intimidation=13")

@@ -238,8 +238,10 @@ class Campaigns:
         trained: Sequence[str] = (),
         character_class: str | None = None,
         sheet_path: str | None = None,
+        npc: bool | None = None,
     ) -> Character:
-        """Add a character from options and a sheet file; options add to the sheet."""
+        """Add a character from options and a sheet file; options add to the sheet. ``npc``:
+        the GM plays it (None: as the sheet says, else a player does)."""
         sheet = read_sheet(sheet_path) if sheet_path else Sheet()
         name = (name or sheet.name or "").strip()
         if not name:
@@ -270,6 +272,7 @@ class Campaigns:
                 defaults=sheet.defaults,
                 traits=tuple(sheet.traits),
                 sheet=sheet.source,
+                npc=True if (sheet.npc if npc is None else npc) else msgspec.UNSET,
             )
             return Decision([new_event(added, state=state)])
 
@@ -290,9 +293,11 @@ class Campaigns:
         sheet_path: str | None = None,
         reset_tracks: bool = False,
         note: str | None = None,
+        npc: bool | None = None,
     ) -> Logged:
         """Change a character's sheet as an event: options, or a newer sheet file whose
-        differences from the sheet as it stands are logged (options given too win)."""
+        differences from the sheet as it stands are logged (options given too win). ``npc``
+        hands the character to the GM (True) or to a player (False)."""
         sheet = read_sheet(sheet_path) if sheet_path else None
         new_stats = parse_pairs(stats, "--stat")
         new_skills = parse_pairs(skills, "--skill")
@@ -332,7 +337,10 @@ class Campaigns:
             cls = character_class or (sheet.character_class if sheet else None)
             if cls is not None and cls == ch.character_class:
                 cls = None
-            if not any(change.values()) and cls is None and not reset_tracks:
+            played_by = npc if npc is not None else (sheet.npc if sheet else None)
+            if played_by is not None and played_by == ch.npc:
+                played_by = None
+            if not any(change.values()) and cls is None and played_by is None and not reset_tracks:
                 raise Refused(
                     f"{ch.name}'s sheet already reads so; nothing was logged. Give what changed "
                     "(--stat, --skill, --trait, --drop-skill, ...) or a newer --sheet."
@@ -349,6 +357,7 @@ class Campaigns:
                 sheet=sheet.source if sheet else None,
                 reset_tracks=reset_tracks,
                 note=note,
+                npc=msgspec.UNSET if played_by is None else played_by,
             )
             doc = {"character": ch.name, "before": ch.to_dict(), **msgspec.to_builtins(updated)}
             return Decision([new_event(updated, state=state)], doc)

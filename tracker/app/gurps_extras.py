@@ -56,6 +56,10 @@ class GurpsExtras:
 
         Diplomacy also rolls a reaction and takes the better of the two. A subject with Slave
         Mentality complies without a roll, which is logged as a note.
+
+        A player's character as the subject ('Influencing PCs') reads no reaction: a win puts
+        the margin of victory on that character as a condition, "influenced by NAME", which
+        rolls take with ``--mod influence:NAME`` until the GM clears it.
         """
         from tracker.systems.gurps import rules as gurps
 
@@ -81,7 +85,21 @@ class GurpsExtras:
                 "unfazeable": subject_has("Unfazeable", unfazeable),
                 "empathy": empathy or influencer.has_trait("Empathy"),
             }
-            if subject_has("Slave Mentality", slave_mentality):
+            on_pc = subject_ch is not None and not subject_ch.npc
+            if on_pc and subject_ch is influencer:
+                raise BadInput(f"{influencer.name} cannot influence themselves; name another.")
+            if on_pc and (reaction_mods or reaction_dice or slave_mentality):
+                given = (
+                    "--slave-mentality"
+                    if slave_mentality
+                    else ("--reaction-dice" if reaction_dice else "--reaction-mod")
+                )
+                raise BadInput(
+                    f"{subject_ch.name} is a player's character, who reacts as the player "
+                    f"decides; leave out {given} (or mark an NPC with `tracker character "
+                    f"update {subject_ch.name} --npc`)."
+                )
+            if not on_pc and subject_has("Slave Mentality", slave_mentality):
                 result = gurps.influence_roll(
                     skill, 0, 0, dice_a=None, dice_b=None, slave_mentality=True, **wants
                 )
@@ -96,7 +114,7 @@ class GurpsExtras:
             src_r = source_for(reaction_dice, None, "--reaction-dice") if reaction_dice else shared
             a_base, a_mods, a_eff = gurps_play.effective(a_side, mods, state.tech_level)
             b_base, _, b_eff = gurps_play.effective(b_side, ())
-            wants_reaction = skill.strip().lower() == "diplomacy"
+            wants_reaction = skill.strip().lower() == "diplomacy" and not on_pc
             result = gurps.influence_roll(
                 skill,
                 a_eff,
@@ -105,7 +123,13 @@ class GurpsExtras:
                 dice_b=src_b,
                 reaction_dice=src_r if wants_reaction else None,
                 reaction_modifiers=[gurps_play.parse_modifier(m) for m in reaction_mods],
+                on_pc=on_pc,
                 **wants,
+            )
+            effects = (
+                [gurps_play.influence_effect(influencer.name, result, subject_ch.character_id)]
+                if on_pc and result.won
+                else []
             )
             contest = result.contest
             a_inputs = gurps_play.side_inputs(a_base, a_mods, a_eff)
@@ -113,6 +137,9 @@ class GurpsExtras:
             outcome = result.to_dict()
             outcome.pop("contest")
             outcome["margin_of_victory"] = contest.margin_of_victory
+            if not on_pc:
+                # An influence roll on an NPC stores what it always has.
+                del outcome["on_pc"], outcome["modifier"]
             dice_kind = "physical" if dice_a or dice_b or reaction_dice else shared.kind
             influencer_side = Side(a_side.name, a_side.character, result.skill)
             payload = ev.ContestRolled(
@@ -123,6 +150,7 @@ class GurpsExtras:
                 winner=contest.winner,
                 result=outcome,
                 dice_source=dice_kind,
+                effects=tuple(effects),
             )
             event = new_event(payload, state=state, visibility="gm" if secret else "public")
             doc = {
@@ -139,8 +167,10 @@ class GurpsExtras:
                 "contest_level": result.contest_level,
                 "reaction": None if result.reaction is None else result.reaction.to_dict(),
                 "level": result.level,
+                "on_pc": on_pc,
+                "modifier": result.modifier if on_pc else None,
                 "secret": secret,
-                "effects": [],
+                "effects": [e.to_json() for e in effects],
             }
             return Decision([event], doc)
 

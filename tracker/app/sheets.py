@@ -24,6 +24,8 @@ class Sheet:
     source: str | None = None
     # The rule system the sheet says it is for (``system = "gurps"``), when it says so.
     system: str | None = None
+    # ``npc = true``: the GM plays the character (None: the sheet does not say).
+    npc: bool | None = None
 
 
 def parse_pairs(values: Iterable[str], option: str) -> dict[str, int]:
@@ -119,6 +121,9 @@ def sheet_from_mapping(data: Mapping[str, Any], source: str | None = None) -> Sh
     system = data.get("system")
     if system is not None and not isinstance(system, str):
         raise BadInput('The sheet\'s system must be a name like "gurps"; fix it.')
+    npc = data.get("npc")
+    if npc is not None and not isinstance(npc, bool):
+        raise BadInput("The sheet's npc must be true or false; fix it.")
     return Sheet(
         system=system.strip().lower() if system else None,
         name=data.get("name"),
@@ -129,4 +134,5 @@ def sheet_from_mapping(data: Mapping[str, Any], source: str | None = None) -> Sh
         defaults=defaults,
         traits=names("traits"),
         source=source,
+        npc=npc,
     )

@@ -283,6 +283,11 @@ def character() -> None:
     type=click.Path(dir_okay=False),
     help="A sheet file (TOML or JSON); options given here add to it.",
 )
+@click.option(
+    "--npc/--pc",
+    default=None,
+    help="The GM plays the character (--npc) or a player does (--pc, the default).",
+)
 @output_options
 def character_add(
     name: str | None,
@@ -291,14 +296,17 @@ def character_add(
     trained: tuple[str, ...],
     character_class: str | None,
     sheet: str | None,
+    npc: bool | None,
     as_json: bool,
 ) -> None:
-    """Add a character to the current campaign.
+    """Add a character to the current campaign: a player's, or with --npc (or `npc = true`
+    in the sheet) one the GM plays.
 
     \b
     Examples:
       tracker character add Wren --stat Grit=3 --stat Wits=2 --trained Climb --class Seer
       tracker character add --sheet fixtures/sheets/gurps-mira.toml
+      tracker character add Vesna --npc --stat Will=11 --skill "Sex Appeal=15"
     """
     added = open_tracker().campaigns.character_add(
         name,
@@ -307,6 +315,7 @@ def character_add(
         trained=trained,
         character_class=character_class,
         sheet_path=sheet,
+        npc=npc,
     )
     if as_json:
         emit_json(added.to_dict())
@@ -329,6 +338,11 @@ def character_add(
     help="A newer sheet file: what differs from the sheet as it stands is logged.",
 )
 @click.option("--reset-tracks", is_flag=True, help="Set HP and FP to their (new) maximum.")
+@click.option(
+    "--npc/--pc",
+    default=None,
+    help="The GM plays the character (--npc) or a player does (--pc).",
+)
 @click.option("--note", help="Why the sheet changed (points spent, a boon).")
 @output_options
 def character_update(name: str, as_json: bool, **options: Any) -> None:
@@ -341,6 +355,7 @@ def character_update(name: str, as_json: bool, **options: Any) -> None:
       tracker character update Vora --skill Broadsword=17 --note "12 points spent"
       tracker character update Mira --trait "Combat Reflexes" --drop-trait Clueless
       tracker character update Mira --sheet fixtures/sheets/gurps-mira.toml
+      tracker character update Harbourmaster --npc     the GM plays him from here on
     """
     from tracker.cli.play import show_logged
 
@@ -504,7 +519,7 @@ def _stat_text(c, name: str, on_sheet: int) -> str:
 
 
 def _sheet_line(c) -> str:
-    parts = []
+    parts = ["NPC"] if c.npc else []
     if c.character_class:
         parts.append(c.character_class)
     if c.stats:

@@ -56,8 +56,8 @@ def _summary(event, names: dict[str, str]) -> str:
         case c.SessionEnded(number=number, lapsed=lapsed):
             lapsed_text = f" ({plural(len(lapsed), 'obligation')} lapsed)" if lapsed else ""
             return f"session {number} ended{lapsed_text}"
-        case c.CharacterAdded(name=name):
-            return f"character {name} added"
+        case c.CharacterAdded(name=name, npc=npc):
+            return f"{'NPC' if npc is True else 'character'} {name} added"
         case c.CharacterUpdated() as e:
             return f"{who}'s sheet updated: {update_words(msgspec.to_builtins(e))}"
         case c.CharacterRetired(note=note):
@@ -76,7 +76,11 @@ def _summary(event, names: dict[str, str]) -> str:
             verdict = f"{won} wins" if won else ("no change" if not e.decided else "stalemate")
             if e.result.get("margin_of_victory"):
                 verdict += f" by {e.result['margin_of_victory']}"
-            if e.mode == "influence":
+            if e.mode == "influence" and e.result.get("on_pc"):
+                margin = e.result.get("modifier")
+                held = f", {b} influenced (±{margin})" if margin else f", {b} not swayed"
+                line = f"{a} uses {e.a.trait} on {b}: {verdict}{held}"
+            elif e.mode == "influence":
                 line = f"{a} uses {e.a.trait} on {b}: {verdict}, reaction {e.result['level']}"
             else:
                 round_ = f", round {e.round}" if e.round else ""

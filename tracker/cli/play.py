@@ -576,7 +576,12 @@ def character_line(t: dict[str, Any]) -> str:
     if t.get("points"):
         parts.append(f"{t['points']} CP")
     if t["conditions"]:
-        parts.append(", ".join(c["name"] for c in t["conditions"]))
+        parts.append(
+            ", ".join(
+                c["name"] + (f" (±{c['modifier']})" if c.get("modifier") else "")
+                for c in t["conditions"]
+            )
+        )
     if t.get("story_tags"):
         parts.append("story: " + ", ".join(t["story_tags"]))
     nxt = t.get("next_roll") or {}
@@ -699,10 +704,13 @@ def influence(character, skill, subject, will, as_json, **options) -> None:
     A win is Good (Sex Appeal: Very Good), a loss or a tie Bad (Intimidation: Very Bad).
     Diplomacy also rolls a reaction and takes the better of the two.
 
+    On a player's character (one not added with --npc) no reaction is read: a win leaves its
+    margin of victory on that character, for the rolls it bears on (--mod influence:NAME).
+
     \b
     Examples:
       tracker influence Aldric Diplomacy "Harbour master" 11 --reaction-mod +1:appearance
-      tracker influence Vora Intimidation Mira
+      tracker influence Vesna "Sex Appeal" Mira --secret
     """
     logged = open_tracker().gurps.influence(character, skill, subject, will, **options)
     d = logged.doc
@@ -718,6 +726,17 @@ def influence(character, skill, subject, will, as_json, **options) -> None:
         verdict = f"{d['winner']} wins" + (
             f" by {d['margin_of_victory']}" if d["margin_of_victory"] else ""
         )
+    if d["on_pc"]:
+        subject, margin = d["b"]["character"], d["modifier"]
+        if margin:
+            reading = (
+                f"{subject} is influenced by {d['a']['character']}: -{margin} (or +{margin}) on "
+                f"the rolls it bears on, as the GM rules (--mod influence:{d['a']['character']})"
+            )
+        else:
+            reading = f"{subject} is not swayed"
+        show_logged(logged, as_json, [head, "  " + "   ".join(sides), f"  → {verdict}: {reading}"])
+        return
     lines = [head, "  " + "   ".join(sides), f"  → {verdict}: {d['contest_level']}"]
     if d["reaction"] is not None:
         r = d["reaction"]

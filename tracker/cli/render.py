@@ -159,6 +159,8 @@ def update_words(d: dict[str, Any], after: Any = None) -> str:
     words += [f"- {t}" for t in d["dropped_traits"]]
     if d.get("character_class"):
         words.append(f"class {d['character_class']}")
+    if d.get("npc") is not None:
+        words.append("played by the GM" if d["npc"] else "played by a player")
     if after is not None:
         # HP and FP in play where the update moved their maximum or reset them.
         for track, top in (("hp", after.hp_max), ("fp", after.fp_max)):

@@ -213,7 +213,9 @@ class SessionEnded(EventPayload, frozen=True):
 
 @event_type
 class CharacterAdded(EventPayload, frozen=True):
-    """A character joined the campaign with its sheet: stats, skills, training, class, traits."""
+    """A character joined the campaign with its sheet: stats, skills, training, class, traits.
+    ``npc``: the GM plays it (an influence roll it wins against a player's character leaves a
+    modifier on that character rather than a reaction)."""
 
     TYPE: ClassVar[str] = "CharacterAdded"
     character_field: ClassVar[str | None] = "character_id"
@@ -226,6 +228,8 @@ class CharacterAdded(EventPayload, frozen=True):
     defaults: dict[str, list[str]] = {}
     traits: tuple[str, ...] = ()
     sheet: str | None = None
+    # Set (True) only for an NPC: a player's character is stored as it always was.
+    npc: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 @event_type
@@ -235,7 +239,8 @@ class CharacterUpdated(EventPayload, frozen=True):
     added; the sheet as it stood before is the fold of the events before this one.
 
     ``reset_tracks`` sets HP and FP to their new maximum; otherwise what play left of them is
-    kept (at most the new maximum).
+    kept (at most the new maximum). ``npc`` marks who plays the character from here on (unset:
+    unchanged).
     """
 
     TYPE: ClassVar[str] = "CharacterUpdated"
@@ -251,6 +256,7 @@ class CharacterUpdated(EventPayload, frozen=True):
     sheet: str | None = None
     reset_tracks: bool = False
     note: str | None = None
+    npc: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 @event_type

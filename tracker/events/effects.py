@@ -6,7 +6,7 @@ in from JSON (``effect_from_json``) and one way out (``Effect.to_json``); the st
 the ones tracker has always written, told apart by their leading key::
 
     {"track": "mettle", "delta": 1}                      TrackChange (+ "cause")
-    {"condition": "stunned", "duration": 2, ...}         ConditionApplied
+    {"condition": "stunned", "duration": 2, ...}         ConditionApplied (+ "modifier")
     {"obligation": "panic-check", "what": "..."}         ObligationOpened (+ "suffix", "data")
     {"story_tag_spent": "the old map"}                   StoryTagSpent
     {"stat_change": "IQ", "delta": -1}                   StatChanged
@@ -63,6 +63,9 @@ class ConditionApplied(msgspec.Struct, Effect, frozen=True, gc=False):
     unit: str | msgspec.UnsetType | None = msgspec.UNSET
     note: str | None = None
     character_id: str | None = None
+    # A number the condition puts on the rolls it bears on (GURPS: an influence won against a
+    # player's character, its margin of victory); None for most conditions.
+    modifier: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"condition": self.condition}
@@ -71,6 +74,8 @@ class ConditionApplied(msgspec.Struct, Effect, frozen=True, gc=False):
         if self.unit is not msgspec.UNSET:
             doc["unit"] = self.unit
         doc["note"] = self.note
+        if self.modifier is not None:
+            doc["modifier"] = self.modifier
         if self.character_id is not None:
             doc["character_id"] = self.character_id
         return doc

@@ -33,7 +33,7 @@ from tracker.systems.base import Feature, RuleSystem
 from tracker.words import plural
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 9
+PROJECTION_VERSION = 10
 RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
@@ -50,15 +50,20 @@ class Condition:
     unit: str | None = None
     note: str | None = None
     since: str | None = None
+    # What it puts on the rolls it bears on (GURPS influence: the margin of victory).
+    modifier: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        doc = {
             "name": self.name,
             "duration": self.duration,
             "unit": self.unit,
             "note": self.note,
             "since": self.since,
         }
+        if self.modifier is not None:
+            doc["modifier"] = self.modifier
+        return doc
 
 
 @dataclass(slots=True)
@@ -72,6 +77,8 @@ class Character:
     defaults: dict[str, list[str]]
     traits: tuple[str, ...]
     sheet: str | None
+    # Played by the GM rather than a player.
+    npc: bool = False
     # Tracks
     mettle: int = 0
     stress: int = 0
@@ -141,6 +148,7 @@ class Character:
             "defaults": {k: list(v) for k, v in self.defaults.items()},
             "traits": list(self.traits),
             "sheet": self.sheet,
+            "npc": self.npc,
         }
 
     def lasting(self) -> dict[str, Any]:
@@ -564,7 +572,7 @@ def _apply_effects(
                 _change_track(state, ch, track, delta)
         elif kind is ConditionApplied and ch is not None:
             ch.conditions[effect.condition] = Condition(
-                effect.condition, *effect.lasts(), effect.note, raw.event_id
+                effect.condition, *effect.lasts(), effect.note, raw.event_id, effect.modifier
             )
         elif kind is ObligationOpened:
             _open(
@@ -644,6 +652,7 @@ def _character_added(state: CampaignState, e: c.CharacterAdded, _: StoredEvent) 
         {k: list(v) for k, v in e.defaults.items()},
         tuple(e.traits),
         e.sheet,
+        e.npc is True,
     )
     ch.stats.update(state.rules.derived_stats(ch.stats))
     ch.hp = ch.hp_max
@@ -676,6 +685,8 @@ def _character_updated(state: CampaignState, e: c.CharacterUpdated, _: StoredEve
         ch.character_class = e.character_class
     if e.sheet is not None:
         ch.sheet = e.sheet
+    if isinstance(e.npc, bool):
+        ch.npc = e.npc
     for track, top in (("hp", ch.hp_max), ("fp", ch.fp_max)):
         now = getattr(ch, track)
         if e.reset_tracks or now is None:
@@ -1123,6 +1134,7 @@ def from_snapshot(doc: dict[str, Any]) -> CampaignState:
             d["defaults"],
             tuple(d["traits"]),
             d["sheet"],
+            d["npc"],
         )
         for name in _CHARACTER_TRACKS:
             setattr(ch, name, d[name])

@@ -60,6 +60,64 @@ def parse_modifier(text: str, tl: int | None = None) -> gurps.Modifier:
     return gurps.Modifier(value, label.strip() if sep and label.strip() else "modifier")
 
 
+INFLUENCED_BY = "influenced by "
+
+
+def influence_effect(
+    influencer: str, result: gurps.InfluenceResult, character_id: str
+) -> ConditionApplied:
+    """What an influence won against a player's character leaves on that character: the
+    margin of victory, as a condition its rolls take with ``--mod influence:NAME``.
+
+    Rulebook: gurps.md, 'Influencing PCs': "the GM should apply the NPC's margin of victory as
+    a bonus or penalty to relevant die rolls"; DESIGN.md Rulings/gurps.
+    """
+    margin = result.modifier
+    return ConditionApplied(
+        INFLUENCED_BY + influencer,
+        None,
+        None,
+        f"{result.skill}, margin of victory {margin}: -{margin} (or +{margin}) on the rolls "
+        f"it bears on, as the GM rules; --mod influence:{influencer}",
+        character_id,
+        margin,
+    )
+
+
+def influence_modifiers(character: CharacterView, mods: list[str]) -> list[str]:
+    """``influence:NAME`` as the margin NAME's influence left on the character, as a penalty
+    (``influence:NAME:bonus`` as a bonus); other modifiers as given."""
+    out = []
+    for text in mods:
+        head, _, rest = text.strip().partition(":")
+        if head.lower() != "influence":
+            out.append(text)
+            continue
+        who, _, sign = rest.rpartition(":") if rest.lower().endswith(":bonus") else (rest, "", "")
+        who = who.strip()
+        found = next(
+            (
+                c
+                for name, c in character.conditions.items()
+                if name.casefold() == (INFLUENCED_BY + who).casefold()
+                and getattr(c, "modifier", None) is not None
+            ),
+            None,
+        )
+        if found is None:
+            held = [
+                n[len(INFLUENCED_BY) :] for n in character.conditions if n.startswith(INFLUENCED_BY)
+            ]
+            under = f" (only {', '.join(held)})" if held else ""
+            raise BadInput(
+                f"{character.name} is under no influence of {who or '?'}{under}; an influence "
+                "roll a character wins against them puts one there."
+            )
+        value = found.modifier if sign else -found.modifier
+        out.append(f"{value:+d}:{found.name}")
+    return out
+
+
 def defaults_for(character: CharacterView, skill: str) -> list[str]:
     """The defaults the character's sheet lists for ``skill`` (any case)."""
     wanted = skill.casefold()
@@ -121,6 +179,7 @@ def decide_roll(
         raise BadInput(f"--feat is running (an HT or Running roll to sprint), not {feat!r}.")
     if feat and trait.strip().lower() not in ("ht", "running"):
         raise BadInput("--feat running is for an HT or Running roll.")
+    mods = influence_modifiers(character, mods)
     sense = gurps.sense_of(trait)
     base = base_skill(
         character,
@@ -256,6 +315,8 @@ def effective(
 ) -> tuple[int, list[Any], int]:
     """A contest side's base (skill, attribute or an opponent's score), its modifiers and its
     effective skill; ``tl`` is the campaign's tech level, for best equipment."""
+    if side.character is not None:
+        mods = influence_modifiers(side.character, list(mods))
     modifiers = [parse_modifier(m, tl) for m in mods]
     if side.character is None:
         base = side.score or 0
@@ -473,13 +534,10 @@ def redecide(event: Any) -> str | None:
             problem = _roll_again(r, r["base"], r["modifiers"], r["dice"])
             if problem:
                 return problem
-        # A GURPS contest requests no effects: its result is the GM's to act on.
-        problem = effects_differ(event.effects, [])
-        if problem:
-            return problem
         if event.mode == "influence":
             return _influence_again(event)
-        return _winner_again(event)
+        # A GURPS contest requests no effects: its result is the GM's to act on.
+        return effects_differ(event.effects, []) or _winner_again(event)
     return None
 
 
@@ -586,6 +644,7 @@ def _influence_again(event: ContestRolled) -> str | None:
         return "an influence roll records no roll for its subject"
     result, a, b = event.result, event.a.result, event.b.result
     reaction = result.get("reaction")
+    on_pc = bool(result.get("on_pc"))
     decided = gurps.influence_roll(
         result["skill"],
         a["effective"],
@@ -596,10 +655,16 @@ def _influence_again(event: ContestRolled) -> str | None:
         reaction_modifiers=[]
         if reaction is None
         else [gurps.Modifier(m["value"], m["label"]) for m in reaction["modifiers"]],
+        on_pc=on_pc,
     )
     winner = decided.contest.winner if decided.contest else None
+    expected: list[Effect] = []
+    if on_pc and decided.won and event.b.character_id:
+        expected.append(influence_effect(event.a.name, decided, event.b.character_id))
     return (
-        _differs("the winner", event.winner, winner)
+        effects_differ(event.effects, expected)
+        or _differs("the winner", event.winner, winner)
+        or _differs("the margin it leaves", result.get("modifier", 0), decided.modifier)
         or _differs("the contest's reading", result["contest_level"], decided.contest_level)
         or _differs(
             "the reaction roll",

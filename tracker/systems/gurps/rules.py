@@ -1126,15 +1126,20 @@ def better_reaction(first: str, second: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class InfluenceResult:
-    """An influence roll: the contest (None when no roll was needed) and the NPC's reaction."""
+    """An influence roll: the contest (None when no roll was needed) and the NPC's reaction;
+    on a player's character (``on_pc``) no reaction but ``modifier``, the margin of victory
+    the GM applies to that character's rolls it bears on (0 when the influencer did not win).
+    """
 
     skill: str
     contest: QuickContest | None
-    contest_level: str
+    contest_level: str | None
     reaction: ReactionRoll | None
-    level: str
+    level: str | None
     won: bool
     complied: bool
+    on_pc: bool = False
+    modifier: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return _as_dict(self)
@@ -1153,6 +1158,7 @@ def influence_roll(
     empathy: bool = False,
     unfazeable: bool = False,
     slave_mentality: bool = False,
+    on_pc: bool = False,
 ) -> InfluenceResult:
     """A Quick Contest of an influence skill against the subject's Will, read as a reaction.
 
@@ -1161,6 +1167,11 @@ def influence_roll(
     better of that and a reaction roll (``reaction_dice`` + ``reaction_modifiers``). Indomitable
     without Empathy, or Unfazeable against Intimidation, is refused. Ruling: a Slave Mentality
     subject complies without any roll and the result reads as a win (``complied``).
+
+    ``on_pc``: the subject is a player's character ('Influencing PCs'): no reaction is read
+    (the player is not told how to react) and no reaction roll made; a win's margin of victory
+    is the ``modifier``. Ruling: Slave Mentality's "automatically comply" would decide the
+    player's reaction, so a player's character is rolled against like any other.
     """
     canonical = {name.lower(): name for name in INFLUENCE_SKILLS}.get(skill.strip().lower())
     if canonical is None:
@@ -1171,6 +1182,16 @@ def influence_roll(
         raise Refused("The subject is Indomitable and cannot be influenced without Empathy.")
     if unfazeable and canonical == "Intimidation":
         raise Refused("The subject is Unfazeable and cannot be intimidated; try another skill.")
+    if on_pc:
+        if reaction_dice is not None:
+            raise BadInput(
+                "A player's character makes no reaction roll; the player decides how they "
+                "react. Leave out the reaction dice."
+            )
+        contest = quick_contest(effective, will, dice_a=dice_a, dice_b=dice_b)
+        won = contest.winner == "a"
+        margin = (contest.margin_of_victory or 0) if won else 0
+        return InfluenceResult(canonical, contest, None, None, None, won, False, True, margin)
     win_level = "Very Good" if canonical == "Sex Appeal" else "Good"
     if slave_mentality:
         return InfluenceResult(canonical, None, win_level, None, win_level, True, True)
