@@ -524,3 +524,126 @@ def test_odds_command_rolls_each_side_in_its_own_mode(run, flags, ref):
 def test_odds_command_dynamic_floor_with_a_defender_of_21(run):
     doc = run.json("odds gloom --rank 16 --vs 21 --dynamic")
     assert doc["exact"] == _exact(ref_gloom_dynamic(16, 21))
+
+
+# -- the roll kinds at the table: supervised project days, influence, sense contests ---------------
+
+
+def _totals():
+    """Each 3d6 total with one fall of the dice that makes it, and its weight of 216."""
+    weights = Counter(sum(d) for d in itertools.product(range(1, 7), repeat=3))
+    falls = {sum(d): d for d in itertools.product(range(1, 7), repeat=3)}
+    return [(falls[t], Fraction(n, 216)) for t, n in sorted(weights.items())]
+
+
+@pytest.mark.parametrize(
+    ("worker", "supervisor", "bonus"), [(12, None, 1), (12, 13, 1), (9, 15, 2), (15, 3, 1)]
+)
+def test_a_project_day_matches_the_rules_roll_by_roll(worker, supervisor, bonus):
+    from tracker.systems.dice import PhysicalDice
+    from tracker.systems.gurps import rules as gurps
+
+    expected: Counter[str] = Counter()
+    hours = Fraction(0)
+    for lead, p_lead in _totals() if supervisor is not None else [(None, Fraction(1))]:
+        led = (
+            lead is not None and gurps.success_roll(supervisor, [], dice=PhysicalDice(lead)).success
+        )
+        mods = [gurps.supervisor_modifier(bonus)] if led else []
+        for dice, p in _totals():
+            day = gurps.success_roll(worker, mods, dice=PhysicalDice(dice))
+            expected[day.outcome] += p_lead * p
+            hours += p_lead * p * gurps.tables.PROJECT_HOURS[day.outcome]
+    result = gurps_odds.project_day(worker, supervisor=supervisor, bonus=bonus)
+    assert result.outcomes == {k: expected[k] for k in result.outcomes}
+    assert result.extras["expected_man_hours"] == hours
+
+
+def test_a_supervisor_never_slows_the_work():
+    for worker in range(3, 19):
+        alone = gurps_odds.project_day(worker).extras["expected_man_hours"]
+        led = gurps_odds.project_day(worker, supervisor=12).extras["expected_man_hours"]
+        assert led >= alone
+
+
+@pytest.mark.parametrize(
+    ("skill", "effective", "will", "reaction"),
+    [("Diplomacy", 15, 11, 1), ("Diplomacy", 9, 14, -2), ("Intimidation", 13, 12, 0),
+     ("Sex Appeal", 14, 10, 0), ("Fast-Talk", 12, 12, 0)],
+)  # fmt: skip
+def test_influence_odds_match_influence_rolls_fall_by_fall(skill, effective, will, reaction):
+    from tracker.systems.dice import PhysicalDice
+    from tracker.systems.gurps import rules as gurps
+
+    expected: Counter[str] = Counter()
+    reactions = _totals() if skill == "Diplomacy" else [(None, Fraction(1))]
+    for a, pa in _totals():
+        for b, pb in _totals():
+            for r, pr in reactions:
+                decided = gurps.influence_roll(
+                    skill,
+                    effective,
+                    will,
+                    dice_a=PhysicalDice(a),
+                    dice_b=PhysicalDice(b),
+                    reaction_dice=None if r is None else PhysicalDice(r),
+                    reaction_modifiers=[gurps.Modifier(reaction, "reaction")] if reaction else [],
+                )
+                expected[decided.level] += pa * pb * pr
+    result = gurps_odds.influence(skill, effective, will, reaction=reaction)
+    assert result.outcomes == dict(expected)
+    assert sum(result.outcomes.values()) == 1
+
+
+def test_influence_odds_on_a_pc_give_each_margin_the_rules_leave():
+    from tracker.systems.dice import PhysicalDice
+    from tracker.systems.gurps import rules as gurps
+
+    margins: Counter[int] = Counter()
+    for a, pa in _totals():
+        for b, pb in _totals():
+            decided = gurps.influence_roll(
+                "Sex Appeal", 14, 12, dice_a=PhysicalDice(a), dice_b=PhysicalDice(b), on_pc=True
+            )
+            margins[decided.modifier] += pa * pb
+    result = gurps_odds.influence("Sex Appeal", 14, 12, on_pc=True)
+    assert result.outcomes["a"] == 1 - margins[0]
+    assert result.details["margins"] == {m: float(p) for m, p in sorted(margins.items()) if m}
+
+
+def test_odds_command_covers_the_new_roll_kinds(run):
+    day = run.json("odds gurps --skill 12 --project --supervisor 13")
+    assert day["check"] == "project day"
+    assert day["supervisor_succeeds"] == pytest.approx(float(gurps_odds.cumulative_3d6(13)))
+    talk = run.ok("odds gurps --skill 15 --vs 11 --influence Diplomacy --reaction-mod 1").stdout
+    assert "Good" in talk
+    assert "Excellent" in talk
+    pc = run.ok('odds gurps --skill 14 --vs 12 --influence "Sex Appeal" --on-pc').stdout
+    assert "influencer wins" in pc
+    assert "by  3:" in pc
+    # A sense contest is Per with the sense's Acute bonus against Stealth: a Quick Contest.
+    sense = run.json("odds gurps --skill 12 --mod 2 --vs 13")
+    assert sense["exact"] == _exact(gurps_odds.quick_contest(14, 13).outcomes)
+    die = run.json("odds glintlock --stat 3 --tags 2 --advantage-die")
+    assert (die["position"], die["exact"]) == (
+        "controlled",
+        _exact(glintlock_odds.check(3, tags=3).outcomes),
+    )
+    waits = run.ok("odds glintlock --stat 3 --tags 3 --advantage-die").stdout
+    assert "waits for a roll it can improve" in waits
+
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        ("odds gurps --skill 12 --supervisor 13", "add --project"),
+        ("odds gurps --skill 12 --project --supervisor-bonus 3", "+1 or +2"),
+        ("odds gurps --skill 12 --influence Cooking --vs 10", "not an influence skill"),
+        ("odds gurps --skill 12 --influence Diplomacy", "--vs WILL"),
+    ],
+)
+def test_odds_refuses_a_new_roll_kind_asked_wrongly(run, command, says):
+    result = run(command)
+    assert result.exit_code == 2
+    assert says in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

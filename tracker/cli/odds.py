@@ -86,7 +86,7 @@ def _show(system: RuleSystem, report: OddsReport) -> None:
     width = max(len(w) for w in ways)
     for name, p in result.outcomes.items():
         label = report.labels.get(name, outcome_words(name))
-        tone = CONTEST_TONES.get(name) or system.tone(name)
+        tone = report.tones.get(name) or CONTEST_TONES.get(name) or system.tone(name)
         bar = "█" * round(float(p) * BAR)
         click.echo(
             f"  {click.style(f'{label:<16}', fg=TONE_COLOURS[tone])} {float(p):>7.2%}  "
@@ -97,9 +97,10 @@ def _show(system: RuleSystem, report: OddsReport) -> None:
             f"  {'success in all':<16} {float(result.success):>7.2%}  "
             f"{_ways(result.success, over):>{width}}"
         )
+    wide = max((len(name) for name in result.extras), default=0)
     for name, p in result.extras.items():
         shown = f"{float(p):.3f}" if name.startswith("expected") else f"{float(p):.2%}"
-        click.echo(f"  {name.replace('_', ' '):<16} {shown:>7}")
+        click.echo(f"  {name.replace('_', ' '):<{max(16, wide)}} {shown:>7}")
     for note in report.notes:
         click.echo(click.style(f"  ! {note}", fg=TONE_COLOURS["mixed"]))
     for line in report.lines:

@@ -290,6 +290,8 @@ class OddsReport(msgspec.Struct, frozen=True):
     labels: Mapping[str, str] = {}
     notes: tuple[str, ...] = ()
     lines: tuple[str, ...] = ()
+    # How an outcome the system's own tones do not name reads ("good", "mixed", "bad").
+    tones: Mapping[str, str] = {}
 
 
 class OddsCommand(msgspec.Struct, frozen=True):

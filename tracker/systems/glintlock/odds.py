@@ -10,10 +10,15 @@ from tracker.systems.glintlock import rules as glintlock
 from tracker.systems.odds import Odds, faces
 
 
-def check(stat: int, *, trained: bool = False, tags: int = 1, bonus: int = 0) -> Odds:
-    """Each outcome's chance at a position set by net tags (Rulebook: glintlock.md)."""
+def check(
+    stat: int, *, trained: bool = False, tags: int = 1, bonus: int = 0, advantage_die: bool = False
+) -> Odds:
+    """Each outcome's chance at a position set by net tags, one step better with an Advantage
+    Die where there is a step to take (Rulebook: glintlock.md)."""
     effective = glintlock.effective_stat(stat, trained)
     at = glintlock.position(tags)
+    if advantage_die and at != glintlock.POSITIONS[-1]:
+        at = glintlock.improve_position(at)
     counts: Counter[str] = Counter()
     mettle = threat = nat20 = nat1 = 0
     rolls = 0
@@ -40,6 +45,7 @@ def check(stat: int, *, trained: bool = False, tags: int = 1, bonus: int = 0) ->
             "weak_dc": glintlock.weak_dc(effective),
             "strong_dc": glintlock.strong_dc(effective),
             "tags": tags,
+            "advantage_die": advantage_die,
             "position": at,
         },
         extras={

@@ -33,30 +33,39 @@ def render_roll(doc: Mapping[str, Any], style: Style) -> RollLines:
     return RollLines(head, f"  {shown}  →  {style.outcome(doc['outcome'])}{natural}")
 
 
-def _odds(stat: int, trained: bool, tags: int, bonus: int) -> OddsReport:
+def _odds(
+    stat: int, trained: bool, tags: int, bonus: int, advantage_die: bool = False
+) -> OddsReport:
     from tracker.systems.glintlock import odds
+    from tracker.systems.glintlock import rules as glintlock
 
-    result = odds.check(stat, trained=trained, tags=tags, bonus=bonus)
+    result = odds.check(stat, trained=trained, tags=tags, bonus=bonus, advantage_die=advantage_die)
     d = result.details
+    die = " + advantage die" if advantage_die else ""
     title = (
         f"Glintlock · stat {stat}{' trained' if trained else ''} · {d['position']} "
-        f"(net tags {tags:+d}) · Weak DC {d['weak_dc']} · Strong DC {d['strong_dc']}"
+        f"(net tags {tags:+d}{die}) · Weak DC {d['weak_dc']} · Strong DC {d['strong_dc']}"
     )
-    return OddsReport(result, title, result.to_dict())
+    notes = ()
+    if advantage_die and glintlock.position(tags) == glintlock.POSITIONS[-1]:
+        notes = ("already controlled: the advantage die waits for a roll it can improve",)
+    return OddsReport(result, title, result.to_dict(), notes=notes)
 
 
 ODDS = OddsCommand(
     help="""Glintlock: each outcome at the position the net tags give.
 
     \b
-    Example:
+    Examples:
       tracker odds glintlock --stat 3 --trained --tags 2
+      tracker odds glintlock --stat 3 --tags 2 --advantage-die
     """,
     options=(
         OddsOption("--stat", "The stat rolled.", required=True),
         OddsOption("--trained", "Trained: the stat counts +1.", is_flag=True),
         OddsOption("--tags", "Net tags (sets position).", default=1, show_default=True),
         OddsOption("--bonus", "Added to the kept die (steel yourself: 2).", default=0),
+        OddsOption("--advantage-die", "An Advantage Die: one step better.", is_flag=True),
     ),
     compute=_odds,
 )

@@ -136,3 +136,82 @@ def fright(will: int, modifier: int = 0, table: gurps.FrightTable | None = None)
             "rows": {row: float(Fraction(n, 216 * 216)) for row, n in sorted(rows.items())},
         },
     )
+
+
+def project_day(worker: int, *, supervisor: int | None = None, bonus: int = 1) -> Odds:
+    """One worker's day on a major project: each outcome of the worker's roll, the man-hours
+    it adds on average and the hours a critical failure destroys; with a supervisor, whose
+    successful roll gives the worker ``bonus`` that day (Rulebook: gurps.md, 'Major
+    projects'; DESIGN.md Rulings/gurps)."""
+    led = success_roll(supervisor).success if supervisor is not None else Fraction(0)
+    alone, helped = success_roll(worker).outcomes, success_roll(worker + bonus).outcomes
+    outcomes = {name: led * helped[name] + (1 - led) * alone[name] for name in alone}
+    destroyed = Fraction(tables.PROJECT_DESTROYED_DICE * 7, 2)  # 2d averages 7
+    extras = {
+        "expected_man_hours": sum(
+            (p * tables.PROJECT_HOURS[name] for name, p in outcomes.items()), Fraction(0)
+        ),
+        "expected_hours_destroyed": outcomes["critical_failure"] * destroyed,
+    }
+    if supervisor is not None:
+        extras = {"supervisor_succeeds": led, **extras}
+    return Odds(
+        "gurps",
+        "project day",
+        outcomes,
+        success=outcomes["critical_success"] + outcomes["success"],
+        details={"worker": worker, "supervisor": supervisor, "bonus": bonus},
+        extras=extras,
+    )
+
+
+def influence(
+    skill: str, effective: int, will: int, *, on_pc: bool = False, reaction: int = 0
+) -> Odds:
+    """An influence roll: the chance of each reaction it reads (Diplomacy: the better of the
+    contest's and a reaction roll at ``reaction``); on a player's character the chance the
+    influencer wins and of each margin of victory it leaves (Rulebook: gurps.md, 'Influence
+    Rolls', 'Influencing PCs')."""
+    canonical = {name.lower(): name for name in gurps.INFLUENCE_SKILLS}[skill.strip().lower()]
+    margins: Counter[int] = Counter()
+    readings: Counter[str] = Counter()
+    reactions = [
+        (gurps.reaction_level(t + reaction), Fraction(n, 216)) for t, n in three_d6().items()
+    ]
+    win = "Very Good" if canonical == "Sex Appeal" else "Good"
+    lose = "Very Bad" if canonical == "Intimidation" else "Bad"
+    for a, pa in _rolls(effective):
+        for b, pb in _rolls(will):
+            winner, margin = gurps.compare_rolls(a, b)
+            if on_pc:
+                margins[margin if winner == "a" else 0] += pa * pb
+                continue
+            level = win if winner == "a" else lose
+            if canonical != "Diplomacy":
+                readings[level] += pa * pb
+                continue
+            for other, pr in reactions:
+                readings[gurps.better_reaction(level, other)] += pa * pb * pr
+    if on_pc:
+        won = sum((p for m, p in margins.items() if m), Fraction(0))
+        return Odds(
+            "gurps",
+            "influence on a player's character",
+            {"a": won, "b": 1 - won},
+            details={
+                "skill": canonical,
+                "effective": effective,
+                "will": will,
+                "margins": {m: float(p) for m, p in sorted(margins.items()) if m},
+            },
+            extras={
+                "expected_margin": sum((m * p for m, p in margins.items()), Fraction(0)),
+            },
+        )
+    levels = reversed(gurps.REACTION_LEVELS)
+    return Odds(
+        "gurps",
+        "influence",
+        {level: Fraction(readings[level]) for level in levels if readings[level]},
+        details={"skill": canonical, "effective": effective, "will": will, "reaction": reaction},
+    )

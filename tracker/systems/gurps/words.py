@@ -54,11 +54,69 @@ def _odds(
     contest: str,
     supernatural: bool,
     fright: bool,
+    project: bool = False,
+    supervisor: int | None = None,
+    supervisor_bonus: int = 1,
+    influence: str | None = None,
+    on_pc: bool = False,
+    reaction_mod: int = 0,
 ) -> OddsReport:
+    from tracker.errors import BadInput
     from tracker.systems.gurps import odds
+    from tracker.systems.gurps import rules as gurps
 
     effective = skill + sum(mods)
     labels = {"a": "active side wins", "b": "other side wins"}
+    if supervisor is not None and not project:
+        raise BadInput("--supervisor is for a project day; add --project.")
+    if project:
+        gurps.supervisor_modifier(supervisor_bonus)
+        result = odds.project_day(effective, supervisor=supervisor, bonus=supervisor_bonus)
+        led = f" · supervisor {supervisor} (+{supervisor_bonus})" if supervisor else ""
+        return OddsReport(
+            result,
+            f"GURPS project day · worker {effective}{led}",
+            result.to_dict(),
+            lines=(
+                "  man-hours: "
+                + ", ".join(
+                    f"{name.replace('_', ' ')} {hours}"
+                    for name, hours in gurps.tables.PROJECT_HOURS.items()
+                )
+                + " (and 2d destroyed)",
+            ),
+        )
+    if influence is not None:
+        if influence.strip().lower() not in {s.lower() for s in gurps.INFLUENCE_SKILLS}:
+            raise BadInput(
+                f"{influence!r} is not an influence skill; use one of "
+                f"{', '.join(gurps.INFLUENCE_SKILLS)}."
+            )
+        if vs is None:
+            raise BadInput("An influence roll needs the subject's Will: add --vs WILL.")
+        result = odds.influence(influence, effective, vs, on_pc=on_pc, reaction=reaction_mod)
+        d = result.details
+        if on_pc:
+            margins = [f"    by {m:>2}: {p:7.2%}" for m, p in d["margins"].items()]
+            return OddsReport(
+                result,
+                f"GURPS influence on a player's character · {d['skill']} {effective} vs Will {vs}",
+                result.to_dict(),
+                {"a": "influencer wins", "b": "no influence"},
+                lines=("  margin of victory left on the character:", *margins),
+            )
+        # The reactions are outcomes of their own: their tones go with them, for scripts too.
+        tones = {
+            level: "good" if level in gurps.REACTION_LEVELS[4:] else "bad"
+            for level in result.outcomes
+        }
+        return OddsReport(
+            result,
+            f"GURPS influence · {d['skill']} {effective} vs Will {vs}",
+            {**result.to_dict(), "tones": tones},
+            {level: level for level in result.outcomes},
+            tones=tones,
+        )
     if fright:
         result = odds.fright(skill, sum(mods))
         d = result.details
@@ -87,7 +145,7 @@ def _odds(
 
 
 ODDS = OddsCommand(
-    help="""GURPS: each outcome of a 3d6 success roll, a contest, or a Fright Check.
+    help="""GURPS: rolls, contests, Fright Checks, projects, influence.
 
     \b
     Examples:
@@ -95,6 +153,16 @@ ODDS = OddsCommand(
       tracker odds gurps --skill 14 --vs 12
       tracker odds gurps --skill 18 --vs 12 --contest resistance --supernatural
       tracker odds gurps --skill 15 --fright --mod -2
+
+    A sense contest is a Quick Contest of Per with the sense's Acute bonus (Per 12 and Acute
+    Vision 2 against Stealth 13); a project day may have a supervisor; an influence roll reads
+    a reaction, or on a player's character (--on-pc) the margin it leaves.
+
+    \b
+      tracker odds gurps --skill 12 --mod 2 --vs 13
+      tracker odds gurps --skill 12 --project --supervisor 13
+      tracker odds gurps --skill 15 --vs 11 --influence Diplomacy --reaction-mod 1
+      tracker odds gurps --skill 14 --vs 12 --influence "Sex Appeal" --on-pc
     """,
     options=(
         OddsOption("--skill", "Effective skill (or Will for --fright).", required=True),
@@ -110,6 +178,23 @@ ODDS = OddsCommand(
         ),
         OddsOption("--supernatural", "Resistance: apply the Rule of 16.", is_flag=True),
         OddsOption("--fright", "A Fright Check: --skill is Will (Rule of 14).", is_flag=True),
+        OddsOption("--project", "A project day: --skill is the worker's.", is_flag=True),
+        OddsOption("--supervisor", "Project: the supervisor's Leadership.", metavar="N"),
+        OddsOption(
+            "--supervisor-bonus",
+            "Project: what the supervisor's success gives.",
+            default=1,
+            choices=None,
+            show_default=True,
+        ),
+        OddsOption(
+            "--influence",
+            "An influence roll with this skill; --vs is the subject's Will.",
+            kind=str,
+            metavar="SKILL",
+        ),
+        OddsOption("--on-pc", "Influence: the subject is a player's character.", is_flag=True),
+        OddsOption("--reaction-mod", "Diplomacy: reaction modifiers in all.", default=0),
     ),
     compute=_odds,
 )
