@@ -938,6 +938,10 @@ def test_character_show_gives_what_basic_move_allows(iron):
     assert (leaper["high_jump_inches"], leaper["broad_jump_feet"]) == (32, 11)  # half Jumping: 7
     assert iron.json("character show Mira")["movement"] is None  # her sheet lists no Basic Move
     assert "Basic Move 6: sprinting 7" in iron.ok("character show Runner").stdout
+    # A run-up asked of a sheet without Basic Move is refused, not silently ignored.
+    said = iron("character show Mira --run-up 4")
+    assert said.exit_code == 2
+    assert "character update Mira --stat Move=N" in said.stderr
 
 
 def test_a_sense_roll_is_against_per_itself_which_the_rule_of_20_does_not_cap(scout, tmp_path):

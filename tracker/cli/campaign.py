@@ -18,6 +18,7 @@ from tracker.cli.render import (
     update_words,
     warn,
 )
+from tracker.errors import BadInput
 
 
 @click.group("campaign")
@@ -461,6 +462,11 @@ def character_show(name: str, as_of: str | None, run_up: int, as_json: bool) -> 
     if header and not as_json:
         click.echo(header)
     movement = state.rules.movement(found, run_up)
+    if run_up and movement is None:
+        raise BadInput(
+            f"A run-up needs a Basic Move, and {found.name}'s sheet has none; add it with "
+            f"`tracker character update {found.name} --stat Move=N`."
+        )
     if as_json:
         emit_json({**_character_doc(found), "movement": movement})
         return
