@@ -164,6 +164,23 @@ class Table:
         stream = player_stream(chain(before, [first], events), revealed)
         return (e for e in stream if e.version >= first.version)
 
+    def player_stream_from(
+        self,
+        campaign: CampaignRow,
+        after_version: int,
+        revealed: set[str] | None = None,
+        *,
+        until_version: int | None = None,
+    ) -> Iterator[StoredEvent]:
+        """The players' stream of the events after ``after_version`` (up to ``until_version``):
+        what a follower that has seen up to there reads next."""
+        if revealed is None:
+            revealed = self.revealed(campaign)
+        events = self.store.read(
+            campaign.campaign_id, after_version=after_version, until_version=until_version
+        )
+        return player_stream(events, revealed)
+
     def player_state(self, campaign: CampaignRow | None = None) -> CampaignState:
         """The campaign as the players know it: the fold of their stream, where a sealed event
         changes nothing."""

@@ -181,12 +181,27 @@ def dice_text(dice) -> str:
 @click.command("log")
 @click.option("--session", "session", type=int, metavar="N", help="Only events of session N.")
 @click.option("--player-view", is_flag=True, help="Hide what secret rolls showed.")
+@click.option(
+    "--follow",
+    is_flag=True,
+    help="Keep printing events as they are logged (--json: one JSON line each); Ctrl-C stops.",
+)
 @output_options
-def log(session: int | None, player_view: bool, as_json: bool) -> None:
-    """Show the campaign's events, newest last."""
+def log(session: int | None, player_view: bool, follow: bool, as_json: bool) -> None:
+    """Show the campaign's events, newest last.
+
+    \b
+    Examples:
+      tracker log --session 3
+      tracker log --follow --player-view           what the players see, as it happens
+      tracker log --follow --json --player-view    one JSON line per event, for a bot
+    """
     tracker = open_tracker()
     if session is not None and tracker.campaigns.session_info(session) is None:
         raise NotFound(f"No session {session}; `tracker session list` shows them.")
+    if follow:
+        _follow(tracker, session, player_view, as_json)
+        return
     # The players' view is their stream, in which a secret event the GM has not revealed comes
     # sealed: the row stays (a secret roll happened), what it showed is not there to print.
     if player_view:
@@ -216,28 +231,69 @@ def log(session: int | None, player_view: bool, as_json: bool) -> None:
     names = tracker.campaigns.character_names()
     shown = 0
     for event in events:
-        if isinstance(event.data, Sealed):
-            when = dim(local_time(event.recorded_at, "YYYY-MM-DD HH:mm:ss"))
-            who = printable(names.get(event.character_id or "", "the GM"))
-            label = f"s{event.session_id}" if event.session_id is not None else ""
-            gone = " [undone]" if event.event_id in undone else ""
-            click.echo(f"{event.version:>6}  {when}  {label:>4}  a secret roll for {who}{gone}")
-            shown += 1
-            continue
-        session_label = f"s{event.session_id}" if event.session_id is not None else "  "
-        # In the players' view a secret event shown whole is one the GM revealed.
-        mark = " [revealed]" if player_view else " [secret]"
-        secret = mark if event.visibility == "gm" else ""
-        summary = summarize(event, names)
-        if event.event_id in undone:
-            summary = dim(f"{summary} [undone]")
-        click.echo(
-            f"{event.version:>6}  {dim(local_time(event.recorded_at, 'YYYY-MM-DD HH:mm:ss'))}  "
-            f"{session_label:>4}  {summary}{secret}"
-        )
+        click.echo(log_line(event, names, undone, player_view))
         shown += 1
     if not shown:
         click.echo("No events" + (f" in session {session}." if session is not None else " yet."))
+
+
+def log_line(event, names: dict[str, str], undone: set[str], player_view: bool) -> str:
+    """One event as ``tracker log`` prints it: its version, time, session and summary."""
+    when = dim(local_time(event.recorded_at, "YYYY-MM-DD HH:mm:ss"))
+    label = f"s{event.session_id}" if event.session_id is not None else ""
+    if isinstance(event.data, Sealed):
+        who = printable(names.get(event.character_id or "", "the GM"))
+        gone = " [undone]" if event.event_id in undone else ""
+        return f"{event.version:>6}  {when}  {label:>4}  a secret roll for {who}{gone}"
+    # In the players' view a secret event shown whole is one the GM revealed.
+    mark = " [revealed]" if player_view else " [secret]"
+    secret = mark if event.visibility == "gm" else ""
+    summary = summarize(event, names)
+    if event.event_id in undone:
+        summary = dim(f"{summary} [undone]")
+    return f"{event.version:>6}  {when}  {label:>4}  {summary}{secret}"
+
+
+# How often a follower asks for the head: a lookup of one index entry.
+FOLLOW_EVERY = 0.2
+
+
+def _follow(tracker, session: int | None, player_view: bool, as_json: bool) -> None:
+    """Print the session's events so far (the running one unless ``session``), then each new
+    one as it is logged, until interrupted. An undo or a redo is an event of its own, which
+    names what it takes back or puts back."""
+    import time
+
+    from tracker.app.live import Live
+
+    live = Live(tracker)
+    if session is not None:
+        first = next(tracker.campaigns.log(session), None)
+        start = first.version - 1 if first is not None else live.head()
+    else:
+        start = live.session_start()
+    names = tracker.campaigns.character_names()
+    seen = start
+    try:
+        while True:
+            page = live.since(seen, player_view=player_view)
+            for event in page.events:
+                if event.type == c.CharacterAdded.TYPE:
+                    names = tracker.campaigns.character_names()
+                if as_json:
+                    doc = event.to_dict()
+                    doc["undone"] = event.event_id in page.undone
+                    click.echo(json.dumps(doc, ensure_ascii=False))
+                else:
+                    click.echo(log_line(event, names, page.undone, player_view))
+            seen = page.head
+            while live.head() == seen:
+                time.sleep(FOLLOW_EVERY)
+    except KeyboardInterrupt:
+        return
+    except BrokenPipeError:
+        # A reader that went away (`| head`) ends the follow quietly.
+        return
 
 
 @click.command("verify")

@@ -1,0 +1,130 @@
+"""The running campaign as a live view follows it: what is new since a version, in the GM's
+view or the players', and the board (tracks, Threat, what is owed, the session's luck).
+
+The players' view is made from their stream alone (``Table.player_events``), so a page, a
+follower or a bot fed from here can show nothing a secret roll held. Undos are public, as
+everywhere: which events are no longer in force is the same in both views.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tracker.app.table import Table
+from tracker.events import StoredEvent
+from tracker.projections.campaign import CampaignState
+from tracker.store.eventstore import CampaignRow
+from tracker.systems.base import Feature
+
+
+@dataclass(frozen=True)
+class Page:
+    """New events since a version, and which events are no longer in force."""
+
+    events: list[StoredEvent]
+    undone: set[str]
+    head: int
+
+
+class Live:
+    """One campaign followed as it is logged."""
+
+    def __init__(self, table: Table, campaign: CampaignRow | None = None) -> None:
+        self.table = table
+        self.row = campaign or table.campaign()
+
+    @property
+    def campaign_id(self) -> str:
+        return self.row.campaign_id
+
+    def head(self) -> int:
+        """The campaign's last version: one indexed lookup, so it can be asked often."""
+        return self.table.store.head(self.campaign_id).version
+
+    def session_start(self) -> int:
+        """The version just before the running session's first event (the head when no
+        session is running): where a follower that has seen nothing starts."""
+        state = self.table.state(self.row)
+        if state.current_session is None:
+            return state.version
+        first = next(
+            self.table.store.read(self.campaign_id, session_id=state.current_session), None
+        )
+        return first.version - 1 if first is not None else state.version
+
+    def since(self, version: int, *, player_view: bool) -> Page:
+        """The events after ``version`` in the view asked for, and the undone ones."""
+        store = self.table.store
+        # Up to the head as it is now: what is logged meanwhile is the next page's.
+        head = self.head()
+        if head <= version:
+            return Page([], set(self.table.state(self.row).revoked), version)
+        if player_view:
+            revealed = self.table.revealed(self.row)
+            # The event before decides whether the hash the first new one follows may be shown.
+            stream = self.table.player_stream_from(
+                self.row, max(version - 1, 0), revealed, until_version=head
+            )
+            events = [e for e in stream if e.version > version]
+        else:
+            events = list(store.read(self.campaign_id, after_version=version, until_version=head))
+        state = self.table.state(self.row)
+        return Page(events, set(state.revoked), head)
+
+    def board(self, *, player_view: bool) -> dict[str, Any]:
+        """The campaign now, as the view may know it: each character's tracks, Threat, what is
+        owed, the running session and its luck so far."""
+        from tracker.projections.rolls import ROW_SOURCES, luck, roll_rows
+
+        state = self.table.player_state(self.row) if player_view else self.table.state(self.row)
+        rules = state.rules
+        session = state.session if state.current_session is not None else None
+        luck_doc: dict[str, Any] = {}
+        if session is not None:
+            wanted = set(ROW_SOURCES)
+            events = (
+                self.table.player_events(self.row, session=session.number)
+                if player_view
+                else self.table.store.read(self.campaign_id, session_id=session.number)
+            )
+            # The rows need each character's name, which their CharacterAdded events give.
+            named = self.table.store.read(self.campaign_id, types=["CharacterAdded"])
+            rows = [
+                r
+                for r in roll_rows(
+                    (e for e in _chain(named, events) if e.type in wanted),
+                    rules,
+                    state.revoked,
+                )
+                if not r.sealed and r.session == session.number
+            ]
+            found = luck(rows, rules)
+            luck_doc = {name: c.to_dict() for name, c in found.characters.items()}
+        return {
+            "campaign": state.name,
+            "system": state.system,
+            "system_title": rules.title,
+            "version": state.version,
+            "session": session.to_dict() if session else None,
+            "threat": state.threat if rules.has(Feature.THREAT) else None,
+            "characters": [{**ch.tracks(rules), "npc": ch.npc} for ch in state.characters.values()],
+            "obligations": [
+                o.to_dict()
+                for o in sorted(state.obligations.values(), key=lambda o: o.opened_version)
+            ],
+            "luck": luck_doc,
+            "player_view": player_view,
+        }
+
+    def state(self) -> CampaignState:
+        return self.table.state(self.row)
+
+
+def _chain(first: Any, second: Any) -> Any:
+    seen: set[str] = set()
+    for stream in (first, second):
+        for event in stream:
+            if event.event_id not in seen:
+                seen.add(event.event_id)
+                yield event
