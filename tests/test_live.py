@@ -1,12 +1,25 @@
-"""`tracker log --follow`, driven from outside: commands logged by other processes, as at the
-table, appear as they are logged."""
+"""The table's live view (`tracker serve`) and `tracker log --follow`, driven from outside.
+
+The server runs as its own process on a real port; commands are logged by other processes, as
+at the table. The pages are opened in Debian's headless Chromium through Selenium and Debian's
+chromedriver. What the players' feed carries is also read byte for byte, and compared between
+two campaigns that differ only in what their secret rolls held.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import signal
 import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -36,6 +49,77 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class Server:
+    def __init__(self, proc: subprocess.Popen, port: int, key: str) -> None:
+        self.proc, self.port, self.key = proc, port, key
+        self.base = f"http://127.0.0.1:{port}"
+
+
+@contextmanager
+def serving(db: Path, port: int | None = None) -> Iterator[Server]:
+    port = port or free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tracker", "--db", str(db), "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        lines = [proc.stdout.readline() for _ in range(3)]
+        key = re.search(r"key=(\S+)", lines[2])
+        assert key, (lines, proc.stderr.read() if proc.poll() is not None else "")
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not come up"
+                time.sleep(0.1)
+        yield Server(proc, port, key[1])
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def sse(url: str, *, until_version: int, last_id: int | None = None, wait: float = 15) -> bytes:
+    """Every byte of a feed, read until the board that follows ``until_version``'s item."""
+    request = urllib.request.Request(url)
+    if last_id is not None:
+        request.add_header("Last-Event-ID", str(last_id))
+    got = b""
+    deadline = time.monotonic() + wait
+    with urllib.request.urlopen(request, timeout=wait) as response:
+        while time.monotonic() < deadline:
+            line = response.readline()
+            got += line
+            if (
+                f"id: {until_version}\r\n".encode() in got
+                or f"id: {until_version}\n".encode() in got
+            ):
+                tail = got.split(f"id: {until_version}".encode(), 1)[1]
+                if b"event: board" in tail and tail.endswith((b"\r\n\r\n", b"\n\n")):
+                    return got
+    raise AssertionError(f"version {until_version} never came: {got[-500:]!r}")
+
+
+def items(raw: bytes) -> list[dict]:
+    docs = []
+    for block in re.split(rb"\r?\n\r?\n", raw):
+        lines = block.decode().splitlines()
+        if "event: item" in lines:
+            docs.append(json.loads(next(ln[6:] for ln in lines if ln.startswith("data: "))))
+    return docs
+
+
+def head(db: Path) -> int:
+    return max(e["version"] for e in json.loads(tracker(db, "log", "--json").stdout)["events"])
+
+
 @pytest.fixture
 def table(tmp_path) -> Path:
     db = tmp_path / "live.db"
@@ -44,6 +128,217 @@ def table(tmp_path) -> Path:
         tracker(db, "character", "add", "--sheet", str(SHEETS / f"gurps-{name}.toml"))
     tracker(db, "session", "start", "--title", "The salt mines")
     return db
+
+
+# -- the feed, read as bytes ----------------------------------------------------------------------
+
+
+def test_the_players_feed_follows_rolls_logged_by_other_processes(table):
+    with serving(table) as server:
+        tracker(table, "roll", "Mira", "Lockpicking", "--dice", "3,4,5")
+        raw = sse(server.base + "/events", until_version=head(table))
+        texts = [i["text"] for i in items(raw)]
+        assert texts[0] == 'session 1 "The salt mines" started'  # a new page starts there
+        assert "Mira rolls Lockpicking at 12: 3+4+5 = 12 → success" in texts
+        # A page that comes back says where it was, and is sent only what came after.
+        tracker(table, "roll", "Vora", "Broadsword", "--dice", "6,6,6")
+        tracker(table, "undo")
+        now = head(table)
+        again = items(sse(server.base + "/events", until_version=now, last_id=now - 2))
+        assert [i["version"] for i in again] == [now - 1, now]
+        assert again[1]["undoes"] == [again[0]["id"]]
+        assert not [i for i in again if i["version"] <= now - 2]
+
+
+def test_the_gm_feed_needs_the_key_and_no_address_reaches_it_without(table):
+    with serving(table) as server:
+        for path in ("/gm", "/gm/events", "/gm?key=wrong", "/gm/events?key=" + server.key):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(server.base + path, timeout=5)
+            assert refused.value.code == 403, path
+        # The key opens the GM's page once, as a cookie: the address keeps no key.
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        page = opener.open(f"{server.base}/gm?key={server.key}", timeout=5)
+        assert page.url.endswith("/gm")
+        assert b'data-view="gm"' in page.read()
+        # What a player can ask of the players' feed never turns it into the GM's.
+        tracker(table, "roll", "Mira", "Vision", "--dice", "1,2,3")
+        version = head(table)
+        for path in ("/events?view=gm", "/events?key=" + server.key, "/events?gm=1"):
+            raw = sse(server.base + path, until_version=version)
+            assert b"Vision" not in raw, path
+        for path in ("/events/../gm/events", "/gm/events/", "/GM/events", "/static/../live.py"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(server.base + path, timeout=5)
+            assert refused.value.code in (403, 404), path
+
+
+def test_a_second_start_has_a_new_key_and_ctrl_c_stops_cleanly(table):
+    with serving(table) as first:
+        key = first.key
+        # A page still connected while the server stops is not cut off mid-message.
+        page = socket.create_connection(("127.0.0.1", first.port))
+        page.sendall(b"GET /events HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        page.settimeout(10)
+        got = b""
+        while b"event: board" not in got:
+            got += page.recv(65536)
+    page.close()
+    assert first.proc.returncode == 0
+    out, err = first.proc.communicate()
+    assert out.strip().endswith("Stopped.")
+    assert "ASGI" not in err
+    with serving(table) as second:
+        assert second.key != key
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(f"{second.base}/gm?key={key}", timeout=5)
+
+
+def _secret_evening(db: Path, dice: str, label: str, swim: str) -> None:
+    tracker(db, "roll", "Mira", "Lockpicking", "--dice", "3,4,5")
+    # Secret rolls whose dice, labels and effects differ between the two campaigns.
+    tracker(db, "roll", "Mira", "Vision", "--dice", dice, "--mod", f"+1:{label}")
+    tracker(db, "roll", "Vora", "Swimming", "--secret", "--dice", swim)
+    tracker(db, "contest", "Vora", "Vision", "Mira", "Stealth", "--dice-a", dice, "--dice-b", swim)
+    tracker(db, "note", "the door gives")
+
+
+# What differs between any two campaigns: ids, times, hashes and salts.
+UNIQUE = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"|\d{4}-\d\d-\d\dT[0-9:.+]+(Z|[+-]\d\d:\d\d)?"
+    r"|[0-9a-f]{32,64}"
+)
+
+
+def _players_bytes(db: Path) -> str:
+    with serving(db) as server:
+        raw = sse(server.base + "/events", until_version=head(db)).decode()
+    follow = subprocess.Popen(
+        [sys.executable, "-m", "tracker", "--db", str(db), *FOLLOW, "--json"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    lines = [follow.stdout.readline() for _ in range(6)]
+    follow.send_signal(signal.SIGINT)
+    follow.wait(timeout=10)
+    return UNIQUE.sub("<unique>", raw + "".join(lines))
+
+
+@pytest.mark.slow
+def test_two_campaigns_that_differ_only_in_secrets_look_the_same_to_the_players(tmp_path):
+    seen = []
+    for n, (dice, label, swim) in enumerate(
+        [("1,1,2", "the hidden glyph", "6,6,6"), ("6,6,5", "nothing there", "1,1,1")]
+    ):
+        db = tmp_path / f"twin{n}.db"
+        tracker(db, "campaign", "new", "Iron", "--system", "gurps")
+        for name in ("mira", "vora"):
+            tracker(db, "character", "add", "--sheet", str(SHEETS / f"gurps-{name}.toml"))
+        tracker(db, "session", "start")
+        _secret_evening(db, dice, label, swim)
+        seen.append(_players_bytes(db))
+    assert "hidden glyph" not in seen[0]
+    assert seen[0] == seen[1]
+
+
+# -- in a real browser -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not (Path(CHROMIUM).exists() and Path(DRIVER).exists()):
+        if os.environ.get("CI"):
+            pytest.fail("Debian's chromium and chromium-driver are missing from the CI image.")
+        pytest.skip("chromium and chromium-driver are not installed; the browser check is off.")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def feed_texts(driver) -> list[str]:
+    return [li.text for li in driver.find_elements("css selector", "#feed li .text")]
+
+
+def wait_for(driver, predicate, what: str, wait: float = 15):
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        found = predicate(driver)
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"{what} never showed; the feed: {feed_texts(driver)}")
+
+
+@pytest.mark.slow
+def test_the_players_page_shows_rolls_as_they_are_logged_and_no_secret(table, browser):
+    with serving(table) as server:
+        browser.get(server.base + "/")
+        wait_for(browser, lambda d: d.find_element("id", "connection").text == "live", "live")
+        tracker(table, "roll", "Mira", "Lockpicking", "--dice", "3,4,5")
+        wait_for(
+            browser,
+            lambda d: any("Lockpicking at 12" in t for t in feed_texts(d)),
+            "the roll",
+        )
+        tracker(table, "roll", "Mira", "Vision", "--dice", "1,2,3", "--mod", "+1:the crypt glyph")
+        tracker(table, "hp", "Vora", "-3", "--cause", "a falling stone")
+        wait_for(browser, lambda d: "HP 9/12" in d.find_element("id", "characters").text, "HP")
+        dom = browser.page_source
+        assert "a secret roll for Mira" in dom
+        assert "crypt glyph" not in dom
+        assert "Vision" not in dom
+        # Undone on the page too, and the newest first.
+        tracker(table, "undo")
+        wait_for(browser, lambda d: d.find_elements("css selector", "#feed li.undone"), "undo")
+        versions = [
+            int(li.get_attribute("data-version"))
+            for li in browser.find_elements("css selector", "#feed li")
+        ]
+        assert versions == sorted(versions, reverse=True)
+
+
+@pytest.mark.slow
+def test_a_page_that_loses_the_server_misses_nothing_when_it_comes_back(table, browser):
+    port = free_port()
+    with serving(table, port) as server:
+        browser.get(server.base + "/")
+        tracker(table, "roll", "Mira", "Lockpicking", "--dice", "3,4,5")
+        wait_for(browser, lambda d: len(feed_texts(d)) == 2, "the roll")
+    # Logged while the server is down: the page, reconnecting by itself, is sent these.
+    tracker(table, "roll", "Vora", "Broadsword", "--dice", "2,2,2")
+    tracker(table, "note", "the lamps gutter")
+    with serving(table, port):
+        wait_for(browser, lambda d: len(feed_texts(d)) == 4, "what was missed", wait=30)
+        versions = [
+            int(li.get_attribute("data-version"))
+            for li in browser.find_elements("css selector", "#feed li")
+        ]
+        assert versions == list(range(head(table), head(table) - 4, -1))
+
+
+@pytest.mark.slow
+def test_the_gm_page_shows_secrets_only_with_the_key(table, browser):
+    with serving(table) as server:
+        tracker(table, "roll", "Mira", "Vision", "--dice", "1,2,3")
+        browser.delete_all_cookies()
+        browser.get(server.base + "/gm")
+        assert "needs the GM's key" in browser.find_element("id", "refused").text
+        assert not browser.find_elements("css selector", "#feed li")
+        browser.get(f"{server.base}/gm?key={server.key}")
+        wait_for(
+            browser,
+            lambda d: any("Vision" in t for t in feed_texts(d)),
+            "the secret roll on the GM's page",
+        )
+        assert browser.current_url.endswith("/gm")
 
 
 # -- log --follow ------------------------------------------------------------------------------
@@ -64,3 +359,12 @@ def test_log_follow_prints_each_event_as_it_is_logged(table):
     finally:
         follow.send_signal(signal.SIGINT)
         assert follow.wait(timeout=10) == 0
+
+
+def test_serve_refuses_a_port_in_use(table):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        done = tracker(table, "serve", "--port", str(busy.getsockname()[1]), check=False)
+    assert done.returncode != 0
+    assert "pick another --port" in done.stderr

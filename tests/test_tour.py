@@ -85,6 +85,8 @@ def test_the_tour_runs_as_printed_on_a_fresh_machine(tmp_path):
             "-euo",
             "pipefail",
             "-c",
+            # The live view it starts in the background stops with it, whatever happens.
+            "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT; "
             "trap 'echo \"TOUR-FAILED $LINENO $?\" >&2' ERR; . ./tour.sh",
         ],
         cwd=table,

@@ -100,6 +100,12 @@ class Table:
             )
         return row
 
+    def files(self) -> list[str]:
+        """The files a commit to this SQLite database changes (the database and its write-ahead
+        log); none on PostgreSQL."""
+        path = sqlite_path(self.url)
+        return [str(path), f"{path}-wal"] if path else []
+
     def state(self, campaign: CampaignRow | None = None) -> CampaignState:
         """The campaign's state as it stands (see ``StateLoader.state``)."""
         return self.loader.state(campaign or self.campaign())

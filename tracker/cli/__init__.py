@@ -85,6 +85,7 @@ COMMAND_MODULES = {
     "demo": "demo",
     "odds": "odds",
     "shell": "shell",
+    "serve": "serve",
 }
 
 

@@ -1,0 +1,297 @@
+"""The table's live view: a web app that follows the campaign as it is logged.
+
+Two views, each a page and a feed of Server-Sent Events:
+
+- ``/`` and ``/events``: the players' view, made from the players' stream alone
+  (``Live.since(..., player_view=True)``), so a secret roll reaches it sealed, whatever the
+  request asks.
+- ``/gm`` and ``/gm/events``: everything, for whoever holds the key printed at start-up (a new
+  one each start). ``/gm?key=KEY`` sets a cookie and drops the key from the address; a request
+  without the cookie is refused before anything is read.
+
+Each feed message that is an event carries the event's version as its SSE id, so a page that
+reconnects sends ``Last-Event-ID`` and is sent what it missed. After each batch comes a
+``board`` message (tracks, Threat, what is owed, the session's luck), which has no id.
+
+One task watches the head (one indexed lookup every ``EVERY`` seconds) and, when it moves,
+reads what is new once per view and hands it to every page of that view. Database work runs
+in one worker thread at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import threading
+from collections.abc import AsyncIterator, Callable
+from importlib import resources
+from typing import Any
+
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from tracker.app.live import Live, Page
+from tracker.cli.log import summarize
+from tracker.events import StoredEvent
+from tracker.events import play as p
+from tracker.projections.player import Sealed
+
+EVERY = 0.1
+COOKIE = "tracker_gm"
+PLAYERS, GM = "players", "gm"
+# No script, style or connection from anywhere but the page's own server.
+HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+Message = tuple[int | None, str, str]
+
+
+class Feed:
+    """What the pages are sent, read from the log through one lock."""
+
+    def __init__(self, live: Live) -> None:
+        self.live = live
+        self.lock = threading.Lock()
+        self.names: dict[str, str] = {}
+
+    async def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        def locked() -> Any:
+            with self.lock:
+                return fn(*args, **kwargs)
+
+        return await asyncio.to_thread(locked)
+
+    def messages(self, view: str, after: int) -> tuple[int, list[Message]]:
+        """The events after ``after`` in ``view`` and the board after them, and the head read."""
+        players = view == PLAYERS
+        page = self.live.since(after, player_view=players)
+        out: list[Message] = [
+            (e.version, "item", json.dumps(self.item(e, page, view), ensure_ascii=False))
+            for e in page.events
+        ]
+        board = self.live.board(player_view=players)
+        out.append((None, "board", json.dumps(board, ensure_ascii=False)))
+        return page.head, out
+
+    def item(self, event: StoredEvent, page: Page, view: str) -> dict[str, Any]:
+        """One event as a page shows it."""
+        if event.type == "CharacterAdded" or event.character_id not in self.names:
+            self.names = self.live.table.campaigns.character_names()
+        data = event.data
+        sealed = isinstance(data, Sealed)
+        doc: dict[str, Any] = {
+            "id": event.event_id,
+            "version": event.version,
+            "time": event.recorded_at,
+            "session": event.session_id,
+            "type": event.type,
+            "sealed": sealed,
+            "secret": event.visibility == "gm",
+            "undone": event.event_id in page.undone,
+            "tone": None,
+        }
+        if sealed:
+            who = self.names.get(event.character_id or "", "the GM")
+            doc["text"] = f"a secret roll for {who}"
+            return doc
+        doc["text"] = summarize(event, self.names)
+        result = getattr(data, "result", None)
+        outcome = result.get("outcome") if isinstance(result, dict) else None
+        if isinstance(outcome, str):
+            doc["tone"] = self.live.state().rules.tone(outcome)
+        if isinstance(data, p.EventsRevoked):
+            doc["undoes"] = list(data.event_ids)
+        elif isinstance(data, p.EventsRestored):
+            doc["restores"] = list(data.event_ids)
+        elif isinstance(data, p.EventsRevealed):
+            store, cid = self.live.table.store, self.live.campaign_id
+            doc["reveals"] = [
+                self.item(store.find_event(cid, ident), page, view) for ident in data.event_ids
+            ]
+        return doc
+
+
+class Hub:
+    """Watches the head and hands each view's new messages to every page of that view."""
+
+    def __init__(self, feed: Feed, every: float = EVERY) -> None:
+        self.feed = feed
+        self.every = every
+        self.pages: dict[str, set[asyncio.Queue[list[Message] | None]]] = {
+            PLAYERS: set(),
+            GM: set(),
+        }
+        self.head = 0
+
+    async def run(self) -> None:
+        self.head = await self.feed.call(self.feed.live.head)
+        files = self.feed.live.table.files()
+        stamp = _stamp(files)
+        while True:
+            await asyncio.sleep(self.every)
+            if files:
+                # On SQLite a commit from any process changes the database file or its WAL:
+                # two stat calls tell whether the head may have moved, without a query.
+                now = _stamp(files)
+                if now == stamp:
+                    continue
+                stamp = now
+            head = await self.feed.call(self.feed.live.head)
+            if head == self.head:
+                continue
+            before, self.head = self.head, head
+            for view, queues in self.pages.items():
+                if not queues:
+                    continue
+                _, batch = await self.feed.call(self.feed.messages, view, before)
+                for queue in list(queues):
+                    queue.put_nowait(batch)
+
+    def join(self, view: str) -> asyncio.Queue[list[Message] | None]:
+        queue: asyncio.Queue[list[Message] | None] = asyncio.Queue()
+        self.pages[view].add(queue)
+        return queue
+
+    def close(self) -> None:
+        """Ask every feed to end its response (the server is stopping)."""
+        for queues in self.pages.values():
+            for queue in queues:
+                queue.put_nowait(None)
+
+    def leave(self, view: str, queue: asyncio.Queue[list[Message] | None]) -> None:
+        self.pages[view].discard(queue)
+
+
+def make_app(live: Live, key: str, *, every: float = EVERY) -> Starlette:
+    """The live view's web app for ``live``'s campaign; ``key`` opens the GM's view."""
+    feed = Feed(live)
+    hub = Hub(feed, every)
+
+    def is_gm(request: Request) -> bool:
+        given = request.cookies.get(COOKIE, "")
+        return bool(given) and hmac.compare_digest(given.encode(), key.encode())
+
+    def refused() -> Response:
+        return HTMLResponse(
+            _page("refused"),
+            status_code=403,
+            headers=HEADERS,
+        )
+
+    async def players_page(request: Request) -> Response:
+        return HTMLResponse(_page(PLAYERS), headers=HEADERS)
+
+    async def gm_page(request: Request) -> Response:
+        given = request.query_params.get("key")
+        if given is not None:
+            if not hmac.compare_digest(given.encode(), key.encode()):
+                return refused()
+            # The key goes into a cookie and out of the address bar and the history.
+            response = RedirectResponse("/gm", status_code=303, headers=HEADERS)
+            response.set_cookie(COOKIE, key, httponly=True, samesite="strict", path="/gm")
+            return response
+        if not is_gm(request):
+            return refused()
+        return HTMLResponse(_page(GM), headers=HEADERS)
+
+    async def stream(request: Request, view: str) -> Response:
+        try:
+            seen = int(request.headers.get("last-event-id") or -1)
+        except ValueError:
+            seen = -1
+        queue = hub.join(view)
+
+        async def events() -> AsyncIterator[ServerSentEvent]:
+            nonlocal seen
+            try:
+                # Joined first, then caught up: what is logged meanwhile comes through the
+                # queue, and anything sent already is skipped by its id. A new page starts at
+                # the running session.
+                if seen < 0:
+                    seen = await feed.call(live.session_start)
+                seen, batch = await feed.call(feed.messages, view, seen)
+                while True:
+                    for ident, kind, data in batch:
+                        yield ServerSentEvent(
+                            data=data, event=kind, id=None if ident is None else str(ident)
+                        )
+                    fresh = await queue.get()
+                    if fresh is None:
+                        return
+                    batch = [m for m in fresh if m[0] is None or m[0] > seen]
+                    seen = max([seen, *(m[0] for m in batch if m[0] is not None)])
+            finally:
+                hub.leave(view, queue)
+
+        return EventSourceResponse(events(), ping=15, headers=HEADERS)
+
+    async def players_events(request: Request) -> Response:
+        return await stream(request, PLAYERS)
+
+    async def gm_events(request: Request) -> Response:
+        if not is_gm(request):
+            return Response("The GM's view needs the key `tracker serve` printed.", 403)
+        return await stream(request, GM)
+
+    async def asset(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in ASSETS:
+            return Response("Not found.", 404)
+        body = (resources.files("tracker.cli") / "static" / name).read_bytes()
+        return Response(body, media_type=ASSETS[name], headers=HEADERS)
+
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        watcher = asyncio.create_task(hub.run())
+        try:
+            yield
+        finally:
+            watcher.cancel()
+
+    app = Starlette(
+        routes=[
+            Route("/", players_page),
+            Route("/events", players_events),
+            Route("/gm", gm_page),
+            Route("/gm/events", gm_events),
+            Route("/static/{name}", asset),
+        ],
+        lifespan=_lifespan(lifespan),
+    )
+    app.state.hub = hub
+    return app
+
+
+ASSETS = {"live.js": "text/javascript", "live.css": "text/css"}
+
+
+def _stamp(files: list[str]) -> tuple[tuple[int, int], ...]:
+    import os
+
+    out = []
+    for name in files:
+        try:
+            st = os.stat(name)
+        except OSError:
+            out.append((0, 0))
+        else:
+            out.append((st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
+def _page(view: str) -> str:
+    html = (resources.files("tracker.cli") / "static" / "live.html").read_text(encoding="utf-8")
+    return html.replace("{{view}}", view)
+
+
+def _lifespan(fn: Callable[[Starlette], AsyncIterator[None]]) -> Any:
+    from contextlib import asynccontextmanager
+
+    return asynccontextmanager(fn)

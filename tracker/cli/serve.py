@@ -1,0 +1,89 @@
+"""``tracker serve``: the table's live view, in a browser, while the GM logs from the shell."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import socket
+
+import click
+
+from tracker.cli.options import open_tracker
+from tracker.cli.render import bold, warn
+from tracker.errors import BadInput
+
+LOCAL = "127.0.0.1"
+
+
+@click.command("serve", short_help="The table's live view: a page that follows the session.")
+@click.option(
+    "--host",
+    default=LOCAL,
+    show_default=True,
+    help="Where to listen; 0.0.0.0 opens it to the local network (a TV, phones).",
+)
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="0: any free."
+)
+def serve(host: str, port: int) -> None:
+    """Serve the current campaign's live view until Ctrl-C: the players' page, and the GM's
+    page behind a key printed here (a new one each start). Both follow what is logged from
+    any process: one-shot commands, the shell, another machine on the same database.
+
+    \b
+    Examples:
+      tracker serve                       on this computer only
+      tracker serve --host 0.0.0.0        the table's TV and phones on the local network
+    """
+    try:
+        import uvicorn
+
+        from tracker.cli.live import make_app
+    except ImportError:
+        raise BadInput(
+            "tracker serve needs its web server: install it with pip install 'tracker[serve]'."
+        ) from None
+    from tracker.app.live import Live
+
+    tracker = open_tracker()
+    live = Live(tracker)
+    key = secrets.token_urlsafe(24)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise BadInput(
+            f"Cannot listen on {host}:{port} ({exc.strerror}); pick another --port."
+        ) from None
+    bound = sock.getsockname()[1]
+    shown = "localhost" if host == LOCAL else host
+    base = f"http://{shown}:{bound}"
+    click.echo(f'Serving "{bold(live.row.name)}" ({live.row.system}). Ctrl-C stops.')
+    click.echo(f"  Players: {base}/")
+    click.echo(f"  GM:      {base}/gm?key={key}")
+    if host != LOCAL:
+        click.echo(
+            warn(
+                f"Open on {host}: anyone on the network can read the players' page; "
+                "keep the GM's address to yourself."
+            )
+        )
+    app = make_app(live, key)
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: object) -> None:
+            # The feeds end their responses first, so no page is cut off mid-message.
+            app.state.hub.close()
+            super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
+    # The server stops on Ctrl-C and hands the signal back once it has.
+    with contextlib.suppress(KeyboardInterrupt):
+        Server(config).run(sockets=[sock])
+    click.echo("Stopped.")
+
+
+COMMANDS = [serve]

@@ -1,0 +1,128 @@
+// The table's live view: a feed of Server-Sent Events, newest first, and the board after each
+// batch. Everything from the log is set as text, never as markup.
+"use strict";
+
+const view = document.body.dataset.view;
+const items = new Map();   // event id -> its <li>
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function clock(iso) {
+  const when = new Date(iso);
+  return isNaN(when) ? "" : when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false });
+}
+
+function render(item) {
+  const li = el("li");
+  li.dataset.version = item.version;
+  const marks = [item.tone || ""];
+  if (item.sealed) marks.push("sealed");
+  else if (item.secret && view === "gm") marks.push("secret");
+  if (item.undone) marks.push("undone");
+  li.className = marks.join(" ").trim();
+  li.append(el("span", "v", "#" + item.version), el("span", "t", clock(item.time)),
+            el("span", "text", item.text));
+  return li;
+}
+
+function strike(ids, undone) {
+  for (const id of ids || []) {
+    const li = items.get(id);
+    if (li) li.classList.toggle("undone", undone);
+  }
+}
+
+function add(item) {
+  if (items.has(item.id)) return;
+  const feed = document.getElementById("feed");
+  const li = render(item);
+  li.classList.add("fresh");
+  items.set(item.id, li);
+  // Newest first: before the first entry with a lower version.
+  const after = [...feed.children].find((n) => Number(n.dataset.version) < item.version);
+  feed.insertBefore(li, after || null);
+  strike(item.undoes, true);
+  strike(item.restores, false);
+  for (const shown of item.reveals || []) {
+    const old = items.get(shown.id);
+    if (old) {
+      const li2 = render(shown);
+      items.set(shown.id, li2);
+      old.replaceWith(li2);
+    }
+  }
+}
+
+function track(name, value, max) {
+  const span = el("span", "", name + " ");
+  span.append(el("b", "", max === undefined ? String(value) : value + "/" + max));
+  return span;
+}
+
+function board(b) {
+  document.getElementById("campaign").textContent = b.campaign;
+  const session = b.session ? `session ${b.session.number}` +
+    (b.session.title ? ` · ${b.session.title}` : "") : "no session running";
+  document.getElementById("where").textContent = `${b.system_title} · ${session}`;
+  document.title = `${b.campaign} · tracker`;
+  const threat = document.getElementById("threat");
+  if (b.threat !== null && b.threat !== undefined) {
+    threat.hidden = false;
+    threat.replaceChildren("Threat ", el("b", "", String(b.threat)));
+  }
+  const chars = document.getElementById("characters");
+  chars.replaceChildren(...b.characters.filter((c) => c.retired_at === undefined).map((c) => {
+    const li = el("li");
+    const head = el("div", "name", c.name);
+    if (c.npc) head.append(el("span", "npc", "NPC"));
+    const tracks = el("div", "tracks");
+    if ("mettle" in c) tracks.append(track("Mettle", c.mettle));
+    if ("stress" in c) tracks.append(track("stress", c.stress));
+    if ("hp" in c) tracks.append(track("HP", c.hp, c.hp_max));
+    if ("fp" in c) tracks.append(track("FP", c.fp, c.fp_max));
+    if (c.points) tracks.append(track("CP", c.points));
+    li.append(head, tracks);
+    if (c.conditions.length) {
+      li.append(el("div", "conditions", c.conditions.map((x) => x.name).join(", ")));
+    }
+    return li;
+  }));
+  const owed = document.getElementById("owed");
+  owed.replaceChildren(...(b.obligations.length
+    ? b.obligations.map((o) => el("li", "", o.what))
+    : [el("li", "none", "nothing is owed")]));
+  const luck = document.getElementById("luck");
+  const rows = Object.values(b.luck || {}).filter((l) => l.rolls);
+  luck.replaceChildren(...(rows.length ? rows.map((l) => {
+    const li = el("li");
+    const sign = l.luck >= 0 ? "+" : "−";
+    li.append(el("span", "", `${l.character} · ${l.successes}/${l.rolls}`),
+              el("span", l.luck >= 0 ? "up" : "down",
+                 `${sign}${Math.abs(l.luck).toFixed(1)} vs the odds`));
+    return li;
+  }) : [el("li", "none", "no rolls yet")]));
+}
+
+function connect() {
+  const status = document.getElementById("connection");
+  const source = new EventSource(view === "gm" ? "/gm/events" : "/events");
+  source.addEventListener("item", (e) => add(JSON.parse(e.data)));
+  source.addEventListener("board", (e) => board(JSON.parse(e.data)));
+  source.onopen = () => { status.textContent = "live"; status.className = "live"; };
+  // The browser reconnects by itself, sending the last id it saw.
+  source.onerror = () => { status.textContent = "reconnecting…"; status.className = "lost"; };
+}
+
+if (view === "refused") {
+  document.body.classList.add("refused");
+  document.getElementById("refused").hidden = false;
+} else {
+  document.getElementById("view-label").textContent =
+    view === "gm" ? "GM's view · secrets shown" : "players' view";
+  connect();
+}
