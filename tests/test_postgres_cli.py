@@ -316,3 +316,54 @@ def test_a_server_that_cannot_be_reached_is_one_sentence():
     assert len(lines) == 1, lines
     assert "Cannot connect to the database" in lines[0]
     assert "secret" not in lines[0]
+
+
+def test_an_append_wakes_the_live_view_by_notification_and_the_page_follows(pg, pg_database):
+    import subprocess
+    import sys
+
+    from tracker.app.live import Live
+    from tracker.app.tracker import Tracker
+
+    pg.ok("campaign new Iron --system gurps")
+    pg.ok(["character", "add", "--sheet", str(SHEETS / "gurps-mira.toml")])
+    pg.ok("session start")
+    table = Tracker(pg_database)
+    try:
+        watcher = Live(table).watcher()
+        assert watcher.listening
+        assert not watcher.wait(0.2)  # nothing logged: no notification
+        # Logged by another process, as at the table: its commit notifies the listener.
+        subprocess.run(
+            [sys.executable, "-m", "tracker", "--db", pg_database, "note", "the gate opens"],
+            check=True,
+            capture_output=True,
+        )
+        assert watcher.wait(10)
+        watcher.close()
+    finally:
+        table.close()
+    # A refused command appends nothing, and so notifies no one.
+    table = Tracker(pg_database)
+    try:
+        watcher = Live(table).watcher()
+        assert pg("roll Nobody Lockpicking").exit_code != 0
+        assert not watcher.wait(0.5)
+        watcher.close()
+    finally:
+        table.close()
+
+
+def test_the_players_feed_follows_a_campaign_on_postgresql(pg, pg_database):
+    from test_live import items, serving, sse
+
+    pg.ok("campaign new Iron --system gurps")
+    pg.ok(["character", "add", "--sheet", str(SHEETS / "gurps-mira.toml")])
+    pg.ok("session start")
+    with serving(pg_database) as server:
+        pg.ok("roll Mira Lockpicking --dice 3,4,5")
+        pg.ok("roll Mira Vision --dice 1,2,3")
+        version = max(e["version"] for e in pg.json("log")["events"])
+        texts = [i["text"] for i in items(sse(server.base + "/events", until_version=version))]
+    assert "Mira rolls Lockpicking at 12: 3+4+5 = 12 → success" in texts
+    assert texts[-1] == "a secret roll for Mira"

@@ -27,6 +27,60 @@ class Page:
     head: int
 
 
+class Watcher:
+    """Whether the log may have grown since last asked, as cheaply as the database allows: on
+    SQLite the sizes and times of its files (a commit from any process changes them), on
+    PostgreSQL a notification each append sends when it commits (``listening``)."""
+
+    def __init__(self, table: Table) -> None:
+        self.files = table.files()
+        self.stamp = self._stamp()
+        self.listener: Any = None
+        if not self.files:
+            from tracker.store.engine import listen_appended
+
+            try:
+                self.listener = listen_appended(table.url)
+            except Exception:
+                self.listener = None
+
+    @property
+    def listening(self) -> bool:
+        return self.listener is not None
+
+    def changed(self) -> bool:
+        """SQLite: whether a file changed since last asked (two ``stat`` calls); elsewhere
+        without a listener, always (the head is asked instead)."""
+        if not self.files:
+            return True
+        now = self._stamp()
+        moved, self.stamp = now != self.stamp, now
+        return moved
+
+    def wait(self, timeout: float) -> bool:
+        """PostgreSQL: wait up to ``timeout`` seconds for an append's notification."""
+        for _ in self.listener.notifies(timeout=timeout, stop_after=1):
+            return True
+        return False
+
+    def close(self) -> None:
+        if self.listener is not None:
+            self.listener.close()
+
+    def _stamp(self) -> tuple[tuple[int, int], ...]:
+        import os
+
+        out = []
+        for name in self.files:
+            try:
+                st = os.stat(name)
+            except OSError:
+                out.append((0, 0))
+            else:
+                out.append((st.st_mtime_ns, st.st_size))
+        return tuple(out)
+
+
 class Live:
     """One campaign followed as it is logged."""
 
@@ -37,6 +91,10 @@ class Live:
     @property
     def campaign_id(self) -> str:
         return self.row.campaign_id
+
+    def watcher(self) -> Watcher:
+        """What tells a follower, cheaply, that the log may have grown."""
+        return Watcher(self.table)
 
     def head(self) -> int:
         """The campaign's last version: one indexed lookup, so it can be asked often."""

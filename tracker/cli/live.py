@@ -132,28 +132,31 @@ class Hub:
         self.head = 0
 
     async def run(self) -> None:
-        self.head = await self.feed.call(self.feed.live.head)
-        files = self.feed.live.table.files()
-        stamp = _stamp(files)
-        while True:
-            await asyncio.sleep(self.every)
-            if files:
-                # On SQLite a commit from any process changes the database file or its WAL:
-                # two stat calls tell whether the head may have moved, without a query.
-                now = _stamp(files)
-                if now == stamp:
+        live = self.feed.live
+        self.head = await self.feed.call(live.head)
+        watcher = await self.feed.call(live.watcher)
+        try:
+            while True:
+                if watcher.listening:
+                    # PostgreSQL: woken by an append's notification (or once a second).
+                    if not await asyncio.to_thread(watcher.wait, 1.0):
+                        continue
+                else:
+                    await asyncio.sleep(self.every)
+                    if not watcher.changed():
+                        continue
+                head = await self.feed.call(live.head)
+                if head == self.head:
                     continue
-                stamp = now
-            head = await self.feed.call(self.feed.live.head)
-            if head == self.head:
-                continue
-            before, self.head = self.head, head
-            for view, queues in self.pages.items():
-                if not queues:
-                    continue
-                _, batch = await self.feed.call(self.feed.messages, view, before)
-                for queue in list(queues):
-                    queue.put_nowait(batch)
+                before, self.head = self.head, head
+                for view, queues in self.pages.items():
+                    if not queues:
+                        continue
+                    _, batch = await self.feed.call(self.feed.messages, view, before)
+                    for queue in list(queues):
+                        queue.put_nowait(batch)
+        finally:
+            watcher.close()
 
     def join(self, view: str) -> asyncio.Queue[list[Message] | None]:
         queue: asyncio.Queue[list[Message] | None] = asyncio.Queue()
@@ -270,20 +273,6 @@ def make_app(live: Live, key: str, *, every: float = EVERY) -> Starlette:
 
 
 ASSETS = {"live.js": "text/javascript", "live.css": "text/css"}
-
-
-def _stamp(files: list[str]) -> tuple[tuple[int, int], ...]:
-    import os
-
-    out = []
-    for name in files:
-        try:
-            st = os.stat(name)
-        except OSError:
-            out.append((0, 0))
-        else:
-            out.append((st.st_mtime_ns, st.st_size))
-    return tuple(out)
 
 
 def _page(view: str) -> str:

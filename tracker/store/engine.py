@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine, event, text
 from sqlalchemy import create_engine as _create_engine
@@ -157,6 +158,35 @@ def lock_writers(conn: Connection) -> None:
     """
     if conn.dialect.name == "postgresql":
         conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": WRITERS_LOCK_KEY})
+
+
+# The channel an append notifies on PostgreSQL, with the campaign's id as the payload.
+APPENDED = "tracker_appended"
+
+
+def notify_appended(conn: Connection, campaign_id: str) -> None:
+    """Tell whoever listens (``tracker serve``) that the campaign's log grew. PostgreSQL
+    delivers the notification when the transaction commits, and never if it rolls back; SQLite
+    has no such thing, and a follower looks at the file instead."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(
+            text("SELECT pg_notify(:channel, :campaign)"),
+            {
+                "channel": APPENDED,
+                "campaign": campaign_id,
+            },
+        )
+
+
+def listen_appended(url: str) -> Any:
+    """A PostgreSQL connection (psycopg, autocommit) listening for ``notify_appended``."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    conn = psycopg.connect(conninfo, autocommit=True)
+    conn.execute(f"LISTEN {APPENDED}")
+    return conn
 
 
 def after_explicit_positions(conn: Connection) -> None:

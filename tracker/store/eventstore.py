@@ -30,7 +30,12 @@ from tracker.events.envelope import (
     loads_payload,
     stored_json,
 )
-from tracker.store.engine import WRITE, after_explicit_positions, lock_writers
+from tracker.store.engine import (
+    WRITE,
+    after_explicit_positions,
+    lock_writers,
+    notify_appended,
+)
 from tracker.store.schema import campaigns, events, settings, snapshots
 
 READ_BATCH = 2_000
@@ -215,6 +220,7 @@ class EventStore:
             out.append((fields, digest, data, raw))
             prev = digest
         conn.execute(insert(events), rows)
+        notify_appended(conn, campaign_id)
         # Only the positions are new to us: the rest of each stored event is already in hand.
         positions = dict(
             conn.execute(
