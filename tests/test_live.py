@@ -148,6 +148,18 @@ def test_the_players_feed_follows_rolls_logged_by_other_processes(table):
         assert [i["version"] for i in again] == [now - 1, now]
         assert again[1]["undoes"] == [again[0]["id"]]
         assert not [i for i in again if i["version"] <= now - 2]
+        # A redo puts it back; a reveal sends the players what the secret roll held.
+        tracker(table, "redo")
+        tracker(table, "roll", "Mira", "Vision", "--dice", "1,2,3")
+        secret = head(table)
+        later = items(sse(server.base + "/events", until_version=secret, last_id=now))
+        assert later[0]["restores"] == [again[0]["id"]]
+        assert (later[1]["sealed"], later[1]["text"]) == (True, "a secret roll for Mira")
+        tracker(table, "reveal", str(secret))
+        [revealed] = items(sse(server.base + "/events", until_version=head(table), last_id=secret))
+        [shown] = revealed["reveals"]
+        assert (shown["version"], shown["sealed"]) == (secret, False)
+        assert "Mira rolls Vision at 12: 1+2+3 = 6" in shown["text"]
 
 
 def test_the_gm_feed_needs_the_key_and_no_address_reaches_it_without(table):
@@ -211,9 +223,15 @@ UNIQUE = re.compile(
 )
 
 
-def _players_bytes(db: Path) -> str:
+def _players_bytes(db: Path, browser=None) -> str:
     with serving(db) as server:
         raw = sse(server.base + "/events", until_version=head(db)).decode()
+        if browser is not None:
+            # The page as a player's browser draws it, every section of it.
+            browser.get(server.base + "/")
+            wait_for(browser, lambda d: len(feed_texts(d)) >= 6, "the evening")
+            time.sleep(0.5)
+            raw += browser.find_element("css selector", "main").text
     follow = subprocess.Popen(
         [sys.executable, "-m", "tracker", "--db", str(db), *FOLLOW, "--json"],
         stdout=subprocess.PIPE,
@@ -226,7 +244,8 @@ def _players_bytes(db: Path) -> str:
 
 
 @pytest.mark.slow
-def test_two_campaigns_that_differ_only_in_secrets_look_the_same_to_the_players(tmp_path):
+@pytest.mark.slow
+def test_two_campaigns_that_differ_only_in_secrets_look_the_same_to_the_players(tmp_path, browser):
     seen = []
     for n, (dice, label, swim) in enumerate(
         [("1,1,2", "the hidden glyph", "6,6,6"), ("6,6,5", "nothing there", "1,1,1")]
@@ -237,8 +256,9 @@ def test_two_campaigns_that_differ_only_in_secrets_look_the_same_to_the_players(
             tracker(db, "character", "add", "--sheet", str(SHEETS / f"gurps-{name}.toml"))
         tracker(db, "session", "start")
         _secret_evening(db, dice, label, swim)
-        seen.append(_players_bytes(db))
+        seen.append(_players_bytes(db, browser))
     assert "hidden glyph" not in seen[0]
+    assert "a secret roll for Mira" in seen[0]
     assert seen[0] == seen[1]
 
 
