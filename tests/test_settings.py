@@ -97,7 +97,7 @@ def test_a_campaigns_own_fright_table_is_read_and_verified(run):
 @pytest.mark.parametrize(
     ("text", "words"),
     [
-        ("not = [toml", "is not valid TOML or JSON"),
+        ("not = [toml", "is not valid TOML"),
         ("[[rows]]\nfirst = 10\ntext = 'a'\n[[rows]]\nfirst = 8\ntext = 'b'\n", "rising order"),
         (
             "[[rows]]\nfirst = 10\ntext = 'a'\neffects = [{ kind = 'curse' }]\n",

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tracker.errors import BadInput
+from tracker.systems import registry
 from tracker.systems.base import RuleSystem
 
 
@@ -74,9 +75,21 @@ def check_scores(system: RuleSystem, scores: Mapping[str, int], what: str) -> No
 
 
 def read_sheet(path: str | Path) -> Sheet:
-    """A sheet file: TOML or JSON with name, stats, skills, trained, class, defaults, traits."""
+    """A sheet file: TOML or JSON with name, stats, skills, trained, class, defaults, traits;
+    or a character in another program's format that a rule system reads (a GCS file)."""
     path = Path(path)
-    return sheet_from_mapping(read_data(path, "sheet"), str(path.name))
+    data = read_data(path, "sheet")
+    for system in registry.systems():
+        foreign = system.foreign_sheet(data, path.name)
+        if foreign is not None:
+            return sheet_from_mapping(foreign, path.name)
+    return sheet_from_mapping(data, str(path.name))
+
+
+# A sheet (a GCS file with its portrait included) is well under this; a bigger file is another.
+MAX_FILE_BYTES = 16 * 1024 * 1024
+# Read as JSON by their suffix; anything else is TOML.
+JSON_SUFFIXES = (".json", ".gcs")
 
 
 def read_data(path: str | Path, what: str) -> Any:
@@ -86,13 +99,23 @@ def read_data(path: str | Path, what: str) -> Any:
 
     path = Path(path)
     try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise BadInput(
+                f"The {what} {path} is {size // (1024 * 1024)} MB, more than any {what} "
+                f"({MAX_FILE_BYTES // (1024 * 1024)} MB at most); check that it is the right file."
+            )
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise BadInput(f"Cannot read the {what} {path}: {exc.strerror}; check the path.") from None
+    except UnicodeDecodeError:
+        raise BadInput(f"The {what} {path} is not text (UTF-8); give the {what} itself.") from None
+    as_json = path.suffix.lower() in JSON_SUFFIXES or text.lstrip().startswith("{")
     try:
-        return json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
-    except (ValueError, tomllib.TOMLDecodeError) as exc:
-        raise BadInput(f"The {what} {path} is not valid TOML or JSON ({exc}); fix it.") from None
+        return json.loads(text) if as_json else tomllib.loads(text)
+    except (ValueError, RecursionError, tomllib.TOMLDecodeError) as exc:
+        kind = "JSON" if as_json else "TOML"
+        raise BadInput(f"The {what} {path} is not valid {kind} ({exc}); fix it.") from None
 
 
 def sheet_from_mapping(data: Mapping[str, Any], source: str | None = None) -> Sheet:

@@ -401,6 +401,11 @@ class RuleSystem:
     def check_default(self, expression: str) -> None:
         """Refuse a skill default the system cannot read (``Feature.DEFAULTS`` only)."""
 
+    def foreign_sheet(self, data: Any, source: str) -> Mapping[str, Any] | None:
+        """A character kept in another program's format that this system reads (GURPS: a GCS
+        file), as a sheet file's mapping; None when ``data`` (a parsed file) is no such file."""
+        return None
+
     def movement(self, character: CharacterView, running_yards: int = 0) -> dict[str, int] | None:
         """What the character's movement allows (sprint, jumps), where the rules say."""
         return None

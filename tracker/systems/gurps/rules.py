@@ -341,7 +341,7 @@ class Default:
 # A name is words of letters (and digits after the first letter) joined by a space or a hyphen,
 # so "Fast-Talk-3" reads as Fast-Talk at -3 and "IQ--5" or "DX minus 5" do not parse.
 _DEFAULT_PATTERN = re.compile(
-    r"\s*(?P<name>[A-Za-z][A-Za-z0-9'&/().!]*(?:[ -][A-Za-z][A-Za-z0-9'&/().!]*)*)"
+    r"\s*(?P<name>[A-Za-z][A-Za-z0-9'&/().!]*(?:[ -][A-Za-z(][A-Za-z0-9'&/().!]*)*)"
     r"\s*(?:(?P<sign>[-+\u2212])\s*(?P<number>\d+))?\s*"
 )
 _ATTRIBUTE_SPELLING = {"st": "ST", "dx": "DX", "iq": "IQ", "ht": "HT", "will": "Will", "per": "Per"}

@@ -81,6 +81,12 @@ class Gurps(RuleSystem):
 
         parse_default(expression)
 
+    def foreign_sheet(self, data: Any, source: str) -> Mapping[str, Any] | None:
+        """A GCS character file (data versions 2 to 5) or a GURPS Game Aid actor export."""
+        from tracker.systems.gurps import gcs
+
+        return gcs.read(data, source) if gcs.recognise(data) else None
+
     def movement(self, character: CharacterView, running_yards: int = 0) -> dict[str, int] | None:
         """What Basic Move (``Move`` or ``Basic Move`` on the sheet) gives: the sprint and paced
         running (half the sprint), water Move, and the jumps, standing or after
