@@ -259,3 +259,27 @@ def test_a_gcs_sheet_is_refused_in_a_campaign_of_another_system(run):
     assert result.exit_code == 1
     assert "is a GURPS sheet" in result.stderr
     assert run.event_count() == 1
+
+
+def test_fearfulness_dark_vision_and_unfazeable_from_a_gcs_sheet(run, tmp_path):
+    def more(doc):
+        doc["traits"][3]["children"] = [
+            {"id": "tfe000000000000f", "name": "Fearfulness", "levels": 2, "calc": {"points": -4}},
+            {"id": "tdv000000000000d", "name": "Dark Vision", "calc": {"points": 25}},
+            {"id": "tun000000000000e", "name": "Unfazeable", "calc": {"points": 15}},
+        ]
+
+    run.ok("campaign new Salt --system gurps")
+    run.ok(["character", "add", "--sheet", str(_variant(tmp_path, "ilsa.gcs", more))])
+    run.ok("character add Thug --npc --stat Will=10 --skill Intimidation=14")
+    run.ok("session start")
+    dark = run.json(["roll", ILSA, "Vision", "--mod", "total-darkness", "--dice", "1,2,3"])
+    assert dark["trait"] == "Vision"
+    # Unfazeable: no Intimidation works on her, and she needs no Fright Check.
+    for command in (["influence", "Thug", "Intimidation", ILSA], ["fright", ILSA]):
+        refused = run(command)
+        assert refused.exit_code == 1
+        assert "Unfazeable" in refused.stderr
+    run.ok(["character", "update", ILSA, "--drop-trait", "Unfazeable"])
+    fright = run.json(["fright", ILSA, "--dice", "1,2,3"])
+    assert {m["label"]: m["value"] for m in fright["modifiers"]}["Fearfulness x2"] == -2
