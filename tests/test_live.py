@@ -86,22 +86,25 @@ def serving(db: Path, port: int | None = None) -> Iterator[Server]:
             proc.wait()
 
 
-def sse(url: str, *, until_version: int, last_id: int | None = None, wait: float = 15) -> bytes:
-    """Every byte of a feed, read until the board that follows ``until_version``'s item."""
+def sse(
+    url: str, *, until_version: int, last_id: int | str | None = None, wait: float = 15
+) -> bytes:
+    """Every byte of a feed, read until the board that follows ``until_version``'s item;
+    ``last_id`` a version (of the campaign the feed serves) or an id as the feed sent it."""
     request = urllib.request.Request(url)
+    if isinstance(last_id, int):
+        token = re.search(rb"id: (\w+)-", sse(url, until_version=until_version)).group(1)
+        last_id = f"{token.decode()}-{last_id}"
     if last_id is not None:
-        request.add_header("Last-Event-ID", str(last_id))
+        request.add_header("Last-Event-ID", last_id)
     got = b""
     deadline = time.monotonic() + wait
     with urllib.request.urlopen(request, timeout=wait) as response:
         while time.monotonic() < deadline:
-            line = response.readline()
-            got += line
-            if (
-                f"id: {until_version}\r\n".encode() in got
-                or f"id: {until_version}\n".encode() in got
-            ):
-                tail = got.split(f"id: {until_version}".encode(), 1)[1]
+            got += response.readline()
+            mark = re.search(rf"id: \w+-{until_version}\r?\n".encode(), got)
+            if mark:
+                tail = got[mark.end() :]
                 if b"event: board" in tail and tail.endswith((b"\r\n\r\n", b"\n\n")):
                     return got
     raise AssertionError(f"version {until_version} never came: {got[-500:]!r}")
@@ -162,6 +165,21 @@ def test_the_players_feed_follows_rolls_logged_by_other_processes(table):
         assert "Mira rolls Vision at 12: 1+2+3 = 6" in shown["text"]
 
 
+def test_a_page_that_comes_back_from_another_log_starts_afresh(table):
+    with serving(table) as server:
+        version = head(table)
+        for foreign in ("0badc0de-3", "not an id", "9" * 30, "-1"):
+            raw = sse(server.base + "/events", until_version=version, last_id=foreign)
+            assert raw.startswith(b"event: reset"), foreign
+            assert items(raw)[0]["text"].startswith("session 1")
+        # An id of this campaign past its head (a log cut back, another file) starts afresh.
+        token = re.search(rb"id: (\w+)-", raw).group(1).decode()
+        past = f"{token}-{version + 50}"
+        assert sse(server.base + "/events", until_version=version, last_id=past).startswith(
+            b"event: reset"
+        )
+
+
 def test_the_gm_feed_needs_the_key_and_no_address_reaches_it_without(table):
     with serving(table) as server:
         for path in ("/gm", "/gm/events", "/gm?key=wrong", "/gm/events?key=" + server.key):
@@ -220,6 +238,7 @@ UNIQUE = re.compile(
     r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
     r"|\d{4}-\d\d-\d\dT[0-9:.+]+(Z|[+-]\d\d:\d\d)?"
     r"|[0-9a-f]{32,64}"
+    r"|(?<=id: )[0-9a-f]{8}(?=-\d)"
 )
 
 
@@ -379,6 +398,26 @@ def test_log_follow_prints_each_event_as_it_is_logged(table):
     finally:
         follow.send_signal(signal.SIGINT)
         assert follow.wait(timeout=10) == 0
+
+
+def test_log_follow_with_a_session_follows_that_session_only(table):
+    tracker(table, "note", "the first evening")
+    tracker(table, "session", "end")
+    tracker(table, "session", "start")
+    follow = subprocess.Popen(
+        [sys.executable, "-m", "tracker", "--db", str(table), *FOLLOW, "--session", "1"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        lines = [follow.stdout.readline() for _ in range(3)]
+        assert [line.split()[3] for line in lines] == ["s1", "s1", "s1"]
+        tracker(table, "note", "the second evening")
+        time.sleep(1)
+    finally:
+        follow.send_signal(signal.SIGINT)
+        out, _ = follow.communicate(timeout=10)
+    assert "second evening" not in out
 
 
 def test_serve_refuses_a_port_in_use(table):

@@ -9,6 +9,7 @@ Lockpicking defaulting to IQ-5) and Vora (Broadsword 16, ST 12, Will 11, HP 12).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -1115,3 +1116,46 @@ def test_movement_gives_paced_running_and_running_start_jumps(iron):
     assert "After a 4-yard run-up: high jump 50 in, broad jump 17 ft" in shown
     moves = iron.json("character show Vora --run-up 4")["movement"]
     assert (moves["paced_move"], moves["running_high_jump_inches"]) == (3, 50)
+
+
+def test_what_follows_a_secret_roll_and_would_give_it_away_is_secret_too(iron):
+    # A roll taking the margin a secret influence left (its label and number would say it).
+    iron.ok('character add Spy --npc --stat Will=11 --skill "Sex Appeal=14"')
+    iron.ok('influence Spy "Sex Appeal" Mira --secret --dice-a 3,3,4 --dice-b 3,4,4')
+    assert iron.json("roll Mira Per --mod influence:Spy --dice 3,4,5")["secret"] is True
+    # The round after a secret round of a regular contest (its number would say how it went).
+    iron.ok("contest Vora Broadsword Duellist 12 --secret --mode regular --dice-a 4,4,4 "
+            "--dice-b 4,4,4")  # fmt: skip
+    assert (
+        iron.json(
+            "contest Vora Broadsword Duellist 12 --mode regular --dice-a 3,4,5 --dice-b 6,6,6"
+        )["secret"]
+        is True
+    )
+    # Ending a condition only a secret roll set (the players never saw it begin).
+    iron.ok("fright Mira --secret --dice 6,6,2 --table-dice 5,5,2")
+    assert iron.json("condition clear Mira stunned")["secret"] is True
+    events = iron.json("log")["events"]
+    assert [e["visibility"] for e in events[-1:]] == ["gm"]
+    players = iron.ok("log --player-view").stdout
+    assert "influenced" not in players
+    assert "round 2" not in players
+    assert "no longer stunned" not in players
+    # Nothing secret about a public contest's next round, or a condition the players saw.
+    iron.ok("condition set Mira shaken")
+    assert iron.json("condition clear Mira shaken")["secret"] is False
+
+
+def test_the_players_cannot_tell_one_kind_of_secret_event_from_another(iron):
+    iron.ok("fright Mira --secret --mod alone --dice 6,6,2 --table-dice 5,5,2")
+    iron.ok('trait assign Mira "Quirk: counts the exits"')  # owed by the secret check
+    iron.ok("roll Mira Vision --dice 1,2,3")
+    iron.ok("contest Vora Broadsword Duellist 12 --secret --dice-a 3,3,3 --dice-b 4,4,4")
+    shown = iron.json("log --player-view")["events"][-4:]
+    assert {e["type"] for e in shown} == {"Secret"}
+    assert {json.dumps(e["payload"]) for e in shown} == {'{"secret": true}'}
+    lines = iron.ok("export rolls --format jsonl --player-view").stdout.splitlines()
+    rows = [json.loads(line) for line in lines]
+    kinds = [r["kind"] for r in rows if r.get("secret")]
+    assert len(kinds) == 4
+    assert len(set(kinds)) == 1

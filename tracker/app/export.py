@@ -82,10 +82,13 @@ class Exports:
             self.table.character(flt.character, state)  # the unknown-character sentence
         if flt.session is not None and self.campaigns.session_info(flt.session) is None:
             raise Refused(f"No session {flt.session}; `tracker session list` shows them.")
+        from tracker.projections.player import SEALED_TYPE
         from tracker.projections.rolls import ROW_SOURCES, roll_rows
 
         if player_view:
             wanted = set(ROW_SOURCES)
+            # A secret event of any kind is one row, "a secret roll": its kind is not shown.
+            wanted.add(SEALED_TYPE)
             events = (e for e in self.table.player_events() if e.type in wanted)
         else:
             events = self.table.store.read(state.campaign_id, types=ROW_SOURCES)

@@ -133,6 +133,7 @@ class Live:
     def board(self, *, player_view: bool) -> dict[str, Any]:
         """The campaign now, as the view may know it: each character's tracks, Threat, what is
         owed, the running session and its luck so far."""
+        from tracker.projections.player import SEALED_TYPE
         from tracker.projections.rolls import ROW_SOURCES, luck, roll_rows
 
         state = self.table.player_state(self.row) if player_view else self.table.state(self.row)
@@ -140,7 +141,7 @@ class Live:
         session = state.session if state.current_session is not None else None
         luck_doc: dict[str, Any] = {}
         if session is not None:
-            wanted = set(ROW_SOURCES)
+            wanted = {*ROW_SOURCES, SEALED_TYPE}
             events = (
                 self.table.player_events(self.row, session=session.number)
                 if player_view

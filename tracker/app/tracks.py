@@ -219,9 +219,10 @@ class Tracks:
             ch = self.table.character(name, state)
             label = _condition_named(ch, condition)
             payload = ev.ConditionCleared(character_id=ch.character_id, name=label, note=note)
-            return Decision(
-                [new_event(payload, state=state)], {"character": ch.name, "condition": label}
-            )
+            # A condition only a secret roll set ends in secret: the players never knew of it.
+            hidden = ch.conditions[label].secret
+            event = new_event(payload, state=state, visibility="gm" if hidden else "public")
+            return Decision([event], {"character": ch.name, "condition": label, "secret": hidden})
 
         return self.table.play(decide)
 

@@ -61,6 +61,7 @@ class Feed:
         self.live = live
         self.lock = threading.Lock()
         self.names: dict[str, str] = {}
+        self.boards: dict[tuple[str, int], str] = {}
 
     async def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         def locked() -> Any:
@@ -70,15 +71,22 @@ class Feed:
         return await asyncio.to_thread(locked)
 
     def messages(self, view: str, after: int) -> tuple[int, list[Message]]:
-        """The events after ``after`` in ``view`` and the board after them, and the head read."""
+        """The events after ``after`` in ``view`` and the board after them, and the head read.
+        The board is made once per view and head, however many pages ask (a table of phones
+        reconnecting at once after the Wi-Fi drops)."""
         players = view == PLAYERS
         page = self.live.since(after, player_view=players)
         out: list[Message] = [
             (e.version, "item", json.dumps(self.item(e, page, view), ensure_ascii=False))
             for e in page.events
         ]
-        board = self.live.board(player_view=players)
-        out.append((None, "board", json.dumps(board, ensure_ascii=False)))
+        key = (view, page.head)
+        board = self.boards.get(key)
+        if board is None:
+            board = json.dumps(self.live.board(player_view=players), ensure_ascii=False)
+            self.boards = {k: v for k, v in self.boards.items() if k[0] != view}
+            self.boards[key] = board
+        out.append((None, "board", board))
         return page.head, out
 
     def item(self, event: StoredEvent, page: Page, view: str) -> dict[str, Any]:
@@ -205,11 +213,14 @@ def make_app(live: Live, key: str, *, every: float = EVERY) -> Starlette:
             return refused()
         return HTMLResponse(_page(GM), headers=HEADERS)
 
+    token = live.campaign_id[:8]
+
     async def stream(request: Request, view: str) -> Response:
-        try:
-            seen = int(request.headers.get("last-event-id") or -1)
-        except ValueError:
-            seen = -1
+        # An id is the campaign's token and the event's version: a page that comes back from
+        # another campaign or database (or with an id past the head) starts afresh.
+        given = request.headers.get("last-event-id") or ""
+        prefix, _, number = given.rpartition("-")
+        seen = int(number) if prefix == token and number.isdigit() and len(number) < 16 else -1
         queue = hub.join(view)
 
         async def events() -> AsyncIterator[ServerSentEvent]:
@@ -218,13 +229,16 @@ def make_app(live: Live, key: str, *, every: float = EVERY) -> Starlette:
                 # Joined first, then caught up: what is logged meanwhile comes through the
                 # queue, and anything sent already is skipped by its id. A new page starts at
                 # the running session.
+                if (given and seen < 0) or seen > await feed.call(live.head):
+                    seen = -1
+                    yield ServerSentEvent(data="{}", event="reset")
                 if seen < 0:
                     seen = await feed.call(live.session_start)
                 seen, batch = await feed.call(feed.messages, view, seen)
                 while True:
                     for ident, kind, data in batch:
                         yield ServerSentEvent(
-                            data=data, event=kind, id=None if ident is None else str(ident)
+                            data=data, event=kind, id=None if ident is None else f"{token}-{ident}"
                         )
                     fresh = await queue.get()
                     if fresh is None:

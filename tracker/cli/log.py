@@ -278,6 +278,8 @@ def _follow(tracker, session: int | None, player_view: bool, as_json: bool) -> N
         while True:
             page = live.since(seen, player_view=player_view)
             for event in page.events:
+                if session is not None and event.session_id != session:
+                    continue  # --session N follows that session only
                 if event.type == c.CharacterAdded.TYPE:
                     names = tracker.campaigns.character_names()
                 if as_json:

@@ -33,7 +33,7 @@ from tracker.systems.base import Feature, RuleSystem
 from tracker.words import plural
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 10
+PROJECTION_VERSION = 11
 RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
@@ -52,6 +52,8 @@ class Condition:
     since: str | None = None
     # What it puts on the rolls it bears on (GURPS influence: the margin of victory).
     modifier: int | None = None
+    # Set by a secret event: ending it must not tell the players it was there.
+    secret: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         doc = {
@@ -63,6 +65,8 @@ class Condition:
         }
         if self.modifier is not None:
             doc["modifier"] = self.modifier
+        if self.secret:
+            doc["secret"] = True
         return doc
 
 
@@ -572,7 +576,12 @@ def _apply_effects(
                 _change_track(state, ch, track, delta)
         elif kind is ConditionApplied and ch is not None:
             ch.conditions[effect.condition] = Condition(
-                effect.condition, *effect.lasts(), effect.note, raw.event_id, effect.modifier
+                effect.condition,
+                *effect.lasts(),
+                effect.note,
+                raw.event_id,
+                effect.modifier,
+                raw.visibility == "gm",
             )
         elif kind is ObligationOpened:
             _open(
@@ -833,7 +842,7 @@ def _track_changed(state: CampaignState, e: p.TrackChanged, _: StoredEvent) -> N
 
 def _condition_set(state: CampaignState, e: p.ConditionSet, raw: StoredEvent) -> None:
     state.characters[e.character_id].conditions[e.name] = Condition(
-        e.name, e.duration, e.unit, e.note, raw.event_id
+        e.name, e.duration, e.unit, e.note, raw.event_id, secret=raw.visibility == "gm"
     )
 
 

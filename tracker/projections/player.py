@@ -24,6 +24,9 @@ from tracker.events import StoredEvent
 
 # What a sealed event's payload reads as: that it was secret, no more.
 SEALED_PAYLOAD = '{"secret":true}'
+# And its type: one for every secret event, so that a players' view cannot tell a secret Fright
+# Check (and the quirk it cost) from a secret roll.
+SEALED_TYPE = "Secret"
 
 
 class Sealed(msgspec.Struct, frozen=True):
@@ -53,7 +56,8 @@ def player_stream(
         if _answers(event.data) in secret:
             continue
         yield event._replace(
-            data=Sealed(event.type),
+            type=SEALED_TYPE,
+            data=Sealed(SEALED_TYPE),
             raw=SEALED_PAYLOAD,
             parsed=None,
             hash=event.hash if salted else None,

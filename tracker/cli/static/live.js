@@ -113,6 +113,11 @@ function connect() {
   const source = new EventSource(view === "gm" ? "/gm/events" : "/events");
   source.addEventListener("item", (e) => add(JSON.parse(e.data)));
   source.addEventListener("board", (e) => board(JSON.parse(e.data)));
+  // Another campaign, or a log that is not the one this page saw: start afresh.
+  source.addEventListener("reset", () => {
+    items.clear();
+    document.getElementById("feed").replaceChildren();
+  });
   source.onopen = () => { status.textContent = "live"; status.className = "live"; };
   // The browser reconnects by itself, sending the last id it saw.
   source.onerror = () => { status.textContent = "reconnecting…"; status.className = "lost"; };
