@@ -239,6 +239,7 @@ UNIQUE = re.compile(
     r"|\d{4}-\d\d-\d\dT[0-9:.+]+(Z|[+-]\d\d:\d\d)?"
     r"|[0-9a-f]{32,64}"
     r"|(?<=id: )[0-9a-f]{8}(?=-\d)"
+    r"|\b\d\d:\d\d\b"  # the clock on the page
 )
 
 
