@@ -28,6 +28,7 @@ from collections.abc import AsyncIterator, Callable
 from importlib import resources
 from typing import Any
 
+import click
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -143,28 +144,50 @@ class Hub:
         live = self.feed.live
         self.head = await self.feed.call(live.head)
         watcher = await self.feed.call(live.watcher)
+        failing = False
         try:
             while True:
-                if watcher.listening:
-                    # PostgreSQL: woken by an append's notification (or once a second).
-                    if not await asyncio.to_thread(watcher.wait, 1.0):
-                        continue
-                else:
-                    await asyncio.sleep(self.every)
-                    if not watcher.changed():
-                        continue
-                head = await self.feed.call(live.head)
-                if head == self.head:
-                    continue
-                before, self.head = self.head, head
-                for view, queues in self.pages.items():
-                    if not queues:
-                        continue
-                    _, batch = await self.feed.call(self.feed.messages, view, before)
-                    for queue in list(queues):
-                        queue.put_nowait(batch)
+                try:
+                    await self._step(watcher)
+                    failing = False
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    # A locked or unreachable database, a dropped PostgreSQL connection: say it
+                    # once, wait, and try again, with a new listener where one was lost.
+                    if not failing:
+                        click.echo(
+                            f"tracker serve: cannot read the log ({exc}); retrying.", err=True
+                        )
+                    failing = True
+                    await asyncio.sleep(1.0)
+                    if watcher.listening:
+                        watcher.close()
+                        watcher = await self.feed.call(live.watcher)
         finally:
             watcher.close()
+
+    async def _step(self, watcher: Any) -> None:
+        """Wait for the log to move (or a moment), and hand each view what is new."""
+        if watcher.listening:
+            # PostgreSQL: woken by an append's notification (or once a second).
+            if not await asyncio.to_thread(watcher.wait, 1.0):
+                return
+        else:
+            await asyncio.sleep(self.every)
+            if not watcher.changed():
+                return
+        head = await self.feed.call(self.feed.live.head)
+        if head == self.head:
+            return
+        before = self.head
+        for view, queues in self.pages.items():
+            if not queues:
+                continue
+            _, batch = await self.feed.call(self.feed.messages, view, before)
+            for queue in list(queues):
+                queue.put_nowait(batch)
+        self.head = head
 
     def join(self, view: str) -> asyncio.Queue[list[Message] | None]:
         queue: asyncio.Queue[list[Message] | None] = asyncio.Queue()
