@@ -74,7 +74,7 @@ class Page(threading.Thread):
         stream = sock.makefile("rb")
         for raw in stream:
             if raw.startswith(b"id: "):
-                self.arrived[int(raw[4:])] = time.perf_counter()
+                self.arrived[int(raw.rsplit(b"-", 1)[1])] = time.perf_counter()
             elif raw.startswith(b"event: board"):
                 self.ready.set()
 
