@@ -54,6 +54,17 @@ def refused(run, command: str | list[str], words: str, code: int = 1) -> None:
     assert run.event_count() == before
 
 
+def _last_event(run):
+    """The campaign's newest stored event, as verify reads it."""
+    from tracker.app.tracker import Tracker
+
+    tracker = Tracker(str(run.db))
+    try:
+        return list(tracker.store.read(tracker.campaign().campaign_id))[-1]
+    finally:
+        tracker.close()
+
+
 def rolled(doc: dict) -> tuple:
     """(effective, total, outcome, margin) of a success roll."""
     return doc["effective"], doc["total"], doc["outcome"], doc["margin"]
@@ -737,17 +748,13 @@ def test_influence_on_a_pc_refuses_what_would_decide_for_the_player(iron, words,
 
 
 def test_verify_decides_an_influence_on_a_pc_again_and_finds_a_forged_margin(iron):
-    from tracker.app.tracker import Tracker
     from tracker.app.verify import redecide
     from tracker.events import decode
     from tracker.systems import registry
 
     iron.ok('character add Spy --npc --stat Will=11 --skill "Sex Appeal=14"')
     iron.ok('influence Spy "Sex Appeal" Mira --dice-a 3,3,4 --dice-b 3,4,4')
-    tracker = Tracker(str(iron.db))
-    stored = list(tracker.store.read(tracker.campaign().campaign_id))[-1]
-    tracker.close()
-    gurps = registry.get("gurps")
+    stored, gurps = _last_event(iron), registry.get("gurps")
     assert redecide(stored, gurps) is None
     payload = stored.payload
     effect = payload["effects"][0]
@@ -986,7 +993,6 @@ def test_a_hearing_distance_out_of_range_is_refused_at_once(scout, distance):
 
 
 def test_verify_decides_an_influence_roll_again_from_its_dice(iron):
-    from tracker.app.tracker import Tracker
     from tracker.app.verify import redecide
     from tracker.events import decode
     from tracker.systems import registry
@@ -995,10 +1001,7 @@ def test_verify_decides_an_influence_roll_again_from_its_dice(iron):
         'influence Aldric Diplomacy "Harbour master" 11 '
         "--dice-a 5,3,2 --dice-b 4,4,4 --reaction-dice 3,3,3"
     )
-    tracker = Tracker(str(iron.db))
-    stored = list(tracker.store.read(tracker.campaign().campaign_id))[-1]
-    tracker.close()
-    gurps = registry.get("gurps")
+    stored, gurps = _last_event(iron), registry.get("gurps")
     assert redecide(stored, gurps) is None
     payload = stored.payload
     forged = [
