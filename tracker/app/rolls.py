@@ -104,22 +104,6 @@ def _secret_round(state: CampaignState, a: Side, b: Side) -> bool:
     return False
 
 
-def _secret_influence(character: Character | None, mods: Sequence[str]) -> bool:
-    """Whether ``mods`` take an influence's margin (``influence:NAME``) that a secret roll left
-    on the character: the roll that takes it would tell the players what the secret one did."""
-    if character is None:
-        return False
-    for text in mods:
-        head, _, rest = text.strip().partition(":")
-        if head.lower() != "influence":
-            continue
-        who = rest.rsplit(":", 1)[0] if rest.lower().endswith(":bonus") else rest
-        for name, condition in character.conditions.items():
-            if name.casefold() == f"influenced by {who.strip()}".casefold() and condition.secret:
-                return True
-    return False
-
-
 def _roll_made(
     state: CampaignState,
     character: Character,
@@ -234,7 +218,7 @@ class Rolls:
             _require_read(rules, request, rules.roll_options, "roll")
             ch = self.table.character(name, state)
             decided = rules.decide_roll(request, ch, state)
-            hidden = secret or decided.secret or _secret_influence(ch, mods)
+            hidden = secret or decided.secret
             roll = _roll_made(state, ch, decided, kind, dice_source, task=task, seed=seed_text)
             if kind == "panic":
                 roll = _answering(state, ch, roll, hidden)
@@ -368,16 +352,8 @@ class Rolls:
                 b_name=b_side.name if decided.b is None else msgspec.UNSET,
             )
             # A round after a secret one is secret too: its round number would tell the players
-            # how the secret rounds went. So is a contest that takes a secret influence's margin.
-            hidden = (
-                secret
-                or decided.secret
-                or _secret_round(state, a_side, b_side)
-                or any(
-                    _secret_influence(s.character, m)
-                    for s, m in ((a_side, mods_a), (b_side, mods_b))
-                )
-            )
+            # how the secret rounds went.
+            hidden = secret or decided.secret or _secret_round(state, a_side, b_side)
             event = new_event(payload, state=state, visibility="gm" if hidden else "public")
             winner = payload.winner
             doc = {

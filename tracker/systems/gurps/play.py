@@ -10,6 +10,7 @@ named task are counted from the log, and a failed Swimming or running roll costs
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -89,33 +90,46 @@ def influence_modifiers(character: CharacterView, mods: list[str]) -> list[str]:
     (``influence:NAME:bonus`` as a bonus); other modifiers as given."""
     out = []
     for text in mods:
-        head, _, rest = text.strip().partition(":")
-        if head.lower() != "influence":
+        taken = _influence_taken(character, text)
+        if taken is None:
             out.append(text)
             continue
-        who, _, sign = rest.rpartition(":") if rest.lower().endswith(":bonus") else (rest, "", "")
-        who = who.strip()
-        found = next(
-            (
-                c
-                for name, c in character.conditions.items()
-                if name.casefold() == (INFLUENCED_BY + who).casefold()
-                and getattr(c, "modifier", None) is not None
-            ),
-            None,
-        )
-        if found is None:
-            held = [
-                n[len(INFLUENCED_BY) :] for n in character.conditions if n.startswith(INFLUENCED_BY)
-            ]
-            under = f" (only {', '.join(held)})" if held else ""
-            raise BadInput(
-                f"{character.name} is under no influence of {who or '?'}{under}; an influence "
-                "roll a character wins against them puts one there."
-            )
-        value = found.modifier if sign else -found.modifier
+        found, bonus = taken
+        value = found.modifier if bonus else -found.modifier
         out.append(f"{value:+d}:{found.name}")
     return out
+
+
+def secret_influence(character: CharacterView | None, mods: Sequence[str]) -> bool:
+    """Whether ``mods`` take the margin a secret influence roll left on the character: the roll
+    that takes it would tell the players what the secret one did, so it is secret too."""
+    return character is not None and any(
+        getattr(taken[0], "secret", False)
+        for text in mods
+        if (taken := _influence_taken(character, text)) is not None
+    )
+
+
+def _influence_taken(character: CharacterView, text: str) -> tuple[Any, bool] | None:
+    """The influence condition ``influence:NAME[:bonus]`` names and whether as a bonus; None
+    for any other modifier. An influence the character is not under is one sentence."""
+    head, _, rest = text.strip().partition(":")
+    if head.lower() != "influence":
+        return None
+    bonus = rest.lower().endswith(":bonus")
+    who = (rest.rpartition(":")[0] if bonus else rest).strip()
+    for name, condition in character.conditions.items():
+        if (
+            name.casefold() == (INFLUENCED_BY + who).casefold()
+            and getattr(condition, "modifier", None) is not None
+        ):
+            return condition, bonus
+    held = [n[len(INFLUENCED_BY) :] for n in character.conditions if n.startswith(INFLUENCED_BY)]
+    under = f" (only {', '.join(held)})" if held else ""
+    raise BadInput(
+        f"{character.name} is under no influence of {who or '?'}{under}; an influence "
+        "roll a character wins against them puts one there."
+    )
 
 
 def defaults_for(character: CharacterView, skill: str) -> list[str]:
@@ -273,6 +287,7 @@ def decide_roll(
         doc=doc,
         effects=tuple(effects),
         secret=(sense is not None and not request.public)
+        or secret_influence(character, request.mods)
         or _after_a_secret_attempt(character, request),
         followups=followups,
     )
@@ -391,7 +406,9 @@ def decide_contest(
     # A sense rolled in a contest is secret, as a sense roll is (gurps.md, 'Sense Rolls').
     senses = any(side.character is not None and gurps.sense_of(side.trait or "") for side in (a, b))
     return ContestDecision(
-        secret=senses and not request.public,
+        secret=(senses and not request.public)
+        or secret_influence(a.character, request.mods_a)
+        or secret_influence(b.character, request.mods_b),
         mode=mode,
         a=contest_side(a, side_inputs(a_base, a_mods, a_eff), a_roll.to_dict()),
         b=None
