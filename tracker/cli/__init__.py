@@ -86,6 +86,7 @@ COMMAND_MODULES = {
     "odds": "odds",
     "shell": "shell",
     "serve": "serve",
+    "where": "where",
 }
 
 

@@ -1,0 +1,98 @@
+"""``tracker where``: the database in use and why, the data folder, the campaign, the versions."""
+
+from __future__ import annotations
+
+import click
+from click.core import ParameterSource
+
+from tracker.cli.options import db_options, emit_json
+
+_FROM = {
+    ParameterSource.COMMANDLINE: "flag",
+    ParameterSource.ENVIRONMENT: "environment",
+}
+_WHY_DB = {
+    "flag": "from --db",
+    "environment": "from $TRACKER_DB",
+    "default": "the default (neither --db nor $TRACKER_DB is set)",
+}
+_WHY_CAMPAIGN = {
+    "flag": "from --campaign",
+    "environment": "from $TRACKER_CAMPAIGN",
+    "default": "the campaign made or chosen last",
+}
+
+
+def _given(ctx: click.Context, name: str) -> tuple[str | None, str]:
+    """What the user gave for the root option ``name`` (after the command too), and where."""
+    root = ctx.find_root()
+    obj = root.ensure_object(dict)
+    value = obj.get(name)
+    if value and value != root.params.get(name):
+        return value, "flag"  # given after the command: tracker where --db x.db
+    source = _FROM.get(root.get_parameter_source(name), "default") if value else "default"
+    return value, source
+
+
+@click.command("where")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document for scripts.")
+@db_options
+@click.pass_context
+def where(ctx: click.Context, as_json: bool) -> None:
+    """Show the database in use and why, the data folder, the campaign and the versions.
+
+    It only looks: a missing database is not made and an older one is not upgraded.
+
+    \b
+    Examples:
+      tracker where
+      tracker --db other.db where --json
+    """
+    from tracker.app.where import where as look
+
+    db, db_source = _given(ctx, "db")
+    campaign, campaign_source = _given(ctx, "campaign")
+    found = look(db, db_source, campaign, campaign_source)
+    if as_json:
+        emit_json(found.to_dict())
+        return
+    d = found.database
+    lines = [f"tracker {found.version} (Python {found.python})"]
+    lines.append(f"database   {d.location}")
+    said = [_WHY_DB[d.source]]
+    if d.state == "current":
+        said.append(f"{d.campaigns} campaigns, {d.events:,} events, {_size(d.size_bytes)}")
+    lines.append(f"           {'; '.join(said)}")
+    if d.detail:
+        lines.append(f"           {d.detail}")
+    others = [f for f in found.data_files if f.endswith(".db") and d.state == "missing"]
+    if others:
+        shown = f"{found.data_folder}/{others[0]}"
+        held = ", ".join(others)
+        lines.append(f"           the data folder holds {held}: `export TRACKER_DB={shown}`")
+    stamped = d.revision or "none"
+    lines.append(f"schema     {stamped} (this tracker writes {found.schema_revision})")
+    if found.campaign is not None:
+        c = found.campaign
+        lines.append(
+            f'campaign   "{c.name}" ({c.system}, {c.events:,} events), {_WHY_CAMPAIGN[c.source]}'
+        )
+    else:
+        lines.append(f"campaign   {found.campaign_detail}")
+    files = ", ".join(found.data_files) or "empty"
+    lines.append(f"data       {found.data_folder} ({files})")
+    lines.append(f"systems    {', '.join(found.systems)}")
+    click.echo("\n".join(lines))
+
+
+def _size(size: int | None) -> str:
+    if size is None:
+        return "size unknown"
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:,} {unit}" if unit == "bytes" else f"{size:,.1f} {unit}"
+        size /= 1024
+    return ""
+
+
+COMMANDS = [where]
