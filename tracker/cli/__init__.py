@@ -14,6 +14,7 @@ import sys
 import click
 
 from tracker import __version__
+from tracker.cli.complete import campaigns
 from tracker.cli.options import TrackerGroup
 
 
@@ -28,6 +29,7 @@ from tracker.cli.options import TrackerGroup
     "--campaign",
     metavar="NAME",
     envvar="TRACKER_CAMPAIGN",
+    shell_complete=campaigns,
     help="Campaign to act on (default: the one made or chosen last).",
 )
 @click.version_option(__version__, prog_name="tracker")
@@ -87,6 +89,7 @@ COMMAND_MODULES = {
     "shell": "shell",
     "serve": "serve",
     "where": "where",
+    "completion": "complete",
 }
 
 

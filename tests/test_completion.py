@@ -1,0 +1,178 @@
+"""Tab completion in bash, zsh and fish, outside `tracker shell`: the scripts `tracker completion`
+prints, the answers the installed command gives them, and each shell typing a real line."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import select
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+TRACKER = Path(sys.executable).with_name("tracker")
+SHELLS = {
+    # argv, and the line that turns completion on (as the completion command's help says)
+    "bash": (["bash", "--norc", "--noprofile", "-i"], 'eval "$(tracker completion bash)"'),
+    "zsh": (
+        ["zsh", "-f", "-i"],
+        'autoload -Uz compinit && compinit -u; eval "$(tracker completion zsh)"',
+    ),
+    "fish": (["fish", "--no-config", "-i"], "tracker completion fish | source"),
+}
+
+
+@pytest.fixture
+def table(run):
+    """A GURPS campaign beside a Gloom one, with names that need quoting on a command line."""
+    run.ok('campaign new "Neon Drift" --system gloom')
+    run.ok("character add Kade --stat Body=2 --skill Hacking=3")
+    run.ok('campaign new "Iron and Ink" --system gurps')
+    run.ok(
+        'character add "Old Mira" --stat ST=10 --stat DX=12 --stat IQ=11 --stat HT=10 '
+        '--skill "Guns (Rifle)=14"'
+    )
+    run.ok("session start")
+    return run
+
+
+def answers(db: Path, shell: str, words: str) -> list[str]:
+    """What the installed `tracker` answers a shell's completion function for ``words``, the
+    last word being the one under the cursor."""
+    parts = shlex.split(words) + ([""] if words.endswith(" ") else [])
+    env = {**os.environ, "TRACKER_DB": str(db), "_TRACKER_COMPLETE": f"{shell}_complete"}
+    if shell == "fish":  # fish passes the line before the cursor, and the word being typed
+        env |= {"COMP_WORDS": words, "COMP_CWORD": parts[-1]}
+    else:
+        env |= {"COMP_WORDS": words, "COMP_CWORD": str(len(parts) - 1)}
+    out = subprocess.run([TRACKER], env=env, capture_output=True, text=True, check=True).stdout
+    if shell in ("bash", "fish"):  # type,value (fish: a tab, then the help)
+        return [line.partition(",")[2].partition("\t")[0] for line in out.splitlines() if line]
+    # zsh: type, value and description, a line each
+    lines = out.splitlines() if out.strip() else []
+    return [lines[i + 1] for i in range(0, len(lines), 3)]
+
+
+@pytest.mark.parametrize("shell", list(SHELLS))
+def test_each_shell_is_offered_what_fits_each_position(table, shell):
+    db = table.db
+    assert answers(db, shell, "tracker ro") == ["roll"]
+    assert answers(db, shell, "tracker campaign use ") == ["Neon Drift", "Iron and Ink"]
+    assert answers(db, shell, "tracker --campaign N") == ["Neon Drift"]
+    assert answers(db, shell, "tracker roll ") == ["Old Mira"]
+    traits = answers(db, shell, 'tracker roll "Old Mira" ')
+    assert {"ST", "DX", "IQ", "HT", "Guns (Rifle)"} <= set(traits)
+    assert answers(db, shell, 'tracker roll "Old Mira" Gu') == ["Guns (Rifle)"]
+    assert answers(db, shell, "tracker --campaign 'Neon Drift' roll Kade ") == ["Body", "Hacking"]
+    assert answers(db, shell, 'tracker spend "Old Mira" ') == ["buy-up"]
+    assert answers(db, shell, "tracker --campaign 'Neon Drift' spend Kade ") == []
+    assert {"--dice", "--secret", "--json"} <= set(answers(db, shell, "tracker roll Kade Body --"))
+
+
+def test_a_database_that_does_not_exist_is_not_made_by_a_tab(tmp_path):
+    db = tmp_path / "nowhere.db"
+    assert answers(db, "bash", "tracker roll ") == []
+    assert not db.exists()
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish", None])
+def test_the_completion_command_prints_each_shells_script(shell, monkeypatch):
+    env = {**os.environ, "SHELL": f"/usr/bin/{shell or 'sh'}"}
+    done = subprocess.run(
+        [TRACKER, "completion"], env=env, capture_output=True, text=True, check=False
+    )
+    if shell is None:
+        assert done.returncode == 2
+        assert done.stderr.count("\n") == 1
+        assert "tracker completion bash|zsh|fish" in done.stderr
+        return
+    assert done.returncode == 0, done.stderr
+    assert "_TRACKER_COMPLETE" in done.stdout
+    named = subprocess.run([TRACKER, "completion", shell], capture_output=True, text=True)
+    assert named.stdout == done.stdout
+
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\x1b\][^\x07]*\x07|\r")
+
+
+class Typist:
+    """An interactive shell on a terminal of its own, typed into as a person would."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # pragma: no cover - the child becomes the shell
+            os.chdir(cwd)
+            os.execvpe(argv[0], argv, env)
+        self.seen = ""
+
+    def type(self, keys: str) -> None:
+        os.write(self.fd, keys.encode())
+
+    def wait_for(self, text: str, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in ANSI.sub("", self.seen).replace("\x08", ""):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                shown = self.seen[-600:]
+                raise AssertionError(f"never saw {text!r}; the terminal showed {shown!r}")
+            ready, _, _ = select.select([self.fd], [], [], min(left, 0.2))
+            if ready:
+                try:
+                    self.seen += os.read(self.fd, 65536).decode(errors="replace")
+                except OSError:
+                    break
+
+    def close(self) -> None:
+        try:
+            os.kill(self.pid, 9)
+        finally:
+            os.waitpid(self.pid, 0)
+            os.close(self.fd)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shell", list(SHELLS))
+def test_a_line_completed_by_tab_in_each_shell_runs_as_meant(table, shell, tmp_path):
+    """Names with spaces and parentheses come out quoted, so the completed line does what the
+    words say: it switches the campaign, then logs a roll of Old Mira's Guns (Rifle)."""
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed (.ci/run installs it)")
+    argv, turn_on = SHELLS[shell]
+    env = {
+        "PATH": f"{TRACKER.parent}{os.pathsep}{os.environ['PATH']}",
+        "HOME": os.environ["HOME"],
+        "XDG_DATA_HOME": os.environ["XDG_DATA_HOME"],
+        "TERM": "xterm",
+        "TRACKER_DB": str(table.db),
+        "PS1": "$ ",
+    }
+    typist = Typist(argv, env, tmp_path)
+    try:
+        typist.type(f"{turn_on}; echo COMPLETION-ON | tr A-Z a-z\r")
+        typist.wait_for("completion-on")
+        typist.type("tracker campaign use Ne\t")
+        typist.wait_for("Neon\\ Drift")
+        typist.type(" && echo USED-OK | tr A-Z a-z\r")
+        typist.wait_for("used-ok")
+        typist.type("tracker campaign use Ir\t")
+        typist.wait_for("Iron\\ and\\ Ink")
+        typist.type("\r")
+        typist.type("tracker roll Ol\t")
+        typist.wait_for("Old\\ Mira")
+        typist.type("Gu\t")
+        typist.wait_for("Guns\\ \\(Rifle\\)")
+        typist.type(" --dice 3,3,4 && echo ROLLED-OK | tr A-Z a-z\r")
+        typist.wait_for("rolled-ok")
+    finally:
+        typist.close()
+    rows = table.ok("export rolls --format jsonl").stdout.splitlines()
+    rolled = json.loads(rows[-1])
+    assert (rolled["character"], rolled["trait"]) == ("Old Mira", "Guns (Rifle)")
+    assert rolled["dice"] == [3, 3, 4]
