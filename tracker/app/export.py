@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from tracker.app.campaigns import Campaigns
 from tracker.app.checks import LogCheck
+from tracker.app.progress import metered
 from tracker.app.table import CURRENT, Table
 from tracker.errors import BadInput, Refused
 from tracker.events import StoredEvent
@@ -85,13 +86,18 @@ class Exports:
         from tracker.projections.player import SEALED_TYPE
         from tracker.projections.rolls import ROW_SOURCES, roll_rows
 
+        label = f"Exporting {state.name}'s rolls"
         if player_view:
             wanted = set(ROW_SOURCES)
             # A secret event of any kind is one row, "a secret roll": its kind is not shown.
             wanted.add(SEALED_TYPE)
-            events = (e for e in self.table.player_events() if e.type in wanted)
+            stream = metered(self.table.player_events(), self.table.meter, label, state.version)
+            events = (e for e in stream if e.type in wanted)
         else:
             events = self.table.store.read(state.campaign_id, types=ROW_SOURCES)
+            if self.table.meter is not None:
+                total = self.table.store.count(state.campaign_id, ROW_SOURCES)
+                events = metered(events, self.table.meter, label, total)
         rows = roll_rows(events, state.rules, state.revoked)
         return state, (r for r in rows if flt.keep(r))
 
@@ -111,8 +117,11 @@ class Exports:
         threat: list[dict[str, Any]] = []
         # In the players' view, their stream: the tracks after each roll are what they saw,
         # and a sealed roll changed none of them.
-        events = (
-            self.table.player_events() if player_view else self.table.store.read(state.campaign_id)
+        events = metered(
+            self.table.player_events() if player_view else self.table.store.read(state.campaign_id),
+            self.table.meter,
+            f"Reporting {state.name}'s rolls",
+            state.version,
         )
 
         def tap(stream: Iterator[StoredEvent]) -> Iterator[StoredEvent]:
@@ -172,7 +181,7 @@ class Exports:
         header = {"format": EXPORT_FORMAT, "campaigns": heads, "events": store.count()}
         out.write(json.dumps(header) + "\n")
         written = 0
-        for event in store.read_all():
+        for event in metered(store.read_all(), self.table.meter, "Exporting", header["events"]):
             out.write(json.dumps(event.to_dict(), ensure_ascii=False, separators=(",", ":")))
             out.write("\n")
             written += 1
@@ -199,7 +208,10 @@ class Exports:
             handle.seek(0)
             next(iter(handle), None)
             check = _ImportCheck(source, revoked, header)
-            imported = self.table.store.import_events(check.events(_numbered(handle, source)))
+            numbered = _numbered(handle, source)
+            total = header["events"] if isinstance(header.get("events"), int) else 0
+            numbered = metered(numbered, self.table.meter, "Importing", total)
+            imported = self.table.store.import_events(check.events(numbered))
         # Each campaign folded as it was checked: stored as its snapshot, so the first command
         # after an import answers as fast as any other. A campaign whose rule system is not
         # installed here is folded (and told so) when a command asks for it.

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator
 
 from sqlalchemy.exc import DatabaseError
 
+from tracker.app.progress import Meter, metered
+from tracker.events import StoredEvent
 from tracker.projections.campaign import (
     PROJECTION_VERSION,
     UNDO_TYPES,
@@ -55,6 +57,8 @@ class StateLoader:
         self.warm = False
         self._warm: dict[str, CampaignState] = {}
         self._paused = False
+        # Told how a fold of a long log goes (see ``tracker.app.progress``); None hears nothing.
+        self.meter: Meter | None = None
 
     def state(self, row: CampaignRow) -> CampaignState:
         """The campaign's state: the latest snapshot, with the events since folded on top.
@@ -139,13 +143,10 @@ class StateLoader:
         state = base or refold_state(row.campaign_id, revoked)
         state.revoked = revoked
         state.fixed_revoked = True
-        fold(
-            self.store.read(
-                row.campaign_id, after_version=state.version, until_version=until_version
-            ),
-            row.campaign_id,
-            state,
+        events = self.store.read(
+            row.campaign_id, after_version=state.version, until_version=until_version
         )
+        fold(self._metered(events, row, state.version, until_version), row.campaign_id, state)
         state.fixed_revoked = False
         state.needs_refold = False
         return state, base is None
@@ -180,8 +181,17 @@ class StateLoader:
         from tracker.projections.rebuild import rebuild
 
         head = self.store.head(row.campaign_id).version
-        events = self.store.read(row.campaign_id, until_version=head)
+        events = self._metered(self.store.read(row.campaign_id, until_version=head), row, 0, head)
         return rebuild(events, row.campaign_id, self.revoked(row, head), registry.get(row.system))
+
+    def _metered(
+        self, events: Iterable[StoredEvent], row: CampaignRow, after: int, until: int | None
+    ) -> Iterable[StoredEvent]:
+        """``events`` (those after version ``after``, up to ``until``) told to the meter."""
+        if self.meter is None:
+            return events
+        last = until if until is not None else self.store.head(row.campaign_id).version
+        return metered(events, self.meter, f"Folding {row.name}", last - after)
 
     def revoked(self, row: CampaignRow, until_version: int) -> set[str]:
         """The events the campaign's undos and redos up to ``until_version`` leave revoked,

@@ -16,6 +16,7 @@ from sqlalchemy.exc import DatabaseError
 
 from tracker.app.deciding import Appender, Decide, Decision, Logged, logged, require_session
 from tracker.app.loading import StateLoader
+from tracker.app.progress import Meter
 from tracker.errors import NotFound, Refused
 from tracker.events import StoredEvent
 from tracker.events.play import EventsRevealed
@@ -68,6 +69,15 @@ class Table:
 
     def close(self) -> None:
         self.engine.dispose()
+
+    @property
+    def meter(self) -> Meter | None:
+        """What hears how long work goes (see ``tracker.app.progress``); None by default."""
+        return self.loader.meter
+
+    @meter.setter
+    def meter(self, value: Meter | None) -> None:
+        self.loader.meter = value
 
     @property
     def warm(self) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy.exc import DatabaseError
 
 from tracker.app.checks import LogCheck
+from tracker.app.progress import metered
 from tracker.app.table import Table
 from tracker.errors import TrackerError
 from tracker.events import StoredEvent
@@ -238,7 +239,9 @@ class Verifier:
             if rules is not None
             else None
         )
-        problem = check_chain(checking(self.table.store.read(row.campaign_id, until_version=head)))
+        logged = self.table.store.read(row.campaign_id, until_version=head)
+        logged = metered(logged, self.table.meter, f"Verifying {row.name}", head)
+        problem = check_chain(checking(logged))
         if problem is not None:
             # The broken link already names that event; its payload says nothing more.
             mismatches = [m for m in mismatches if m.event_id != problem.event_id]
@@ -283,8 +286,14 @@ class Verifier:
                 bad.append((name, projection_version))
                 found.append(Mismatch(version, at.event_id, f"{where}, cannot be read"))
                 continue
+            label = f"Checking {row.name}'s {name} snapshot"
             folded = fold(
-                store.read(row.campaign_id, until_version=version),
+                metered(
+                    store.read(row.campaign_id, until_version=version),
+                    self.table.meter,
+                    label,
+                    version,
+                ),
                 row.campaign_id,
                 refold_state(row.campaign_id, revoked),
             )

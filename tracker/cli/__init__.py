@@ -32,9 +32,15 @@ from tracker.cli.options import TrackerGroup
     shell_complete=campaigns,
     help="Campaign to act on (default: the one made or chosen last).",
 )
+@click.option(
+    "--quiet",
+    "-q",
+    is_flag=True,
+    help="Draw no progress bars (drawn only on a terminal, for long work, in any case).",
+)
 @click.version_option(__version__, prog_name="tracker")
 @click.pass_context
-def cli(ctx: click.Context, db: str | None, campaign: str | None) -> None:
+def cli(ctx: click.Context, db: str | None, campaign: str | None, quiet: bool) -> None:
     """Log a tabletop campaign as an immutable event log: rolls, sessions, characters.
 
     \b
@@ -47,6 +53,7 @@ def cli(ctx: click.Context, db: str | None, campaign: str | None) -> None:
     ctx.ensure_object(dict)
     ctx.obj.setdefault("db", db)
     ctx.obj.setdefault("campaign", campaign)
+    ctx.obj.setdefault("quiet", quiet)
 
 
 # Each command lives in one module, imported only when the command runs: a roll at the table

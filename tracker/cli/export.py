@@ -12,7 +12,7 @@ from typing import TextIO
 
 import click
 
-from tracker.cli.options import emit_json, open_tracker, output_options
+from tracker.cli.options import emit_json, open_tracker, output_options, quiet_option
 
 
 @click.group("export")
@@ -38,7 +38,12 @@ def _target(path: str | None, *, private: bool = True) -> Iterator[TextIO]:
 
 @export.command("rolls")
 @click.option(
-    "--format", "fmt", type=click.Choice(["csv", "jsonl", "html"]), default="csv", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "jsonl", "html"]),
+    default="csv",
+    show_default=True,
+    help="A spreadsheet's rows, JSON lines, or a page with the luck and the tracks drawn.",
 )
 @click.option("--session", type=int, metavar="N", help="Only rolls of session N.")
 @click.option("--character", metavar="NAME", help="Only one character's rolls.")
@@ -46,6 +51,7 @@ def _target(path: str | None, *, private: bool = True) -> Iterator[TextIO]:
 @click.option("--until", metavar="WHEN", help="Only rolls up to this date or time.")
 @click.option("--player-view", is_flag=True, help="Secret rolls keep their row, not their dice.")
 @click.option("--output", "-o", metavar="FILE", help="Write to FILE instead of the terminal.")
+@quiet_option
 @output_options
 def export_rolls(fmt, session, character, since, until, player_view, output, as_json) -> None:
     """One row per roll: time, session, character, dice, outcome, the odds, effects.
@@ -127,9 +133,15 @@ def _summary(as_json: bool, output: str | None, doc: dict) -> None:
 
 @export.command("events")
 @click.option("--output", "-o", metavar="FILE", help="Write to FILE instead of the terminal.")
+@quiet_option
 @output_options
 def export_events(output, as_json) -> None:
-    """The whole log (every campaign) as JSON lines; `tracker import` reads it back exactly."""
+    """The whole log (every campaign) as JSON lines; `tracker import` reads it back exactly.
+
+    \b
+    Example:
+      tracker export events -o campaigns.jsonl
+    """
     tracker = open_tracker()
     with _target(output) as out:
         result = tracker.exports.export_events(out)
@@ -140,9 +152,15 @@ def export_events(output, as_json) -> None:
 
 @click.command("import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@quiet_option
 @output_options
 def import_(file, as_json) -> None:
-    """Read an events export into a new, empty database; every hash is checked."""
+    """Read an events export into a new, empty database; every hash is checked.
+
+    \b
+    Example:
+      tracker --db restored.db import campaigns.jsonl
+    """
     tracker = open_tracker()
     # Bytes, each line read as strict UTF-8 by the import, which names a line that is not.
     with click.open_file(file, "rb") as handle:

@@ -7,7 +7,7 @@ import json
 import click
 import msgspec
 
-from tracker.cli.options import emit_json, open_tracker, output_options
+from tracker.cli.options import emit_json, open_tracker, output_options, quiet_option
 from tracker.cli.render import (
     BAD,
     GOOD,
@@ -305,6 +305,7 @@ def _follow(tracker, session: int | None, player_view: bool, as_json: bool) -> N
     help="Say whether the log still matches an export (events, CSV, JSON lines or HTML) or "
     "still holds the head a receipt names (`tracker:...`, as `session end` prints it).",
 )
+@quiet_option
 @output_options
 def verify(against: str | None, as_json: bool) -> None:
     """Check every campaign's hash chain and re-decide every roll; exit 1 naming what is wrong.

@@ -6,11 +6,12 @@ or the state refuse (nothing appended), 2 for bad usage.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -219,7 +220,30 @@ def open_tracker():
 
         obj["tracker"] = Tracker(obj.get("db"), obj.get("campaign"))
         root.call_on_close(obj["tracker"].close)
+        # A bar only where a person watches: never into a pipe, a file or a script's capture.
+        if not obj.get("quiet") and sys.stderr.isatty():
+            obj["tracker"].meter = progress_bar
     return obj["tracker"]
+
+
+@contextlib.contextmanager
+def progress_bar(label: str, total: int) -> Iterator[Callable[[int], None]]:
+    """A bar on stderr for long work (see ``tracker.app.progress``), gone when the work is."""
+    with click.progressbar(length=total, label=label, file=sys.stderr, show_pos=True) as bar:
+        yield bar.update
+
+
+def quiet_option(fn: Callable) -> Callable:
+    """``-q/--quiet`` after a long command: no progress bar, even on a terminal."""
+
+    @click.option("--quiet", "-q", is_flag=True, help="Draw no progress bar.")
+    @functools.wraps(fn)
+    def wrapper(*args: Any, quiet: bool = False, **kwargs: Any) -> Any:
+        if quiet:
+            click.get_current_context().find_root().ensure_object(dict)["quiet"] = True
+        return fn(*args, **kwargs)
+
+    return wrapper
 
 
 def emit_json(document: Any) -> None:

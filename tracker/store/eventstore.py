@@ -356,10 +356,12 @@ class EventStore:
         with self.engine.connect() as conn:
             return next(self._rows(conn, select(events).where(events.c.hash == digest)), None)
 
-    def count(self, campaign_id: str | None = None) -> int:
+    def count(self, campaign_id: str | None = None, types: Iterable[str] | None = None) -> int:
         query = select(func.count()).select_from(events)
         if campaign_id is not None:
             query = query.where(events.c.campaign_id == campaign_id)
+        if types is not None:
+            query = query.where(events.c.type.in_(list(types)))
         with self.engine.connect() as conn:
             return conn.execute(query).scalar_one()
 
