@@ -163,7 +163,12 @@ def campaign_set(note: str | None, as_json: bool, **given: Any) -> None:
 @campaign.command("list")
 @output_options
 def campaign_list(as_json: bool) -> None:
-    """List the campaigns in the database; * marks the current one."""
+    """List the campaigns in the database; * marks the current one.
+
+    \b
+    Example:
+      tracker campaign list --json
+    """
     rows = open_tracker().campaigns.campaign_list()
     if as_json:
         emit_json(
@@ -192,7 +197,12 @@ def campaign_list(as_json: bool) -> None:
 @click.argument("name", shell_complete=complete.campaigns)
 @output_options
 def campaign_use(name: str, as_json: bool) -> None:
-    """Make NAME the current campaign."""
+    """Make NAME the current campaign.
+
+    \b
+    Example:
+      tracker campaign use "Neon Drift"
+    """
     row = open_tracker().campaigns.campaign_use(name)
     if as_json:
         emit_json({"campaign_id": row.campaign_id, "name": row.name, "system": row.system})
@@ -209,7 +219,12 @@ def session() -> None:
 @click.option("--title", help="A title for the session, shown in replays.")
 @output_options
 def session_start(title: str | None, as_json: bool) -> None:
-    """Start a session; every event until `session end` belongs to it."""
+    """Start a session; every event until `session end` belongs to it.
+
+    \b
+    Example:
+      tracker session start --title "Below the archive"
+    """
     state, info = open_tracker().campaigns.session_start(title)
     if as_json:
         emit_json({"campaign": state.name, **info.to_dict()})
@@ -225,7 +240,12 @@ def session_start(title: str | None, as_json: bool) -> None:
 @session.command("end")
 @output_options
 def session_end(as_json: bool) -> None:
-    """End the running session."""
+    """End the running session.
+
+    \b
+    Example:
+      tracker session end
+    """
     from tracker.events.receipt import receipt
 
     state, info, lapsed = open_tracker().campaigns.session_end()
@@ -251,7 +271,12 @@ def session_end(as_json: bool) -> None:
 @session.command("list")
 @output_options
 def session_list(as_json: bool) -> None:
-    """List the campaign's sessions."""
+    """List the campaign's sessions.
+
+    \b
+    Example:
+      tracker session list --json
+    """
     sessions = open_tracker().campaigns.session_list()
     if as_json:
         emit_json({"sessions": [s.to_dict() for s in sessions]})

@@ -138,9 +138,10 @@ def completion(shell: str | None) -> None:
     """Print the script that makes Tab complete tracker in bash, zsh or fish.
 
     Tab then offers what `tracker shell` offers: commands, options, campaign names, characters,
-    a character's stats and skills, spend kinds. Add one line to your shell's start-up file:
+    a character's stats and skills, spend kinds.
 
     \b
+    Examples (one line in your shell's start-up file):
       bash   ~/.bashrc                    eval "$(tracker completion bash)"
       zsh    ~/.zshrc, after compinit     eval "$(tracker completion zsh)"
       fish   ~/.config/fish/config.fish   tracker completion fish | source

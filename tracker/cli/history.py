@@ -56,7 +56,12 @@ def undo(event, session, cascade, reason, as_json) -> None:
 @click.option("--reason", help="Why, for the record.")
 @output_options
 def redo(reason, as_json) -> None:
-    """Put back what the last undo took back."""
+    """Put back what the last undo took back.
+
+    \b
+    Example:
+      tracker redo --reason "it stood after all"
+    """
     logged = open_tracker().history.redo(reason=reason)
     restored = logged.doc["restored"]
     show_logged(

@@ -228,7 +228,12 @@ def spend(character, action, cost, condition, note, to, as_json) -> None:
 @click.option("--note", help="What happened.")
 @output_options
 def gain(character, action, note, as_json) -> None:
-    """Glintlock: gain 1 Mettle for a deep cut, leaning into a condition, or a weakness."""
+    """Glintlock: gain 1 Mettle for a deep cut, leaning into a condition, or a weakness.
+
+    \b
+    Example:
+      tracker gain Wren deep-cut --note "the ledger burns"
+    """
     logged = open_tracker().tracks.gain(character, action, note=note)
     d = logged.doc
     lost = " (at 6 already: lost)" if d["lost"] else ""
@@ -245,7 +250,12 @@ def threat() -> None:
 @click.option("--reason", help="Why (an exploration turn in danger...).")
 @output_options
 def threat_add(amount, reason, as_json) -> None:
-    """Add Threat outside a roll (+1 per exploration turn in danger)."""
+    """Add Threat outside a roll (+1 per exploration turn in danger).
+
+    \b
+    Example:
+      tracker threat add 1 --reason "exploration turn in danger"
+    """
     logged = open_tracker().tracks.threat_add(amount, reason=reason)
     d = logged.doc
     lost = f" ({d['lost']} lost past 6)" if d["lost"] else ""
@@ -257,7 +267,12 @@ def threat_add(amount, reason, as_json) -> None:
 @click.option("--note", help="The move the GM made.")
 @output_options
 def threat_spend(tier, note, as_json) -> None:
-    """Spend Threat on a GM move: free 0, soft 1, hard 2, dire 3."""
+    """Spend Threat on a GM move: free 0, soft 1, hard 2, dire 3.
+
+    \b
+    Example:
+      tracker threat spend hard --note "the shelves collapse"
+    """
     logged = open_tracker().tracks.threat_spend(tier, note=note)
     d = logged.doc
     line = f"Threat {d['before']} → {d['after']}."
@@ -312,7 +327,14 @@ def _track_command(track: str):
             [f"{d['character']} {track.upper()} {d['before']} → {d['after']} of {d['max']}."],
         )
 
-    command.help = f"Lose or regain {track.upper()} (tracked when the sheet has it)."
+    example = {
+        "hp": 'tracker hp Vora -4 --cause "a goblin\'s spear"',
+        "fp": "tracker fp Aldric -2",
+    }
+    command.help = (
+        f"Lose or regain {track.upper()} (tracked when the sheet has it).\n\n"
+        f"\b\nExample:\n  {example[track]}"
+    )
     return command
 
 
@@ -330,12 +352,19 @@ def condition() -> None:
 @click.argument("name")
 @click.option("--duration", type=int, help="How long it lasts.")
 @click.option(
-    "--unit", type=click.Choice(["seconds", "minutes", "hours", "days", "scenes", "sessions"])
+    "--unit",
+    type=click.Choice(["seconds", "minutes", "hours", "days", "scenes", "sessions"]),
+    help="What --duration counts.",
 )
-@click.option("--note")
+@click.option("--note", help="What caused it.")
 @output_options
 def condition_set(character, name, duration, unit, note, as_json) -> None:
-    """Put a condition on a character."""
+    """Put a condition on a character.
+
+    \b
+    Example:
+      tracker condition set Vora "broken arm" --duration 2 --unit sessions
+    """
     logged = open_tracker().tracks.condition_set(
         character, name, duration=duration, unit=unit, note=note
     )
@@ -348,10 +377,15 @@ def condition_set(character, name, duration, unit, note, as_json) -> None:
 @condition.command("clear")
 @click.argument("character", shell_complete=complete.characters)
 @click.argument("name", shell_complete=complete.conditions_of("character"))
-@click.option("--note")
+@click.option("--note", help="What ended it.")
 @output_options
 def condition_clear(character, name, note, as_json) -> None:
-    """End a condition."""
+    """End a condition.
+
+    \b
+    Example:
+      tracker condition clear Vora "broken arm" --note "the splint came off"
+    """
     logged = open_tracker().tracks.condition_clear(character, name, note=note)
     d = logged.doc
     show_logged(logged, as_json, [condition_ended(d["character"], d["condition"]) + "."])
@@ -367,7 +401,12 @@ def tag() -> None:
 @click.argument("name")
 @output_options
 def tag_add(character, name, as_json) -> None:
-    """Give a character a story tag to spend on a roll with --story NAME."""
+    """Give a character a story tag to spend on a roll with --story NAME.
+
+    \b
+    Example:
+      tracker tag add Wren "the old map"
+    """
     logged = open_tracker().tracks.tag_add(character, name)
     show_logged(logged, as_json, [f'{logged.doc["character"]} holds the story tag "{name}".'])
 
@@ -380,10 +419,15 @@ def points() -> None:
 @points.command("award")
 @click.argument("character", shell_complete=complete.characters)
 @click.argument("amount", type=int)
-@click.option("--reason")
+@click.option("--reason", help="What earned them.")
 @output_options
 def points_award(character, amount, reason, as_json) -> None:
-    """Award character points (cinematic campaigns spend them on buy-ups)."""
+    """Award character points (cinematic campaigns spend them on buy-ups).
+
+    \b
+    Example:
+      tracker points award Mira 2 --reason "the archive opened"
+    """
     logged = open_tracker().tracks.points_award(character, amount, reason=reason)
     d = logged.doc
     show_logged(logged, as_json, [f"{d['character']} has {plural(d['total'], 'character point')}."])
@@ -393,7 +437,12 @@ def points_award(character, amount, reason, as_json) -> None:
 @click.argument("text")
 @output_options
 def note(text, as_json) -> None:
-    """Log a line of narrative; replays show it in place."""
+    """Log a line of narrative; replays show it in place.
+
+    \b
+    Example:
+      tracker note "The lamps gutter as the archive door gives way."
+    """
     logged = open_tracker().tracks.note(text)
     show_logged(logged, as_json, [dim(f"Noted (event {logged.doc['version']}).")])
 
@@ -449,11 +498,20 @@ def trait() -> None:
 @trait.command("assign")
 @click.argument("character", shell_complete=complete.characters)
 @click.argument("name")
-@click.option("--kind", type=click.Choice(["quirk", "delusion", "phobia"]))
+@click.option(
+    "--kind",
+    type=click.Choice(["quirk", "delusion", "phobia"]),
+    help="Which kind the fright result owes, when it does not say.",
+)
 @click.option("--obligation", metavar="ID", help="Which owed trait, when several are owed.")
 @output_options
 def trait_assign(character, name, kind, obligation, as_json) -> None:
-    """Assign the trait a fright result owes a character."""
+    """Assign the trait a fright result owes a character.
+
+    \b
+    Example:
+      tracker trait assign Vora "Fear of deep water" --kind phobia
+    """
     logged = open_tracker().tracks.trait_assign(character, name, kind=kind, obligation=obligation)
     d = logged.doc
     show_logged(logged, as_json, [f'{d["character"]} gains the {d["kind"]} "{d["trait"]}".'])
@@ -491,10 +549,15 @@ def obligations(ctx: click.Context, show_all: bool, as_json: bool) -> None:
 
 @obligations.command("dismiss")
 @click.argument("obligation", metavar="ID")
-@click.option("--reason")
+@click.option("--reason", help="Why it is waived, for the record.")
 @output_options
 def obligations_dismiss(obligation, reason, as_json) -> None:
-    """Waive an obligation (a panic check the GM does not call), with a reason."""
+    """Waive an obligation (a panic check the GM does not call), with a reason.
+
+    \b
+    Example:
+      tracker obligations dismiss 19 --reason "no panic here"
+    """
     logged = open_tracker().tracks.obligation_dismiss(obligation, reason=reason)
     show_logged(logged, as_json, [f"Dismissed [{obligation}]."])
 
@@ -808,7 +871,7 @@ def effort(character, percent, as_json, **options) -> None:
 @click.option("--table-dice", metavar="N,N,N", help="Physical 3d6 for the fright table.")
 @click.option("--effect-dice", metavar="N,...", help="Physical d6 for the result's own dice.")
 @click.option("--seed", metavar="S", help="Seed the virtual dice.")
-@click.option("--secret", is_flag=True)
+@click.option("--secret", is_flag=True, help="A GM's secret check (hidden from players).")
 @output_options
 def fright(character, mods, threat, dice, table_dice, effect_dice, seed, secret, as_json) -> None:
     """GURPS: a Fright Check (Rule of 14), and on failure the fright table.
@@ -856,7 +919,12 @@ def fright(character, mods, threat, dice, table_dice, effect_dice, seed, secret,
 @dice_options
 @output_options
 def panic(character, trait, dice, seed, secret, as_json) -> None:
-    """Gloom: the panic check a catastrophe called for (failure: panicked)."""
+    """Gloom: the panic check a catastrophe called for (failure: panicked).
+
+    \b
+    Example:
+      tracker panic Juno Mind
+    """
     logged = open_tracker().rolls.panic(character, trait, dice=dice, seed=seed, secret=secret)
     show_logged(logged, as_json, render_roll(logged.doc, logged.state.rules))
 
@@ -872,7 +940,12 @@ def project() -> None:
 @click.option("--hours", type=int, required=True, help="Man-hours the project needs.")
 @output_options
 def project_start(name, skill, hours, as_json) -> None:
-    """Start a major project."""
+    """Start a major project.
+
+    \b
+    Example:
+      tracker project start "Archive catalogue" --skill Lockpicking --hours 40
+    """
     logged = open_tracker().gurps.project_start(name, skill=skill, hours=hours)
     show_logged(logged, as_json, [f'Project "{name}" started: {hours} man-hours of {skill}.'])
 
@@ -880,7 +953,7 @@ def project_start(name, skill, hours, as_json) -> None:
 @project.command("roll", short_help="Roll a worker's day on a project, and its supervisor's.")
 @click.argument("name", shell_complete=complete.projects)
 @click.argument("character", shell_complete=complete.characters)
-@click.option("--mod", "mods", multiple=True, metavar="N[:LABEL]")
+@click.option("--mod", "mods", multiple=True, metavar="N[:LABEL]", help="A modifier to the roll.")
 @click.option(
     "--supervisor",
     metavar="NAME",
@@ -902,9 +975,9 @@ def project_start(name, skill, hours, as_json) -> None:
     help="What a successful supervisor gives (+1, or +2 at the GM's choice).",
 )
 @click.option("--supervisor-dice", metavar="N,N,N", help="The supervisor's physical 3d6.")
-@click.option("--dice", metavar="N,N,N")
+@click.option("--dice", metavar="N,N,N", help="The worker's physical 3d6.")
 @click.option("--destroyed-dice", metavar="N,N", help="Physical 2d for work destroyed.")
-@click.option("--seed", metavar="S")
+@click.option("--seed", metavar="S", help="Seed the virtual dice.")
 @output_options
 def project_roll(name, character, mods, supervisor_bonus, as_json, **options) -> None:
     """Roll one worker's day on a project (and, with --supervisor, the supervisor's roll).
@@ -930,7 +1003,12 @@ def project_roll(name, character, mods, supervisor_bonus, as_json, **options) ->
 @project.command("status")
 @output_options
 def project_status(as_json) -> None:
-    """Progress of every project."""
+    """Progress of every project.
+
+    \b
+    Example:
+      tracker project status --json
+    """
     state, _ = open_tracker().campaigns.status()
     projects = [p.to_dict() for p in state.projects.values()]
     if as_json:

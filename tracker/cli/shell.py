@@ -96,9 +96,11 @@ def shell() -> None:
     """An interactive prompt for the evening: every command, instantly, without `tracker`.
 
     \b
-    tracker> roll Wren Grit --tag 1:gear
-    tracker> threat spend hard --note "the shelves collapse"
-    tracker> exit
+    Example:
+      tracker --campaign "Ashes of Veyra" shell
+      tracker> roll Wren Grit --tag 1:gear
+      tracker> threat spend hard --note "the shelves collapse"
+      tracker> exit
     """
     import gc
 

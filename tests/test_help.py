@@ -1,0 +1,80 @@
+"""Help a person can act on: every command's help shows it used, every example in any help is
+one the command line takes as typed, and every option says what it is for."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import click
+import pytest
+from test_docs import COMMANDS
+
+from tracker.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+HEADING = re.compile(r"^\s*Examples?\b.*:\s*(tracker .*)?$")
+
+
+def examples(help_text: str) -> list[str]:
+    """The command lines a help text shows: each `tracker ...` line (or `$(tracker ...)`), up to
+    what it says about itself two spaces on, or the next command in the line."""
+    found = []
+    for line in help_text.splitlines():
+        for shown in re.findall(r"(?:^\s*(?:Examples?:\s*)?|\$\()(tracker [^)\n]*)", line):
+            shown = re.split(r"\s{2,}| && | \| | #", shown)[0]
+            found.append(shown.strip())
+    return found
+
+
+def parse(words: list[str]) -> click.Command:
+    """Parse ``words`` as `tracker` would, down to the command they name, without running it."""
+    ctx = cli.make_context("tracker", list(words))
+    command: click.Command = cli
+    while isinstance(command, click.Group):
+        rest = [*getattr(ctx, "_protected_args", []), *ctx.args]
+        name, command, rest = command.resolve_command(ctx, rest)
+        ctx = command.make_context(name, rest, parent=ctx)
+    return command
+
+
+@pytest.mark.parametrize(("path", "command"), COMMANDS, ids=[p for p, _ in COMMANDS])
+def test_every_commands_help_shows_it_used(path, command):
+    text = command.help or ""
+    assert any(HEADING.match(line) for line in text.splitlines()), f"tracker {path}: no example"
+    assert any(e.startswith(f"tracker {path}") or f" {path}" in e for e in examples(text)), (
+        f"tracker {path}: its examples do not use it"
+    )
+
+
+ALL_EXAMPLES = sorted({e for _, command in COMMANDS for e in examples(command.help or "")})
+
+
+@pytest.mark.parametrize("example", ALL_EXAMPLES)
+def test_every_example_is_a_line_tracker_takes(example, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fixtures").symlink_to(ROOT / "fixtures")
+    words = shlex.split(example)[1:]
+    for word in words:  # a file an example reads: there, as it would be at the table
+        if re.fullmatch(r"[\w.-]+\.(jsonl|txt|toml|json|gcs|csv)", word):
+            (tmp_path / word).touch()
+    try:
+        parse(words)
+    except click.ClickException as exc:
+        pytest.fail(f"{example!r} is refused: {exc.format_message()}")
+
+
+def test_the_examples_are_read_from_every_help():
+    assert len(ALL_EXAMPLES) > len(COMMANDS)
+    assert 'tracker condition set Vora "broken arm" --duration 2 --unit sessions' in ALL_EXAMPLES
+    assert "tracker completion bash" in ALL_EXAMPLES  # from eval "$(...)"
+    with pytest.raises(click.NoSuchOption):
+        parse(["roll", "Wren", "Grit", "--frobnicate"])
+
+
+@pytest.mark.parametrize(("path", "command"), COMMANDS, ids=[p for p, _ in COMMANDS])
+def test_every_option_says_what_it_is_for(path, command):
+    for param in command.params:
+        if isinstance(param, click.Option) and not param.hidden:
+            assert param.help, f"tracker {path} {param.opts[0]} has no help"
