@@ -62,3 +62,27 @@ def test_the_readme_names_no_path_outside_the_project():
         assert not path.startswith("/"), f"README.md names {path}, outside the project"
         if path.split("/", 1)[0] in {".ci", "fixtures", "migrations", "tests", "tracker"}:
             assert (ROOT / path).exists(), f"README.md names {path}, which the project lacks"
+
+
+def test_the_command_reference_is_what_the_command_line_says():
+    from tracker.cli.reference import reference
+
+    written = (ROOT / "COMMANDS.md").read_text(encoding="utf-8")
+    assert written == reference(), (
+        "COMMANDS.md is stale; run `python -m tracker.cli.reference --write COMMANDS.md`"
+    )
+    assert "[COMMANDS.md](COMMANDS.md)" in README
+
+
+def test_the_reference_names_every_command_and_option():
+    from tracker.cli.reference import reference
+
+    text = reference()
+    for path, command in COMMANDS:
+        assert f"\ntracker {path}" in text, path
+        for param in command.params:
+            if isinstance(param, click.Option) and not param.hidden:
+                assert f"`{param.opts[0]}" in text or f", {param.opts[0]}" in text, (
+                    path,
+                    param.opts,
+                )

@@ -1,0 +1,114 @@
+"""The command reference, made from the command line itself so that it cannot drift from it.
+
+``python -m tracker.cli.reference`` prints it as Markdown; ``--write COMMANDS.md`` writes the
+file the README links to. ``tests/test_docs.py`` fails while that file differs from the CLI.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import click
+
+HEADER = """# tracker's commands
+
+Every command and option, made from the command line itself by
+`python -m tracker.cli.reference --write COMMANDS.md` (a test fails while this file differs from
+it). `tracker COMMAND --help` says the same at the terminal; the README tells the story.
+"""
+
+
+def reference() -> str:
+    """Every command and option of ``tracker``, in Markdown."""
+    from tracker.cli import cli
+
+    root = click.Context(cli, info_name="tracker")
+    names = cli.list_commands(root)
+    out = [HEADER, "## Contents", ""]
+    out += [f"[{name}](#tracker-{name})" + ("," if name != names[-1] else "") for name in names]
+    out += ["", "## Before any command", ""]
+    out += ["Given before the command (`--db` and `--campaign` after it too):", ""]
+    out += _options(cli, root)
+    out.append("")
+    for name in names:
+        out += _command(cli.get_command(root, name), root, name, level=2)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _command(command: click.Command, parent: click.Context, name: str, level: int) -> list[str]:
+    ctx = click.Context(command, info_name=name, parent=parent)
+    pieces = " ".join(command.collect_usage_pieces(ctx)).replace("[OPTIONS]", "").strip()
+    out = [f"{'#' * level} {ctx.command_path}", ""]
+    out += ["```text", f"{ctx.command_path} {pieces}".rstrip(), "```", ""]
+    out += _help(command.help or "")
+    options = _options(command, ctx)
+    if options:
+        out += ["Options:", "", *options, ""]
+    if isinstance(command, click.Group):
+        for sub in command.list_commands(ctx):
+            out += _command(command.get_command(ctx, sub), ctx, sub, level + 1)
+    return out
+
+
+def _help(text: str) -> list[str]:
+    """A help text's paragraphs: prose joined into one line each, and the blocks click keeps
+    as written (``\\b``) as code."""
+    out: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", click.unstyle(_dedent(text)).strip()):
+        lines = paragraph.splitlines()
+        if lines and lines[0].strip() == "\b":
+            kept = _dedent("\n".join(lines[1:])).splitlines()
+            heading = [kept.pop(0)] if kept and kept[0].rstrip().endswith(":") else []
+            if heading:
+                out += [heading[0].strip(), ""]
+            out += ["```text", *(line.rstrip() for line in _dedent("\n".join(kept)).splitlines())]
+            out += ["```", ""]
+        else:
+            out += [" ".join(line.strip() for line in lines), ""]
+    return out
+
+
+def _dedent(text: str) -> str:
+    import textwrap
+
+    return textwrap.dedent(text)
+
+
+def _options(command: click.Command, ctx: click.Context) -> list[str]:
+    out = []
+    for param in command.get_params(ctx):
+        if not isinstance(param, click.Option) or "--help" in param.opts:
+            continue
+        record = param.get_help_record(ctx)
+        if record is None:
+            continue
+        opts, help_text = record
+        out.append(f"- `{opts}`: {help_text}" if help_text else f"- `{opts}`")
+    return out
+
+
+def write(path: Path) -> bool:
+    """Write the reference to ``path``; whether that changed it."""
+    text = reference()
+    changed = not path.exists() or path.read_text(encoding="utf-8") != text
+    if changed:
+        path.write_text(text, encoding="utf-8")
+    return changed
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--write"] and len(argv) == 2:
+        changed = write(Path(argv[1]))
+        print(f"{argv[1]}: {'updated' if changed else 'up to date'}.")
+        return 0
+    if argv:
+        print("Usage: python -m tracker.cli.reference [--write COMMANDS.md]", file=sys.stderr)
+        return 2
+    sys.stdout.write(reference())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
