@@ -35,7 +35,7 @@ def at_threat_six(glintlock):
 
 REFUSALS = {
     "glintlock": [
-        ("spend Wren flashback", 1, "Wren has 0 Mettle; flashback costs 2."),
+        ("spend Wren flashback", 1, "Wren has 0 Mettle and flashback costs 2; gain some first"),
         ("spend Wren dance", 2, "dance"),
         ("spend Wren class-feature", 2, "class feature"),
         ("roll Nobody Grit", 1, 'No character named "Nobody"'),
@@ -46,7 +46,7 @@ REFUSALS = {
         ("roll Wren Grit --dice x", 2, "whole numbers"),
         ("roll Wren Grit --tag 2:gear", 2, "gear"),
         ("roll Wren Grit --story map", 1, "no story tag"),
-        ("threat spend dire", 1, "Threat is 0; a dire spend costs 3."),
+        ("threat spend dire", 1, "Threat is 0 and a dire spend costs 3; spend a smaller tier"),
         ("threat add 0", 2, "1 or more"),
         ("stress Wren 0", 2, "not 0"),
         ("stress Wren two", 2, "+N or -N"),

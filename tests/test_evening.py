@@ -431,11 +431,12 @@ def test_a_contest_sides_dice_that_do_not_fit_its_forced_mode_are_told_why(run):
     run.ok("session start")
     mastery = run("contest Kade Hacking Ace Piloting --dice-a 14 --dice-b 2")
     assert mastery.exit_code == 2  # bad input, as the scripting contract numbers it
-    assert "advantage (rank 21: mastery gives advantage) needs two d20; --dice-b" in mastery.stderr
+    mastery_said = "advantage (rank 21: mastery gives advantage) needs two d20 but --dice-b"
+    assert mastery_said in mastery.stderr
     run.ok("condition set Kade panicked")
     before = run.event_count()
     panicked = run("contest Kade Hacking Ace Piloting --mode dynamic --dice-a 14 --dice-b 2,4")
-    assert "disadvantage (panicked) needs two d20; --dice-a" in panicked.stderr
+    assert "disadvantage (panicked) needs two d20 but --dice-a" in panicked.stderr
     assert run.event_count() == before
 
 
@@ -633,7 +634,7 @@ def test_refusals_met_at_the_table_say_what_to_do(run):
     campaign_of(run, "glintlock")
     run.ok("session start")
     for command, words in (
-        ("threat spend dire", "Spend a smaller tier, or add Threat first."),
+        ("threat spend dire", "or add Threat first with `tracker threat add N`."),
         ("spend Wren class-feature", "give its base cost with --cost"),
         ("roll Wren Grit --tag 1 --spell --dice 1", "give those dice with --backlash-dice"),
         ("log --session 0", "No session 0; `tracker session list` shows them."),

@@ -89,7 +89,7 @@ def test_the_example_evening(glintlock):
     floor = state(run, threat=4, floor="owed", owed=[("threat-floor", "owed")], Tomas=FRESH)
     assert floor[0]["opened_by"] == tomas["event_id"]
 
-    refused(run, "threat spend soft", "Threat is 4; while it is 4 or more a spend must be hard")
+    refused(run, "threat spend soft", "Threat is 4 and while it is 4 or more a spend must be hard")
     state(run, threat=4, floor="owed", owed=[("threat-floor", "owed")])
 
     spent = run.json('threat spend hard --note "the shelves collapse"')
@@ -185,7 +185,7 @@ def test_the_spending_floor_from_threat_four_to_six_and_back(glintlock):
     state(run, threat=6, floor="immediate", owed=[("threat-floor", "immediate")])
 
     refused(run, "roll Tomas Wits --tag 1:gear --dice 13", "must spend hard or dire")
-    refused(run, "threat spend soft", "Threat is 6; while it is 4 or more a spend must be hard")
+    refused(run, "threat spend soft", "Threat is 6 and while it is 4 or more a spend must be hard")
     state(
         run, threat=6, floor="immediate", owed=[("threat-floor", "immediate")], Tomas={"mettle": 1}
     )
@@ -219,7 +219,7 @@ def test_the_spending_floor_from_threat_four_to_six_and_back(glintlock):
     assert kinds(dire["obligations_discharged"]) == ["threat-floor"]
     state(run, threat=1)
 
-    refused(run, "threat spend hard", "Threat is 1; a hard spend costs 2.")
+    refused(run, "threat spend hard", "Threat is 1 and a hard spend costs 2; spend a smaller")
     state(run, threat=1)
     assert run.json("verify")["ok"] is True
 
@@ -284,7 +284,7 @@ def test_steel_yourself_and_the_advantage_die_apply_to_the_next_roll_once(glintl
     assert (again["position"], again["outcome"]) == ("risky", "miss")
     state(run, threat=4, floor="owed", owed=[("threat-floor", "owed")], Tomas={"mettle": 1})
 
-    refused(run, "spend Tomas flashback", "Tomas has 1 Mettle; flashback costs 2.")
+    refused(run, "spend Tomas flashback", "Tomas has 1 Mettle and flashback costs 2; gain some")
     state(run, threat=4, floor="owed", owed=[("threat-floor", "owed")], Tomas={"mettle": 1})
 
 
@@ -318,11 +318,11 @@ def test_stress_shakes_then_strains_then_breaks(glintlock):
     state(run, threat=3, Tomas={"mettle": 2, "stress": 4})
 
     # Stress 4 doubles every Mettle cost.
-    refused(run, "spend Tomas flashback", "Tomas has 2 Mettle; flashback costs 4 at stress 4.")
+    refused(run, "spend Tomas flashback", "Tomas has 2 Mettle and flashback costs 4 at stress 4")
     steel = run.json("spend Tomas steel-yourself")
     assert (steel["base"], steel["cost"], steel["doubled"], steel["after"]) == (1, 2, True, 0)
     state(run, threat=3, Tomas={"mettle": 0, "stress": 4, "next_roll": pending(2)})
-    refused(run, "spend Tomas resist", "Tomas has 0 Mettle; resist costs 2 at stress 4.")
+    refused(run, "spend Tomas resist", "Tomas has 0 Mettle and resist costs 2 at stress 4; gain")
 
     # 4 + 3 stops at 6: the breaking point is owed, opened by this stress event.
     broken = run.json('stress Tomas +3 --cause "the scribe speaks his name"')

@@ -334,8 +334,8 @@ def test_an_impossible_task_has_no_window_and_an_unknown_name_is_refused(neon):
     assert impossible["dl"] == 17  # Hacking 16: a DL above it
     assert impossible["window"]["has_window"] is False
     assert not impossible["success"]
-    refused(neon, "roll Kade Hacking --dl nightmare --dice 12", "not 'nightmare'", code=2)
-    refused(neon, "contest Kade Hacking ICE 14 --dl-a brutal", "not 'brutal'", code=2)
+    refused(neon, "roll Kade Hacking --dl nightmare --dice 12", "'nightmare' is no DL", code=2)
+    refused(neon, "contest Kade Hacking ICE 14 --dl-a brutal", "'brutal' is no DL", code=2)
 
 
 def test_a_contest_side_rolls_with_the_advantage_or_disadvantage_the_gm_gives(neon):

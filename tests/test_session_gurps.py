@@ -206,7 +206,7 @@ def test_a_cinematic_campaign_buys_up_the_last_roll_with_points(run):
     miss = run.json("roll Mira Lockpicking --dice 6,5,4")
     assert rolled(miss) == (12, 15, "failure", -3)
     state(run, Mira={"points": 0})
-    refused(run, "spend Mira buy-up", "Mira has 0 character points; that buy-up costs 1.")
+    refused(run, "spend Mira buy-up", "Mira has 0 character points and that buy-up costs 1; award")
     state(run, Mira={"points": 0})
 
     awarded = run.json('points award Mira 3 --reason "a bold plan"')
@@ -235,7 +235,7 @@ def test_a_cinematic_campaign_buys_up_the_last_roll_with_points(run):
     # A critical failure to a success is 2 + 1 = 3 points.
     fumble = run.json("roll Mira Lockpicking --dice 6,6,6")
     assert fumble["outcome"] == "critical_failure"
-    refused(run, "spend Mira buy-up --to success", "that buy-up costs 3.")
+    refused(run, "spend Mira buy-up --to success", "that buy-up costs 3;")
     state(run, Mira={"points": 0})
 
 

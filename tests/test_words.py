@@ -28,7 +28,7 @@ def test_one_character_point_is_singular_wherever_it_is_said(run):
     assert "Mira has 1 character point; a buy-up to success costs 1." in roll
     run.ok("roll Mira Lockpicking --dice 6,6,6")
     refused = run("spend Mira buy-up --to success")
-    assert "Mira has 1 character point; that buy-up costs" in refused.stderr
+    assert "Mira has 1 character point and that buy-up costs" in refused.stderr
     assert "Mira is awarded 1 character point\n" in run.ok("log").stdout
 
 

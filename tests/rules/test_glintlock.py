@@ -522,7 +522,7 @@ def test_fixed_cost_accepts_only_its_own_base() -> None:
 
 
 def test_unknown_action_is_bad_input() -> None:
-    with pytest.raises(BadInput, match="not 'nap'"):
+    with pytest.raises(BadInput, match="'nap' is no Mettle spend"):
         gl.mettle_cost("nap", stress=0)
 
 
@@ -534,13 +534,19 @@ def test_spend_mettle() -> None:
 def test_spend_mettle_refused_when_short() -> None:
     with pytest.raises(Refused) as caught:
         gl.spend_mettle(1, "flashback", stress=0, name="Wren")
-    assert str(caught.value) == "Wren has 1 Mettle; flashback costs 2."
+    assert str(caught.value) == (
+        "Wren has 1 Mettle and flashback costs 2; gain some first (`tracker gain`, or a hit on "
+        "a roll), or choose a cheaper spend."
+    )
 
 
 def test_spend_mettle_refused_when_strained_doubles_the_cost() -> None:
     with pytest.raises(Refused) as caught:
         gl.spend_mettle(3, "defy-death", stress=4, name="Wren")
-    assert str(caught.value) == "Wren has 3 Mettle; defy death costs 4 at stress 4."
+    assert str(caught.value) == (
+        "Wren has 3 Mettle and defy death costs 4 at stress 4; gain some first (`tracker gain`, "
+        "or a hit on a roll), or choose a cheaper spend."
+    )
 
 
 def test_spend_mettle_doubled_when_strained() -> None:
@@ -599,14 +605,18 @@ def test_spend_threat_table(threat: int, tier: str) -> None:
 def test_soft_spend_refused_at_the_floor_with_a_sentence() -> None:
     with pytest.raises(Refused) as caught:
         gl.spend_threat(4, "soft")
-    assert str(caught.value) == "Threat is 4; while it is 4 or more a spend must be hard or dire."
+    assert str(caught.value) == (
+        "Threat is 4 and while it is 4 or more a spend must be hard or dire; use "
+        "`tracker threat spend hard` (or dire)."
+    )
 
 
 def test_spend_above_threat_refused_with_a_sentence() -> None:
     with pytest.raises(Refused) as caught:
         gl.spend_threat(1, "hard")
     assert str(caught.value) == (
-        "Threat is 1; a hard spend costs 2. Spend a smaller tier, or add Threat first."
+        "Threat is 1 and a hard spend costs 2; spend a smaller tier, or add Threat first with "
+        "`tracker threat add N`."
     )
 
 

@@ -82,9 +82,12 @@ class Campaigns:
         name = check_name(name, "A campaign's name")
         known = registry.names()
         if system not in known:
-            raise BadInput(f"The system must be one of {', '.join(known)}, not {system!r}.")
+            raise BadInput(
+                f"The system must be one of {', '.join(known)}, not {system!r}; give one of "
+                "those with --system."
+            )
         if tie_rule not in TIE_RULES:
-            raise BadInput("--tie-rule must be stat or defender.")
+            raise BadInput("--tie-rule must be stat or defender; give one of those.")
         if cinematic and not registry.get(system).has(Feature.CHARACTER_POINTS):
             raise BadInput(
                 f"--cinematic is a {registry.titles_with(Feature.CHARACTER_POINTS)} option; "
@@ -506,14 +509,15 @@ def checked_settings(rules: RuleSystem, given: dict[str, Any]) -> dict[str, Any]
         if name not in rules.settings:
             readers = [s.title for s in registry.systems() if name in s.settings]
             raise BadInput(
-                f"{option} is a {' and '.join(readers) or 'no'} setting; "
-                f"{rules.title} does not use it."
+                f"{option} is a {' and '.join(readers) or 'no'} setting and "
+                f"{rules.title} does not use it; leave it out here."
             )
         if name == "tie_rule" and value not in TIE_RULES:
-            raise BadInput("--tie-rule must be stat or defender.")
+            raise BadInput("--tie-rule must be stat or defender; give one of those.")
         if name == "stress_limit" and not STRESS_LIMITS[0] <= value <= STRESS_LIMITS[1]:
             raise BadInput(
-                f"--stress-limit is {STRESS_LIMITS[0]} to {STRESS_LIMITS[1]}, not {value}."
+                f"--stress-limit is {STRESS_LIMITS[0]} to {STRESS_LIMITS[1]}, not {value}; give "
+                f"one from {STRESS_LIMITS[0]} to {STRESS_LIMITS[1]}."
             )
         if name in ("fright_table", "breaking_table"):
             value = None if value in (RULEBOOK, NONE) else read_data(value, "table")

@@ -61,7 +61,8 @@ def utc_stamp(text: str | None, option: str) -> str | None:
         moment = pendulum.parse(text, tz=pendulum.local_timezone())
     except (ValueError, pendulum.parsing.exceptions.ParserError):
         raise BadInput(
-            f"{option} takes a date or time like 2026-11-29 or '2026-11-29 21:30'."
+            f"{option} takes a date or time, not {text!r}; give one like {option} 2026-11-29 or "
+            f"{option} '2026-11-29 21:30'."
         ) from None
     return moment.in_timezone("UTC").format("YYYY-MM-DDTHH:mm:ss.SSSSSSZ")
 
@@ -249,12 +250,15 @@ def _header(first: str | bytes, source: str) -> dict[str, Any]:
     except (ValueError, RecursionError):
         header = None
     if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
-        raise BadInput(f"{source} is not a tracker events export (its first line says so).")
+        raise BadInput(
+            f"{source} is not a tracker events export (its first line says so); make one with "
+            "`tracker export events -o FILE`."
+        )
     heads, count = header.get("campaigns"), header.get("events")
     if not isinstance(heads, dict) or type(count) is not int:
         raise BadInput(
-            f"{source}'s first line does not name its events and heads, so it is damaged; "
-            "nothing was imported."
+            f"{source}'s first line does not name its events and heads, so it is damaged and "
+            "nothing was imported; export it again from the source database."
         )
     return header
 
@@ -268,12 +272,14 @@ def _numbered(handle: Iterable[str | bytes], source: str) -> Iterator[tuple[int,
             event = StoredEvent.from_export_line(line)
         except ValueError as exc:
             raise BadInput(
-                f"{source} line {number} is not an event ({exc}); nothing was imported."
+                f"{source} line {number} is not an event ({exc}) and nothing was imported; "
+                "export it again, or restore the file from a backup."
             ) from None
         if isinstance(event.data, Unreadable):
             raise BadInput(
                 f"{source} line {number} is no event this tracker can read "
-                f"({event.data.reason}); nothing was imported."
+                f"({event.data.reason}) and nothing was imported; upgrade tracker, or export "
+                "it again."
             )
         yield number, event
 
@@ -346,9 +352,12 @@ class _ImportCheck:
         if count != self.header["events"] or heads != self.header["campaigns"]:
             raise BadInput(
                 f"{self.source} holds {count:,} events but its first line names "
-                f"{self.header['events']:,} and other heads: it was cut short or added to; "
-                "nothing was imported."
+                f"{self.header['events']:,} and other heads, so it was cut short or added to and "
+                "nothing was imported; export it again from the source database."
             )
 
     def refuse(self, number: int, why: str) -> NoReturn:
-        raise BadInput(f"{self.source} line {number} {why}; nothing was imported.")
+        raise BadInput(
+            f"{self.source} line {number} {why} and nothing was imported; the file was changed "
+            "since its export, so export it again from the source database."
+        )

@@ -64,7 +64,7 @@ class GurpsExtras:
         from tracker.systems.gurps import rules as gurps
 
         def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.INFLUENCE, "Influence rolls")
+            registry.require(state.rules, Feature.INFLUENCE, "Influence rolls", "are")
             if skill.strip().lower() not in {s.lower() for s in gurps.INFLUENCE_SKILLS}:
                 raise BadInput(
                     f"{skill!r} is not an influence skill; use one of "
@@ -363,9 +363,11 @@ class GurpsExtras:
 
     def project_start(self, name: str, *, skill: str, hours: int) -> Logged:
         def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.PROJECTS, "Major projects")
+            registry.require(state.rules, Feature.PROJECTS, "Major projects", "are")
             if hours < 1:
-                raise BadInput("A project needs 1 or more man-hours (--hours N).")
+                raise BadInput(
+                    f"A project needs 1 or more man-hours, not {hours}; give --hours 1 or more."
+                )
             if _project(state, name, missing_ok=True):
                 raise Refused(f'A project named "{name}" already exists; pick another name.')
             payload = ev.ProjectStarted(
@@ -397,12 +399,13 @@ class GurpsExtras:
 
         if supervisor_skill.casefold() not in SUPERVISING:
             raise BadInput(
-                f"A supervisor rolls Leadership or Administration, not {supervisor_skill}."
+                f"A supervisor rolls Leadership or Administration, not {supervisor_skill}; give "
+                "--supervisor-skill leadership or administration."
             )
         bonus = gurps.supervisor_modifier(supervisor_bonus)
 
         def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.PROJECTS, "Major projects")
+            registry.require(state.rules, Feature.PROJECTS, "Major projects", "are")
             found = _project(state, project)
             ch = self.table.character(name, state)
             extra = list(mods)
@@ -413,8 +416,8 @@ class GurpsExtras:
                 boss = self.table.character(supervisor, state)
                 if boss.character_id == ch.character_id:
                     raise BadInput(
-                        f"{ch.name} cannot supervise their own day; a supervisor directs "
-                        "instead of working."
+                        f"{ch.name} cannot supervise their own day, since a supervisor directs "
+                        "instead of working; name another character with --supervisor."
                     )
                 led = state.rules.decide_roll(
                     RollRequest(

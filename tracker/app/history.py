@@ -176,13 +176,22 @@ class History:
                     cid, session, lambda e: e.visibility == "gm" and e.event_id not in shown
                 )
                 if not chosen:
-                    raise Refused(f"Session {session} holds no secret event left to reveal.")
+                    raise Refused(
+                        f"Session {session} holds no secret event left to reveal; check the "
+                        "session number with `tracker session list`."
+                    )
             else:
                 found = self.table.store.find_event(cid, event or "")
                 if found.visibility != "gm":
-                    raise Refused(f"Event {found.version} is not secret; the players saw it.")
+                    raise Refused(
+                        f"Event {found.version} is not secret, so the players saw it already; "
+                        "`tracker log` marks which events are secret."
+                    )
                 if found.event_id in shown:
-                    raise Refused(f"Event {found.version} is revealed already.")
+                    raise Refused(
+                        f"Event {found.version} is revealed already; nothing more to do, or name "
+                        "another secret event from `tracker log`."
+                    )
                 chosen = [found]
             payload = ev.EventsRevealed(
                 event_ids=tuple(e.event_id for e in chosen), session=session
@@ -225,14 +234,20 @@ class History:
                 ),
             )
             if not chosen:
-                raise Refused(f"Session {session} has nothing left to undo.")
+                raise Refused(
+                    f"Session {session} has nothing left to undo; check the number with "
+                    "`tracker session list`, or use `tracker redo` to put back what was undone."
+                )
             return chosen
         if event is not None:
             found = self.table.store.find_event(cid, event)
             if found.event_id in state.revoked:
                 raise Refused(f"Event {found.version} is already undone; `tracker redo` restores.")
             if found.type in NOT_UNDOABLE:
-                raise Refused(f"Event {found.version} ({found.type}) cannot be undone.")
+                raise Refused(
+                    f"Event {found.version} ({found.type}) cannot be undone; `tracker log` shows "
+                    "the events you can undo, and `tracker redo` takes back an undo."
+                )
             return [found]
         if state.current_session is None:
             raise Refused(
@@ -253,7 +268,8 @@ class History:
         )
         if newest is None:
             raise Refused(
-                f"Nothing has been logged in session {state.current_session} yet to undo."
+                f"Nothing has been logged in session {state.current_session} yet to undo; to "
+                "undo an earlier event, name it (`tracker undo EVENT`, see `tracker log`)."
             )
         return [newest]
 
@@ -351,8 +367,8 @@ class History:
             moment = pendulum.parse(when, tz=pendulum.local_timezone())
         except (ValueError, pendulum.parsing.exceptions.ParserError):
             raise BadInput(
-                "--as-of takes an event number or id, or a time like '2026-11-29 21:30', "
-                f"not {when!r}."
+                f"--as-of takes an event number or id, or a time, not {when!r}; give one like "
+                "--as-of 118 or --as-of '2026-11-29 21:30'."
             ) from None
         stamp = moment.in_timezone("UTC").format("YYYY-MM-DDTHH:mm:ss.SSSSSSZ")
         found = self.table.store.last_event_by(campaign_id, stamp)

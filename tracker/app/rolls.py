@@ -83,7 +83,8 @@ def side(table: Table, state: CampaignState, name: str, trait: str) -> Side:
     low, high = state.rules.score_range
     if not low <= score <= high:
         raise BadInput(
-            f"{name}'s score is {score}; a {state.rules.title} score is {low} to {high}."
+            f"{name}'s score is {score} but a {state.rules.title} score is {low} to {high}; give "
+            f"a score from {low} to {high}."
         )
     return Side(check_name(name, "An opponent's name"), None, None, score)
 

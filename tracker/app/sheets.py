@@ -36,12 +36,16 @@ def parse_pairs(values: Iterable[str], option: str) -> dict[str, int]:
         key, sep, number = raw.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise BadInput(f"{option} takes KEY=N (like {option} Grit=3), not {raw!r}.")
+            # The example names what the user typed, so it fits the campaign's system.
+            named = raw.strip().rstrip("0123456789").rstrip(" :=-").strip() or "KEY"
+            like = f"{named}=3" if " " not in named else f"'{named}=3'"
+            raise BadInput(f"{option} takes KEY=N, not {raw!r}; give one like {option} {like}.")
         try:
             out[key] = int(number.strip())
         except ValueError:
             raise BadInput(
-                f"{option} {key} needs a whole number after '=' (like {key}=3), not {number!r}."
+                f"{option} {key} needs a whole number after '=', not {number!r}; give one like "
+                f"{option} {key}=3."
             ) from None
     return out
 
@@ -70,7 +74,8 @@ def check_scores(system: RuleSystem, scores: Mapping[str, int], what: str) -> No
         low, high = TRACK_RANGE if key.casefold() in TRACKS else system.score_range
         if not low <= value <= high:
             raise BadInput(
-                f"{what} {key} is {value}; in {system.name} it must be between {low} and {high}."
+                f"{what} {key} is {value} but in {system.name} it must be between {low} and "
+                f"{high}; give a value from {low} to {high}."
             )
 
 

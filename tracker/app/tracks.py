@@ -69,8 +69,8 @@ class Tracks:
             registry.require(state.rules, Feature.CHARACTER_POINTS, "Buying up a roll")
             if not state.cinematic:
                 raise Refused(
-                    "Buy-ups are for cinematic campaigns; this campaign was not made with "
-                    "--cinematic."
+                    "Buy-ups are for cinematic campaigns and this one is not; turn them on with "
+                    "`tracker campaign set --cinematic`."
                 )
             ch = self.table.character(name, state)
             if ch.last_roll_id is None or (roll_id and not ch.last_roll_id.startswith(roll_id)):
@@ -78,8 +78,9 @@ class Tracks:
             target, cost = state.rules.buy_up(ch.last_roll_outcome, to)
             if cost > ch.points:
                 raise Refused(
-                    f"{ch.name} has {plural(ch.points, 'character point')}; "
-                    f"that buy-up costs {cost}."
+                    f"{ch.name} has {plural(ch.points, 'character point')} and that buy-up costs "
+                    f"{cost}; award points with `tracker points award` or buy a smaller step "
+                    "with --to."
                 )
             payload = ev.RollBoughtUp(
                 character_id=ch.character_id,
@@ -121,7 +122,10 @@ class Tracks:
         def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.THREAT, "Threat")
             if amount < 1:
-                raise BadInput("Threat is added in whole points of 1 or more.")
+                raise BadInput(
+                    f"Threat is added in whole points of 1 or more, not {amount}; give 1 or more, "
+                    "like `tracker threat add 1`."
+                )
             change = state.rules.add_threat(state.threat, amount)
             payload = ev.ThreatAdded(amount=amount, reason=reason)
             return Decision(
@@ -205,7 +209,10 @@ class Tracks:
             if not label:
                 raise BadInput("Name the condition, like stunned or panicked.")
             if duration is not None and duration < 1:
-                raise BadInput("A condition's duration is 1 or more.")
+                raise BadInput(
+                    f"A condition's duration is 1 or more, not {duration}; give --duration 1 or "
+                    "more, or leave it out."
+                )
             payload = ev.ConditionSet(
                 character_id=ch.character_id, name=label, duration=duration, unit=unit, note=note
             )
@@ -228,7 +235,7 @@ class Tracks:
 
     def tag_add(self, name: str, tag: str) -> Logged:
         def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.STORY_TAGS, "Story tags")
+            registry.require(state.rules, Feature.STORY_TAGS, "Story tags", "are")
             ch = self.table.character(name, state)
             if not tag.strip():
                 raise BadInput("Name the story tag, like 'the old map'.")
@@ -240,7 +247,7 @@ class Tracks:
 
     def points_award(self, name: str, points: int, *, reason: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.CHARACTER_POINTS, "Character points")
+            registry.require(state.rules, Feature.CHARACTER_POINTS, "Character points", "are")
             if points < 1:
                 raise BadInput("Award 1 or more character points.")
             ch = self.table.character(name, state)
@@ -253,7 +260,10 @@ class Tracks:
     def note(self, text: str) -> Logged:
         def decide(state: CampaignState) -> Decision:
             if not text.strip():
-                raise BadInput("A note needs some text.")
+                raise BadInput(
+                    "A note needs some text; give it in quotes, like `tracker note "
+                    '"the bridge is out"`.'
+                )
             payload = ev.NoteAdded(text=text.strip())
             return Decision([new_event(payload, state=state)], {"text": text.strip()})
 
@@ -292,7 +302,10 @@ class Tracks:
             ch = self.table.character(name, state)
             open_ = state.open_obligations("breaking-point", ch.character_id)
             if not open_:
-                raise Refused(f"{ch.name} is not at the breaking point (stress {ch.stress}).")
+                raise Refused(
+                    f"{ch.name} is not at the breaking point (stress {ch.stress}); add stress "
+                    f"with `tracker stress {ch.name} +N` first if it is due."
+                )
             if not consequence.strip() or (result is not None and not result.strip()):
                 raise BadInput("Give the breaking table's result and the lasting consequence.")
             rolled: dict[str, Any] | None = None
@@ -364,7 +377,10 @@ def _condition_named(ch: Character, condition: str | None) -> str:
         if name.casefold() == condition.casefold():
             return name
     have = ", ".join(ch.conditions) or "none"
-    raise Refused(f"{ch.name} has no condition {condition!r} (conditions: {have}).")
+    raise Refused(
+        f"{ch.name} has no condition {condition!r} (conditions: {have}); check the spelling, "
+        f"or see `tracker status {ch.name}`."
+    )
 
 
 def _obligation(state: CampaignState, ident: str) -> Obligation:

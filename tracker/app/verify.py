@@ -206,8 +206,8 @@ class Verifier:
         except TrackerError:
             rules = None
             unchecked = (
-                f'its rolls were not decided again: the rule system "{row.system}" is not '
-                "installed here"
+                f'its rolls were not decided again, as the rule system "{row.system}" is not '
+                "installed here; install the package that provides it and verify again"
             )
         counted = rolls = 0
         mismatches: list[Mismatch] = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import json
 import os
 import sys
@@ -30,10 +31,23 @@ def _target(path: str | None, *, private: bool = True) -> Iterator[TextIO]:
     mode = 0o600 if private else 0o666
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    except OSError as exc:
+        fix = {
+            errno.ENOENT: "give -o a path in a folder that exists",
+            errno.EACCES: "give -o a path in a folder you can write to",
+            errno.EPERM: "give -o a path in a folder you can write to",
+            errno.EISDIR: "give -o a file name, not a folder",
+        }.get(exc.errno or 0, "give -o another path")
+        raise click.ClickException(f"Cannot write {path} ({exc.strerror}); {fix}.") from None
+    try:
         with open(fd, "w", encoding="utf-8", newline="") as handle:
             yield handle
     except OSError as exc:
-        raise click.FileError(path, hint=exc.strerror) from None
+        # The file opened; writing it (or closing it, which writes what is left) failed.
+        fix = "free some space or give -o another path"
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            fix = "give -o another path"
+        raise click.ClickException(f"Cannot write {path} ({exc.strerror}); {fix}.") from None
 
 
 @export.command("rolls")

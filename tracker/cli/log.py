@@ -341,7 +341,7 @@ def verify(against: str | None, as_json: bool) -> None:
                 click.echo(
                     f"{r.campaign}: "
                     + click.style(f"broken at event {p.version} ({p.event_id})", fg=BAD, bold=True)
-                    + f": {p.reason}. Restore a backup or an export to recover.",
+                    + f": {_and_restore(p.reason)}.",
                     err=True,
                 )
             if r.unchecked is not None:
@@ -350,13 +350,21 @@ def verify(against: str | None, as_json: bool) -> None:
                 click.echo(
                     f"{r.campaign}: "
                     + click.style(f"event {m.version} ({m.event_id})", fg=BAD, bold=True)
-                    + f": {m.reason}.",
+                    + f": {_and_restore(m.reason)}.",
                     err=True,
                 )
         if not reports:
             click.echo("No campaigns to verify.")
     if not ok:
         raise click.exceptions.Exit(1)
+
+
+RESTORE = "restore a backup or an export from before the change"
+
+
+def _and_restore(problem: str) -> str:
+    """A verify finding with what to do about it, unless it names its own fix already."""
+    return problem if "; " in problem else f"{problem}; {RESTORE}"
 
 
 def export_heads(path: str) -> dict[str, str]:
@@ -419,7 +427,7 @@ def _verify_receipt(kept, as_json: bool) -> None:
     else:
         click.echo(
             click.style("Does not hold the receipt's head", fg=BAD, bold=True)
-            + f" ({kept}): {result['problem']}.",
+            + f" ({kept}): {_and_restore(result['problem'])}.",
             err=True,
         )
     if not result["matches"]:
@@ -443,8 +451,8 @@ def _verify_against(path: str, as_json: bool) -> None:
             elif r["found_at"] is None:
                 click.echo(
                     click.style("Does not match the export", fg=BAD, bold=True)
-                    + f": the log no longer holds its head {head}; it was edited, cut short or "
-                    "replaced since.",
+                    + f": the log no longer holds its head {head}, so it was edited, cut short "
+                    f"or replaced since; {RESTORE}.",
                     err=True,
                 )
             else:

@@ -60,7 +60,11 @@ class TrackerGroup(click.Group):
         except TrackerError as exc:
             _fail(str(exc), exc.exit_code, refused=isinstance(exc, Refused))
         except KeyboardInterrupt:
-            _fail("Interrupted.", 130)
+            _fail(
+                "Interrupted; `tracker log` shows whether it was logged, so run it again only if "
+                "it was not.",
+                130,
+            )
         except Exception as exc:
             storage = _storage_error(exc)
             if storage is None:

@@ -27,7 +27,7 @@ def run_line(line: str, obj: dict) -> int:
     if not args:
         return 0
     if args[0] == "shell":
-        click.echo("Already in the shell.", err=True)
+        click.echo("Already in the shell; type the command without `shell`.", err=True)
         return 2
     if any(a in SHELL_WIDE or a.startswith(("--db=", "--campaign=")) for a in args):
         # Taken silently they would be ignored: the shell has one database and one campaign.
@@ -42,7 +42,12 @@ def run_line(line: str, obj: dict) -> int:
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
     except Exception as exc:
-        click.echo(f"Error: {exc}.", err=True)
+        problem = str(exc).rstrip(".")
+        click.echo(
+            f"Error: {problem}; the command stopped there, so check `tracker log` before running "
+            "it again.",
+            err=True,
+        )
         code = 1
     return code if isinstance(code, int) else 0
 

@@ -228,7 +228,10 @@ def storage_error(exc: DatabaseError, location: str) -> StorageError:
         return StorageError(f"Cannot open {location}; check that the path and folder exist.")
     if "disk is full" in message or "database or disk is full" in message:
         return StorageError(f"The disk holding {location} is full; free some space and retry.")
-    return StorageError(f"The database at {location} failed: {message}; nothing was changed.")
+    return StorageError(
+        f"The database at {location} failed ({message}) and nothing was changed; run the command "
+        "again, and if it keeps failing check the --db path or restore a backup."
+    )
 
 
 def _read_only(location: str) -> bool:

@@ -470,12 +470,14 @@ class EventStore:
                 if event.version != version + 1 or event.prev_hash != prev:
                     raise BadInput(
                         f"Event {event.version} of campaign {event.campaign_id} does not follow "
-                        "the one before it in the export; nothing was imported."
+                        "the one before it in the export and nothing was imported; the file was "
+                        "changed since its export, so export it again from the source database."
                     )
                 if event.computed_hash() != event.hash:
                     raise BadInput(
                         f"Event {event.version} ({event.event_id}) does not match its hash in the "
-                        "export; nothing was imported."
+                        "export and nothing was imported; the file was changed since its export, "
+                        "so export it again from the source database."
                     )
                 if event.type == CampaignCreated.TYPE:
                     if batch:

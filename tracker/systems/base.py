@@ -564,9 +564,14 @@ def trait_value(system: RuleSystem, character: CharacterView, trait: str) -> tup
         known = [
             k for k in [*character.stats, *character.skills] if k.casefold() not in ("hp", "fp")
         ]
+        who = f'"{character.name}"' if " " in character.name else character.name
+        pair = f"'{trait}=N'" if " " in trait else f"{trait}=N"
+        # A sheet of stats alone (Glintlock's) gains a stat; one with skills, most likely a skill.
+        option = "--stat" if character.stats and not character.skills else "--skill"
+        also = " (or --stat for a stat)" if option == "--skill" else ""
         raise NotFound(
             f"{character.name} has no {trait} (traits: {', '.join(known) or 'none yet'}); add it "
-            "with `tracker character add` or check the spelling."
+            f"with `tracker character update {who} {option} {pair}`{also}, or check the spelling."
         )
     return value, name
 

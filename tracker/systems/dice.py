@@ -69,8 +69,9 @@ class PhysicalDice:
             )
         if len(self.values) != count:
             raise DiceError(
-                f"{purpose.capitalize()} needs {describe(count, faces)}; {self.option} gave "
-                f"{len(self.values)} value{'s' if len(self.values) != 1 else ''}."
+                f"{purpose.capitalize()} needs {describe(count, faces)} but {self.option} gave "
+                f"{len(self.values)} value{'s' if len(self.values) != 1 else ''}; give "
+                f"{describe(count, faces).split()[0]}, like {self.option} {example(count, faces)}."
             )
         for value in self.values:
             if not 1 <= value <= faces:
@@ -98,18 +99,26 @@ def describe(count: int, faces: int) -> str:
     return f"{words.get(count, str(count))} d{faces}"
 
 
+def example(count: int, faces: int) -> str:
+    """Plausible faces for ``count`` dice of ``faces`` sides, as an error's example gives them:
+    '9,14' for two d20, '3,4,5' for three d6."""
+    picks = (9, 14, 5, 12) if faces >= 14 else (3, 4, 5, 2, 6, 1)
+    return ",".join(str(min(picks[i % len(picks)], faces)) for i in range(count))
+
+
 def parse_dice(text: str, option: str = "--dice") -> tuple[int, ...]:
     """Parse '12' or '1,12' or '3 4 5' into integers; malformed text raises ``DiceError``."""
     parts = [p for p in text.replace(" ", ",").split(",") if p != ""]
     if not parts:
-        raise DiceError(f"{option} needs the dice as numbers, for example {option} 1,12.")
+        raise DiceError(f"{option} was given no dice; give them as numbers, like {option} 1,12.")
     values = []
     for part in parts:
         try:
             values.append(int(part))
         except ValueError:
             raise DiceError(
-                f"{option} takes whole numbers separated by commas (like 4,2,6), not {text!r}."
+                f"{option} takes whole numbers separated by commas, not {text!r}; give them like "
+                f"{option} 4,2,6."
             ) from None
     return tuple(values)
 

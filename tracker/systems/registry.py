@@ -123,8 +123,16 @@ def titles_with(feature: str) -> str:
 
 def require(system: RuleSystem, feature: str, what: str, verb: str = "is") -> None:
     """Refuse ``what`` when ``system`` lacks ``feature``, naming the systems that have it:
-    "Threat is a Glintlock rule; this campaign plays gloom." """
+    "Threat is a Glintlock rule and this campaign plays gloom; switch to ..." """
     if not system.has(feature):
+        titles = titles_with(feature)
+        if not any(s.has(feature) for s in systems()):
+            raise Refused(
+                f"{what} {verb} a rule no installed system has and this campaign plays "
+                f"{system.name}; install a rule system that has it, or leave it out."
+            )
+        elsewhere = titles.replace(" and ", " or ")
         raise Refused(
-            f"{what} {verb} a {titles_with(feature)} rule; this campaign plays {system.name}."
+            f"{what} {verb} a {titles} rule and this campaign plays {system.name}; switch to a "
+            f"{elsewhere} campaign with `tracker campaign use NAME`, or give --campaign NAME."
         )

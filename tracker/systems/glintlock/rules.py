@@ -158,11 +158,18 @@ class Tag:
         if self.kind is None:
             return
         if self.kind not in TAG_KINDS:
-            raise BadInput(f"A tag's kind is one of {', '.join(TAG_KINDS)}, not {self.kind!r}.")
+            raise BadInput(
+                f"{self.kind!r} is no tag kind; choose one of {', '.join(TAG_KINDS)}, like "
+                "--tag 1:gear."
+            )
         allowed = TAG_KINDS[self.kind].values
         if self.value not in allowed:
             worth = " or ".join(_signed(v) for v in allowed)
-            raise BadInput(f"A {self.kind} tag is worth {worth}, not {_signed(self.value)}.")
+            forms = " or ".join(f"--tag {v}:{self.kind}" for v in allowed)
+            raise BadInput(
+                f"A {self.kind} tag is worth {worth}, not {_signed(self.value)}; give it as "
+                f"{forms}, with one --tag for each tag."
+            )
 
     @property
     def single_use(self) -> bool:
@@ -184,7 +191,8 @@ def parse_tag(text: str) -> Tag:
         value = int(number.strip())
     except ValueError:
         raise BadInput(
-            f"A tag is a number with an optional kind, like 1:gear or -1:condition, not {text!r}."
+            f"A tag is a number with an optional kind, not {text!r}; give one like --tag 1:gear "
+            "or --tag -1:condition."
         ) from None
     if not sep:
         return Tag(value)
@@ -221,7 +229,7 @@ _KEEP_FOR_POSITION: dict[str, Callable[[Sequence[int]], int]] = {
 
 def _require_position(name: str) -> None:
     if name not in DICE_FOR_POSITION:
-        raise BadInput(f"A position is desperate, risky or controlled, not {name!r}.")
+        raise BadInput(f"{name!r} is no position; choose desperate, risky or controlled.")
 
 
 def position(net: int) -> str:
@@ -243,7 +251,10 @@ def improve_position(current: str) -> str:
     _require_position(current)
     index = POSITIONS.index(current)
     if index == len(POSITIONS) - 1:
-        raise Refused("The position is already controlled; an advantage die cannot improve it.")
+        raise Refused(
+            "The position is already controlled, so an advantage die cannot improve it; keep the "
+            "die for a later roll."
+        )
     return POSITIONS[index + 1]
 
 
@@ -614,7 +625,9 @@ def gain_mettle(mettle: int, action: str) -> TrackChange:
     Rulebook: glintlock.md, 'Mettle & Threat'; DESIGN.md Rulings/glintlock.
     """
     if action not in METTLE_GAINS:
-        raise BadInput(f"Mettle is gained with {', '.join(METTLE_GAINS)}, not {action!r}.")
+        raise BadInput(
+            f"{action!r} is no way to gain Mettle; choose one of {', '.join(METTLE_GAINS)}."
+        )
     _require_track("Mettle", mettle, METTLE_MAX)
     return apply_track(mettle, METTLE_GAINS[action], 0, METTLE_MAX)
 
@@ -625,7 +638,7 @@ def base_cost(action: str, base: int | None = None) -> int:
     Rulebook: glintlock.md, 'Mettle & Threat'.
     """
     if action not in METTLE_COSTS:
-        raise BadInput(f"Mettle is spent on {', '.join(METTLE_COSTS)}, not {action!r}.")
+        raise BadInput(f"{action!r} is no Mettle spend; choose one of {', '.join(METTLE_COSTS)}.")
     costs = METTLE_COSTS[action]
     if base is None:
         if len(costs) > 1:
@@ -636,7 +649,10 @@ def base_cost(action: str, base: int | None = None) -> int:
         return costs[0]
     if base not in costs:
         choices = " or ".join(str(c) for c in costs)
-        raise BadInput(f"A {_spoken(action)} has a base cost of {choices}, not {base}.")
+        flags = " or ".join(f"--cost {c}" for c in costs)
+        raise BadInput(
+            f"A {_spoken(action)} has a base cost of {choices}, not {base}; give {flags}."
+        )
     return base
 
 
@@ -697,7 +713,10 @@ def spend_mettle(
     if cost > mettle:
         who = name or "The character"
         why = f" at stress {stress}" if cost != base_value else ""
-        raise Refused(f"{who} has {mettle} Mettle; {_spoken(action)} costs {cost}{why}.")
+        raise Refused(
+            f"{who} has {mettle} Mettle and {_spoken(action)} costs {cost}{why}; gain some first "
+            "(`tracker gain`, or a hit on a roll), or choose a cheaper spend."
+        )
     return MettleSpend(
         action=action,
         base=base_value,
@@ -766,16 +785,19 @@ def spend_threat(threat: int, tier: str) -> ThreatSpend:
     Rulebook: glintlock.md, 'Mettle & Threat'; DESIGN.md Rulings/glintlock.
     """
     if tier not in THREAT_SPENDS:
-        raise BadInput(f"A Threat spend is free, soft, hard or dire, not {tier!r}.")
+        raise BadInput(f"{tier!r} is no Threat spend; choose free, soft, hard or dire.")
     floor = spending_floor(threat)
     cost = THREAT_SPENDS[tier]
     if cost > threat:
         raise Refused(
-            f"Threat is {threat}; a {tier} spend costs {cost}. Spend a smaller tier, or add "
-            "Threat first."
+            f"Threat is {threat} and a {tier} spend costs {cost}; spend a smaller tier, or add "
+            "Threat first with `tracker threat add N`."
         )
     if floor != "none" and cost and tier not in FLOOR_TIERS:
-        raise Refused(f"Threat is {threat}; while it is 4 or more a spend must be hard or dire.")
+        raise Refused(
+            f"Threat is {threat} and while it is 4 or more a spend must be hard or dire; use "
+            "`tracker threat spend hard` (or dire)."
+        )
     return ThreatSpend(
         tier=tier,
         cost=cost,
@@ -833,26 +855,38 @@ def breaking_table(data: Any) -> BreakingTable:
         raise BadInput('A breaking table names its dice like dice = "1d6" or "2d6"; fix it.')
     count, faces = int(match.group(1) or 1), int(match.group(2))
     if not (1 <= count <= 10 and 2 <= faces <= 100):
-        raise BadInput("A breaking table rolls 1 to 10 dice of 2 to 100 faces.")
+        raise BadInput(
+            "A breaking table rolls 1 to 10 dice of 2 to 100 faces; fix its dice line, like "
+            'dice = "2d6".'
+        )
     rows = data.get("rows")
     if not isinstance(rows, list) or not rows:
-        raise BadInput("A breaking table file holds its rows as a list named rows.")
+        raise BadInput(
+            "A breaking table file holds its rows as a list named rows; add [[rows]] entries."
+        )
     out, covered = [], []
     for number, row in enumerate(rows, start=1):
         if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-            raise BadInput(f"Breaking table row {number} needs first, last and text.")
+            raise BadInput(
+                f"Breaking table row {number} needs first, last and text; fix that row in the file."
+            )
         first, last = row.get("first"), row.get("last", row.get("first"))
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in (first, last)):
-            raise BadInput(f"Breaking table row {number}: first and last are whole numbers.")
+            raise BadInput(
+                f"Breaking table row {number}: first and last are whole numbers; fix that row in "
+                "the file."
+            )
         if last < first:
-            raise BadInput(f"Breaking table row {number}: last is below first.")
+            raise BadInput(
+                f"Breaking table row {number}: last is below first; fix that row in the file."
+            )
         out.append({"first": first, "last": last, "text": row["text"].strip()})
         covered += range(first, last + 1)
     possible = list(range(count, count * faces + 1))
     if sorted(covered) != possible:
         raise BadInput(
             f"The breaking table's rows must give each total of {count}d{faces} "
-            f"({count} to {count * faces}) exactly one row."
+            f"({count} to {count * faces}) exactly one row; fix the rows that miss or overlap."
         )
     return BreakingTable(count, faces, tuple(out))
 

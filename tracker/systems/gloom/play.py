@@ -148,7 +148,10 @@ def decide_contest(
     """
     mode = request.mode or "quick"
     if mode not in ("quick", "dynamic"):
-        raise BadInput("A Gloom contest is quick (contested roll) or dynamic (dynamic floor).")
+        raise BadInput(
+            "A Gloom contest is quick (contested roll) or dynamic (dynamic floor); use "
+            "--mode quick or --mode dynamic."
+        )
 
     def rank_of(
         side: Side, advantage: bool, disadvantage: bool

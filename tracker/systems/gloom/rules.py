@@ -74,7 +74,7 @@ def difficulty(dl: int | str, rank: int) -> tuple[int, str | None]:
         return rank + 1, name
     if name not in DIFFICULTY:
         known = ", ".join([*DIFFICULTY, IMPOSSIBLE])
-        raise BadInput(f"A DL is a number or one of {known}, not {dl!r}.")
+        raise BadInput(f"{dl!r} is no DL; give a number or one of {known}.")
     return DIFFICULTY[name], name
 
 

@@ -73,25 +73,34 @@ def read(data: Mapping[str, Any], source: str) -> dict[str, Any]:
         return _from_gcs(data, source)
     if kind == "game-aid":
         return _from_game_aid(data, source)
-    raise BadInput(f"{source} is neither a GCS character nor a GURPS Game Aid actor export.")
+    raise BadInput(
+        f"{source} is neither a GCS character nor a GURPS Game Aid actor export; give a .gcs "
+        "character file or a GURPS Game Aid actor export."
+    )
 
 
 # -- GCS -------------------------------------------------------------------------------------
+
+GCS_FIX = "open it in GCS and save it again, or restore an earlier copy"
+ANY_FIX = "save it again from GCS (or export it again from Foundry), or restore an earlier copy"
 
 
 def _from_gcs(data: Mapping[str, Any], source: str) -> dict[str, Any]:
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
-        raise BadInput(f"{source} has no GCS data version a number; it is not a GCS file.")
+        raise BadInput(
+            f"{source} has no GCS data version, so it is not a GCS file; give the character's "
+            ".gcs file."
+        )
     if version > LAST_VERSION:
         raise BadInput(
-            f"{source} was written by a newer GCS (data version {version}); tracker reads "
-            f"versions {VERSIONS}. Update tracker, or save the sheet from an older GCS."
+            f"{source} was written by a newer GCS (data version {version}) and tracker reads "
+            f"versions {VERSIONS}; update tracker, or save the sheet from an older GCS."
         )
     if version < FIRST_VERSION:
         raise BadInput(
-            f"{source} is GCS data version {version}; tracker reads versions {VERSIONS}. "
-            "Open it in GCS and save it again to bring it up to date."
+            f"{source} is GCS data version {version} and tracker reads versions {VERSIONS}; "
+            "open it in GCS and save it again to bring it up to date."
         )
     if "rows" in data and "profile" not in data:
         raise BadInput(
@@ -113,8 +122,8 @@ def _from_gcs(data: Mapping[str, Any], source: str) -> dict[str, Any]:
     attributes = data.get("attributes")
     if not isinstance(attributes, list) or not attributes:
         raise BadInput(
-            f"{source} has no attributes; it is a character from before GCS 4.30, which "
-            "tracker cannot read. Open it in GCS and save it again."
+            f"{source} has no attributes, so it is a character from before GCS 4.30, which "
+            "tracker cannot read; open it in GCS and save it again."
         )
     stats: dict[str, int] = {}
     computed = False
@@ -185,7 +194,7 @@ def _traits(rows: Any, version: int, source: str, disabled: bool = False) -> Ite
     meta-trait container (Machine) is a trait of its own. A disabled row disables its
     children, as in GCS."""
     if not isinstance(rows, list):
-        raise BadInput(f"{source}: the traits must be a list; the file is damaged.")
+        raise BadInput(f"{source}: the traits must be a list, so the file is damaged; {GCS_FIX}.")
     for row in rows:
         row = _mapping(row, source, "a trait")
         off = disabled or row.get("disabled") is True
@@ -201,14 +210,16 @@ def _traits(rows: Any, version: int, source: str, disabled: bool = False) -> Ite
 def _trait_name(row: Mapping[str, Any], source: str) -> str:
     name = row.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise BadInput(f"{source} has a trait with no name; the file is damaged.")
+        raise BadInput(f"{source} has a trait with no name, so the file is damaged; {GCS_FIX}.")
     levels = row.get("levels")
     if isinstance(levels, str) and levels.strip():
         # GCS 4 wrote a trait's levels as a string ("3", "3.5").
         try:
             levels = float(levels)
         except ValueError:
-            raise BadInput(f"{source}: {name} has levels {levels!r}, not a number.") from None
+            raise BadInput(
+                f"{source}: {name} has levels {levels!r}, not a number; {GCS_FIX}."
+            ) from None
     if isinstance(levels, int | float) and not isinstance(levels, bool) and levels:
         shown = int(levels) if float(levels).is_integer() else levels
         return f"{name.strip()} {shown}"
@@ -218,7 +229,7 @@ def _trait_name(row: Mapping[str, Any], source: str) -> str:
 def _rows(rows: Any, source: str, what: str) -> Iterator[Mapping[str, Any]]:
     """Every row of a GCS list and of its containers' children, depth first."""
     if not isinstance(rows, list):
-        raise BadInput(f"{source}: the {what} must be a list; the file is damaged.")
+        raise BadInput(f"{source}: the {what} must be a list, so the file is damaged; {GCS_FIX}.")
     for row in rows:
         row = _mapping(row, source, f"one of the {what}")
         yield row
@@ -231,7 +242,7 @@ def _skill_name(row: Mapping[str, Any], kind: str, source: str) -> str:
     """``Name (Specialization)``; a technique ``Name (Skill)``, as the Game Aid names it."""
     name = row.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise BadInput(f"{source} has a skill with no name; the file is damaged.")
+        raise BadInput(f"{source} has a skill with no name, so the file is damaged; {GCS_FIX}.")
     named = name.strip()
     if kind == "technique":
         default = row.get("default")
@@ -260,7 +271,7 @@ def _default_expression(default: Mapping[str, Any], source: str) -> str | None:
     kind = str(default.get("type", "")).lower()
     modifier = default.get("modifier", 0)
     if not isinstance(modifier, int | float) or isinstance(modifier, bool):
-        raise BadInput(f"{source}: a default's modifier {modifier!r} is not a number.")
+        raise BadInput(f"{source}: a default's modifier {modifier!r} is not a number; {GCS_FIX}.")
     if kind in ATTRIBUTES:
         base = ATTRIBUTES[kind]
     elif kind == "skill":
@@ -287,10 +298,13 @@ def _text(value: Any) -> str:
 
 def _from_game_aid(data: Mapping[str, Any], source: str) -> dict[str, Any]:
     if data.get("type") not in ("character", "enemy", None):
-        raise BadInput(f"{source} is a Foundry {data.get('type')}, not a GURPS character.")
+        raise BadInput(
+            f"{source} is a Foundry {data.get('type')}, not a GURPS character; export the "
+            "character's actor instead."
+        )
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise BadInput(f"{source} gives the actor no name; pass NAME.")
+        raise BadInput(f"{source} gives the actor no name; give one as NAME.")
     system = data["system"]
     stats: dict[str, int] = {}
     for key, wanted in GAME_AID_ATTRIBUTES.items():
@@ -343,7 +357,10 @@ def _keyed(entries: Any, source: str, what: str) -> Iterator[Mapping[str, Any]]:
     elif isinstance(entries, Mapping):
         values = [entries[key] for key in sorted(entries)]
     else:
-        raise BadInput(f"{source}: the {what} are neither a list nor keyed entries.")
+        raise BadInput(
+            f"{source}: the {what} are neither a list nor keyed entries; export the actor again "
+            "from Foundry, or restore an earlier copy."
+        )
     for entry in values:
         entry = _mapping(entry, source, f"one of the {what}")
         yield entry
@@ -357,7 +374,7 @@ def _keyed(entries: Any, source: str, what: str) -> Iterator[Mapping[str, Any]]:
 
 def _mapping(value: Any, source: str, what: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise BadInput(f"{source}: {what} is not an object; the file is damaged.")
+        raise BadInput(f"{source}: {what} is not an object, so the file is damaged; {ANY_FIX}.")
     return value
 
 
@@ -367,9 +384,9 @@ def _whole(value: Any, source: str, what: str) -> int:
         try:
             value = float(value.strip())
         except ValueError:
-            raise BadInput(f"{source}: {what} is {value!r}, not a number.") from None
+            raise BadInput(f"{source}: {what} is {value!r}, not a number; {ANY_FIX}.") from None
     if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-        raise BadInput(f"{source}: {what} is {value!r}, not a number.")
+        raise BadInput(f"{source}: {what} is {value!r}, not a number; {ANY_FIX}.")
     if abs(value) > 10**6:
-        raise BadInput(f"{source}: {what} is {value}, beyond any character.")
+        raise BadInput(f"{source}: {what} is {value}, beyond any character; {ANY_FIX}.")
     return int(value)

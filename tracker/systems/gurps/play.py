@@ -127,8 +127,9 @@ def _influence_taken(character: CharacterView, text: str) -> tuple[Any, bool] | 
     held = [n[len(INFLUENCED_BY) :] for n in character.conditions if n.startswith(INFLUENCED_BY)]
     under = f" (only {', '.join(held)})" if held else ""
     raise BadInput(
-        f"{character.name} is under no influence of {who or '?'}{under}; an influence "
-        "roll a character wins against them puts one there."
+        f"{character.name} is under no influence of {who or '?'}{under}, which only an "
+        "influence roll won against them puts there; leave out --mod influence:NAME, or win a "
+        "`tracker influence` roll first."
     )
 
 
@@ -190,9 +191,14 @@ def decide_roll(
     """
     trait, feat, mods = request.trait, request.feat, list(request.mods)
     if feat not in (None, "running"):
-        raise BadInput(f"--feat is running (an HT or Running roll to sprint), not {feat!r}.")
+        raise BadInput(
+            f"--feat is running (an HT or Running roll to sprint), not {feat!r}; give --feat "
+            "running, or leave it out."
+        )
     if feat and trait.strip().lower() not in ("ht", "running"):
-        raise BadInput("--feat running is for an HT or Running roll.")
+        raise BadInput(
+            "--feat running is for an HT or Running roll; roll HT or Running, or leave --feat out."
+        )
     mods = influence_modifiers(character, mods)
     sense = gurps.sense_of(trait)
     base = base_skill(
@@ -204,7 +210,10 @@ def decide_roll(
     traits = _traits(character)
     if any(m.strip().lower() == TOTAL_DARKNESS for m in mods):
         if sense != "Vision":
-            raise BadInput("total-darkness is a modifier for a Vision roll.")
+            raise BadInput(
+                "total-darkness is a modifier for a Vision roll; roll Vision, or use darkness:N "
+                "for other rolls."
+            )
         if not gurps.sees_in_dark(traits):
             raise Refused(
                 f"{character.name} cannot see in total darkness (Vision is impossible without "
@@ -228,7 +237,7 @@ def decide_roll(
         record = character.tasks.get(request.task, {"attempts": 0, "failures": 0, "mode": None})
         retry_mode = request.retry or record.get("mode") or "retry-freely"
         if retry_mode not in gurps.RETRY_MODES:
-            raise BadInput(f"--retry is one of {', '.join(gurps.RETRY_MODES)}.")
+            raise BadInput(f"--retry is one of {', '.join(gurps.RETRY_MODES)}; give one of those.")
         penalty = gurps.retry_modifier(retry_mode, record["attempts"], record["failures"])
         if penalty is not None and penalty.value:
             modifiers.append(penalty)
@@ -275,7 +284,10 @@ def decide_roll(
     doc["notes"].extend(gurps.feat_notes(trait, feat, surface, result.outcome))
     followups: tuple[RollDecision, ...] = ()
     if request.danger and sense is None:
-        raise BadInput("--danger is for a sense roll (Vision, Hearing, Taste or Smell).")
+        raise BadInput(
+            "--danger is for a sense roll (Vision, Hearing, Taste or Smell); roll a sense, or "
+            "leave --danger out."
+        )
     if request.danger and not result.success and character.has_trait("Danger Sense"):
         danger = _danger_sense(character, request)
         followups = (danger,)
@@ -369,7 +381,10 @@ def decide_contest(
     """
     mode = request.mode or "quick"
     if mode not in ("quick", "resistance", "regular"):
-        raise BadInput("A GURPS contest is quick, resistance or regular.")
+        raise BadInput(
+            "A GURPS contest is quick, resistance or regular; use --mode quick, resistance or "
+            "regular."
+        )
     if request.supernatural and mode != "resistance":
         raise BadInput(
             "--supernatural (the Rule of 16) is for a resistance roll; add --mode resistance."

@@ -186,9 +186,11 @@ def success_roll(
     """
     effective = effective_skill(base, modifiers)
     if effective < tables.MINIMUM_EFFECTIVE_SKILL and not (defense or resisting):
+        # Only a plain success roll can be an active defense; a contest's side cannot.
+        defense_too = ", or give --defense if it is an active defense"
         raise Refused(
             f"Effective skill {effective} is below 3, so the task cannot be attempted; "
-            "drop a penalty, or mark the roll as an active defense."
+            f"drop a penalty{defense_too if purpose == 'a success roll' else ''}."
         )
     return decide_roll(base, modifiers, _roll_3d6(dice, purpose))
 
@@ -209,7 +211,7 @@ def _equipment_modifier(quality: str, tl: int | None) -> Modifier:
                 "set --tech-level 8`) or give it with the roll (--mod equipment:best:8)."
             )
         if tl < 0:
-            raise BadInput(f"A tech level is 0 or more, not {tl}.")
+            raise BadInput(f"A tech level is 0 or more, not {tl}; give one like equipment:best:8.")
         return Modifier(max(tables.BEST_EQUIPMENT_MIN, tl // 2), f"best equipment (TL{tl})")
     if quality not in EQUIPMENT:
         choices = ", ".join([*EQUIPMENT, "best"])
@@ -223,10 +225,14 @@ def haste(percent_less_time: int) -> Modifier:
     Rulebook: gurps.md, 'Time Modifiers' (Haste).
     """
     if percent_less_time < 0:
-        raise BadInput(f"Haste is the percentage of time saved (0 to 90), not {percent_less_time}.")
+        raise BadInput(
+            f"Haste is the percentage of time saved (0 to 90), not {percent_less_time}; give "
+            "haste:0 to haste:90."
+        )
     if percent_less_time > tables.HASTE_MAX_PERCENT:
         raise Refused(
-            f"A task can be rushed by at most 90% of its usual time (-9), not {percent_less_time}%."
+            f"A task can be rushed by at most 90% of its usual time (-9), not "
+            f"{percent_less_time}%; give haste:90 or less."
         )
     steps = percent_less_time // tables.HASTE_STEP_PERCENT
     return Modifier(-steps, f"haste ({percent_less_time}% less time)")
@@ -240,7 +246,10 @@ def extra_time(multiple: int) -> Modifier:
     bonus stays +5.
     """
     if multiple < min(EXTRA_TIME):
-        raise BadInput(f"Extra time starts at 2x the usual time, not {multiple}x.")
+        raise BadInput(
+            f"Extra time starts at 2x the usual time, not {multiple}x; give time:2x or more, or "
+            "leave it out."
+        )
     bonus = max(value for reached, value in EXTRA_TIME.items() if multiple >= reached)
     return Modifier(bonus, f"extra time ({multiple}x)")
 
@@ -307,7 +316,10 @@ def preset(name: str, *, tl: int | None = None) -> Modifier:
     if group == "encumbrance" and value.isdigit():
         level = int(value)
         if not 1 <= level <= tables.MAX_ENCUMBRANCE:
-            raise BadInput(f"Encumbrance level is 1 to 4 for a modifier, not {level}.")
+            raise BadInput(
+                f"Encumbrance level is 1 to 4 for a modifier, not {level}; give encumbrance:1 to "
+                "encumbrance:4."
+            )
         return Modifier(-level, f"encumbrance {level}")
     raise BadInput(
         f"Unknown modifier preset {name!r}; use a task difficulty such as hard, or "
@@ -486,7 +498,10 @@ def buy_up_cost(current: str, target: str) -> int:
             raise BadInput(f"Unknown outcome {name!r}; use one of {', '.join(OUTCOMES)}.")
     start, end = OUTCOMES.index(current), OUTCOMES.index(target)
     if end <= start:
-        raise Refused(f"A buy-up must improve the outcome; {target} is not better than {current}.")
+        raise Refused(
+            f"A buy-up must improve the outcome and {target} is not better than {current}; give a "
+            "better --to, or leave it out for one step up."
+        )
     return sum(tables.BUY_UP_STEP_COSTS[start:end])
 
 
@@ -769,7 +784,7 @@ def _check_number(value: object, field: str, row: int) -> None:
         return
     raise BadInput(
         f"Fright table row {row}: {field} must be a whole number, dice such as 1d, or 25-HT, "
-        f"not {value!r}."
+        f"not {value!r}; fix that row in the file."
     )
 
 
@@ -777,7 +792,10 @@ def _effect_spec(raw: object, row: int) -> EffectSpec:
     if isinstance(raw, EffectSpec):
         raw = raw.to_dict()
     if not isinstance(raw, Mapping):
-        raise BadInput(f"Fright table row {row}: each effect must be a mapping with a kind.")
+        raise BadInput(
+            f"Fright table row {row}: each effect must be a mapping with a kind"
+            "; fix that row in the file."
+        )
     unknown = sorted(set(raw) - set(_SPEC_KEYS))
     if unknown:
         raise BadInput(
@@ -791,21 +809,36 @@ def _effect_spec(raw: object, row: int) -> EffectSpec:
             f"{', '.join(_EFFECT_KINDS)}."
         )
     if kind == "condition" and not raw.get("name"):
-        raise BadInput(f"Fright table row {row}: a condition effect needs a name.")
+        raise BadInput(
+            f"Fright table row {row}: a condition effect needs a name; fix that row in the file."
+        )
     if kind == "trait" and not raw.get("trait"):
-        raise BadInput(f"Fright table row {row}: a trait effect needs the trait, e.g. quirk.")
+        raise BadInput(
+            f"Fright table row {row}: a trait effect needs the trait, e.g. quirk"
+            "; fix that row in the file."
+        )
     if raw.get("unit") not in (None, *_UNITS):
-        raise BadInput(f"Fright table row {row}: unit must be one of {', '.join(_UNITS)}.")
+        raise BadInput(
+            f"Fright table row {row}: unit must be one of {', '.join(_UNITS)}"
+            "; fix that row in the file."
+        )
     if raw.get("recovery") not in (None, *_RECOVERY):
-        raise BadInput(f"Fright table row {row}: recovery must be one of {', '.join(_RECOVERY)}.")
+        raise BadInput(
+            f"Fright table row {row}: recovery must be one of {', '.join(_RECOVERY)}"
+            "; fix that row in the file."
+        )
     _check_number(raw.get("amount"), "amount", row)
     _check_number(raw.get("duration"), "duration", row)
     points = raw.get("points")
     if points is not None and (not isinstance(points, int) or isinstance(points, bool)):
-        raise BadInput(f"Fright table row {row}: points must be a whole number.")
+        raise BadInput(
+            f"Fright table row {row}: points must be a whole number; fix that row in the file."
+        )
     for text_field in ("name", "recovery_every", "trait", "only_if_failed", "note"):
         if raw.get(text_field) is not None and not isinstance(raw.get(text_field), str):
-            raise BadInput(f"Fright table row {row}: {text_field} must be text.")
+            raise BadInput(
+                f"Fright table row {row}: {text_field} must be text; fix that row in the file."
+            )
     return EffectSpec(**{key: raw[key] for key in _SPEC_KEYS if key in raw})
 
 
@@ -817,23 +850,32 @@ def fright_table_from_rows(rows: Sequence[Mapping[str, Any] | FrightRow]) -> Fri
     open-ended (``last`` None).
     """
     if not rows:
-        raise BadInput("A fright table needs at least one row.")
+        raise BadInput("A fright table needs at least one row; add [[rows]] entries.")
     built: list[FrightRow] = []
     for position, raw in enumerate(rows, start=1):
         if isinstance(raw, FrightRow):
             raw = {"first": raw.first, "last": raw.last, "text": raw.text, "effects": raw.effects}
         if not isinstance(raw, Mapping):
-            raise BadInput(f"Fright table row {position} must be a mapping with first and text.")
+            raise BadInput(
+                f"Fright table row {position} must be a mapping with first and text"
+                "; fix that row in the file."
+            )
         first, last = raw.get("first"), raw.get("last", raw.get("first"))
         if not isinstance(first, int) or isinstance(first, bool):
-            raise BadInput(f"Fright table row {position} needs a whole-number first total.")
+            raise BadInput(
+                f"Fright table row {position} needs a whole-number first total"
+                "; fix that row in the file."
+            )
         if last is not None and (not isinstance(last, int) or last < first):
             raise BadInput(
                 f"Fright table row {position}: the last total must be a whole number of at least "
-                f"{first}, or empty for an open-ended last row."
+                f"{first}, or empty for an open-ended last row; fix that row in the file."
             )
         if last is None and position != len(rows):
-            raise BadInput(f"Fright table row {position}: only the last row may be open-ended.")
+            raise BadInput(
+                f"Fright table row {position}: only the last row may be open-ended"
+                "; fix that row in the file."
+            )
         if built and first <= (built[-1].last or built[-1].first):
             raise BadInput(
                 f"Fright table row {position} starts at {first}, inside or before the row above; "
@@ -841,10 +883,14 @@ def fright_table_from_rows(rows: Sequence[Mapping[str, Any] | FrightRow]) -> Fri
             )
         text = raw.get("text", "")
         if not isinstance(text, str):
-            raise BadInput(f"Fright table row {position}: text must be text.")
+            raise BadInput(
+                f"Fright table row {position}: text must be text; fix that row in the file."
+            )
         effects = raw.get("effects", ())
         if isinstance(effects, str | Mapping) or not isinstance(effects, Sequence):
-            raise BadInput(f"Fright table row {position}: effects must be a list.")
+            raise BadInput(
+                f"Fright table row {position}: effects must be a list; fix that row in the file."
+            )
         specs = tuple(_effect_spec(effect, first) for effect in effects)
         built.append(FrightRow(first=first, last=last, text=text, effects=specs))
     return FrightTable(tuple(built))
@@ -994,7 +1040,11 @@ def fright_check(
     "25-HT" needs ``ht``; without it the duration is left to the GM.
     """
     if unfazeable:
-        raise Refused(f"{character or 'This character'} is Unfazeable and needs no Fright Check.")
+        raise Refused(
+            f"{character or 'This character'} is Unfazeable and needs no Fright Check; skip the "
+            "check, or drop the trait with `tracker character update NAME --drop-trait "
+            "Unfazeable` if the sheet is wrong."
+        )
     modified_will = effective_skill(will, modifiers)
     capped = min(modified_will, tables.RULE_OF_14_CAP)
     applied = tuple(modifiers)
@@ -1179,14 +1229,17 @@ def influence_roll(
             f"{skill!r} is not an influence skill; use one of {', '.join(INFLUENCE_SKILLS)}."
         )
     if indomitable and not empathy:
-        raise Refused("The subject is Indomitable and cannot be influenced without Empathy.")
+        raise Refused(
+            "The subject is Indomitable and cannot be influenced without Empathy; give --empathy "
+            "if the influencer has it, or try another approach."
+        )
     if unfazeable and canonical == "Intimidation":
         raise Refused("The subject is Unfazeable and cannot be intimidated; try another skill.")
     if on_pc:
         if reaction_dice is not None:
             raise BadInput(
-                "A player's character makes no reaction roll; the player decides how they "
-                "react. Leave out the reaction dice."
+                "A player's character makes no reaction roll, since the player decides how they "
+                "react; leave out the reaction dice."
             )
         contest = quick_contest(effective, will, dice_a=dice_a, dice_b=dice_b)
         won = contest.winner == "a"
@@ -1241,13 +1294,26 @@ def extra_effort(
     failure costs HP equal to the FP cost; Machine characters cannot.
     """
     if machine:
-        raise Refused("A character with the Machine meta-trait cannot use extra effort.")
+        raise Refused(
+            "A character with the Machine meta-trait cannot use extra effort; roll the task "
+            "without extra effort."
+        )
     if percent <= 0:
-        raise BadInput(f"Extra effort asks for a positive percentage increase, not {percent}.")
+        raise BadInput(
+            f"Extra effort asks for a positive percentage increase, not {percent}; give a "
+            "percentage of 1 or more."
+        )
     steps = math.ceil(percent / tables.EXTRA_EFFORT_STEP_PERCENT)
     modifiers = [Modifier(-steps, f"extra effort (+{percent}%)")]
     if motivated:
         modifiers.append(Modifier(tables.EXTRA_EFFORT_MOTIVATED, "motivated"))
+    effective = effective_skill(will, modifiers)
+    if effective < tables.MINIMUM_EFFECTIVE_SKILL:
+        more = "" if motivated else ", or give --motivated if it is a matter of life or death"
+        raise Refused(
+            f"Extra effort of {percent}% brings the roll to effective skill {effective}, below 3, "
+            f"so it cannot be attempted; ask for a smaller percentage{more}."
+        )
     roll = success_roll(will, modifiers, dice=dice, purpose="an extra effort roll")
     fp_cost = tables.EXTRA_EFFORT_FP
     hp_loss = fp_cost if roll.outcome == "critical_failure" else 0
@@ -1414,7 +1480,10 @@ def vision_modifiers(
     if total_darkness and not sees_in_dark:
         raise Refused("Vision rolls are impossible in total darkness without a special advantage.")
     if not 0 <= darkness <= tables.VISION_PARTIAL_DARKNESS_MAX:
-        raise BadInput(f"Partial darkness is 0 to 9 (a penalty of that size), not {darkness}.")
+        raise BadInput(
+            f"Partial darkness is 0 to 9 (a penalty of that size), not {darkness}; give "
+            "darkness:0 to darkness:9, or total-darkness."
+        )
     modifiers = []
     if darkness and not total_darkness:
         modifiers.append(Modifier(-darkness, "partial darkness"))

@@ -69,11 +69,13 @@ class Gurps(RuleSystem):
         if name == "fright_table" and value is not None:
             rows = value.get("rows") if isinstance(value, Mapping) else value
             if not isinstance(rows, list):
-                raise BadInput("A fright table file holds its rows as a list named rows.")
+                raise BadInput(
+                    "A fright table file holds its rows as a list named rows; add [[rows]] entries."
+                )
             gurps.fright_table_from_rows(rows)
             return tuple(rows)
         if name == "tech_level" and value is not None and not 0 <= value <= 12:
-            raise BadInput(f"A tech level is 0 to 12, not {value}.")
+            raise BadInput(f"A tech level is 0 to 12, not {value}; give --tech-level from 0 to 12.")
         return value
 
     def check_default(self, expression: str) -> None:
@@ -125,7 +127,10 @@ class Gurps(RuleSystem):
 
         if target is None:
             if outcome is None or outcome == gurps.OUTCOMES[-1]:
-                raise Refused("That roll is already a critical success; nothing to buy.")
+                raise Refused(
+                    "That roll is already a critical success, so there is nothing to buy; buy up "
+                    "another roll instead."
+                )
             target = gurps.OUTCOMES[gurps.OUTCOMES.index(outcome) + 1]
         return target, gurps.buy_up_cost(outcome or "", target)
 

@@ -1,0 +1,205 @@
+"""What a careless GM types at the table, refused: one line that names the fix, exit 1 for a
+refusal and 2 for bad usage, and nothing appended to the log."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import Run
+
+SHEETS = Path(__file__).parent.parent / "fixtures" / "sheets"
+
+SETUPS: dict[str, list[str | list[str]]] = {
+    "glintlock": [
+        'campaign new "Ashes of Veyra" --system glintlock',
+        "character add Wren --stat Grit=3 --stat Wits=2 --trained Climb --class Seer",
+        "character add Tomas --stat Grit=2 --stat Wits=4",
+        "session start",
+    ],
+    "threat6": [
+        'campaign new "Ashes of Veyra" --system glintlock',
+        "character add Wren --stat Grit=3 --stat Wits=2",
+        "session start",
+        "threat add 6",
+    ],
+    "gurps": [
+        "campaign new Iron --system gurps",
+        ["character", "add", "--sheet", str(SHEETS / "gurps-mira.toml")],
+        ["character", "add", "--sheet", str(SHEETS / "gurps-aldric.toml")],
+        "session start",
+        "project start Bridge --skill Engineer --hours 40",
+    ],
+    "cinematic": [
+        "campaign new Iron --system gurps --cinematic",
+        ["character", "add", "--sheet", str(SHEETS / "gurps-mira.toml")],
+        "session start",
+        "roll Mira Lockpicking --dice 3,4,5",
+    ],
+    "gloom": [
+        "campaign new Neon --system gloom",
+        ["character", "add", "--sheet", str(SHEETS / "gloom-kade.toml")],
+        "session start",
+    ],
+    # An empty database, and beside it an export of another one to import (damaged or not).
+    "import": ["campaign list"],
+}
+
+GO_TO_GURPS = "switch to a GURPS campaign with `tracker campaign use NAME`"
+GO_TO_GLINTLOCK = "switch to a Glintlock campaign with `tracker campaign use NAME`"
+CHANGED = "the file was changed since its export, so export it again from the source database"
+
+# (setup, command, exit code, the fix the message names)
+REFUSED = [
+    # A. at the table
+    ("glintlock", "points award Wren 1", 1, GO_TO_GURPS),
+    ("glintlock", "fright Wren", 1, GO_TO_GURPS),
+    ("gloom", "threat spend hard", 1, GO_TO_GLINTLOCK),
+    ("gurps", "stress Mira +1", 1, "switch to a Gloom or Glintlock campaign"),
+    ("glintlock", "roll Wren Grit --dice 9", 2, "give two, like --dice 9,14"),
+    ("glintlock", "roll Wren Grit --tag 1:gear --dice 5,5", 2, "give one, like --dice 9"),
+    ("gloom", "roll Kade Hacking --advantage --dice 4", 2, "give two, like --dice 9,14"),
+    ("gurps", "roll Mira Lockpicking --dice 1,1", 2, "give three, like --dice 3,4,5"),
+    ("glintlock", "spend Wren flashback", 1, "gain some first (`tracker gain`, or a hit"),
+    ("threat6", "threat spend soft", 1, "use `tracker threat spend hard` (or dire)"),
+    ("glintlock", "condition clear Wren stunned", 1, "see `tracker status Wren`"),
+    ("glintlock", "spend Wren push", 2, "'push' is no Mettle spend; choose one of resist"),
+    ("glintlock", "roll Wren Grit --tag 1:foo", 2, "choose one of power, gear"),
+    ("glintlock", "roll Wren Grit --tag 2:gear", 2, "give it as --tag 1:gear"),
+    ("gloom", "roll Kade Hacking --dl hardd", 2, "give a number or one of routine"),
+    ("glintlock", "undo", 1, "name it (`tracker undo EVENT`, see `tracker log`)"),
+    ("glintlock", "reveal 3", 1, "`tracker log` marks which events are secret"),
+    ("glintlock", "reveal --session 1", 1, "check the session number with `tracker session list`"),
+    ("glintlock", "undo --session 1", 1, "`tracker redo` to put back what was undone"),
+    ("glintlock", "undo 1", 1, "`tracker log` shows the events you can undo"),
+    ("glintlock", "breaking-point Wren crack scar", 1, "add stress with `tracker stress Wren +N`"),
+    ("gurps", "spend Mira buy-up", 1, "turn them on with `tracker campaign set --cinematic`"),
+    ("cinematic", "spend Mira buy-up", 1, "award points with `tracker points award`"),
+    ("glintlock", "threat add 0", 2, "give 1 or more"),
+    ("glintlock", "condition set Wren stunned --duration 0", 2, "give --duration 1 or more"),
+    ("glintlock", "note ''", 2, "give it in quotes"),
+    ("glintlock", "spend Wren class-feature --cost 7", 2, "give --cost 2 or --cost 3"),
+    ("glintlock", "roll Wren Charm", 1, "tracker character update Wren --stat Charm=N"),
+    ("glintlock", "character add Kade --stat Grit", 2, "give one like --stat Grit=3"),
+    ("gurps", "contest Mira Lockpicking Guard 99", 2, "give a score from 0 to 40"),
+    ("gurps", "campaign set --stress-limit 8", 2, "leave it out here"),
+    ("gloom", "campaign set --stress-limit 99", 2, "give one from 1 to 20"),
+    ("gurps", "campaign set --tech-level 20", 2, "give --tech-level from 0 to 12"),
+    ("gurps", "character add Vex --stat IQ=99", 2, "give a value from 0 to 40"),
+    ("gloom", "contest Kade Hacking ICE 14 --mode resistance", 2, "--mode quick or --mode dynamic"),
+    ("gurps", "contest Mira Lockpicking Guard 12 --mode dynamic", 2, "use --mode quick, resist"),
+    ("gurps", "roll Mira Lockpicking --feat running", 2, "roll HT or Running, or leave --feat out"),
+    ("gurps", "roll Mira Lockpicking --danger", 2, "roll a sense, or leave --danger out"),
+    ("gurps", "roll Mira Lockpicking --mod total-darkness", 2, "roll Vision, or use darkness:N"),
+    ("gurps", 'roll Mira "Detect Lies" --mod influence:Spy', 2, "win a `tracker influence` roll"),
+    ("gurps", "roll Mira Lockpicking --mod haste:95", 1, "give haste:90 or less"),
+    ("gurps", "roll Mira Lockpicking --mod time:1x", 2, "give time:2x or more"),
+    ("gurps", "roll Mira Lockpicking --mod encumbrance:5", 2, "give encumbrance:1 to"),
+    ("gurps", "roll Mira Vision --mod darkness:10", 2, "give darkness:0 to darkness:9"),
+    ("gurps", "effort Mira 0", 2, "give a percentage of 1 or more"),
+    ("gurps", "effort Mira 50", 1, "ask for a smaller percentage, or give --motivated"),
+    ("gurps", "influence Aldric Diplomacy Mira --indomitable", 1, "give --empathy"),
+    ("gurps", "project roll Bridge Mira --supervisor Mira", 2, "name another character with"),
+    ("gurps", "project start Tower --skill Engineer --hours 0", 2, "give --hours 1 or more"),
+    # B. files
+    ("glintlock", "export rolls -o {tmp}/gone/rolls.csv", 1, "give -o a path in a folder that"),
+    ("glintlock", "export events -o {tmp}", 1, "give -o a file name, not a folder"),
+    # C. import
+    ("import", "import {tmp}/not-an-export.jsonl", 2, "make one with `tracker export events"),
+    ("import", "import {tmp}/headless.jsonl", 2, "export it again from the source database"),
+    ("import", "import {tmp}/garbled.jsonl", 2, "export it again, or restore the file from"),
+    ("import", "import {tmp}/cut-short.jsonl", 2, "export it again from the source database"),
+    ("import", "import {tmp}/reordered.jsonl", 2, CHANGED),
+    ("import", "import {tmp}/edited.jsonl", 2, CHANGED),
+]
+
+
+def _run_all(db: Path, commands: list[str | list[str]]) -> Run:
+    run = Run(db, CliRunner())
+    for command in commands:
+        run.ok(command)
+    return run
+
+
+@pytest.fixture(scope="module")
+def templates(tmp_path_factory):
+    """Each setup's database, made once: every case works on a copy of it."""
+    made: dict[str, Path] = {}
+    home = tmp_path_factory.mktemp("templates-home")
+
+    def template(name: str) -> Path:
+        if name not in made:
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setenv("HOME", str(home))
+                mp.setenv("XDG_DATA_HOME", str(home / "data"))
+                mp.delenv("TRACKER_DB", raising=False)
+                mp.delenv("TRACKER_CAMPAIGN", raising=False)
+                db = tmp_path_factory.mktemp(name) / "template.db"
+                _run_all(db, SETUPS[name])
+            made[name] = db
+        return made[name]
+
+    return template
+
+
+def _exports(tmp: Path) -> None:
+    """An events export of a small campaign, and the damaged copies a careless GM might keep."""
+    source = _run_all(tmp / "source.db", [*SETUPS["glintlock"], "roll Wren Grit --dice 9,14"])
+    good = tmp / "events.jsonl"
+    source.ok(["export", "events", "-o", str(good)])
+    header, *lines = good.read_text(encoding="utf-8").splitlines()
+    edited = json.loads(lines[1])
+    edited["payload"]["name"] = "Wrenna"
+    damaged = {
+        "not-an-export": ["{}", *lines],
+        "headless": [json.dumps({"format": json.loads(header)["format"]}), *lines],
+        "garbled": [header, "{not json", *lines[1:]],
+        "cut-short": [header, *lines[:-1]],
+        "reordered": [header, lines[0], lines[2], lines[1], *lines[3:]],
+        "edited": [header, lines[0], json.dumps(edited), *lines[2:]],
+    }
+    for name, rows in damaged.items():
+        (tmp / f"{name}.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def _copy(src: Path, dst: Path) -> None:
+    with sqlite3.connect(src) as a, sqlite3.connect(dst) as b:
+        a.backup(b)
+    a.close()
+    b.close()
+
+
+@pytest.mark.parametrize(
+    ("setup", "command", "code", "fix"),
+    [pytest.param(*case, id=f"{case[0]}: {case[1]}") for case in REFUSED],
+)
+def test_a_refusal_is_one_line_that_names_the_fix(
+    run, templates, tmp_path, setup, command, code, fix
+):
+    _copy(templates(setup), run.db)
+    if setup == "import":
+        _exports(tmp_path)
+    before = run.event_count()
+    result = run(command.format(tmp=tmp_path))
+    assert result.exit_code == code, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert fix in lines[0], lines[0]
+    assert "Traceback" not in result.output
+    assert run.event_count() == before
+
+
+def test_a_write_that_fails_after_the_file_opened_says_so(glintlock):
+    """A full disk while writing is not reported as a file that could not be opened."""
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    before = glintlock.event_count()
+    result = glintlock("export events -o /dev/full")
+    assert result.exit_code == 1
+    [line] = result.stderr.strip().splitlines()
+    assert "Cannot write /dev/full (No space left on device)" in line
+    assert "free some space or give -o another path" in line
+    assert glintlock.event_count() == before
