@@ -96,3 +96,9 @@ def d6_installed(tmp_path_factory, monkeypatch):
     registry.refresh()
     yield site
     registry.refresh()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests first: spread over several workers (-n), they start at once and the many
+    short ones fill in around them, instead of one long test starting last and running alone."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

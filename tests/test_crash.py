@@ -145,16 +145,24 @@ cli.main(sys.argv[2:], prog_name="tracker")
 """
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("delay", [0.0, 0.0005, 0.002, 0.01, 0.05])
-def test_killing_a_bulk_import_leaves_either_nothing_or_everything(tmp_path, delay):
-    source = Tracker(str(tmp_path / "source.db"))
+@pytest.fixture(scope="module")
+def crash_dump(tmp_path_factory) -> tuple[Path, int]:
+    """An export of a long campaign, made once for every kill below, and its event count."""
+    folder = tmp_path_factory.mktemp("crash-dump")
+    source = Tracker(str(folder / "source.db"))
     generate(source, "Crash", "glintlock", events=20_000, seed=4)
-    dump = tmp_path / "dump.jsonl"
+    dump = folder / "dump.jsonl"
     with dump.open("w") as out:
         source.exports.export_events(out)
     total = source.store.count()
     source.close()
+    return dump, total
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.0, 0.0005, 0.002, 0.01, 0.05])
+def test_killing_a_bulk_import_leaves_either_nothing_or_everything(tmp_path, delay, crash_dump):
+    dump, total = crash_dump
     target = tmp_path / "copy.db"
     proc = subprocess.run(
         [

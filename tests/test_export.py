@@ -226,7 +226,7 @@ def test_import_into_a_database_with_campaigns_is_refused(gloom_night):
 @pytest.mark.slow
 def test_export_import_round_trip_of_a_generated_campaign(tmp_path):
     source = Tracker(str(tmp_path / "source.db"))
-    generate(source, "Long", "gurps", events=20_000, seed=21)
+    generate(source, "Long", "gurps", events=10_000, seed=21)
     dump = io.StringIO()
     source.exports.export_events(dump)
     copy = Tracker(str(tmp_path / "copy.db"))
@@ -236,7 +236,7 @@ def test_export_import_round_trip_of_a_generated_campaign(tmp_path):
     assert again.getvalue() == dump.getvalue()
     assert all(report.ok for report in copy.verifier.verify())
     originals = {e.event_id: e for e in source.store.read_all()}
-    assert len(originals) >= 20_000
+    assert len(originals) >= 10_000
     for event in copy.store.read_all():
         assert event == originals[event.event_id]
     source.close()

@@ -173,9 +173,9 @@ class EventStoreContract:
         assert store.count(campaign) == 1
         store.append(campaign, [note(2)], expected_version=1)  # the lock was let go
 
-    def test_two_threads_appending_a_thousand_each_leave_no_gap(self, store, campaign):
+    def test_two_threads_appending_five_hundred_each_leave_no_gap(self, store, campaign):
         def writer(tag: str) -> None:
-            for i in range(1000):
+            for i in range(500):
                 event = note(i, writer=tag)
                 while True:
                     head = store.head(campaign).version
@@ -191,10 +191,10 @@ class EventStoreContract:
         for t in threads:
             t.join()
         events = list(store.read(campaign))
-        assert [e.version for e in events] == list(range(1, 2002))
-        assert len({e.event_id for e in events}) == 2001
+        assert [e.version for e in events] == list(range(1, 1002))
+        assert len({e.event_id for e in events}) == 1001
         by_writer = [e.payload.get("writer") for e in events[1:]]
-        assert by_writer.count("a") == by_writer.count("b") == 1000
+        assert by_writer.count("a") == by_writer.count("b") == 500
         assert check_chain(iter(events)) is None
 
     def test_resending_a_stored_event_is_a_no_op_returning_it(self, store, campaign):
