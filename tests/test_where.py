@@ -156,3 +156,16 @@ def test_a_server_that_cannot_be_reached_is_described_and_its_password_hidden():
     assert "check the --db URL and that the server is running" in result.output
     found = where("--db", url)["database"]
     assert (found["engine"], found["state"]) == ("postgresql", "unreadable")
+
+
+def test_inside_the_shell_it_says_what_the_shell_was_started_on(run):
+    run.ok('campaign new "Neon Drift" --system gloom')
+    run.ok('campaign new "Iron and Ink" --system gurps')
+    lines = 'where --json\ncampaign use "Neon Drift"\nwhere --json\n'
+    result = CliRunner().invoke(cli, ["shell"], input=lines, env={"TRACKER_DB": str(run.db)})
+    assert result.exit_code == 0, result.output
+    first, second = (json.loads(line) for line in result.stdout.splitlines() if line[:1] == "{")
+    assert first["database"]["location"] == str(run.db)  # a path, as given, not a URL
+    assert first["database"]["source"] == "environment"
+    assert first["campaign"]["name"] == "Iron and Ink"
+    assert second["campaign"]["name"] == "Neon Drift"

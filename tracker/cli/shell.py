@@ -112,7 +112,12 @@ def shell() -> None:
     gc.enable()  # an evening of commands: collect as usual
     tracker = open_tracker()
     tracker.warm = True
-    obj = {"tracker": tracker, "db": tracker.url, "campaign": None}
+    from tracker.cli.where import given
+
+    ctx = click.get_current_context()
+    # What `where` says inside the shell: the database and campaign the shell was started on.
+    started = {"db": given(ctx, "db"), "campaign": given(ctx, "campaign")}
+    obj = {"tracker": tracker, "db": tracker.url, "campaign": None, "given": started}
     interactive = sys.stdin.isatty()
     history = _history_file()
     if interactive:

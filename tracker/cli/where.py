@@ -23,10 +23,13 @@ _WHY_CAMPAIGN = {
 }
 
 
-def _given(ctx: click.Context, name: str) -> tuple[str | None, str]:
-    """What the user gave for the root option ``name`` (after the command too), and where."""
+def given(ctx: click.Context, name: str) -> tuple[str | None, str]:
+    """What the user gave for the root option ``name`` (after the command too), and where; in
+    `tracker shell`, what the shell was started with."""
     root = ctx.find_root()
     obj = root.ensure_object(dict)
+    if name in obj.get("given", {}):
+        return obj["given"][name]
     value = obj.get(name)
     if value and value != root.params.get(name):
         return value, "flag"  # given after the command: tracker where --db x.db
@@ -50,8 +53,8 @@ def where(ctx: click.Context, as_json: bool) -> None:
     """
     from tracker.app.where import where as look
 
-    db, db_source = _given(ctx, "db")
-    campaign, campaign_source = _given(ctx, "campaign")
+    db, db_source = given(ctx, "db")
+    campaign, campaign_source = given(ctx, "campaign")
     found = look(db, db_source, campaign, campaign_source)
     if as_json:
         emit_json(found.to_dict())
