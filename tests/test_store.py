@@ -247,6 +247,18 @@ class EventStoreContract:
         assert check_chain(store.read(other)) is None
         assert next(store.read(other)).prev_hash == GENESIS_HASH
 
+    def test_first_version_is_the_lowest_of_the_ids_in_that_campaign_alone(self, store, campaign):
+        other = str(uuid.uuid4())
+        store.create_campaign(other, "Other", "gurps", [note(0)])
+        store.append(campaign, [note(i) for i in range(1, 6)], expected_version=1)
+        store.append(other, [note(1)], expected_version=1)
+        mine = {e.version: e.event_id for e in store.read(campaign)}
+        theirs = [e.event_id for e in store.read(other)]
+        assert store.first_version(campaign, [mine[5], mine[3], "no-such-id"]) == 3
+        assert store.first_version(campaign, [*theirs, mine[6]]) == 6
+        assert store.first_version(campaign, theirs) is None
+        assert store.first_version(campaign, []) is None
+
     def test_a_campaign_name_is_taken_only_once(self, store, campaign):
         name = next(c.name for c in store.campaigns() if c.campaign_id == campaign)
         with pytest.raises(Refused, match="already exists"):
@@ -310,6 +322,19 @@ class TestSQLiteEventStore(EventStoreContract):
             conn.rollback()
         assert list(store.read_all()) == before
         assert store.campaigns() == campaigns
+
+    def test_events_are_found_by_id_through_the_id_index_not_the_campaigns_log(self, engine):
+        from sqlalchemy.dialects import sqlite
+
+        from tracker.store.eventstore import versions_of
+
+        query = versions_of(["a", "b"]).compile(
+            dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True}
+        )
+        with engine.connect() as conn:
+            plan = " ".join(row[-1] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {query}"))
+        assert "(event_id=?)" in plan, plan
+        assert "campaign_id" not in plan, plan
 
     def test_connections_use_wal_foreign_keys_and_a_busy_timeout(self, engine):
         with engine.connect() as conn:
