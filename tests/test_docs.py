@@ -67,11 +67,12 @@ def test_the_readme_names_no_path_outside_the_project():
 def test_the_command_reference_is_what_the_command_line_says():
     from tracker.cli.reference import reference
 
-    written = (ROOT / "COMMANDS.md").read_text(encoding="utf-8")
+    written = (ROOT / "tracker" / "cli" / "COMMANDS.md").read_text(encoding="utf-8")
     assert written == reference(), (
-        "COMMANDS.md is stale; run `python -m tracker.cli.reference --write COMMANDS.md`"
+        "tracker/cli/COMMANDS.md is stale; run "
+        "`python -m tracker.cli.reference --write tracker/cli/COMMANDS.md`"
     )
-    assert "[COMMANDS.md](COMMANDS.md)" in README
+    assert "[tracker/cli/COMMANDS.md](tracker/cli/COMMANDS.md)" in README
 
 
 def test_the_reference_names_every_command_and_option():

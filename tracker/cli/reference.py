@@ -1,7 +1,7 @@
 """The command reference, made from the command line itself so that it cannot drift from it.
 
-``python -m tracker.cli.reference`` prints it as Markdown; ``--write COMMANDS.md`` writes the
-file the README links to. ``tests/test_docs.py`` fails while that file differs from the CLI.
+``python -m tracker.cli.reference`` prints it as Markdown; ``--write tracker/cli/COMMANDS.md``
+writes the file the README links to. ``tests/test_docs.py`` fails while that file differs.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import click
 HEADER = """# tracker's commands
 
 Every command and option, made from the command line itself by
-`python -m tracker.cli.reference --write COMMANDS.md` (a test fails while this file differs from
-it). `tracker COMMAND --help` says the same at the terminal; the README tells the story.
+`python -m tracker.cli.reference --write tracker/cli/COMMANDS.md` (a test fails while this file
+differs from it). `tracker COMMAND --help` says the same at the terminal; the README tells the
+story.
 """
 
 
@@ -104,7 +105,8 @@ def main(argv: list[str]) -> int:
         print(f"{argv[1]}: {'updated' if changed else 'up to date'}.")
         return 0
     if argv:
-        print("Usage: python -m tracker.cli.reference [--write COMMANDS.md]", file=sys.stderr)
+        usage = "Usage: python -m tracker.cli.reference [--write tracker/cli/COMMANDS.md]"
+        print(usage, file=sys.stderr)
         return 2
     sys.stdout.write(reference())
     return 0
