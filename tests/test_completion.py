@@ -16,6 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from tracker.cli import cli
 
 TRACKER = Path(sys.executable).with_name("tracker")
 SHELLS = {
@@ -44,15 +47,18 @@ def table(run):
 
 
 def answers(db: Path, shell: str, words: str) -> list[str]:
-    """What the installed `tracker` answers a shell's completion function for ``words``, the
-    last word being the one under the cursor."""
+    """What `tracker` answers a shell's completion function for ``words``, the last word being
+    the one under the cursor. (In this process, as the entry point would: the typed lines below
+    and tests/test_install.py go through the installed command itself.)"""
     parts = shlex.split(words) + ([""] if words.endswith(" ") else [])
-    env = {**os.environ, "TRACKER_DB": str(db), "_TRACKER_COMPLETE": f"{shell}_complete"}
+    env = {"TRACKER_DB": str(db), "_TRACKER_COMPLETE": f"{shell}_complete"}
     if shell == "fish":  # fish passes the line before the cursor, and the word being typed
         env |= {"COMP_WORDS": words, "COMP_CWORD": parts[-1]}
     else:
         env |= {"COMP_WORDS": words, "COMP_CWORD": str(len(parts) - 1)}
-    out = subprocess.run([TRACKER], env=env, capture_output=True, text=True, check=True).stdout
+    result = CliRunner().invoke(cli, [], env=env, prog_name="tracker")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
     if shell in ("bash", "fish"):  # type,value (fish: a tab, then the help)
         return [line.partition(",")[2].partition("\t")[0] for line in out.splitlines() if line]
     # zsh: type, value and description, a line each
