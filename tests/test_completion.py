@@ -10,6 +10,7 @@ import re
 import select
 import shlex
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -182,3 +183,37 @@ def test_a_line_completed_by_tab_in_each_shell_runs_as_meant(table, shell, tmp_p
     rolled = json.loads(rows[-1])
     assert (rolled["character"], rolled["trait"]) == ("Old Mira", "Guns (Rifle)")
     assert rolled["dice"] == [3, 3, 4]
+
+
+def test_a_tab_never_changes_a_file(run, tmp_path):
+    """Completing reads a database of this tracker's schema as it stands, and nothing else: an
+    older one is not upgraded, an empty file not made a database, no snapshot is written."""
+    older = tmp_path / "older.db"
+    shutil.copy(Path(__file__).parent.parent / "fixtures" / "db" / "schema-0001.db", older)
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    before = {p.name: p.read_bytes() for p in (older, empty)}
+    assert answers(older, "bash", "tracker roll ") == []
+    assert answers(empty, "bash", "tracker roll ") == []
+    assert {p.name: p.read_bytes() for p in (older, empty)} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.db", "older.db"]
+
+    run.ok('campaign new "Neon Drift" --system gloom')
+    run.ok("character add Kade --stat Body=2")
+    with sqlite3.connect(run.db) as conn:
+        conn.execute("DELETE FROM snapshots")
+    assert answers(run.db, "bash", "tracker roll ") == ["Kade"]
+    with sqlite3.connect(run.db) as conn:
+        assert conn.execute("SELECT count(*) FROM snapshots").fetchone() == (0,)
+
+
+def test_the_database_and_campaign_given_after_the_command_are_the_ones_completed(table):
+    other = str(table.db) + ".none"
+    line = f"tracker roll --db {table.db} --campaign 'Neon Drift' "
+    assert answers(Path(other), "bash", line) == ["Kade"]
+    assert not Path(other).exists()
+    assert answers(table.db, "bash", "tracker roll --campaign 'Neon Drift' Kade ") == [
+        "Body",
+        "Hacking",
+    ]
+    assert not (Path.home() / ".local" / "share" / "tracker").exists()

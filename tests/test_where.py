@@ -4,6 +4,7 @@ versions; it only looks, whatever the database is."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -83,8 +84,8 @@ def test_the_text_says_why_and_where_in_a_line_each(run):
     lines = result.output.splitlines()
     assert lines[0] == f"tracker {__version__} ({lines[0].split('(')[1]}"
     assert f"database   {run.db}" in lines
-    assert any(line.strip().startswith("from $TRACKER_DB; 1 campaigns, 1 events") for line in lines)
-    assert any(line.startswith('campaign   "Neon Drift" (gloom, 1 events)') for line in lines)
+    assert any(line.strip().startswith("from $TRACKER_DB; 1 campaign, 1 event,") for line in lines)
+    assert any(line.startswith('campaign   "Neon Drift" (gloom, 1 event)') for line in lines)
     assert f"schema     {HEAD_REVISION} (this tracker writes {HEAD_REVISION})" in lines
 
 
@@ -169,3 +170,51 @@ def test_inside_the_shell_it_says_what_the_shell_was_started_on(run):
     assert first["database"]["source"] == "environment"
     assert first["campaign"]["name"] == "Iron and Ink"
     assert second["campaign"]["name"] == "Neon Drift"
+
+
+def test_the_shells_campaign_is_the_one_it_plays_after_campaign_use(run):
+    run.ok('campaign new "Neon Drift" --system gloom')
+    run.ok('campaign new "Iron and Ink" --system gurps')
+    lines = 'where --json\ncampaign use "Neon Drift"\nwhere --json\n'
+    result = CliRunner().invoke(
+        cli, ["--db", str(run.db), "--campaign", "Iron and Ink", "shell"], input=lines
+    )
+    first, second = (json.loads(line) for line in result.stdout.splitlines() if line[:1] == "{")
+    assert (first["campaign"]["name"], first["campaign"]["source"]) == ("Iron and Ink", "flag")
+    assert (second["campaign"]["name"], second["campaign"]["source"]) == ("Neon Drift", "default")
+
+
+def test_paths_that_lead_nowhere_are_described_in_a_sentence(tmp_path):
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
+    looped = where("--db", str(tmp_path / "loop1"))["database"]
+    assert looped["state"] == "unreadable"
+    assert "is a symbolic link that never reaches a file" in looped["detail"]
+    refused = CliRunner().invoke(cli, ["--db", str(tmp_path / "loop1"), "campaign", "list"])
+    assert refused.exit_code == 1
+    assert refused.stderr.count("\n") == 1
+    assert "give --db the database file itself" in refused.stderr
+
+    nowhere = where("--db", str(tmp_path / "no-such-folder" / "x.db"))["database"]
+    assert nowhere["detail"].endswith("does not exist; create it or give --db another path")
+    os.mkfifo(tmp_path / "pipe")
+    piped = where("--db", str(tmp_path / "pipe"))["database"]
+    assert (piped["state"], piped["detail"]) == (
+        "unreadable",
+        "not a regular file: give --db the path of a database file",
+    )
+
+
+def test_a_sqlite_url_is_described_as_its_file(run):
+    run.ok('campaign new "Neon Drift" --system gloom')
+    found = where("--db", f"sqlite:///{run.db}")["database"]
+    assert (found["location"], found["state"]) == (str(run.db), "current")
+
+
+def test_a_url_that_cannot_be_taken_apart_is_one_sentence_everywhere():
+    url = "postgresql+psycopg://gm:p@ss:w/rd@127.0.0.1:5999/camp"
+    assert where("--db", url)["database"]["state"] == "unreadable"
+    refused = CliRunner().invoke(cli, ["--db", url, "campaign", "list"])
+    assert refused.exit_code == 2
+    assert "%40, %3A and %2F" in refused.stderr
+    assert "p@ss" not in refused.stderr + refused.stdout

@@ -100,19 +100,41 @@ def where(
     )
 
 
+def current(db: str | None) -> bool:
+    """Whether ``db`` is a database of this tracker's schema as it stands: one that opening
+    would neither make, nor upgrade, nor refuse."""
+    found, store = _database(db, "flag")
+    if store is not None:
+        store.engine.dispose()
+    return found.state == "current"
+
+
 def _database(db: str | None, source: str) -> tuple[Database, Any]:
     """The database described, and its store when it can be read as it stands."""
-    from tracker.store.engine import default_path
+    from tracker.store.engine import default_path, resolved, sqlite_path
 
+    if db and db.startswith("sqlite:"):
+        named = sqlite_path(db)
+        db = str(named) if named is not None else db
     if db and "://" in db:
         return _server(db, source)
-    path = (Path(db).expanduser() if db else default_path()).resolve()
+    given = Path(db).expanduser() if db else default_path()
+    try:
+        path = resolved(given)
+    except TrackerError as exc:
+        return Database(str(given), source, "sqlite", False, "unreadable", str(exc)), None
     found = Database(str(path), source, "sqlite", path.is_file(), "missing")
     if not found.exists:
         found.detail = "not made yet: the first command that logs something makes it"
-        if path.is_dir():
-            found.detail = "a folder, not a file: give --db the path of a database file"
+        if path.exists():
             found.state = "unreadable"
+            found.detail = "not a regular file: give --db the path of a database file"
+            if path.is_dir():
+                found.detail = "a folder, not a file: give --db the path of a database file"
+        elif db and not path.parent.is_dir():  # the default's folder is made with it
+            found.detail = (
+                f"its folder {path.parent} does not exist; create it or give --db another path"
+            )
         return found, None
     found.size_bytes = path.stat().st_size
     try:
@@ -150,7 +172,7 @@ def _server(url: str, source: str) -> tuple[Database, Any]:
     try:
         shown = make_url(url).render_as_string(hide_password=True)
         engine = make_url(url).get_backend_name()
-    except ArgumentError:
+    except (ArgumentError, ValueError):
         shown, engine = url.partition("://")[0] + "://…", "unknown"
     found = Database(shown, source, engine, True, "unreadable")
     try:

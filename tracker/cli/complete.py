@@ -22,21 +22,22 @@ Completions = Callable[[click.Context, click.Parameter, str], "list[CompletionIt
 
 
 def _tracker(ctx: click.Context) -> Any:
-    """The tracker the line runs against: the shell's own, else the database the line names,
-    opened only when it already exists (completing never makes a database)."""
+    """The tracker the line runs against: the shell's own, else the database the line names
+    (before the command or after it), opened only when it is a database of this tracker's
+    schema as it stands: completing never makes, upgrades or takes over a file."""
     root = ctx.find_root()
     obj = root.obj if isinstance(root.obj, dict) else {}
     if obj.get("tracker") is not None:
         return obj["tracker"]
-    from tracker.store.engine import resolve_url, sqlite_path
+    from tracker.app.where import current
 
-    db = root.params.get("db") or obj.get("db")
-    path = sqlite_path(resolve_url(db))
-    if path is not None and not path.exists():
+    db = ctx.params.get("db_override") or root.params.get("db") or obj.get("db")
+    if not current(db):
         return None
     from tracker.app import Tracker
 
-    tracker = Tracker(db, root.params.get("campaign") or obj.get("campaign"))
+    campaign = ctx.params.get("campaign_override") or root.params.get("campaign")
+    tracker = Tracker(db, campaign or obj.get("campaign"))
     root.obj = {**obj, "tracker": tracker}
     return tracker
 
@@ -45,7 +46,10 @@ def _state(ctx: click.Context) -> Any:
     # A completion that cannot be worked out offers nothing; it never prints an error mid-line.
     try:
         tracker = _tracker(ctx)
-        return None if tracker is None else tracker.state()
+        if tracker is None:
+            return None
+        with tracker.loader.snapshots_paused():  # a Tab only reads
+            return tracker.state()
     except Exception:
         return None
 

@@ -6,6 +6,7 @@ import click
 from click.core import ParameterSource
 
 from tracker.cli.options import db_options, emit_json
+from tracker.words import plural
 
 _FROM = {
     ParameterSource.COMMANDLINE: "flag",
@@ -29,6 +30,9 @@ def given(ctx: click.Context, name: str) -> tuple[str | None, str]:
     root = ctx.find_root()
     obj = root.ensure_object(dict)
     if name in obj.get("given", {}):
+        if name == "campaign":  # the shell's campaign, until `campaign use` chose another
+            chosen = obj["tracker"].chosen
+            return (chosen, obj["given"][name][1]) if chosen else (None, "default")
         return obj["given"][name]
     value = obj.get(name)
     if value and value != root.params.get(name):
@@ -64,7 +68,8 @@ def where(ctx: click.Context, as_json: bool) -> None:
     lines.append(f"database   {d.location}")
     said = [_WHY_DB[d.source]]
     if d.state == "current":
-        said.append(f"{d.campaigns} campaigns, {d.events:,} events, {_size(d.size_bytes)}")
+        held = f"{plural(d.campaigns, 'campaign')}, {plural(d.events, 'event')}"
+        said.append(f"{held}, {_size(d.size_bytes)}")
     lines.append(f"           {'; '.join(said)}")
     if d.detail:
         lines.append(f"           {d.detail}")
@@ -78,7 +83,8 @@ def where(ctx: click.Context, as_json: bool) -> None:
     if found.campaign is not None:
         c = found.campaign
         lines.append(
-            f'campaign   "{c.name}" ({c.system}, {c.events:,} events), {_WHY_CAMPAIGN[c.source]}'
+            f'campaign   "{c.name}" ({c.system}, {plural(c.events, "event")}), '
+            f"{_WHY_CAMPAIGN[c.source]}"
         )
     else:
         lines.append(f"campaign   {found.campaign_detail}")

@@ -49,7 +49,18 @@ def resolve_url(db: str | None) -> str:
     path = Path(db).expanduser() if db else default_path()
     if not db:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return f"sqlite:///{path.resolve()}"
+    return f"sqlite:///{resolved(path)}"
+
+
+def resolved(path: Path) -> Path:
+    """``path`` made absolute with its links followed, or one sentence when they loop."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError) as exc:  # a symbolic link that leads back to itself
+        raise StorageError(
+            f"{path} is a symbolic link that never reaches a file ({exc}); give --db the "
+            "database file itself."
+        ) from None
 
 
 def sqlite_path(url: str) -> Path | None:
@@ -116,6 +127,11 @@ def create_engine_for(url: str) -> Engine:
             _configure_sqlite(engine)
             return engine
         return _create_engine(url, pool_pre_ping=True)
+    except ValueError:  # a URL SQLAlchemy cannot take apart: a port that is no number, say
+        raise BadInput(
+            "The --db URL cannot be read; check its port and write @, : and / in the password "
+            "as %40, %3A and %2F."
+        ) from None
     except (ArgumentError, NoSuchModuleError, ImportError):
         # A URL naming no database SQLAlchemy knows, or a driver that is not installed. Only
         # the scheme is repeated: the rest of a URL may hold a password.
