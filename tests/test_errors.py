@@ -11,6 +11,8 @@ import pytest
 from click.testing import CliRunner
 from conftest import Run
 
+from tracker.cli import cli
+
 SHEETS = Path(__file__).parent.parent / "fixtures" / "sheets"
 
 SETUPS: dict[str, list[str | list[str]]] = {
@@ -203,3 +205,71 @@ def test_a_write_that_fails_after_the_file_opened_says_so(glintlock):
     assert "Cannot write /dev/full (No space left on device)" in line
     assert "free some space or give -o another path" in line
     assert glintlock.event_count() == before
+
+
+def test_an_export_to_a_full_standard_output_says_so_in_a_sentence(glintlock):
+    import subprocess
+    import sys
+
+    tracker = Path(sys.executable).with_name("tracker")
+    for command in (["export", "events"], ["export", "rolls"]):
+        with open("/dev/full", "w") as full:
+            done = subprocess.run(
+                [tracker, "--db", str(glintlock.db), *command],
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        assert done.returncode == 1, command
+        assert done.stderr.count("\n") == 1, done.stderr  # no traceback
+        assert "Cannot write the export to standard output (No space left on device)" in (
+            done.stderr
+        )
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ("[1, 2]", "holds a list, not a character; give a table of name, stats and skills"),
+        ('{"name": 5}', 'The sheet\'s name must be text like "Mira"; fix it.'),
+        (None, "is not a regular file; give the sheet itself"),
+    ],
+)
+def test_a_sheet_of_the_wrong_shape_is_one_sentence(glintlock, tmp_path, content, says):
+    import os
+
+    sheet = tmp_path / "sheet.json"
+    if content is None:
+        os.mkfifo(sheet)  # reading it would wait for a writer that never comes
+    else:
+        sheet.write_text(content)
+    before = glintlock.event_count()
+    result = glintlock(["character", "add", "--sheet", str(sheet)])
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1
+    assert says in result.stderr
+    assert glintlock.event_count() == before
+
+
+def test_ctrl_c_says_how_to_tell_whether_the_change_was_made(glintlock, monkeypatch):
+    from tracker.app.tracks import Tracks
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Tracks, "note", interrupted)
+    result = glintlock(["note", "the lamps gutter"])
+    assert result.exit_code == 130
+    assert result.stderr.strip() == (
+        "Error: Interrupted; `tracker log` shows whether it was logged, so run it again only if "
+        "it was not."
+    )
+
+
+def test_the_shell_and_the_live_view_take_the_database_after_the_command_too(glintlock):
+    result = CliRunner().invoke(cli, ["shell", "--db", str(glintlock.db)], input="status\n")
+    assert result.exit_code == 0, result.output
+    assert "Ashes of Veyra" in result.stdout
+    assert "--db PATH_OR_URL" not in CliRunner().invoke(cli, ["serve", "--help"]).stdout
+    refused = CliRunner().invoke(cli, ["serve", "--db", str(glintlock.db), "--port", "99999"])
+    assert "No such option" not in refused.stderr

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import pty
 import select
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -57,9 +58,12 @@ def long_log(tmp_path_factory) -> Path:
     return db
 
 
-def on_a_terminal(args: list[str], cwd: Path) -> tuple[int, bytes, str]:
+def on_a_terminal(
+    args: list[str], cwd: Path, interrupt_at: str | None = None
+) -> tuple[int, bytes, str]:
     """Run tracker with stderr on a terminal and stdout into a pipe, as `tracker ... > file` in
-    a terminal does: its exit code, its stdout, and what the terminal showed."""
+    a terminal does: its exit code, its stdout, and what the terminal showed. With
+    ``interrupt_at``, Ctrl-C (SIGINT) once the terminal shows that text."""
     main, secondary = pty.openpty()
     env = {**os.environ, "COLUMNS": "100"}
     stdout = cwd / "stdout"
@@ -80,6 +84,9 @@ def on_a_terminal(args: list[str], cwd: Path) -> tuple[int, bytes, str]:
         if not chunk:
             break
         shown += chunk
+        if interrupt_at is not None and interrupt_at.encode() in shown:
+            process.send_signal(signal.SIGINT)
+            interrupt_at = None
     code = process.wait(timeout=60)
     os.close(main)
     return code, stdout.read_bytes(), shown.decode(errors="replace")
@@ -116,6 +123,18 @@ def test_long_work_shows_a_bar_on_a_terminal_and_nothing_elsewhere(long_log, tmp
     assert "Importing" in shown
     assert f"{events}/{events}" in shown
     assert said.startswith(b"Imported")
+
+    # Ctrl-C while the bar is drawn: all or nothing imported, the cursor given back, one line.
+    code, _, shown = on_a_terminal(
+        ["--db", "stopped.db", "import", "log.jsonl"], tmp_path, interrupt_at="Importing"
+    )
+    assert code == 130
+    assert shown.rfind("\x1b[?25h") > shown.rfind("\x1b[?25l") >= 0
+    assert "Interrupted; `tracker log` shows whether it was logged" in shown
+    assert "Traceback" not in shown
+    with sqlite3.connect(tmp_path / "stopped.db") as conn:
+        kept = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+    assert kept in (0, events)
 
     code, said, shown = on_a_terminal(["--db", "copy.db", "verify"], tmp_path)
     assert code == 0

@@ -84,6 +84,11 @@ def read_sheet(path: str | Path) -> Sheet:
     or a character in another program's format that a rule system reads (a GCS file)."""
     path = Path(path)
     data = read_data(path, "sheet")
+    if not isinstance(data, Mapping):
+        raise BadInput(
+            f"The sheet {path} holds a {type(data).__name__}, not a character; give a table of "
+            "name, stats and skills, or a GCS file."
+        )
     for system in registry.systems():
         foreign = system.foreign_sheet(data, path.name)
         if foreign is not None:
@@ -104,6 +109,8 @@ def read_data(path: str | Path, what: str) -> Any:
 
     path = Path(path)
     try:
+        if path.exists() and not path.is_file():  # a folder, or a pipe that would never end
+            raise BadInput(f"The {what} {path} is not a regular file; give the {what} itself.")
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             raise BadInput(
@@ -152,9 +159,12 @@ def sheet_from_mapping(data: Mapping[str, Any], source: str | None = None) -> Sh
     npc = data.get("npc")
     if npc is not None and not isinstance(npc, bool):
         raise BadInput("The sheet's npc must be true or false; fix it.")
+    name = data.get("name")
+    if name is not None and not isinstance(name, str):
+        raise BadInput('The sheet\'s name must be text like "Mira"; fix it.')
     return Sheet(
         system=system.strip().lower() if system else None,
-        name=data.get("name"),
+        name=name,
         stats=scores("stats"),
         skills=scores("skills"),
         trained=names("trained"),

@@ -6,6 +6,7 @@ Heavy modules (SQLAlchemy, Alembic, pendulum) are imported inside the commands t
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import os
@@ -126,6 +127,9 @@ def main() -> None:
         code = 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    sys.stdout.flush()
-    sys.stderr.flush()
+    # What could not be written was said already (a full disk under an export, say).
+    with contextlib.suppress(OSError):
+        sys.stdout.flush()
+    with contextlib.suppress(OSError):
+        sys.stderr.flush()
     os._exit(code)

@@ -26,7 +26,14 @@ def _target(path: str | None, *, private: bool = True) -> Iterator[TextIO]:
     """Where an export goes; a file that holds what only the GM may see is its owner's alone
     from the first byte (created 0600, not made so afterwards)."""
     if path is None or path == "-":
-        yield sys.stdout
+        try:
+            yield sys.stdout
+            sys.stdout.flush()
+        except OSError as exc:
+            raise click.ClickException(
+                f"Cannot write the export to standard output ({exc.strerror}); free some space, "
+                "or give -o a file elsewhere."
+            ) from None
         return
     mode = 0o600 if private else 0o666
     try:

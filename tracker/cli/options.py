@@ -19,6 +19,10 @@ import click
 from tracker.app.names import UNFIT
 from tracker.errors import Refused, TrackerError
 
+_INTERRUPTED = (
+    "Interrupted; `tracker log` shows whether it was logged, so run it again only if it was not."
+)
+
 
 class TrackerGroup(click.Group):
     """A click group whose errors are one sentence, never a traceback or a usage dump, and whose
@@ -55,16 +59,16 @@ class TrackerGroup(click.Group):
             _fail(f"{_sentence(exc.format_message())}{hint}", 2)
         except click.ClickException as exc:
             _fail(_sentence(exc.format_message()), exc.exit_code)
-        except click.Abort:
+        except click.Abort as exc:
+            if isinstance(exc.__cause__, KeyboardInterrupt):
+                # click turns Ctrl-C into Abort. A change is all or nothing, but the stop may
+                # come after its commit (an import's last snapshot, say), so say how to tell.
+                _fail(_INTERRUPTED, 130)
             _fail("Stopped; nothing was changed.", 1)
         except TrackerError as exc:
             _fail(str(exc), exc.exit_code, refused=isinstance(exc, Refused))
         except KeyboardInterrupt:
-            _fail(
-                "Interrupted; `tracker log` shows whether it was logged, so run it again only if "
-                "it was not.",
-                130,
-            )
+            _fail(_INTERRUPTED, 130)
         except Exception as exc:
             storage = _storage_error(exc)
             if storage is None:
@@ -232,8 +236,24 @@ def open_tracker():
 
 @contextlib.contextmanager
 def progress_bar(label: str, total: int) -> Iterator[Callable[[int], None]]:
-    """A bar on stderr for long work (see ``tracker.app.progress``), gone when the work is."""
-    with click.progressbar(length=total, label=label, file=sys.stderr, show_pos=True) as bar:
+    """A bar on stderr for long work (see ``tracker.app.progress``), gone when the work is.
+
+    The bar hides the cursor while it draws. Work stopped by Ctrl-C may leave the bar's
+    generator unfinished (one-shot commands leave without collecting it), so the cursor is
+    given back when the command ends, whatever ended it. The label is cut and the bar narrowed
+    to fit the terminal, so each redraw overwrites the last instead of wrapping."""
+    import shutil
+
+    columns = shutil.get_terminal_size((80, 24)).columns
+    room = columns - len(f"  {total}/{total}  00:00:00") - 6
+    label = label if len(label) <= room // 2 else label[: max(room // 2 - 1, 0)] + "…"
+    width = max(min(36, room - len(label)), 4)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.call_on_close(lambda: click.echo("\x1b[?25h", file=sys.stderr, nl=False))
+    with click.progressbar(
+        length=total, label=label, file=sys.stderr, show_pos=True, width=width
+    ) as bar:
         yield bar.update
 
 

@@ -8,7 +8,7 @@ import socket
 
 import click
 
-from tracker.cli.options import open_tracker
+from tracker.cli.options import db_options, open_tracker
 from tracker.cli.render import bold, warn
 from tracker.errors import BadInput
 
@@ -25,6 +25,7 @@ LOCAL = "127.0.0.1"
 @click.option(
     "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="0: any free."
 )
+@db_options
 def serve(host: str, port: int) -> None:
     """Serve the current campaign's live view until Ctrl-C: the players' page, and the GM's
     page behind a key printed here (a new one each start). Both follow what is logged from

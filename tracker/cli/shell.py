@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from tracker.cli.options import open_tracker
+from tracker.cli.options import db_options, open_tracker
 
 EXIT_WORDS = {"exit", "quit", "bye"}
 SHELL_WIDE = {"--db", "--campaign"}
@@ -97,6 +97,7 @@ def _history_file() -> Path:
 
 
 @click.command("shell")
+@db_options
 def shell() -> None:
     """An interactive prompt for the evening: every command, instantly, without `tracker`.
 
