@@ -150,7 +150,7 @@ def crash_dump(tmp_path_factory) -> tuple[Path, int]:
     """An export of a long campaign, made once for every kill below, and its event count."""
     folder = tmp_path_factory.mktemp("crash-dump")
     source = Tracker(str(folder / "source.db"))
-    generate(source, "Crash", "glintlock", events=20_000, seed=4)
+    generate(source, "Crash", "glintlock", events=10_000, seed=4)
     dump = folder / "dump.jsonl"
     with dump.open("w") as out:
         source.exports.export_events(out)
