@@ -242,9 +242,18 @@ def progress_bar(label: str, total: int) -> Iterator[Callable[[int], None]]:
     generator unfinished (one-shot commands leave without collecting it), so the cursor is
     given back when the command ends, whatever ended it. The label is cut and the bar narrowed
     to fit the terminal, so each redraw overwrites the last instead of wrapping."""
-    import shutil
+    import os
 
-    columns = shutil.get_terminal_size((80, 24)).columns
+    # The terminal the bar draws on is stderr's, though stdout may go to a file; $COLUMNS
+    # first, as shutil does, and 80 when neither says (a terminal that gives no size).
+    try:
+        columns = int(os.environ.get("COLUMNS", "")) or 0
+    except ValueError:
+        columns = 0
+    if not columns:
+        with contextlib.suppress(OSError, ValueError):
+            columns = os.get_terminal_size(sys.stderr.fileno()).columns
+    columns = columns or 80
     room = columns - len(f"  {total}/{total}  00:00:00") - 6
     label = label if len(label) <= room // 2 else label[: max(room // 2 - 1, 0)] + "…"
     width = max(min(36, room - len(label)), 4)
