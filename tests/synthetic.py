@@ -188,6 +188,9 @@ def generate(
         step += 1
         state = batch.state()
         if state.current_session is None:
+            # The session's snapshot is the state before its start: that state names the real
+            # head only once what is buffered is stored.
+            batch.flush()
             batch.campaigns.session_start(f"Session {state.next_session_number}")
             continue
         if batch.count >= next_slip:

@@ -49,7 +49,10 @@ def test_a_blank_database_upgraded_to_head_has_exactly_the_expected_schema(engin
         "prev_hash",
         "hash",
     }
-    assert {i["name"] for i in inspector.get_indexes("events")} == {"ix_events_campaign_session"}
+    assert {i["name"] for i in inspector.get_indexes("events")} == {
+        "ix_events_campaign_session",
+        "ix_events_campaign_type",
+    }
     uniques = {tuple(u["column_names"]) for u in inspector.get_unique_constraints("events")}
     assert ("campaign_id", "version") in uniques
     assert ("event_id",) in uniques

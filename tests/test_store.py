@@ -259,6 +259,28 @@ class EventStoreContract:
         assert store.first_version(campaign, theirs) is None
         assert store.first_version(campaign, []) is None
 
+    def test_a_sparse_read_gives_what_a_walk_of_the_log_gives(self, store, campaign):
+        batch = [
+            NewEvent(type="Marker", payload={"i": i}) if i % 7 == 0 else note(i)
+            for i in range(1, 31)
+        ]
+        store.append(campaign, batch, expected_version=1)
+        assert store.head(campaign).version == 31
+        for types in (["Marker"], ["Marker", "CampaignCreated"], ["Note"], ["NoSuchType"]):
+            for window in ({}, {"after_version": 5}, {"after_version": 3, "until_version": 20}):
+                for newest_first in (False, True):
+                    walked = list(
+                        store.read(campaign, types=types, newest_first=newest_first, **window)
+                    )
+                    found = list(
+                        store.read(
+                            campaign, types=types, sparse=True, newest_first=newest_first, **window
+                        )
+                    )
+                    assert found == walked
+                    versions = [e.version for e in found]
+                    assert versions == sorted(versions, reverse=newest_first)
+
     def test_a_campaign_name_is_taken_only_once(self, store, campaign):
         name = next(c.name for c in store.campaigns() if c.campaign_id == campaign)
         with pytest.raises(Refused, match="already exists"):
@@ -335,6 +357,26 @@ class TestSQLiteEventStore(EventStoreContract):
             plan = " ".join(row[-1] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {query}"))
         assert "(event_id=?)" in plan, plan
         assert "campaign_id" not in plan, plan
+
+    def test_a_sparse_read_touches_only_its_types_and_a_walk_keeps_version_order(self, engine):
+        """Undos and reveals are read through the type index (a million-event log is not
+        walked for them); rolls, much of the log, are walked in version order, never sorted."""
+        from sqlalchemy.dialects import sqlite
+
+        from tracker.store.eventstore import read_query
+
+        def plan(query) -> str:
+            sql = query.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True})
+            with engine.connect() as conn:
+                rows = conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}")
+                return " ".join(row[-1] for row in rows)
+
+        undos = ["EventsRevoked", "EventsRestored"]
+        for window in ({}, {"until_version": 900}, {"after_version": 10}):
+            sparse = plan(read_query("c", types=undos, sparse=True, **window))
+            assert "ix_events_campaign_type" in sparse, sparse
+        walked = plan(read_query("c", types=["RollMade", "ContestRolled"]))
+        assert "TEMP B-TREE" not in walked, walked
 
     def test_connections_use_wal_foreign_keys_and_a_busy_timeout(self, engine):
         with engine.connect() as conn:

@@ -178,19 +178,20 @@ def test_a_replacing_insert_is_refused_with_the_triggers_in_place(evening):
 def test_an_edited_snapshot_is_found_then_never_used_again(evening):
     evening.ok("session end")
     evening.ok("session start")
-    honest = evening.json("status Wren")["mettle"]
+    honest = evening.json("status Wren")["story_tags"]
     with sqlite3.connect(evening.db) as conn:
         for name, text in conn.execute("SELECT projection, state FROM snapshots").fetchall():
             state = json.loads(text)
             for character in state["characters"]:
-                character["mettle"] = 6
+                character["story_tags"] = ["Forged"]
             conn.execute(
                 "UPDATE snapshots SET state = ? WHERE projection = ?", (json.dumps(state), name)
             )
-    assert evening.json("status Wren")["mettle"] == 6  # a cache is trusted between verifies
+    # A cache is trusted between verifies.
+    assert evening.json("status Wren")["story_tags"] == ["Forged"]
     verify_fails(evening, "snapshot", "does not fold to")
     # Named, then dropped: every command folds the log again.
-    assert evening.json("status Wren")["mettle"] == honest
+    assert evening.json("status Wren")["story_tags"] == honest != ["Forged"]
     assert evening("verify").exit_code == 0
 
 

@@ -355,3 +355,87 @@ def test_clearing_a_condition_a_roll_set_depends_on_the_roll(run):
     assert "no stunned to clear" in refused.stderr
     run.ok(f"undo {fright} --cascade")
     assert run.json("status Mira")["conditions"] == []
+
+
+def _replayed(tracker, session=None) -> list:
+    _, lines = tracker.history.replay(session)
+    return [(line.event.version, line.revoked, line.changes) for line in lines]
+
+
+def _forget_snapshots(path) -> None:
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        conn.execute("DELETE FROM snapshots")
+
+
+def test_the_table_commands_after_an_undo_read_the_session_not_the_log(tmp_path):
+    """Replay of tonight, a look back at a recent event, and the state after an undo each read
+    tonight's events (from the snapshot taken as the session began, or the one an undo left),
+    and say exactly what a fold of the whole log says."""
+    path = str(tmp_path / "long.db")
+    tracker = Tracker(path)
+    row = generate(tracker, "Long", "glintlock", events=3_000, seed=8)
+    tracker.campaigns.campaign_use(row.name)
+    if tracker.state(row).current_session is not None:
+        tracker.campaigns.session_end()
+    tracker.campaigns.session_start("Late night")
+    for i in range(5):
+        tracker.tracks.stress("Wren", 1, cause=f"the dark {i}")
+        tracker.tracks.note(f"note {i}")
+    tracker.history.undo()
+    tracker.history.undo()
+    tracker.history.redo()
+    tracker.tracks.note("after")
+    tracker.close()
+    log = Tracker(path).store.count()
+    session = Tracker(path).state().current_session
+    head = Tracker(path).store.head(row.campaign_id).version
+
+    one_shot = Tracker(path)
+    seen = _counting_reads(one_shot)
+    state = one_shot.state()
+    assert seen["events"] <= 2, "the state after an undo starts from the snapshot it left"
+    replayed = _replayed(one_shot)
+    looked_back = to_snapshot(one_shot.history.as_of(str(head - 4))[0])
+    assert seen["events"] < 100 < log, f"read {seen['events']} of {log} events"
+    # The session's start and everything after it: ten events, two undos, a redo and a note.
+    assert [v for v, _, _ in replayed] == list(range(head - 14, head + 1))
+    one_shot.close()
+
+    _forget_snapshots(path)
+    scratch = Tracker(path)
+    assert to_snapshot(scratch.state()) == to_snapshot(state)
+    assert _replayed(scratch, session) == replayed
+    assert to_snapshot(scratch.history.as_of(str(head - 4))[0]) == looked_back
+    scratch.close()
+
+
+def test_an_imported_log_replays_its_last_session_and_looks_back_without_walking_it(tmp_path):
+    import io
+
+    source = Tracker(str(tmp_path / "source.db"))
+    row = generate(source, "Long", "glintlock", events=3_000, seed=21)
+    source.campaigns.campaign_use(row.name)
+    if source.state(row).current_session is not None:
+        source.campaigns.session_end()
+    source.campaigns.session_start("Exported mid-session")
+    for i in range(8):
+        source.tracks.stress("Wren", 1, cause=f"the dark {i}")
+    source.history.undo()
+    source.tracks.note("after the undo")
+    out = io.StringIO()
+    source.exports.export_events(out)
+    session = source.state(row).session.number
+    head = source.store.head(row.campaign_id).version
+    expected = (_replayed(source, session), to_snapshot(source.history.as_of(str(head - 3))[0]))
+    source.close()
+
+    copy = Tracker(str(tmp_path / "copy.db"))
+    out.seek(0)
+    copy.exports.import_events(out, "export.jsonl")
+    seen = _counting_reads(copy)
+    found = (_replayed(copy, session), to_snapshot(copy.history.as_of(str(head - 3))[0]))
+    assert found == expected
+    assert seen["events"] < 500, f"read {seen['events']} of {head} events"
+    copy.close()

@@ -170,6 +170,8 @@ class Campaigns:
     def session_start(self, title: str | None = None) -> tuple[CampaignState, SessionInfo]:
         """Begin the next session (refused while one is running)."""
 
+        before: list[CampaignState] = []
+
         def decide(state: CampaignState) -> Decision:
             if state.current_session is not None:
                 raise Refused(
@@ -177,13 +179,16 @@ class Campaigns:
                     "`tracker session end` first."
                 )
             number = state.next_session_number
+            # The state the session starts from: folding the start resets tracks, and a replay
+            # shows what it reset, so the snapshot is taken before it.
+            before[:] = [state.copy()]
             return Decision(
                 [new_event(SessionStarted(number=number, title=title), session_id=number)]
             )
 
         state, _, _ = self.table.decide_and_append(decide)
-        # Undo, redo and a refold within the session start from here.
-        self.table.loader.save(state, SESSION_SNAPSHOT)
+        # Undo, redo, a refold within the session and its replay start from here.
+        self.table.loader.save(before[0], SESSION_SNAPSHOT)
         return state, state.session
 
     def session_end(self) -> tuple[CampaignState, SessionInfo, tuple[str, ...]]:
@@ -214,7 +219,7 @@ class Campaigns:
         state = self.table.state(row)
         store = self.table.store
         sessions = session_list(
-            store.read(row.campaign_id, types=SESSION_TYPES),
+            store.read(row.campaign_id, types=SESSION_TYPES, sparse=True),
             state.revoked,
             store.session_counts(row.campaign_id),
         )
@@ -423,7 +428,7 @@ class Campaigns:
         """Every character the campaign has added, by id: a log of one session names those
         added before it. Read from the log alone, so it needs no rules."""
         row = self.table.campaign()
-        added = self.table.store.read(row.campaign_id, types=[CharacterAdded.TYPE])
+        added = self.table.store.read(row.campaign_id, types=[CharacterAdded.TYPE], sparse=True)
         return {
             e.data.character_id: e.data.name for e in added if isinstance(e.data, CharacterAdded)
         }

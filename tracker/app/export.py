@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from tracker.app.campaigns import Campaigns
 from tracker.app.checks import LogCheck
+from tracker.app.loading import CAMPAIGN_SNAPSHOT, SESSION_SNAPSHOT
 from tracker.app.progress import metered
 from tracker.app.table import CURRENT, Table
 from tracker.errors import BadInput, Refused
 from tracker.events import StoredEvent
-from tracker.events.catalog import CampaignCreated, Unreadable
+from tracker.events.catalog import CampaignCreated, SessionStarted, Unreadable
 from tracker.events.envelope import GENESIS_HASH
 from tracker.projections.campaign import (
     UNDO_TYPES,
@@ -205,10 +206,10 @@ class Exports:
             )
         with _rewindable(lines) as handle:
             header = _header(next(iter(handle), b""), source)
-            revoked = _revocations(handle)
+            revoked, last_starts = _first_read(handle)
             handle.seek(0)
             next(iter(handle), None)
-            check = _ImportCheck(source, revoked, header)
+            check = _ImportCheck(source, revoked, header, last_starts)
             numbered = _numbered(handle, source)
             total = header["events"] if isinstance(header.get("events"), int) else 0
             numbered = metered(numbered, self.table.meter, "Importing", total)
@@ -220,11 +221,15 @@ class Exports:
         rows = self.table.store.campaigns()
         if rows and self.table.store.get_setting(CURRENT) is None:
             self.table.store.set_setting(CURRENT, rows[0].campaign_id)
-        for folded in check.checks.values():
-            state = folded.walk
-            state.fixed_revoked = False
-            state.needs_refold = False
-            self.table.loader.save(state)
+        for cid, folded in check.checks.items():
+            # The state as the last session began too, as `session start` stores it: undo,
+            # redo, a replay of that session and a look back into it start there.
+            starts = check.session_starts.get(cid)
+            for state, name in ((starts, SESSION_SNAPSHOT), (folded.walk, CAMPAIGN_SNAPSHOT)):
+                if state is not None:
+                    state.fixed_revoked = False
+                    state.needs_refold = False
+                    self.table.loader.save(state, name)
         current = self.table.store.get_setting(CURRENT)
         playing = next((r.name for r in rows if r.campaign_id == current), None)
         return {"events": imported, "campaigns": header["campaigns"], "current": playing}
@@ -284,12 +289,14 @@ def _numbered(handle: Iterable[str | bytes], source: str) -> Iterator[tuple[int,
         yield number, event
 
 
-def _revocations(handle: Iterable[str | bytes]) -> dict[str, set[str]]:
-    """The events each campaign's undos and redos leave revoked, from a first read that parses
-    only the lines naming an undo or a redo (the second read names any line that is amiss)."""
+def _first_read(handle: Iterable[str | bytes]) -> tuple[dict[str, set[str]], dict[str, int]]:
+    """The events each campaign's undos and redos leave revoked, and the version of each
+    campaign's last session start, from a first read that parses only the lines naming an
+    undo, a redo or a session start (the second read names any line that is amiss)."""
     undos: dict[str, list[StoredEvent]] = {}
+    starts: dict[str, int] = {}
     for line in handle:
-        marks = _UNDO_MARKS[isinstance(line, bytes)]
+        marks = _MARKS[isinstance(line, bytes)]
         if not any(mark in line for mark in marks):
             continue
         try:
@@ -298,19 +305,35 @@ def _revocations(handle: Iterable[str | bytes]) -> dict[str, set[str]]:
             continue
         if event.type in UNDO_TYPES:
             undos.setdefault(event.campaign_id, []).append(event)
-    return {cid: fold(found, cid).revoked for cid, found in undos.items()}
+        elif event.type == SessionStarted.TYPE:
+            starts[event.campaign_id] = event.version
+    return {cid: fold(found, cid).revoked for cid, found in undos.items()}, starts
 
 
-_UNDO_MARKS = {False: UNDO_TYPES, True: tuple(t.encode() for t in UNDO_TYPES)}
+_MARKS = {
+    False: (*UNDO_TYPES, SessionStarted.TYPE),
+    True: tuple(t.encode() for t in (*UNDO_TYPES, SessionStarted.TYPE)),
+}
 
 
 class _ImportCheck:
     """Checks an import's events as they go by, before the store commits any of them."""
 
-    def __init__(self, source: str, revoked: dict[str, set[str]], header: dict[str, Any]):
+    def __init__(
+        self,
+        source: str,
+        revoked: dict[str, set[str]],
+        header: dict[str, Any],
+        last_starts: dict[str, int],
+    ) -> None:
         self.source = source
         self.revoked = revoked
         self.header = header
+        self.last_starts = last_starts
+        # Each campaign's state just before its last session started (``last_starts``), and the
+        # revoked events each campaign's fold has passed over so far.
+        self.session_starts: dict[str, CampaignState] = {}
+        self.skipped: dict[str, set[str]] = {}
         self.checks: dict[str, LogCheck] = {}
         self.heads: dict[str, tuple[int, str]] = {}
         # Campaigns whose rule system is not installed here: their chains are checked, their
@@ -338,6 +361,14 @@ class _ImportCheck:
             if not isinstance(event.data, CampaignCreated):
                 self.refuse(number, "begins a campaign with something else than its creation")
             check = self.checks[cid] = LogCheck(refold_state(cid, self.revoked.get(cid, ())))
+        revoked = check.walk.revoked
+        if event.version == self.last_starts.get(cid) and event.type == SessionStarted.TYPE:
+            start = self.session_starts[cid] = check.walk.copy()
+            # What it skipped so far, not what later undos revoke: a look back to before those
+            # undos starts from it too.
+            start.revoked = set(self.skipped.get(cid, ()))
+        if event.event_id in revoked:
+            self.skipped.setdefault(cid, set()).add(event.event_id)
         try:
             problem = check(event)
         except UnknownSystem:

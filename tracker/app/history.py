@@ -9,6 +9,7 @@ an undone steel-yourself. Such an undo is refused naming those events, unless ``
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
@@ -315,15 +316,31 @@ class History:
                 if session is not None
                 else "No session has been played yet; `tracker session start` begins one."
             )
-        events = (
-            self.table.player_events() if player_view else self.table.store.read(state.campaign_id)
+        if player_view:
+            # The players' walk folds their stream alone, where a sealed event changed nothing:
+            # no snapshot holds that, so it reads the log from the first event.
+            walk = refold_state(state.campaign_id, state.revoked)
+            return state, self._replay_lines(state, session, walk, self.table.player_events())
+        span = self.table.store.session_span(state.campaign_id, session)
+        if span is None:
+            return state, iter(())
+        first, last = span
+        # The state just before the session, from the snapshot taken as it began when one
+        # agrees: a replay of tonight reads tonight's events, not the whole log.
+        walk = self.table.refold(state.revoked, until_version=first - 1)
+        walk.fixed_revoked = True
+        events = self.table.store.read(
+            state.campaign_id, after_version=first - 1, until_version=last
         )
-        return state, self._replay_lines(state, session, events)
+        return state, self._replay_lines(state, session, walk, events)
 
     def _replay_lines(
-        self, state: CampaignState, session: int, events: Iterator[StoredEvent]
+        self,
+        state: CampaignState,
+        session: int,
+        walk: CampaignState,
+        events: Iterator[StoredEvent],
     ) -> Iterator[ReplayLine]:
-        walk = refold_state(state.campaign_id, state.revoked)
         for event in events:
             if event.session_id != session:
                 apply(walk, event)
@@ -346,11 +363,23 @@ class History:
         row = self.table.campaign()
         target = self._moment(row.campaign_id, when)
         # The undos logged by then decide what was in force; later ones had not happened.
-        undos = fold(
-            self.table.store.read(row.campaign_id, until_version=target.version, types=UNDO_TYPES),
-            row.campaign_id,
-        )
-        return self.table.loader.refold(row, undos.revoked, target.version), target
+        # With none since (a look back within the evening, mostly), that is what is in force
+        # now; else they are read up to the moment, through the type index.
+        store = self.table.store
+        with closing(
+            store.read(row.campaign_id, after_version=target.version, types=UNDO_TYPES, sparse=True)
+        ) as since:
+            undone_since = next(since, None) is not None
+        if not undone_since:
+            revoked = self.table.state(row).revoked
+        else:
+            revoked = fold(
+                store.read(
+                    row.campaign_id, until_version=target.version, types=UNDO_TYPES, sparse=True
+                ),
+                row.campaign_id,
+            ).revoked
+        return self.table.loader.refold(row, revoked, target.version), target
 
     def _moment(self, campaign_id: str, when: str) -> StoredEvent:
         try:

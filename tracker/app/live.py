@@ -148,7 +148,7 @@ class Live:
                 else self.table.store.read(self.campaign_id, session_id=session.number)
             )
             # The rows need each character's name, which their CharacterAdded events give.
-            named = self.table.store.read(self.campaign_id, types=["CharacterAdded"])
+            named = self.table.store.read(self.campaign_id, types=["CharacterAdded"], sparse=True)
             rows = [
                 r
                 for r in roll_rows(

@@ -2,10 +2,11 @@
 folded on top, and a refold when an undo or a redo changed which events count.
 
 Snapshots are a cache: one is stored every ``SNAPSHOT_EVERY`` events (the one before the newest
-is kept too) and as each session starts. A refold starts from the newest snapshot whose revoked
-events agree with the ones asked for, so taking back a slip reads the running session, not the
-whole log. The shell keeps each campaign's state in memory between commands (``warm``), folding
-only what other writers appended since.
+is kept too), after every refold an undo or a redo caused, and as each session starts. A refold
+starts from the newest snapshot whose revoked events agree with the ones asked for, so taking
+back a slip reads the running session, not the whole log, and the commands after it start from
+the refolded state. The shell keeps each campaign's state in memory between commands
+(``warm``), folding only what other writers appended since.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ CAMPAIGN_SNAPSHOT = "campaign"
 PRIOR_SNAPSHOT = "campaign-prior"
 # The state as the running session began: undo, redo and a refold within the session start here.
 SESSION_SNAPSHOT = "session-start"
+# The state an undo or a redo was last refolded to: the commands after it start from here. Kept
+# apart from the campaign snapshot and the one before it, which stay as the starts that agree
+# with a redo of that undo or the undo of an event before it.
+REFOLDED_SNAPSHOT = "campaign-refolded"
 
 
 def _from_cache(doc: dict) -> CampaignState | None:
@@ -73,7 +78,9 @@ class StateLoader:
             return warm
         # Either stored snapshot is a fair start: an undo in the tail refolds (below) anyway.
         cached = self.store.load_snapshot(
-            row.campaign_id, (CAMPAIGN_SNAPSHOT, SESSION_SNAPSHOT), PROJECTION_VERSION
+            row.campaign_id,
+            (CAMPAIGN_SNAPSHOT, REFOLDED_SNAPSHOT, SESSION_SNAPSHOT),
+            PROJECTION_VERSION,
         )
         state = _from_cache(cached[1]) if cached else None
         if state is None:
@@ -84,22 +91,23 @@ class StateLoader:
             head = self.store.head(row.campaign_id).version
             state = self.refold(row, self.revoked(row, head), until_version=head)
         start = cached[0] if cached else 0
-        state, from_first = self._fold_on(row, state)
-        if from_first or state.version - start >= SNAPSHOT_EVERY:
+        state, refolded = self._fold_on(row, state)
+        if state.version - start >= SNAPSHOT_EVERY:
             self.save(state)
+        elif refolded:
+            self.save(state, REFOLDED_SNAPSHOT)
         if self.warm:
             self._warm[row.campaign_id] = state
         return state
 
     def _fold_on(self, row: CampaignRow, state: CampaignState) -> tuple[CampaignState, bool]:
-        """``state`` with the events since it folded on, and whether that took a fold from the
-        first event: after an undo or a redo it is refolded (from a snapshot that agrees, when
-        one does) up to the event folded last, and what was logged since is folded on.
+        """``state`` with the events since it folded on, and whether that took a refold: after
+        an undo or a redo it is refolded (from a snapshot that agrees, when one does) up to the
+        event folded last, and what was logged since is folded on.
 
-        Only a fold from the first event is worth a new snapshot. The snapshot a refold started
-        from stays as it is: the next undo or redo of a recent event starts from it too, where a
-        snapshot at the head, holding this undo, would not agree with a redo of it."""
-        from_first = False
+        A refolded state is worth a snapshot of its own (``REFOLDED_SNAPSHOT``): without one,
+        every later command would refold the same events again."""
+        refolded = False
         while True:
             # Stop at the first undo or redo: what follows it may rest on what it changed (a
             # redo puts back a character a later event names), so it is folded only after.
@@ -111,16 +119,17 @@ class StateLoader:
                     if state.needs_refold:
                         break
             if not state.needs_refold:
-                return state, from_first
-            state, scratch = self._refold(row, state.revoked, state.version)
-            from_first = from_first or scratch
+                return state, refolded
+            state = self._refold(row, state.revoked, state.version)
+            refolded = True
 
     def settle(self, row: CampaignRow, state: CampaignState) -> CampaignState:
         """``state`` after an undo or a redo was folded into it: refolded (from a snapshot that
         agrees) so it shows what counts now, and kept warm in its place."""
         if not state.needs_refold:
             return state
-        state = self._refold(row, state.revoked, state.version)[0]
+        state = self._refold(row, state.revoked, state.version)
+        self.save(state, REFOLDED_SNAPSHOT)
         if self.warm:
             self._warm[row.campaign_id] = state
         return state
@@ -133,11 +142,11 @@ class StateLoader:
         It starts from a stored snapshot when one agrees with ``revoked`` (the one taken at the
         running session's start serves an undo within the session), else from the first event.
         """
-        return self._refold(row, revoked, until_version)[0]
+        return self._refold(row, revoked, until_version)
 
     def _refold(
         self, row: CampaignRow, revoked: Iterable[str], until_version: int | None
-    ) -> tuple[CampaignState, bool]:
+    ) -> CampaignState:
         revoked = set(revoked)
         base = self._base_state(row, revoked, until_version)
         state = base or refold_state(row.campaign_id, revoked)
@@ -149,7 +158,7 @@ class StateLoader:
         fold(self._metered(events, row, state.version, until_version), row.campaign_id, state)
         state.fixed_revoked = False
         state.needs_refold = False
-        return state, base is None
+        return state
 
     def _base_state(
         self, row: CampaignRow, revoked: set[str], until_version: int | None
@@ -158,7 +167,7 @@ class StateLoader:
         exactly the events of ``revoked`` it had seen: it revoked none that ``revoked`` keeps,
         and every event of ``revoked`` it did not skip comes after it."""
         best: CampaignState | None = None
-        for name in (CAMPAIGN_SNAPSHOT, PRIOR_SNAPSHOT, SESSION_SNAPSHOT):
+        for name in (CAMPAIGN_SNAPSHOT, REFOLDED_SNAPSHOT, PRIOR_SNAPSHOT, SESSION_SNAPSHOT):
             cached = self.store.load_snapshot(row.campaign_id, name, PROJECTION_VERSION)
             if cached is None or (until_version is not None and cached[0] > until_version):
                 continue
@@ -196,7 +205,9 @@ class StateLoader:
     def revoked(self, row: CampaignRow, until_version: int) -> set[str]:
         """The events the campaign's undos and redos up to ``until_version`` leave revoked,
         read from those alone."""
-        undos = self.store.read(row.campaign_id, until_version=until_version, types=UNDO_TYPES)
+        undos = self.store.read(
+            row.campaign_id, until_version=until_version, types=UNDO_TYPES, sparse=True
+        )
         return fold(undos, row.campaign_id).revoked
 
     def save(self, state: CampaignState, name: str = CAMPAIGN_SNAPSHOT) -> None:

@@ -156,7 +156,7 @@ class Table:
 
     def revealed(self, campaign: CampaignRow) -> set[str]:
         """The secret events the GM has revealed to the players."""
-        reveals = self.store.read(campaign.campaign_id, types=[EventsRevealed.TYPE])
+        reveals = self.store.read(campaign.campaign_id, types=[EventsRevealed.TYPE], sparse=True)
         return {i for e in reveals if isinstance(e.data, EventsRevealed) for i in e.data.event_ids}
 
     def player_events(

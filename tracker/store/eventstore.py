@@ -102,6 +102,34 @@ def versions_of(event_ids: list[str]) -> Select:
     return select(events.c.campaign_id, events.c.version).where(events.c.event_id.in_(event_ids))
 
 
+def read_query(
+    campaign_id: str,
+    *,
+    after_version: int = 0,
+    until_version: int | None = None,
+    session_id: int | None = None,
+    types: Iterable[str] | None = None,
+    sparse: bool = False,
+    newest_first: bool = False,
+) -> Select:
+    """The statement behind ``EventStore.read``."""
+    query = select(events).where(
+        events.c.campaign_id == campaign_id, events.c.version > after_version
+    )
+    if until_version is not None:
+        query = query.where(events.c.version <= until_version)
+    if session_id is not None:
+        query = query.where(events.c.session_id == session_id)
+    if types is not None:
+        query = query.where(events.c.type.in_(list(types)))
+    order = events.c.version
+    if types is not None and sparse:
+        # An expression SQLite cannot read from the version index, so it plans on the type
+        # index and sorts the few rows that match.
+        order = order + 0
+    return query.order_by(order.desc() if newest_first else order)
+
+
 class EventStore:
     """The log of every campaign in one database."""
 
@@ -281,23 +309,28 @@ class EventStore:
         until_version: int | None = None,
         session_id: int | None = None,
         types: Iterable[str] | None = None,
+        sparse: bool = False,
         newest_first: bool = False,
     ) -> Iterator[StoredEvent]:
         """The campaign's events in version order (``newest_first`` reverses it), streamed in
         batches; ``types`` keeps only events of those types (filtered in SQL, so the rest are
-        never parsed)."""
-        query = select(events).where(
-            events.c.campaign_id == campaign_id, events.c.version > after_version
+        never parsed).
+
+        ``sparse`` says those types are a small part of the log (undos, reveals, sessions): they
+        are then found through the type index and sorted, touching only them. Without it, a
+        read of several types walks the campaign in version order, which suits types that are
+        much of the log (rolls) and keeps a sort of them out of memory."""
+        query = read_query(
+            campaign_id,
+            after_version=after_version,
+            until_version=until_version,
+            session_id=session_id,
+            types=types,
+            sparse=sparse,
+            newest_first=newest_first,
         )
-        if until_version is not None:
-            query = query.where(events.c.version <= until_version)
-        if session_id is not None:
-            query = query.where(events.c.session_id == session_id)
-        if types is not None:
-            query = query.where(events.c.type.in_(list(types)))
-        order = events.c.version.desc() if newest_first else events.c.version
         with self.engine.connect() as conn:
-            yield from self._rows(conn, query.order_by(order))
+            yield from self._rows(conn, query)
 
     def read_all(self, *, after_position: int = 0) -> Iterator[StoredEvent]:
         """Every event in the database in position order (the global replay order)."""
@@ -436,6 +469,16 @@ class EventStore:
         )
         with self.engine.connect() as conn:
             return dict(conn.execute(query).all())
+
+    def session_span(self, campaign_id: str, session_id: int) -> tuple[int, int] | None:
+        """The first and last version the session logged (None when it logged nothing), read
+        through the session index: the session's own events, never the whole log."""
+        query = select(func.min(events.c.version), func.max(events.c.version)).where(
+            events.c.campaign_id == campaign_id, events.c.session_id == session_id
+        )
+        with self.engine.connect() as conn:
+            first, last = conn.execute(query).one()
+        return None if first is None else (first, last)
 
     def session_counts_among(self, campaign_id: str, event_ids: Iterable[str]) -> dict[int, int]:
         """How many of ``event_ids`` each session of the campaign logged."""

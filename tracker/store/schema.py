@@ -19,7 +19,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-KNOWN_REVISIONS: tuple[str, ...] = ("0001", "0002", "0003")
+KNOWN_REVISIONS: tuple[str, ...] = ("0001", "0002", "0003", "0004")
 HEAD_REVISION = KNOWN_REVISIONS[-1]
 
 metadata = MetaData()
@@ -55,6 +55,9 @@ events = Table(
     sqlite_autoincrement=True,
 )
 Index("ix_events_campaign_session", events.c.campaign_id, events.c.session_id)
+# The few events that decide what the rest mean (undos, reveals, sessions), read without a walk
+# of the whole campaign (``EventStore.read(sparse=True)``).
+Index("ix_events_campaign_type", events.c.campaign_id, events.c.type, events.c.version)
 
 # A disposable cache: one row per campaign and projection version, replaced as the log grows.
 snapshots = Table(
