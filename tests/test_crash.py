@@ -259,18 +259,20 @@ def test_several_processes_logging_at_once_lose_and_duplicate_nothing(shared_db)
     assert_sound(crash_db)
 
 
-def test_a_writer_that_keeps_colliding_decides_under_the_write_lock(tmp_path):
+def test_a_writer_decides_on_the_head_it_holds_the_lock_on(tmp_path):
+    """Another writer logs between this one's read of the state and its lock: what it logged
+    is folded on under the lock, the command decides on that head, and nothing collides."""
     path = str(tmp_path / "busy.db")
     mine, other = Tracker(path), Tracker(path)
     mine.campaigns.campaign_new("Busy", "glintlock")
     mine.campaigns.character_add("Wren", stats=["Grit=3"])
     mine.campaigns.session_start("Crowded table")
+    other.tracks.stress("Wren", 1, cause="the cold")
     read_state = mine.loader.state
 
     def state_then_someone_else_writes(row):
         state = read_state(row)
-        if not mine.loader._paused:  # outside the lock another writer always gets in first
-            other.tracks.note("someone else was quicker")
+        other.tracks.stress("Wren", 2, cause="someone else was quicker")
         return state
 
     mine.loader.state = state_then_someone_else_writes
@@ -279,7 +281,9 @@ def test_a_writer_that_keeps_colliding_decides_under_the_write_lock(tmp_path):
     events = list(mine.store.read(mine.campaign().campaign_id))
     assert [e.version for e in events] == list(range(1, len(events) + 1))
     assert events[-1].event_id == logged.event.event_id
-    assert sum(e.type == "NoteAdded" for e in events) == 2  # the two optimistic attempts
-    assert mine.state().character("Wren").stress == 2
+    assert [e.type for e in events].count("StressChanged") == 3  # one attempt, no retry
+    # Decided on the other writer's stress: 1 + 2 + 2.
+    assert logged.state.character("Wren").stress == 5
+    assert mine.state().character("Wren").stress == 5
     mine.close()
     other.close()

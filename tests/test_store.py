@@ -281,6 +281,28 @@ class EventStoreContract:
                     versions = [e.version for e in found]
                     assert versions == sorted(versions, reverse=newest_first)
 
+    def test_reads_in_pages_give_every_event_once_in_order(self, store, campaign, monkeypatch):
+        from tracker.store import eventstore
+
+        monkeypatch.setattr(eventstore, "READ_BATCH", 4)
+        store.append(campaign, [note(i) for i in range(1, 15)], expected_version=1)
+        versions = list(range(1, 16))
+        assert [e.version for e in store.read(campaign)] == versions
+        assert [e.version for e in store.read(campaign, newest_first=True)] == versions[::-1]
+        assert [e.version for e in store.read(campaign, after_version=4)] == versions[4:]
+        window = store.read(campaign, after_version=2, until_version=12, newest_first=True)
+        assert [e.version for e in window] == list(range(12, 2, -1))
+        assert [e.version for e in store.read(campaign, after_version=3, until_version=7)] == [
+            4,
+            5,
+            6,
+            7,
+        ]
+        mine = [e for e in store.read_all() if e.campaign_id == campaign]
+        assert [e.version for e in mine] == versions
+        positions = [e.position for e in store.read_all()]
+        assert positions == sorted(set(positions))
+
     def test_a_campaign_name_is_taken_only_once(self, store, campaign):
         name = next(c.name for c in store.campaigns() if c.campaign_id == campaign)
         with pytest.raises(Refused, match="already exists"):
@@ -454,6 +476,27 @@ class TestPostgresEventStore(EventStoreContract):
     def test_an_event_for_an_unknown_campaign_violates_the_foreign_key(self, store):
         with pytest.raises(NotFound):
             store.append(str(uuid.uuid4()), [note(1)], expected_version=0)
+
+    def test_a_connection_the_server_dropped_while_idle_is_replaced(
+        self, engine, store, campaign, monkeypatch
+    ):
+        """A writer logging one event after another is not asked to ping first; one that sat
+        idle (the shell between commands) is, and a connection the server has dropped meanwhile
+        (a restart) gives way to a fresh one instead of failing the command."""
+        from tracker.store import engine as engine_module
+
+        store.append(campaign, [note(1)], expected_version=1)
+        with engine.connect() as conn:
+            mine = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+        killer = create_engine(engine.url)
+        with killer.connect() as conn:
+            conn.exec_driver_sql(f"SELECT pg_terminate_backend({mine})")
+            conn.commit()
+        killer.dispose()
+        monkeypatch.setattr(engine_module, "IDLE_PING_S", 0.0)
+        [stored] = store.append(campaign, [note(2)], expected_version=2)
+        assert stored.version == 3
+        assert [e.version for e in store.read(campaign)] == [1, 2, 3]
 
     def test_a_reader_tailing_by_position_never_skips_a_later_commit(self, engine, store, campaign):
         # The first writer has inserted its event (its position is taken) but not committed; a

@@ -1,19 +1,16 @@
 """The decide-and-append loop every command that logs goes through.
 
-A command reads the campaign's state, decides the events from it (raising a domain error when the
-rules or the state refuse: nothing is appended then), and appends them with the state's version
-as the expected version. When another writer got in first, it decides again on the fresh state;
-after two collisions it decides holding the write lock, so it is not turned away for losing
-races. What it logged comes back as a ``Logged``: the state after it, the stored events, the
+A command reads the campaign's state, then, holding the write lock, folds on what other writers
+logged meanwhile, decides the events from it (raising a domain error when the rules or the state
+refuse: nothing is appended then), and appends them with the state's version as the expected
+version. What it logged comes back as a ``Logged``: the state after it, the stored events, the
 document the command shows, and the obligations the events opened and discharged.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import random
 import secrets
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,16 +19,12 @@ import msgspec
 from sqlalchemy.exc import DatabaseError
 
 from tracker.app.loading import StateLoader
-from tracker.errors import ConcurrencyError, Refused
+from tracker.errors import Refused
 from tracker.events import EventPayload, NewEvent, StoredEvent, encode
+from tracker.events.envelope import GENESIS_HASH
 from tracker.projections.campaign import CampaignState, Obligation, apply
 from tracker.store.engine import storage_error
 from tracker.store.eventstore import CampaignRow, EventStore
-
-APPEND_ATTEMPTS = 8
-# Attempts that decide without a lock before the rest decide holding the write lock.
-OPTIMISTIC_ATTEMPTS = 2
-APPEND_BACKOFF = 0.02  # seconds, times the attempt number
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,46 +111,31 @@ class Appender:
         self, row: CampaignRow, decide: Decide
     ) -> tuple[CampaignState, list[StoredEvent], Decision]:
         """Decide on ``row``'s state and append; the state after, the stored events, and the
-        decision."""
-        for attempt in range(APPEND_ATTEMPTS):
-            try:
-                if attempt < OPTIMISTIC_ATTEMPTS:
-                    state = self.loader.state(row)
-                    # Read before deciding: a decision that looks at the state again (warm in
-                    # the shell) may fold newer events into it, and must then collide.
-                    expected = state.version
-                    decision = decide(state)
-                    stored = self.store.append(row.campaign_id, decision.events, expected)
-                else:
-                    # Still colliding: decide with the write lock held, so nobody moves the log
-                    # between reading the state and appending to it.
-                    state, stored, decision = self._locked(row, decide)
-            except ConcurrencyError:
-                if attempt == APPEND_ATTEMPTS - 1:
-                    raise
-                # Writers that collided would collide again at once: step apart at random.
-                time.sleep(random.uniform(0, APPEND_BACKOFF * (attempt + 1)))
-                continue
-            except DatabaseError as exc:
-                # The transaction rolled back: nothing of the batch is in the log.
-                raise storage_error(exc, self.location) from None
-            for event in stored:
-                apply(state, event)
-            # An undo or a redo changed which events count: what the command reports (the
-            # obligations it took back or put back) is read from the state refolded.
-            state = self.loader.settle(row, state)
-            return state, stored, decision
-        raise AssertionError("unreachable")
+        decision.
 
-    def _locked(
-        self, row: CampaignRow, decide: Decide
-    ) -> tuple[CampaignState, list[StoredEvent], Decision]:
-        # A snapshot write inside the block would wait for the block's own lock.
-        with self.loader.snapshots_paused(), self.store.writing(row.campaign_id) as append:
-            state = self.loader.state(row)
-            expected = state.version
-            decision = decide(state)
-            return state, append(decision.events, expected), decision
+        The state is loaded first, without the lock (a fold of a long tail, or of the whole log
+        when no snapshot serves, holds no other writer up). Then, holding the write lock, the
+        events other writers logged meanwhile are folded on, the command decides on that head,
+        and its events are appended, all through one connection: writers never collide, and
+        none is turned away for losing a race.
+        """
+        # Kept warm (the shell), it is caught up under the lock alone.
+        state = self.loader.held(row) or self.loader.state(row)
+        try:
+            with self.loader.snapshots_deferred(), self.store.writing(row.campaign_id) as append:
+                state = self.loader.catch_up(row, state)
+                decision = decide(state)
+                # Caught up under the lock, the state's head is the log's.
+                stored = append(decision.events, state.version, state.head_hash or GENESIS_HASH)
+        except DatabaseError as exc:
+            # The transaction rolled back: nothing of the batch is in the log.
+            raise storage_error(exc, self.location) from None
+        for event in stored:
+            apply(state, event)
+        # An undo or a redo changed which events count: what the command reports (the
+        # obligations it took back or put back) is read from the state refolded.
+        state = self.loader.settle(row, state)
+        return state, stored, decision
 
 
 def logged(

@@ -62,6 +62,7 @@ class StateLoader:
         self.warm = False
         self._warm: dict[str, CampaignState] = {}
         self._paused = False
+        self._deferred: list[tuple] | None = None
         # Told how a fold of a long log goes (see ``tracker.app.progress``); None hears nothing.
         self.meter: Meter | None = None
 
@@ -122,6 +123,21 @@ class StateLoader:
                 return state, refolded
             state = self._refold(row, state.revoked, state.version)
             refolded = True
+
+    def held(self, row: CampaignRow) -> CampaignState | None:
+        """The campaign's state as kept in memory (the shell's), without asking the database
+        what was logged since; None when none is kept."""
+        return self._warm.get(row.campaign_id) if self.warm else None
+
+    def catch_up(self, row: CampaignRow, state: CampaignState) -> CampaignState:
+        """``state`` (loaded by ``state``) with what was logged since folded on: refolded when
+        that holds an undo or a redo, and kept warm in its place."""
+        state, refolded = self._fold_on(row, state)
+        if refolded:
+            self.save(state, REFOLDED_SNAPSHOT)
+        if self.warm:
+            self._warm[row.campaign_id] = state
+        return state
 
     def settle(self, row: CampaignRow, state: CampaignState) -> CampaignState:
         """``state`` after an undo or a redo was folded into it: refolded (from a snapshot that
@@ -214,23 +230,44 @@ class StateLoader:
         """Store ``state`` as the campaign's snapshot ``name`` (a cache: failures are silent)."""
         if self._paused:
             return
+        snapshot = (
+            state.campaign_id,
+            name,
+            PROJECTION_VERSION,
+            state.version,
+            state.head_hash,
+            to_snapshot(state),
+        )
+        if self._deferred is not None:
+            self._deferred.append(snapshot)
+            return
+        self._write(snapshot)
+
+    def _write(self, snapshot: tuple) -> None:
         # The snapshot is only a cache: a read-only or busy database still answers.
         with contextlib.suppress(DatabaseError):
+            name = snapshot[1]
             self.store.save_snapshot(
-                state.campaign_id,
-                name,
-                PROJECTION_VERSION,
-                state.version,
-                state.head_hash,
-                to_snapshot(state),
-                keep_previous_as=PRIOR_SNAPSHOT if name == CAMPAIGN_SNAPSHOT else None,
+                *snapshot, keep_previous_as=PRIOR_SNAPSHOT if name == CAMPAIGN_SNAPSHOT else None
             )
 
     @contextlib.contextmanager
     def snapshots_paused(self) -> Iterator[None]:
-        """No snapshot is written in the block: one would wait for the block's own write lock."""
+        """No snapshot is written in the block (a Tab only reads)."""
         self._paused = True
         try:
             yield
         finally:
             self._paused = False
+
+    @contextlib.contextmanager
+    def snapshots_deferred(self) -> Iterator[None]:
+        """Snapshots taken in the block are written when it ends, as they were when taken: one
+        written inside a write block would wait for the block's own lock."""
+        self._deferred = []
+        try:
+            yield
+        finally:
+            taken, self._deferred = self._deferred, None
+        for snapshot in taken:
+            self._write(snapshot)

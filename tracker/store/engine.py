@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, event, text
 from sqlalchemy import create_engine as _create_engine
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
+from sqlalchemy.exc import ArgumentError, DatabaseError, DisconnectionError, NoSuchModuleError
 
 from tracker.errors import BadInput, StorageError
 
@@ -126,7 +127,9 @@ def create_engine_for(url: str) -> Engine:
             engine = _create_engine(url)
             _configure_sqlite(engine)
             return engine
-        return _create_engine(url, pool_pre_ping=True)
+        engine = _create_engine(url)
+        _ping_after_idle(engine)
+        return engine
     except ValueError:  # a URL SQLAlchemy cannot take apart: a port that is no number, say
         raise BadInput(
             "The --db URL cannot be read; check its port and write @, : and / in the password "
@@ -140,6 +143,32 @@ def create_engine_for(url: str) -> Engine:
             f"No installed database driver reads {scheme!r} URLs; give --db a file path, or "
             "install the driver for the URL."
         ) from None
+
+
+# A pooled server connection idle this long is asked whether it still works before it is used
+# again (the server may have restarted meanwhile, or a firewall dropped it). One used moments ago
+# is not: a writer logging one event after another would otherwise pay a round trip each time.
+IDLE_PING_S = 10.0
+
+
+def _ping_after_idle(engine: Engine) -> None:
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(_dbapi_connection, record) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _on_checkout(dbapi_connection, record, _proxy) -> None:
+        since = record.info.get("idle_since")
+        if since is None or time.monotonic() - since < IDLE_PING_S:
+            return
+        try:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("SELECT 1")
+            cursor.close()
+            dbapi_connection.rollback()
+        except Exception as exc:
+            # The pool drops this connection and checks out a fresh one.
+            raise DisconnectionError() from exc
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -164,38 +193,37 @@ def _configure_sqlite(engine: Engine) -> None:
             conn.exec_driver_sql("BEGIN")
 
 
-def lock_writers(conn: Connection) -> None:
+def lock_writers(conn: Connection, appending_to: str | None = None) -> None:
     """Wait for, and hold until the transaction ends, the lock that serializes tracker's writers.
 
     Called first in every transaction that inserts events or migrates. On PostgreSQL it takes a
     transaction-scoped advisory lock, so statements after it see every earlier writer's commit
     and sequence values follow commit order; on SQLite ``BEGIN IMMEDIATE`` already holds the
     database's single write lock, so there is nothing to do.
+
+    A transaction that appends to the campaign ``appending_to`` also tells whoever listens
+    (``tracker serve``) that its log grew, in the same statement: PostgreSQL delivers the
+    notification when the transaction commits, and never if it rolls back. SQLite has no such
+    thing; a follower looks at the file instead.
     """
-    if conn.dialect.name == "postgresql":
+    if conn.dialect.name != "postgresql":
+        return
+    if appending_to is None:
         conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": WRITERS_LOCK_KEY})
+    else:
+        conn.execute(
+            text("SELECT pg_advisory_xact_lock(:key), pg_notify(:channel, :campaign)"),
+            {"key": WRITERS_LOCK_KEY, "channel": APPENDED, "campaign": appending_to},
+        )
 
 
 # The channel an append notifies on PostgreSQL, with the campaign's id as the payload.
 APPENDED = "tracker_appended"
 
 
-def notify_appended(conn: Connection, campaign_id: str) -> None:
-    """Tell whoever listens (``tracker serve``) that the campaign's log grew. PostgreSQL
-    delivers the notification when the transaction commits, and never if it rolls back; SQLite
-    has no such thing, and a follower looks at the file instead."""
-    if conn.dialect.name == "postgresql":
-        conn.execute(
-            text("SELECT pg_notify(:channel, :campaign)"),
-            {
-                "channel": APPENDED,
-                "campaign": campaign_id,
-            },
-        )
-
-
 def listen_appended(url: str) -> Any:
-    """A PostgreSQL connection (psycopg, autocommit) listening for ``notify_appended``."""
+    """A PostgreSQL connection (psycopg, autocommit) listening for what appends notify
+    (``lock_writers``)."""
     import psycopg
     from sqlalchemy.engine import make_url
 

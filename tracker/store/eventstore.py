@@ -10,10 +10,12 @@ happens, so no reader interprets a stored payload by itself.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import msgspec
 from sqlalchemy import Connection, Engine, Select, func, insert, select
@@ -34,7 +36,6 @@ from tracker.store.engine import (
     WRITE,
     after_explicit_positions,
     lock_writers,
-    notify_appended,
 )
 from tracker.store.schema import campaigns, events, settings, snapshots
 
@@ -111,8 +112,9 @@ def read_query(
     types: Iterable[str] | None = None,
     sparse: bool = False,
     newest_first: bool = False,
+    limit: int | None = None,
 ) -> Select:
-    """The statement behind ``EventStore.read``."""
+    """The statement behind ``EventStore.read`` (one page of it, given a ``limit``)."""
     query = select(events).where(
         events.c.campaign_id == campaign_id, events.c.version > after_version
     )
@@ -127,7 +129,8 @@ def read_query(
         # An expression SQLite cannot read from the version index, so it plans on the type
         # index and sorts the few rows that match.
         order = order + 0
-    return query.order_by(order.desc() if newest_first else order)
+    query = query.order_by(order.desc() if newest_first else order)
+    return query if limit is None else query.limit(limit)
 
 
 class EventStore:
@@ -135,6 +138,19 @@ class EventStore:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        # The connection of the write block this thread is in (``writing``), which every read
+        # in the block goes through: one connection a command, and on PostgreSQL one ping.
+        self._local = threading.local()
+        self._found: dict[str, CampaignRow] = {}
+
+    @contextmanager
+    def _reading(self) -> Iterator[Connection]:
+        pinned = getattr(self._local, "conn", None)
+        if pinned is not None:
+            yield pinned
+            return
+        with self.engine.connect() as conn:
+            yield conn
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -145,7 +161,7 @@ class EventStore:
         if len(name) > NAME_MAX:
             raise BadInput(f"A campaign name has at most {NAME_MAX} characters; shorten it.")
         with self.engine.connect().execution_options(**WRITE) as conn:
-            lock_writers(conn)
+            lock_writers(conn, appending_to=campaign_id)
             names = conn.execute(select(campaigns.c.name)).scalars()
             taken = next((n for n in names if n.casefold() == name.casefold()), None)
             if taken:
@@ -170,7 +186,7 @@ class EventStore:
         """
         try:
             with self.engine.connect().execution_options(**WRITE) as conn:
-                lock_writers(conn)
+                lock_writers(conn, appending_to=campaign_id)
                 stored = self._append(conn, campaign_id, batch, expected_version)
                 conn.commit()
         except IntegrityError as exc:
@@ -178,38 +194,44 @@ class EventStore:
         return stored
 
     @contextmanager
-    def writing(
-        self, campaign_id: str
-    ) -> Iterator[Callable[[Sequence[NewEvent], int], list[StoredEvent]]]:
-        """Hold the write lock for the whole block and give it an ``append(batch, expected)``
-        that writes in the locked transaction, committed when the block ends.
+    def writing(self, campaign_id: str) -> Iterator[Callable[..., list[StoredEvent]]]:
+        """Hold the write lock for the whole block and give it an
+        ``append(batch, expected, prev_hash=None)`` that writes in the locked transaction,
+        committed when the block ends.
 
         While the lock is held no other writer can log, so a state read inside the block (with
-        the store's other methods) is still the head when the block appends. The block must not
+        the store's other methods, which read through the block's own connection) is still the
+        head when the block appends. A block that read the log up to its head that way gives
+        the head's hash as ``prev_hash``: its read was the check, so the head is not read
+        again, and its freshly made events are not looked for as a re-send. The block must not
         write by any other means: on SQLite that would wait for its own lock.
         """
         try:
             with self.engine.connect().execution_options(**WRITE) as conn:
                 conn.begin()  # on SQLite, BEGIN IMMEDIATE: the lock is taken here, not later
-                lock_writers(conn)
-                yield lambda batch, expected: self._append(conn, campaign_id, batch, expected)
+                lock_writers(conn, appending_to=campaign_id)
+                self._local.conn = conn
+                try:
+                    yield lambda batch, expected, prev_hash=None: self._append(
+                        conn, campaign_id, batch, expected, prev_hash
+                    )
+                finally:
+                    self._local.conn = None
                 conn.commit()
         except IntegrityError as exc:
             raise _collision(exc, campaign_id) from exc
 
-    def _append(
+    def _checked_head(
         self, conn: Connection, campaign_id: str, batch: Sequence[NewEvent], expected: int
-    ) -> list[StoredEvent]:
-        if not batch:
-            return []
+    ) -> str | list[StoredEvent]:
+        """The hash of the head the batch follows, once the head is where the caller expects;
+        or the batch as stored, when every event of it already is (a re-send)."""
         ids = [e.event_id for e in batch]
         seen = conn.execute(select(events.c.event_id).where(events.c.event_id.in_(ids))).first()
         known = (
             {
                 s.event_id: s
-                for s in self._rows(
-                    conn, select(events).where(events.c.event_id.in_(ids)), stream=False
-                )
+                for s in self._rows(conn, select(events).where(events.c.event_id.in_(ids)))
             }
             if seen
             else {}
@@ -226,7 +248,23 @@ class EventStore:
                 f"The campaign log moved on (version {head.version}, expected {expected}); "
                 "run the command again."
             )
-        prev = head.hash
+        return head.hash
+
+    def _append(
+        self,
+        conn: Connection,
+        campaign_id: str,
+        batch: Sequence[NewEvent],
+        expected: int,
+        prev_hash: str | None = None,
+    ) -> list[StoredEvent]:
+        if not batch:
+            return []
+        if prev_hash is None:
+            prev_hash = self._checked_head(conn, campaign_id, batch, expected)
+            if not isinstance(prev_hash, str):
+                return prev_hash  # a re-sent batch, as it was stored
+        prev = prev_hash
         rows = []
         out = []
         recorded = now_utc()
@@ -254,19 +292,13 @@ class EventStore:
                 data = decode(new.type, new.schema_version, new.payload)
             out.append((fields, digest, data, raw))
             prev = digest
-        conn.execute(insert(events), rows)
-        notify_appended(conn, campaign_id)
         # Only the positions are new to us: the rest of each stored event is already in hand.
-        positions = dict(
-            conn.execute(
-                select(events.c.version, events.c.position).where(
-                    events.c.campaign_id == campaign_id, events.c.version > expected
-                )
-            ).all()
-        )
+        positions = conn.execute(
+            insert(events).returning(events.c.position, sort_by_parameter_order=True), rows
+        ).scalars()
         return [
             StoredEvent(
-                positions[f["version"]],
+                position,
                 f["event_id"],
                 campaign_id,
                 f["version"],
@@ -281,14 +313,14 @@ class EventStore:
                 digest,
                 raw,
             )
-            for f, digest, data, raw in out
+            for position, (f, digest, data, raw) in zip(positions, out, strict=True)
         ]
 
     # -- reading -----------------------------------------------------------------------------
 
     def head(self, campaign_id: str) -> Head:
         """The stream's last version and hash (version 0 and the genesis hash when empty)."""
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             return self._head(conn, campaign_id)
 
     @staticmethod
@@ -320,31 +352,60 @@ class EventStore:
         are then found through the type index and sorted, touching only them. Without it, a
         read of several types walks the campaign in version order, which suits types that are
         much of the log (rolls) and keeps a sort of them out of memory."""
-        query = read_query(
-            campaign_id,
-            after_version=after_version,
-            until_version=until_version,
-            session_id=session_id,
-            types=types,
-            sparse=sparse,
-            newest_first=newest_first,
-        )
-        with self.engine.connect() as conn:
-            yield from self._rows(conn, query)
+        pages: dict[str, Any] = {
+            "session_id": session_id,
+            "types": types,
+            "sparse": sparse,
+            "newest_first": newest_first,
+        }
+        with self._reading() as conn:
+            if types is not None and sparse:  # a few events: one statement
+                query = read_query(
+                    campaign_id, after_version=after_version, until_version=until_version, **pages
+                )
+                yield from self._rows(conn, query)
+                return
+            # In pages, each the next by version from where the last ended: no server-side
+            # cursor (three round trips on PostgreSQL for a tail of one event), and a long log
+            # is never held whole.
+            low, high = after_version, until_version
+            while True:
+                query = read_query(
+                    campaign_id, after_version=low, until_version=high, limit=READ_BATCH, **pages
+                )
+                count = 0
+                for event in self._rows(conn, query):
+                    count += 1
+                    yield event
+                if count < READ_BATCH:
+                    return
+                if newest_first:
+                    high = event.version - 1
+                else:
+                    low = event.version
 
     def read_all(self, *, after_position: int = 0) -> Iterator[StoredEvent]:
-        """Every event in the database in position order (the global replay order)."""
-        query = select(events).where(events.c.position > after_position)
-        with self.engine.connect() as conn:
-            yield from self._rows(conn, query.order_by(events.c.position))
+        """Every event in the database in position order (the global replay order), in pages
+        as ``read`` reads them."""
+        with self._reading() as conn:
+            while True:
+                query = (
+                    select(events)
+                    .where(events.c.position > after_position)
+                    .order_by(events.c.position)
+                    .limit(READ_BATCH)
+                )
+                count = 0
+                for event in self._rows(conn, query):
+                    count += 1
+                    yield event
+                if count < READ_BATCH:
+                    return
+                after_position = event.position
 
     @staticmethod
-    def _rows(conn: Connection, query, *, stream: bool = True) -> Iterator[StoredEvent]:
-        # A statement option: ``conn.execution_options`` would change the connection itself, and
-        # on PostgreSQL turn the statements after it (inserts too) into server-side cursors. A
-        # small read inside a write (one batch) needs no cursor of its own.
-        options = {"yield_per": READ_BATCH} if stream else {}
-        result = conn.execute(query, execution_options=options)
+    def _rows(conn: Connection, query) -> Iterator[StoredEvent]:
+        result = conn.execute(query)
         # Each type's decoder for its current version, at hand: a payload in any other version,
         # or one that does not fit, goes the long way through ``decode`` (which says why).
         fast = current_decoders()
@@ -393,7 +454,7 @@ class EventStore:
 
     def find_hash(self, digest: str) -> StoredEvent | None:
         """The event whose hash is ``digest``, if the log holds one."""
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             return next(self._rows(conn, select(events).where(events.c.hash == digest)), None)
 
     def count(self, campaign_id: str | None = None, types: Iterable[str] | None = None) -> int:
@@ -402,14 +463,14 @@ class EventStore:
             query = query.where(events.c.campaign_id == campaign_id)
         if types is not None:
             query = query.where(events.c.type.in_(list(types)))
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             return conn.execute(query).scalar_one()
 
     def first_version(self, campaign_id: str, event_ids: Iterable[str]) -> int | None:
         """The lowest version among ``event_ids`` in the campaign's log (None if none is there)."""
         ids = list(event_ids)
         lowest: int | None = None
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             # In slices: a database caps the parameters one statement may carry.
             for start in range(0, len(ids), ID_SLICE):
                 for owner, version in conn.execute(versions_of(ids[start : start + ID_SLICE])):
@@ -425,8 +486,8 @@ class EventStore:
             query = select(events).where(
                 events.c.campaign_id == campaign_id, events.c.version == int(ident)
             )
-            with self.engine.connect() as conn:
-                found = next(self._rows(conn, query, stream=False), None)
+            with self._reading() as conn:
+                found = next(self._rows(conn, query), None)
             if found is None:
                 raise NotFound(f"No event {ident} in this campaign; `tracker log` lists them.")
             return found
@@ -441,8 +502,8 @@ class EventStore:
             )
             .limit(2)
         )
-        with self.engine.connect() as conn:
-            matches = list(self._rows(conn, query, stream=False))
+        with self._reading() as conn:
+            matches = list(self._rows(conn, query))
         if not matches:
             raise NotFound(f"No event {ident!r}; give its number or id from `tracker log`.")
         if len(matches) > 1:
@@ -457,8 +518,8 @@ class EventStore:
             .order_by(events.c.version.desc())
             .limit(1)
         )
-        with self.engine.connect() as conn:
-            return next(self._rows(conn, query, stream=False), None)
+        with self._reading() as conn:
+            return next(self._rows(conn, query), None)
 
     def session_counts(self, campaign_id: str) -> dict[int, int]:
         """How many events each session of the campaign logged (its start and end included)."""
@@ -467,7 +528,7 @@ class EventStore:
             .where(events.c.campaign_id == campaign_id, events.c.session_id.is_not(None))
             .group_by(events.c.session_id)
         )
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             return dict(conn.execute(query).all())
 
     def session_span(self, campaign_id: str, session_id: int) -> tuple[int, int] | None:
@@ -476,7 +537,7 @@ class EventStore:
         query = select(func.min(events.c.version), func.max(events.c.version)).where(
             events.c.campaign_id == campaign_id, events.c.session_id == session_id
         )
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             first, last = conn.execute(query).one()
         return None if first is None else (first, last)
 
@@ -495,7 +556,7 @@ class EventStore:
                 )
                 .group_by(events.c.session_id)
             )
-            with self.engine.connect() as conn:
+            with self._reading() as conn:
                 for session_id, n in conn.execute(query).all():
                     counts[session_id] = counts.get(session_id, 0) + n
         return counts
@@ -561,7 +622,7 @@ class EventStore:
         was replaced by an import or a restore) is ignored.
         """
         names = [projection] if isinstance(projection, str) else list(projection)
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             found = conn.execute(
                 select(snapshots.c.projection, snapshots.c.version, snapshots.c.head_hash)
                 .where(
@@ -609,7 +670,7 @@ class EventStore:
     def snapshots_of(self, campaign_id: str) -> list[tuple[str, int, int, str, str]]:
         """Every stored snapshot of a campaign, as stored: its projection and that projection's
         version, the version and head hash it was folded to, and its state's text."""
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             return [
                 tuple(row)
                 for row in conn.execute(
@@ -663,20 +724,27 @@ class EventStore:
     # -- campaigns and settings ----------------------------------------------------------------
 
     def campaigns(self) -> list[CampaignRow]:
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             rows = conn.execute(select(campaigns).order_by(campaigns.c.created_at)).all()
         return [CampaignRow(r.campaign_id, r.name, r.system, r.created_at) for r in rows]
 
     def find_campaign(self, name_or_id: str) -> CampaignRow | None:
-        """A campaign by id or by name, the name matched without regard to case."""
+        """A campaign by id or by name, the name matched without regard to case.
+
+        A campaign's row never changes once made (the schema refuses it), so one found is kept
+        and the next command of the same process finds it without asking the database."""
         wanted = name_or_id.casefold()
+        found = self._found.get(name_or_id) or self._found.get(wanted)
+        if found is not None:
+            return found
         for row in self.campaigns():
+            self._found[row.campaign_id] = self._found[row.name.casefold()] = row
             if row.campaign_id == name_or_id or row.name.casefold() == wanted:
-                return row
-        return None
+                found = row
+        return found
 
     def get_setting(self, key: str) -> str | None:
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             return conn.execute(select(settings.c.value).where(settings.c.key == key)).scalar()
 
     def set_setting(self, key: str, value: str) -> None:
