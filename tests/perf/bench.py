@@ -1,6 +1,7 @@
 """tracker's benchmark suite: every figure against its raw-SQLite twin, measured in the same run.
 
     python tests/perf/bench.py [--events N] [--quick] [--system glintlock|gloom|gurps] [--keep]
+                               [--no-pg]
 
 N defaults to 1,000,000 events; ``--quick`` uses 100,000. A campaign of about 20,000 events is
 played through the command handlers, then replayed to N events (see ``workload.py``). The
@@ -11,7 +12,12 @@ figures, each printed next to the same job done with plain ``sqlite3`` (``twins.
 3. ``tracker status`` and ``tracker obligations`` as one-shot processes, N events against 1,000;
 4. a logged roll, in the shell (in-process, warm) and as a one-shot process;
 5. ``tracker export rolls --format csv`` of every roll in the log;
-6. the peak memory of 2 and 5.
+6. the peak memory of 2 and 5;
+7. every command that serves the table (status, obligations, a look back, the replay of the
+   running session, undo and redo) as one-shot processes at 1,000 events and at 10,000,
+   100,000 and N, before and after a run of undos and redos;
+8. appends per second on PostgreSQL as writers are added, against a raw psycopg writer
+   (``pgwriters.py``; left out with ``--no-pg`` or when no PostgreSQL is installed).
 
 Every heavy step runs in a child process of its own (this script with ``--child``), so each
 starts cold and its peak memory is its own. The databases live in a temporary folder that is
@@ -33,7 +39,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import islice
+from itertools import islice, pairwise
 from pathlib import Path
 from typing import Any
 
@@ -413,14 +419,14 @@ def bulk_loads(bench: Bench, setup: Setup) -> list[Row]:
             n,
             loaded["seconds"],
             raw_loaded["seconds"],
-            0.6,
+            0.8,
         ),
         throughput(
             f"1b append {n:,} events, batches of {APPEND_BATCH:,}",
             n,
             appended["seconds"],
             raw_appended["seconds"],
-            0.6,
+            0.8,
         ),
     ]
 
@@ -438,7 +444,7 @@ def rebuild(bench: Bench, setup: Setup) -> tuple[list[Row], Ran, Ran]:
             n,
             rebuilt["seconds"],
             scanned["seconds"],
-            0.5,
+            0.8,
         ),
     ]
     return rows, rebuilt_ran, scan_ran
@@ -493,6 +499,8 @@ def export_rolls(bench: Bench, setup: Setup) -> tuple[list[Row], Ran, Ran]:
         rate(count, exported.seconds, "rows/s"),
         rate(raw["rows"], raw["seconds"], "rows/s"),
         mine_rate / raw_rate,
+        ">= 0.80",
+        mine_rate / raw_rate >= 0.8,
     )
     return [row], exported, raw_ran
 
@@ -518,8 +526,8 @@ def logged_rolls(bench: Bench, setup: Setup) -> list[Row]:
     raw, _ = bench.child("log-rolls", setup.db, str(SHELL_ROLLS))
     rows = []
     for label, pick, limit in (
-        ("4a shell: a logged roll, median", statistics.median, 0.005),
-        ("4b shell: a logged roll, p99", p99, 0.020),
+        ("4a shell: a logged roll, median", statistics.median, 0.001),
+        ("4b shell: a logged roll, p99", p99, 0.003),
     ):
         mine, twin = pick(shell["times"]), pick(raw["times"])
         rows.append(
@@ -541,15 +549,178 @@ def logged_rolls(bench: Bench, setup: Setup) -> list[Row]:
             f"{one_shot:,.1f} ms",
             f"{baseline:,.1f} ms",
             one_shot / baseline,
-            "<= 1.30",
-            one_shot / baseline <= 1.3,
+            "<= 0.50",
+            one_shot / baseline <= 0.5,
         )
     )
     return rows
 
 
-def run_bench(bench: Bench, events: int, system: str) -> list[Row]:
-    """Every figure, in table order. Rolls are logged last: they add events to the log."""
+# -- 7: the table's commands at every size --------------------------------------------------------
+
+
+TABLE_SIZES = (10_000, 100_000, 1_000_000)
+UNDO_PAIRS = 4
+LOOK_BACK = 3  # `status --as-of` this many events before the head
+
+
+@dataclass(frozen=True, slots=True)
+class Sized:
+    """One command's median one-shot time at each size, and the smallest campaign's."""
+
+    figure: str
+    small: float
+    by_size: dict[int, float]
+
+
+def _head(db: str) -> int:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT max(version) FROM events").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def _playing(bench: Bench, db: str, system: str) -> None:
+    """A new session with a few rolls in it, as at the table (not timed): every size plays a
+    session of the same length, so what grows between them is the log alone."""
+    running = json.loads(bench.cli(db, "status", "--json").stdout).get("session")
+    if running is not None:
+        bench.cli(db, "session", "end")
+    bench.cli(db, "session", "start", "--title", "Bench night")
+    for _ in range(3):
+        bench.cli(db, *ROLL_COMMANDS[system].split())
+
+
+def _table_times(bench: Bench, db: str, system: str) -> dict[str, float]:
+    """Each table command's median one-shot time on ``db``, before and after a run of undos
+    and redos (which the figures after it must not pay for)."""
+    times: dict[str, float] = {}
+
+    def looks(when: str) -> None:
+        head = _head(db)
+        for label, argv in (
+            ("status", ["status"]),
+            ("obligations", ["obligations"]),
+            (f"status --as-of (head - {LOOK_BACK})", ["status", "--as-of", str(head - LOOK_BACK)]),
+            ("replay of the running session", ["replay"]),
+        ):
+            times[f"{label}, {when}"] = (
+                bench.median_ms([*bench.tracker, "--db", db, *argv], ONE_SHOT_RUNS) / 1000
+            )
+
+    _playing(bench, db, system)
+    looks("before undos")
+    undo, redo = [], []
+    for _ in range(UNDO_PAIRS):
+        bench.cli(db, *ROLL_COMMANDS[system].split())
+        undo.append(bench.cli(db, "undo").seconds)
+        redo.append(bench.cli(db, "redo").seconds)
+    for _ in range(UNDO_PAIRS):
+        bench.cli(db, *ROLL_COMMANDS[system].split())
+        bench.cli(db, "undo")
+    times["undo (the last roll)"] = statistics.median(undo)
+    times["redo"] = statistics.median(redo)
+    looks("after undos and redos")
+    return times
+
+
+def table_commands(bench: Bench, setup: Setup) -> list[Sized]:
+    """7: every command that serves the table, one-shot, at 1,000 events and at each size up
+    to N (the N-event database itself, played last)."""
+    sizes = [n for n in TABLE_SIZES if n < setup.events] + [setup.events]
+    dbs = {}
+    for n in sizes[:-1]:
+        prefix, db = bench.path(f"prefix-{n}.jsonl"), bench.path(f"table-{n}.db")
+        workload.write_prefix(Path(setup.export), n, Path(prefix))
+        bench.child("import", prefix, db)
+        bench.cli(db, "campaign", "use", workload.CAMPAIGN_NAME)
+        dbs[n] = db
+    dbs[setup.events] = setup.db
+    note(f"7: table commands at {SMALL_EVENTS:,} events")
+    small = _table_times(bench, setup.small, setup.system)
+    measured = {}
+    for n, db in dbs.items():
+        note(f"7: table commands at {n:,} events")
+        measured[n] = _table_times(bench, db, setup.system)
+    return [Sized(k, small[k], {n: measured[n][k] for n in sizes}) for k in small]
+
+
+def render_sizes(rows: Sequence[Sized], limit: float) -> str:
+    sizes = list(rows[0].by_size)
+    head = ["command (one-shot, median)", f"{SMALL_EVENTS:,}", *(f"{n:,}" for n in sizes)]
+    head += [f"{sizes[-1]:,} / {SMALL_EVENTS:,}", "target", "met?"]
+    cells = []
+    for r in rows:
+        ratio = r.by_size[sizes[-1]] / r.small
+        cells.append(
+            [
+                r.figure,
+                ms(r.small),
+                *(ms(r.by_size[n]) for n in sizes),
+                f"{ratio:.2f}",
+                f"<= {limit:.2f}",
+                "yes" if ratio <= limit else "no",
+            ]
+        )
+    widths = [max(len(c[i]) for c in [head, *cells]) for i in range(len(head))]
+
+    def line(cols: Sequence[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cols, widths, strict=True))
+        ).rstrip()
+
+    return "\n".join([line(head), "  ".join("-" * w for w in widths), *map(line, cells)])
+
+
+# -- 8: concurrent writers on PostgreSQL -----------------------------------------------------------
+
+
+def pg_writers(bench: Bench) -> str:
+    """8: appends per second as writers are added, tracker against a raw psycopg writer."""
+    import pgwriters
+
+    note("8: PostgreSQL writers")
+    cluster, url = pgwriters.server()
+    if cluster is None:
+        return f"8  PostgreSQL writers: not measured ({url})"
+    try:
+        measured = pgwriters.measure(url)
+    finally:
+        cluster.stop()
+    head = ("writers", "tracker", "raw psycopg", "ratio", "target", "met?", "tracker retries")
+    cells = []
+    for row in measured:
+        ratio = row["tracker"]["per_second"] / row["raw"]["per_second"]
+        cells.append(
+            (
+                str(row["writers"]),
+                f"{row['tracker']['per_second']:,.0f} /s",
+                f"{row['raw']['per_second']:,.0f} /s",
+                f"{ratio:.2f}",
+                ">= 0.50",
+                "yes" if ratio >= 0.5 else "no",
+                str(row["tracker"]["collisions"]),
+            )
+        )
+    widths = [max(len(c[i]) for c in [head, *cells]) for i in range(len(head))]
+    lines = [
+        "  ".join(c.rjust(w) for c, w in zip(cols, widths, strict=True)) for cols in [head, *cells]
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    rates = [r["tracker"]["per_second"] for r in measured]
+    falling = any(b < 0.9 * a for a, b in pairwise(rates))
+    lines.append(
+        f"tracker's rate {'falls' if falling else 'does not fall'} as writers are added "
+        "(a drop of more than 10% from one count to the next counts as falling)."
+    )
+    return "\n".join(lines)
+
+
+def run_bench(bench: Bench, events: int, system: str) -> tuple[list[Row], list[Sized]]:
+    """Every figure, in table order. Rolls and the table's commands come last: they add
+    events to the log."""
     setup = prepare(bench, events, system)
     loads = bulk_loads(bench, setup)
     rebuilt, rebuild_ran, scan_ran = rebuild(bench, setup)
@@ -560,7 +731,18 @@ def run_bench(bench: Bench, events: int, system: str) -> list[Row]:
         peak_memory("6a peak RSS of 2 (rebuild)", rebuild_ran, scan_ran),
         peak_memory("6b peak RSS of 5 (export rolls)", export_ran, raw_export_ran),
     ]
-    return [*loads, *rebuilt, *shots, *rolls, *exported, *memory]
+    return [*loads, *rebuilt, *shots, *rolls, *exported, *memory], table_commands(bench, setup)
+
+
+def pgwriters_note() -> str:
+    import pgwriters
+
+    return (
+        f"appends per second, each writer a process logging {pgwriters.APPENDS} notes to one "
+        "campaign through the command path (its state kept warm, as the shell keeps it); the "
+        "twin takes tracker's lock, reads the head, hashes and inserts with psycopg alone, on "
+        "the same throwaway server (fsync off for both)"
+    )
 
 
 def remove_db(path: str) -> None:
@@ -574,6 +756,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help=f"N = {QUICK_EVENTS:,}")
     parser.add_argument("--system", choices=sorted(ROLL_COMMANDS), default="glintlock")
     parser.add_argument("--keep", action="store_true", help="Keep the databases afterwards.")
+    parser.add_argument("--no-pg", action="store_true", help="Leave out the PostgreSQL writers.")
     parser.add_argument("--child", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -587,7 +770,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     measured = code_version()
     started = time.perf_counter()
     try:
-        rows = run_bench(Bench(workdir), events, args.system)
+        runner = Bench(workdir)
+        rows, sized = run_bench(runner, events, args.system)
+        writers = pg_writers(runner) if not args.no_pg else "8  PostgreSQL writers: not asked for"
     finally:
         if args.keep:
             note(f"kept {workdir}")
@@ -600,18 +785,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     print(render(rows))
     print()
+    print("7  the table's commands, one-shot, by the log's length (target: N within 1.2x of 1,000)")
+    print(render_sizes(sized, 1.2))
+    print()
+    print(f"8  PostgreSQL: {pgwriters_note()}")
+    print(writers)
+    print()
     print(
         "ratio: tracker / raw twin, as speed for 1, 2, 5 (higher is better) and as time or "
         "memory for 3, 4, 6 (lower is better).\n"
-        "1: the twin reads the same export (or the same stream of new events), checks or builds "
-        "the same SHA-256 chain and inserts with one executemany in one transaction.\n"
+        "1: the twin reads the same export (or the same stream of new events), parses it with "
+        "msgspec as tracker does, checks or builds the same SHA-256 chain and inserts with "
+        "executemany: the import in one transaction, the append in a durable commit every "
+        "5,000 events after reading the head, as tracker's batches.\n"
         "2: tracker reads the log once, folding the campaign state and the luck of every roll "
-        "together; the twin is one SELECT of the log in version order with json.loads per "
+        "together; the twin is one SELECT of the log in version order with msgspec's parser per "
         "payload.\n"
         "3: the twin is the same command on a 1,000-event campaign. 4: the shell twin is one "
         "chained INSERT and durable COMMIT per roll; the one-shot twin is "
         "`python -c 'import sqlalchemy, click'`.\n"
-        "5: the twin filters the roll events in SQL and writes the same columns, without odds. "
+        "5: the twin filters the roll events in SQL and writes the same columns, with the same "
+        "cached exact odds for a Glintlock check. "
         "6: the twin is the raw process of the same figure."
     )
     return 0

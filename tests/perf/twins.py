@@ -1,9 +1,13 @@
-"""Raw-SQLite twins: the same jobs done with nothing but ``sqlite3``, ``json`` and ``hashlib``.
+"""Raw-SQLite twins: the same jobs done with plain ``sqlite3``, ``hashlib`` and the JSON libraries
+tracker itself uses.
 
 Each twin works on the same schema (made by tracker's own migrations), with the same connection
-settings (WAL, ``synchronous=FULL``, foreign keys, a write lock taken up front) and the same hash
-chain over the same canonical JSON. What tracker takes beyond a twin is the cost of its layers.
-Nothing here imports tracker.
+settings (WAL, ``synchronous=FULL``, foreign keys, a write lock taken up front), the same commit
+cadence, the same hash chain over the same canonical JSON, and the same parser (msgspec) for
+every stored payload and export line. Where tracker works out the exact odds of a roll, the
+twin asks the same cached function (Glintlock's; the other systems' rows leave odds out on both
+sides' account, see ``export_rolls``). What tracker takes beyond a twin is the cost of its
+layers, not of a slower tool.
 """
 
 from __future__ import annotations
@@ -16,9 +20,15 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
+from itertools import islice
 from typing import Any
 
+import msgspec
+
 GENESIS_HASH = "0" * 64
+# tracker appends in batches of this many events, each batch its own durable commit.
+COMMIT_EVERY = 5_000
+loads = msgspec.json.decode
 COLUMNS = (
     "position",
     "event_id",
@@ -105,7 +115,7 @@ def import_export(path: str, db: str) -> int:
         nonlocal count
         prev, version = GENESIS_HASH, 0
         for line in lines:
-            doc = json.loads(line)
+            doc = loads(line)
             position = doc.pop("position")
             claimed = doc.pop("hash")
             if doc["version"] != version + 1 or doc["prev_hash"] != prev:
@@ -142,19 +152,19 @@ def import_export(path: str, db: str) -> int:
 
 
 def append_stream(db: str, campaign_id: str, name: str, system: str, stream: Iterable) -> int:
-    """``append``'s job for a whole stream of new events: version, chain and insert them."""
+    """``append``'s job for a whole stream of new events, a durable commit every
+    ``COMMIT_EVERY`` events as tracker's batches: each batch reads the head under the write lock,
+    versions and chains its events to it, and inserts them."""
     conn = connect(db)
     count = 0
+    feed = iter(stream)
 
-    def rows() -> Iterator[tuple]:
-        nonlocal count
-        prev = GENESIS_HASH
-        for new in stream:
-            count += 1
+    def rows(batch: list, version: int, prev: str) -> Iterator[tuple]:
+        for offset, new in enumerate(batch, start=1):
             fields = {
                 "event_id": new.event_id,
                 "campaign_id": campaign_id,
-                "version": count,
+                "version": version + offset,
                 "session_id": new.session_id,
                 "character_id": new.character_id,
                 "type": new.type,
@@ -164,11 +174,11 @@ def append_stream(db: str, campaign_id: str, name: str, system: str, stream: Ite
                 "visibility": new.visibility,
                 "prev_hash": prev,
             }
-            prev = digest(fields)
+            digest_ = digest(fields)
             yield (
                 new.event_id,
                 campaign_id,
-                count,
+                version + offset,
                 new.session_id,
                 new.character_id,
                 new.type,
@@ -176,17 +186,27 @@ def append_stream(db: str, campaign_id: str, name: str, system: str, stream: Ite
                 stored(new.payload),
                 new.recorded_at,
                 new.visibility,
-                fields["prev_hash"],
                 prev,
+                digest_,
             )
+            prev = digest_
 
     conn.execute("BEGIN IMMEDIATE")
     conn.execute(
         "INSERT INTO campaigns (campaign_id, name, system, created_at) VALUES (?, ?, ?, ?)",
         (campaign_id, name, system, datetime.now(UTC).isoformat()),
     )
-    conn.executemany(INSERT_APPENDED, rows())
     conn.execute("COMMIT")
+    while batch := list(islice(feed, COMMIT_EVERY)):
+        conn.execute("BEGIN IMMEDIATE")
+        head = conn.execute(
+            "SELECT version, hash FROM events WHERE campaign_id = ? ORDER BY version DESC LIMIT 1",
+            (campaign_id,),
+        ).fetchone()
+        version, prev = head if head else (0, GENESIS_HASH)
+        conn.executemany(INSERT_APPENDED, rows(batch, version, prev))
+        conn.execute("COMMIT")
+        count += len(batch)
     conn.close()
     return count
 
@@ -198,7 +218,6 @@ def only_campaign(conn: sqlite3.Connection) -> str:
 def scan(db: str) -> int:
     """A projection's floor: every event of the campaign in version order, payload parsed."""
     conn = sqlite3.connect(db)
-    loads = json.loads
     count = 0
     for row in conn.execute(SCAN, (only_campaign(conn),)):
         loads(row[8])
@@ -221,11 +240,32 @@ def _mods(mods: Iterable[dict[str, Any]]) -> str:
     return "; ".join(f"{m['value']:+d} {m.get('label') or m.get('kind') or ''}" for m in mods)
 
 
+def conn_system(db: str) -> str:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT system FROM campaigns").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def odds(chance: Any, kind: str, inputs: dict[str, Any], result: dict[str, Any]) -> Any:
+    """A Glintlock check's exact chance of a hit, as tracker's CSV writes it."""
+    if chance is None or kind != "RollMade":
+        return ""
+    key = (inputs["stat"], inputs["trained"], result["position"], inputs["bonus"])
+    return float(chance(key))
+
+
 def export_rolls(db: str, out_path: str) -> int:
     """``export rolls --format csv``'s job: one CSV row per roll, names resolved, 22 columns.
 
-    The odds column is left empty: a twin does not recompute exact odds.
+    A Glintlock check's odds come from the same cached function tracker asks (both sides pay a
+    dictionary lookup per row once the few distinct checks are worked out); other systems' odds
+    are left empty here, which flatters the twin.
     """
+    chance = None
+    if conn_system(db) == "glintlock":
+        from tracker.systems.glintlock.play import chance
     conn = sqlite3.connect(db)
     campaign_id = only_campaign(conn)
     head = conn.execute(
@@ -245,7 +285,7 @@ def export_rolls(db: str, out_path: str) -> int:
         for version, event_id, kind, session, at, visibility, text in conn.execute(
             query, (campaign_id, *ROLL_TYPES)
         ):
-            p = json.loads(text)
+            p = loads(text)
             if kind == "CharacterAdded":
                 names[p["character_id"]] = p["name"]
                 continue
@@ -281,7 +321,7 @@ def export_rolls(db: str, out_path: str) -> int:
                         False,
                         secret,
                         bool(result["success"]),
-                        "",
+                        odds(chance, kind, inputs, result),
                         event_id,
                         version,
                         head,
