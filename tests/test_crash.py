@@ -287,3 +287,64 @@ def test_a_writer_decides_on_the_head_it_holds_the_lock_on(tmp_path):
     assert mine.state().character("Wren").stress == 5
     mine.close()
     other.close()
+
+
+def test_a_long_decision_holds_no_other_writer_up(tmp_path):
+    """A command decides first without the lock (an undo asking every later event whether it
+    still stands can take a while): another writer logs meanwhile without waiting for it, and
+    the command decides again on the head it then holds the lock on."""
+    from tracker.app.deciding import Decision, new_event
+    from tracker.events import play as ev
+
+    path = str(tmp_path / "busy.db")
+    mine, other = Tracker(path), Tracker(path)
+    mine.campaigns.campaign_new("Busy", "glintlock")
+    mine.campaigns.session_start("Crowded table")
+    before = mine.state().version
+    decided: list[int] = []
+
+    def decide(state):
+        decided.append(state.version)
+        if len(decided) == 1:
+            # With the lock held here this would wait out SQLite's busy timeout, then fail.
+            started = time.monotonic()
+            other.tracks.note("logged while the first decision was being made")
+            assert time.monotonic() - started < 5
+        return Decision([new_event(ev.NoteAdded(text="mine"), state=state)])
+
+    _, stored, _ = mine.decide_and_append(decide)
+    assert decided == [before, before + 1]
+    assert [e.version for e in stored] == [before + 2]
+    assert all(report.ok for report in mine.verifier.verify())
+    mine.close()
+    other.close()
+
+
+def test_a_shell_whose_database_was_restored_under_it_appends_to_the_restored_log(tmp_path):
+    """The state a shell keeps is checked against the log under the lock: after a backup is
+    restored under it, the next command folds the restored log and chains onto it."""
+    import sqlite3
+
+    path = tmp_path / "live.db"
+    shell = Tracker(str(path))
+    shell.warm = True
+    shell.campaigns.campaign_new("Restored", "glintlock")
+    shell.campaigns.session_start("Before the backup")
+    shell.tracks.note("kept")
+    backup = tmp_path / "backup.db"
+    with sqlite3.connect(path) as source, sqlite3.connect(backup) as copy:
+        source.backup(copy)
+    kept = shell.state().version
+    shell.tracks.note("lost with the restore")
+    shell.tracks.note("lost too")
+    with sqlite3.connect(backup) as source, sqlite3.connect(path) as live:
+        source.backup(live)
+    logged = shell.tracks.note("after the restore")
+    assert logged.event.version == kept + 1
+    assert [e.payload.get("text") for e in shell.store.read(logged.event.campaign_id)][-2:] == [
+        "kept",
+        "after the restore",
+    ]
+    assert all(report.ok for report in shell.verifier.verify())
+    assert shell.state().version == kept + 1
+    shell.close()

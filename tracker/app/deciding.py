@@ -1,10 +1,10 @@
 """The decide-and-append loop every command that logs goes through.
 
-A command reads the campaign's state, then, holding the write lock, folds on what other writers
-logged meanwhile, decides the events from it (raising a domain error when the rules or the state
-refuse: nothing is appended then), and appends them with the state's version as the expected
-version. What it logged comes back as a ``Logged``: the state after it, the stored events, the
-document the command shows, and the obligations the events opened and discharged.
+A command reads the campaign's state and decides the events from it (raising a domain error when
+the rules or the state refuse: nothing is appended then); holding the write lock, it folds on
+what other writers logged meanwhile, decides again if there was any, and appends. What it
+logged comes back as a ``Logged``: the state after it, the stored events, the document the
+command shows, and the obligations the events opened and discharged.
 """
 
 from __future__ import annotations
@@ -113,18 +113,23 @@ class Appender:
         """Decide on ``row``'s state and append; the state after, the stored events, and the
         decision.
 
-        The state is loaded first, without the lock (a fold of a long tail, or of the whole log
-        when no snapshot serves, holds no other writer up). Then, holding the write lock, the
-        events other writers logged meanwhile are folded on, the command decides on that head,
-        and its events are appended, all through one connection: writers never collide, and
-        none is turned away for losing a race.
+        The command decides first on the state as loaded, without the lock: a long decision (an
+        undo asking every later event whether it still stands) or a fold of a long tail holds
+        no other writer up, and a refusal takes no lock at all. Then, holding the write lock,
+        whatever other writers logged meanwhile is folded on; when there was any, the command
+        decides again on that head. Its events are appended in the same locked transaction,
+        through one connection: writers never collide, and none is turned away for losing a
+        race.
         """
         # Kept warm (the shell), it is caught up under the lock alone.
         state = self.loader.held(row) or self.loader.state(row)
+        decided_on, decided_at = state, state.version
+        decision = decide(state)
         try:
             with self.loader.snapshots_deferred(), self.store.writing(row.campaign_id) as append:
                 state = self.loader.catch_up(row, state)
-                decision = decide(state)
+                if state is not decided_on or state.version != decided_at:
+                    decision = decide(state)
                 # Caught up under the lock, the state's head is the log's.
                 stored = append(decision.events, state.version, state.head_hash or GENESIS_HASH)
         except DatabaseError as exc:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from sqlalchemy.exc import DatabaseError
 
 from tracker.app.progress import Meter, metered
+from tracker.errors import ConcurrencyError
 from tracker.events import StoredEvent
 from tracker.projections.campaign import (
     PROJECTION_VERSION,
@@ -42,6 +43,11 @@ SESSION_SNAPSHOT = "session-start"
 # apart from the campaign snapshot and the one before it, which stay as the starts that agree
 # with a redo of that undo or the undo of an event before it.
 REFOLDED_SNAPSHOT = "campaign-refolded"
+
+
+class LogReplaced(ConcurrencyError):
+    """The log no longer holds the event a state was folded to: the database was replaced or
+    restored under a process that kept the state."""
 
 
 def _from_cache(doc: dict) -> CampaignState | None:
@@ -74,9 +80,15 @@ class StateLoader:
         """
         warm = self._warm.get(row.campaign_id) if self.warm else None
         if warm is not None:
-            warm, _ = self._fold_on(row, warm)
-            self._warm[row.campaign_id] = warm
-            return warm
+            try:
+                warm, _ = self._fold_on(row, warm)
+            except LogReplaced:
+                # Another file under the same name (a backup restored under a running shell):
+                # what is kept in memory no longer holds, so the log is read afresh.
+                del self._warm[row.campaign_id]
+            else:
+                self._warm[row.campaign_id] = warm
+                return warm
         # Either stored snapshot is a fair start: an undo in the tail refolds (below) anyway.
         cached = self.store.load_snapshot(
             row.campaign_id,
@@ -110,11 +122,23 @@ class StateLoader:
         every later command would refold the same events again."""
         refolded = False
         while True:
-            # Stop at the first undo or redo: what follows it may rest on what it changed (a
-            # redo puts back a character a later event names), so it is folded only after.
+            # Read from the event the state was folded to, which must still be the log's: a
+            # state is never folded on past a log that was replaced or cut under it.
+            known = state.version
             with contextlib.closing(
-                self.store.read(row.campaign_id, after_version=state.version)
+                self.store.read(row.campaign_id, after_version=max(known - 1, 0))
             ) as tail:
+                if known:
+                    last = next(tail, None)
+                    if last is None or last.version != known or last.hash != state.head_hash:
+                        raise LogReplaced(
+                            "The campaign's log no longer holds the event this command's state "
+                            f"was folded to ({known}): the database was replaced or restored "
+                            "under it; run the command again."
+                        )
+                # Stop at the first undo or redo: what follows it may rest on what it changed
+                # (a redo puts back a character a later event names), so it is folded only
+                # after.
                 for event in tail:
                     apply(state, event)
                     if state.needs_refold:
@@ -132,7 +156,11 @@ class StateLoader:
     def catch_up(self, row: CampaignRow, state: CampaignState) -> CampaignState:
         """``state`` (loaded by ``state``) with what was logged since folded on: refolded when
         that holds an undo or a redo, and kept warm in its place."""
-        state, refolded = self._fold_on(row, state)
+        try:
+            state, refolded = self._fold_on(row, state)
+        except LogReplaced:
+            self._warm.pop(row.campaign_id, None)
+            return self.state(row)
         if refolded:
             self.save(state, REFOLDED_SNAPSHOT)
         if self.warm:
