@@ -14,8 +14,6 @@ import multiprocessing
 import os
 import sys
 import time
-import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -70,32 +68,8 @@ def _raw_writer(url: str, appends: int, start: Any, done: Any) -> None:
             "SELECT version, hash FROM events WHERE campaign_id = %s ORDER BY version DESC LIMIT 1",
             (campaign_id,),
         ).fetchone()
-        fields = {
-            "event_id": str(uuid.uuid4()),
-            "campaign_id": campaign_id,
-            "version": version + 1,
-            "session_id": None,
-            "character_id": None,
-            "type": "NoteAdded",
-            "schema_version": 1,
-            "payload": payload,
-            "recorded_at": datetime.now(UTC).isoformat(timespec="microseconds"),
-            "visibility": "public",
-            "prev_hash": prev,
-        }
-        conn.execute(
-            "INSERT INTO events (event_id, campaign_id, version, session_id, character_id, type, "
-            "schema_version, payload, recorded_at, visibility, prev_hash, hash) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (
-                *(fields[c] for c in twins.COLUMNS[1:8]),
-                twins.stored(payload),
-                fields["recorded_at"],
-                "public",
-                prev,
-                twins.digest(fields),
-            ),
-        )
+        row = twins.chained_row(campaign_id, version + 1, prev, "NoteAdded", payload)
+        conn.execute(twins.INSERT_APPENDED.replace("?", "%s"), row)
         conn.commit()
     conn.close()
     done.put(0)

@@ -332,6 +332,40 @@ def export_rolls(db: str, out_path: str) -> int:
     return count
 
 
+def chained_row(
+    campaign_id: str,
+    version: int,
+    prev: str,
+    event_type: str,
+    payload: dict[str, Any],
+    session_id: int | None = None,
+    character_id: str | None = None,
+) -> tuple:
+    """A new public event chained to ``prev``, as ``INSERT_APPENDED`` takes it: recorded now,
+    hashed over the same canonical fields as tracker's."""
+    fields = {
+        "event_id": str(uuid.uuid4()),
+        "campaign_id": campaign_id,
+        "version": version,
+        "session_id": session_id,
+        "character_id": character_id,
+        "type": event_type,
+        "schema_version": 1,
+        "payload": payload,
+        "recorded_at": datetime.now(UTC).isoformat(timespec="microseconds"),
+        "visibility": "public",
+        "prev_hash": prev,
+    }
+    return (
+        *(fields[c] for c in COLUMNS[1:8]),
+        stored(payload),
+        fields["recorded_at"],
+        "public",
+        prev,
+        digest(fields),
+    )
+
+
 def log_rolls(db: str, count: int) -> list[float]:
     """A logged roll's floor: ``count`` single-event appends, each in its own durable commit.
 
@@ -354,30 +388,8 @@ def log_rolls(db: str, count: int) -> list[float]:
             "SELECT version, hash FROM events WHERE campaign_id = ? ORDER BY version DESC LIMIT 1",
             (campaign_id,),
         ).fetchone()
-        fields = {
-            "event_id": str(uuid.uuid4()),
-            "campaign_id": campaign_id,
-            "version": version + 1,
-            "session_id": session,
-            "character_id": character,
-            "type": "RollMade",
-            "schema_version": 1,
-            "payload": payload,
-            "recorded_at": datetime.now(UTC).isoformat(timespec="microseconds"),
-            "visibility": "public",
-            "prev_hash": prev,
-        }
-        conn.execute(
-            INSERT_APPENDED,
-            (
-                *(fields[c] for c in COLUMNS[1:8]),
-                stored(payload),
-                fields["recorded_at"],
-                "public",
-                prev,
-                digest(fields),
-            ),
-        )
+        row = chained_row(campaign_id, version + 1, prev, "RollMade", payload, session, character)
+        conn.execute(INSERT_APPENDED, row)
         conn.execute("COMMIT")
         times.append(time.perf_counter() - start)
     conn.close()
