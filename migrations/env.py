@@ -7,7 +7,8 @@ hand gets the URL from ``-x db=PATH_OR_URL``, ``$TRACKER_DB`` or ``alembic.ini``
 
 from alembic import context
 
-from tracker.store.engine import create_engine_for, resolve_url
+from tracker.store.engine import create_engine_for
+from tracker.store.location import resolve_url
 
 config = context.config
 

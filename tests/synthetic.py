@@ -76,7 +76,7 @@ class _Batch(Table):
     def __init__(self, tracker: Tracker, row: CampaignRow, start: pendulum.DateTime) -> None:
         # Shares the open database; nothing here opens or migrates another one.
         self.url, self.location = tracker.url, tracker.location
-        self.engine, self.store = tracker.engine, tracker.store
+        self.backend, self.store = tracker.backend, tracker.store
         self.loader, self.appender = tracker.loader, tracker.appender
         self.backup, self.created = None, False
         self.chosen = row.name

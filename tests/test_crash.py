@@ -121,25 +121,25 @@ def test_killing_a_stream_of_appends_leaves_a_sound_log(crash_db):
 # are written, never before the last event is inserted.
 KILL_IN_COMMIT = """
 import os, signal, sys, threading
-from sqlalchemy.engine import Connection
 from tracker.store.eventstore import EventStore
+from tracker.store.sqlite import SqliteBackend
 from tracker.cli import cli
 
 delay = float(sys.argv[1])
 importing = False
-commit = Connection.commit
+commit = SqliteBackend.commit
 
-def killing_commit(self):
+def killing_commit(self, conn):
     if importing:
         threading.Timer(delay, os.kill, (os.getpid(), signal.SIGKILL)).start()
-    return commit(self)
+    return commit(self, conn)
 
 def watched(self, stream, _import=EventStore.import_events):
     global importing
     importing = True
     return _import(self, stream)
 
-Connection.commit = killing_commit
+SqliteBackend.commit = killing_commit
 EventStore.import_events = watched
 cli.main(sys.argv[2:], prog_name="tracker")
 """

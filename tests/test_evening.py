@@ -124,7 +124,7 @@ def test_demo_never_replaces_a_log_and_says_where_it_wrote(monkeypatch):
     from click.testing import CliRunner
 
     from tracker.cli import cli
-    from tracker.store.engine import default_path
+    from tracker.store.location import default_path
 
     first = CliRunner().invoke(cli, ["demo", "--json"])
     assert first.exit_code == 0, first.output

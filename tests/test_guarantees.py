@@ -144,14 +144,16 @@ def test_a_database_url_no_installed_driver_reads_is_a_sentence(url):
 
 def test_a_full_disk_appends_nothing_and_says_so(played):
     tracker = Tracker(str(played.db))
-    from sqlalchemy import event
+    tracker.backend.close()
+    connect = tracker.backend.connect
 
-    tracker.engine.dispose()
+    def small():
+        conn = connect()
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages}")
+        return conn
 
-    @event.listens_for(tracker.engine, "connect")
-    def _small(dbapi_connection, _record):
-        pages = dbapi_connection.execute("PRAGMA page_count").fetchone()[0]
-        dbapi_connection.execute(f"PRAGMA max_page_count = {pages}")
+    tracker.backend.connect = small
 
     before = played.event_count()
     huge = "x" * 200_000

@@ -10,9 +10,10 @@ import pytest
 from sqlalchemy import inspect
 
 from tracker.errors import StorageError
-from tracker.store.engine import create_engine_for, prepare_sqlite_file
+from tracker.store.engine import create_engine_for
+from tracker.store.location import prepare_sqlite_file
 from tracker.store.migrate import backup_sqlite, current_revision, ensure_schema, script_head
-from tracker.store.schema import HEAD_REVISION, KNOWN_REVISIONS
+from tracker.store.revisions import HEAD_REVISION, KNOWN_REVISIONS
 
 
 @pytest.fixture

@@ -1,7 +1,9 @@
 """The event store's contract: immutability, optimistic concurrency, idempotence, the hash chain.
 
-``EventStoreContract`` holds the tests; each backend subclasses it once with its own ``engine``
-fixture, so the same suite proves every database tracker runs on.
+``EventStoreContract`` holds the tests; each database subclasses it once with its own ``engine``
+fixture (SQLAlchemy's, for statements the store never runs) and ``backend`` fixture, so the same
+suite proves every database tracker runs on, and on SQLite both backends: the standard
+``sqlite3`` one commands use, and SQLAlchemy's.
 """
 
 from __future__ import annotations
@@ -25,10 +27,12 @@ from sqlalchemy.exc import DBAPIError
 
 from tracker.errors import BadInput, ConcurrencyError, NotFound, Refused
 from tracker.events.envelope import GENESIS_HASH, NewEvent, StoredEvent, check_chain
-from tracker.store.engine import create_engine_for, lock_writers, prepare_sqlite_file
+from tracker.store.engine import AlchemyBackend, create_engine_for, lock_writers
 from tracker.store.eventstore import EventStore
+from tracker.store.location import prepare_sqlite_file
 from tracker.store.migrate import current_revision, ensure_schema, upgrade
-from tracker.store.schema import HEAD_REVISION, KNOWN_REVISIONS
+from tracker.store.revisions import HEAD_REVISION, KNOWN_REVISIONS
+from tracker.store.sqlite import SqliteBackend
 
 # tests/pg.py: the pg_url and pg_database fixtures (a PostgreSQL server for TestPostgresEventStore).
 pytest_plugins = ("pg",)
@@ -51,7 +55,7 @@ def exported_log(folder: Path) -> list[StoredEvent]:
     prepare_sqlite_file(path)
     engine = create_engine_for(f"sqlite:///{path}")
     ensure_schema(engine)
-    source = EventStore(engine)
+    source = EventStore(SqliteBackend(path))
     first, second = str(uuid.uuid4()), str(uuid.uuid4())
     source.create_campaign(first, "First", "gloom", [campaign_created("First")])
     source.create_campaign(second, "Second", "gloom", [campaign_created("Second")])
@@ -59,16 +63,20 @@ def exported_log(folder: Path) -> list[StoredEvent]:
     source.append(second, [note(1)], expected_version=1)
     source.append(first, [note(3)], expected_version=3)
     exported = list(source.read_all())
+    source.close()
     engine.dispose()
     return exported
 
 
 class EventStoreContract:
-    """Subclasses provide an ``engine`` fixture with the schema at head."""
+    """Subclasses provide an ``engine`` fixture with the schema at head, and a ``backend``
+    fixture on the same database."""
 
     @pytest.fixture
-    def store(self, engine) -> EventStore:
-        return EventStore(engine)
+    def store(self, backend) -> Iterator[EventStore]:
+        store = EventStore(backend)
+        yield store
+        store.close()
 
     @pytest.fixture
     def campaign(self, store) -> str:
@@ -334,6 +342,12 @@ class TestSQLiteEventStore(EventStoreContract):
         yield engine
         engine.dispose()
 
+    @pytest.fixture(params=["sqlite3", "sqlalchemy"])
+    def backend(self, request, engine):
+        if request.param == "sqlite3":
+            return SqliteBackend(Path(engine.url.database))
+        return AlchemyBackend(engine)
+
     # Whoever owns the file can drop the trigger; the chain still tells.
     SWITCH_OFF_IMMUTABILITY = "DROP TRIGGER events_no_update"
 
@@ -367,31 +381,27 @@ class TestSQLiteEventStore(EventStoreContract):
         assert list(store.read_all()) == before
         assert store.campaigns() == campaigns
 
-    def test_events_are_found_by_id_through_the_id_index_not_the_campaigns_log(self, engine):
-        from sqlalchemy.dialects import sqlite
+    @staticmethod
+    def plan(engine, statement: tuple[str, dict]) -> str:
+        sql, params = statement
+        with engine.connect() as conn:
+            rows = conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", params)
+            return " ".join(row[-1] for row in rows)
 
+    def test_events_are_found_by_id_through_the_id_index_not_the_campaigns_log(self, engine):
         from tracker.store.eventstore import versions_of
 
-        query = versions_of(["a", "b"]).compile(
-            dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True}
-        )
-        with engine.connect() as conn:
-            plan = " ".join(row[-1] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {query}"))
+        plan = self.plan(engine, versions_of(["a", "b"]))
         assert "(event_id=?)" in plan, plan
         assert "campaign_id" not in plan, plan
 
     def test_a_sparse_read_touches_only_its_types_and_a_walk_keeps_version_order(self, engine):
         """Undos and reveals are read through the type index (a million-event log is not
         walked for them); rolls, much of the log, are walked in version order, never sorted."""
-        from sqlalchemy.dialects import sqlite
-
         from tracker.store.eventstore import read_query
 
-        def plan(query) -> str:
-            sql = query.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True})
-            with engine.connect() as conn:
-                rows = conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}")
-                return " ".join(row[-1] for row in rows)
+        def plan(statement) -> str:
+            return self.plan(engine, statement)
 
         undos = ["EventsRevoked", "EventsRestored"]
         for window in ({}, {"until_version": 900}, {"after_version": 10}):
@@ -400,11 +410,26 @@ class TestSQLiteEventStore(EventStoreContract):
         walked = plan(read_query("c", types=["RollMade", "ContestRolled"]))
         assert "TEMP B-TREE" not in walked, walked
 
-    def test_connections_use_wal_foreign_keys_and_a_busy_timeout(self, engine):
+    def test_connections_use_wal_foreign_keys_a_busy_timeout_and_durable_commits(self, backend):
+        with backend.reading() as link:
+            [(mode,)] = link.rows("PRAGMA journal_mode")
+            [(keys,)] = link.rows("PRAGMA foreign_keys")
+            [(timeout,)] = link.rows("PRAGMA busy_timeout")
+            [(synchronous,)] = link.rows("PRAGMA synchronous")
+        assert (mode, keys, synchronous) == ("wal", 1, 2)  # synchronous 2 is FULL
+        assert timeout >= 1000
+
+    def test_the_stores_statements_name_the_schemas_columns_in_its_order(self, engine):
+        from sqlalchemy import inspect
+
+        from tracker.store import eventstore
+        from tracker.store.schema import campaigns, events
+
         with engine.connect() as conn:
-            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
-            assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
-            assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 1000
+            stored = [c["name"] for c in inspect(conn).get_columns("events")]
+        assert stored == [c.name for c in events.columns]
+        assert eventstore.COLUMNS.split(", ") == stored
+        assert campaigns.c.name.type.length == eventstore.NAME_MAX
 
     def test_an_event_for_an_unknown_campaign_violates_the_foreign_key(self, store):
         with pytest.raises(NotFound):
@@ -448,6 +473,10 @@ class TestPostgresEventStore(EventStoreContract):
         ensure_schema(engine)
         yield engine
         engine.dispose()
+
+    @pytest.fixture
+    def backend(self, engine):
+        return AlchemyBackend(engine)
 
     @pytest.mark.parametrize(
         "statement",

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from tracker.cli import cli
 from tracker.events.upcasters import UPCASTERS, upcast, upcaster
-from tracker.store.schema import HEAD_REVISION
+from tracker.store.revisions import HEAD_REVISION
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "db"
 

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from tracker import __version__
 from tracker.cli import cli
-from tracker.store.schema import HEAD_REVISION
+from tracker.store.revisions import HEAD_REVISION
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "db"
 

@@ -16,15 +16,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-from sqlalchemy.exc import DatabaseError
 
 from tracker.app.loading import StateLoader
 from tracker.errors import Refused
 from tracker.events import EventPayload, NewEvent, StoredEvent, encode
 from tracker.events.envelope import GENESIS_HASH
 from tracker.projections.campaign import CampaignState, Obligation, apply
-from tracker.store.engine import storage_error
 from tracker.store.eventstore import CampaignRow, EventStore
+from tracker.store.location import storage_error
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +131,7 @@ class Appender:
                     decision = decide(state)
                 # Caught up under the lock, the state's head is the log's.
                 stored = append(decision.events, state.version, state.head_hash or GENESIS_HASH)
-        except DatabaseError as exc:
+        except self.store.errors as exc:
             # The transaction rolled back: nothing of the batch is in the log.
             raise storage_error(exc, self.location) from None
         for event in stored:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tracker.app.tracker import Tracker
 from tracker.errors import Refused
-from tracker.store.engine import default_path
+from tracker.store.location import default_path
 from tracker.systems import registry
 from tracker.systems.base import DemoEvening
 

@@ -14,8 +14,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Iterator
 
-from sqlalchemy.exc import DatabaseError
-
 from tracker.app.progress import Meter, metered
 from tracker.errors import ConcurrencyError
 from tracker.events import StoredEvent
@@ -273,7 +271,7 @@ class StateLoader:
 
     def _write(self, snapshot: tuple) -> None:
         # The snapshot is only a cache: a read-only or busy database still answers.
-        with contextlib.suppress(DatabaseError):
+        with contextlib.suppress(*self.store.errors):
             name = snapshot[1]
             self.store.save_snapshot(
                 *snapshot, keep_previous_as=PRIOR_SNAPSHOT if name == CAMPAIGN_SNAPSHOT else None

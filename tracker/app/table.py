@@ -12,8 +12,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from itertools import chain
 
-from sqlalchemy.exc import DatabaseError
-
 from tracker.app.deciding import Appender, Decide, Decision, Logged, logged, require_session
 from tracker.app.loading import StateLoader
 from tracker.app.progress import Meter
@@ -29,16 +27,17 @@ from tracker.projections.campaign import (
 )
 from tracker.projections.player import player_stream
 from tracker.projections.rolls import Luck
-from tracker.store.engine import (
-    create_engine_for,
+from tracker.store.backend import Backend
+from tracker.store.eventstore import CampaignRow, EventStore
+from tracker.store.location import (
     prepare_sqlite_file,
     refuse_foreign_sqlite,
     resolve_url,
     sqlite_path,
     storage_error,
 )
-from tracker.store.eventstore import CampaignRow, EventStore
-from tracker.store.migrate import ensure_schema
+from tracker.store.revisions import HEAD_REVISION
+from tracker.store.sqlite import SqliteBackend, stamped_revision
 from tracker.systems import registry
 
 # The setting that names the current campaign (the one made or chosen last).
@@ -56,19 +55,47 @@ class Table:
         self.created = prepare_sqlite_file(path) if path else False
         if path and not self.created:
             refuse_foreign_sqlite(path)
-        self.engine = create_engine_for(self.url)
-        self.store = EventStore(self.engine)
+        self.backend = self._open(path)
+        self.store = EventStore(self.backend)
         self.loader = StateLoader(self.store)
         self.appender = Appender(self.store, self.loader, self.location)
-        self.backup: str | None = None
         self.chosen = campaign
+
+    def _open(self, path) -> Backend:
+        """The database's backend, its schema brought to head (``self.backup`` names the copy
+        made before an upgrade).
+
+        A SQLite file is read through the standard ``sqlite3``: SQLAlchemy and Alembic are
+        loaded only when it must be made or upgraded, and for a server URL."""
+        self.backup: str | None = None
+        if path is not None:
+            backend: Backend = SqliteBackend(path)
+            try:
+                if stamped_revision(backend) == HEAD_REVISION:
+                    return backend
+            except backend.errors as exc:
+                backend.close()
+                raise storage_error(exc, self.location) from None
+        from sqlalchemy.exc import DatabaseError
+
+        from tracker.store.engine import AlchemyBackend, create_engine_for
+        from tracker.store.migrate import ensure_schema
+
+        engine = create_engine_for(self.url)
         try:
-            self.backup = ensure_schema(self.engine)
+            self.backup = ensure_schema(engine)
         except DatabaseError as exc:
+            engine.dispose()
+            if path is not None:
+                backend.close()
             raise storage_error(exc, self.location) from None
+        if path is not None:
+            engine.dispose()
+            return backend
+        return AlchemyBackend(engine)
 
     def close(self) -> None:
-        self.engine.dispose()
+        self.backend.close()
 
     @property
     def meter(self) -> Meter | None:

@@ -11,8 +11,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.exc import DatabaseError
-
 from tracker.app.checks import LogCheck
 from tracker.app.progress import metered
 from tracker.app.table import Table
@@ -307,6 +305,6 @@ class Verifier:
                     )
                 )
         for name, projection_version in bad:
-            with contextlib.suppress(DatabaseError):  # a read-only database keeps its cache
+            with contextlib.suppress(*store.errors):  # a read-only database keeps its cache
                 store.forget_snapshot(row.campaign_id, name, projection_version)
         return found

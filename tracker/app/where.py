@@ -68,7 +68,7 @@ def where(
 ) -> Whereabouts:
     """Where this invocation's things are. ``db`` and ``campaign`` are as given (``None`` when
     neither the flag nor the environment named one); the sources say which gave them."""
-    from tracker.store.schema import HEAD_REVISION
+    from tracker.store.revisions import HEAD_REVISION
     from tracker.systems import registry
 
     folder = data_folder()
@@ -84,7 +84,7 @@ def where(
             detail = "none can be read until the database can"
     finally:
         if store is not None:
-            store.engine.dispose()
+            store.close()
     files = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
     return Whereabouts(
         version=__version__,
@@ -105,13 +105,13 @@ def current(db: str | None) -> bool:
     would neither make, nor upgrade, nor refuse."""
     found, store = _database(db, "flag")
     if store is not None:
-        store.engine.dispose()
+        store.close()
     return found.state == "current"
 
 
 def _database(db: str | None, source: str) -> tuple[Database, Any]:
     """The database described, and its store when it can be read as it stands."""
-    from tracker.store.engine import default_path, resolved, sqlite_path
+    from tracker.store.location import default_path, resolved, sqlite_path
 
     if db and db.startswith("sqlite:"):
         named = sqlite_path(db)
@@ -200,9 +200,9 @@ def _server(url: str, source: str) -> tuple[Database, Any]:
 def _stamped(found: Database, revision: str, url: str) -> tuple[Database, Any]:
     """A database stamped with ``revision``: read through the store when its schema is this
     tracker's, else described."""
-    from tracker.store.engine import create_engine_for
+    from tracker.store.engine import AlchemyBackend, create_engine_for
     from tracker.store.eventstore import EventStore
-    from tracker.store.schema import HEAD_REVISION, KNOWN_REVISIONS
+    from tracker.store.revisions import HEAD_REVISION, KNOWN_REVISIONS
 
     found.revision = revision
     if revision != HEAD_REVISION:
@@ -215,7 +215,7 @@ def _stamped(found: Database, revision: str, url: str) -> tuple[Database, Any]:
         )
         return found, None
     found.state = "current"
-    store = EventStore(create_engine_for(url))
+    store = EventStore(AlchemyBackend(create_engine_for(url)))
     found.campaigns = len(store.campaigns())
     found.events = store.count()
     return found, store

@@ -80,13 +80,16 @@ class TrackerGroup(click.Group):
 
 
 def _storage_error(exc: Exception) -> TrackerError | None:
-    try:
-        from sqlalchemy.exc import DatabaseError
-    except ImportError:  # pragma: no cover - sqlalchemy is a dependency
-        return None
-    if isinstance(exc, DatabaseError):
-        from tracker.store.engine import storage_error
+    import sqlite3
 
+    from tracker.store.location import storage_error
+
+    if isinstance(exc, sqlite3.DatabaseError):
+        return storage_error(exc, "the database")
+    # SQLAlchemy's errors only if it was loaded (a server URL, or a migration): a command on a
+    # SQLite file never imports it.
+    alchemy = sys.modules.get("sqlalchemy.exc")
+    if alchemy is not None and isinstance(exc, alchemy.DatabaseError):
         return storage_error(exc, "the database")
     return None
 

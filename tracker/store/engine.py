@@ -1,123 +1,42 @@
-"""Engine set-up: where the database is, and how each connection is configured.
+"""The SQLAlchemy backend: PostgreSQL (and any URL SQLAlchemy reads), and the engine Alembic
+migrates every database through.
 
-SQLite connections run in WAL mode (readers never block the writer), with foreign keys on, a busy
-timeout so a second writer waits instead of failing, and ``synchronous=FULL`` so a logged roll is
-on disk before its answer prints. Write transactions start with ``BEGIN IMMEDIATE`` to take the
-write lock up front: a deferred transaction that reads first and then writes can fail with
-"database is locked" when another writer got in between.
+PostgreSQL has no ``BEGIN IMMEDIATE``, so every transaction that appends events (or migrates)
+first takes one transaction-scoped advisory lock (``lock_writers``). Writers then insert and
+commit one after another, and positions are handed out in commit order: a reader tailing the log
+by position never passes an event that commits later with a smaller position.
 
-PostgreSQL has no such statement, so every transaction that appends events (or migrates) first
-takes one transaction-scoped advisory lock (``lock_writers``). Writers then insert and commit one
-after another, and positions are handed out in commit order: a reader tailing the log by position
-never passes an event that commits later with a smaller position.
+A SQLite engine gets the settings ``tracker.store.sqlite`` gives its own connections, and starts
+write transactions with ``BEGIN IMMEDIATE`` the same way.
 """
 
 from __future__ import annotations
 
-import os
-import sqlite3
 import time
-from pathlib import Path
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Engine, event, text
+from sqlalchemy import Engine, TextClause, event, text
 from sqlalchemy import create_engine as _create_engine
-from sqlalchemy.engine import Connection
-from sqlalchemy.exc import ArgumentError, DatabaseError, DisconnectionError, NoSuchModuleError
+from sqlalchemy.engine import Connection, Result
+from sqlalchemy.exc import (
+    ArgumentError,
+    DatabaseError,
+    DisconnectionError,
+    IntegrityError,
+    NoSuchModuleError,
+)
 
-from tracker.errors import BadInput, StorageError
+from tracker.errors import BadInput
+from tracker.store.backend import Params
+from tracker.store.sqlite import configure
 
-BUSY_TIMEOUT_MS = 10_000
 WRITE = {"tracker_write": True}
 # The key of tracker's advisory lock on PostgreSQL: any constant would do; this one spells
 # "trackr" in ASCII, so it is easy to recognise in pg_locks.
 WRITERS_LOCK_KEY = 0x747261636B72
-
-
-def default_path() -> Path:
-    """The database file in the user's data folder (e.g. ~/.local/share/tracker/tracker.db)."""
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("tracker", appauthor=False)) / "tracker.db"
-
-
-def resolve_url(db: str | None) -> str:
-    """Turn ``--db``/``$TRACKER_DB`` into a SQLAlchemy URL: a plain path means SQLite."""
-    if not db:
-        db = os.environ.get("TRACKER_DB") or None
-    if db and "://" in db:
-        return db
-    path = Path(db).expanduser() if db else default_path()
-    if not db:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return f"sqlite:///{resolved(path)}"
-
-
-def resolved(path: Path) -> Path:
-    """``path`` made absolute with its links followed, or one sentence when they loop."""
-    try:
-        return path.resolve()
-    except (RuntimeError, OSError) as exc:  # a symbolic link that leads back to itself
-        raise StorageError(
-            f"{path} is a symbolic link that never reaches a file ({exc}); give --db the "
-            "database file itself."
-        ) from None
-
-
-def sqlite_path(url: str) -> Path | None:
-    """The file behind a SQLite URL, or None for another engine or an in-memory database."""
-    if not url.startswith("sqlite:///"):
-        return None
-    raw = url.removeprefix("sqlite:///")
-    return None if raw in ("", ":memory:") else Path(raw)
-
-
-def prepare_sqlite_file(path: Path) -> bool:
-    """Create the file owner-readable only if it is new; return whether it was created.
-
-    SQLite gives its -wal and -shm files the database file's permissions, so the whole campaign
-    stays private to its owner.
-    """
-    if path.exists():
-        if path.is_dir():
-            raise StorageError(f"{path} is a folder; give --db the path of a database file.")
-        return False
-    if not path.parent.is_dir():
-        raise StorageError(
-            f"The folder {path.parent} does not exist; create it or give --db another path."
-        )
-    try:
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    except FileExistsError:
-        return False
-    except PermissionError:
-        raise StorageError(
-            f"Cannot create {path}: the folder is not writable; give --db a writable path."
-        ) from None
-    os.close(fd)
-    return True
-
-
-def refuse_foreign_sqlite(path: Path) -> None:
-    """Refuse an existing SQLite file that holds tables but none of tracker's, having looked at
-    it read-only: opening it for tracker would switch it to WAL mode before anything could say
-    it is not ours, and a file that is not ours is left exactly as it was."""
-    if not path.is_file() or path.stat().st_size == 0:
-        return
-    try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            listed = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            tables = {name for (name,) in listed}
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return  # not a database at all: opening it names what is wrong, writing nothing
-    if tables and "alembic_version" not in tables:
-        raise StorageError(
-            f"{path} holds tables but no tracker schema; give --db a tracker database or a new "
-            "file."
-        )
 
 
 def create_engine_for(url: str) -> Engine:
@@ -176,14 +95,7 @@ def _configure_sqlite(engine: Engine) -> None:
     def _on_connect(dbapi_connection, _record) -> None:
         # Let SQLAlchemy's "begin" event decide how each transaction starts.
         dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA foreign_keys = ON")
-        cursor.execute("PRAGMA synchronous = FULL")
-        mode = cursor.execute("PRAGMA journal_mode").fetchone()[0]
-        if mode != "wal" and mode != "memory":
-            cursor.execute("PRAGMA journal_mode = WAL")
-        cursor.close()
+        configure(dbapi_connection)
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
@@ -233,53 +145,47 @@ def listen_appended(url: str) -> Any:
     return conn
 
 
-def after_explicit_positions(conn: Connection) -> None:
-    """Make the next appended event follow the highest position inserted explicitly (an import).
-
-    SQLite's AUTOINCREMENT already counts explicit values; a PostgreSQL sequence does not, and
-    would hand out positions the import already used.
-    """
-    if conn.dialect.name == "postgresql":
-        conn.execute(
-            text(
-                "SELECT setval(pg_get_serial_sequence('events', 'position'), max(position)) "
-                "FROM events HAVING max(position) IS NOT NULL"
-            )
-        )
+@lru_cache(maxsize=256)
+def _statement(sql: str) -> TextClause:
+    # The store's statements are a fixed few: each is parsed for its parameters once.
+    return text(sql)
 
 
-def storage_error(exc: DatabaseError, location: str) -> StorageError:
-    """One sentence for a database the driver cannot use: driver errors become tracker's own
-    at the store's boundary."""
-    message = str(exc.orig) if exc.orig is not None else str(exc)
-    # Server drivers explain over several lines; the first says what happened.
-    message = message.strip().splitlines()[0] if message.strip() else type(exc).__name__
-    if "file is not a database" in message or "malformed" in message:
-        return StorageError(
-            f"{location} is not a readable tracker database ({message}); "
-            "check the --db path or restore a backup."
-        )
-    if "readonly" in message or "read-only" in message:
-        return StorageError(
-            f"{location} is read-only; make it writable or copy it somewhere you can write."
-        )
-    if "unable to open" in message:
-        if _read_only(location):
-            return StorageError(
-                f"{location} is on a read-only disk or in a read-only folder; tracker writes its "
-                "journal beside it, so copy it somewhere writable."
-            )
-        return StorageError(f"Cannot open {location}; check that the path and folder exist.")
-    if "disk is full" in message or "database or disk is full" in message:
-        return StorageError(f"The disk holding {location} is full; free some space and retry.")
-    return StorageError(
-        f"The database at {location} failed ({message}) and nothing was changed; run the command "
-        "again, and if it keeps failing check the --db path or restore a backup."
-    )
+class _Link:
+    __slots__ = ("conn",)
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    def rows(self, sql: str, params: Params | None = None) -> Result:
+        return self.conn.execute(_statement(sql), params or {})
+
+    def run_many(self, sql: str, params: Sequence[Params]) -> None:
+        self.conn.execute(_statement(sql), list(params))
 
 
-def _read_only(location: str) -> bool:
-    path = Path(location)
-    if not path.exists():
-        return False
-    return not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK)
+class AlchemyBackend:
+    """A database behind a SQLAlchemy engine."""
+
+    errors: tuple[type[BaseException], ...] = (DatabaseError,)
+    integrity = IntegrityError
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.dialect = engine.dialect.name
+
+    @contextmanager
+    def reading(self) -> Iterator[_Link]:
+        with self.engine.connect() as conn:
+            yield _Link(conn)
+
+    @contextmanager
+    def writing(self, appending_to: str | None = None) -> Iterator[_Link]:
+        with self.engine.connect().execution_options(**WRITE) as conn:
+            conn.begin()  # on SQLite, BEGIN IMMEDIATE: the lock is taken here, not later
+            lock_writers(conn, appending_to=appending_to)
+            yield _Link(conn)
+            conn.commit()
+
+    def close(self) -> None:
+        self.engine.dispose()

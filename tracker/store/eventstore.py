@@ -18,8 +18,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
-from sqlalchemy import Connection, Engine, Select, func, insert, select
-from sqlalchemy.exc import IntegrityError
 
 from tracker.errors import BadInput, ConcurrencyError, NotFound, Refused
 from tracker.events.catalog import CampaignCreated, current_decoders, decode
@@ -32,17 +30,28 @@ from tracker.events.envelope import (
     loads_payload,
     stored_json,
 )
-from tracker.store.engine import (
-    WRITE,
-    after_explicit_positions,
-    lock_writers,
-)
-from tracker.store.schema import campaigns, events, settings, snapshots
+from tracker.store.backend import Backend, Link, placeholders
 
 READ_BATCH = 2_000
 ID_SLICE = 500
 IMPORT_BATCH = 5_000
-NAME_MAX = campaigns.c.name.type.length
+NAME_MAX = 200  # the campaigns.name column's length (tracker.store.schema)
+
+# The events table's columns in StoredEvent's field order, which ``_rows`` unpacks.
+COLUMNS = (
+    "position, event_id, campaign_id, version, session_id, character_id, type, schema_version, "
+    "payload, recorded_at, visibility, prev_hash, hash"
+)
+SELECT_EVENTS = f"SELECT {COLUMNS} FROM events"
+INSERT_EVENT = (
+    "INSERT INTO events (event_id, campaign_id, version, session_id, character_id, type, "
+    "schema_version, payload, recorded_at, visibility, prev_hash, hash) VALUES (:event_id, "
+    ":campaign_id, :version, :session_id, :character_id, :type, :schema_version, :payload, "
+    ":recorded_at, :visibility, :prev_hash, :hash)"
+)
+IMPORT_EVENT = INSERT_EVENT.replace("(event_id,", "(position, event_id,").replace(
+    "(:event_id,", "(:position, :event_id,"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,9 +75,9 @@ def now_utc() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
-def _collision(exc: IntegrityError, campaign_id: str) -> Exception:
+def _collision(exc: BaseException, campaign_id: str) -> Exception:
     """What a constraint that stopped an append means to the person who asked for it."""
-    if "foreign key" in str(exc.orig).lower():
+    if "foreign key" in str(getattr(exc, "orig", None) or exc).lower():
         return NotFound(f"No campaign {campaign_id} in this database; check the campaign name.")
     # Another writer took the version first (the UNIQUE(campaign_id, version) constraint), or
     # re-sent the same event between our check and our insert.
@@ -96,11 +105,12 @@ def _row(event: StoredEvent) -> dict[str, object]:
     }
 
 
-def versions_of(event_ids: list[str]) -> Select:
+def versions_of(event_ids: Sequence[str]) -> tuple[str, dict[str, Any]]:
     """The campaign and version of each of ``event_ids``, found through the event id's own
     index. (Asked as the lowest version within one campaign, SQLite answers from the campaign's
     version index instead and reads every event of the campaign.)"""
-    return select(events.c.campaign_id, events.c.version).where(events.c.event_id.in_(event_ids))
+    among, params = placeholders("id", event_ids)
+    return f"SELECT campaign_id, version FROM events WHERE event_id IN {among}", params
 
 
 def read_query(
@@ -113,44 +123,59 @@ def read_query(
     sparse: bool = False,
     newest_first: bool = False,
     limit: int | None = None,
-) -> Select:
-    """The statement behind ``EventStore.read`` (one page of it, given a ``limit``)."""
-    query = select(events).where(
-        events.c.campaign_id == campaign_id, events.c.version > after_version
-    )
+) -> tuple[str, dict[str, Any]]:
+    """The statement behind ``EventStore.read`` (one page of it, given a ``limit``), and its
+    parameters."""
+    sql = [SELECT_EVENTS, "WHERE campaign_id = :campaign_id AND version > :after"]
+    params: dict[str, Any] = {"campaign_id": campaign_id, "after": after_version}
     if until_version is not None:
-        query = query.where(events.c.version <= until_version)
+        sql.append("AND version <= :until")
+        params["until"] = until_version
     if session_id is not None:
-        query = query.where(events.c.session_id == session_id)
+        sql.append("AND session_id = :session_id")
+        params["session_id"] = session_id
+    order = "version"
     if types is not None:
-        query = query.where(events.c.type.in_(list(types)))
-    order = events.c.version
-    if types is not None and sparse:
-        # An expression SQLite cannot read from the version index, so it plans on the type
-        # index and sorts the few rows that match.
-        order = order + 0
-    query = query.order_by(order.desc() if newest_first else order)
-    return query if limit is None else query.limit(limit)
+        among, named = placeholders("type", list(types))
+        sql.append(f"AND type IN {among}")
+        params.update(named)
+        if sparse:
+            # An expression SQLite cannot read from the version index, so it plans on the type
+            # index and sorts the few rows that match.
+            order = "version + 0"
+    sql.append(f"ORDER BY {order} DESC" if newest_first else f"ORDER BY {order}")
+    if limit is not None:
+        sql.append(f"LIMIT {int(limit)}")
+    return " ".join(sql), params
 
 
 class EventStore:
     """The log of every campaign in one database."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
         # The connection of the write block this thread is in (``writing``), which every read
         # in the block goes through: one connection a command, and on PostgreSQL one ping.
         self._local = threading.local()
         self._found: dict[str, CampaignRow] = {}
 
+    @property
+    def errors(self) -> tuple[type[BaseException], ...]:
+        """What the database's driver raises when the database fails (``storage_error`` turns
+        one into a sentence)."""
+        return self.backend.errors
+
+    def close(self) -> None:
+        self.backend.close()
+
     @contextmanager
-    def _reading(self) -> Iterator[Connection]:
-        pinned = getattr(self._local, "conn", None)
+    def _reading(self) -> Iterator[Link]:
+        pinned = getattr(self._local, "link", None)
         if pinned is not None:
             yield pinned
             return
-        with self.engine.connect() as conn:
-            yield conn
+        with self.backend.reading() as link:
+            yield link
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -160,20 +185,22 @@ class EventStore:
         """Register a campaign and append its first events, in one transaction."""
         if len(name) > NAME_MAX:
             raise BadInput(f"A campaign name has at most {NAME_MAX} characters; shorten it.")
-        with self.engine.connect().execution_options(**WRITE) as conn:
-            lock_writers(conn, appending_to=campaign_id)
-            names = conn.execute(select(campaigns.c.name)).scalars()
+        with self.backend.writing(appending_to=campaign_id) as link:
+            names = (n for (n,) in link.rows("SELECT name FROM campaigns"))
             taken = next((n for n in names if n.casefold() == name.casefold()), None)
             if taken:
                 raise Refused(f'A campaign named "{taken}" already exists; pick another name.')
-            conn.execute(
-                insert(campaigns).values(
-                    campaign_id=campaign_id, name=name, system=system, created_at=now_utc()
-                )
+            link.rows(
+                "INSERT INTO campaigns (campaign_id, name, system, created_at) "
+                "VALUES (:campaign_id, :name, :system, :created_at)",
+                {
+                    "campaign_id": campaign_id,
+                    "name": name,
+                    "system": system,
+                    "created_at": now_utc(),
+                },
             )
-            stored = self._append(conn, campaign_id, first, 0)
-            conn.commit()
-        return stored
+            return self._append(link, campaign_id, first, 0)
 
     def append(
         self, campaign_id: str, batch: Sequence[NewEvent], expected_version: int
@@ -185,13 +212,10 @@ class EventStore:
         stored appends nothing and returns the stored events.
         """
         try:
-            with self.engine.connect().execution_options(**WRITE) as conn:
-                lock_writers(conn, appending_to=campaign_id)
-                stored = self._append(conn, campaign_id, batch, expected_version)
-                conn.commit()
-        except IntegrityError as exc:
+            with self.backend.writing(appending_to=campaign_id) as link:
+                return self._append(link, campaign_id, batch, expected_version)
+        except self.backend.integrity as exc:
             raise _collision(exc, campaign_id) from exc
-        return stored
 
     @contextmanager
     def writing(self, campaign_id: str) -> Iterator[Callable[..., list[StoredEvent]]]:
@@ -207,42 +231,35 @@ class EventStore:
         write by any other means: on SQLite that would wait for its own lock.
         """
         try:
-            with self.engine.connect().execution_options(**WRITE) as conn:
-                conn.begin()  # on SQLite, BEGIN IMMEDIATE: the lock is taken here, not later
-                lock_writers(conn, appending_to=campaign_id)
-                self._local.conn = conn
+            with self.backend.writing(appending_to=campaign_id) as link:
+                self._local.link = link
                 try:
                     yield lambda batch, expected, prev_hash=None: self._append(
-                        conn, campaign_id, batch, expected, prev_hash
+                        link, campaign_id, batch, expected, prev_hash
                     )
                 finally:
-                    self._local.conn = None
-                conn.commit()
-        except IntegrityError as exc:
+                    self._local.link = None
+        except self.backend.integrity as exc:
             raise _collision(exc, campaign_id) from exc
 
     def _checked_head(
-        self, conn: Connection, campaign_id: str, batch: Sequence[NewEvent], expected: int
+        self, link: Link, campaign_id: str, batch: Sequence[NewEvent], expected: int
     ) -> str | list[StoredEvent]:
         """The hash of the head the batch follows, once the head is where the caller expects;
         or the batch as stored, when every event of it already is (a re-send)."""
         ids = [e.event_id for e in batch]
-        seen = conn.execute(select(events.c.event_id).where(events.c.event_id.in_(ids))).first()
-        known = (
-            {
-                s.event_id: s
-                for s in self._rows(conn, select(events).where(events.c.event_id.in_(ids)))
-            }
-            if seen
-            else {}
-        )
+        among, params = placeholders("id", ids)
+        known = {
+            s.event_id: s
+            for s in self._rows(link, f"{SELECT_EVENTS} WHERE event_id IN {among}", params)
+        }
         if known:
             if len(known) == len(ids) and all(s.campaign_id == campaign_id for s in known.values()):
                 return [known[i] for i in ids]
             raise Refused(
                 "Part of this batch is already in the log; re-send the whole batch or a new one."
             )
-        head = self._head(conn, campaign_id)
+        head = self._head(link, campaign_id)
         if head.version != expected:
             raise ConcurrencyError(
                 f"The campaign log moved on (version {head.version}, expected {expected}); "
@@ -252,7 +269,7 @@ class EventStore:
 
     def _append(
         self,
-        conn: Connection,
+        link: Link,
         campaign_id: str,
         batch: Sequence[NewEvent],
         expected: int,
@@ -261,7 +278,7 @@ class EventStore:
         if not batch:
             return []
         if prev_hash is None:
-            prev_hash = self._checked_head(conn, campaign_id, batch, expected)
+            prev_hash = self._checked_head(link, campaign_id, batch, expected)
             if not isinstance(prev_hash, str):
                 return prev_hash  # a re-sent batch, as it was stored
         prev = prev_hash
@@ -293,20 +310,22 @@ class EventStore:
             out.append((fields, digest, data, raw))
             prev = digest
         # Only the positions are new to us: the rest of each stored event is already in hand.
-        if len(rows) == 1 or conn.dialect.name != "sqlite":
-            # One statement: PostgreSQL returns a batch's positions from multi-row inserts.
-            positions = conn.execute(
-                insert(events).returning(events.c.position, sort_by_parameter_order=True), rows
-            ).scalars()
+        if len(rows) == 1:
+            positions: Iterable[int] = [
+                position for (position,) in link.rows(f"{INSERT_EVENT} RETURNING position", rows[0])
+            ]
         else:
-            # SQLite would return them by inserting row by row; one executemany and one read
-            # of the positions it gave is several times quicker for a batch.
-            conn.execute(insert(events), rows)
-            positions = conn.execute(
-                select(events.c.position)
-                .where(events.c.campaign_id == campaign_id, events.c.version > expected)
-                .order_by(events.c.version)
-            ).scalars()
+            # One executemany and one read of the positions it gave: both drivers return a
+            # batch's positions only by inserting row by row.
+            link.run_many(INSERT_EVENT, rows)
+            positions = [
+                position
+                for (position,) in link.rows(
+                    "SELECT position FROM events WHERE campaign_id = :campaign_id "
+                    "AND version > :after ORDER BY version",
+                    {"campaign_id": campaign_id, "after": expected},
+                )
+            ]
         return [
             StoredEvent(
                 position,
@@ -331,18 +350,18 @@ class EventStore:
 
     def head(self, campaign_id: str) -> Head:
         """The stream's last version and hash (version 0 and the genesis hash when empty)."""
-        with self._reading() as conn:
-            return self._head(conn, campaign_id)
+        with self._reading() as link:
+            return self._head(link, campaign_id)
 
     @staticmethod
-    def _head(conn: Connection, campaign_id: str) -> Head:
-        row = conn.execute(
-            select(events.c.version, events.c.hash)
-            .where(events.c.campaign_id == campaign_id)
-            .order_by(events.c.version.desc())
-            .limit(1)
-        ).first()
-        return Head(row.version, row.hash) if row else Head(0, GENESIS_HASH)
+    def _head(link: Link, campaign_id: str) -> Head:
+        for version, digest in link.rows(
+            "SELECT version, hash FROM events WHERE campaign_id = :campaign_id "
+            "ORDER BY version DESC LIMIT 1",
+            {"campaign_id": campaign_id},
+        ):
+            return Head(version, digest)
+        return Head(0, GENESIS_HASH)
 
     def read(
         self,
@@ -365,27 +384,27 @@ class EventStore:
         much of the log (rolls) and keeps a sort of them out of memory."""
         pages: dict[str, Any] = {
             "session_id": session_id,
-            "types": types,
+            "types": types if types is None else list(types),
             "sparse": sparse,
             "newest_first": newest_first,
         }
-        with self._reading() as conn:
+        with self._reading() as link:
             if types is not None and sparse:  # a few events: one statement
-                query = read_query(
+                sql, params = read_query(
                     campaign_id, after_version=after_version, until_version=until_version, **pages
                 )
-                yield from self._rows(conn, query)
+                yield from self._rows(link, sql, params)
                 return
             # In pages, each the next by version from where the last ended: no server-side
             # cursor (three round trips on PostgreSQL for a tail of one event), and a long log
             # is never held whole.
             low, high = after_version, until_version
             while True:
-                query = read_query(
+                sql, params = read_query(
                     campaign_id, after_version=low, until_version=high, limit=READ_BATCH, **pages
                 )
                 count = 0
-                for event in self._rows(conn, query):
+                for event in self._rows(link, sql, params):
                     count += 1
                     yield event
                 if count < READ_BATCH:
@@ -398,16 +417,14 @@ class EventStore:
     def read_all(self, *, after_position: int = 0) -> Iterator[StoredEvent]:
         """Every event in the database in position order (the global replay order), in pages
         as ``read`` reads them."""
-        with self._reading() as conn:
+        with self._reading() as link:
             while True:
-                query = (
-                    select(events)
-                    .where(events.c.position > after_position)
-                    .order_by(events.c.position)
-                    .limit(READ_BATCH)
-                )
                 count = 0
-                for event in self._rows(conn, query):
+                for event in self._rows(
+                    link,
+                    f"{SELECT_EVENTS} WHERE position > :after ORDER BY position LIMIT {READ_BATCH}",
+                    {"after": after_position},
+                ):
                     count += 1
                     yield event
                 if count < READ_BATCH:
@@ -415,13 +432,13 @@ class EventStore:
                 after_position = event.position
 
     @staticmethod
-    def _rows(conn: Connection, query) -> Iterator[StoredEvent]:
-        result = conn.execute(query)
+    def _rows(link: Link, sql: str, params: dict[str, Any] | None = None) -> Iterator[StoredEvent]:
+        result = link.rows(sql, params)
         # Each type's decoder for its current version, at hand: a payload in any other version,
         # or one that does not fit, goes the long way through ``decode`` (which says why).
         fast = current_decoders()
-        # Unpacked by position (the table's column order is StoredEvent's field order): a full
-        # rebuild reads every row, and attribute lookup by name costs a third of the time.
+        # Unpacked by position (``COLUMNS`` is StoredEvent's field order): a full rebuild reads
+        # every row, and attribute lookup by name costs a third of the time.
         for (
             position,
             event_id,
@@ -465,26 +482,33 @@ class EventStore:
 
     def find_hash(self, digest: str) -> StoredEvent | None:
         """The event whose hash is ``digest``, if the log holds one."""
-        with self._reading() as conn:
-            return next(self._rows(conn, select(events).where(events.c.hash == digest)), None)
+        with self._reading() as link:
+            return next(
+                self._rows(link, f"{SELECT_EVENTS} WHERE hash = :hash", {"hash": digest}), None
+            )
 
     def count(self, campaign_id: str | None = None, types: Iterable[str] | None = None) -> int:
-        query = select(func.count()).select_from(events)
+        sql = ["SELECT count(*) FROM events WHERE 1 = 1"]
+        params: dict[str, Any] = {}
         if campaign_id is not None:
-            query = query.where(events.c.campaign_id == campaign_id)
+            sql.append("AND campaign_id = :campaign_id")
+            params["campaign_id"] = campaign_id
         if types is not None:
-            query = query.where(events.c.type.in_(list(types)))
-        with self._reading() as conn:
-            return conn.execute(query).scalar_one()
+            among, named = placeholders("type", list(types))
+            sql.append(f"AND type IN {among}")
+            params.update(named)
+        with self._reading() as link:
+            [(n,)] = link.rows(" ".join(sql), params)
+        return n
 
     def first_version(self, campaign_id: str, event_ids: Iterable[str]) -> int | None:
         """The lowest version among ``event_ids`` in the campaign's log (None if none is there)."""
         ids = list(event_ids)
         lowest: int | None = None
-        with self._reading() as conn:
+        with self._reading() as link:
             # In slices: a database caps the parameters one statement may carry.
             for start in range(0, len(ids), ID_SLICE):
-                for owner, version in conn.execute(versions_of(ids[start : start + ID_SLICE])):
+                for owner, version in link.rows(*versions_of(ids[start : start + ID_SLICE])):
                     if owner == campaign_id and (lowest is None or version < lowest):
                         lowest = version
         return lowest
@@ -494,27 +518,31 @@ class EventStore:
         if ident.isascii() and ident.isdigit():
             if len(ident) > 18:  # past any version a log can reach, and past SQL's integers
                 raise NotFound(f"No event {ident} in this campaign; `tracker log` lists them.")
-            query = select(events).where(
-                events.c.campaign_id == campaign_id, events.c.version == int(ident)
-            )
-            with self._reading() as conn:
-                found = next(self._rows(conn, query), None)
+            with self._reading() as link:
+                found = next(
+                    self._rows(
+                        link,
+                        f"{SELECT_EVENTS} WHERE campaign_id = :campaign_id AND version = :version",
+                        {"campaign_id": campaign_id, "version": int(ident)},
+                    ),
+                    None,
+                )
             if found is None:
                 raise NotFound(f"No event {ident} in this campaign; `tracker log` lists them.")
             return found
         prefix = ident.lower()
         if len(prefix) < 4 or not all(ch in "0123456789abcdef-" for ch in prefix):
             raise NotFound(f"No event {ident!r}; give its number or id from `tracker log`.")
-        query = (
-            select(events)
-            .where(
-                events.c.campaign_id == campaign_id,
-                events.c.event_id.startswith(prefix, autoescape=True),
+        # Only hex digits and dashes reach here: nothing in the prefix is a LIKE wildcard.
+        with self._reading() as link:
+            matches = list(
+                self._rows(
+                    link,
+                    f"{SELECT_EVENTS} WHERE campaign_id = :campaign_id "
+                    "AND event_id LIKE :prefix LIMIT 2",
+                    {"campaign_id": campaign_id, "prefix": prefix + "%"},
+                )
             )
-            .limit(2)
-        )
-        with self._reading() as conn:
-            matches = list(self._rows(conn, query))
         if not matches:
             raise NotFound(f"No event {ident!r}; give its number or id from `tracker log`.")
         if len(matches) > 1:
@@ -523,52 +551,52 @@ class EventStore:
 
     def last_event_by(self, campaign_id: str, recorded_at: str) -> StoredEvent | None:
         """The last event recorded at or before ``recorded_at`` (an ISO UTC time)."""
-        query = (
-            select(events)
-            .where(events.c.campaign_id == campaign_id, events.c.recorded_at <= recorded_at)
-            .order_by(events.c.version.desc())
-            .limit(1)
-        )
-        with self._reading() as conn:
-            return next(self._rows(conn, query), None)
+        with self._reading() as link:
+            return next(
+                self._rows(
+                    link,
+                    f"{SELECT_EVENTS} WHERE campaign_id = :campaign_id "
+                    "AND recorded_at <= :at ORDER BY version DESC LIMIT 1",
+                    {"campaign_id": campaign_id, "at": recorded_at},
+                ),
+                None,
+            )
 
     def session_counts(self, campaign_id: str) -> dict[int, int]:
         """How many events each session of the campaign logged (its start and end included)."""
-        query = (
-            select(events.c.session_id, func.count())
-            .where(events.c.campaign_id == campaign_id, events.c.session_id.is_not(None))
-            .group_by(events.c.session_id)
-        )
-        with self._reading() as conn:
-            return dict(conn.execute(query).all())
+        with self._reading() as link:
+            return dict(
+                link.rows(
+                    "SELECT session_id, count(*) FROM events WHERE campaign_id = :campaign_id "
+                    "AND session_id IS NOT NULL GROUP BY session_id",
+                    {"campaign_id": campaign_id},
+                )
+            )
 
     def session_span(self, campaign_id: str, session_id: int) -> tuple[int, int] | None:
         """The first and last version the session logged (None when it logged nothing), read
         through the session index: the session's own events, never the whole log."""
-        query = select(func.min(events.c.version), func.max(events.c.version)).where(
-            events.c.campaign_id == campaign_id, events.c.session_id == session_id
-        )
-        with self._reading() as conn:
-            first, last = conn.execute(query).one()
+        with self._reading() as link:
+            [(first, last)] = link.rows(
+                "SELECT min(version), max(version) FROM events "
+                "WHERE campaign_id = :campaign_id AND session_id = :session_id",
+                {"campaign_id": campaign_id, "session_id": session_id},
+            )
         return None if first is None else (first, last)
 
     def session_counts_among(self, campaign_id: str, event_ids: Iterable[str]) -> dict[int, int]:
         """How many of ``event_ids`` each session of the campaign logged."""
         wanted = list(event_ids)
         counts: dict[int, int] = {}
-        # In slices: SQLite caps the parameters of one statement.
-        for start in range(0, len(wanted), 500):
-            query = (
-                select(events.c.session_id, func.count())
-                .where(
-                    events.c.campaign_id == campaign_id,
-                    events.c.session_id.is_not(None),
-                    events.c.event_id.in_(wanted[start : start + 500]),
-                )
-                .group_by(events.c.session_id)
-            )
-            with self._reading() as conn:
-                for session_id, n in conn.execute(query).all():
+        with self._reading() as link:
+            # In slices: SQLite caps the parameters of one statement.
+            for start in range(0, len(wanted), ID_SLICE):
+                among, params = placeholders("id", wanted[start : start + ID_SLICE])
+                for session_id, n in link.rows(
+                    "SELECT session_id, count(*) FROM events WHERE campaign_id = :campaign_id "
+                    f"AND session_id IS NOT NULL AND event_id IN {among} GROUP BY session_id",
+                    {"campaign_id": campaign_id, **params},
+                ):
                     counts[session_id] = counts.get(session_id, 0) + n
         return counts
 
@@ -580,8 +608,7 @@ class EventStore:
         heads: dict[str, tuple[int, str]] = {}
         batch: list[dict] = []
         count = 0
-        with self.engine.connect().execution_options(**WRITE) as conn:
-            lock_writers(conn)
+        with self.backend.writing() as link:
             for event in stream:
                 version, prev = heads.get(event.campaign_id, (0, GENESIS_HASH))
                 if event.version != version + 1 or event.prev_hash != prev:
@@ -598,27 +625,34 @@ class EventStore:
                     )
                 if event.type == CampaignCreated.TYPE:
                     if batch:
-                        conn.execute(insert(events), batch)
+                        link.run_many(IMPORT_EVENT, batch)
                         batch = []
                     created = event.payload
-                    conn.execute(
-                        insert(campaigns).values(
-                            campaign_id=event.campaign_id,
-                            name=created["name"],
-                            system=created["system"],
-                            created_at=event.recorded_at,
-                        )
+                    link.rows(
+                        "INSERT INTO campaigns (campaign_id, name, system, created_at) "
+                        "VALUES (:campaign_id, :name, :system, :created_at)",
+                        {
+                            "campaign_id": event.campaign_id,
+                            "name": created["name"],
+                            "system": created["system"],
+                            "created_at": event.recorded_at,
+                        },
                     )
                 heads[event.campaign_id] = (event.version, event.hash)
                 batch.append(_row(event))
                 count += 1
                 if len(batch) >= IMPORT_BATCH:
-                    conn.execute(insert(events), batch)
+                    link.run_many(IMPORT_EVENT, batch)
                     batch = []
             if batch:
-                conn.execute(insert(events), batch)
-            after_explicit_positions(conn)
-            conn.commit()
+                link.run_many(IMPORT_EVENT, batch)
+            if self.backend.dialect == "postgresql":
+                # The next appended event follows the highest position imported: SQLite's
+                # AUTOINCREMENT counts explicit values, a PostgreSQL sequence does not.
+                link.rows(
+                    "SELECT setval(pg_get_serial_sequence('events', 'position'), max(position)) "
+                    "FROM events HAVING max(position) IS NOT NULL"
+                )
         return count
 
     # -- snapshots -----------------------------------------------------------------------------
@@ -633,30 +667,34 @@ class EventStore:
         was replaced by an import or a restore) is ignored.
         """
         names = [projection] if isinstance(projection, str) else list(projection)
-        with self._reading() as conn:
-            found = conn.execute(
-                select(snapshots.c.projection, snapshots.c.version, snapshots.c.head_hash)
-                .where(
-                    snapshots.c.campaign_id == campaign_id,
-                    snapshots.c.projection.in_(names),
-                    snapshots.c.projection_version == projection_version,
+        among, params = placeholders("name", names)
+        key = {"campaign_id": campaign_id, "pv": projection_version}
+        with self._reading() as link:
+            found = list(
+                link.rows(
+                    "SELECT projection, version, head_hash FROM snapshots "
+                    f"WHERE campaign_id = :campaign_id AND projection IN {among} "
+                    "AND projection_version = :pv ORDER BY version DESC",
+                    {**key, **params},
                 )
-                .order_by(snapshots.c.version.desc())
-            ).all()
+            )
             for name, version, head_hash in found:
-                at = conn.execute(
-                    select(events.c.hash).where(
-                        events.c.campaign_id == campaign_id, events.c.version == version
-                    )
-                ).scalar()
-                if at == head_hash:
-                    state = conn.execute(
-                        select(snapshots.c.state).where(
-                            snapshots.c.campaign_id == campaign_id,
-                            snapshots.c.projection == name,
-                            snapshots.c.projection_version == projection_version,
+                at = next(
+                    iter(
+                        link.rows(
+                            "SELECT hash FROM events WHERE campaign_id = :campaign_id "
+                            "AND version = :version",
+                            {"campaign_id": campaign_id, "version": version},
                         )
-                    ).scalar_one()
+                    ),
+                    (None,),
+                )[0]
+                if at == head_hash:
+                    [(state,)] = link.rows(
+                        "SELECT state FROM snapshots WHERE campaign_id = :campaign_id "
+                        "AND projection = :name AND projection_version = :pv",
+                        {**key, "name": name},
+                    )
                     # A cache that does not parse is passed over, never a crash.
                     try:
                         doc = loads_payload(state)
@@ -668,32 +706,23 @@ class EventStore:
 
     def forget_snapshot(self, campaign_id: str, projection: str, projection_version: int) -> None:
         """Drop a cached snapshot (one that does not hold what the log folds to)."""
-        with self.engine.connect().execution_options(**WRITE) as conn:
-            conn.execute(
-                snapshots.delete().where(
-                    snapshots.c.campaign_id == campaign_id,
-                    snapshots.c.projection == projection,
-                    snapshots.c.projection_version == projection_version,
-                )
+        with self.backend.writing() as link:
+            link.rows(
+                "DELETE FROM snapshots WHERE campaign_id = :campaign_id "
+                "AND projection = :name AND projection_version = :pv",
+                {"campaign_id": campaign_id, "name": projection, "pv": projection_version},
             )
-            conn.commit()
 
     def snapshots_of(self, campaign_id: str) -> list[tuple[str, int, int, str, str]]:
         """Every stored snapshot of a campaign, as stored: its projection and that projection's
         version, the version and head hash it was folded to, and its state's text."""
-        with self._reading() as conn:
+        with self._reading() as link:
             return [
                 tuple(row)
-                for row in conn.execute(
-                    select(
-                        snapshots.c.projection,
-                        snapshots.c.projection_version,
-                        snapshots.c.version,
-                        snapshots.c.head_hash,
-                        snapshots.c.state,
-                    )
-                    .where(snapshots.c.campaign_id == campaign_id)
-                    .order_by(snapshots.c.version)
+                for row in link.rows(
+                    "SELECT projection, projection_version, version, head_hash, state "
+                    "FROM snapshots WHERE campaign_id = :campaign_id ORDER BY version",
+                    {"campaign_id": campaign_id},
                 )
             ]
 
@@ -710,34 +739,42 @@ class EventStore:
     ) -> None:
         """Replace the campaign's cached state for this projection version; the one replaced is
         kept under the name ``keep_previous_as`` when given (replacing what was there)."""
-        key = (snapshots.c.campaign_id == campaign_id) & (snapshots.c.projection == projection)
-        with self.engine.connect().execution_options(**WRITE) as conn:
+        key = {"campaign_id": campaign_id, "name": projection}
+        delete = "DELETE FROM snapshots WHERE campaign_id = :campaign_id AND projection = :name"
+        with self.backend.writing() as link:
             if keep_previous_as is not None:
-                kept = (snapshots.c.campaign_id == campaign_id) & (
-                    snapshots.c.projection == keep_previous_as
+                link.rows(delete, {**key, "name": keep_previous_as})
+                link.rows(
+                    "UPDATE snapshots SET projection = :kept "
+                    "WHERE campaign_id = :campaign_id AND projection = :name",
+                    {**key, "kept": keep_previous_as},
                 )
-                conn.execute(snapshots.delete().where(kept))
-                conn.execute(snapshots.update().where(key).values(projection=keep_previous_as))
-            conn.execute(snapshots.delete().where(key))
-            conn.execute(
-                insert(snapshots).values(
-                    campaign_id=campaign_id,
-                    projection=projection,
-                    projection_version=projection_version,
-                    version=version,
-                    head_hash=head_hash,
-                    state=json.dumps(state, ensure_ascii=False, separators=(",", ":")),
-                    created_at=now_utc(),
-                )
+            link.rows(delete, key)
+            link.rows(
+                "INSERT INTO snapshots (campaign_id, projection, projection_version, version, "
+                "head_hash, state, created_at) VALUES (:campaign_id, :name, :pv, :version, "
+                ":head_hash, :state, :created_at)",
+                {
+                    **key,
+                    "pv": projection_version,
+                    "version": version,
+                    "head_hash": head_hash,
+                    "state": json.dumps(state, ensure_ascii=False, separators=(",", ":")),
+                    "created_at": now_utc(),
+                },
             )
-            conn.commit()
 
     # -- campaigns and settings ----------------------------------------------------------------
 
     def campaigns(self) -> list[CampaignRow]:
-        with self._reading() as conn:
-            rows = conn.execute(select(campaigns).order_by(campaigns.c.created_at)).all()
-        return [CampaignRow(r.campaign_id, r.name, r.system, r.created_at) for r in rows]
+        with self._reading() as link:
+            return [
+                CampaignRow(*row)
+                for row in link.rows(
+                    "SELECT campaign_id, name, system, created_at FROM campaigns "
+                    "ORDER BY created_at"
+                )
+            ]
 
     def find_campaign(self, name_or_id: str) -> CampaignRow | None:
         """A campaign by id or by name, the name matched without regard to case.
@@ -755,14 +792,17 @@ class EventStore:
         return found
 
     def get_setting(self, key: str) -> str | None:
-        with self._reading() as conn:
-            return conn.execute(select(settings.c.value).where(settings.c.key == key)).scalar()
+        with self._reading() as link:
+            for (value,) in link.rows("SELECT value FROM settings WHERE key = :key", {"key": key}):
+                return value
+        return None
 
     def set_setting(self, key: str, value: str) -> None:
-        with self.engine.connect().execution_options(**WRITE) as conn:
-            # Two writers setting a new key at once would both insert it on PostgreSQL and one
-            # fail on the primary key; with the lock the second replaces the first's row.
-            lock_writers(conn)
-            conn.execute(settings.delete().where(settings.c.key == key))
-            conn.execute(insert(settings).values(key=key, value=value))
-            conn.commit()
+        # Two writers setting a new key at once would both insert it on PostgreSQL and one
+        # fail on the primary key; under the writers' lock the second replaces the first's row.
+        with self.backend.writing() as link:
+            link.rows("DELETE FROM settings WHERE key = :key", {"key": key})
+            link.rows(
+                "INSERT INTO settings (key, value) VALUES (:key, :value)",
+                {"key": key, "value": value},
+            )

@@ -18,8 +18,9 @@ from sqlalchemy import Engine, inspect, text
 from sqlalchemy.exc import DatabaseError, OperationalError, ProgrammingError
 
 from tracker.errors import StorageError
-from tracker.store.engine import WRITE, lock_writers, sqlite_path
-from tracker.store.schema import HEAD_REVISION, KNOWN_REVISIONS
+from tracker.store.engine import WRITE, lock_writers
+from tracker.store.location import sqlite_path
+from tracker.store.revisions import HEAD_REVISION, KNOWN_REVISIONS
 
 UNDEFINED_TABLE = "42P01"  # PostgreSQL's SQLSTATE for a relation that does not exist
 

@@ -1,9 +1,8 @@
 """The database tables, as SQLAlchemy Core.
 
 The Alembic migrations in ``migrations/versions`` create these; this module mirrors the head
-revision so queries can be written against it. ``KNOWN_REVISIONS`` lists every revision this
-version of tracker can open, oldest first: a database stamped with anything else was written by a
-newer tracker and is refused.
+revision, for Alembic's tests and anyone reading the schema as code; the store's own statements
+are SQL text (``tracker.store.eventstore``), which the tests hold to these tables.
 """
 
 from sqlalchemy import (
@@ -18,9 +17,6 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-
-KNOWN_REVISIONS: tuple[str, ...] = ("0001", "0002", "0003", "0004")
-HEAD_REVISION = KNOWN_REVISIONS[-1]
 
 metadata = MetaData()
 

@@ -1,0 +1,64 @@
+"""What the event store asks of a database: one connection at a time, in a transaction.
+
+The store writes its statements once, as SQL text with ``:name`` parameters, which both backends
+take as they are:
+
+- ``tracker.store.sqlite.SqliteBackend`` talks to a SQLite file through the standard ``sqlite3``
+  module. A command on the default database then starts without importing SQLAlchemy, whose
+  import alone costs more than the rest of a roll.
+- ``tracker.store.engine.AlchemyBackend`` runs them through a SQLAlchemy engine: PostgreSQL, and
+  any other URL. The schema and its migrations stay SQLAlchemy's and Alembic's for every backend.
+
+``tests/test_store.py`` runs the store's whole contract against each, so they behave alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+Params = Mapping[str, Any]
+
+
+class Link(Protocol):
+    """One connection inside one transaction."""
+
+    def rows(self, sql: str, params: Params | None = None) -> Iterable[Sequence[Any]]:
+        """Run one statement; its rows as tuples, in order."""
+        ...
+
+    def run_many(self, sql: str, params: Sequence[Params]) -> None:
+        """Run one statement once for each set of parameters."""
+        ...
+
+
+class Backend(Protocol):
+    """A database: connections lent for reading, or for writing under tracker's writers' lock."""
+
+    # "sqlite" or "postgresql" (or another SQLAlchemy dialect's name)
+    dialect: str
+    # What the driver raises when the database fails; ``integrity`` when a constraint stops
+    # a statement.
+    errors: tuple[type[BaseException], ...]
+    integrity: type[BaseException]
+
+    def reading(self) -> AbstractContextManager[Link]:
+        """A connection in a read transaction (one consistent view), ended with the block."""
+        ...
+
+    def writing(self, appending_to: str | None = None) -> AbstractContextManager[Link]:
+        """A connection holding the writers' lock from its first statement; the transaction
+        commits when the block ends and rolls back if it raises. ``appending_to`` names the
+        campaign whose log the block appends to, for those who follow it."""
+        ...
+
+    def close(self) -> None:
+        """Close every connection the backend holds."""
+        ...
+
+
+def placeholders(prefix: str, values: Sequence[Any]) -> tuple[str, dict[str, Any]]:
+    """``(:p0, :p1, ...)`` for an ``IN`` list, and the parameters it names."""
+    names = [f"{prefix}{i}" for i in range(len(values))]
+    return "(" + ", ".join(f":{n}" for n in names) + ")", dict(zip(names, values, strict=True))
