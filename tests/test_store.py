@@ -665,3 +665,48 @@ class TestPostgresEventStore(EventStoreContract):
         assert results == [("", 0), ("", 0)]
         assert current_revision(engine) == HEAD_REVISION
         engine.dispose()
+
+
+# A command run as its own process, reporting at exit which database libraries it loaded.
+LOADED = """
+import atexit, sys
+
+def report():
+    heavy = [m for m in ("alembic", "importlib.metadata", "sqlalchemy") if m in sys.modules]
+    print("loaded:", *heavy, file=sys.stderr)
+
+atexit.register(report)
+from tracker.cli import cli
+cli.main(sys.argv[1:], prog_name="tracker")
+"""
+
+
+def loaded_by(db: Path, *command: str) -> list[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-c", LOADED, "--db", str(db), *command],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=WAIT_S,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stderr.strip().splitlines()[-1].split()[1:]
+
+
+def test_a_command_on_a_sqlite_file_at_head_never_loads_sqlalchemy(tmp_path, glintlock):
+    """Importing SQLAlchemy took longer than the rest of a one-shot roll: a SQLite file at head
+    is read and written through the standard sqlite3 alone, and the rule systems are found
+    without importing ``importlib.metadata``. A new file is made through Alembic."""
+    made = loaded_by(tmp_path / "new.db", "campaign", "new", "Fresh", "--system", "gloom")
+    assert {"alembic", "sqlalchemy"} <= set(made)
+    for command in (
+        ["session", "start"],
+        ["roll", "Wren", "Grit", "--dice", "12,3"],
+        ["status"],
+        ["undo"],
+        ["log"],
+        ["export", "rolls", "--format", "csv"],
+        ["verify"],
+    ):
+        assert loaded_by(glintlock.db, *command) == [], command
