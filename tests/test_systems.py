@@ -307,3 +307,24 @@ def test_a_plugin_is_found_by_a_fresh_process_from_its_entry_point(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["outcomes"]["hit"] == pytest.approx(5 / 6)
+
+
+def test_the_registry_finds_the_entry_points_importlib_metadata_finds(d6_installed):
+    from importlib.metadata import entry_points
+
+    expected = {point.name: point.value for point in entry_points(group=registry.GROUP)}
+    assert "d6" in expected
+    assert {name: point.value for name, point in registry._declared().items()} == expected
+
+
+def test_an_entry_point_file_with_comments_extras_and_other_groups_is_read_as_declared(tmp_path):
+    listed = tmp_path / "entry_points.txt"
+    listed.write_text(
+        "# made by hand\n[console_scripts]\nd6 = elsewhere:main\n\n"
+        "[tracker.systems]\n; a comment\nd6 = tracker_d6:D6 [fast]\ncoin=coins.rules:Coin.system\n"
+    )
+    assert registry._group_lines(str(listed)) == [
+        ("d6", "tracker_d6:D6"),
+        ("coin", "coins.rules:Coin.system"),
+    ]
+    assert registry._group_lines(str(tmp_path / "missing.txt")) == []
