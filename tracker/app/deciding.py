@@ -146,19 +146,21 @@ def logged(
     state: CampaignState,
     stored: list[StoredEvent],
     decision: Decision,
-    owed_before: dict[str, Obligation],
+    owed_before: dict[str, tuple[Obligation, str]],
 ) -> Logged:
     """What the command logged, with the obligations its events opened and discharged: those
     open now that were not when it decided, and those open then that are not now (discharged,
-    or taken back with the event that opened them)."""
+    or taken back with the event that opened them). ``owed_before`` holds each obligation open
+    when the command decided, with its severity then."""
     opened = [o for k, o in state.obligations.items() if k not in owed_before]
     discharged = [o for o in state.discharged if o.id in owed_before]
     gone = {o.id for o in discharged} | set(state.obligations)
-    for ident, ob in owed_before.items():
+    for ident, (ob, severity) in owed_before.items():
         if ident not in gone:
             discharged.append(
                 dataclasses.replace(
                     ob,
+                    severity=severity,
                     discharged_by=stored[-1].event_id,
                     discharged_version=stored[-1].version,
                     how="taken back with the event that opened it",
@@ -167,7 +169,7 @@ def logged(
     raised = [
         o
         for k, o in state.obligations.items()
-        if k in owed_before and o.severity != owed_before[k].severity
+        if k in owed_before and o.severity != owed_before[k][1]
     ]
     doc = decision.doc
     doc.setdefault("event_id", stored[-1].event_id)

@@ -9,7 +9,6 @@ used is refused with a sentence.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
 from itertools import chain
 
 from tracker.app.deciding import Appender, Decide, Decision, Logged, logged, require_session
@@ -246,12 +245,14 @@ class Table:
         ``at_table`` names play that only happens in a running session ("rolling"): it is
         refused between sessions, once what was asked is known to be otherwise sound.
         """
-        owed_before: dict[str, Obligation] = {}
+        owed_before: dict[str, tuple[Obligation, str]] = {}
 
         def deciding(state: CampaignState) -> Decision:
             owed_before.clear()
-            # Copies: folding the new events changes an obligation in place (its severity).
-            owed_before.update({k: replace(o) for k, o in state.obligations.items()})
+            # Each with its severity: folding the new events changes an obligation in place (its
+            # severity, and its discharge). A copy of each, per command, was a shell roll's
+            # largest cost in a campaign with many open.
+            owed_before.update({k: (o, o.severity) for k, o in state.obligations.items()})
             decision = decide(state)
             if at_table is not None:
                 require_session(state, at_table)
