@@ -208,24 +208,28 @@ class StateLoader:
         """The newest stored snapshot, folded no further than ``until_version``, that skipped
         exactly the events of ``revoked`` it had seen: it revoked none that ``revoked`` keeps,
         and every event of ``revoked`` it did not skip comes after it."""
-        best: CampaignState | None = None
+        candidates = []
         for name in (CAMPAIGN_SNAPSHOT, REFOLDED_SNAPSHOT, PRIOR_SNAPSHOT, SESSION_SNAPSHOT):
             cached = self.store.load_snapshot(row.campaign_id, name, PROJECTION_VERSION)
-            if cached is None or (until_version is not None and cached[0] > until_version):
+            if cached is not None and (until_version is None or cached[0] <= until_version):
+                candidates.append(cached)
+        # Newest first (of two at one version, the first named). Which events a snapshot
+        # skipped is read from its document, and only the one chosen is built into a state:
+        # building one costs as much as the state is large.
+        for version, doc in sorted(candidates, key=lambda c: c[0], reverse=True):
+            try:
+                skipped = set(doc["revoked"])
+            except (KeyError, TypeError):
                 continue
-            if best is not None and cached[0] <= best.version:
-                continue
-            state = _from_cache(cached[1])
-            if state is None:
-                continue
-            skipped = set(state.revoked)
             if not skipped <= revoked:
                 continue
             later = self.store.first_version(row.campaign_id, revoked - skipped)
-            if later is not None and later <= cached[0]:
+            if later is not None and later <= version:
                 continue
-            best = state
-        return best
+            state = _from_cache(doc)
+            if state is not None:
+                return state
+        return None
 
     def rebuild_all(self, row: CampaignRow) -> tuple[CampaignState, Luck]:
         """Every projection from the first event in one pass: the state and the rolls' luck."""
