@@ -231,6 +231,10 @@ def open_tracker():
 
         obj["tracker"] = Tracker(obj.get("db"), obj.get("campaign"))
         root.call_on_close(obj["tracker"].close)
+        # Kept for the command, as the shell keeps it for the evening: one that asks for the
+        # state more than once (a replay asks three times) loads its snapshot once and reads
+        # only the log's tail after.
+        obj["tracker"].warm = True
         # A bar only where a person watches: never into a pipe, a file or a script's capture.
         if not obj.get("quiet") and sys.stderr.isatty():
             obj["tracker"].meter = progress_bar
