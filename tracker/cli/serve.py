@@ -47,6 +47,9 @@ def serve(host: str, port: int) -> None:
     from tracker.app.live import Live
 
     tracker = open_tracker()
+    # Pages are answered on several threads at once: each folds its own state from the
+    # snapshots and the log, never one kept in memory that another thread folds on.
+    tracker.warm = False
     live = Live(tracker)
     key = secrets.token_urlsafe(24)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
