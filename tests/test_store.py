@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
-from sqlalchemy import event as db_events
 from sqlalchemy.exc import DBAPIError
 
 from tracker.errors import BadInput, ConcurrencyError, NotFound, Refused
@@ -31,6 +30,7 @@ from tracker.store.engine import AlchemyBackend, create_engine_for, lock_writers
 from tracker.store.eventstore import EventStore
 from tracker.store.location import prepare_sqlite_file
 from tracker.store.migrate import current_revision, ensure_schema, upgrade
+from tracker.store.postgres import PostgresBackend
 from tracker.store.revisions import HEAD_REVISION, KNOWN_REVISIONS
 from tracker.store.sqlite import SqliteBackend
 
@@ -474,8 +474,10 @@ class TestPostgresEventStore(EventStoreContract):
         yield engine
         engine.dispose()
 
-    @pytest.fixture
-    def backend(self, engine):
+    @pytest.fixture(params=["psycopg", "sqlalchemy"])
+    def backend(self, request, engine, pg_database):
+        if request.param == "psycopg":
+            return PostgresBackend(pg_database)
         return AlchemyBackend(engine)
 
     @pytest.mark.parametrize(
@@ -513,21 +515,36 @@ class TestPostgresEventStore(EventStoreContract):
         idle (the shell between commands) is, and a connection the server has dropped meanwhile
         (a restart) gives way to a fresh one instead of failing the command."""
         from tracker.store import engine as engine_module
+        from tracker.store import postgres
 
         store.append(campaign, [note(1)], expected_version=1)
-        with engine.connect() as conn:
-            mine = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+        with store.backend.reading() as link:
+            [(mine,)] = link.rows("SELECT pg_backend_pid()")
         killer = create_engine(engine.url)
         with killer.connect() as conn:
             conn.exec_driver_sql(f"SELECT pg_terminate_backend({mine})")
             conn.commit()
         killer.dispose()
         monkeypatch.setattr(engine_module, "IDLE_PING_S", 0.0)
+        monkeypatch.setattr(postgres, "IDLE_PING_S", 0.0)
         [stored] = store.append(campaign, [note(2)], expected_version=2)
         assert stored.version == 3
         assert [e.version for e in store.read(campaign)] == [1, 2, 3]
 
-    def test_a_reader_tailing_by_position_never_skips_a_later_commit(self, engine, store, campaign):
+    @staticmethod
+    def before_each_commit(monkeypatch, backend, hook) -> None:
+        """Call ``hook`` as each write transaction is about to commit, its lock still held."""
+        commit = backend.commit
+
+        def hooked(conn) -> None:
+            hook(conn)
+            commit(conn)
+
+        monkeypatch.setattr(backend, "commit", hooked)
+
+    def test_a_reader_tailing_by_position_never_skips_a_later_commit(
+        self, engine, store, campaign, monkeypatch
+    ):
         # The first writer has inserted its event (its position is taken) but not committed; a
         # second writer to another campaign must not commit a later position before it, or a
         # reader that saw the second would resume after it and never see the first.
@@ -548,7 +565,7 @@ class TestPostgresEventStore(EventStoreContract):
             committed.append(label)
 
         second = threading.Thread(target=lambda: write(other, "second"), daemon=True)
-        db_events.listen(engine, "commit", hold_the_first_commit)
+        self.before_each_commit(monkeypatch, store.backend, hold_the_first_commit)
         try:
             first.start()
             wait_until(inserted.is_set, "the first writer is about to commit")
@@ -562,14 +579,13 @@ class TestPostgresEventStore(EventStoreContract):
             finish(first, second)
         finally:
             release.set()
-            db_events.remove(engine, "commit", hold_the_first_commit)
         last = tailed[-1].position if tailed else start
         tailed += store.read_all(after_position=last)
         assert tailed == list(store.read_all(after_position=start))
         assert [e.payload["writer"] for e in tailed] == ["first", "second"]
         assert committed == ["first", "second"]
 
-    def test_positions_follow_commit_order_under_concurrent_writers(self, engine, store):
+    def test_positions_follow_commit_order_under_concurrent_writers(self, store, monkeypatch):
         writers = [str(uuid.uuid4()) for _ in range(4)]
         for number, campaign_id in enumerate(writers):
             store.create_campaign(campaign_id, f"Writer {number}", "gloom", [note(0)])
@@ -601,7 +617,7 @@ class TestPostgresEventStore(EventStoreContract):
 
         threads = [threading.Thread(target=write, args=(c,), daemon=True) for c in writers]
         reader = threading.Thread(target=tail, daemon=True)
-        db_events.listen(engine, "commit", record_commit)
+        self.before_each_commit(monkeypatch, store.backend, record_commit)
         try:
             reader.start()
             for t in threads:
@@ -610,7 +626,6 @@ class TestPostgresEventStore(EventStoreContract):
         finally:
             done.set()
             finish(reader)
-            db_events.remove(engine, "commit", record_commit)
         logged = list(store.read_all(after_position=start))
         assert len(logged) == 400
         assert [e.payload["writer"] for e in logged] == commits

@@ -21,7 +21,7 @@ import twins
 
 APPENDS = 150
 WRITER_COUNTS = (1, 2, 4, 8)
-# tracker's advisory lock key (tracker.store.engine.WRITERS_LOCK_KEY), spelled "trackr".
+# tracker's advisory lock key (tracker.store.backend.WRITERS_LOCK_KEY), spelled "trackr".
 LOCK_KEY = 0x747261636B72
 CAMPAIGN = "Writers"
 

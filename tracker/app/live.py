@@ -37,7 +37,7 @@ class Watcher:
         self.stamp = self._stamp()
         self.listener: Any = None
         if not self.files:
-            from tracker.store.engine import listen_appended
+            from tracker.store.postgres import listen_appended
 
             try:
                 self.listener = listen_appended(table.url)

@@ -64,8 +64,9 @@ class Table:
         """The database's backend, its schema brought to head (``self.backup`` names the copy
         made before an upgrade).
 
-        A SQLite file is read through the standard ``sqlite3``: SQLAlchemy and Alembic are
-        loaded only when it must be made or upgraded, and for a server URL."""
+        A SQLite file is read through the standard ``sqlite3``, and PostgreSQL through psycopg:
+        SQLAlchemy and Alembic check and migrate the schema, which on a SQLite file at head
+        takes neither."""
         self.backup: str | None = None
         if path is not None:
             backend: Backend = SqliteBackend(path)
@@ -91,6 +92,11 @@ class Table:
         if path is not None:
             engine.dispose()
             return backend
+        if engine.dialect.name == "postgresql":
+            from tracker.store.postgres import PostgresBackend
+
+            engine.dispose()
+            return PostgresBackend(self.url)
         return AlchemyBackend(engine)
 
     def close(self) -> None:

@@ -86,10 +86,13 @@ def _storage_error(exc: Exception) -> TrackerError | None:
 
     if isinstance(exc, sqlite3.DatabaseError):
         return storage_error(exc, "the database")
-    # SQLAlchemy's errors only if it was loaded (a server URL, or a migration): a command on a
-    # SQLite file never imports it.
+    # SQLAlchemy's and psycopg's errors only if they were loaded (a server URL, or a
+    # migration): a command on a SQLite file imports neither.
     alchemy = sys.modules.get("sqlalchemy.exc")
     if alchemy is not None and isinstance(exc, alchemy.DatabaseError):
+        return storage_error(exc, "the database")
+    psycopg = sys.modules.get("psycopg")
+    if psycopg is not None and isinstance(exc, psycopg.Error):
         return storage_error(exc, "the database")
     return None
 

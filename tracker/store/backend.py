@@ -20,6 +20,12 @@ from typing import Any, Protocol
 
 Params = Mapping[str, Any]
 
+# The key of tracker's writers' lock on a server (PostgreSQL's advisory lock): any constant would
+# do; this one spells "trackr" in ASCII, so it is easy to recognise in pg_locks.
+WRITERS_LOCK_KEY = 0x747261636B72
+# The channel an append notifies on PostgreSQL, with the campaign's id as the payload.
+APPENDED = "tracker_appended"
+
 
 class Link(Protocol):
     """One connection inside one transaction."""

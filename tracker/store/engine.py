@@ -1,10 +1,9 @@
 """The SQLAlchemy backend: PostgreSQL (and any URL SQLAlchemy reads), and the engine Alembic
 migrates every database through.
 
-PostgreSQL has no ``BEGIN IMMEDIATE``, so every transaction that appends events (or migrates)
-first takes one transaction-scoped advisory lock (``lock_writers``). Writers then insert and
-commit one after another, and positions are handed out in commit order: a reader tailing the log
-by position never passes an event that commits later with a smaller position.
+Commands on PostgreSQL run through psycopg directly (``tracker.store.postgres``); this backend
+serves the rest, and any engine handed to the store. Every transaction that appends events (or
+migrates) here first takes the same advisory lock (``lock_writers``).
 
 A SQLite engine gets the settings ``tracker.store.sqlite`` gives its own connections, and starts
 write transactions with ``BEGIN IMMEDIATE`` the same way.
@@ -16,7 +15,6 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any
 
 from sqlalchemy import Engine, TextClause, event, text
 from sqlalchemy import create_engine as _create_engine
@@ -30,13 +28,10 @@ from sqlalchemy.exc import (
 )
 
 from tracker.errors import BadInput
-from tracker.store.backend import Params
+from tracker.store.backend import APPENDED, WRITERS_LOCK_KEY, Params
 from tracker.store.sqlite import configure
 
 WRITE = {"tracker_write": True}
-# The key of tracker's advisory lock on PostgreSQL: any constant would do; this one spells
-# "trackr" in ASCII, so it is easy to recognise in pg_locks.
-WRITERS_LOCK_KEY = 0x747261636B72
 
 
 def create_engine_for(url: str) -> Engine:
@@ -129,22 +124,6 @@ def lock_writers(conn: Connection, appending_to: str | None = None) -> None:
         )
 
 
-# The channel an append notifies on PostgreSQL, with the campaign's id as the payload.
-APPENDED = "tracker_appended"
-
-
-def listen_appended(url: str) -> Any:
-    """A PostgreSQL connection (psycopg, autocommit) listening for what appends notify
-    (``lock_writers``)."""
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-    conn = psycopg.connect(conninfo, autocommit=True)
-    conn.execute(f"LISTEN {APPENDED}")
-    return conn
-
-
 @lru_cache(maxsize=256)
 def _statement(sql: str) -> TextClause:
     # The store's statements are a fixed few: each is parsed for its parameters once.
@@ -185,7 +164,10 @@ class AlchemyBackend:
             conn.begin()  # on SQLite, BEGIN IMMEDIATE: the lock is taken here, not later
             lock_writers(conn, appending_to=appending_to)
             yield _Link(conn)
-            conn.commit()
+            self.commit(conn)
+
+    def commit(self, conn: Connection) -> None:
+        conn.commit()
 
     def close(self) -> None:
         self.engine.dispose()
