@@ -328,3 +328,30 @@ def test_an_entry_point_file_with_comments_extras_and_other_groups_is_read_as_de
         ("coin", "coins.rules:Coin.system"),
     ]
     assert registry._group_lines(str(tmp_path / "missing.txt")) == []
+
+
+STORED_EFFECTS = [
+    {"track": "mettle", "delta": 1},
+    {"track": "mettle", "delta": 1, "cause": "a weak hit"},
+    {"track": "stress", "delta": 2},
+    {"track": "stress", "delta": 2, "character_id": "c1"},
+    {"condition": "stunned", "duration": 2},
+    {"condition": "stunned", "duration": 2, "unit": "rounds"},
+    {"condition": "stunned"},
+]
+
+
+@pytest.mark.parametrize("count", [0, 1, 2])
+def test_a_rolls_effects_differ_exactly_when_their_stored_spellings_do(count):
+    """Every pair of short effect lists, decoded as a stored roll's are: the quick comparison of
+    typed effects agrees with comparing their canonical spellings as multisets."""
+    from tracker.events.effects import effect_from_json
+    from tracker.systems.base import canonical, effects_differ
+
+    effects = [effect_from_json(json.loads(json.dumps(doc))) for doc in STORED_EFFECTS]
+    lists = list(itertools.product(effects, repeat=count))
+    for stored in lists:
+        for expected in itertools.chain(lists, [stored[::-1]]):
+            spelled = Counter(canonical(e.to_json()) for e in stored)
+            same = spelled == Counter(canonical(e.to_json()) for e in expected)
+            assert (effects_differ(stored, expected) is None) == same, (stored, expected)

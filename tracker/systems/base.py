@@ -611,6 +611,12 @@ def effects_differ(
 
     ``tracker verify`` asks this of every roll: a forged effect (+5 Mettle on a weak hit) is
     found even where the roll's outcome was left alone."""
+    # Mostly they are the very same, in the same order: typed effects of one type compare by
+    # their fields, each decoded strictly to its type, so no spelling has to be made.
+    if len(stored) == len(expected) and all(
+        type(a) is type(b) and a == b for a, b in zip(stored, expected, strict=True)
+    ):
+        return None
     from collections import Counter
 
     def keys(effects: Sequence[Effect]) -> Counter[str]:
