@@ -5,11 +5,12 @@ from __future__ import annotations
 import contextlib
 import csv
 import errno
+import functools
 import json
 import os
 import sys
 from collections.abc import Iterator
-from typing import TextIO
+from typing import Any, TextIO
 
 import click
 
@@ -104,9 +105,7 @@ def export_rolls(fmt, session, character, since, until, player_view, output, as_
                 writer = csv.writer(out)
                 writer.writerow([*COLUMNS, "log_head"])
                 for row in rows:
-                    doc = row.to_dict(player_view)
-                    doc["dice"] = " ".join(map(str, doc["dice"]))
-                    writer.writerow([_cell(doc[c]) for c in COLUMNS] + [head])
+                    writer.writerow(_csv_row(row, player_view, head))
                     count += 1
             else:
                 out.write(
@@ -122,14 +121,38 @@ def export_rolls(fmt, session, character, since, until, player_view, output, as_
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _cell(value) -> object:
-    """A CSV cell: empty for None; text a spreadsheet would run as a formula ("=HYPERLINK(...)"
-    in a name, "+1 Mettle") gets a leading quote, the usual guard; numbers stay numbers."""
-    if value is None:
-        return ""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
+def _csv_row(row: Any, player_view: bool, head: str | None) -> list[object]:
+    """A roll's CSV cells, in ``COLUMNS`` order and the log's head last: empty for None; text a
+    spreadsheet would run as a formula ("=HYPERLINK(...)" in a name, "+1 Mettle") gets a
+    leading quote, the usual guard; numbers stay numbers."""
+    columns, fields, dice, p_success = _columns()
+    if player_view and row.sealed:
+        doc = row.to_dict(player_view)
+        values = [doc[c] for c in columns]
+    else:
+        # Read straight off the row (``RollRow.to_dict`` without the dictionary): a CSV of a
+        # long campaign spends its time here, once per cell.
+        values = list(fields(row))
+        values[p_success] = None if values[p_success] is None else float(values[p_success])
+    values[dice] = " ".join(map(str, values[dice]))
+    values.append(head)
+    return [
+        ""
+        if value is None
+        else "'" + value
+        if value.__class__ is str and value.startswith(FORMULA_STARTS)
+        else value
+        for value in values
+    ]
+
+
+@functools.cache
+def _columns() -> tuple[tuple[str, ...], Any, int, int]:
+    from operator import attrgetter
+
+    from tracker.projections.rolls import COLUMNS
+
+    return COLUMNS, attrgetter(*COLUMNS), COLUMNS.index("dice"), COLUMNS.index("p_success")
 
 
 def _summary(as_json: bool, output: str | None, doc: dict) -> None:
