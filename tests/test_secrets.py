@@ -296,3 +296,66 @@ def test_a_revealed_roll_is_whole_in_the_players_roll_exports(tmp_path):
     assert "6 6 3" in csv_export()
     report = run.ok("export rolls --player-view --format html").stdout
     assert "failure" in report
+
+
+def players_status_fresh(run: Run) -> dict:
+    """``status --player-view --json`` folded from the first event: on a copy of the database
+    without the players' stored state."""
+    import sqlite3
+
+    copy = run.db.with_name("fresh.db")
+    copy.unlink(missing_ok=True)
+    source, target = sqlite3.connect(run.db), sqlite3.connect(copy)
+    with target:
+        source.backup(target)
+    target.execute("DELETE FROM snapshots WHERE projection = 'players'")
+    target.commit()
+    source.close()
+    target.close()
+    return Run(copy, run.runner).json("status --player-view")
+
+
+def test_the_players_stored_state_answers_as_their_fold_from_the_first_event(tmp_path, monkeypatch):
+    """With the players' state stored after every look (a long campaign's every few hundred
+    events), each look through secret rolls, an older Danger Sense answer, reveals, undos and
+    redos says what folding their stream from the first event says; and verify finds every
+    stored players' state true to the log."""
+    from tracker.app import table
+
+    monkeypatch.setattr(table, "SNAPSHOT_EVERY", 1)
+    run = play(tmp_path / "evening", [], {})
+    steps = [
+        step.format(sheet=tmp_path / "evening" / "mira.toml", **GURPS_DICE[0])
+        for step in GURPS_EVENING
+    ]
+    steps += [
+        "reveal {fright_check}",
+        "session start",
+        "roll Mira Per --secret --dice 1,1,1",
+        "roll Mira Vision --danger --dice 6,6,5 --danger-dice 3,3,3",
+        "undo",
+        "redo",
+        "reveal {secret}",
+        "roll Vora Broadsword --dice 2,2,2",
+        "undo",
+        "roll Mira Per --secret --dice 3,3,3",
+    ]
+    stored = 0
+    for step in steps:
+        if "{" in step:
+            shown = run.json("log --player-view")["events"]
+            sealed = [e["version"] for e in shown if e["payload"] == {"secret": True}]
+            kinds = {e["version"]: e["type"] for e in run.json("log")["events"]}
+            fright = [v for v in sealed if kinds[v] == "FrightChecked"]
+            step = step.format(secret=sealed[0], fright_check=(fright or [None])[0])
+        run.ok(step)
+        if not step.startswith("campaign new"):
+            assert run.json("status --player-view") == players_status_fresh(run), step
+            stored += 1
+    assert run.json("verify")["ok"]
+    assert stored == len(steps) - 1
+    import sqlite3
+
+    with sqlite3.connect(run.db) as conn:
+        [(kept,)] = conn.execute("SELECT count(*) FROM snapshots WHERE projection = 'players'")
+    assert kept == 1

@@ -41,6 +41,9 @@ SESSION_SNAPSHOT = "session-start"
 # apart from the campaign snapshot and the one before it, which stay as the starts that agree
 # with a redo of that undo or the undo of an event before it.
 REFOLDED_SNAPSHOT = "campaign-refolded"
+# The campaign as the players know it (the fold of their stream), with the secret events it saw
+# revealed: a reveal of an earlier one, or an undo before it, sets it aside.
+PLAYERS_SNAPSHOT = "players"
 
 
 class LogReplaced(ConcurrencyError):
@@ -230,6 +233,47 @@ class StateLoader:
             if state is not None:
                 return state
         return None
+
+    def players_base(
+        self, row: CampaignRow, revoked: set[str], revealed: set[str]
+    ) -> CampaignState | None:
+        """The players' stored state, when it still agrees with the log: it skipped exactly the
+        events of ``revoked`` it had seen, and every secret event of ``revealed`` it saw sealed
+        comes after it."""
+        cached = self.store.load_snapshot(row.campaign_id, PLAYERS_SNAPSHOT, PROJECTION_VERSION)
+        if cached is None:
+            return None
+        version, doc = cached
+        try:
+            skipped, seen = set(doc["revoked"]), set(doc["revealed"])
+        except (KeyError, TypeError):
+            return None
+        if not skipped <= revoked or not seen <= revealed:
+            return None
+        for since in (revoked - skipped, revealed - seen):
+            first = self.store.first_version(row.campaign_id, since)
+            if first is not None and first <= version:
+                return None
+        return _from_cache(doc)
+
+    def save_players(self, state: CampaignState, head_hash: str, revealed: set[str]) -> None:
+        """Store the players' state (folded to the event whose hash is ``head_hash``), with the
+        secret events revealed when it was folded."""
+        if self._paused:
+            return
+        doc = {**to_snapshot(state), "revealed": sorted(revealed)}
+        snapshot = (
+            state.campaign_id,
+            PLAYERS_SNAPSHOT,
+            PROJECTION_VERSION,
+            state.version,
+            head_hash,
+            doc,
+        )
+        if self._deferred is not None:
+            self._deferred.append(snapshot)
+        else:
+            self._write(snapshot)
 
     def rebuild_all(self, row: CampaignRow) -> tuple[CampaignState, Luck]:
         """Every projection from the first event in one pass: the state and the rolls' luck."""

@@ -8,13 +8,13 @@ used is refused with a sentence.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 
 from tracker.app.deciding import Appender, Decide, Decision, Logged, logged, require_session
-from tracker.app.loading import StateLoader
+from tracker.app.loading import SNAPSHOT_EVERY, StateLoader
 from tracker.app.progress import Meter
-from tracker.errors import NotFound, Refused
+from tracker.errors import BadInput, NotFound, Refused
 from tracker.events import StoredEvent
 from tracker.events.play import EventsRevealed
 from tracker.projections.campaign import (
@@ -209,8 +209,31 @@ class Table:
         before = self.store.read(
             row.campaign_id, after_version=first.version - 2, until_version=first.version - 1
         )
-        stream = player_stream(chain(before, [first], events), revealed)
+        stream = player_stream(
+            chain(before, [first], events),
+            revealed,
+            self._secret_before(row, revealed, first.version - 2),
+        )
         return (e for e in stream if e.version >= first.version)
+
+    def _secret_before(
+        self, row: CampaignRow, revealed: set[str], until_version: int
+    ) -> Callable[[str], bool]:
+        """Whether an event (by id) at or before ``until_version`` is a secret the players were
+        not shown: what a players' stream that starts after it asks of an older answer."""
+
+        def secret(ident: str) -> bool:
+            try:
+                event = self.store.find_event(row.campaign_id, ident)
+            except (NotFound, BadInput):
+                return False
+            return (
+                event.version <= until_version
+                and event.visibility == "gm"
+                and event.event_id not in revealed
+            )
+
+        return secret
 
     def player_stream_from(
         self,
@@ -227,15 +250,33 @@ class Table:
         events = self.store.read(
             campaign.campaign_id, after_version=after_version, until_version=until_version
         )
-        return player_stream(events, revealed)
+        return player_stream(
+            events, revealed, self._secret_before(campaign, revealed, after_version)
+        )
 
     def player_state(self, campaign: CampaignRow | None = None) -> CampaignState:
         """The campaign as the players know it: the fold of their stream, where a sealed event
-        changes nothing."""
+        changes nothing.
+
+        It starts from the players' stored state when that still agrees (``StateLoader.
+        players_base``), so asking at a long campaign's table reads the evening, not the log;
+        a fold that read ``SNAPSHOT_EVERY`` events or more is stored for the next."""
         row = campaign or self.campaign()
+        gm = self.state(row)
+        revealed = self.revealed(row)
         # The undos are public: which events are in force is the GM's state's answer.
-        walk = refold_state(row.campaign_id, self.state(row).revoked)
-        return fold(self.player_events(row), row.campaign_id, walk)
+        walk = self.loader.players_base(row, gm.revoked, revealed)
+        if walk is None:
+            walk = refold_state(row.campaign_id, gm.revoked)
+        else:
+            walk.revoked = set(gm.revoked)
+            walk.fixed_revoked = True
+        start = walk.version
+        state = fold(self.player_stream_from(row, start, revealed), row.campaign_id, walk)
+        # Stored only folded to the head the GM's state read, whose hash is known.
+        if state.version - start >= SNAPSHOT_EVERY and state.version == gm.version:
+            self.loader.save_players(state, gm.head_hash, revealed)
+        return state
 
     # -- logging ---------------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracker.app.checks import LogCheck
+from tracker.app.loading import PLAYERS_SNAPSHOT
 from tracker.app.progress import metered
 from tracker.app.table import Table
 from tracker.errors import TrackerError
@@ -26,6 +27,7 @@ from tracker.projections.campaign import (
     refold_state,
     to_snapshot,
 )
+from tracker.projections.player import player_stream
 from tracker.projections.rolls import ROLLED, rolls_in
 from tracker.store.eventstore import CampaignRow
 from tracker.systems import registry
@@ -277,26 +279,32 @@ class Verifier:
                     )
                 )
                 continue
+            players = name == PLAYERS_SNAPSHOT
             try:
                 doc = loads_payload(text)
                 revoked = set(from_snapshot(doc).revoked)
+                revealed = set(doc["revealed"]) if players else set()
             except (ValueError, KeyError, TypeError, AttributeError, IndexError):
                 bad.append((name, projection_version))
                 found.append(Mismatch(version, at.event_id, f"{where}, cannot be read"))
                 continue
             label = f"Checking {row.name}'s {name} snapshot"
-            folded = fold(
-                metered(
-                    store.read(row.campaign_id, until_version=version),
-                    self.table.meter,
-                    label,
-                    version,
-                ),
-                row.campaign_id,
-                refold_state(row.campaign_id, revoked),
+            events = metered(
+                store.read(row.campaign_id, until_version=version),
+                self.table.meter,
+                label,
+                version,
             )
+            # The players' state is the fold of their stream, as it stood with what was
+            # revealed then.
+            if players:
+                events = player_stream(events, revealed)
+            folded = fold(events, row.campaign_id, refold_state(row.campaign_id, revoked))
+            shown = to_snapshot(folded)
+            if players:
+                shown["revealed"] = sorted(revealed)
             # Compared as JSON both ways: the stored one went through JSON once.
-            expected = loads_payload(json.dumps(to_snapshot(folded)))
+            expected = loads_payload(json.dumps(shown))
             if canonical_json(doc) != canonical_json(expected):
                 bad.append((name, projection_version))
                 found.append(

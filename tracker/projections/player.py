@@ -15,7 +15,7 @@ altogether, as a Danger Sense roll is kept inside the roll it answers today.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import msgspec
@@ -36,9 +36,15 @@ class Sealed(msgspec.Struct, frozen=True):
 
 
 def player_stream(
-    events: Iterable[StoredEvent], revealed: frozenset[str] | set[str]
+    events: Iterable[StoredEvent],
+    revealed: frozenset[str] | set[str],
+    secret_before: Callable[[str], bool] | None = None,
 ) -> Iterator[StoredEvent]:
-    """``events`` as the players may see them: each secret one sealed unless ``revealed``."""
+    """``events`` as the players may see them: each secret one sealed unless ``revealed``.
+
+    A stream that starts after the first event is given ``secret_before``: whether an event
+    before it (by id) is a secret the players were not shown, as the stream from the first
+    event would know."""
     secret: set[str] = set()
     # The hash of the event before, when it must not be shown (an unsalted secret's).
     hidden_hash: str | None = None
@@ -53,7 +59,10 @@ def player_stream(
         if not salted:
             hidden_hash = event.hash
         secret.add(event.event_id)
-        if _answers(event.data) in secret:
+        answered = _answers(event.data)
+        if answered is not None and (
+            answered in secret or (secret_before is not None and secret_before(answered))
+        ):
             continue
         yield event._replace(
             type=SEALED_TYPE,
