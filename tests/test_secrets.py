@@ -298,9 +298,9 @@ def test_a_revealed_roll_is_whole_in_the_players_roll_exports(tmp_path):
     assert "failure" in report
 
 
-def players_status_fresh(run: Run) -> dict:
-    """``status --player-view --json`` folded from the first event: on a copy of the database
-    without the players' stored state."""
+def players_fresh(run: Run, command: str = "status --player-view") -> dict:
+    """A players' command (``--json``) folded from the first event: on a copy of the database
+    without the players' stored states."""
     import sqlite3
 
     copy = run.db.with_name("fresh.db")
@@ -308,11 +308,11 @@ def players_status_fresh(run: Run) -> dict:
     source, target = sqlite3.connect(run.db), sqlite3.connect(copy)
     with target:
         source.backup(target)
-    target.execute("DELETE FROM snapshots WHERE projection = 'players'")
+    target.execute("DELETE FROM snapshots WHERE projection LIKE 'players%'")
     target.commit()
     source.close()
     target.close()
-    return Run(copy, run.runner).json("status --player-view")
+    return Run(copy, run.runner).json(command)
 
 
 def test_the_players_stored_state_answers_as_their_fold_from_the_first_event(tmp_path, monkeypatch):
@@ -350,12 +350,57 @@ def test_the_players_stored_state_answers_as_their_fold_from_the_first_event(tmp
             step = step.format(secret=sealed[0], fright_check=(fright or [None])[0])
         run.ok(step)
         if not step.startswith("campaign new"):
-            assert run.json("status --player-view") == players_status_fresh(run), step
+            assert run.json("status --player-view") == players_fresh(run), step
             stored += 1
+        if "session" in run.json("status") and run.json("status")["session"] is not None:
+            replay = "replay --player-view"
+            assert run.json(replay) == players_fresh(run, replay), step
     assert run.json("verify")["ok"]
     assert stored == len(steps) - 1
     import sqlite3
 
     with sqlite3.connect(run.db) as conn:
-        [(kept,)] = conn.execute("SELECT count(*) FROM snapshots WHERE projection = 'players'")
-    assert kept == 1
+        kept = {p for (p,) in conn.execute("SELECT projection FROM snapshots")}
+    assert {"players", "players-session-start"} <= kept
+
+
+def test_the_players_status_and_replay_of_a_long_campaign_read_the_session_not_the_log(
+    tmp_path,
+):
+    """Asked once, the players' state is stored with their state as the session began: the
+    next look, and the players' replay of the session, read the evening, and say what a fold
+    from the first event says."""
+    from synthetic import generate
+
+    from tracker.app import Tracker
+
+    path = tmp_path / "long.db"
+    tracker = Tracker(str(path))
+    row = generate(tracker, "Long", "gurps", events=3_000, seed=5)
+    tracker.campaigns.campaign_use(row.name)
+    if tracker.state(row).current_session is None:
+        tracker.campaigns.session_start("Late night")
+    for i in range(20):
+        tracker.tracks.note(f"note {i}")
+    tracker.player_state()  # the first look folds their stream from the first event
+    tracker.close()
+    log = Run(path, CliRunner())
+    assert log.event_count() > 3_000
+    for command in ("status --player-view", "replay --player-view"):
+        one_shot = Tracker(str(path))
+        seen = {"events": 0}
+        read = one_shot.store.read
+
+        def counted(*args, _read=read, _seen=seen, **kwargs):
+            for event in _read(*args, **kwargs):
+                _seen["events"] += 1
+                yield event
+
+        one_shot.store.read = counted
+        if command.startswith("status"):
+            one_shot.player_state()
+        else:
+            list(one_shot.history.replay(player_view=True)[1])
+        one_shot.close()
+        assert seen["events"] < 300, f"{command} read {seen['events']} events"
+        assert log.json(command) == players_fresh(log, command)

@@ -25,7 +25,6 @@ from tracker.projections.campaign import (
     apply,
     fold,
     problem_with,
-    refold_state,
 )
 from tracker.systems.base import Feature
 
@@ -316,15 +315,17 @@ class History:
                 if session is not None
                 else "No session has been played yet; `tracker session start` begins one."
             )
-        if player_view:
-            # The players' walk folds their stream alone, where a sealed event changed nothing:
-            # no snapshot holds that, so it reads the log from the first event.
-            walk = refold_state(state.campaign_id, state.revoked)
-            return state, self._replay_lines(state, session, walk, self.table.player_events())
         span = self.table.store.session_span(state.campaign_id, session)
         if span is None:
             return state, iter(())
         first, last = span
+        if player_view:
+            # The players' walk folds their stream alone, where a sealed event changed nothing,
+            # from their state as the session began (``Table.player_state``).
+            walk = self.table.player_state(until_version=first - 1)
+            walk.fixed_revoked = True
+            events = self.table.player_events(session=session)
+            return state, self._replay_lines(state, session, walk, events)
         # The state just before the session, from the snapshot taken as it began when one
         # agrees: a replay of tonight reads tonight's events, not the whole log.
         walk = self.table.refold(state.revoked, until_version=first - 1)

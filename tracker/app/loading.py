@@ -44,6 +44,8 @@ REFOLDED_SNAPSHOT = "campaign-refolded"
 # The campaign as the players know it (the fold of their stream), with the secret events it saw
 # revealed: a reveal of an earlier one, or an undo before it, sets it aside.
 PLAYERS_SNAPSHOT = "players"
+# The players' state as the running session began: their replay of it starts here.
+PLAYERS_SESSION_SNAPSHOT = "players-session-start"
 
 
 class LogReplaced(ConcurrencyError):
@@ -235,40 +237,58 @@ class StateLoader:
         return None
 
     def players_base(
-        self, row: CampaignRow, revoked: set[str], revealed: set[str]
+        self,
+        row: CampaignRow,
+        revoked: set[str],
+        revealed: set[str],
+        until_version: int | None = None,
     ) -> CampaignState | None:
-        """The players' stored state, when it still agrees with the log: it skipped exactly the
-        events of ``revoked`` it had seen, and every secret event of ``revealed`` it saw sealed
-        comes after it."""
-        cached = self.store.load_snapshot(row.campaign_id, PLAYERS_SNAPSHOT, PROJECTION_VERSION)
-        if cached is None:
-            return None
-        version, doc = cached
-        try:
-            skipped, seen = set(doc["revoked"]), set(doc["revealed"])
-        except (KeyError, TypeError):
-            return None
-        if not skipped <= revoked or not seen <= revealed:
-            return None
-        for since in (revoked - skipped, revealed - seen):
-            first = self.store.first_version(row.campaign_id, since)
-            if first is not None and first <= version:
-                return None
-        return _from_cache(doc)
+        """The newest of the players' stored states, folded no further than ``until_version``,
+        that still agrees with the log: it skipped exactly the events of ``revoked`` it had
+        seen, and every secret event of ``revealed`` it saw sealed comes after it."""
+        candidates = []
+        for name in (PLAYERS_SNAPSHOT, PLAYERS_SESSION_SNAPSHOT):
+            cached = self.store.load_snapshot(row.campaign_id, name, PROJECTION_VERSION)
+            if cached is not None and (until_version is None or cached[0] <= until_version):
+                candidates.append(cached)
+        for version, doc in sorted(candidates, key=lambda c: c[0], reverse=True):
+            try:
+                skipped, seen = set(doc["revoked"]), set(doc["revealed"])
+            except (KeyError, TypeError):
+                continue
+            if not skipped <= revoked or not seen <= revealed:
+                continue
+            if any(
+                first is not None and first <= version
+                for first in (
+                    self.store.first_version(row.campaign_id, since)
+                    for since in (revoked - skipped, revealed - seen)
+                )
+            ):
+                continue
+            state = _from_cache(doc)
+            if state is not None:
+                return state
+        return None
 
-    def save_players(self, state: CampaignState, head_hash: str, revealed: set[str]) -> None:
-        """Store the players' state (folded to the event whose hash is ``head_hash``), with the
-        secret events revealed when it was folded."""
+    def save_players(
+        self,
+        doc: dict,
+        head_hash: str,
+        revealed: set[str],
+        name: str = PLAYERS_SNAPSHOT,
+    ) -> None:
+        """Store the players' state ``doc`` (``to_snapshot`` of it, folded to the event whose
+        hash is ``head_hash``), with the secret events revealed when it was folded."""
         if self._paused:
             return
-        doc = {**to_snapshot(state), "revealed": sorted(revealed)}
         snapshot = (
-            state.campaign_id,
-            PLAYERS_SNAPSHOT,
+            doc["campaign_id"],
+            name,
             PROJECTION_VERSION,
-            state.version,
+            doc["version"],
             head_hash,
-            doc,
+            {**doc, "revealed": sorted(revealed)},
         )
         if self._deferred is not None:
             self._deferred.append(snapshot)

@@ -8,11 +8,12 @@ used is refused with a sentence.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 
 from tracker.app.deciding import Appender, Decide, Decision, Logged, logged, require_session
-from tracker.app.loading import SNAPSHOT_EVERY, StateLoader
+from tracker.app.loading import PLAYERS_SESSION_SNAPSHOT, SNAPSHOT_EVERY, StateLoader
 from tracker.app.progress import Meter
 from tracker.errors import BadInput, NotFound, Refused
 from tracker.events import StoredEvent
@@ -23,6 +24,7 @@ from tracker.projections.campaign import (
     Obligation,
     fold,
     refold_state,
+    to_snapshot,
 )
 from tracker.projections.player import player_stream
 from tracker.projections.rolls import Luck
@@ -254,29 +256,59 @@ class Table:
             events, revealed, self._secret_before(campaign, revealed, after_version)
         )
 
-    def player_state(self, campaign: CampaignRow | None = None) -> CampaignState:
-        """The campaign as the players know it: the fold of their stream, where a sealed event
-        changes nothing.
+    def player_state(
+        self, campaign: CampaignRow | None = None, *, until_version: int | None = None
+    ) -> CampaignState:
+        """The campaign as the players know it (up to ``until_version``): the fold of their
+        stream, where a sealed event changes nothing.
 
-        It starts from the players' stored state when that still agrees (``StateLoader.
-        players_base``), so asking at a long campaign's table reads the evening, not the log;
-        a fold that read ``SNAPSHOT_EVERY`` events or more is stored for the next."""
+        It starts from the players' newest stored state that still agrees (``StateLoader.
+        players_base``), so asking at a long campaign's table reads the evening, not the log.
+        A fold to the head that read ``SNAPSHOT_EVERY`` events or more is stored for the next,
+        with the players' state as the running session began when the fold passed it (their
+        replay of the session starts there)."""
         row = campaign or self.campaign()
         gm = self.state(row)
         revealed = self.revealed(row)
         # The undos are public: which events are in force is the GM's state's answer.
-        walk = self.loader.players_base(row, gm.revoked, revealed)
+        walk = self.loader.players_base(row, gm.revoked, revealed, until_version)
         if walk is None:
             walk = refold_state(row.campaign_id, gm.revoked)
         else:
             walk.revoked = set(gm.revoked)
             walk.fixed_revoked = True
         start = walk.version
-        state = fold(self.player_stream_from(row, start, revealed), row.campaign_id, walk)
+        stream = self.player_stream_from(row, start, revealed, until_version=until_version)
+        began: list[tuple[dict, str]] = []
+        if until_version is None and gm.current_session is not None:
+            span = self.store.session_span(row.campaign_id, gm.current_session)
+            if span is not None and span[0] > start + 1:
+                stream = self._noting_before(stream, walk, span[0], began)
+        state = fold(stream, row.campaign_id, walk)
         # Stored only folded to the head the GM's state read, whose hash is known.
-        if state.version - start >= SNAPSHOT_EVERY and state.version == gm.version:
-            self.loader.save_players(state, gm.head_hash, revealed)
+        if until_version is None and state.version - start >= SNAPSHOT_EVERY:
+            if state.version == gm.version:
+                self.loader.save_players(to_snapshot(state), gm.head_hash, revealed)
+            for doc, head_hash in began:
+                self.loader.save_players(doc, head_hash, revealed, PLAYERS_SESSION_SNAPSHOT)
         return state
+
+    def _noting_before(
+        self,
+        events: Iterator[StoredEvent],
+        walk: CampaignState,
+        first: int,
+        began: list[tuple[dict, str]],
+    ) -> Iterator[StoredEvent]:
+        """``events`` as they are folded into ``walk``, noting in ``began`` the state (and the
+        hash of the event it was folded to) just before the event numbered ``first``."""
+        last_hash = None
+        for event in events:
+            if event.version == first and walk.version == first - 1 and last_hash is not None:
+                # Copied whole: the fold goes on changing the state after this.
+                began.append((copy.deepcopy(to_snapshot(walk)), last_hash))
+            last_hash = event.hash
+            yield event
 
     # -- logging ---------------------------------------------------------------------------------
 

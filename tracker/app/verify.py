@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracker.app.checks import LogCheck
-from tracker.app.loading import PLAYERS_SNAPSHOT
+from tracker.app.loading import PLAYERS_SESSION_SNAPSHOT, PLAYERS_SNAPSHOT
 from tracker.app.progress import metered
 from tracker.app.table import Table
 from tracker.errors import TrackerError
@@ -279,7 +279,7 @@ class Verifier:
                     )
                 )
                 continue
-            players = name == PLAYERS_SNAPSHOT
+            players = name in (PLAYERS_SNAPSHOT, PLAYERS_SESSION_SNAPSHOT)
             try:
                 doc = loads_payload(text)
                 revoked = set(from_snapshot(doc).revoked)
