@@ -338,6 +338,10 @@ STORED_EFFECTS = [
     {"condition": "stunned", "duration": 2},
     {"condition": "stunned", "duration": 2, "unit": "rounds"},
     {"condition": "stunned"},
+    {"obligation": "assign-trait", "what": "a quirk", "data": {"points": -1}},
+    {"obligation": "assign-trait", "what": "a quirk", "data": {"points": -1.0}},
+    {"obligation": "assign-trait", "what": "a quirk", "data": {"points": 1}},
+    {"obligation": "assign-trait", "what": "a quirk", "data": {"points": True}},
 ]
 
 

@@ -611,10 +611,11 @@ def effects_differ(
 
     ``tracker verify`` asks this of every roll: a forged effect (+5 Mettle on a weak hit) is
     found even where the roll's outcome was left alone."""
-    # Mostly they are the very same, in the same order: typed effects of one type compare by
-    # their fields, each decoded strictly to its type, so no spelling has to be made.
+    # Mostly they are the very same, in the same order: then their encodings are the same bytes.
+    # (Not ``==``, which takes -1.0 for -1 and True for 1 in an effect's free-form data.)
     if len(stored) == len(expected) and all(
-        type(a) is type(b) and a == b for a, b in zip(stored, expected, strict=True)
+        type(a) is type(b) and _encode(a) == _encode(b)
+        for a, b in zip(stored, expected, strict=True)
     ):
         return None
     from collections import Counter
@@ -629,6 +630,9 @@ def effects_differ(
     if not missing and not extra:
         return None
     return f"its effects are stored as {_words(stored)} but the rules give {_words(expected)}"
+
+
+_encode = msgspec.json.encode
 
 
 def canonical(value: Any) -> str:
