@@ -10,6 +10,7 @@ import sqlite3
 
 import pytest
 from click.testing import CliRunner
+from conftest import Run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -362,3 +363,15 @@ def test_a_number_past_any_table_is_refused_with_a_sentence(glintlock, command):
     assert result.exit_code in (1, 2)
     assert len(result.stderr.strip().splitlines()) == 1
     assert glintlock.event_count() == before
+
+
+@pytest.mark.parametrize("name", ["camp%41.db", "what?.db", "100%.db"])
+def test_a_database_path_with_a_percent_or_a_question_mark_is_that_file(tmp_path, name):
+    """A path is a file's name as written: the schema is made in it and every command reads
+    it, owner-only, and no other file appears."""
+    run = Run(tmp_path / name, CliRunner())
+    run.ok("campaign new Ash --system glintlock")
+    run.ok("character add Wren --stat Grit=3")
+    assert "Wren" in run.ok("status").stdout
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(name)) == []
+    assert (tmp_path / name).stat().st_mode & 0o777 == 0o600

@@ -367,3 +367,19 @@ def test_the_players_feed_follows_a_campaign_on_postgresql(pg, pg_database):
         texts = [i["text"] for i in items(sse(server.base + "/events", until_version=version))]
     assert "Mira rolls Lockpicking at 12: 3+4+5 = 12 → success" in texts
     assert texts[-1] == "a secret roll for Mira"
+
+
+@pytest.mark.parametrize("password", ["50%off", "p%20ss%25w", "p ss"])
+def test_a_url_read_by_the_set_up_is_read_alike_by_every_command(pg_database, password):
+    """The schema is set up through SQLAlchemy and commands run on psycopg: a password with a
+    space or a bare % in it (the test server takes any) reaches the server the same way."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(pg_database)
+    written = f"{url.drivername}://{url.username}:{password}@{url.host}:{url.port}/{url.database}"
+    run = Db(written, CliRunner())
+    run.ok("campaign new Ash --system glintlock")
+    run.ok("character add Wren --stat Grit=3")
+    listed = run.ok("campaign list")
+    assert "Ash" in listed.stdout
+    assert password not in listed.output

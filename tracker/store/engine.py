@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from sqlalchemy import Engine, TextClause, event, text
 from sqlalchemy import create_engine as _create_engine
-from sqlalchemy.engine import Connection, Result
+from sqlalchemy.engine import URL, Connection, Result
 from sqlalchemy.exc import (
     ArgumentError,
     DatabaseError,
@@ -29,6 +29,7 @@ from sqlalchemy.exc import (
 
 from tracker.errors import BadInput
 from tracker.store.backend import APPENDED, WRITERS_LOCK_KEY, Params
+from tracker.store.location import sqlite_path
 from tracker.store.sqlite import configure
 
 WRITE = {"tracker_write": True}
@@ -38,7 +39,12 @@ def create_engine_for(url: str) -> Engine:
     """An engine for ``url`` with tracker's connection settings."""
     try:
         if url.startswith("sqlite"):
-            engine = _create_engine(url)
+            # The file is the path as written (``sqlite_path``), as the sqlite3 backend opens
+            # it: SQLAlchemy would read %41 in a file's name as "A", and cut it at "?".
+            path = sqlite_path(url)
+            engine = _create_engine(
+                url if path is None else URL.create("sqlite", database=str(path))
+            )
             _configure_sqlite(engine)
             return engine
         engine = _create_engine(url)

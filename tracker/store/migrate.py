@@ -19,7 +19,6 @@ from sqlalchemy.exc import DatabaseError, OperationalError, ProgrammingError
 
 from tracker.errors import StorageError
 from tracker.store.engine import WRITE, lock_writers
-from tracker.store.location import sqlite_path
 from tracker.store.revisions import HEAD_REVISION, KNOWN_REVISIONS
 
 UNDEFINED_TABLE = "42P01"  # PostgreSQL's SQLSTATE for a relation that does not exist
@@ -86,9 +85,10 @@ def ensure_schema(engine: Engine) -> str | None:
 
 def backup_sqlite(engine: Engine, revision: str) -> Path | None:
     """Copy a SQLite database aside (consistently, through SQLite's backup API)."""
-    path = sqlite_path(str(engine.url))
-    if path is None:
+    name = engine.url.database
+    if engine.dialect.name != "sqlite" or name in (None, "", ":memory:"):
         return None
+    path = Path(name)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     target = path.with_name(f"{path.name}.backup-{revision}-{stamp}")
     # Private from the first byte: the copy holds the GM's secrets as the log does.

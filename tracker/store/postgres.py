@@ -38,10 +38,16 @@ def _pyformat(sql: str) -> str:
     return _PARAMETER.sub(r"%(\1)s", sql.replace("%", "%%"))
 
 
-def conninfo(url: str) -> str:
-    """A libpq URI for a ``postgresql+psycopg://`` (or ``postgres://``) URL."""
-    scheme, _, rest = url.partition("://")
-    return f"postgresql://{rest}" if scheme.split("+")[0] in ("postgresql", "postgres") else url
+def connect_args(url: str) -> dict[str, Any]:
+    """psycopg's keywords for a ``postgresql+psycopg://`` URL, read as SQLAlchemy reads it (which
+    set the database up): a password with a space or a bare % in it, and the URL's query (its
+    ``sslmode``, a socket's ``host``), mean what they meant there."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    args: dict[str, Any] = parsed.translate_connect_args(username="user", database="dbname")
+    args.update(parsed.query)
+    return args
 
 
 class _Link:
@@ -68,12 +74,12 @@ class PostgresBackend:
     integrity = psycopg.IntegrityError
 
     def __init__(self, url: str) -> None:
-        self.conninfo = conninfo(url)
+        self.connect_args = connect_args(url)
         self._idle: list[tuple[psycopg.Connection, float]] = []
         self._guard = threading.Lock()
 
     def connect(self) -> psycopg.Connection:
-        return psycopg.connect(self.conninfo)
+        return psycopg.connect(**self.connect_args)
 
     def _take(self) -> psycopg.Connection:
         while True:
@@ -142,6 +148,6 @@ class PostgresBackend:
 
 def listen_appended(url: str) -> Any:
     """A connection (autocommit) listening for what appends notify."""
-    conn = psycopg.connect(conninfo(url), autocommit=True)
+    conn = psycopg.connect(**connect_args(url), autocommit=True)
     conn.execute(f"LISTEN {APPENDED}")
     return conn
