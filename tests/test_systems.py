@@ -309,11 +309,29 @@ def test_a_plugin_is_found_by_a_fresh_process_from_its_entry_point(tmp_path):
     assert json.loads(result.stdout)["outcomes"]["hit"] == pytest.approx(5 / 6)
 
 
-def test_the_registry_finds_the_entry_points_importlib_metadata_finds(d6_installed):
+def test_the_registry_finds_the_entry_points_importlib_metadata_finds(
+    d6_installed, tmp_path, monkeypatch
+):
+    """Beside the D6 plugin: a folder named in capitals, a stale egg-info beside its newer
+    dist-info, and an unpacked egg on the path, each declaring a system."""
     from importlib.metadata import entry_points
 
+    def declare(folder: Path, name: str, value: str) -> None:
+        folder.mkdir(parents=True)
+        (folder / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1\n")
+        (folder / "PKG-INFO").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1\n")
+        (folder / "entry_points.txt").write_text(f"[tracker.systems]\n{name} = {value}\n")
+
+    site = tmp_path / "site"
+    declare(site / "Bar-1.0.DIST-INFO", "bar", "bar_rules:Bar")
+    declare(site / "baz-1.0.egg-info", "baz", "baz_old:Baz")
+    declare(site / "baz-2.0.dist-info", "baz", "baz_new:Baz")
+    egg = tmp_path / "Foo_Dice-1.0.egg"
+    declare(egg / "EGG-INFO", "foo", "foo_dice:Foo")
+    monkeypatch.syspath_prepend(str(egg))
+    monkeypatch.syspath_prepend(str(site))
     expected = {point.name: point.value for point in entry_points(group=registry.GROUP)}
-    assert "d6" in expected
+    assert {"d6", "bar", "baz", "foo"} <= set(expected)
     assert {name: point.value for name, point in registry._declared().items()} == expected
 
 

@@ -67,13 +67,18 @@ def _entry_points() -> dict[str, EntryPoint]:
 
 def _declared() -> dict[str, EntryPoint]:
     """The group's entry points, read from the ``entry_points.txt`` of every distribution on the
-    path, as ``importlib.metadata`` finds them: path order, the first distribution of a name
-    counting, the first entry point of a name winning.
+    path as ``importlib.metadata`` finds them: path order, each folder's distributions in the
+    order it lists them, the first distribution of a name counting, the first entry point of a
+    name winning.
 
     Read by hand because importing ``importlib.metadata`` (which brings the email package with
-    it) took longer than the rest of a one-shot command's own imports. A path entry that is not
-    a folder (a zipped distribution) goes the standard way."""
-    if any(os.path.isfile(entry) for entry in sys.path if entry):
+    it) took longer than the rest of a one-shot command's own imports. Where the path holds what
+    this reading does not follow (a zipped entry, another finder of distributions), it goes the
+    standard way."""
+    if any(os.path.isfile(entry) for entry in sys.path if entry) or any(
+        hasattr(finder, "find_distributions") and finder.__name__ != "PathFinder"
+        for finder in map(_finder_class, sys.meta_path)
+    ):
         from importlib.metadata import entry_points
 
         found: dict[str, EntryPoint] = {}
@@ -83,23 +88,43 @@ def _declared() -> dict[str, EntryPoint]:
     found = {}
     distributions: set[str] = set()
     for entry in sys.path:
-        try:
-            with os.scandir(entry or ".") as listing:
-                infos = sorted(
-                    child.name
-                    for child in listing
-                    if child.name.endswith((".dist-info", ".egg-info"))
-                )
-        except OSError:  # a path entry that does not exist, or cannot be listed
-            continue
-        for info in infos:
-            distribution = re.sub(r"[-_.]+", "_", info.rpartition(".")[0].split("-")[0]).lower()
+        for distribution, info in _infos(entry or "."):
             if distribution in distributions:
                 continue
             distributions.add(distribution)
-            for name, value in _group_lines(os.path.join(entry or ".", info, "entry_points.txt")):
+            for name, value in _group_lines(os.path.join(info, "entry_points.txt")):
                 found.setdefault(name, EntryPoint(name, value))
     return found
+
+
+def _finder_class(finder: Any) -> type:
+    return finder if isinstance(finder, type) else type(finder)
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def _infos(folder: str) -> list[tuple[str, str]]:
+    """The metadata folders of the distributions in one path entry, by normalized name: each
+    ``*.dist-info`` and ``*.egg-info`` (any case), grouped by name in the order the folder lists
+    them, then an unpacked egg's ``EGG-INFO`` when the entry is the egg."""
+    try:
+        children = os.listdir(folder)
+    except OSError:  # a path entry that does not exist, or cannot be listed
+        return []
+    infos: dict[str, list[str]] = {}
+    eggs: list[tuple[str, str]] = []
+    base = os.path.basename(folder).lower()
+    for child in children:
+        low = child.lower()
+        if low.endswith((".dist-info", ".egg-info")):
+            name = _normalized(low.rpartition(".")[0].partition("-")[0])
+            infos.setdefault(name, []).append(os.path.join(folder, child))
+        elif base.endswith(".egg") and low == "egg-info":
+            name = _normalized(base.rpartition(".")[0].partition("-")[0])
+            eggs.append((name, os.path.join(folder, child)))
+    return [(name, path) for name, paths in infos.items() for path in paths] + eggs
 
 
 def _group_lines(path: str) -> list[tuple[str, str]]:
