@@ -508,6 +508,22 @@ class TestPostgresEventStore(EventStoreContract):
         with pytest.raises(NotFound):
             store.append(str(uuid.uuid4()), [note(1)], expected_version=0)
 
+    def test_a_snapshot_is_stored_while_a_writer_holds_the_lock(self, engine, store, campaign):
+        """A snapshot is a cache: a look at the table that stores one never waits behind a long
+        writer on the server (on SQLite, any write waits at most the busy timeout)."""
+        head = store.head(campaign)
+        with engine.connect() as holder:
+            lock_writers(holder)
+            saving = threading.Thread(
+                target=store.save_snapshot,
+                args=(campaign, "campaign", 1, head.version, head.hash, {"k": 1}),
+                daemon=True,
+            )
+            saving.start()
+            finish(saving)
+            holder.rollback()
+        assert store.load_snapshot(campaign, "campaign", 1) == (head.version, {"k": 1})
+
     def test_a_connection_the_server_dropped_while_idle_is_replaced(
         self, engine, store, campaign, monkeypatch
     ):

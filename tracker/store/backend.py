@@ -53,10 +53,14 @@ class Backend(Protocol):
         """A connection in a read transaction (one consistent view), ended with the block."""
         ...
 
-    def writing(self, appending_to: str | None = None) -> AbstractContextManager[Link]:
+    def writing(
+        self, appending_to: str | None = None, *, locked: bool = True
+    ) -> AbstractContextManager[Link]:
         """A connection holding the writers' lock from its first statement; the transaction
         commits when the block ends and rolls back if it raises. ``appending_to`` names the
-        campaign whose log the block appends to, for those who follow it."""
+        campaign whose log the block appends to, for those who follow it. A block that writes
+        only a cache (a snapshot) is not ``locked`` where the database allows: it never waits
+        behind a long writer on a server."""
         ...
 
     def close(self) -> None:

@@ -165,10 +165,11 @@ class AlchemyBackend:
             yield _Link(conn)
 
     @contextmanager
-    def writing(self, appending_to: str | None = None) -> Iterator[_Link]:
+    def writing(self, appending_to: str | None = None, *, locked: bool = True) -> Iterator[_Link]:
         with self.engine.connect().execution_options(**WRITE) as conn:
             conn.begin()  # on SQLite, BEGIN IMMEDIATE: the lock is taken here, not later
-            lock_writers(conn, appending_to=appending_to)
+            if locked:
+                lock_writers(conn, appending_to=appending_to)
             yield _Link(conn)
             self.commit(conn)
 

@@ -706,7 +706,7 @@ class EventStore:
 
     def forget_snapshot(self, campaign_id: str, projection: str, projection_version: int) -> None:
         """Drop a cached snapshot (one that does not hold what the log folds to)."""
-        with self.backend.writing() as link:
+        with self.backend.writing(locked=False) as link:
             link.rows(
                 "DELETE FROM snapshots WHERE campaign_id = :campaign_id "
                 "AND projection = :name AND projection_version = :pv",
@@ -741,7 +741,7 @@ class EventStore:
         kept under the name ``keep_previous_as`` when given (replacing what was there)."""
         key = {"campaign_id": campaign_id, "name": projection}
         delete = "DELETE FROM snapshots WHERE campaign_id = :campaign_id AND projection = :name"
-        with self.backend.writing() as link:
+        with self.backend.writing(locked=False) as link:
             if keep_previous_as is not None:
                 link.rows(delete, {**key, "name": keep_previous_as})
                 link.rows(

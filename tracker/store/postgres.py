@@ -123,11 +123,11 @@ class PostgresBackend:
             conn.rollback()  # a read changes nothing; this ends its transaction
 
     @contextmanager
-    def writing(self, appending_to: str | None = None) -> Iterator[_Link]:
+    def writing(self, appending_to: str | None = None, *, locked: bool = True) -> Iterator[_Link]:
         with self._lent() as conn:
-            if appending_to is None:
+            if locked and appending_to is None:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITERS_LOCK_KEY,))
-            else:
+            elif locked:
                 conn.execute(
                     "SELECT pg_advisory_xact_lock(%s), pg_notify(%s, %s)",
                     (WRITERS_LOCK_KEY, APPENDED, appending_to),

@@ -110,8 +110,9 @@ class SqliteBackend:
                 conn.execute("COMMIT")
 
     @contextmanager
-    def writing(self, appending_to: str | None = None) -> Iterator[_Link]:
-        # Nobody follows a SQLite log by notification: a follower watches the file.
+    def writing(self, appending_to: str | None = None, *, locked: bool = True) -> Iterator[_Link]:
+        # Nobody follows a SQLite log by notification: a follower watches the file. Any write
+        # takes SQLite's one write lock, waiting at most the busy timeout.
         with self._lent("BEGIN IMMEDIATE") as conn:
             yield _Link(conn)
             self.commit(conn)
