@@ -404,3 +404,40 @@ def test_the_players_status_and_replay_of_a_long_campaign_read_the_session_not_t
         one_shot.close()
         assert seen["events"] < 300, f"{command} read {seen['events']} events"
         assert log.json(command) == players_fresh(log, command)
+
+
+def test_verify_names_a_players_state_stored_as_if_a_secret_were_revealed(tmp_path, monkeypatch):
+    """A players' state forged whole (folded as if an unrevealed secret roll had been revealed,
+    and saying so) would show the players what the roll did: verify names it and drops it."""
+    import sqlite3
+
+    from tracker.app import Tracker, table
+    from tracker.projections.campaign import fold, refold_state, to_snapshot
+    from tracker.projections.player import player_stream
+
+    monkeypatch.setattr(table, "SNAPSHOT_EVERY", 1)
+    run = play(tmp_path / "evening", GURPS_EVENING, GURPS_DICE[0])
+    run.ok("status --player-view")
+    tracker = Tracker(str(run.db))
+    row = tracker.campaign()
+    events = list(tracker.store.read(row.campaign_id))
+    secret = next(e.event_id for e in events if e.type == "FrightChecked")
+    forged = fold(
+        player_stream(iter(events), {secret}),
+        row.campaign_id,
+        refold_state(row.campaign_id, tracker.state(row).revoked),
+    )
+    tracker.close()
+    doc = {**to_snapshot(forged), "revealed": [secret]}
+    with sqlite3.connect(run.db) as conn:
+        changed = conn.execute(
+            "UPDATE snapshots SET state = ? WHERE projection = 'players'", (json.dumps(doc),)
+        ).rowcount
+    assert changed == 1
+    result = run(["verify", "--json"])
+    assert result.exit_code == 1
+    assert "counts as revealed an event no reveal in the log names" in result.stdout
+    with sqlite3.connect(run.db) as conn:
+        assert conn.execute(
+            "SELECT count(*) FROM snapshots WHERE projection = 'players'"
+        ).fetchone() == (0,)

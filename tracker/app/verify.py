@@ -288,6 +288,18 @@ class Verifier:
                 bad.append((name, projection_version))
                 found.append(Mismatch(version, at.event_id, f"{where}, cannot be read"))
                 continue
+            # The players' state was folded with reveals the log holds: one naming an event
+            # no reveal names would show the players a secret.
+            if players and not revealed <= self.table.revealed(row):
+                bad.append((name, projection_version))
+                found.append(
+                    Mismatch(
+                        version,
+                        at.event_id,
+                        f"{where}, counts as revealed an event no reveal in the log names",
+                    )
+                )
+                continue
             label = f"Checking {row.name}'s {name} snapshot"
             events = metered(
                 store.read(row.campaign_id, until_version=version),
