@@ -133,6 +133,25 @@ def table(tmp_path) -> Path:
     return db
 
 
+def test_a_change_to_the_database_files_is_reported_until_they_settle(table, monkeypatch):
+    """A commit writes the write-ahead log a moment before a reader sees it: the server is told
+    of the change on every tick until the files are still, so a head read in that moment (not
+    moved yet) is read again, and no roll waits for the next one to be seen."""
+    from tracker.app import live
+    from tracker.app.tracker import Tracker
+
+    monkeypatch.setattr(live, "SETTLE_S", 0.5)
+    opened = Tracker(str(table))
+    watcher = live.Live(opened).watcher()
+    assert not watcher.changed()
+    tracker(table, "note", "The lamps gutter.")
+    assert watcher.changed()
+    assert watcher.changed()  # asked again at once, with the files as they were
+    time.sleep(0.6)
+    assert not watcher.changed()
+    opened.close()
+
+
 # -- the feed, read as bytes ----------------------------------------------------------------------
 
 

@@ -8,6 +8,7 @@ everywhere: which events are no longer in force is the same in both views.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,11 @@ class Page:
     head: int
 
 
+# How long after its files last changed a SQLite database is still looked at (its head read)
+# on every tick.
+SETTLE_S = 1.0
+
+
 class Watcher:
     """Whether the log may have grown since last asked, as cheaply as the database allows: on
     SQLite the sizes and times of its files (a commit from any process changes them), on
@@ -35,6 +41,7 @@ class Watcher:
     def __init__(self, table: Table) -> None:
         self.files = table.files()
         self.stamp = self._stamp()
+        self.settled_at = 0.0
         self.listener: Any = None
         if not self.files:
             from tracker.store.postgres import listen_appended
@@ -49,13 +56,21 @@ class Watcher:
         return self.listener is not None
 
     def changed(self) -> bool:
-        """SQLite: whether a file changed since last asked (two ``stat`` calls); elsewhere
-        without a listener, always (the head is asked instead)."""
+        """SQLite: whether a file changed in the last ``SETTLE_S`` seconds (two ``stat`` calls);
+        elsewhere without a listener, always (the head is asked instead).
+
+        A commit writes the write-ahead log's file a moment before readers can see it: asked
+        in between, the head has not moved yet, and a change reported once would be missed
+        until the next commit. So a change is reported until the files have been still for a
+        while."""
         if not self.files:
             return True
         now = self._stamp()
-        moved, self.stamp = now != self.stamp, now
-        return moved
+        if now != self.stamp:
+            self.stamp = now
+            self.settled_at = time.monotonic() + SETTLE_S
+            return True
+        return time.monotonic() < self.settled_at
 
     def wait(self, timeout: float) -> bool:
         """PostgreSQL: wait up to ``timeout`` seconds for an append's notification."""
