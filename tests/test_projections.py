@@ -208,3 +208,29 @@ def test_a_fold_from_the_first_event_stores_a_snapshot_for_the_next_command(big)
     stored = tracker.store.load_snapshot(row.campaign_id, CAMPAIGN_SNAPSHOT, PROJECTION_VERSION)
     assert stored is not None
     assert stored[0] == state.version
+
+
+def test_a_copied_state_and_its_snapshot_share_nothing_a_fold_changes(tmp_path):
+    """An undo tries its fold on a copy, and a deferred snapshot is written after the state
+    moved on: neither may share a list or a set with the state it came from."""
+    tracker = Tracker(str(tmp_path / "copy.db"))
+    row = generate(tracker, "Copies", "glintlock", events=400, seed=3)
+    state = tracker.state(row)
+    scar = "a scar that aches in the rain"
+    for ch in state.characters.values():
+        ch.consequences.append(scar)
+    state.revoked.add("an undone event")
+    before = to_snapshot(state)
+    copied, saved = state.copy(), to_snapshot(state)
+    for ch in copied.characters.values():
+        ch.consequences.append("the copy's own")
+    copied.revoked.add("the copy's own")
+    assert to_snapshot(state) == before
+    for ch in state.characters.values():
+        ch.consequences.append("the state's own")
+    state.revoked.add("the state's own")
+    assert saved == before
+    assert all(
+        c["consequences"][-1] == "a scar that aches in the rain" for c in saved["characters"]
+    )
+    tracker.close()

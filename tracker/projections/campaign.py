@@ -359,7 +359,13 @@ class CampaignState:
         return floors[0].severity if floors else "none"
 
     def copy(self) -> CampaignState:
-        return copy.deepcopy(self)
+        # The long lists of strings a state keeps (each character's lasting consequences, the
+        # revoked events) are copied shallowly, which for strings is copying them whole: walked
+        # item by item, they were most of an undo's time in a long campaign.
+        memo: dict[int, Any] = {id(self.revoked): set(self.revoked)}
+        for ch in self.characters.values():
+            memo[id(ch.consequences)] = list(ch.consequences)
+        return copy.deepcopy(self, memo)
 
     def summary(self) -> dict[str, Any]:
         """The campaign as ``tracker status --json`` shows it."""
@@ -1116,7 +1122,9 @@ def to_snapshot(state: CampaignState) -> dict[str, Any]:
 def _character_snapshot(ch: Character) -> dict[str, Any]:
     doc = ch.to_dict()
     for name in _CHARACTER_TRACKS:
-        doc[name] = copy.deepcopy(getattr(ch, name))
+        value = getattr(ch, name)
+        # Strings need no copy (the consequences, the longest list a state keeps).
+        doc[name] = list(value) if name == "consequences" else copy.deepcopy(value)
     doc["conditions"] = [cond.to_dict() for cond in ch.conditions.values()]
     return doc
 
