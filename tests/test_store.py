@@ -575,10 +575,12 @@ class TestPostgresEventStore(EventStoreContract):
             if threading.current_thread() is first and not inserted.is_set():
                 inserted.set()
                 release.wait(WAIT_S)
+            # Noted as each commits, the writers' lock still held: the order they commit in.
+            if threading.current_thread() in (first, second):
+                committed.append("first" if threading.current_thread() is first else "second")
 
         def write(campaign_id: str, label: str) -> None:
             store.append(campaign_id, [note(1, writer=label)], expected_version=1)
-            committed.append(label)
 
         second = threading.Thread(target=lambda: write(other, "second"), daemon=True)
         self.before_each_commit(monkeypatch, store.backend, hold_the_first_commit)
