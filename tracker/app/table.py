@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
+from pathlib import Path
 
 from tracker.app.deciding import Appender, Decide, Decision, Logged, logged, require_session
 from tracker.app.loading import PLAYERS_SESSION_SNAPSHOT, SNAPSHOT_EVERY, StateLoader
@@ -62,7 +63,7 @@ class Table:
         self.appender = Appender(self.store, self.loader, self.location)
         self.chosen = campaign
 
-    def _open(self, path) -> Backend:
+    def _open(self, path: Path | None) -> Backend:
         """The database's backend, its schema brought to head (``self.backup`` names the copy
         made before an upgrade).
 
