@@ -25,7 +25,13 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.exc import DBAPIError
 
 from tracker.errors import BadInput, ConcurrencyError, NotFound, Refused
-from tracker.events.envelope import GENESIS_HASH, NewEvent, StoredEvent, check_chain
+from tracker.events.envelope import (
+    GENESIS_HASH,
+    NewEvent,
+    StoredEvent,
+    check_chain,
+    loads_payload,
+)
 from tracker.store.engine import AlchemyBackend, create_engine_for, lock_writers
 from tracker.store.eventstore import EventStore
 from tracker.store.location import prepare_sqlite_file
@@ -310,6 +316,26 @@ class EventStoreContract:
         assert [e.version for e in mine] == versions
         positions = [e.position for e in store.read_all()]
         assert positions == sorted(set(positions))
+
+    def test_stored_snapshots_are_those_that_match_the_log_newest_first(self, store, campaign):
+        """A snapshot is chosen among the ones still true of the log: newest first, the first
+        named of two at one version, and one whose event the log no longer holds is left out."""
+        first, second = store.append(campaign, [note(1), note(2)], expected_version=1)
+        doc = {"revoked": ["x"], "name": "ä ✓", "n": 1.5}
+        store.save_snapshot(campaign, "b", 1, first.version, first.hash, doc)
+        store.save_snapshot(campaign, "a", 1, second.version, second.hash, {"k": "a"})
+        store.save_snapshot(campaign, "c", 1, second.version, second.hash, {"k": "c"})
+        store.save_snapshot(campaign, "stale", 1, second.version, "0" * 64, {"k": "stale"})
+        store.save_snapshot(campaign, "old", 0, second.version, second.hash, {"k": "old"})
+        found = store.stored_snapshots(campaign, ["c", "stale", "old", "a", "b"], 1)
+        assert [(name, version) for name, version, _ in found] == [
+            ("c", second.version),
+            ("a", second.version),
+            ("b", first.version),
+        ]
+        assert loads_payload(found[-1][2]) == doc
+        assert store.load_snapshot(campaign, ["a", "c"], 1) == (second.version, {"k": "a"})
+        assert store.load_snapshot(campaign, "stale", 1) is None
 
     def test_a_campaign_name_is_taken_only_once(self, store, campaign):
         name = next(c.name for c in store.campaigns() if c.campaign_id == campaign)

@@ -14,9 +14,12 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Iterator
 
+import msgspec
+
 from tracker.app.progress import Meter, metered
 from tracker.errors import ConcurrencyError
 from tracker.events import StoredEvent
+from tracker.events.envelope import loads_payload
 from tracker.projections.campaign import (
     PROJECTION_VERSION,
     UNDO_TYPES,
@@ -60,6 +63,35 @@ def _from_cache(doc: dict) -> CampaignState | None:
     try:
         return from_snapshot(doc)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return None
+
+
+def _parsed(text: str) -> CampaignState | None:
+    """``_from_cache`` of a snapshot's stored text; None when the text does not parse."""
+    try:
+        doc = loads_payload(text)
+    except ValueError:
+        return None
+    return _from_cache(doc) if isinstance(doc, dict) else None
+
+
+class _Seen(msgspec.Struct):
+    """What a snapshot had seen when it was folded: the events it skipped as revoked and (the
+    players' snapshots) the secret events it was shown."""
+
+    revoked: list[str]
+    revealed: list[str] | None = None
+
+
+_SEEN = msgspec.json.Decoder(_Seen)
+
+
+def _what_it_saw(text: str) -> _Seen | None:
+    """The snapshot's ``_Seen``, read without building the rest of its document; None when it
+    is not one this tracker wrote."""
+    try:
+        return _SEEN.decode(text)
+    except msgspec.DecodeError:
         return None
 
 
@@ -213,28 +245,33 @@ class StateLoader:
         """The newest stored snapshot, folded no further than ``until_version``, that skipped
         exactly the events of ``revoked`` it had seen: it revoked none that ``revoked`` keeps,
         and every event of ``revoked`` it did not skip comes after it."""
-        candidates = []
-        for name in (CAMPAIGN_SNAPSHOT, REFOLDED_SNAPSHOT, PRIOR_SNAPSHOT, SESSION_SNAPSHOT):
-            cached = self.store.load_snapshot(row.campaign_id, name, PROJECTION_VERSION)
-            if cached is not None and (until_version is None or cached[0] <= until_version):
-                candidates.append(cached)
-        # Newest first (of two at one version, the first named). Which events a snapshot
-        # skipped is read from its document, and only the one chosen is built into a state:
-        # building one costs as much as the state is large.
-        for version, doc in sorted(candidates, key=lambda c: c[0], reverse=True):
-            try:
-                skipped = set(doc["revoked"])
-            except (KeyError, TypeError):
-                continue
-            if not skipped <= revoked:
+        names = (CAMPAIGN_SNAPSHOT, REFOLDED_SNAPSHOT, PRIOR_SNAPSHOT, SESSION_SNAPSHOT)
+        for version, text in self._candidates(row, names, until_version):
+            # Which events a snapshot skipped is read alone, and only the one chosen is parsed
+            # whole and built into a state: both cost as much as the state is large.
+            seen = _what_it_saw(text)
+            if seen is None or not (skipped := set(seen.revoked)) <= revoked:
                 continue
             later = self.store.first_version(row.campaign_id, revoked - skipped)
             if later is not None and later <= version:
                 continue
-            state = _from_cache(doc)
+            state = _parsed(text)
             if state is not None:
                 return state
         return None
+
+    def _candidates(
+        self, row: CampaignRow, names: tuple[str, ...], until_version: int | None
+    ) -> list[tuple[int, str]]:
+        """The stored snapshots under ``names`` folded no further than ``until_version``,
+        unparsed, newest first."""
+        return [
+            (version, text)
+            for _, version, text in self.store.stored_snapshots(
+                row.campaign_id, names, PROJECTION_VERSION
+            )
+            if until_version is None or version <= until_version
+        ]
 
     def players_base(
         self,
@@ -246,27 +283,23 @@ class StateLoader:
         """The newest of the players' stored states, folded no further than ``until_version``,
         that still agrees with the log: it skipped exactly the events of ``revoked`` it had
         seen, and every secret event of ``revealed`` it saw sealed comes after it."""
-        candidates = []
-        for name in (PLAYERS_SNAPSHOT, PLAYERS_SESSION_SNAPSHOT):
-            cached = self.store.load_snapshot(row.campaign_id, name, PROJECTION_VERSION)
-            if cached is not None and (until_version is None or cached[0] <= until_version):
-                candidates.append(cached)
-        for version, doc in sorted(candidates, key=lambda c: c[0], reverse=True):
-            try:
-                skipped, seen = set(doc["revoked"]), set(doc["revealed"])
-            except (KeyError, TypeError):
+        names = (PLAYERS_SNAPSHOT, PLAYERS_SESSION_SNAPSHOT)
+        for version, text in self._candidates(row, names, until_version):
+            seen = _what_it_saw(text)
+            if seen is None or seen.revealed is None:
                 continue
-            if not skipped <= revoked or not seen <= revealed:
+            skipped, shown = set(seen.revoked), set(seen.revealed)
+            if not skipped <= revoked or not shown <= revealed:
                 continue
             if any(
                 first is not None and first <= version
                 for first in (
                     self.store.first_version(row.campaign_id, since)
-                    for since in (revoked - skipped, revealed - seen)
+                    for since in (revoked - skipped, revealed - shown)
                 )
             ):
                 continue
-            state = _from_cache(doc)
+            state = _parsed(text)
             if state is not None:
                 return state
         return None

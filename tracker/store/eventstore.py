@@ -9,7 +9,6 @@ happens, so no reader interprets a stored payload by itself.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -36,6 +35,9 @@ READ_BATCH = 2_000
 ID_SLICE = 500
 IMPORT_BATCH = 5_000
 NAME_MAX = 200  # the campaigns.name column's length (tracker.store.schema)
+# Snapshots are written with msgspec's encoder: a long state's document is several times faster
+# to write than through ``json.dumps``, and reads back the same.
+_SNAPSHOT_ENCODER = msgspec.json.Encoder()
 
 # The events table's columns in StoredEvent's field order, which ``_rows`` unpacks.
 COLUMNS = (
@@ -667,42 +669,39 @@ class EventStore:
         was replaced by an import or a restore) is ignored.
         """
         names = [projection] if isinstance(projection, str) else list(projection)
+        for _, version, text in self.stored_snapshots(campaign_id, names, projection_version):
+            # A cache that does not parse is passed over, never a crash.
+            try:
+                doc = loads_payload(text)
+            except ValueError:
+                continue
+            if isinstance(doc, dict):
+                return version, doc
+        return None
+
+    def stored_snapshots(
+        self, campaign_id: str, names: Sequence[str], projection_version: int
+    ) -> list[tuple[str, int, str]]:
+        """The campaign's cached states under ``names`` that still match the log, unparsed and
+        newest first (of two at one version, the first named): a caller that must choose among
+        them reads what it needs from each and parses only the one it takes.
+
+        All are read in one transaction, so a snapshot replaced meanwhile is never paired with
+        another's version."""
         among, params = placeholders("name", names)
         key = {"campaign_id": campaign_id, "pv": projection_version}
+        found = []
         with self._reading() as link:
-            found = list(
-                link.rows(
-                    "SELECT projection, version, head_hash FROM snapshots "
-                    f"WHERE campaign_id = :campaign_id AND projection IN {among} "
-                    "AND projection_version = :pv ORDER BY version DESC",
-                    {**key, **params},
-                )
-            )
-            for name, version, head_hash in found:
-                at = next(
-                    iter(
-                        link.rows(
-                            "SELECT hash FROM events WHERE campaign_id = :campaign_id "
-                            "AND version = :version",
-                            {"campaign_id": campaign_id, "version": version},
-                        )
-                    ),
-                    (None,),
-                )[0]
-                if at == head_hash:
-                    [(state,)] = link.rows(
-                        "SELECT state FROM snapshots WHERE campaign_id = :campaign_id "
-                        "AND projection = :name AND projection_version = :pv",
-                        {**key, "name": name},
-                    )
-                    # A cache that does not parse is passed over, never a crash.
-                    try:
-                        doc = loads_payload(state)
-                    except ValueError:
-                        continue
-                    if isinstance(doc, dict):
-                        return version, doc
-        return None
+            for name, version, text in link.rows(
+                "SELECT s.projection, s.version, s.state FROM snapshots s "
+                "JOIN events e ON e.campaign_id = s.campaign_id AND e.version = s.version "
+                f"WHERE s.campaign_id = :campaign_id AND s.projection IN {among} "
+                "AND s.projection_version = :pv AND e.hash = s.head_hash",
+                {**key, **params},
+            ):
+                found.append((name, version, text))
+        found.sort(key=lambda f: (-f[1], names.index(f[0])))
+        return found
 
     def forget_snapshot(self, campaign_id: str, projection: str, projection_version: int) -> None:
         """Drop a cached snapshot (one that does not hold what the log folds to)."""
@@ -759,7 +758,7 @@ class EventStore:
                     "pv": projection_version,
                     "version": version,
                     "head_hash": head_hash,
-                    "state": json.dumps(state, ensure_ascii=False, separators=(",", ":")),
+                    "state": _SNAPSHOT_ENCODER.encode(state).decode(),
                     "created_at": now_utc(),
                 },
             )
