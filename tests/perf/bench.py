@@ -15,7 +15,8 @@ figures, each printed next to the same job done with plain ``sqlite3`` (``twins.
 6. the peak memory of 2 and 5;
 7. every command that serves the table (status, obligations, a look back, the replay of the
    running session, undo and redo) as one-shot processes at 1,000 events and at 10,000,
-   100,000 and N, before and after a run of undos and redos;
+   100,000 and N, before and after a run of undos and redos, the sizes taking turns run by
+   run so that a machine slowing for a minute slows them all alike;
 8. appends per second on PostgreSQL as writers are added, against a raw psycopg writer
    (``pgwriters.py``; left out with ``--no-pg`` or when no PostgreSQL is installed).
 
@@ -561,6 +562,8 @@ def logged_rolls(bench: Bench, setup: Setup) -> list[Row]:
 
 TABLE_SIZES = (10_000, 100_000, 1_000_000)
 UNDO_PAIRS = 4
+TABLE_RUNS = 7
+SMALL = "small"  # the key of the 1,000-event database among the sizes
 LOOK_BACK = 3  # `status --as-of` this many events before the head
 
 
@@ -592,35 +595,52 @@ def _playing(bench: Bench, db: str, system: str) -> None:
         bench.cli(db, *ROLL_COMMANDS[system].split())
 
 
-def _table_times(bench: Bench, db: str, system: str) -> dict[str, float]:
-    """Each table command's median one-shot time on ``db``, before and after a run of undos
-    and redos (which the figures after it must not pay for)."""
-    times: dict[str, float] = {}
+def _table_times(bench: Bench, dbs: dict[str, str], system: str) -> dict[str, dict[str, float]]:
+    """Each table command's median one-shot time on each of ``dbs``, before and after a run of
+    undos and redos (which the figures after it must not pay for).
+
+    The databases take turns, run by run: a machine that slows for a minute slows every size
+    alike, so the ratios compare the log's length, not the minute each size was measured in."""
+    times: dict[str, dict[str, float]] = {key: {} for key in dbs}
 
     def looks(when: str) -> None:
-        head = _head(db)
-        for label, argv in (
-            ("status", ["status"]),
-            ("obligations", ["obligations"]),
-            (f"status --as-of (head - {LOOK_BACK})", ["status", "--as-of", str(head - LOOK_BACK)]),
-            ("replay of the running session", ["replay"]),
+        heads = {key: _head(db) for key, db in dbs.items()}
+        for label, args in (
+            ("status", lambda key: ["status"]),
+            ("obligations", lambda key: ["obligations"]),
+            (
+                f"status --as-of (head - {LOOK_BACK})",
+                lambda key: ["status", "--as-of", str(heads[key] - LOOK_BACK)],
+            ),
+            ("replay of the running session", lambda key: ["replay"]),
         ):
-            times[f"{label}, {when}"] = (
-                bench.median_ms([*bench.tracker, "--db", db, *argv], ONE_SHOT_RUNS) / 1000
-            )
+            argvs = {key: [*bench.tracker, "--db", db, *args(key)] for key, db in dbs.items()}
+            for argv in argvs.values():
+                bench.run(argv)  # one run each to warm the caches
+            runs: dict[str, list[float]] = {key: [] for key in dbs}
+            for _ in range(TABLE_RUNS):
+                for key, argv in argvs.items():
+                    runs[key].append(bench.run(argv).seconds)
+            for key, seconds in runs.items():
+                times[key][f"{label}, {when}"] = statistics.median(seconds)
 
-    _playing(bench, db, system)
+    for db in dbs.values():
+        _playing(bench, db, system)
     looks("before undos")
-    undo, redo = [], []
+    undo: dict[str, list[float]] = {key: [] for key in dbs}
+    redo: dict[str, list[float]] = {key: [] for key in dbs}
     for _ in range(UNDO_PAIRS):
-        bench.cli(db, *ROLL_COMMANDS[system].split())
-        undo.append(bench.cli(db, "undo").seconds)
-        redo.append(bench.cli(db, "redo").seconds)
+        for key, db in dbs.items():
+            bench.cli(db, *ROLL_COMMANDS[system].split())
+            undo[key].append(bench.cli(db, "undo").seconds)
+            redo[key].append(bench.cli(db, "redo").seconds)
     for _ in range(UNDO_PAIRS):
-        bench.cli(db, *ROLL_COMMANDS[system].split())
-        bench.cli(db, "undo")
-    times["undo (the last roll)"] = statistics.median(undo)
-    times["redo"] = statistics.median(redo)
+        for db in dbs.values():
+            bench.cli(db, *ROLL_COMMANDS[system].split())
+            bench.cli(db, "undo")
+    for key in dbs:
+        times[key]["undo (the last roll)"] = statistics.median(undo[key])
+        times[key]["redo"] = statistics.median(redo[key])
     looks("after undos and redos")
     return times
 
@@ -629,21 +649,20 @@ def table_commands(bench: Bench, setup: Setup) -> list[Sized]:
     """7: every command that serves the table, one-shot, at 1,000 events and at each size up
     to N (the N-event database itself, played last)."""
     sizes = [n for n in TABLE_SIZES if n < setup.events] + [setup.events]
-    dbs = {}
+    dbs = {SMALL: setup.small}
     for n in sizes[:-1]:
         prefix, db = bench.path(f"prefix-{n}.jsonl"), bench.path(f"table-{n}.db")
         workload.write_prefix(Path(setup.export), n, Path(prefix))
         bench.child("import", prefix, db)
         bench.cli(db, "campaign", "use", workload.CAMPAIGN_NAME)
-        dbs[n] = db
-    dbs[setup.events] = setup.db
-    note(f"7: table commands at {SMALL_EVENTS:,} events")
-    small = _table_times(bench, setup.small, setup.system)
-    measured = {}
-    for n, db in dbs.items():
-        note(f"7: table commands at {n:,} events")
-        measured[n] = _table_times(bench, db, setup.system)
-    return [Sized(k, small[k], {n: measured[n][k] for n in sizes}) for k in small]
+        dbs[str(n)] = db
+    dbs[str(setup.events)] = setup.db
+    note(f"7: table commands at {SMALL_EVENTS:,} events and at {', '.join(map(str, sizes))}")
+    measured = _table_times(bench, dbs, setup.system)
+    return [
+        Sized(k, measured[SMALL][k], {n: measured[str(n)][k] for n in sizes})
+        for k in measured[SMALL]
+    ]
 
 
 def render_sizes(rows: Sequence[Sized], limit: float) -> str:
