@@ -32,6 +32,10 @@ class Decision:
 
     events: list[NewEvent]
     doc: dict[str, Any] = field(default_factory=dict)
+    # An undo's or a redo's trial: the state decided on, folded to the same head but skipping
+    # what the events revoke (or no longer skipping what they restore). With the events folded
+    # on it is the state the log settles to, which need not then be folded again.
+    trial: CampaignState | None = None
 
 
 @dataclass
@@ -134,12 +138,33 @@ class Appender:
         except self.store.errors as exc:
             # The transaction rolled back: nothing of the batch is in the log.
             raise storage_error(exc, self.location) from None
+        head = (state.version, state.head_hash)
         for event in stored:
             apply(state, event)
         # An undo or a redo changed which events count: what the command reports (the
         # obligations it took back or put back) is read from the state refolded.
-        state = self.loader.settle(row, state)
+        state = self.loader.settle(row, state, _settled(decision.trial, head, state, stored))
         return state, stored, decision
+
+
+def _settled(
+    trial: CampaignState | None,
+    head: tuple[int, str | None],
+    state: CampaignState,
+    stored: list[StoredEvent],
+) -> CampaignState | None:
+    """The decision's trial with the stored events folded on, skipping what ``state`` (with
+    them folded) skips: the state refolded, when the trial was folded to the head they were
+    appended to; else None."""
+    if trial is None or (trial.version, trial.head_hash) != head:
+        return None
+    trial.revoked = set(state.revoked)
+    trial.fixed_revoked = True
+    for event in stored:
+        apply(trial, event)
+    trial.fixed_revoked = False
+    trial.needs_refold = False
+    return trial
 
 
 def logged(

@@ -107,7 +107,7 @@ class History:
         def decide(state: CampaignState) -> Decision:
             targets = self._targets(state, event, session)
             ids = {e.event_id for e in targets}
-            dependents = self._dependents(state, ids, min(e.version for e in targets))
+            dependents, trial = self._dependents(state, ids, min(e.version for e in targets))
             if dependents and not cascade:
                 named = "; ".join(f"{d.event.version} ({d.reason})" for d in dependents[:5])
                 more = f" and {len(dependents) - 5} more" if len(dependents) > 5 else ""
@@ -124,7 +124,7 @@ class History:
                 "cascade": [_brief(d.event) | {"reason": d.reason} for d in dependents],
                 "session": session,
             }
-            return Decision([new_event(payload, state=state)], doc)
+            return Decision([new_event(payload, state=state)], doc, trial)
 
         return self.table.play(decide)
 
@@ -154,7 +154,7 @@ class History:
             payload = ev.EventsRestored(
                 event_ids=tuple(last["event_ids"]), revocation=last["event_id"], reason=reason
             )
-            return Decision([new_event(payload, state=state)], {"restored": restored})
+            return Decision([new_event(payload, state=state)], {"restored": restored}, trial)
 
         return self.table.play(decide)
 
@@ -273,17 +273,21 @@ class History:
             )
         return [newest]
 
-    def _dependents(self, state: CampaignState, targets: set[str], first: int) -> list[Dependent]:
-        """Later events that could not have been logged without ``targets``, transitively.
+    def _dependents(
+        self, state: CampaignState, targets: set[str], first: int
+    ) -> tuple[list[Dependent], CampaignState | None]:
+        """Later events that could not have been logged without ``targets``, transitively, and
+        the state folded to the head without them all (None when the rounds ran out first).
 
-        The state before ``first`` (the earliest target) is the same in every round; each
-        round folds on from a copy of it, skipping the targets and the dependents found so far.
+        Each round folds on from the state before ``first`` (the earliest target), skipping the
+        targets and the dependents found so far. Each round folds a state of its own, refolded
+        from a snapshot: a second round (a cascade) is rare, so keeping a copy for it would cost
+        every undo a copy of the whole state.
         """
         revoking = set(targets)
-        before = self._trial(state.revoked, first)
         found: list[Dependent] = []
         for _ in range(MAX_CASCADE_ROUNDS):
-            trial = before.copy()
+            trial = self._trial(state.revoked, first)
             trial.revoked = state.revoked | revoking
             new: list[Dependent] = []
             for stored in self.table.store.read(state.campaign_id, after_version=first - 1):
@@ -293,10 +297,11 @@ class History:
                     trial.revoked.add(stored.event_id)
                 apply(trial, stored)
             if not new:
-                return found
+                return found, trial
             found.extend(new)
             revoking.update(d.event.event_id for d in new)
-        return found
+        # The last round found more: no trial skips them all, so the command refolds.
+        return found, None
 
     # -- replay -------------------------------------------------------------------------------
 

@@ -202,12 +202,17 @@ class StateLoader:
             self._warm[row.campaign_id] = state
         return state
 
-    def settle(self, row: CampaignRow, state: CampaignState) -> CampaignState:
+    def settle(
+        self, row: CampaignRow, state: CampaignState, refolded: CampaignState | None = None
+    ) -> CampaignState:
         """``state`` after an undo or a redo was folded into it: refolded (from a snapshot that
-        agrees) so it shows what counts now, and kept warm in its place."""
+        agrees) so it shows what counts now, and kept warm in its place. ``refolded`` is that
+        state already, when the command folded it while deciding."""
         if not state.needs_refold:
             return state
-        state = self._refold(row, state.revoked, state.version)
+        if refolded is None:
+            refolded = self._refold(row, state.revoked, state.version)
+        state = refolded
         self.save(state, REFOLDED_SNAPSHOT)
         if self.warm:
             self._warm[row.campaign_id] = state
