@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -30,9 +31,12 @@ from tracker.projections.campaign import (
     refold_state,
     to_snapshot,
 )
-from tracker.projections.rolls import Luck
 from tracker.store.eventstore import CampaignRow, EventStore
 from tracker.systems import registry
+
+if TYPE_CHECKING:
+    # The rolls' projection is loaded by the commands that use it, not by every command.
+    from tracker.projections.rolls import Luck
 
 SNAPSHOT_EVERY = 500
 CAMPAIGN_SNAPSHOT = "campaign"

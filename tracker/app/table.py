@@ -12,6 +12,7 @@ import copy
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tracker.app.deciding import Appender, Decide, Decision, Logged, logged, require_session
 from tracker.app.loading import PLAYERS_SESSION_SNAPSHOT, SNAPSHOT_EVERY, StateLoader
@@ -28,7 +29,6 @@ from tracker.projections.campaign import (
     to_snapshot,
 )
 from tracker.projections.player import player_stream
-from tracker.projections.rolls import Luck
 from tracker.store.backend import Backend
 from tracker.store.eventstore import CampaignRow, EventStore
 from tracker.store.location import (
@@ -41,6 +41,10 @@ from tracker.store.location import (
 from tracker.store.revisions import HEAD_REVISION
 from tracker.store.sqlite import SqliteBackend, stamped_revision
 from tracker.systems import registry
+
+if TYPE_CHECKING:
+    # The rolls' projection is loaded by the commands that use it, not by every command.
+    from tracker.projections.rolls import Luck
 
 # The setting that names the current campaign (the one made or chosen last).
 CURRENT = "current_campaign"

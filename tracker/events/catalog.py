@@ -113,12 +113,6 @@ def current_decoder(type_: str) -> tuple[int, msgspec.json.Decoder] | None:
     return cls.VERSION, decoder
 
 
-def current_decoders() -> dict[str, tuple[int, msgspec.json.Decoder]]:
-    """``current_decoder`` of every type in the catalog: what a reader of many events keeps at
-    hand, calling ``decode`` for anything else."""
-    return {type_: found for type_ in CATALOG if (found := current_decoder(type_))}
-
-
 def decode(type_: str, schema_version: int, payload: str | bytes | dict[str, Any]) -> Any:
     """The typed event for a stored payload (JSON text, or already parsed), upcast to the
     current schema version first; ``Unreadable`` when it is no event this tracker knows."""

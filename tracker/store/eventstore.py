@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 
 from tracker.errors import BadInput, ConcurrencyError, NotFound, Refused
-from tracker.events.catalog import CampaignCreated, current_decoders, decode
+from tracker.events.catalog import CampaignCreated, current_decoder, decode
 from tracker.events.envelope import (
     GENESIS_HASH,
     NewEvent,
@@ -35,6 +35,7 @@ READ_BATCH = 2_000
 ID_SLICE = 500
 IMPORT_BATCH = 5_000
 NAME_MAX = 200  # the campaigns.name column's length (tracker.store.schema)
+_UNMET: Any = object()  # a type ``_rows`` has not met yet in its read
 # Snapshots are written with msgspec's encoder: a long state's document is several times faster
 # to write than through ``json.dumps``, and reads back the same.
 _SNAPSHOT_ENCODER = msgspec.json.Encoder()
@@ -436,9 +437,11 @@ class EventStore:
     @staticmethod
     def _rows(link: Link, sql: str, params: dict[str, Any] | None = None) -> Iterator[StoredEvent]:
         result = link.rows(sql, params)
-        # Each type's decoder for its current version, at hand: a payload in any other version,
-        # or one that does not fit, goes the long way through ``decode`` (which says why).
-        fast = current_decoders()
+        # Each type's decoder for its current version, at hand once met (a decoder costs half a
+        # millisecond to make, and a short read meets few types): a payload in any other
+        # version, or one that does not fit, goes the long way through ``decode`` (which says
+        # why).
+        fast: dict[str, tuple[int, msgspec.json.Decoder] | None] = {}
         # Unpacked by position (``COLUMNS`` is StoredEvent's field order): a full rebuild reads
         # every row, and attribute lookup by name costs a third of the time.
         for (
@@ -456,7 +459,9 @@ class EventStore:
             prev_hash,
             digest,
         ) in result:
-            known = fast.get(type_)
+            known = fast.get(type_, _UNMET)
+            if known is _UNMET:
+                known = fast[type_] = current_decoder(type_)
             if known is not None and known[0] == schema_version:
                 try:
                     data = known[1].decode(payload)
