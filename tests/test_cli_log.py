@@ -126,6 +126,9 @@ BAD_INPUT = [
     ("campaign use Nowhere", 1, "No campaign named"),
     ("character add Wren", 1, "already in"),
     ("character add wren", 1, "already in"),
+    # Names that read as Wren's: a zero-width space in it, full-width letters.
+    ("character add Wr\u200ben", 1, "already in"),
+    ("character add \uff37\uff52\uff45\uff4e", 1, "already in"),
     ("character add Bob --stat Grit", 2, "KEY=N"),
     ("character add Bob --stat Grit=high", 2, "whole number"),
     ("character add Bob --stat Grit=11", 2, "between 0 and 10"),
@@ -158,6 +161,22 @@ def test_a_campaign_name_cannot_be_taken_twice(glintlock):
     assert result.exit_code == 1
     assert "already exists" in result.stderr
     assert glintlock.event_count() == before
+
+
+def test_a_campaign_name_that_reads_as_a_taken_one_is_refused(glintlock):
+    """A hidden character does not make a second campaign that looks like the first."""
+    before = glintlock.event_count()
+    result = glintlock('campaign new "Ashes of\u2060 Veyra" --system gloom')
+    assert result.exit_code == 1
+    assert "already exists" in result.stderr
+    assert glintlock.event_count() == before
+
+
+def test_a_name_with_a_joined_emoji_is_a_name_of_its_own(glintlock):
+    """Joiners inside an emoji are part of a name that reads differently, so it is taken."""
+    glintlock.ok("character add 'Wren \U0001f9d9\u200d\u2640\ufe0f' --stat Grit=1")
+    shown = glintlock.json("status")
+    assert "Wren \U0001f9d9\u200d\u2640\ufe0f" in [c["name"] for c in shown["characters"]]
 
 
 def test_a_second_session_cannot_start_while_one_runs(glintlock):

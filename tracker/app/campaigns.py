@@ -51,6 +51,7 @@ from tracker.projections.campaign import (
 from tracker.store.eventstore import CampaignRow
 from tracker.systems import registry
 from tracker.systems.base import Feature, RuleSystem
+from tracker.words import reads_as
 
 TIE_RULES = ("stat", "defender")
 
@@ -261,7 +262,10 @@ class Campaigns:
         character_id = str(uuid.uuid4())
 
         def decide(state: CampaignState) -> Decision:
-            existing = state.character(name)
+            existing = next(
+                (ch for ch in state.characters.values() if reads_as(ch.name) == reads_as(name)),
+                None,
+            )
             if existing is not None:
                 raise Refused(f'{existing.name} is already in "{state.name}"; pick another name.')
             _check_sheet_system(state, sheet, "add")

@@ -30,6 +30,7 @@ from tracker.events.envelope import (
     stored_json,
 )
 from tracker.store.backend import Backend, Link, placeholders
+from tracker.words import reads_as
 
 READ_BATCH = 2_000
 ID_SLICE = 500
@@ -190,7 +191,7 @@ class EventStore:
             raise BadInput(f"A campaign name has at most {NAME_MAX} characters; shorten it.")
         with self.backend.writing(appending_to=campaign_id) as link:
             names = (n for (n,) in link.rows("SELECT name FROM campaigns"))
-            taken = next((n for n in names if n.casefold() == name.casefold()), None)
+            taken = next((n for n in names if reads_as(n) == reads_as(name)), None)
             if taken:
                 raise Refused(f'A campaign named "{taken}" already exists; pick another name.')
             link.rows(
