@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import uuid
 from fractions import Fraction
 
 import pytest
@@ -331,6 +332,59 @@ def test_an_import_whose_event_does_not_fit_its_type_is_refused_whole(gloom_nigh
     assert f"line {at + 2} is no event this tracker can read" in result.stderr
     assert why in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+    nothing = Tracker(str(copy))
+    assert nothing.store.count() == 0
+    nothing.close()
+
+
+def _undo_twice(docs: list[dict]) -> None:
+    """A second undo of what the last undo took back, logged after it."""
+    undo = next(d for d in reversed(docs) if d["type"] == "EventsRevoked")
+    docs.append({**undo, "event_id": str(uuid.uuid4())})
+
+
+def _redo_of_what_stands(docs: list[dict]) -> None:
+    """A redo of a note no undo took back."""
+    note = next(d for d in docs if d["type"] == "NoteAdded")
+    undo = next(d for d in reversed(docs) if d["type"] == "EventsRevoked")
+    payload = {"event_ids": [note["event_id"]], "revocation": undo["event_id"], "reason": None}
+    redo = {"event_id": str(uuid.uuid4()), "type": "EventsRestored", "payload": payload}
+    docs.append({**undo, **redo})
+
+
+@pytest.mark.parametrize(
+    ("forge", "why"),
+    [
+        (_undo_twice, "it undoes an event that is undone already"),
+        (_redo_of_what_stands, "it redoes an event that is not undone"),
+    ],
+    ids=["an event undone twice", "a redo of an event in force"],
+)
+def test_an_import_whose_undos_tracker_could_not_have_logged_is_refused_whole(
+    gloom_night, forge, why
+):
+    """An undo takes back only events in force and a redo only events taken back: a look back
+    in time relies on it, so an export that breaks it, rehashed to chain, is refused whole."""
+    from tracker.events.envelope import chain_fields, event_hash
+
+    gloom_night.ok("undo")
+    lines = gloom_night.ok("export events").stdout.splitlines()
+    docs = [json.loads(line) for line in lines[1:]]
+    forge(docs)
+    docs[-1]["version"] = docs[-2]["version"] + 1
+    docs[-1]["position"] = docs[-2]["position"] + 1
+    docs[-1]["prev_hash"] = docs[-2]["hash"]
+    docs[-1]["hash"] = event_hash(chain_fields(**{k: docs[-1][k] for k in CHAINED}))
+    header = json.loads(lines[0])
+    header["campaigns"] = {docs[0]["campaign_id"]: docs[-1]["hash"]}
+    header["events"] = len(docs)
+    forged = "\n".join([json.dumps(header), *map(json.dumps, docs)]) + "\n"
+    copy = gloom_night.db.with_name("copy.db")
+    result = gloom_night(["--db", str(copy), "import", "-"], input=forged)
+    assert result.exit_code == 2, result.output
+    assert f"line {len(docs) + 1} is not an event tracker would have logged ({why})" in (
+        result.stderr
+    )
     nothing = Tracker(str(copy))
     assert nothing.store.count() == 0
     nothing.close()

@@ -86,6 +86,25 @@ def test_forged_effects_on_a_roll_rehashed_are_found(evening):
     verify_fails(evening, "event 5", "effects are stored as")
 
 
+def test_an_event_undone_twice_rehashed_is_found(evening):
+    """A second undo of what is undone already: a look back in time takes the undos since
+    back one by one, so verify names it."""
+    evening.ok("undo")
+
+    def again(events):
+        undo = events[-1]
+        forged = dict(undo)
+        forged.update(
+            position=undo["position"] + 1,
+            event_id="00000000-0000-4000-8000-000000000002",
+            version=undo["version"] + 1,
+        )
+        return [*events, forged]
+
+    rewrite(evening.db, again)
+    verify_fails(evening, f"event {rows(evening.db)[-1]['version']}", "undone already")
+
+
 def test_a_spend_the_rules_would_refuse_rehashed_is_found(evening):
     def spend(events):
         last = events[-1]

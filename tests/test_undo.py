@@ -10,7 +10,7 @@ from synthetic import generate
 from tracker.app import Tracker
 from tracker.app.deciding import Logged
 from tracker.app.loading import SNAPSHOT_EVERY
-from tracker.projections.campaign import to_snapshot
+from tracker.projections.campaign import UNDO_TYPES, fold, to_snapshot
 
 
 def tracks(run) -> dict:
@@ -320,6 +320,12 @@ def test_any_run_of_play_undo_and_redo_across_processes_folds_as_a_rebuild(
         # What the command itself ended on (an undo's or a redo's trial, folded on) too.
         if isinstance(done, Logged):
             assert to_snapshot(done.state) == rebuilt, f"step {step}"
+        # A look back: what the undos up to then left revoked, folded to then.
+        row, head = check.campaign(), check.state().version
+        back = rng.randint(max(1, head - 12), head)
+        undos = check.store.read(row.campaign_id, until_version=back, types=UNDO_TYPES)
+        then = check.loader.refold(row, fold(undos, row.campaign_id).revoked, back)
+        assert to_snapshot(check.history.as_of(str(back))[0]) == to_snapshot(then), f"step {step}"
         check.close()
 
 

@@ -24,7 +24,9 @@ from tracker.projections.campaign import (
     CampaignState,
     apply,
     fold,
+    fold_undo,
     refold_state,
+    undo_problem,
 )
 from tracker.systems.base import Feature
 from tracker.systems.registry import UnknownSystem
@@ -336,6 +338,8 @@ class _ImportCheck:
         self.skipped: dict[str, set[str]] = {}
         self.checks: dict[str, LogCheck] = {}
         self.heads: dict[str, tuple[int, str]] = {}
+        # The events each campaign's undos and redos so far leave revoked.
+        self.undone: dict[str, set[str]] = {}
         # Campaigns whose rule system is not installed here: their chains are checked, their
         # rules cannot be.
         self.unfolded: set[str] = set()
@@ -354,6 +358,13 @@ class _ImportCheck:
         if event.version != version + 1 or event.prev_hash != prev:
             self.refuse(number, "does not follow the event before it in its campaign")
         self.heads[cid] = (event.version, event.hash)
+        if event.type in UNDO_TYPES:
+            # Held to the rule every log tracker writes keeps, which a look back relies on.
+            undone = self.undone.setdefault(cid, set())
+            problem = undo_problem(undone, event)
+            if problem is not None:
+                self.refuse(number, f"is not an event tracker would have logged ({problem})")
+            fold_undo(undone, event)
         if cid in self.unfolded:
             return
         check = self.checks.get(cid)

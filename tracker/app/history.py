@@ -9,7 +9,6 @@ an undone steel-yourself. Such an undo is refused naming those events, unless ``
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,8 +22,8 @@ from tracker.projections.campaign import (
     UNDO_TYPES,
     CampaignState,
     apply,
-    fold,
     problem_with,
+    revoked_before,
 )
 from tracker.systems.base import Feature
 
@@ -368,23 +367,13 @@ class History:
         """The campaign as it stood at an event (its number, id or id prefix) or at a time."""
         row = self.table.campaign()
         target = self._moment(row.campaign_id, when)
-        # The undos logged by then decide what was in force; later ones had not happened.
-        # With none since (a look back within the evening, mostly), that is what is in force
-        # now; else they are read up to the moment, through the type index.
-        store = self.table.store
-        with closing(
-            store.read(row.campaign_id, after_version=target.version, types=UNDO_TYPES, sparse=True)
-        ) as since:
-            undone_since = next(since, None) is not None
-        if not undone_since:
-            revoked = self.table.state(row).revoked
-        else:
-            revoked = fold(
-                store.read(
-                    row.campaign_id, until_version=target.version, types=UNDO_TYPES, sparse=True
-                ),
-                row.campaign_id,
-            ).revoked
+        # The undos logged by then decide what was in force; later ones had not happened. What
+        # is in force now, with the undos and redos since taken back (read through the type
+        # index: a look back within the evening meets few), is what was then.
+        since = self.table.store.read(
+            row.campaign_id, after_version=target.version, types=UNDO_TYPES, sparse=True
+        )
+        revoked = revoked_before(self.table.state(row).revoked, since)
         return self.table.loader.refold(row, revoked, target.version), target
 
     def _moment(self, campaign_id: str, when: str) -> StoredEvent:

@@ -22,10 +22,13 @@ from tracker.events.envelope import ChainProblem, canonical_json, check_chain, l
 from tracker.events.receipt import Receipt
 from tracker.projections.campaign import (
     PROJECTION_VERSION,
+    UNDO_TYPES,
     fold,
+    fold_undo,
     from_snapshot,
     refold_state,
     to_snapshot,
+    undo_problem,
 )
 from tracker.projections.player import player_stream
 from tracker.projections.rolls import ROLLED, rolls_in
@@ -212,6 +215,8 @@ class Verifier:
         counted = rolls = 0
         mismatches: list[Mismatch] = []
 
+        undone: set[str] = set()
+
         def checking(stream: Iterable[StoredEvent]) -> Iterator[StoredEvent]:
             nonlocal counted, rolls
             for event in stream:
@@ -220,6 +225,11 @@ class Verifier:
                 reason = redecide(event, rules) if rules is not None else None
                 if event.version == 1:
                     reason = reason or _row_problem(row, event)
+                if event.type in UNDO_TYPES:
+                    # An undo of what is undone, or a redo of what stands: a look back in time
+                    # takes the undos since back one by one, and would show it wrongly.
+                    reason = reason or undo_problem(undone, event)
+                    fold_undo(undone, event)
                 # Folded whatever the roll said, so the events after it are checked as well.
                 folded = walk(event) if walk is not None else None
                 reason = reason or folded

@@ -907,6 +907,43 @@ def _revoked(state: CampaignState, e: p.EventsRevoked, raw: StoredEvent) -> None
         state.needs_refold = True
 
 
+def undo_problem(revoked: set[str], event: StoredEvent) -> str | None:
+    """Why an undo or a redo could not follow the undos before it (which leave ``revoked``),
+    or None: an undo takes back only events in force, a redo restores only events taken back.
+    Every log tracker writes keeps this, and an import is held to it, so the undos after a
+    moment can be taken back one by one to tell what was in force then (``revoked_before``).
+    """
+    data = event.data
+    if isinstance(data, p.EventsRevoked) and not revoked.isdisjoint(data.event_ids):
+        return "it undoes an event that is undone already"
+    if isinstance(data, p.EventsRestored) and not revoked.issuperset(data.event_ids):
+        return "it redoes an event that is not undone"
+    return None
+
+
+def fold_undo(revoked: set[str], event: StoredEvent) -> None:
+    """Fold one undo or redo onto the set of events it leaves revoked, in place."""
+    data = event.data
+    if isinstance(data, p.EventsRevoked):
+        revoked.update(data.event_ids)
+    elif isinstance(data, p.EventsRestored):
+        revoked.difference_update(data.event_ids)
+
+
+def revoked_before(revoked: set[str], undos_since: Iterable[StoredEvent]) -> set[str]:
+    """The events revoked before the undos and redos ``undos_since`` (oldest first), given the
+    events they leave revoked: each taken back, newest first. Exact because each undo revoked
+    only events in force and each redo restored only revoked ones (``undo_problem``)."""
+    before = set(revoked)
+    for event in reversed(list(undos_since)):
+        data = event.data
+        if isinstance(data, p.EventsRevoked):
+            before.difference_update(data.event_ids)
+        elif isinstance(data, p.EventsRestored):
+            before.update(data.event_ids)
+    return before
+
+
 def _restored(state: CampaignState, e: p.EventsRestored, raw: StoredEvent) -> None:
     kept = [u for u in state.undo_stack if u["event_id"] != e.revocation]
     state.undo_stack.clear()
