@@ -172,11 +172,20 @@ def test_a_campaign_name_that_reads_as_a_taken_one_is_refused(glintlock):
     assert glintlock.event_count() == before
 
 
-def test_a_name_with_a_joined_emoji_is_a_name_of_its_own(glintlock):
-    """Joiners inside an emoji are part of a name that reads differently, so it is taken."""
-    glintlock.ok("character add 'Wren \U0001f9d9\u200d\u2640\ufe0f' --stat Grit=1")
-    shown = glintlock.json("status")
-    assert "Wren \U0001f9d9\u200d\u2640\ufe0f" in [c["name"] for c in shown["characters"]]
+def test_names_that_differ_by_an_emoji_joiner_or_a_flag_are_names_of_their_own(glintlock):
+    """The joiners and tag letters that shape what is shown make names that read differently:
+    a woman astronaut is not a woman and a rocket, nor Scotland's flag Wales'."""
+    names = [
+        "Wren \U0001f9d9\u200d\u2640\ufe0f",
+        "Ash \U0001f469\u200d\U0001f680",
+        "Ash \U0001f469\U0001f680",
+        "Team \U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
+        "Team \U0001f3f4\U000e0067\U000e0062\U000e0077\U000e006c\U000e0073\U000e007f",
+    ]
+    for name in names:
+        glintlock.ok(["character", "add", name, "--stat", "Grit=1"])
+    shown = [c["name"] for c in glintlock.json("status")["characters"]]
+    assert set(names) <= set(shown)
 
 
 def test_a_second_session_cannot_start_while_one_runs(glintlock):

@@ -114,6 +114,20 @@ def test_a_redo_that_would_clash_with_later_play_is_refused(evening):
     assert "would leave event" in result.stderr
 
 
+def test_a_redo_that_would_bring_back_a_name_taken_since_is_refused(evening):
+    """Undo a character's addition, add another that reads the same: the redo would leave two
+    characters no one at the table could tell apart."""
+    evening.ok("character add Ilse --stat Grit=1")
+    evening.ok("undo")
+    evening.ok("character add ILSE --stat Grit=2")
+    before = evening.event_count()
+    result = evening("redo")
+    assert result.exit_code == 1, result.output
+    assert "could not be told apart" in result.stderr
+    assert evening.event_count() == before
+    assert [c["name"] for c in evening.json("status")["characters"]].count("ILSE") == 1
+
+
 def test_status_as_of_an_event_shows_the_state_then(evening):
     evening.ok("threat spend hard")
     then = evening.json("status --as-of 6")  # right after Tomas's natural 1

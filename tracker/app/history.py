@@ -16,7 +16,7 @@ from tracker.app.campaigns import Campaigns
 from tracker.app.deciding import Decision, Logged, new_event
 from tracker.app.table import Table
 from tracker.errors import BadInput, NotFound, Refused
-from tracker.events import StoredEvent
+from tracker.events import CharacterAdded, StoredEvent
 from tracker.events import play as ev
 from tracker.projections.campaign import (
     UNDO_TYPES,
@@ -26,6 +26,7 @@ from tracker.projections.campaign import (
     revoked_before,
 )
 from tracker.systems.base import Feature
+from tracker.words import reads_as
 
 # Events an undo never takes back: the campaign's own start and the undo machinery itself.
 # A secret the players have been shown cannot be unshown either.
@@ -141,6 +142,7 @@ class History:
             restored = []
             for stored in self.table.store.read(state.campaign_id, after_version=first - 1):
                 if stored.event_id in ids:
+                    _refuse_a_name_taken_since(state, stored)
                     restored.append(_brief(stored))
                 else:
                     problem = problem_with(trial, stored)
@@ -402,6 +404,27 @@ class History:
                 "from `tracker log`."
             )
         return found
+
+
+def _refuse_a_name_taken_since(state: CampaignState, stored: StoredEvent) -> None:
+    """Refused when ``stored`` adds a character whose name, since it was undone, another
+    character in the campaign has come to read as."""
+    data = stored.data
+    if not isinstance(data, CharacterAdded):
+        return
+    taken = next(
+        (
+            ch
+            for ch in state.characters.values()
+            if ch.character_id != data.character_id and reads_as(ch.name) == reads_as(data.name)
+        ),
+        None,
+    )
+    if taken is not None:
+        raise Refused(
+            f"Redoing would bring {data.name} back beside {taken.name}, added since, and the "
+            "two could not be told apart; leave this redo undone."
+        )
 
 
 def _versions(events: list[StoredEvent]) -> str:

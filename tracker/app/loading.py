@@ -271,16 +271,16 @@ class StateLoader:
 
     def _candidates(
         self, row: CampaignRow, names: tuple[str, ...], until_version: int | None
-    ) -> list[tuple[int, str]]:
+    ) -> Iterator[tuple[int, str]]:
         """The stored snapshots under ``names`` folded no further than ``until_version``,
-        unparsed, newest first."""
-        return [
-            (version, text)
-            for _, version, text in self.store.stored_snapshots(
-                row.campaign_id, names, PROJECTION_VERSION
-            )
-            if until_version is None or version <= until_version
-        ]
+        unparsed, newest first: each one's text is read as the caller comes to it."""
+        for _, version, read in self.store.stored_snapshots(
+            row.campaign_id, names, PROJECTION_VERSION
+        ):
+            if until_version is None or version <= until_version:
+                text = read()
+                if text is not None:
+                    yield version, text
 
     def players_base(
         self,

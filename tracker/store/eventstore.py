@@ -9,6 +9,7 @@ happens, so no reader interprets a stored payload by itself.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -675,7 +676,10 @@ class EventStore:
         was replaced by an import or a restore) is ignored.
         """
         names = [projection] if isinstance(projection, str) else list(projection)
-        for _, version, text in self.stored_snapshots(campaign_id, names, projection_version):
+        for _, version, read in self.stored_snapshots(campaign_id, names, projection_version):
+            text = read()
+            if text is None:
+                continue
             # A cache that does not parse is passed over, never a crash.
             try:
                 doc = loads_payload(text)
@@ -687,27 +691,50 @@ class EventStore:
 
     def stored_snapshots(
         self, campaign_id: str, names: Sequence[str], projection_version: int
-    ) -> list[tuple[str, int, str]]:
-        """The campaign's cached states under ``names`` that still match the log, unparsed and
-        newest first (of two at one version, the first named): a caller that must choose among
-        them reads what it needs from each and parses only the one it takes.
-
-        All are read in one transaction, so a snapshot replaced meanwhile is never paired with
-        another's version."""
+    ) -> list[tuple[str, int, Callable[[], str | None]]]:
+        """The campaign's cached states under ``names`` that still match the log, newest first
+        (of two at one version, the first named), each with a way to read its text: a caller
+        choosing among them reads the text of those it looks at, and parses only the one it
+        takes. A snapshot replaced after this listing reads as None."""
         among, params = placeholders("name", names)
-        key = {"campaign_id": campaign_id, "pv": projection_version}
-        found = []
         with self._reading() as link:
-            for name, version, text in link.rows(
-                "SELECT s.projection, s.version, s.state FROM snapshots s "
-                "JOIN events e ON e.campaign_id = s.campaign_id AND e.version = s.version "
-                f"WHERE s.campaign_id = :campaign_id AND s.projection IN {among} "
-                "AND s.projection_version = :pv AND e.hash = s.head_hash",
-                {**key, **params},
-            ):
-                found.append((name, version, text))
+            found = [
+                (
+                    name,
+                    version,
+                    functools.partial(self._snapshot_text, campaign_id, name, version, head),
+                )
+                for name, version, head in link.rows(
+                    "SELECT s.projection, s.version, s.head_hash FROM snapshots s "
+                    "JOIN events e ON e.campaign_id = s.campaign_id AND e.version = s.version "
+                    f"WHERE s.campaign_id = :campaign_id AND s.projection IN {among} "
+                    "AND s.projection_version = :pv AND e.hash = s.head_hash",
+                    {"campaign_id": campaign_id, "pv": projection_version, **params},
+                )
+            ]
         found.sort(key=lambda f: (-f[1], names.index(f[0])))
         return found
+
+    def _snapshot_text(
+        self, campaign_id: str, name: str, version: int, head_hash: str
+    ) -> str | None:
+        with self._reading() as link:
+            row = next(
+                iter(
+                    link.rows(
+                        "SELECT state FROM snapshots WHERE campaign_id = :campaign_id "
+                        "AND projection = :name AND version = :version AND head_hash = :head",
+                        {
+                            "campaign_id": campaign_id,
+                            "name": name,
+                            "version": version,
+                            "head": head_hash,
+                        },
+                    )
+                ),
+                None,
+            )
+        return None if row is None else row[0]
 
     def forget_snapshot(self, campaign_id: str, projection: str, projection_version: int) -> None:
         """Drop a cached snapshot (one that does not hold what the log folds to)."""
