@@ -30,6 +30,18 @@ def gloom_night(run):
     return run
 
 
+def test_a_name_typed_in_full_width_letters_finds_its_character_and_campaign(gloom_night):
+    """Ｋａｄｅ, typed with a full-width keyboard, reads as Kade: the character, their rolls and
+    the campaign are found as if typed plainly."""
+    wide = "\uff2b\uff41\uff44\uff45"  # Ｋａｄｅ
+    assert gloom_night.json(["status", wide])["name"] == "Kade"
+    plain = gloom_night.ok("export rolls --format csv --character Kade").stdout
+    typed = gloom_night.ok(["export", "rolls", "--format", "csv", "--character", wide])
+    assert typed.stdout == plain
+    assert "Kade" in plain
+    gloom_night.ok(["campaign", "use", "\uff2e\uff45\uff4f\uff4e"])  # Ｎｅｏｎ
+
+
 def test_csv_has_one_row_per_roll_with_the_contract_columns(gloom_night):
     out = gloom_night.ok("export rolls --format csv").stdout
     rows = list(csv.DictReader(io.StringIO(out)))

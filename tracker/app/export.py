@@ -4,6 +4,7 @@ lines, and reading that log back into an empty database exactly as it was."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -83,8 +84,7 @@ class Exports:
         """The campaign's rolls that pass ``flt``, streamed, with the state (for the head); in
         the players' view, made from their stream (``Table.player_events``) alone."""
         state = self.table.player_state() if player_view else self.table.state()
-        if flt.character and state.character(flt.character) is None:
-            self.table.character(flt.character, state)  # the unknown-character sentence
+        flt = self._named(flt, state)
         if flt.session is not None and self.campaigns.session_info(flt.session) is None:
             raise Refused(f"No session {flt.session}; `tracker session list` shows them.")
         from tracker.projections.player import SEALED_TYPE
@@ -105,14 +105,23 @@ class Exports:
         rows = roll_rows(events, state.rules, state.revoked)
         return state, (r for r in rows if flt.keep(r))
 
+    def _named(self, flt: RollFilter, state: CampaignState) -> RollFilter:
+        """``flt`` with its character named as the campaign names them (found however the GM
+        typed the name), or the unknown-character sentence."""
+        if not flt.character:
+            return flt
+        found = state.character(flt.character)
+        if found is None:
+            self.table.character(flt.character, state)  # raises the unknown-character sentence
+        return dataclasses.replace(flt, character=found.name)
+
     def roll_report(self, flt: RollFilter, *, player_view: bool = False) -> dict[str, Any]:
         """Everything the HTML report shows: the rows, the luck against exact odds, and the
         tracks over time (Mettle, Threat, stress, HP, FP) after each roll."""
         from tracker.projections.rolls import luck, roll_rows
 
         state = self.table.player_state() if player_view else self.table.state()
-        if flt.character:
-            self.table.character(flt.character, state)
+        flt = self._named(flt, state)
         replay = CampaignState(state.campaign_id)
         replay.revoked = set(state.revoked)
         replay.fixed_revoked = True

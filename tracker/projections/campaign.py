@@ -30,7 +30,7 @@ from tracker.events.effects import (
 )
 from tracker.systems import registry
 from tracker.systems.base import Feature, RuleSystem
-from tracker.words import plural
+from tracker.words import plural, reads_as
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
 PROJECTION_VERSION = 11
@@ -333,12 +333,14 @@ class CampaignState:
     rules: RuleSystem = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     def character(self, name: str) -> Character | None:
-        """A character by name, matched without regard to case."""
+        """A character by name, matched without regard to case; failing that, the one whose
+        name reads the same (``reads_as``: typed in full-width letters, say)."""
         wanted = name.casefold()
         for character in self.characters.values():
             if character.name.casefold() == wanted:
                 return character
-        return None
+        shown = reads_as(name)
+        return next((ch for ch in self.characters.values() if reads_as(ch.name) == shown), None)
 
     @property
     def next_session_number(self) -> int:

@@ -817,10 +817,15 @@ class EventStore:
         found = self._found.get(name_or_id) or self._found.get(wanted)
         if found is not None:
             return found
-        for row in self.campaigns():
+        rows = self.campaigns()
+        for row in rows:
             self._found[row.campaign_id] = self._found[row.name.casefold()] = row
             if row.campaign_id == name_or_id or row.name.casefold() == wanted:
                 found = row
+        if found is None:
+            # A name that reads the same (typed in full-width letters, say), as a last resort.
+            shown = reads_as(name_or_id)
+            found = next((row for row in rows if reads_as(row.name) == shown), None)
         return found
 
     def get_setting(self, key: str) -> str | None:
