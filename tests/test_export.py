@@ -42,6 +42,12 @@ def test_a_name_typed_in_full_width_letters_finds_its_character_and_campaign(glo
     gloom_night.ok(["campaign", "use", "\uff2e\uff45\uff4f\uff4e"])  # Ｎｅｏｎ
 
 
+def test_one_roll_written_is_one_roll(gloom_night, tmp_path):
+    out = tmp_path / "juno.csv"
+    said = gloom_night.ok(f"export rolls --format csv --character Juno -o {out}").stdout
+    assert said.startswith(f"Wrote {out}: 1 roll, log head ")
+
+
 def test_csv_has_one_row_per_roll_with_the_contract_columns(gloom_night):
     out = gloom_night.ok("export rolls --format csv").stdout
     rows = list(csv.DictReader(io.StringIO(out)))

@@ -15,6 +15,7 @@ from typing import Any, TextIO
 import click
 
 from tracker.cli.options import emit_json, open_tracker, output_options, quiet_option
+from tracker.words import plural
 
 
 @click.group("export")
@@ -162,12 +163,12 @@ def _summary(as_json: bool, output: str | None, doc: dict) -> None:
     if output is None or output == "-":
         if not as_json:
             rows = doc.get("rolls", doc.get("events"))
-            click.echo(f"{rows} rows, log head {head[:12]}", err=True)
+            click.echo(f"{plural(rows, 'row')}, log head {head[:12]}", err=True)
         return
     if as_json:
         emit_json({"output": output, **doc})
         return
-    what = f"{doc['rolls']} rolls" if "rolls" in doc else f"{doc['events']} events"
+    what = plural(doc["rolls"], "roll") if "rolls" in doc else plural(doc["events"], "event")
     shown = f"{head[:12]}…{head[-2:]}" if doc["log_head"] else head
     line = f"Wrote {output}: {what}, log head {shown}."
     if doc.get("luck"):
