@@ -51,7 +51,6 @@ from tracker.projections.campaign import (
 from tracker.store.eventstore import CampaignRow
 from tracker.systems import registry
 from tracker.systems.base import Feature, RuleSystem
-from tracker.words import reads_as
 
 TIE_RULES = ("stat", "defender")
 
@@ -262,10 +261,8 @@ class Campaigns:
         character_id = str(uuid.uuid4())
 
         def decide(state: CampaignState) -> Decision:
-            existing = next(
-                (ch for ch in state.characters.values() if reads_as(ch.name) == reads_as(name)),
-                None,
-            )
+            # Found in any case, or by a name that reads the same (``CampaignState.character``).
+            existing = state.character(name)
             if existing is not None:
                 raise Refused(f'{existing.name} is already in "{state.name}"; pick another name.')
             _check_sheet_system(state, sheet, "add")

@@ -26,7 +26,6 @@ from tracker.projections.campaign import (
     revoked_before,
 )
 from tracker.systems.base import Feature
-from tracker.words import reads_as
 
 # Events an undo never takes back: the campaign's own start and the undo machinery itself.
 # A secret the players have been shown cannot be unshown either.
@@ -412,15 +411,8 @@ def _refuse_a_name_taken_since(state: CampaignState, stored: StoredEvent) -> Non
     data = stored.data
     if not isinstance(data, CharacterAdded):
         return
-    taken = next(
-        (
-            ch
-            for ch in state.characters.values()
-            if ch.character_id != data.character_id and reads_as(ch.name) == reads_as(data.name)
-        ),
-        None,
-    )
-    if taken is not None:
+    taken = state.character(data.name)
+    if taken is not None and taken.character_id != data.character_id:
         raise Refused(
             f"Redoing would bring {data.name} back beside {taken.name}, added since, and the "
             "two could not be told apart; leave this redo undone."
