@@ -332,10 +332,7 @@ class StateLoader:
             head_hash,
             {**doc, "revealed": sorted(revealed)},
         )
-        if self._deferred is not None:
-            self._deferred.append(snapshot)
-        else:
-            self._write(snapshot)
+        self._keep(snapshot)
 
     def rebuild_all(self, row: CampaignRow) -> tuple[CampaignState, Luck]:
         """Every projection from the first event in one pass: the state and the rolls' luck."""
@@ -374,10 +371,14 @@ class StateLoader:
             state.head_hash,
             to_snapshot(state),
         )
+        self._keep(snapshot)
+
+    def _keep(self, snapshot: tuple) -> None:
+        """Write ``snapshot`` now, or when the deferring block ends (``snapshots_deferred``)."""
         if self._deferred is not None:
             self._deferred.append(snapshot)
-            return
-        self._write(snapshot)
+        else:
+            self._write(snapshot)
 
     def _write(self, snapshot: tuple) -> None:
         # The snapshot is only a cache: a read-only or busy database still answers.
