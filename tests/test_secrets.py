@@ -95,6 +95,22 @@ GLINTLOCK_EVENING = [
     "roll Wren Grit --tag 1:gear --override --dice 10",
 ]
 GLINTLOCK_DICE = [{"plain": "1"}, {"plain": "20"}]
+# The Threat floor a public spend left owed: the secret roll's Threat keeps it open or lets it
+# close, and its words give the Threat. The session's end records what lapsed, in public.
+GLINTLOCK_LAPSE = [
+    "campaign new Veyra --system glintlock",
+    "character add Wren --stat Grit=3 --stat Wits=2",
+    "character add Tomas --stat Grit=2 --stat Wits=4",
+    "session start --title Archive",
+    "roll Tomas Grit --tag 1:gear --dice 15",
+    "threat add 2 --reason danger",
+    "roll Wren Wits --tag 1:gear --secret --dice {plain}",
+    "threat spend hard --note collapse",
+    "threat add 1 --reason more",
+    "session end",
+    "session start",
+]
+GLINTLOCK_LAPSE_DICE = [{"plain": "19"}, {"plain": "5"}]
 
 
 PLAYER_OUTPUTS = [
@@ -147,8 +163,9 @@ def player_outputs(run: Run) -> dict[str, str]:
     [
         (GURPS_EVENING, GURPS_DICE),
         (GLINTLOCK_EVENING, GLINTLOCK_DICE),
+        (GLINTLOCK_LAPSE, GLINTLOCK_LAPSE_DICE),
     ],
-    ids=["gurps", "glintlock"],
+    ids=["gurps", "glintlock", "glintlock-lapsed"],
 )
 def test_two_evenings_differing_only_in_secret_dice_look_the_same_to_the_players(
     tmp_path, evening, dice

@@ -192,8 +192,9 @@ class Campaigns:
         return state, state.session
 
     def session_end(self) -> tuple[CampaignState, SessionInfo, tuple[str, ...]]:
-        """End the running session; what is still owed is recorded as lapsed. Returns the
-        state, the session, and everything that lapsed (the GM's secret obligations too)."""
+        """End the running session; what the players' state still owes is recorded as lapsed
+        (the event is public). Returns the state, the session, and everything that lapsed in
+        the GM's state (what secret rolls opened or kept open too)."""
         lapsed_all: list[str] = []
 
         def decide(state: CampaignState) -> Decision:
@@ -201,11 +202,13 @@ class Campaigns:
                 raise Refused("No session is running; start one with `tracker session start`.")
             number = state.current_session
             # Ending a session with something still owed is allowed; the event records it lapsed.
-            # The event is public: an obligation a secret roll opened lapses unrecorded there,
-            # or its words would tell the players what the roll gave.
-            owed = list(state.obligations.values())
-            lapsed_all[:] = [o.what for o in owed]
-            lapsed = tuple(o.what for o in owed if not o.secret)
+            # The event is public, so it records what the players' own state owes, in its words:
+            # the GM's would tell them what a secret roll gave (an obligation it opened, or the
+            # Threat it added in the words of one a public event opened, or that one's being
+            # still open at all).
+            lapsed_all[:] = [o.what for o in state.obligations.values()]
+            players = self.table.player_state(until_version=state.version)
+            lapsed = tuple(o.what for o in players.obligations.values() if not o.secret)
             return Decision(
                 [new_event(SessionEnded(number=number, lapsed=lapsed), session_id=number)]
             )
