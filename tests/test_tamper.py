@@ -105,6 +105,56 @@ def test_an_event_undone_twice_rehashed_is_found(evening):
     verify_fails(evening, f"event {rows(evening.db)[-1]['version']}", "undone already")
 
 
+NO_EVENT = "00000000-0000-4000-8000-0000000000ff"
+
+
+def _undo_after(events: list[dict], payload: dict, kind: str = "EventsRevoked") -> list[dict]:
+    last = events[-1]
+    forged = dict(last)
+    forged.update(
+        position=last["position"] + 1,
+        event_id="00000000-0000-4000-8000-000000000003",
+        version=last["version"] + 1,
+        type=kind,
+        character_id=None,
+        payload=json.dumps(payload),
+    )
+    return [*events, forged]
+
+
+@pytest.mark.parametrize(
+    ("forge", "why"),
+    [
+        (
+            lambda events: _undo_after(events, {"event_ids": [events[-1]["event_id"]]}),
+            "no undo takes back (EventsRevoked)",
+        ),
+        (
+            lambda events: _undo_after(events, {"event_ids": [NO_EVENT]}),
+            "which is no event logged before it",
+        ),
+        (
+            lambda events: _undo_after(
+                events,
+                {
+                    "event_ids": payload_of(events[-1])["event_ids"],
+                    "revocation": events[-2]["event_id"],
+                },
+                "EventsRestored",
+            ),
+            "other than the newest undo still open to a redo",
+        ),
+    ],
+    ids=["an undo of an undo", "an undo of no event", "a redo of another undo"],
+)
+def test_an_undo_or_redo_tracker_could_not_have_logged_rehashed_is_found(evening, forge, why):
+    """An undo of an undo, of an event the log never held, or a redo of other than the newest
+    undo: no command logs one, and verify names each."""
+    evening.ok("undo")
+    rewrite(evening.db, forge)
+    verify_fails(evening, f"event {rows(evening.db)[-1]['version']}", why)
+
+
 def test_a_spend_the_rules_would_refuse_rehashed_is_found(evening):
     def spend(events):
         last = events[-1]

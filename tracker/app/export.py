@@ -20,7 +20,9 @@ from tracker.errors import BadInput, Refused
 from tracker.events import StoredEvent
 from tracker.events.catalog import CampaignCreated, SessionStarted, Unreadable
 from tracker.events.envelope import GENESIS_HASH
+from tracker.events.play import EventsRevoked
 from tracker.projections.campaign import (
+    NOT_UNDOABLE,
     UNDO_TYPES,
     CampaignState,
     apply,
@@ -217,10 +219,10 @@ class Exports:
             )
         with _rewindable(lines) as handle:
             header = _header(next(iter(handle), b""), source)
-            revoked, last_starts = _first_read(handle)
+            revoked, last_starts, named = _first_read(handle)
             handle.seek(0)
             next(iter(handle), None)
-            check = _ImportCheck(source, revoked, header, last_starts)
+            check = _ImportCheck(source, revoked, header, last_starts, named)
             numbered = _numbered(handle, source)
             total = header["events"] if isinstance(header.get("events"), int) else 0
             numbered = metered(numbered, self.table.meter, "Importing", total)
@@ -300,10 +302,13 @@ def _numbered(handle: Iterable[str | bytes], source: str) -> Iterator[tuple[int,
         yield number, event
 
 
-def _first_read(handle: Iterable[str | bytes]) -> tuple[dict[str, set[str]], dict[str, int]]:
-    """The events each campaign's undos and redos leave revoked, and the version of each
-    campaign's last session start, from a first read that parses only the lines naming an
-    undo, a redo or a session start (the second read names any line that is amiss)."""
+def _first_read(
+    handle: Iterable[str | bytes],
+) -> tuple[dict[str, set[str]], dict[str, int], set[str]]:
+    """The events each campaign's undos and redos leave revoked, the version of each
+    campaign's last session start, and every event an undo names, from a first read that
+    parses only the lines naming an undo, a redo or a session start (the second read names any
+    line that is amiss)."""
     undos: dict[str, list[StoredEvent]] = {}
     starts: dict[str, int] = {}
     for line in handle:
@@ -318,7 +323,14 @@ def _first_read(handle: Iterable[str | bytes]) -> tuple[dict[str, set[str]], dic
             undos.setdefault(event.campaign_id, []).append(event)
         elif event.type == SessionStarted.TYPE:
             starts[event.campaign_id] = event.version
-    return {cid: fold(found, cid).revoked for cid, found in undos.items()}, starts
+    named = {
+        ident
+        for found in undos.values()
+        for event in found
+        if isinstance(event.data, EventsRevoked)
+        for ident in event.data.event_ids
+    }
+    return {cid: fold(found, cid).revoked for cid, found in undos.items()}, starts, named
 
 
 _MARKS = {
@@ -336,8 +348,12 @@ class _ImportCheck:
         revoked: dict[str, set[str]],
         header: dict[str, Any],
         last_starts: dict[str, int],
+        named: set[str],
     ) -> None:
         self.source = source
+        # The events undos name, and the type of each (by campaign) once it has gone by.
+        self.named = named
+        self.earlier: dict[str, dict[str, str]] = {}
         self.revoked = revoked
         self.header = header
         self.last_starts = last_starts
@@ -370,10 +386,12 @@ class _ImportCheck:
         if event.type in UNDO_TYPES:
             # Held to the rule every log tracker writes keeps, which a look back relies on.
             undone = self.undone.setdefault(cid, set())
-            problem = undo_problem(undone, event)
+            problem = undo_problem(undone, event, self.earlier.get(cid, {}))
             if problem is not None:
                 self.refuse(number, f"is not an event tracker would have logged ({problem})")
             fold_undo(undone, event)
+        if event.event_id in self.named:
+            self.earlier.setdefault(cid, {})[event.event_id] = event.type
         if cid in self.unfolded:
             return
         check = self.checks.get(cid)
@@ -388,6 +406,11 @@ class _ImportCheck:
             # undos starts from it too.
             start.revoked = set(self.skipped.get(cid, ()))
         if event.event_id in revoked:
+            if event.type in NOT_UNDOABLE:
+                # Its undo is refused where it stands; folding without it goes wrong first.
+                self.refuse(
+                    number, f"is undone by a later line, yet no undo takes back a {event.type}"
+                )
             self.skipped.setdefault(cid, set()).add(event.event_id)
         try:
             problem = check(event)

@@ -19,6 +19,7 @@ from tracker.errors import BadInput, NotFound, Refused
 from tracker.events import CharacterAdded, StoredEvent
 from tracker.events import play as ev
 from tracker.projections.campaign import (
+    NOT_UNDOABLE,
     UNDO_TYPES,
     CampaignState,
     apply,
@@ -27,9 +28,6 @@ from tracker.projections.campaign import (
 )
 from tracker.systems.base import Feature
 
-# Events an undo never takes back: the campaign's own start and the undo machinery itself.
-# A secret the players have been shown cannot be unshown either.
-NOT_UNDOABLE = frozenset({"CampaignCreated", "EventsRevoked", "EventsRestored", "EventsRevealed"})
 # A session undo strikes what happened in it; that the session was held stays on record.
 SESSION_FRAME = frozenset({"SessionStarted", "SessionEnded"})
 MAX_CASCADE_ROUNDS = 50

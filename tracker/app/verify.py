@@ -19,6 +19,7 @@ from tracker.errors import TrackerError
 from tracker.events import StoredEvent
 from tracker.events.catalog import CampaignCreated, Unreadable
 from tracker.events.envelope import ChainProblem, canonical_json, check_chain, loads_payload
+from tracker.events.play import EventsRevoked
 from tracker.events.receipt import Receipt
 from tracker.projections.campaign import (
     PROJECTION_VERSION,
@@ -216,6 +217,16 @@ class Verifier:
         mismatches: list[Mismatch] = []
 
         undone: set[str] = set()
+        # The events the undos name, and the type of each once the walk has passed it.
+        named = {
+            ident
+            for undo in self.table.store.read(
+                row.campaign_id, types=[EventsRevoked.TYPE], sparse=True
+            )
+            if isinstance(undo.data, EventsRevoked)
+            for ident in undo.data.event_ids
+        }
+        earlier: dict[str, str] = {}
 
         def checking(stream: Iterable[StoredEvent]) -> Iterator[StoredEvent]:
             nonlocal counted, rolls
@@ -228,8 +239,10 @@ class Verifier:
                 if event.type in UNDO_TYPES:
                     # An undo of what is undone, or a redo of what stands: a look back in time
                     # takes the undos since back one by one, and would show it wrongly.
-                    reason = reason or undo_problem(undone, event)
+                    reason = reason or undo_problem(undone, event, earlier)
                     fold_undo(undone, event)
+                if event.event_id in named:
+                    earlier[event.event_id] = event.type
                 # Folded whatever the roll said, so the events after it are checked as well.
                 folded = walk(event) if walk is not None else None
                 reason = reason or folded

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +38,9 @@ RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
 RECENT_UNDOS = 50
+# What no undo takes back: the campaign's creation, and the undo machinery itself. A secret the
+# players have been shown cannot be unshown either.
+NOT_UNDOABLE = frozenset({"CampaignCreated", "EventsRevoked", "EventsRestored", "EventsRevealed"})
 SESSION_TYPES = (c.SessionStarted.TYPE, c.SessionEnded.TYPE)
 # The events that decide which others are in force.
 UNDO_TYPES = (p.EventsRevoked.TYPE, p.EventsRestored.TYPE)
@@ -909,16 +912,33 @@ def _revoked(state: CampaignState, e: p.EventsRevoked, raw: StoredEvent) -> None
         state.needs_refold = True
 
 
-def undo_problem(revoked: set[str], event: StoredEvent) -> str | None:
+def undo_problem(revoked: set[str], event: StoredEvent, earlier: Mapping[str, str]) -> str | None:
     """Why an undo or a redo could not follow the undos before it (which leave ``revoked``),
-    or None: an undo takes back only events in force, a redo restores only events taken back.
-    Every log tracker writes keeps this, and an import is held to it, so the undos after a
-    moment can be taken back one by one to tell what was in force then (``revoked_before``).
-    """
+    or None: an undo takes back only events in force, of a kind an undo takes back, logged
+    before it; a redo restores only events taken back; each names its events once. Every log
+    tracker writes keeps this, and an import is held to it, so the undos after a moment can be
+    taken back one by one to tell what was in force then (``revoked_before``).
+
+    ``earlier`` gives the type of each event logged before this one in its campaign (at least
+    of those that an undo names)."""
     data = event.data
-    if isinstance(data, p.EventsRevoked) and not revoked.isdisjoint(data.event_ids):
-        return "it undoes an event that is undone already"
-    if isinstance(data, p.EventsRestored) and not revoked.issuperset(data.event_ids):
+    if not isinstance(data, (p.EventsRevoked, p.EventsRestored)):
+        return None
+    ids = data.event_ids
+    if not ids:
+        return "it names no event"
+    if len(set(ids)) != len(ids):
+        return "it names an event twice"
+    if isinstance(data, p.EventsRevoked):
+        for ident in ids:
+            kind = earlier.get(ident)
+            if kind is None:
+                return f"it undoes {ident}, which is no event logged before it in its campaign"
+            if kind in NOT_UNDOABLE:
+                return f"it undoes an event no undo takes back ({kind})"
+        if not revoked.isdisjoint(ids):
+            return "it undoes an event that is undone already"
+    elif not revoked.issuperset(ids):
         return "it redoes an event that is not undone"
     return None
 
@@ -1041,6 +1061,14 @@ def _pre_obligation(kind: str):
     return check
 
 
+def _pre_redo(state: CampaignState, e: p.EventsRestored) -> str | None:
+    # A redo takes back the newest undo still open to one, all of it.
+    last = state.undo_stack[-1] if state.undo_stack else None
+    if last is None or (last["event_id"], tuple(last["event_ids"])) != (e.revocation, e.event_ids):
+        return "it redoes other than the newest undo still open to a redo"
+    return None
+
+
 def _pre_session_start(state: CampaignState, e: c.SessionStarted) -> str | None:
     return "another session would still be running" if state.current_session else None
 
@@ -1070,6 +1098,7 @@ _PRECONDITIONS: dict[type, Callable[[CampaignState, Any], str | None]] = {
     p.BreakingPointResolved: _pre_obligation("breaking-point"),
     p.TraitAssigned: _pre_obligation("assign-trait"),
     p.ObligationDismissed: _pre_obligation("any"),
+    p.EventsRestored: _pre_redo,
     c.SessionStarted: _pre_session_start,
     c.SessionEnded: _pre_session_end,
 }
