@@ -129,6 +129,13 @@ BAD_INPUT = [
     # Names that read as Wren's: a zero-width space in it, full-width letters.
     ("character add Wr\u200ben", 1, "already in"),
     ("character add \uff37\uff52\uff45\uff4e", 1, "already in"),
+    ("character add Wr\u200den", 1, "already in"),
+    ("character add Wren\ufe0f", 1, "already in"),
+    ("character add Wren\u3164", 1, "already in"),
+    # Names that show nothing at all.
+    ("character add \u200b", 2, "shows nothing"),
+    ("character add \u3164\u2800", 2, "shows nothing"),
+    ("campaign new \u200d --system gloom", 2, "shows nothing"),
     ("character add Bob --stat Grit", 2, "KEY=N"),
     ("character add Bob --stat Grit=high", 2, "whole number"),
     ("character add Bob --stat Grit=11", 2, "between 0 and 10"),

@@ -183,3 +183,50 @@ def test_no_command_is_listed_by_a_help_cut_off_mid_thought():
             cut.append((" ".join(path), short))
         assert len(short) <= limit, (path, short)  # a short help given whole must still fit
     assert not cut
+
+
+# Names a reader cannot tell apart at the table, each pair.
+READ_ALIKE = [
+    ("Wren", "wren"),
+    ("Wren", "\uff37\uff52\uff45\uff4e"),  # full-width letters
+    ("Wren", "Wr\u200ben"),  # a zero-width space
+    ("Wren", "Wr\u00aden"),  # a soft hyphen
+    ("Wren", "Wr\u200den"),  # a joiner between Latin letters joins nothing
+    ("Wren", "Wr\u200cen"),  # nor does a non-joiner
+    ("Wren", "Wren\U000e0041"),  # a tag letter outside a flag
+    ("Wren", "Wr\u034fen"),  # the combining grapheme joiner
+    ("Wren", "Wren\ufe0f"),  # a variation selector
+    ("Wren", "Wren\u3164"),  # a Hangul filler
+    ("Wren", "Wren\u2800"),  # the Braille blank
+    ("Old Tom", "Old  Tom"),  # two spaces show as one in a page
+    ("Old Tom", "Old\u2003Tom"),  # an em space
+    ("Ash \U0001f469", "Ash \U0001f469\u200d"),  # a joiner with nothing after it
+]
+# Names that read differently, each pair.
+READ_APART = [
+    ("Ash \U0001f469\u200d\U0001f680", "Ash \U0001f469\U0001f680"),  # an astronaut, not two
+    (
+        "Team \U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
+        "Team \U0001f3f4\U000e0067\U000e0062\U000e0077\U000e006c\U000e0073\U000e007f",
+    ),  # Scotland's flag, Wales'
+    (
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+        "\u0645\u06cc\u062e\u0648\u0627\u0647\u0645",
+    ),
+    ("\u0915\u094d\u200d\u0937", "\u0915\u094d\u0937"),  # a half form in Devanagari
+    ("Wren", "Wrenn"),
+]
+
+
+@pytest.mark.parametrize(("one", "other"), READ_ALIKE)
+def test_names_a_reader_cannot_tell_apart_read_as_one(one, other):
+    from tracker.words import reads_as
+
+    assert reads_as(one) == reads_as(other)
+
+
+@pytest.mark.parametrize(("one", "other"), READ_APART)
+def test_names_that_show_differently_read_apart(one, other):
+    from tracker.words import reads_as
+
+    assert reads_as(one) != reads_as(other)
