@@ -188,3 +188,72 @@ def test_a_sheet_the_command_line_would_refuse(export, tmp_path, field, value):
         added["payload"][field] = value
 
     import_refused(tmp_path, edited(export, odd), "line 3")
+
+
+def added_lines(events: list[dict]) -> list[dict]:
+    return [e for e in events if e["type"] == "CharacterAdded"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Wren", "WREN", "\uff37\uff52\uff45\uff4e", "Wr\u200ben", "Wr\u200den", "Wren\ufe0f"],
+    ids=["the same", "in capitals", "full-width", "a zero-width space", "a joiner", "a selector"],
+)
+def test_a_character_named_as_one_already_in_the_campaign(export, tmp_path, name):
+    """`character add` refuses a name that reads as one taken; so does an import."""
+    header, events = lines_of(export)
+    second = added_lines(events)[1]
+    second["payload"]["name"] = name
+    line = events.index(second) + 2
+    import_refused(
+        tmp_path, written(export, header, events), f"line {line}", "a name already in the campaign"
+    )
+
+
+def test_a_character_added_under_another_ones_id(export, tmp_path):
+    header, events = lines_of(export)
+    first, second = added_lines(events)[:2]
+    second["payload"]["character_id"] = second["character_id"] = first["character_id"]
+    line = events.index(second) + 2
+    import_refused(
+        tmp_path, written(export, header, events), f"line {line}", "whose id another character"
+    )
+
+
+def _appended(events: list[dict], copy: dict, **changes) -> None:
+    last = events[-1]
+    events.append({**copy, "position": last["position"] + 1, "version": last["version"] + 1})
+    events[-1].update(changes)
+
+
+def test_a_campaign_created_a_second_time(export, tmp_path):
+    header, events = lines_of(export)
+    _appended(events, events[0], event_id="00000000-0000-4000-8000-00000000c0de")
+    import_refused(
+        tmp_path,
+        written(export, header, events),
+        f"line {len(events) + 1}",
+        "creates its campaign a second time",
+    )
+
+
+def test_an_event_id_given_twice(export, tmp_path):
+    """Caught by the database's keys, not by a line: still one sentence, and nothing imported."""
+    header, events = lines_of(export)
+    _appended(events, note_line(events))
+    import_refused(tmp_path, written(export, header, events), "holds an event or a campaign twice")
+
+
+def test_a_second_campaign_whose_name_reads_as_the_first(export, tmp_path):
+    header, events = lines_of(export)
+    created = events[0]
+    events.append(
+        {
+            **created,
+            "position": events[-1]["position"] + 1,
+            "campaign_id": "00000000-0000-4000-8000-0000000ca111",
+            "event_id": "00000000-0000-4000-8000-0000000ca112",
+            "payload": {**created["payload"], "name": created["payload"]["name"].upper()},
+        }
+    )
+    import_refused(tmp_path, written(export, header, events), f"line {len(events) + 1}", "read as")

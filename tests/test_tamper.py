@@ -381,3 +381,36 @@ def test_a_track_change_no_command_logs_is_found(run, track, delta):
 
     rewrite(run.db, forge, snapshots=False)
     verify_fails(run, "event 4", "would not have logged it")
+
+
+def test_a_character_added_under_a_taken_name_rehashed_is_found(evening):
+    """`character add` refuses a name that reads as one in the campaign; verify names one a
+    forger wrote in."""
+
+    def twin(events):
+        added = [e for e in events if e["type"] == "CharacterAdded"][1]
+        payload = payload_of(added)
+        payload["name"] = "W\u200bREN"
+        added["payload"] = json.dumps(payload)
+        return events
+
+    rewrite(evening.db, twin)
+    verify_fails(evening, "reads as 'Wren', a name already in the campaign")
+
+
+def test_a_campaign_named_as_an_older_one_rehashed_is_found(evening):
+    evening.ok("campaign new Other --system gloom")
+    lookalike = "ASHES OF\u2060 VEYRA"
+
+    def rename(events):
+        created = [e for e in events if e["type"] == "CampaignCreated"][1]
+        payload = payload_of(created)
+        payload["name"] = lookalike
+        created["payload"] = json.dumps(payload)
+        return events
+
+    rewrite(evening.db, rename)
+    with sqlite3.connect(evening.db) as conn:
+        conn.execute("DROP TRIGGER IF EXISTS campaigns_no_update")
+        conn.execute("UPDATE campaigns SET name = ? WHERE name = 'Other'", (lookalike,))
+    verify_fails(evening, "reads as 'Ashes of Veyra', a campaign made before it")

@@ -71,6 +71,13 @@ class LogCheck:
 
 
 def _sheet_problem(walk: CampaignState, added: CharacterAdded) -> str | None:
+    if added.character_id in walk.characters:
+        return "it adds a character whose id another character has"
+    # As `character add` refuses it: found in any case, or by a name that reads the same.
+    taken = walk.character(added.name)
+    if taken is not None:
+        alike = "" if taken.name == added.name else f", which reads as {taken.name!r}"
+        return f"it adds {added.name!r}{alike}, a name already in the campaign"
     try:
         check_name(added.name, "A character's name")
         check_scores(walk.rules, added.stats, "The stat")

@@ -33,6 +33,7 @@ from tracker.projections.campaign import (
 )
 from tracker.systems.base import Feature
 from tracker.systems.registry import UnknownSystem
+from tracker.words import reads_as
 
 if TYPE_CHECKING:
     from tracker.projections.rolls import RollRow
@@ -226,7 +227,15 @@ class Exports:
             numbered = _numbered(handle, source)
             total = header["events"] if isinstance(header.get("events"), int) else 0
             numbered = metered(numbered, self.table.meter, "Importing", total)
-            imported = self.table.store.import_events(check.events(numbered))
+            try:
+                imported = self.table.store.import_events(check.events(numbered))
+            except self.table.store.backend.integrity:
+                # An id a line repeats: the database's keys hold each once.
+                raise BadInput(
+                    f"{source} holds an event or a campaign twice (its id repeats) and nothing "
+                    "was imported; the file was changed since its export, so export it again "
+                    "from the source database."
+                ) from None
         # Each campaign folded as it was checked: stored as its snapshot, so the first command
         # after an import answers as fast as any other. A campaign whose rule system is not
         # installed here is folded (and told so) when a command asks for it.
@@ -354,6 +363,8 @@ class _ImportCheck:
         # The events undos name, and the type of each (by campaign) once it has gone by.
         self.named = named
         self.earlier: dict[str, dict[str, str]] = {}
+        # The campaigns' names so far, by how they read.
+        self.names: dict[str, str] = {}
         self.revoked = revoked
         self.header = header
         self.last_starts = last_starts
@@ -383,6 +394,8 @@ class _ImportCheck:
         if event.version != version + 1 or event.prev_hash != prev:
             self.refuse(number, "does not follow the event before it in its campaign")
         self.heads[cid] = (event.version, event.hash)
+        if isinstance(event.data, CampaignCreated) and event.version != 1:
+            self.refuse(number, "creates its campaign a second time")
         if event.type in UNDO_TYPES:
             # Held to the rule every log tracker writes keeps, which a look back relies on.
             undone = self.undone.setdefault(cid, set())
@@ -398,6 +411,12 @@ class _ImportCheck:
         if check is None:
             if not isinstance(event.data, CampaignCreated):
                 self.refuse(number, "begins a campaign with something else than its creation")
+            # As `campaign new` refuses it: a name that reads as one taken.
+            name = event.data.name
+            taken = self.names.get(reads_as(name))
+            if taken is not None:
+                self.refuse(number, f"names a campaign {name!r}, read as {taken!r} before it")
+            self.names[reads_as(name)] = name
             check = self.checks[cid] = LogCheck(refold_state(cid, self.revoked.get(cid, ())))
         revoked = check.walk.revoked
         if event.version == self.last_starts.get(cid) and event.type == SessionStarted.TYPE:

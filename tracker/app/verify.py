@@ -36,6 +36,7 @@ from tracker.projections.rolls import ROLLED, rolls_in
 from tracker.store.eventstore import CampaignRow
 from tracker.systems import registry
 from tracker.systems.base import RuleSystem
+from tracker.words import reads_as
 
 
 def redecide(event: StoredEvent, rules: RuleSystem) -> str | None:
@@ -123,6 +124,16 @@ class Verifier:
         store = self.table.store
         rows = [self.table.campaign()] if self.table.chosen else store.campaigns()
         return [self.campaign(row) for row in rows]
+
+    def _name_taken(self, row: CampaignRow) -> str | None:
+        """Whether a campaign made before this one has a name that reads the same, as
+        `campaign new` would have refused."""
+        for other in self.table.store.campaigns():
+            if other.campaign_id == row.campaign_id:
+                return None
+            if reads_as(other.name) == reads_as(row.name):
+                return f"its name {row.name!r} reads as {other.name!r}, a campaign made before it"
+        return None
 
     def verify_against(self, heads: dict[str, str]) -> list[dict[str, Any]]:
         """Whether the log still holds each exported head hash, in an intact chain.
@@ -235,7 +246,7 @@ class Verifier:
                 rolls += event.type in ROLLED
                 reason = redecide(event, rules) if rules is not None else None
                 if event.version == 1:
-                    reason = reason or _row_problem(row, event)
+                    reason = reason or _row_problem(row, event) or self._name_taken(row)
                 if event.type in UNDO_TYPES:
                     # An undo of what is undone, or a redo of what stands: a look back in time
                     # takes the undos since back one by one, and would show it wrongly.
