@@ -564,8 +564,14 @@ def obligations_dismiss(obligation, reason, as_json) -> None:
 
 @click.command("status")
 @click.argument("character", required=False, shell_complete=complete.characters)
-@click.option("--as-of", metavar="EVENT|TIME", help="The state as it stood at an event or time.")
-@click.option("--player-view", is_flag=True, help="As the players know it: no secret rolls.")
+@click.option(
+    "--as-of", metavar="EVENT|TIME", help="The GM's state as it stood at an event or time."
+)
+@click.option(
+    "--player-view",
+    is_flag=True,
+    help="As the players know it now, without --as-of: no secret rolls.",
+)
 @click.option("--receipt", is_flag=True, help="Print a receipt of the log's head for the players.")
 @output_options
 def status(
