@@ -8,6 +8,7 @@ import json
 import uuid
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from synthetic import generate
@@ -429,29 +430,9 @@ def test_an_import_whose_undos_tracker_could_not_have_logged_is_refused_whole(
 ):
     """An undo takes back only events in force and a redo only events taken back: a look back
     in time relies on it, so an export that breaks it, rehashed to chain, is refused whole."""
-    from tracker.events.envelope import chain_fields, event_hash
-
-    gloom_night.ok("undo")
-    lines = gloom_night.ok("export events").stdout.splitlines()
-    docs = [json.loads(line) for line in lines[1:]]
-    forge(docs)
-    docs[-1]["version"] = docs[-2]["version"] + 1
-    docs[-1]["position"] = docs[-2]["position"] + 1
-    docs[-1]["prev_hash"] = docs[-2]["hash"]
-    docs[-1]["hash"] = event_hash(chain_fields(**{k: docs[-1][k] for k in CHAINED}))
-    header = json.loads(lines[0])
-    header["campaigns"] = {docs[0]["campaign_id"]: docs[-1]["hash"]}
-    header["events"] = len(docs)
-    forged = "\n".join([json.dumps(header), *map(json.dumps, docs)]) + "\n"
-    copy = gloom_night.db.with_name("copy.db")
-    result = gloom_night(["--db", str(copy), "import", "-"], input=forged)
-    assert result.exit_code == 2, result.output
+    docs, result = _import_forged_undo(gloom_night, forge)
     assert f"line {len(docs) + 1} is not an event tracker would have logged (" in result.stderr
     assert why in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
-    nothing = Tracker(str(copy))
-    assert nothing.store.count() == 0
-    nothing.close()
 
 
 @pytest.mark.parametrize(
@@ -462,32 +443,44 @@ def test_an_import_whose_undos_tracker_could_not_have_logged_is_refused_whole(
 def test_an_import_that_undoes_what_no_undo_takes_back_is_refused_at_it(gloom_night, target, kind):
     """The first read knows what the undos take back: an event of a kind no undo takes back
     that a later undo names is refused at its own line, before a fold without it goes wrong."""
-    from tracker.events.envelope import chain_fields, event_hash
+    undone: list[dict] = []
 
-    gloom_night.ok("undo")
-    lines = gloom_night.ok("export events").stdout.splitlines()
-    docs = [json.loads(line) for line in lines[1:]]
-    undone = target(docs)
-    _undo_of(lambda docs, _: [undone["event_id"]])(docs)
-    docs[-1].update(
-        version=docs[-2]["version"] + 1,
-        position=docs[-2]["position"] + 1,
-        prev_hash=docs[-2]["hash"],
-    )
-    docs[-1]["hash"] = event_hash(chain_fields(**{k: docs[-1][k] for k in CHAINED}))
-    header = json.loads(lines[0])
-    header.update(campaigns={docs[0]["campaign_id"]: docs[-1]["hash"]}, events=len(docs))
-    forged = "\n".join([json.dumps(header), *map(json.dumps, docs)]) + "\n"
-    copy = gloom_night.db.with_name("copy.db")
-    result = gloom_night(["--db", str(copy), "import", "-"], input=forged)
-    assert result.exit_code == 2, result.output
-    line = docs.index(undone) + 2
+    def forge(docs: list[dict]) -> None:
+        undone.append(target(docs))
+        _undo_of(lambda _, __: [undone[0]["event_id"]])(docs)
+
+    docs, result = _import_forged_undo(gloom_night, forge)
+    line = docs.index(undone[0]) + 2
     assert f"line {line} is undone by a later line, yet no undo takes back a {kind}" in (
         result.stderr
     )
+
+
+def _import_forged_undo(run, forge) -> tuple[list[dict], Any]:
+    """The evening's export after an undo, with the event ``forge`` appends chained as a forger
+    would, imported into a new database: refused in one sentence, nothing imported."""
+    from tracker.events.envelope import chain_fields, event_hash
+
+    run.ok("undo")
+    lines = run.ok("export events").stdout.splitlines()
+    docs = [json.loads(line) for line in lines[1:]]
+    forge(docs)
+    last, before = docs[-1], docs[-2]
+    last.update(
+        version=before["version"] + 1, position=before["position"] + 1, prev_hash=before["hash"]
+    )
+    last["hash"] = event_hash(chain_fields(**{k: last[k] for k in CHAINED}))
+    header = json.loads(lines[0])
+    header.update(campaigns={docs[0]["campaign_id"]: last["hash"]}, events=len(docs))
+    forged = "\n".join([json.dumps(header), *map(json.dumps, docs)]) + "\n"
+    copy = run.db.with_name("copy.db")
+    result = run(["--db", str(copy), "import", "-"], input=forged)
+    assert result.exit_code == 2, result.output
+    assert len(result.stderr.strip().splitlines()) == 1
     nothing = Tracker(str(copy))
     assert nothing.store.count() == 0
     nothing.close()
+    return docs, result
 
 
 CHAINED = (
