@@ -111,6 +111,24 @@ GLINTLOCK_LAPSE = [
     "session start",
 ]
 GLINTLOCK_LAPSE_DICE = [{"plain": "19"}, {"plain": "5"}]
+# A condition the players saw set, set again by a secret fright check, then cleared; and a quirk
+# owed by a public fright check assigned while a secret one may owe one too.
+GURPS_OWED = [
+    "campaign new Hidden --system gurps",
+    "character add --sheet {sheet}",
+    "session start",
+    "condition set Mira stunned",
+    "fright Mira --mod -6 --secret --threat ghoul --dice {fright}",
+    "condition clear Mira stunned",
+    "fright Mira --mod -4 --secret --threat ghoul --dice {quirk}",
+    "fright Mira --threat rats --dice 6,6,5 --table-dice 3,3,2",
+    "trait assign Mira 'Quirk: hums'",
+    "session end",
+]
+GURPS_OWED_DICE = [
+    {"fright": "1,1,1", "quirk": "1,1,1"},
+    {"fright": "6,6,6 --table-dice 1,1,1 --effect-dice 2,2", "quirk": "6,6,6 --table-dice 2,1,1"},
+]
 
 
 PLAYER_OUTPUTS = [
@@ -164,8 +182,9 @@ def player_outputs(run: Run) -> dict[str, str]:
         (GURPS_EVENING, GURPS_DICE),
         (GLINTLOCK_EVENING, GLINTLOCK_DICE),
         (GLINTLOCK_LAPSE, GLINTLOCK_LAPSE_DICE),
+        (GURPS_OWED, GURPS_OWED_DICE),
     ],
-    ids=["gurps", "glintlock", "glintlock-lapsed"],
+    ids=["gurps", "glintlock", "glintlock-lapsed", "gurps-owed"],
 )
 def test_two_evenings_differing_only_in_secret_dice_look_the_same_to_the_players(
     tmp_path, evening, dice
@@ -458,3 +477,20 @@ def test_verify_names_a_players_state_stored_as_if_a_secret_were_revealed(tmp_pa
         assert conn.execute(
             "SELECT count(*) FROM snapshots WHERE projection = 'players'"
         ).fetchone() == (0,)
+
+
+def test_what_a_secret_roll_opened_is_dismissed_in_secret(tmp_path):
+    """A dismissal of the panic check a secret catastrophe called for would tell the players
+    what the secret roll gave: it is the GM's secret too."""
+    run = Run(tmp_path / "campaign.db", CliRunner())
+    for step in [
+        "campaign new Dark --system gloom",
+        "character add Juno --stat Mind=12 --skill Athletics=12",
+        "session start",
+        "roll Juno Athletics --dl 3 --secret --dice 1",
+        "obligations dismiss 4 --reason 'no panic here'",
+    ]:
+        run.ok(step)
+    shown = run.json("log --player-view --json")["events"]
+    assert [e["type"] for e in shown[-2:]] == ["Secret", "Secret"]
+    assert "panic" not in run.ok("log --player-view --json").stdout

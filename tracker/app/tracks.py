@@ -28,6 +28,12 @@ class Tracks:
     def __init__(self, table: Table) -> None:
         self.table = table
 
+    def _players_see(self, state: CampaignState, character_id: str, condition: str) -> bool:
+        """Whether the players' own state, at ``state``'s version, shows the condition."""
+        players = self.table.player_state(until_version=state.version)
+        ch = players.characters.get(character_id)
+        return ch is not None and condition in ch.conditions
+
     def spend(
         self,
         name: str,
@@ -226,8 +232,11 @@ class Tracks:
             ch = self.table.character(name, state)
             label = _condition_named(ch, condition)
             payload = ev.ConditionCleared(character_id=ch.character_id, name=label, note=note)
-            # A condition only a secret roll set ends in secret: the players never knew of it.
-            hidden = ch.conditions[label].secret
+            # A condition the players never knew of (only a secret roll set it) ends in secret;
+            # one they know of ends for all to see, even if a secret roll set it again since.
+            hidden = ch.conditions[label].secret and not self._players_see(
+                state, ch.character_id, label
+            )
             event = new_event(payload, state=state, visibility="gm" if hidden else "public")
             return Decision([event], {"character": ch.name, "condition": label, "secret": hidden})
 
@@ -280,7 +289,9 @@ class Tracks:
                     "log one with `tracker threat spend hard`."
                 )
             payload = ev.ObligationDismissed(obligation=ob.id, reason=reason)
-            return Decision([new_event(payload, state=state)], {"obligation": ob.to_dict()})
+            # What a secret roll opened is dismissed in secret: the players never saw it owed.
+            event = new_event(payload, state=state, visibility="gm" if ob.secret else "public")
+            return Decision([event], {"obligation": ob.to_dict(), "secret": ob.secret})
 
         return self.table.play(decide)
 
@@ -350,7 +361,9 @@ class Tracks:
                 raise Refused(
                     f"No trait is owed to {ch.name}; `tracker obligations` lists what is owed."
                 )
-            ob = owed[0]
+            # Unless named, a public trait assignment settles what the players know is owed
+            # first: settling a secret one would tell them a secret check was made and failed.
+            ob = next((o for o in owed if not o.secret), owed[0])
             if not trait.strip():
                 raise BadInput("Name the trait, like 'Quirk: flinches at water'.")
             payload = ev.TraitAssigned(
