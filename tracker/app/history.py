@@ -246,6 +246,12 @@ class History:
                     f"Event {found.version} ({found.type}) cannot be undone; `tracker log` shows "
                     "the events you can undo, and `tracker redo` takes back an undo."
                 )
+            if found.type in SESSION_FRAME:
+                # As a session undo leaves it: the session was held, whatever is struck in it.
+                raise Refused(
+                    f"Event {found.version} ({found.type}) cannot be undone; `tracker undo "
+                    f"--session {found.session_id}` takes back what happened in the session."
+                )
             return [found]
         if state.current_session is None:
             raise Refused(
