@@ -201,6 +201,12 @@ READ_ALIKE = [
     ("Old Tom", "Old  Tom"),  # two spaces show as one in a page
     ("Old Tom", "Old\u2003Tom"),  # an em space
     ("Ash \U0001f469", "Ash \U0001f469\u200d"),  # a joiner with nothing after it
+    ("Wren", "Wren\u2065"),  # default-ignorable, though not assigned yet
+    ("Ka^de", "Ka^\u200dde"),  # a joiner after a sign that is no emoji
+    ("\U0001f680x", "\U0001f680\u200dx"),  # a joiner from an emoji to a letter
+    ("\u0915A", "\u0915\u200dA"),  # a joiner from Devanagari to a Latin letter
+    ("\U0001f3f4 Wren", "\U0001f3f4\U000e0067 Wren"),  # tag letters that spell no flag
+    ("fi", "\ufb01"),  # a ligature
 ]
 # Names that read differently, each pair.
 READ_APART = [
@@ -215,6 +221,12 @@ READ_APART = [
     ),
     ("\u0915\u094d\u200d\u0937", "\u0915\u094d\u0937"),  # a half form in Devanagari
     ("Wren", "Wrenn"),
+    # Compatibility forms that show differently from the plain ones.
+    ("Kade\u00b2", "Kade2"),
+    ("Kade\u2460", "Kade1"),
+    ("\u24b6da", "Ada"),
+    ("Acme\u2122", "AcmeTM"),
+    ("Wren\u0600", "Wren"),  # a format character that prints a mark
 ]
 
 

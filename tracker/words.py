@@ -17,47 +17,59 @@ def outcome_words(name: str) -> str:
 
 def reads_as(name: str) -> str:
     """A name as a reader tells it from another: case folded, compatibility forms made plain (a
-    full-width "Ｗ" is a "W"), what shows nothing left out (a zero-width space, a word joiner, a
-    soft hyphen, a variation selector, a Hangul filler), and each run of blank space one space.
-    Two names that read alike at the table compare equal, so a second "Wren" with a hidden
-    character cannot stand beside the first.
+    full-width "Ｗ" is a "W", a ligature "ﬁ" an "fi"), what shows nothing left out (a
+    zero-width space, a word joiner, a soft hyphen, a variation selector, a Hangul filler), and
+    each run of blank space one space. Two names that read alike at the table compare equal,
+    so a second "Wren" with a hidden character cannot stand beside the first.
 
-    A joiner is kept only where it shapes what is shown: after an emoji (a woman astronaut is
-    not a woman and a rocket) or a letter of a script whose letters join (the non-joiner of
-    Persian and Indic script), with something after it to join. Tag letters are kept only in
-    the flag they spell (Scotland's is not Wales')."""
+    What shows differently stays: a circled, superscript or subscript letter or digit, a
+    fraction ("Kade²" is not "Kade2"); a joiner between two emoji (a woman astronaut is not a
+    woman and a rocket) or between two letters of a script whose letters join (the non-joiner
+    of Persian and Indic script); the tag letters of a subdivision's flag (Scotland's is not
+    Wales')."""
+    text = _plain_forms(name)
     kept: list[str] = []
-    in_flag = False
-    for ch in unicodedata.normalize("NFKC", name):
-        if _TAGS[0] <= ch <= _TAGS[1]:
-            if in_flag:
-                kept.append(ch)
-                in_flag = ch != _TAGS[1]
+    at = 0
+    while at < len(text):
+        ch = text[at]
+        flag = next((f for f in _SUBDIVISION_FLAGS if text.startswith(f, at)), None)
+        if flag is not None:
+            kept.append(flag)
+            at += len(flag)
             continue
-        in_flag = ch == _FLAG
+        at += 1
         if ch in _JOINERS:
-            if kept and _shapes(kept[-1]):
+            after = next((c for c in text[at:] if not _shows_nothing(c)), "")
+            if kept and after and _joined(kept[-1], after):
                 kept.append(ch)
         elif ch.isspace() or ch == _BRAILLE_BLANK:
             if kept and kept[-1] != " ":
                 kept.append(" ")
         elif not _shows_nothing(ch):
             kept.append(ch)
-    # A joiner with nothing after it to join, before a space or at the end, shapes nothing.
-    text = "".join(
-        ch
-        for i, ch in enumerate(kept)
-        if ch not in _JOINERS or (i + 1 < len(kept) and kept[i + 1] not in _JOINERS | {" "})
-    )
-    return text.strip().casefold()
+    return "".join(kept).strip().casefold()
 
 
+def _plain_forms(name: str) -> str:
+    """``name`` in NFKC, but for the characters whose compatibility form shows differently."""
+    parts, start = [], 0
+    for at, ch in enumerate(name):
+        if unicodedata.decomposition(ch).startswith(_SHOWN_APART):
+            parts += [unicodedata.normalize("NFKC", name[start:at]), ch]
+            start = at + 1
+    parts.append(unicodedata.normalize("NFKC", name[start:]))
+    return unicodedata.normalize("NFC", "".join(parts))
+
+
+# Compatibility forms a reader tells from the plain one: ① from 1, ² from 2, ½ from 1/2, ㎏ from kg.
+_SHOWN_APART = ("<circle>", "<super>", "<sub>", "<fraction>", "<square>")
 _JOINERS = frozenset({"\u200c", "\u200d"})
-# The black flag and the tag letters that, after it, spell a subdivision's flag (the last one
-# ends it).
-_FLAG = "\U0001f3f4"
-_TAGS = ("\U000e0020", "\U000e007f")
 _BRAILLE_BLANK = "\u2800"
+# The subdivision flags emoji show: a black flag, tag letters, a cancel tag.
+_SUBDIVISION_FLAGS = tuple(
+    "\U0001f3f4" + "".join(chr(0xE0000 + ord(c)) for c in code) + "\U000e007f"
+    for code in ("gbeng", "gbsct", "gbwls")
+)
 # Scripts whose letters a joiner or non-joiner shapes: the joining scripts and the Indic ones.
 _JOINING_SCRIPTS = (
     "ARABIC",
@@ -79,13 +91,15 @@ _JOINING_SCRIPTS = (
     "MYANMAR",
     "KHMER",
 )
-# Default-ignorable characters that are not format characters: the combining grapheme joiner,
-# Hangul fillers, Khmer inherent vowels, Mongolian variation selectors, variation selectors.
+# Default-ignorable characters beside the format characters (some unassigned as yet): the
+# combining grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian variation
+# selectors, the invisible operators' block, variation selectors, tags.
 _IGNORABLE_RANGES = (
     (0x034F, 0x034F),
     (0x115F, 0x1160),
     (0x17B4, 0x17B5),
     (0x180B, 0x180F),
+    (0x2060, 0x206F),
     (0x3164, 0x3164),
     (0xFE00, 0xFE0F),
     (0xFFA0, 0xFFA0),
@@ -93,17 +107,36 @@ _IGNORABLE_RANGES = (
     (0x1BCA0, 0x1BCA3),
     (0xE0000, 0xE0FFF),
 )
+# Format characters that print a mark: the number signs that span the digits after them.
+_SHOWN_FORMATS = frozenset(
+    chr(point)
+    for point in (0x600, 0x601, 0x602, 0x603, 0x604, 0x605, 0x6DD, 0x70F, 0x890, 0x891, 0x8E2)
+) | {"\U000110bd", "\U000110cd"}
 
 
 def _shows_nothing(ch: str) -> bool:
     if unicodedata.category(ch) == "Cf":
-        return True
+        return ch not in _SHOWN_FORMATS
     point = ord(ch)
     return any(low <= point <= high for low, high in _IGNORABLE_RANGES)
 
 
-def _shapes(before: str) -> bool:
-    """Whether a joiner after ``before`` changes what is shown."""
-    if unicodedata.category(before) in ("So", "Sk"):
+def _joined(before: str, after: str) -> bool:
+    """Whether a joiner between ``before`` and ``after`` changes what is shown."""
+    if _emoji(before) and _emoji(after):
         return True
-    return unicodedata.name(before, "").startswith(_JOINING_SCRIPTS)
+    return _joining_script(before) and _joining_script(after)
+
+
+def _emoji(ch: str) -> bool:
+    # Pictographs, and the skin tones and gender signs a sequence joins them with.
+    return unicodedata.category(ch) in ("So", "Sk") and ord(ch) >= 0x2000
+
+
+def _joining_script(ch: str) -> bool:
+    return unicodedata.name(ch, "").startswith(_JOINING_SCRIPTS)
+
+
+def something_to_read(name: str) -> bool:
+    """Whether ``name`` holds a letter, digit, sign or mark of punctuation a reader can see."""
+    return any(unicodedata.category(ch)[0] in "LNPS" for ch in reads_as(name))

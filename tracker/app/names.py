@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from tracker.errors import BadInput
-from tracker.words import reads_as
+from tracker.words import something_to_read
 
 # Control characters, and the ones that reorder or break a line where text is shown: an escape
 # sequence in a name would clear or retitle the GM's terminal wherever the name is printed, and
@@ -24,6 +24,8 @@ def check_name(name: str, what: str = "A name") -> str:
         raise BadInput(f"{what} has at most {NAME_MAX} characters; shorten it.")
     if UNFIT.search(name):
         raise BadInput(f"{what} cannot hold control characters; retype it as plain text.")
-    if not reads_as(name):
-        raise BadInput(f"{what} shows nothing a reader can see; give one with a letter in it.")
+    if not something_to_read(name):
+        raise BadInput(
+            f"{what} has no letter, digit or sign a reader can see; give one with a letter in it."
+        )
     return name
