@@ -87,9 +87,8 @@ def test_a_roll_that_used_an_undone_steel_yourself_depends_on_it(evening):
         ([], "redo", "nothing to redo"),
         (["undo"], "undo 6", "already undone"),
         ([], "undo 1", "cannot be undone"),
-        # The session frame stays: a session undo strikes what happened in it.
+        # The session's start stays: a session undo strikes what happened in it.
         ([], "undo 4", "`tracker undo --session 1`"),
-        (["session end"], "undo 7", "`tracker undo --session 1`"),
         ([], "undo 999", "No event 999"),
         ([], "undo zz", "No event"),
         (["session end"], "undo", "No session is running"),

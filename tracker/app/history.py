@@ -16,7 +16,7 @@ from tracker.app.campaigns import Campaigns
 from tracker.app.deciding import Decision, Logged, new_event
 from tracker.app.table import Table
 from tracker.errors import BadInput, NotFound, Refused
-from tracker.events import CharacterAdded, StoredEvent
+from tracker.events import CharacterAdded, SessionStarted, StoredEvent
 from tracker.events import play as ev
 from tracker.projections.campaign import (
     NOT_UNDOABLE,
@@ -246,8 +246,9 @@ class History:
                     f"Event {found.version} ({found.type}) cannot be undone; `tracker log` shows "
                     "the events you can undo, and `tracker redo` takes back an undo."
                 )
-            if found.type in SESSION_FRAME:
+            if found.type == SessionStarted.TYPE:
                 # As a session undo leaves it: the session was held, whatever is struck in it.
+                # (Its end may be undone: the session then runs again.)
                 raise Refused(
                     f"Event {found.version} ({found.type}) cannot be undone; `tracker undo "
                     f"--session {found.session_id}` takes back what happened in the session."
