@@ -401,6 +401,33 @@ def _redo_of_another_undo(docs: list[dict]) -> None:
     docs.append({**undo, **redo})
 
 
+def _reveal_of(pick) -> Callable[[list[dict]], None]:
+    """A reveal, after the last undo, of the events ``pick`` names given the rows."""
+
+    def forge(docs: list[dict]) -> None:
+        undo = next(d for d in reversed(docs) if d["type"] == "EventsRevoked")
+        payload = {"event_ids": pick(docs), "session": None}
+        reveal = {"event_id": str(uuid.uuid4()), "type": "EventsRevealed", "payload": payload}
+        docs.append({**undo, **reveal})
+
+    return forge
+
+
+def _secret_roll(docs: list[dict]) -> str:
+    return next(d for d in docs if d["visibility"] == "gm")["event_id"]
+
+
+def _undo_in_secret(docs: list[dict]) -> None:
+    _undo_of(lambda docs, _: [_note(docs)])(docs)
+    docs[-1]["visibility"] = "gm"
+
+
+def _redo_of_another_undo_of_rules_not_here(docs: list[dict]) -> None:
+    """The undo rules hold whether or not the campaign's rule system is installed."""
+    docs[0]["payload"]["system"] = "d6"
+    _redo_of_another_undo(docs)
+
+
 @pytest.mark.parametrize(
     ("forge", "why"),
     [
@@ -414,6 +441,14 @@ def _redo_of_another_undo(docs: list[dict]) -> None:
         (_undo_of(lambda docs, _: []), "it names no event"),
         (_undo_of(lambda docs, _: [_note(docs), _note(docs)]), "it names an event twice"),
         (_redo_of_another_undo, "it redoes other than the newest undo still open to a redo"),
+        (
+            _redo_of_another_undo_of_rules_not_here,
+            "it redoes other than the newest undo still open to a redo",
+        ),
+        (_undo_in_secret, "it is secret, which no undo, redo or reveal is"),
+        (_reveal_of(lambda docs: [_note(docs)]), "it reveals an event that was never secret"),
+        (_reveal_of(lambda docs: [str(uuid.uuid4())]), "which is no event logged before it"),
+        (_reveal_of(lambda docs: [_secret_roll(docs)] * 2), "it names an event twice"),
     ],
     ids=[
         "an event undone twice",
@@ -423,6 +458,11 @@ def _redo_of_another_undo(docs: list[dict]) -> None:
         "an undo of nothing",
         "an undo naming an event twice",
         "a redo of another undo",
+        "a redo of another undo in a campaign whose rules are not here",
+        "a secret undo",
+        "a reveal of a public event",
+        "a reveal of no event",
+        "a reveal naming a secret twice",
     ],
 )
 def test_an_import_whose_undos_tracker_could_not_have_logged_is_refused_whole(
@@ -459,17 +499,18 @@ def test_an_import_that_undoes_what_no_undo_takes_back_is_refused_at_it(gloom_ni
 def _import_forged_undo(run, forge) -> tuple[list[dict], Any]:
     """The evening's export after an undo, with the event ``forge`` appends chained as a forger
     would, imported into a new database: refused in one sentence, nothing imported."""
-    from tracker.events.envelope import chain_fields, event_hash
+    from tracker.events.envelope import GENESIS_HASH, chain_fields, event_hash
 
     run.ok("undo")
     lines = run.ok("export events").stdout.splitlines()
     docs = [json.loads(line) for line in lines[1:]]
     forge(docs)
     last, before = docs[-1], docs[-2]
-    last.update(
-        version=before["version"] + 1, position=before["position"] + 1, prev_hash=before["hash"]
-    )
-    last["hash"] = event_hash(chain_fields(**{k: last[k] for k in CHAINED}))
+    last.update(version=before["version"] + 1, position=before["position"] + 1)
+    prev = GENESIS_HASH
+    for doc in docs:  # a forger rehashes the whole chain
+        doc["prev_hash"] = prev
+        doc["hash"] = prev = event_hash(chain_fields(**{k: doc[k] for k in CHAINED}))
     header = json.loads(lines[0])
     header.update(campaigns={docs[0]["campaign_id"]: last["hash"]}, events=len(docs))
     forged = "\n".join([json.dumps(header), *map(json.dumps, docs)]) + "\n"

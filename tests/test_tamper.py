@@ -128,12 +128,21 @@ def _undo_after(events: list[dict], payload: dict, kind: str = "EventsRevoked") 
             ),
             "other than the newest undo still open to a redo",
         ),
+        (
+            lambda events: _undo_after(
+                events,
+                {"event_ids": [next(e for e in events if e["type"] == "NoteAdded")["event_id"]]},
+                "EventsRevealed",
+            ),
+            "it reveals an event that was never secret",
+        ),
     ],
     ids=[
         "an event undone twice",
         "an undo of an undo",
         "an undo of no event",
         "a redo of another undo",
+        "a reveal of a public event",
     ],
 )
 def test_an_undo_or_redo_tracker_could_not_have_logged_rehashed_is_found(evening, forge, why):

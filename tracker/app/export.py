@@ -20,16 +20,16 @@ from tracker.errors import BadInput, Refused
 from tracker.events import StoredEvent
 from tracker.events.catalog import CampaignCreated, SessionStarted, Unreadable
 from tracker.events.envelope import GENESIS_HASH
-from tracker.events.play import EventsRevoked
+from tracker.events.play import EventsRevealed, EventsRevoked
 from tracker.projections.campaign import (
+    NAMING_TYPES,
     NOT_UNDOABLE,
     UNDO_TYPES,
     CampaignState,
+    ReferenceCheck,
     apply,
     fold,
-    fold_undo,
     refold_state,
-    undo_problem,
 )
 from tracker.systems.base import Feature
 from tracker.systems.registry import UnknownSystem
@@ -315,11 +315,12 @@ def _first_read(
     handle: Iterable[str | bytes],
 ) -> tuple[dict[str, set[str]], dict[str, int], set[str]]:
     """The events each campaign's undos and redos leave revoked, the version of each
-    campaign's last session start, and every event an undo names, from a first read that
-    parses only the lines naming an undo, a redo or a session start (the second read names any
-    line that is amiss)."""
+    campaign's last session start, and every event an undo or a reveal names, from a first read
+    that parses only the lines naming an undo, a redo, a reveal or a session start (the second
+    read names any line that is amiss)."""
     undos: dict[str, list[StoredEvent]] = {}
     starts: dict[str, int] = {}
+    named: set[str] = set()
     for line in handle:
         marks = _MARKS[isinstance(line, bytes)]
         if not any(mark in line for mark in marks):
@@ -328,23 +329,18 @@ def _first_read(
             event = StoredEvent.from_export_line(line)
         except ValueError:
             continue
+        if isinstance(event.data, (EventsRevoked, EventsRevealed)):
+            named.update(event.data.event_ids)
         if event.type in UNDO_TYPES:
             undos.setdefault(event.campaign_id, []).append(event)
         elif event.type == SessionStarted.TYPE:
             starts[event.campaign_id] = event.version
-    named = {
-        ident
-        for found in undos.values()
-        for event in found
-        if isinstance(event.data, EventsRevoked)
-        for ident in event.data.event_ids
-    }
     return {cid: fold(found, cid).revoked for cid, found in undos.items()}, starts, named
 
 
 _MARKS = {
-    False: (*UNDO_TYPES, SessionStarted.TYPE),
-    True: tuple(t.encode() for t in (*UNDO_TYPES, SessionStarted.TYPE)),
+    False: (*NAMING_TYPES, SessionStarted.TYPE),
+    True: tuple(t.encode() for t in (*NAMING_TYPES, SessionStarted.TYPE)),
 }
 
 
@@ -360,9 +356,9 @@ class _ImportCheck:
         named: set[str],
     ) -> None:
         self.source = source
-        # The events undos name, and the type of each (by campaign) once it has gone by.
+        # The events undos and reveals name, and each campaign's undos, redos and reveals.
         self.named = named
-        self.earlier: dict[str, dict[str, str]] = {}
+        self.references: dict[str, ReferenceCheck] = {}
         # The campaigns' names so far, by how they read.
         self.names: dict[str, str] = {}
         self.revoked = revoked
@@ -374,8 +370,6 @@ class _ImportCheck:
         self.skipped: dict[str, set[str]] = {}
         self.checks: dict[str, LogCheck] = {}
         self.heads: dict[str, tuple[int, str]] = {}
-        # The events each campaign's undos and redos so far leave revoked.
-        self.undone: dict[str, set[str]] = {}
         # Campaigns whose rule system is not installed here: their chains are checked, their
         # rules cannot be.
         self.unfolded: set[str] = set()
@@ -396,15 +390,13 @@ class _ImportCheck:
         self.heads[cid] = (event.version, event.hash)
         if isinstance(event.data, CampaignCreated) and event.version != 1:
             self.refuse(number, "creates its campaign a second time")
-        if event.type in UNDO_TYPES:
-            # Held to the rule every log tracker writes keeps, which a look back relies on.
-            undone = self.undone.setdefault(cid, set())
-            problem = undo_problem(undone, event, self.earlier.get(cid, {}))
-            if problem is not None:
-                self.refuse(number, f"is not an event tracker would have logged ({problem})")
-            fold_undo(undone, event)
-        if event.event_id in self.named:
-            self.earlier.setdefault(cid, {})[event.event_id] = event.type
+        references = self.references.get(cid)
+        if references is None:
+            references = self.references[cid] = ReferenceCheck(self.named)
+        # Held whether or not the campaign's rules are here: a look back relies on it.
+        problem = references(event)
+        if problem is not None:
+            self.refuse(number, f"is not an event tracker would have logged ({problem})")
         if cid in self.unfolded:
             return
         check = self.checks.get(cid)

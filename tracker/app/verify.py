@@ -19,17 +19,15 @@ from tracker.errors import TrackerError
 from tracker.events import StoredEvent
 from tracker.events.catalog import CampaignCreated, Unreadable
 from tracker.events.envelope import ChainProblem, canonical_json, check_chain, loads_payload
-from tracker.events.play import EventsRevoked
+from tracker.events.play import EventsRevealed, EventsRevoked
 from tracker.events.receipt import Receipt
 from tracker.projections.campaign import (
     PROJECTION_VERSION,
-    UNDO_TYPES,
+    ReferenceCheck,
     fold,
-    fold_undo,
     from_snapshot,
     refold_state,
     to_snapshot,
-    undo_problem,
 )
 from tracker.projections.player import player_stream
 from tracker.projections.rolls import ROLLED, rolls_in
@@ -227,17 +225,16 @@ class Verifier:
         counted = rolls = 0
         mismatches: list[Mismatch] = []
 
-        undone: set[str] = set()
-        # The events the undos name, and the type of each once the walk has passed it.
+        # The events the undos and reveals name, from a read of those alone.
         named = {
             ident
-            for undo in self.table.store.read(
-                row.campaign_id, types=[EventsRevoked.TYPE], sparse=True
+            for event in self.table.store.read(
+                row.campaign_id, types=[EventsRevoked.TYPE, EventsRevealed.TYPE], sparse=True
             )
-            if isinstance(undo.data, EventsRevoked)
-            for ident in undo.data.event_ids
+            if isinstance(event.data, (EventsRevoked, EventsRevealed))
+            for ident in event.data.event_ids
         }
-        earlier: dict[str, str] = {}
+        references = ReferenceCheck(named)
 
         def checking(stream: Iterable[StoredEvent]) -> Iterator[StoredEvent]:
             nonlocal counted, rolls
@@ -247,13 +244,10 @@ class Verifier:
                 reason = redecide(event, rules) if rules is not None else None
                 if event.version == 1:
                     reason = reason or _row_problem(row, event) or self._name_taken(row)
-                if event.type in UNDO_TYPES:
-                    # An undo of what is undone, or a redo of what stands: a look back in time
-                    # takes the undos since back one by one, and would show it wrongly.
-                    reason = reason or undo_problem(undone, event, earlier)
-                    fold_undo(undone, event)
-                if event.event_id in named:
-                    earlier[event.event_id] = event.type
+                # An undo of what is undone, a redo of what stands, a reveal of what was never
+                # secret: a look back in time, and the players' view, would show it wrongly.
+                referring = references(event)
+                reason = reason or referring
                 # Folded whatever the roll said, so the events after it are checked as well.
                 folded = walk(event) if walk is not None else None
                 reason = reason or folded

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -912,50 +912,93 @@ def _revoked(state: CampaignState, e: p.EventsRevoked, raw: StoredEvent) -> None
         state.needs_refold = True
 
 
-def undo_problem(revoked: set[str], event: StoredEvent, earlier: Mapping[str, str]) -> str | None:
-    """Why an undo or a redo could not follow the undos before it (which leave ``revoked``),
-    or None: an undo takes back only events in force, of a kind an undo takes back, logged
-    before it; a redo restores only events taken back; each names its events once. Every log
-    tracker writes keeps this, and an import is held to it, so the undos after a moment can be
-    taken back one by one to tell what was in force then (``revoked_before``).
+# The events that name earlier ones of their campaign by id.
+NAMING_TYPES = (p.EventsRevoked.TYPE, p.EventsRestored.TYPE, p.EventsRevealed.TYPE)
 
-    ``earlier`` gives the type of each event logged before this one in its campaign (at least
-    of those that an undo names)."""
-    data = event.data
-    if not isinstance(data, (p.EventsRevoked, p.EventsRestored)):
-        return None
-    ids = data.event_ids
-    if not ids:
-        return "it names no event"
-    if len(set(ids)) != len(ids):
-        return "it names an event twice"
-    if isinstance(data, p.EventsRevoked):
+
+class ReferenceCheck:
+    """Holds one campaign's undos, redos and reveals to what the commands log, in log order and
+    without folding the rest of it: an undo takes back only events in force, logged before it,
+    of a kind an undo takes back; a redo puts back all that the newest undo still open to one
+    took back; a reveal shows only secret events not shown yet; each is public and names its
+    events once. Every log tracker writes keeps this, and an import is held to it: a look back
+    takes the undos after a moment back one by one to tell what was in force then
+    (``revoked_before``), and the players' view trusts each reveal.
+
+    ``named`` holds every event such an event names (a first read of them tells), so that the
+    type and visibility of only those are kept as the log goes by."""
+
+    def __init__(self, named: set[str]) -> None:
+        self.named = named
+        self.earlier: dict[str, tuple[str, str]] = {}
+        self.revoked: set[str] = set()
+        self.revealed: set[str] = set()
+        # The undos open to a redo, newest last, as the state's ``undo_stack`` keeps them.
+        self.open: deque[tuple[str, tuple[str, ...]]] = deque(maxlen=RECENT_UNDOS)
+
+    def __call__(self, event: StoredEvent) -> str | None:
+        """Why ``event`` could not follow the events before it (None if it could); it is then
+        taken in either way, so that the events after it are held to the log as it stands."""
+        problem = None
+        data = event.data
+        if isinstance(data, (p.EventsRevoked, p.EventsRestored, p.EventsRevealed)):
+            problem = self._problem(event, data)
+            self._take(event, data)
+        if event.event_id in self.named:
+            self.earlier[event.event_id] = (event.type, event.visibility)
+        return problem
+
+    def _problem(
+        self, event: StoredEvent, data: p.EventsRevoked | p.EventsRestored | p.EventsRevealed
+    ) -> str | None:
+        ids = data.event_ids
+        if event.visibility != "public":
+            return "it is secret, which no undo, redo or reveal is"
+        if not ids:
+            return "it names no event"
+        if len(set(ids)) != len(ids):
+            return "it names an event twice"
+        if isinstance(data, p.EventsRestored):
+            if not self.revoked.issuperset(ids):
+                return "it redoes an event that is not undone"
+            if not self.open or self.open[-1] != (data.revocation, ids):
+                return "it redoes other than the newest undo still open to a redo"
+            return None
+        verb = "undoes" if isinstance(data, p.EventsRevoked) else "reveals"
         for ident in ids:
-            kind = earlier.get(ident)
-            if kind is None:
-                return f"it undoes {ident}, which is no event logged before it in its campaign"
-            if kind in NOT_UNDOABLE:
+            found = self.earlier.get(ident)
+            if found is None:
+                return f"it {verb} {ident}, which is no event logged before it in its campaign"
+            kind, visibility = found
+            if isinstance(data, p.EventsRevoked) and kind in NOT_UNDOABLE:
                 return f"it undoes an event no undo takes back ({kind})"
-        if not revoked.isdisjoint(ids):
+            if isinstance(data, p.EventsRevealed) and visibility != "gm":
+                return "it reveals an event that was never secret"
+        if isinstance(data, p.EventsRevoked) and not self.revoked.isdisjoint(ids):
             return "it undoes an event that is undone already"
-    elif not revoked.issuperset(ids):
-        return "it redoes an event that is not undone"
-    return None
+        if isinstance(data, p.EventsRevealed) and not self.revealed.isdisjoint(ids):
+            return "it reveals an event revealed already"
+        return None
 
-
-def fold_undo(revoked: set[str], event: StoredEvent) -> None:
-    """Fold one undo or redo onto the set of events it leaves revoked, in place."""
-    data = event.data
-    if isinstance(data, p.EventsRevoked):
-        revoked.update(data.event_ids)
-    elif isinstance(data, p.EventsRestored):
-        revoked.difference_update(data.event_ids)
+    def _take(
+        self, event: StoredEvent, data: p.EventsRevoked | p.EventsRestored | p.EventsRevealed
+    ) -> None:
+        if isinstance(data, p.EventsRevoked):
+            self.revoked.update(data.event_ids)
+            self.open.append((event.event_id, data.event_ids))
+        elif isinstance(data, p.EventsRestored):
+            self.revoked.difference_update(data.event_ids)
+            kept = [u for u in self.open if u[0] != data.revocation]
+            self.open.clear()
+            self.open.extend(kept)
+        else:
+            self.revealed.update(data.event_ids)
 
 
 def revoked_before(revoked: set[str], undos_since: Iterable[StoredEvent]) -> set[str]:
     """The events revoked before the undos and redos ``undos_since`` (oldest first), given the
     events they leave revoked: each taken back, newest first. Exact because each undo revoked
-    only events in force and each redo restored only revoked ones (``undo_problem``)."""
+    only events in force and each redo restored only revoked ones (``ReferenceCheck``)."""
     before = set(revoked)
     for event in reversed(list(undos_since)):
         data = event.data
@@ -1061,14 +1104,6 @@ def _pre_obligation(kind: str):
     return check
 
 
-def _pre_redo(state: CampaignState, e: p.EventsRestored) -> str | None:
-    # A redo takes back the newest undo still open to one, all of it.
-    last = state.undo_stack[-1] if state.undo_stack else None
-    if last is None or (last["event_id"], tuple(last["event_ids"])) != (e.revocation, e.event_ids):
-        return "it redoes other than the newest undo still open to a redo"
-    return None
-
-
 def _pre_session_start(state: CampaignState, e: c.SessionStarted) -> str | None:
     return "another session would still be running" if state.current_session else None
 
@@ -1098,7 +1133,6 @@ _PRECONDITIONS: dict[type, Callable[[CampaignState, Any], str | None]] = {
     p.BreakingPointResolved: _pre_obligation("breaking-point"),
     p.TraitAssigned: _pre_obligation("assign-trait"),
     p.ObligationDismissed: _pre_obligation("any"),
-    p.EventsRestored: _pre_redo,
     c.SessionStarted: _pre_session_start,
     c.SessionEnded: _pre_session_end,
 }
