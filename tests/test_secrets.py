@@ -494,3 +494,20 @@ def test_what_a_secret_roll_opened_is_dismissed_in_secret(tmp_path):
     shown = run.json("log --player-view --json")["events"]
     assert [e["type"] for e in shown[-2:]] == ["Secret", "Secret"]
     assert "panic" not in run.ok("log --player-view --json").stdout
+
+
+def test_a_fright_check_counting_a_secret_one_is_secret_too(tmp_path):
+    """Its modifier for previous exposure would tell the players that a secret event was a
+    Fright Check against the same threat: the later check is kept secret, and the GM told."""
+    run = play(tmp_path / "evening", GURPS_EVENING[:4], {})
+    run.ok("fright Mira --secret --threat ghoul --dice 3,3,3")
+    checked = run.ok("fright Mira --threat ghoul --dice 4,4,4")
+    assert "kept secret: a secret check against this threat counts in it" in checked.stdout
+    shown = run.ok("log --player-view --json").stdout
+    assert "exposure" not in shown
+    assert [e["type"] for e in json.loads(shown)["events"][-2:]] == ["Secret", "Secret"]
+    # Against another threat, or with no secret check before it, a check stays public.
+    run.ok("fright Mira --threat rats --dice 4,4,4")
+    assert json.loads(run.ok("log --player-view --json").stdout)["events"][-1]["type"] == (
+        "FrightChecked"
+    )

@@ -283,9 +283,12 @@ class GurpsExtras:
                 raise Refused(f"{ch.name}'s sheet has no Will or IQ; add one (--stat Will=N).")
             modifiers = [gurps_play.fright_modifier(m) for m in mods]
             modifiers += gurps_play.fright_traits(ch)
-            exposures = _exposures(state, ch, threat, now)
+            exposures, after_a_secret = _exposures(state, ch, threat, now)
             if exposures:
                 modifiers.append(gurps.fright_modifier("previous-exposure", exposures))
+            # Its modifier for a secret check against the threat would tell the players that
+            # check was made: this one is secret as well.
+            hidden = secret or after_a_secret
             shared = source_for(None, seed)
             own_table = (
                 gurps.fright_table_from_rows(state.fright_table) if state.fright_table else None
@@ -322,7 +325,9 @@ class GurpsExtras:
                 effects=tuple(effects),
                 threat=threat,
             )
-            event = new_event(payload, state=state, visibility="gm" if secret else "public")
+            event = new_event(payload, state=state, visibility="gm" if hidden else "public")
+            if hidden and not secret:
+                notes = [*notes, "kept secret: a secret check against this threat counts in it"]
             table = None
             if result.table is not None:
                 t = result.table
@@ -353,7 +358,7 @@ class GurpsExtras:
                 "table": table,
                 "effects": [e.to_json() for e in effects],
                 "notes": notes,
-                "secret": secret,
+                "secret": hidden,
             }
             return Decision([event], doc)
 
@@ -502,21 +507,25 @@ class GurpsExtras:
         return self.table.play(decide)
 
 
-def _exposures(state: CampaignState, ch: Character, threat: str | None, now: str | None) -> int:
-    """Earlier Fright Checks against the same threat within 24 hours, counted from the log."""
+def _exposures(
+    state: CampaignState, ch: Character, threat: str | None, now: str | None
+) -> tuple[int, bool]:
+    """Earlier Fright Checks against the same threat within 24 hours, counted from the log,
+    and whether any of them was secret."""
     if not threat:
-        return 0
+        return 0, False
     import pendulum
 
     moment = pendulum.parse(now) if now else pendulum.now("UTC")
     since = moment.subtract(hours=24)
-    return sum(
-        1
+    counted = [
+        x
         for x in state.exposures
         if x["character_id"] == ch.character_id
         and x["threat"].casefold() == threat.casefold()
         and pendulum.parse(x["at"]) >= since
-    )
+    ]
+    return len(counted), any(x.get("secret", False) for x in counted)
 
 
 def _project(state: CampaignState, name: str, missing_ok: bool = False):

@@ -33,7 +33,7 @@ from tracker.systems.base import Feature, RuleSystem
 from tracker.words import plural, reads_as
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 11
+PROJECTION_VERSION = 12
 RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
@@ -808,7 +808,12 @@ def _fright_checked(state: CampaignState, e: p.FrightChecked, raw: StoredEvent) 
     _apply_effects(state, e.effects, raw, e.character_id)
     if e.threat:
         state.exposures.append(
-            {"character_id": e.character_id, "threat": e.threat, "at": raw.recorded_at}
+            {
+                "character_id": e.character_id,
+                "threat": e.threat,
+                "at": raw.recorded_at,
+                "secret": raw.visibility == "gm",
+            }
         )
 
 
