@@ -138,6 +138,12 @@ BAD_INPUT = [
     ("campaign new \u200d --system gloom", 2, "a reader can see"),
     ("character add \u0301", 2, "a reader can see"),
     ("character add Wren\u2065", 1, "already in"),
+    # A direction mark would show a name as another that reads differently.
+    (
+        "character add \u062f\u0627\u0631\u06cc\u0648\u0634-\u200e\u0631\u0636\u0627",
+        2,
+        "direction mark",
+    ),
     ("character add Bob --stat Grit", 2, "KEY=N"),
     ("character add Bob --stat Grit=high", 2, "whole number"),
     ("character add Bob --stat Grit=11", 2, "between 0 and 10"),

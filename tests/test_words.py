@@ -207,6 +207,8 @@ READ_ALIKE = [
     ("\u0915A", "\u0915\u200dA"),  # a joiner from Devanagari to a Latin letter
     ("\U0001f3f4 Wren", "\U0001f3f4\U000e0067 Wren"),  # tag letters that spell no flag
     ("fi", "\ufb01"),  # a ligature
+    ("Jos\u00e9", "Jose\u034f\u0301"),  # a hidden mark between a letter and its accent
+    ("Zo\u00eb", "Zoe\u2060\u0308"),
 ]
 # Names that read differently, each pair.
 READ_APART = [

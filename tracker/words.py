@@ -27,7 +27,10 @@ def reads_as(name: str) -> str:
     woman and a rocket) or between two letters of a script whose letters join (the non-joiner
     of Persian and Indic script); the tag letters of a subdivision's flag (Scotland's is not
     Wales')."""
-    text = _plain_forms(name)
+    # What shows nothing goes first, so that what it stood between composes: "Jose" and an
+    # accent with a hidden mark between them is "José".
+    shown = "".join(ch for ch in name if ch in _JOINERS or _is_tag(ch) or not _shows_nothing(ch))
+    text = _plain_forms(shown)
     kept: list[str] = []
     at = 0
     while at < len(text):
@@ -112,6 +115,10 @@ _SHOWN_FORMATS = frozenset(
     chr(point)
     for point in (0x600, 0x601, 0x602, 0x603, 0x604, 0x605, 0x6DD, 0x70F, 0x890, 0x891, 0x8E2)
 ) | {"\U000110bd", "\U000110cd"}
+
+
+def _is_tag(ch: str) -> bool:
+    return "\U000e0020" <= ch <= "\U000e007f"
 
 
 def _shows_nothing(ch: str) -> bool:

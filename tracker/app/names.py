@@ -11,6 +11,9 @@ from tracker.words import something_to_read
 # sequence in a name would clear or retitle the GM's terminal wherever the name is printed, and
 # a newline would forge a line of the log.
 UNFIT = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# The marks that set which way text runs: in a name they reorder what is shown, so that two
+# names that read differently show alike.
+DIRECTION_MARKS = re.compile("[\u200e\u200f\u061c]")
 # A name is said at the table and shown in every line about its owner.
 NAME_MAX = 100
 
@@ -24,6 +27,8 @@ def check_name(name: str, what: str = "A name") -> str:
         raise BadInput(f"{what} has at most {NAME_MAX} characters; shorten it.")
     if UNFIT.search(name):
         raise BadInput(f"{what} cannot hold control characters; retype it as plain text.")
+    if DIRECTION_MARKS.search(name):
+        raise BadInput(f"{what} cannot hold a direction mark; retype it without one.")
     if not something_to_read(name):
         raise BadInput(
             f"{what} has no letter, digit or sign a reader can see; give one with a letter in it."
