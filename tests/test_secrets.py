@@ -125,6 +125,17 @@ GURPS_OWED = [
     "trait assign Mira 'Quirk: hums'",
     "session end",
 ]
+# A public regular contest after a secret one between the same sides: as the next round of one
+# still running, or a new contest's first, it would tell how the secret one went.
+GURPS_CONTEST = [
+    "campaign new Hidden --system gurps",
+    "character add Mira --stat DX=12 --skill Stealth=13",
+    "session start",
+    "contest Mira Stealth Guard 12 --mode regular --secret --dice-a {a} --dice-b 3,3,3",
+    "contest Mira Stealth Guard 12 --mode regular --dice-a 3,3,4 --dice-b 4,4,4",
+    "session end",
+]
+GURPS_CONTEST_DICE = [{"a": "3,3,3"}, {"a": "6,6,6"}]
 GURPS_OWED_DICE = [
     {"fright": "1,1,1", "quirk": "1,1,1"},
     {"fright": "6,6,6 --table-dice 1,1,1 --effect-dice 2,2", "quirk": "6,6,6 --table-dice 2,1,1"},
@@ -183,8 +194,9 @@ def player_outputs(run: Run) -> dict[str, str]:
         (GLINTLOCK_EVENING, GLINTLOCK_DICE),
         (GLINTLOCK_LAPSE, GLINTLOCK_LAPSE_DICE),
         (GURPS_OWED, GURPS_OWED_DICE),
+        (GURPS_CONTEST, GURPS_CONTEST_DICE),
     ],
-    ids=["gurps", "glintlock", "glintlock-lapsed", "gurps-owed"],
+    ids=["gurps", "glintlock", "glintlock-lapsed", "gurps-owed", "gurps-contest"],
 )
 def test_two_evenings_differing_only_in_secret_dice_look_the_same_to_the_players(
     tmp_path, evening, dice

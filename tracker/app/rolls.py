@@ -21,7 +21,7 @@ from tracker.app.table import Table
 from tracker.errors import BadInput
 from tracker.events.effects import Effect, TrackChange
 from tracker.events.play import ContestRolled, RollMade
-from tracker.projections.campaign import CampaignState, Character
+from tracker.projections.campaign import CampaignState, Character, contest_pair
 from tracker.systems import registry
 from tracker.systems.base import (
     ContestRequest,
@@ -97,12 +97,14 @@ def _running(state: CampaignState, a: Side, b: Side) -> tuple[str, int] | None:
     return None
 
 
-def _secret_round(state: CampaignState, a: Side, b: Side) -> bool:
-    """Whether the regular contest under way between these sides began in secret."""
+def _secret_round(state: CampaignState, a: Side, b: Side, mode: str) -> bool:
+    """Whether the regular contest under way between these sides began in secret, or (for a
+    regular contest) the last one between them was secret: whether a line is its next round
+    or a new contest's first would tell the players how the secret one went."""
     for ob in state.open_obligations("regular-contest"):
         if ob.data["a"]["name"] == a.name and (ob.data.get("b") or {}).get("name") == b.name:
             return ob.secret
-    return False
+    return mode == "regular" and state.secret_contests.get(contest_pair(a.name, b.name), False)
 
 
 def _roll_made(
@@ -354,7 +356,7 @@ class Rolls:
             )
             # A round after a secret one is secret too: its round number would tell the players
             # how the secret rounds went.
-            hidden = secret or decided.secret or _secret_round(state, a_side, b_side)
+            hidden = secret or decided.secret or _secret_round(state, a_side, b_side, decided.mode)
             event = new_event(payload, state=state, visibility="gm" if hidden else "public")
             winner = payload.winner
             doc = {

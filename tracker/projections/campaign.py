@@ -33,7 +33,7 @@ from tracker.systems.base import Feature, RuleSystem
 from tracker.words import plural, reads_as
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 12
+PROJECTION_VERSION = 13
 RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
@@ -325,6 +325,8 @@ class CampaignState:
     discharged: deque = field(default_factory=lambda: deque(maxlen=RECENT_DISCHARGED))
     projects: dict[str, Project] = field(default_factory=dict)
     exposures: deque = field(default_factory=lambda: deque(maxlen=RECENT_EXPOSURES))
+    # Whether the last regular contest between two sides (``contest_pair``) was secret.
+    secret_contests: dict[str, bool] = field(default_factory=dict)
     # Undo: the events no longer in force, and the undos still open to a redo (newest last).
     revoked: set[str] = field(default_factory=set)
     undo_stack: deque = field(default_factory=lambda: deque(maxlen=RECENT_UNDOS))
@@ -771,9 +773,15 @@ def _roll_made(state: CampaignState, e: p.RollMade, raw: StoredEvent) -> None:
         ch.last_roll_secret = raw.visibility == "gm"
 
 
+def contest_pair(a: str, b: str) -> str:
+    """The key of a regular contest's two sides, by name, the active side first."""
+    return f"{a}\n{b}"
+
+
 def _contest_rolled(state: CampaignState, e: p.ContestRolled, raw: StoredEvent) -> None:
     _apply_effects(state, e.effects, raw, None)
     if e.mode == "regular" and e.contest_id:
+        state.secret_contests[contest_pair(e.a.name, e.b_named)] = raw.visibility == "gm"
         running = [
             o
             for o in state.open_obligations("regular-contest")
@@ -1221,6 +1229,7 @@ def to_snapshot(state: CampaignState) -> dict[str, Any]:
     doc["discharged"] = [o.to_dict() for o in state.discharged]
     doc["projects"] = [pr.to_dict() for pr in state.projects.values()]
     doc["exposures"] = list(state.exposures)
+    doc["secret_contests"] = dict(state.secret_contests)
     doc["revoked"] = sorted(state.revoked)
     doc["undo_stack"] = copy.deepcopy(list(state.undo_stack))
     return doc
@@ -1277,6 +1286,7 @@ def from_snapshot(doc: dict[str, Any]) -> CampaignState:
             pr["days"],
         )
     state.exposures.extend(doc["exposures"])
+    state.secret_contests = dict(doc["secret_contests"])
     state.revoked = set(doc["revoked"])
     state.undo_stack.extend(copy.deepcopy(doc["undo_stack"]))
     return state
