@@ -404,11 +404,11 @@ class _ImportCheck:
             if not isinstance(event.data, CampaignCreated):
                 self.refuse(number, "begins a campaign with something else than its creation")
             # As `campaign new` refuses it: a name that reads as one taken.
-            name = event.data.name
-            taken = self.names.get(reads_as(name))
-            if taken is not None:
+            name, shown = event.data.name, reads_as(event.data.name)
+            if shown in self.names:
+                taken = self.names[shown]
                 self.refuse(number, f"names a campaign {name!r}, read as {taken!r} before it")
-            self.names[reads_as(name)] = name
+            self.names[shown] = name
             check = self.checks[cid] = LogCheck(refold_state(cid, self.revoked.get(cid, ())))
         revoked = check.walk.revoked
         if event.version == self.last_starts.get(cid) and event.type == SessionStarted.TYPE:
