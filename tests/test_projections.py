@@ -105,6 +105,31 @@ def test_a_snapshot_that_no_longer_matches_the_log_is_ignored(glintlock):
     tracker.close()
 
 
+@pytest.mark.parametrize(
+    ("field", "value"), [("head_hash", "0" * 64), ("version", 2), ("version", "two")]
+)
+def test_a_snapshot_saying_it_was_folded_elsewhere_than_it_is_stored_is_ignored(
+    glintlock, field, value
+):
+    """Its own version or head, edited apart from the row's, would fold the tail on the wrong
+    events or refuse every command as if the log had been replaced: it is folded anew."""
+    glintlock.ok("session start")
+    glintlock.ok("stress Wren +2")
+    tracker = Tracker(str(glintlock.db))
+    tracker.loader.save(tracker.state())
+    tracker.close()
+    with sqlite3.connect(glintlock.db) as conn:
+        changed = conn.execute(
+            f"UPDATE snapshots SET state = json_set(state, '$.{field}', ?)", (value,)
+        ).rowcount
+    assert changed >= 1
+    glintlock.ok("stress Wren +1")
+    assert glintlock.json("status --json")["characters"][0]["stress"] == 3
+    tracker = Tracker(str(glintlock.db))
+    assert to_snapshot(tracker.state()) == to_snapshot(tracker.rebuild())
+    tracker.close()
+
+
 def test_a_snapshot_of_another_projection_version_is_ignored(glintlock):
     tracker = Tracker(str(glintlock.db))
     state = tracker.state()

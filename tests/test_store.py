@@ -328,15 +328,15 @@ class EventStoreContract:
         store.save_snapshot(campaign, "stale", 1, second.version, "0" * 64, {"k": "stale"})
         store.save_snapshot(campaign, "old", 0, second.version, second.hash, {"k": "old"})
         found = store.stored_snapshots(campaign, ["c", "stale", "old", "a", "b"], 1)
-        assert [(name, version) for name, version, _ in found] == [
-            ("c", second.version),
-            ("a", second.version),
-            ("b", first.version),
+        assert [(name, version, head) for name, version, head, _ in found] == [
+            ("c", second.version, second.hash),
+            ("a", second.version, second.hash),
+            ("b", first.version, first.hash),
         ]
-        assert loads_payload(found[-1][2]()) == doc
+        assert loads_payload(found[-1][3]()) == doc
         # Replaced after the listing, a snapshot reads as nothing rather than as another's.
         store.save_snapshot(campaign, "b", 1, second.version, second.hash, {"k": "b"})
-        assert found[-1][2]() is None
+        assert found[-1][3]() is None
         assert store.load_snapshot(campaign, ["a", "c"], 1) == (second.version, {"k": "a"})
         assert store.load_snapshot(campaign, "stale", 1) is None
 

@@ -60,23 +60,20 @@ class LogReplaced(ConcurrencyError):
     restored under a process that kept the state."""
 
 
-def _from_cache(doc: dict) -> CampaignState | None:
-    """A snapshot's state, or None when it is not one this tracker wrote: a cache that does not
-    read is folded anew from the log, never trusted and never a crash. (Whether a snapshot that
-    reads holds what the log gives is for ``tracker verify``, which folds the log to see.)"""
-    try:
-        return from_snapshot(doc)
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-        return None
-
-
-def _parsed(text: str) -> CampaignState | None:
-    """``_from_cache`` of a snapshot's stored text; None when the text does not parse."""
+def _parsed(text: str, version: int, head_hash: str) -> CampaignState | None:
+    """A snapshot's state from its stored text, or None when it is not one this tracker wrote: a
+    cache that does not read, or that says it was folded to another event than the one it is
+    stored at (``version``, whose hash is ``head_hash``), is folded anew from the log, never
+    trusted and never a crash. (Whether a snapshot that reads holds what the log gives is for
+    ``tracker verify``, which folds the log to see.)"""
     try:
         doc = loads_payload(text)
-    except ValueError:
+        state = from_snapshot(doc) if isinstance(doc, dict) else None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         return None
-    return _from_cache(doc) if isinstance(doc, dict) else None
+    if state is None or (state.version, state.head_hash) != (version, head_hash):
+        return None
+    return state
 
 
 class _Seen(msgspec.Struct):
@@ -129,20 +126,19 @@ class StateLoader:
                 self._warm[row.campaign_id] = warm
                 return warm
         # Either stored snapshot is a fair start: an undo in the tail refolds (below) anyway.
-        cached = self.store.load_snapshot(
-            row.campaign_id,
-            (CAMPAIGN_SNAPSHOT, REFOLDED_SNAPSHOT, SESSION_SNAPSHOT),
-            PROJECTION_VERSION,
-        )
-        state = _from_cache(cached[1]) if cached else None
+        names = (CAMPAIGN_SNAPSHOT, REFOLDED_SNAPSHOT, SESSION_SNAPSHOT)
+        state = None
+        for found in self._candidates(row, names, None):
+            state = _parsed(*found)
+            if state is not None:
+                break
+        start = state.version if state is not None else 0
         if state is None:
-            cached = None
             # From the first event: which events are in force is known up front (the undo
             # events alone decide it), so the log is folded once, never twice. Both reads stop
             # at the head seen first; what another writer adds meanwhile is folded on below.
             head = self.store.head(row.campaign_id).version
             state = self.refold(row, self.revoked(row, head), until_version=head)
-        start = cached[0] if cached else 0
         state, refolded = self._fold_on(row, state)
         if state.version - start >= SNAPSHOT_EVERY:
             self.save(state)
@@ -255,7 +251,7 @@ class StateLoader:
         exactly the events of ``revoked`` it had seen: it revoked none that ``revoked`` keeps,
         and every event of ``revoked`` it did not skip comes after it."""
         names = (CAMPAIGN_SNAPSHOT, REFOLDED_SNAPSHOT, PRIOR_SNAPSHOT, SESSION_SNAPSHOT)
-        for version, text in self._candidates(row, names, until_version):
+        for text, version, head in self._candidates(row, names, until_version):
             # Which events a snapshot skipped is read alone, and only the one chosen is parsed
             # whole and built into a state: both cost as much as the state is large.
             seen = _what_it_saw(text)
@@ -264,23 +260,24 @@ class StateLoader:
             later = self.store.first_version(row.campaign_id, revoked - skipped)
             if later is not None and later <= version:
                 continue
-            state = _parsed(text)
+            state = _parsed(text, version, head)
             if state is not None:
                 return state
         return None
 
     def _candidates(
         self, row: CampaignRow, names: tuple[str, ...], until_version: int | None
-    ) -> Iterator[tuple[int, str]]:
+    ) -> Iterator[tuple[str, int, str]]:
         """The stored snapshots under ``names`` folded no further than ``until_version``,
-        unparsed, newest first: each one's text is read as the caller comes to it."""
-        for _, version, read in self.store.stored_snapshots(
+        unparsed, newest first, each with its version and its event's hash: each one's text is
+        read as the caller comes to it."""
+        for _, version, head, read in self.store.stored_snapshots(
             row.campaign_id, names, PROJECTION_VERSION
         ):
             if until_version is None or version <= until_version:
                 text = read()
                 if text is not None:
-                    yield version, text
+                    yield text, version, head
 
     def players_base(
         self,
@@ -293,7 +290,7 @@ class StateLoader:
         that still agrees with the log: it skipped exactly the events of ``revoked`` it had
         seen, and every secret event of ``revealed`` it saw sealed comes after it."""
         names = (PLAYERS_SNAPSHOT, PLAYERS_SESSION_SNAPSHOT)
-        for version, text in self._candidates(row, names, until_version):
+        for text, version, head in self._candidates(row, names, until_version):
             seen = _what_it_saw(text)
             if seen is None or seen.revealed is None:
                 continue
@@ -308,7 +305,7 @@ class StateLoader:
                 )
             ):
                 continue
-            state = _parsed(text)
+            state = _parsed(text, version, head)
             if state is not None:
                 return state
         return None

@@ -676,7 +676,7 @@ class EventStore:
         was replaced by an import or a restore) is ignored.
         """
         names = [projection] if isinstance(projection, str) else list(projection)
-        for _, version, read in self.stored_snapshots(campaign_id, names, projection_version):
+        for _, version, _, read in self.stored_snapshots(campaign_id, names, projection_version):
             text = read()
             if text is None:
                 continue
@@ -691,9 +691,10 @@ class EventStore:
 
     def stored_snapshots(
         self, campaign_id: str, names: Sequence[str], projection_version: int
-    ) -> list[tuple[str, int, Callable[[], str | None]]]:
+    ) -> list[tuple[str, int, str, Callable[[], str | None]]]:
         """The campaign's cached states under ``names`` that still match the log, newest first
-        (of two at one version, the first named), each with a way to read its text: a caller
+        (of two at one version, the first named), each with the hash of the event it was folded
+        to and a way to read its text: a caller
         choosing among them reads the text of those it looks at, and parses only the one it
         takes. A snapshot replaced after this listing reads as None."""
         among, params = placeholders("name", names)
@@ -702,6 +703,7 @@ class EventStore:
                 (
                     name,
                     version,
+                    head,
                     functools.partial(self._snapshot_text, campaign_id, name, version, head),
                 )
                 for name, version, head in link.rows(
