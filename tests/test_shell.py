@@ -54,6 +54,30 @@ def test_the_shell_sees_what_another_writer_logged(glintlock):
     tracker.close()
 
 
+def test_the_shell_never_refuses_on_what_another_writer_has_changed_since(glintlock, capsys):
+    """Its state is kept warm between lines: a line it would refuse on that state is decided
+    again on the log's head, so another terminal's Threat or character counts at once."""
+    from tracker.cli.shell import run_line
+
+    glintlock.ok("session start")
+    shell = Tracker(str(glintlock.db))
+    shell.warm = True
+    obj = {"tracker": shell, "db": shell.url, "campaign": None}
+    assert run_line("status --json", obj) == 0
+    glintlock.ok("threat add 4 --reason 'from another terminal'")
+    glintlock.ok("character add Ilse --stat Grit=1 --stat Wits=3")
+    capsys.readouterr()
+    assert run_line("threat spend hard --note 'the floor gives'", obj) == 0
+    assert run_line("roll Ilse Wits --tag 1:gear --dice 12", obj) == 0
+    assert capsys.readouterr().err == ""
+    # What stays refused on the head is refused as before, and logs nothing.
+    count = len(glintlock.json("log")["events"])
+    assert run_line("spend Ilse resist", obj) != 0
+    assert "Mettle" in capsys.readouterr().err
+    assert len(glintlock.json("log")["events"]) == count
+    shell.close()
+
+
 def _completer(db) -> tuple[Tracker, Completer]:
     tracker = Tracker(str(db))
     return tracker, Completer({"tracker": tracker, "db": str(db), "campaign": None})

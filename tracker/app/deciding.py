@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from tracker.app.loading import StateLoader
-from tracker.errors import Refused
+from tracker.errors import Refused, TrackerError
 from tracker.events import EventPayload, NewEvent, StoredEvent, encode
 from tracker.events.envelope import GENESIS_HASH
 from tracker.projections.campaign import CampaignState, Obligation, apply
@@ -118,16 +118,26 @@ class Appender:
 
         The command decides first on the state as loaded, without the lock: a long decision (an
         undo asking every later event whether it still stands) or a fold of a long tail holds
-        no other writer up, and a refusal takes no lock at all. Then, holding the write lock,
+        no other writer up, and a refusal takes no lock at all (a state kept warm is caught up
+        first, so a refusal always stands on the log's head). Then, holding the write lock,
         whatever other writers logged meanwhile is folded on; when there was any, the command
         decides again on that head. Its events are appended in the same locked transaction,
         through one connection: writers never collide, and none is turned away for losing a
         race.
         """
         # Kept warm (the shell), it is caught up under the lock alone.
-        state = self.loader.held(row) or self.loader.state(row)
+        held = self.loader.held(row)
+        state = held or self.loader.state(row)
+        try:
+            decision = decide(state)
+        except TrackerError:
+            if held is None:
+                raise
+            # A refusal is never decided on what another writer has since changed (a Threat
+            # spent, a character added): it stands only on the log's head.
+            state = self.loader.catch_up(row, held)
+            decision = decide(state)
         decided_on, decided_at = state, state.version
-        decision = decide(state)
         try:
             with self.loader.snapshots_deferred(), self.store.writing(row.campaign_id) as append:
                 state = self.loader.catch_up(row, state)
