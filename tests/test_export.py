@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import uuid
 from collections.abc import Callable
 from fractions import Fraction
@@ -351,6 +352,21 @@ def test_an_import_whose_event_does_not_fit_its_type_is_refused_whole(gloom_nigh
     assert result.exit_code == 2, result.output
     assert f"line {at + 2} is no event this tracker can read" in result.stderr
     assert why in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    nothing = Tracker(str(copy))
+    assert nothing.store.count() == 0
+    nothing.close()
+
+
+@pytest.mark.parametrize("value", ["1e400", "NaN", '"\\ud800"'])
+def test_an_import_line_holding_what_json_cannot_spell_is_refused_whole(gloom_night, value):
+    lines = gloom_night.ok("export events").stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if '"type":"NoteAdded"' in line)
+    lines[at] = re.sub(r'"text":"[^"]*"', lambda _: f'"text":{value}', lines[at], count=1)
+    copy = gloom_night.db.with_name("copy.db")
+    result = gloom_night(["--db", str(copy), "import", "-"], input="\n".join(lines) + "\n")
+    assert result.exit_code == 2, result.output
+    assert f"line {at + 1} is not an event" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     nothing = Tracker(str(copy))
     assert nothing.store.count() == 0

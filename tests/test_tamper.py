@@ -412,3 +412,39 @@ def test_a_campaign_named_as_an_older_one_rehashed_is_found(evening):
         conn.execute("DROP TRIGGER IF EXISTS campaigns_no_update")
         conn.execute("UPDATE campaigns SET name = ? WHERE name = 'Other'", (lookalike,))
     verify_fails(evening, "reads as 'Ashes of Veyra', a campaign made before it")
+
+
+@pytest.mark.parametrize("value", ["1e400", "-1e400", "NaN", '"\\ud800"'])
+def test_a_payload_no_json_writer_spells_is_named_never_a_traceback(evening, value):
+    """A number past a float's range, NaN or a lone surrogate has no hash and no output: every
+    reader names the event in one sentence, and `--json` never prints what is not JSON."""
+    with sqlite3.connect(evening.db) as conn:
+        conn.execute("DROP TRIGGER events_no_update")
+        (version,) = conn.execute(
+            "UPDATE events SET payload = ? WHERE type = 'NoteAdded' RETURNING version",
+            (f'{{"text":{value},"tags":[]}}',),
+        ).fetchone()
+    verify_fails(evening, f"event {version}", "not JSON")
+    # The log lists it, as it lists every event it cannot read.
+    listed = evening.json("log --json")["events"][version - 1]
+    assert listed["payload"] is None
+    assert "holds a payload that is not JSON" in listed["unreadable"]
+    assert "cannot read" in evening.ok("log").stdout
+    # An export of it would not read back: refused, and a file given -o is left as it was.
+    kept = evening.db.with_name("kept.jsonl")
+    kept.write_text("yesterday's export\n")
+    result = evening(["export", "events", "-o", str(kept)])
+    assert result.exit_code == 1, result.output
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert f"Event {version}" in result.stderr
+    assert kept.read_text() == "yesterday's export\n"
+    assert [p.name for p in kept.parent.iterdir() if "kept" in p.name] == ["kept.jsonl"]
+
+
+def test_a_snapshot_row_of_no_shape_tracker_writes_is_named_and_dropped(evening):
+    evening.ok("session end")
+    with sqlite3.connect(evening.db) as conn:
+        assert conn.execute("UPDATE snapshots SET version = 'abc'").rowcount >= 1
+    verify_fails(evening, "snapshot cannot be read")
+    assert evening("verify").exit_code == 0
+    assert evening.json("status Wren")["mettle"] >= 0

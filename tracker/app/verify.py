@@ -291,6 +291,11 @@ class Verifier:
         ):
             if projection_version != PROJECTION_VERSION:
                 continue  # an older tracker's cache, which this one never reads
+            if type(version) is not int or not isinstance(head_hash, str):
+                # A row no tracker wrote (the table's columns take any value in SQLite).
+                bad.append((name, projection_version))
+                found.append(Mismatch(0, "-", f"the {name} snapshot cannot be read"))
+                continue
             at = next(
                 store.read(row.campaign_id, after_version=version - 1, until_version=version),
                 None,

@@ -26,7 +26,12 @@ def export() -> None:
 @contextlib.contextmanager
 def _target(path: str | None, *, private: bool = True) -> Iterator[TextIO]:
     """Where an export goes; a file that holds what only the GM may see is its owner's alone
-    from the first byte (created 0600, not made so afterwards)."""
+    from the first byte (created 0600, not made so afterwards).
+
+    A file is written beside its place and put there only when the export is whole, so an
+    export that stops (a damaged event, a full disk, Ctrl-C) never leaves half a file, nor
+    overwrites yesterday's whole one with it. What is not a plain file (``/dev/stdout``, a
+    pipe) is written as it goes."""
     if path is None or path == "-":
         try:
             yield sys.stdout
@@ -38,8 +43,15 @@ def _target(path: str | None, *, private: bool = True) -> Iterator[TextIO]:
             ) from None
         return
     mode = 0o600 if private else 0o666
+    final, part = path, None
+    if not os.path.exists(path) or os.path.isfile(path):
+        final = os.path.realpath(path)  # through a link, as writing in place would go
+        part = os.path.join(os.path.dirname(final), f".{os.path.basename(final)}.part")
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        fd = _created(part, mode) if part is not None else None
+        if fd is None:
+            part = None
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     except OSError as exc:
         fix = {
             errno.ENOENT: "give -o a path in a folder that exists",
@@ -51,12 +63,30 @@ def _target(path: str | None, *, private: bool = True) -> Iterator[TextIO]:
     try:
         with open(fd, "w", encoding="utf-8", newline="") as handle:
             yield handle
+        if part is not None:
+            os.replace(part, final)
+            part = None
     except OSError as exc:
         # The file opened; writing it (or closing it, which writes what is left) failed.
         fix = "free some space or give -o another path"
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
             fix = "give -o another path"
         raise click.ClickException(f"Cannot write {path} ({exc.strerror}); {fix}.") from None
+    finally:
+        if part is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(part)
+
+
+def _created(part: str, mode: int) -> int | None:
+    """A new file at ``part`` for the export to be written in, or None when its folder takes
+    none (a file writable in a folder that is not): the export is then written in place."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(part)  # left by an export killed before it could clear it
+    try:
+        return os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    except (PermissionError, FileExistsError):
+        return None
 
 
 @export.command("rolls")

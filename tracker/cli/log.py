@@ -20,7 +20,7 @@ from tracker.cli.render import (
     printable,
     update_words,
 )
-from tracker.errors import BadInput, NotFound, TrackerError
+from tracker.errors import BadInput, NotFound, StorageError, TrackerError
 from tracker.events import catalog as c
 from tracker.events import play as p
 from tracker.events.catalog import Unreadable
@@ -222,7 +222,7 @@ def log(session: int | None, player_view: bool, follow: bool, as_json: bool) -> 
         click.echo('{"events": [', nl=False)
         gone = []
         for i, event in enumerate(events):
-            doc = event.to_dict()
+            doc = _listed(event)
             click.echo(("," if i else "") + json.dumps(doc, ensure_ascii=False), nl=False)
             if event.event_id in undone:
                 gone.append(event.version)
@@ -258,6 +258,16 @@ def log_line(event, names: dict[str, str], undone: set[str], player_view: bool) 
 FOLLOW_EVERY = 0.2
 
 
+def _listed(event) -> dict:
+    """The event as stored, for ``--json``. Edited in by hand, a payload no JSON can spell is
+    listed as none, with why: the log is where the GM looks to see what is wrong (and `verify`
+    names it)."""
+    try:
+        return event.to_dict()
+    except StorageError as exc:
+        return {**event.to_dict(payload=False), "unreadable": str(exc)}
+
+
 def _follow(tracker, session: int | None, player_view: bool, as_json: bool) -> None:
     """Print the session's events so far (the running one unless ``session``), then each new
     one as it is logged, until interrupted. An undo or a redo is an event of its own, which
@@ -283,7 +293,7 @@ def _follow(tracker, session: int | None, player_view: bool, as_json: bool) -> N
                 if event.type == c.CharacterAdded.TYPE:
                     names = tracker.campaigns.character_names()
                 if as_json:
-                    doc = event.to_dict()
+                    doc = _listed(event)
                     doc["undone"] = event.event_id in page.undone
                     click.echo(json.dumps(doc, ensure_ascii=False))
                 else:

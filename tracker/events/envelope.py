@@ -33,7 +33,15 @@ def loads_payload(text: str | bytes) -> Any:
     try:
         return _decode_json(text)
     except msgspec.DecodeError:
-        return json.loads(text)
+        value = json.loads(text)
+    # What msgspec declines and the standard parser reads is nested deeper than msgspec goes,
+    # or is what no command writes and no hash or output can spell: a number past a float's
+    # range, NaN, a lone surrogate. That is refused here, as text that is not tracker's JSON.
+    try:
+        canonical_json(value).encode("utf-8")
+    except ValueError as exc:
+        raise ValueError(f"it holds a value JSON cannot spell ({str(exc)[:60]})") from None
+    return value
 
 
 def stored_json(payload: dict[str, Any]) -> str:
@@ -172,8 +180,9 @@ class StoredEvent(NamedTuple):
     def computed_hash(self) -> str:
         return event_hash(self.chain_fields())
 
-    def to_dict(self) -> dict[str, Any]:
-        """Every stored field, as ``export events`` writes it and ``import`` reads it back."""
+    def to_dict(self, *, payload: bool = True) -> dict[str, Any]:
+        """Every stored field, as ``export events`` writes it and ``import`` reads it back; with
+        ``payload=False``, the payload as None (for an event whose payload cannot be read)."""
         return {
             "position": self.position,
             "event_id": self.event_id,
@@ -183,7 +192,7 @@ class StoredEvent(NamedTuple):
             "character_id": self.character_id,
             "type": self.type,
             "schema_version": self.schema_version,
-            "payload": self.payload,
+            "payload": self.payload if payload else None,
             "recorded_at": self.recorded_at,
             "visibility": self.visibility,
             "prev_hash": self.prev_hash,
