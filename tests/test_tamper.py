@@ -448,3 +448,62 @@ def test_a_snapshot_row_of_no_shape_tracker_writes_is_named_and_dropped(evening)
     verify_fails(evening, "snapshot cannot be read")
     assert evening("verify").exit_code == 0
     assert evening.json("status Wren")["mettle"] >= 0
+
+
+def _payload_set(kind: str, **changes):
+    def forge(events):
+        event = next(r for r in events if r["type"] == kind)
+        event["payload"] = json.dumps({**payload_of(event), **changes})
+        return events
+
+    return forge
+
+
+@pytest.mark.parametrize(
+    ("kind", "changes", "words"),
+    [
+        ("MettleSpent", {"cost": -5}, "costs 1, or 2 strained, not -5"),
+        ("MettleSpent", {"base": 2}, "costs 1 Mettle, not 2"),
+        ("MettleSpent", {"action": "free-lunch"}, "'free-lunch' is no Mettle spend"),
+        ("ThreatSpent", {"cost": 0}, "a soft spend costs 1 Threat, not 0"),
+        ("ThreatAdded", {"amount": -3}, "1 or more, not -3"),
+        ("StressChanged", {"delta": 0}, "a change of 0 stress"),
+        ("CampaignCreated", {"tie_rule": "bogus"}, "--tie-rule is a Gloom setting"),
+        ("CampaignCreated", {"threat_carries_over": True, "cinematic": True}, "--cinematic"),
+    ],
+)
+def test_a_price_or_setting_no_command_logs_rehashed_is_found(glintlock, kind, changes, words):
+    """Whatever the campaign's state, no command logs these numbers: a forger who rehashed the
+    chain is found by verify, and an export of the forgery is refused by import."""
+    glintlock.ok("session start")
+    glintlock.ok("roll Tomas Wits --tag 1:gear --dice 15")  # a weak hit: Mettle for Tomas
+    glintlock.ok("spend Tomas steel-yourself")
+    glintlock.ok("threat add 2 --reason 'the dark'")
+    glintlock.ok("threat spend soft --note 'a noise'")
+    glintlock.ok("stress Tomas +1 --cause 'the noise'")
+    assert glintlock("verify").exit_code == 0
+    rewrite(glintlock.db, _payload_set(kind, **changes), snapshots=False)
+    verify_fails(glintlock, words)
+    dump = glintlock.db.with_name("forged.jsonl")
+    glintlock.ok(f"export events -o {dump}")
+    copy = glintlock.db.with_name("copy.db")
+    result = glintlock(["--db", str(copy), "import", str(dump)])
+    assert result.exit_code == 2, result.output
+    assert words in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("system", "changes", "words"),
+    [
+        ("gloom", {"stress_limit": -1}, "--stress-limit is 1 to 20, not -1"),
+        ("gloom", {"tie_rule": "bogus"}, "--tie-rule must be stat or defender"),
+        ("gurps", {"tech_level": 99}, "A tech level is 0 to 12, not 99"),
+    ],
+)
+def test_a_setting_no_command_logs_rehashed_is_found(run, system, changes, words):
+    run.ok(f"campaign new Forged --system {system}")
+    if system == "gurps":
+        run.ok("campaign set --tech-level 3")
+    kind = "CampaignSettingsChanged" if system == "gurps" else "CampaignCreated"
+    rewrite(run.db, _payload_set(kind, **changes), snapshots=False)
+    verify_fails(run, words)

@@ -25,7 +25,7 @@ from tracker.app.sheets import (
     sheet_for,
 )
 from tracker.app.table import CURRENT, Table
-from tracker.errors import BadInput, Refused
+from tracker.errors import BadInput, Refused, TrackerError
 from tracker.events import (
     CampaignCreated,
     CharacterAdded,
@@ -514,24 +514,53 @@ def checked_settings(rules: RuleSystem, given: dict[str, Any]) -> dict[str, Any]
     for name, value in given.items():
         if value is None:
             continue
-        option = "--" + name.replace("_", "-")
-        if name not in rules.settings:
-            readers = [s.title for s in registry.systems() if name in s.settings]
-            raise BadInput(
-                f"{option} is a {' and '.join(readers) or 'no'} setting and "
-                f"{rules.title} does not use it; leave it out here."
-            )
-        if name == "tie_rule" and value not in TIE_RULES:
-            raise BadInput("--tie-rule must be stat or defender; give one of those.")
-        if name == "stress_limit" and not STRESS_LIMITS[0] <= value <= STRESS_LIMITS[1]:
-            raise BadInput(
-                f"--stress-limit is {STRESS_LIMITS[0]} to {STRESS_LIMITS[1]}, not {value}; give "
-                f"one from {STRESS_LIMITS[0]} to {STRESS_LIMITS[1]}."
-            )
+        _usable(rules, name, value)
         if name in ("fright_table", "breaking_table"):
             value = None if value in (RULEBOOK, NONE) else read_data(value, "table")
         out[name] = rules.check_setting(name, value)
     return out
+
+
+def _usable(rules: RuleSystem, name: str, value: Any) -> None:
+    """Refuse a setting the rule system does not read, or a tie rule or stress limit it has
+    no use for."""
+    option = "--" + name.replace("_", "-")
+    if name not in rules.settings:
+        readers = [s.title for s in registry.systems() if name in s.settings]
+        raise BadInput(
+            f"{option} is a {' and '.join(readers) or 'no'} setting and "
+            f"{rules.title} does not use it; leave it out here."
+        )
+    if name == "tie_rule" and value not in TIE_RULES:
+        raise BadInput("--tie-rule must be stat or defender; give one of those.")
+    if name == "stress_limit" and (
+        type(value) is not int or not STRESS_LIMITS[0] <= value <= STRESS_LIMITS[1]
+    ):
+        raise BadInput(
+            f"--stress-limit is {STRESS_LIMITS[0]} to {STRESS_LIMITS[1]}, not {value}; give "
+            f"one from {STRESS_LIMITS[0]} to {STRESS_LIMITS[1]}."
+        )
+
+
+def logged_settings_problem(
+    rules: RuleSystem, settings: dict[str, Any], *, created: bool
+) -> str | None:
+    """Why settings as a log stores them (a creation's when ``created``, else a change's) are
+    not ones `campaign new` or `campaign set` would have logged for ``rules``; None when they
+    are. A creation stores the table's defaults whatever the system reads (``CREATED``)."""
+    try:
+        for name, value in settings.items():
+            if created and CREATED.get(name, object()) == value:
+                continue
+            _usable(rules, name, value)
+            rules.check_setting(name, list(value) if type(value) is tuple else value)
+    except TrackerError as exc:
+        return str(exc).split("; ")[0]
+    return None
+
+
+# What a creation stores of a setting its system may not read: the table's default.
+CREATED = {"tie_rule": "stat", "stress_limit": 6, "cinematic": False, "threat_carries_over": False}
 
 
 def _setting_now(state: CampaignState, name: str) -> Any:

@@ -9,14 +9,24 @@ folded up to it (``problem_with``), a roll deciding again to what it stores.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
+from tracker.app.campaigns import CREATED, logged_settings_problem
 from tracker.app.names import check_name
 from tracker.app.sheets import check_scores
 from tracker.errors import TrackerError
 from tracker.events import StoredEvent
-from tracker.events.catalog import CharacterAdded, SessionStarted
+from tracker.events.catalog import (
+    CampaignCreated,
+    CampaignSettingsChanged,
+    CharacterAdded,
+    SessionStarted,
+)
+from tracker.events.play import StressChanged
 from tracker.projections.campaign import CampaignState, apply, problem_with
 from tracker.projections.rolls import ROLLED, rolls_in
+from tracker.systems import registry
+from tracker.systems.base import Feature
 from tracker.systems.registry import UnknownSystem
 
 FOLD_ERRORS = (TrackerError, KeyError, TypeError, ValueError, AttributeError, IndexError)
@@ -41,7 +51,7 @@ class LogCheck:
             self.sessions.add(event.data.number)
         problem = self._envelope_problem(event)
         try:
-            problem = problem or problem_with(walk, event)
+            problem = problem or problem_with(walk, event) or _as_its_command(walk, event.data)
             if problem is None and isinstance(event.data, CharacterAdded):
                 problem = _sheet_problem(walk, event.data)
             apply(walk, event)
@@ -68,6 +78,25 @@ class LogCheck:
         except (TypeError, ValueError):
             return f"its time {event.recorded_at!r} is not a time"
         return None
+
+
+def _as_its_command(walk: CampaignState, data: Any) -> str | None:
+    """Why a creation, a setting, a stress change or a spend or gain of a currency holds what
+    its command would never have logged, whatever the campaign's state: a forger who rehashed
+    the chain can write any number there. (Whether it could be afforded where it stands is
+    ``problem_with``'s to ask.)"""
+    if isinstance(data, CampaignCreated):
+        created = {name: getattr(data, name) for name in CREATED}
+        return logged_settings_problem(registry.get(data.system), created, created=True)
+    if isinstance(data, CampaignSettingsChanged):
+        return logged_settings_problem(walk.rules, data.changed(), created=False)
+    if isinstance(data, StressChanged):
+        if not walk.rules.has(Feature.STRESS):
+            return f"{walk.rules.title} has no stress"
+        if data.delta == 0 or abs(data.delta) >= 10**15:
+            return f"a change of {data.delta} stress is none a command logs"
+        return None
+    return walk.rules.priced(data)
 
 
 def _sheet_problem(walk: CampaignState, added: CharacterAdded) -> str | None:

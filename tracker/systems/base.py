@@ -504,6 +504,13 @@ class RuleSystem:
         None when the rules still give what is stored, else a sentence saying what differs."""
         return None
 
+    def priced(self, event: Any) -> str | None:
+        """Whether a stored spend or gain of this system's currencies (not a roll) has a price
+        its command could have logged in some state of the campaign: None when it has, else a
+        sentence saying why not. What it could afford where it stands is ``problem_with``'s
+        to ask; this is what no state makes true (a cost no action has)."""
+        return None
+
     def roll_facts(self, event: Any) -> list[RollFacts]:
         """The dice rolled in a stored event of this system, as the roll history shows them
         (none for an event that rolled nothing)."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from tracker.errors import Refused
 from tracker.events.effects import Effect, StoryTagSpent, TrackChange, effects_text
-from tracker.events.play import RollMade
+from tracker.events.play import MettleGained, MettleSpent, RollMade, ThreatAdded, ThreatSpent
 from tracker.systems.base import (
     CampaignView,
     CharacterView,
@@ -256,3 +256,36 @@ def chance(key: tuple[int, bool, str, int]) -> Fraction:
 
     stat, trained, position, bonus = key
     return odds.check(stat, trained=trained, tags=POSITION_NET[position], bonus=bonus).success
+
+
+def priced(event: Any) -> str | None:
+    """A stored Mettle spend or gain, or Threat spend or gain, at a price its command could
+    have logged: a spend's base is its action's, and its cost that base or, strained, double
+    it; a gain is its action's; a Threat spend costs its tier's; Threat is added 1 or more."""
+    if isinstance(event, MettleSpent):
+        bases = glintlock.METTLE_COSTS.get(event.action)
+        if bases is None:
+            return f"{event.action!r} is no Mettle spend"
+        if event.base not in bases:
+            return f"a {event.action} costs {' or '.join(map(str, bases))} Mettle, not {event.base}"
+        doubled = event.base * glintlock.STRAINED_COST_FACTOR
+        if (event.cost, event.doubled) not in ((event.base, False), (doubled, True)):
+            return (
+                f"a {event.action} of base {event.base} costs {event.base}, or {doubled} strained, "
+                f"not {event.cost}"
+            )
+    elif isinstance(event, MettleGained):
+        gain = glintlock.METTLE_GAINS.get(event.action)
+        if gain is None:
+            return f"{event.action!r} is no way to gain Mettle"
+        if event.amount not in (0, gain):  # none at the top of the track
+            return f"{event.action} gains {gain} Mettle, not {event.amount}"
+    elif isinstance(event, ThreatSpent):
+        cost = glintlock.THREAT_SPENDS.get(event.tier)
+        if cost is None:
+            return f"{event.tier!r} is no Threat spend"
+        if event.cost != cost:
+            return f"a {event.tier} spend costs {cost} Threat, not {event.cost}"
+    elif isinstance(event, ThreatAdded) and not 1 <= event.amount < 10**15:
+        return f"Threat is added in whole points of 1 or more, not {event.amount}"
+    return None

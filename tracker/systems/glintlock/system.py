@@ -123,6 +123,7 @@ class Glintlock(RuleSystem):
 
     decide_roll = play.decide_roll
     redecide = staticmethod(play.redecide)
+    priced = staticmethod(play.priced)
     roll_facts = staticmethod(play.roll_facts)
     roll_remarks = staticmethod(words.roll_remarks)
     rolled = staticmethod(play.rolled)
