@@ -227,6 +227,28 @@ def test_an_export_to_a_full_standard_output_says_so_in_a_sentence(glintlock):
         )
 
 
+@pytest.mark.parametrize("encoding", ["latin-1", "ascii"])
+def test_a_roll_to_an_output_without_utf8_says_it_logged(glintlock, encoding):
+    """What the terminal cannot show stands in as a mark: a roll that was logged never ends in
+    a traceback and exit 1, which would have the GM roll it again."""
+    import os
+    import subprocess
+    import sys
+
+    glintlock.ok("session start")
+    before = glintlock.event_count()
+    tracker = Path(sys.executable).with_name("tracker")
+    done = subprocess.run(
+        [tracker, "--db", str(glintlock.db), "roll", "Wren", "Grit", "--tag", "1:gear"],
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": encoding},
+    )
+    assert done.returncode == 0, done.stderr
+    assert b"Wren" in done.stdout
+    assert done.stderr == b""
+    assert glintlock.event_count() == before + 1
+
+
 @pytest.mark.parametrize(
     ("content", "says"),
     [

@@ -122,6 +122,12 @@ def main() -> None:
     turns the collector back on for its long evening.
     """
     gc.disable()
+    for stream in (sys.stdout, sys.stderr):
+        # A terminal or pipe that takes no UTF-8 (PYTHONIOENCODING=latin-1, an old locale)
+        # gets a stand-in for what it cannot show, never a traceback after the command logged.
+        if getattr(stream, "encoding", "utf-8").lower().replace("-", "") != "utf8":
+            with contextlib.suppress(AttributeError, ValueError):
+                stream.reconfigure(errors="replace")
     try:
         cli.main(prog_name="tracker")
         code = 0
