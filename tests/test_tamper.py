@@ -507,3 +507,27 @@ def test_a_setting_no_command_logs_rehashed_is_found(run, system, changes, words
     kind = "CampaignSettingsChanged" if system == "gurps" else "CampaignCreated"
     rewrite(run.db, _payload_set(kind, **changes), snapshots=False)
     verify_fails(run, words)
+
+
+def test_a_campaign_row_removed_or_added_alone_is_found(evening):
+    """Without its row a campaign's log is listed by no command; a row without a log is a
+    campaign that never began. verify walks the events table, not only the campaigns'."""
+    with sqlite3.connect(evening.db) as conn:
+        [(campaign_id,)] = conn.execute("SELECT campaign_id FROM campaigns").fetchall()
+    with sqlite3.connect(evening.db) as conn:
+        conn.execute("DROP TRIGGER IF EXISTS campaigns_no_delete")
+        conn.execute("DELETE FROM campaigns")
+    stderr = verify_fails(evening, f"campaign {campaign_id}", "belong to no campaign")
+    assert len(stderr.strip().splitlines()) == 1
+    result = evening("verify --json")
+    assert result.exit_code == 1
+    shown = json.loads(result.stdout)
+    assert shown["ok"] is False
+    assert [c["events"] for c in shown["campaigns"]] == [evening.event_count()]
+    with sqlite3.connect(evening.db) as conn:
+        conn.execute(
+            "INSERT INTO campaigns VALUES (?, 'Ashes of Veyra', 'glintlock', '2026-01-01')",
+            (campaign_id,),
+        )
+        conn.execute("INSERT INTO campaigns VALUES ('x', 'Empty', 'gloom', '2026-01-02')")
+    verify_fails(evening, "Empty", "has no events, not even its creation")

@@ -34,7 +34,7 @@ from tracker.projections.rolls import ROLLED, rolls_in
 from tracker.store.eventstore import CampaignRow
 from tracker.systems import registry
 from tracker.systems.base import RuleSystem
-from tracker.words import reads_as
+from tracker.words import plural, reads_as
 
 
 def redecide(event: StoredEvent, rules: RuleSystem) -> str | None:
@@ -120,8 +120,19 @@ class Verifier:
         """Check every campaign (the chosen one, when one was named): the hash chain, and every
         stored roll re-decided from its recorded inputs and dice."""
         store = self.table.store
-        rows = [self.table.campaign()] if self.table.chosen else store.campaigns()
-        return [self.campaign(row) for row in rows]
+        if self.table.chosen:
+            return [self.campaign(self.table.campaign())]
+        reports = [self.campaign(row) for row in store.campaigns()]
+        # A campaign's row removed hides its log from every command, but not from here.
+        for campaign_id, count in store.unlisted():
+            hidden = ChainProblem(
+                1,
+                "-",
+                f"its {plural(count, 'event')} belong to no campaign of the campaigns table "
+                "(its row was removed)",
+            )
+            reports.append(VerifyReport(f"campaign {campaign_id}", count, hidden))
+        return reports
 
     def _name_taken(self, row: CampaignRow) -> str | None:
         """Whether a campaign made before this one has a name that reads the same, as
@@ -270,6 +281,8 @@ class Verifier:
         logged = self.table.store.read(row.campaign_id, until_version=head)
         logged = metered(logged, self.table.meter, f"Verifying {row.name}", head)
         problem = check_chain(checking(logged))
+        if problem is None and not counted:
+            problem = ChainProblem(0, "-", "the campaign has no events, not even its creation")
         if problem is not None:
             # The broken link already names that event; its payload says nothing more.
             mismatches = [m for m in mismatches if m.event_id != problem.event_id]

@@ -810,6 +810,18 @@ class EventStore:
                 )
             ]
 
+    def unlisted(self) -> list[tuple[str, int]]:
+        """Each campaign id the events table holds that the campaigns table does not, with its
+        number of events: a log no command lists, left by an edit of the campaigns table."""
+        with self._reading() as link:
+            return [
+                (campaign_id, count)
+                for campaign_id, count in link.rows(
+                    "SELECT campaign_id, count(*) FROM events WHERE campaign_id NOT IN "
+                    "(SELECT campaign_id FROM campaigns) GROUP BY campaign_id ORDER BY campaign_id"
+                )
+            ]
+
     def find_campaign(self, name_or_id: str) -> CampaignRow | None:
         """A campaign by id or by name, the name matched without regard to case.
 
