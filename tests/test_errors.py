@@ -295,3 +295,53 @@ def test_the_shell_and_the_live_view_take_the_database_after_the_command_too(gli
     assert "--db PATH_OR_URL" not in CliRunner().invoke(cli, ["serve", "--help"]).stdout
     refused = CliRunner().invoke(cli, ["serve", "--db", str(glintlock.db), "--port", "99999"])
     assert "No such option" not in refused.stderr
+
+
+@pytest.mark.parametrize("content", [b"\n", b"x", b"a note, not a database\n"])
+def test_a_small_file_that_is_no_database_is_refused_and_left_as_it_was(tmp_path, content):
+    """SQLite takes a file shorter than its header as empty and writes a database over it."""
+    from click.testing import CliRunner
+
+    from tracker.cli import cli
+
+    notes = tmp_path / "notes.db"
+    notes.write_bytes(content)
+    for command in (["campaign", "list"], ["campaign", "new", "X", "--system", "gloom"]):
+        result = CliRunner().invoke(cli, ["--db", str(notes), *command])
+        assert result.exit_code == 1, result.output
+        assert "is not a SQLite database" in result.stderr
+        assert notes.read_bytes() == content
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]
+
+
+def test_an_empty_file_given_as_the_database_becomes_its_owners_alone(tmp_path):
+    from click.testing import CliRunner
+
+    from tracker.cli import cli
+
+    empty = tmp_path / "empty.db"
+    empty.touch(mode=0o644)
+    empty.chmod(0o644)
+    result = CliRunner().invoke(
+        cli, ["--db", str(empty), "campaign", "new", "E", "--system", "gloom"]
+    )
+    assert result.exit_code == 0, result.output
+    assert empty.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_data_folder_that_cannot_be_made_is_one_sentence(tmp_path, monkeypatch):
+    """A service account's HOME that is missing or not its own gives no traceback."""
+    from click.testing import CliRunner
+
+    from tracker.cli import cli
+
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.delenv("TRACKER_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(blocked / "share"))
+    monkeypatch.setenv("HOME", str(blocked))
+    result = CliRunner().invoke(cli, ["status"])
+    assert result.exit_code == 1, result.output
+    [line] = result.stderr.strip().splitlines()
+    assert "Cannot make the data folder" in line
+    assert "give --db (or TRACKER_DB)" in line

@@ -6,6 +6,7 @@ SQLAlchemy (``tracker.store.sqlite``), and only a server URL or a migration load
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from pathlib import Path
@@ -28,7 +29,14 @@ def resolve_url(db: str | None) -> str:
         return db
     path = Path(db).expanduser() if db else default_path()
     if not db:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            # A service account's HOME that is missing or not its own.
+            raise StorageError(
+                f"Cannot make the data folder {path.parent} ({exc.strerror}); give --db (or "
+                "TRACKER_DB) the path of a database file in a folder you can write to."
+            ) from None
     return f"sqlite:///{resolved(path)}"
 
 
@@ -60,6 +68,11 @@ def prepare_sqlite_file(path: Path) -> bool:
     if path.exists():
         if path.is_dir():
             raise StorageError(f"{path} is a folder; give --db the path of a database file.")
+        if path.is_file() and path.stat().st_size == 0:
+            # An empty file given to be the database: SQLite makes one in it, as private as a
+            # file tracker creates.
+            with contextlib.suppress(OSError):
+                os.chmod(path, 0o600)
         return False
     if not path.parent.is_dir():
         raise StorageError(
@@ -77,12 +90,26 @@ def prepare_sqlite_file(path: Path) -> bool:
     return True
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
 def refuse_foreign_sqlite(path: Path) -> None:
     """Refuse an existing SQLite file that holds tables but none of tracker's, having looked at
     it read-only: opening it for tracker would switch it to WAL mode before anything could say
     it is not ours, and a file that is not ours is left exactly as it was."""
     if not path.is_file() or path.stat().st_size == 0:
         return
+    try:
+        with open(path, "rb") as file:
+            start = file.read(len(SQLITE_HEADER))
+    except OSError:
+        return  # unreadable: opening it names what is wrong
+    if start != SQLITE_HEADER:
+        # SQLite would take a file shorter than its header as empty, and write a database
+        # over it: a file that is not one is left exactly as it was.
+        raise StorageError(
+            f"{path} is not a SQLite database; give --db a tracker database or a new file."
+        )
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         try:
