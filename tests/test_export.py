@@ -553,3 +553,28 @@ CHAINED = (
     "visibility",
     "prev_hash",
 )
+
+
+def test_every_event_a_command_logs_reads_back_from_its_export(run, tmp_path):
+    """A sheet too large for one export line is refused when added, not found out at import;
+    one just inside the bound goes out and comes back whole."""
+
+    def sheet(name: str, skills: int) -> str:
+        path = tmp_path / f"{name}.toml"
+        lines = [f'name = "{name}"', 'system = "gurps"', "[stats]", "ST = 10", "[skills]"]
+        lines += [f'"Skill {i:06d} of a long and careful list" = 12' for i in range(skills)]
+        path.write_text("\n".join(lines) + "\n")
+        return str(path)
+
+    run.ok("campaign new Sheets --system gurps")
+    before = run.event_count()
+    refused = run(["character", "add", "--sheet", sheet("Huge", 40_000)])
+    assert refused.exit_code == 2, refused.output
+    assert "more than the 1,044,480 one event may hold" in refused.stderr
+    assert run.event_count() == before
+    run.ok(f"character add --sheet {sheet('Big', 20_000)}")
+    dump = tmp_path / "all.jsonl"
+    run.ok(f"export events -o {dump}")
+    assert max(len(line) for line in dump.read_bytes().splitlines()) > 900_000
+    copy = run(["--db", str(tmp_path / "copy.db"), "import", str(dump)])
+    assert copy.exit_code == 0, copy.output

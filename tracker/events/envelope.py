@@ -238,6 +238,9 @@ def event_hash(fields: dict[str, Any]) -> str:
 # Bounds on what an export line may hold: past them it is no export this tracker wrote (a
 # 30-digit number would not fit the database's integers; an id is a UUID).
 MAX_LINE = 1 << 20
+# The most a payload may hold, in UTF-8 bytes: with its envelope, every event the commands log
+# fits an export line, so an export always reads back.
+MAX_PAYLOAD = MAX_LINE - 4096
 _Count = Annotated[int, msgspec.Meta(ge=1, le=1 << 62)]
 _Id = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 _Hash = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]

@@ -23,6 +23,7 @@ from tracker.errors import BadInput, ConcurrencyError, NotFound, Refused
 from tracker.events.catalog import CampaignCreated, current_decoder, decode
 from tracker.events.envelope import (
     GENESIS_HASH,
+    MAX_PAYLOAD,
     NewEvent,
     StoredEvent,
     chain_fields,
@@ -308,6 +309,13 @@ class EventStore:
             # Stored in the order the command wrote it (a sheet's stats stay in sheet order);
             # the hash covers the canonical spelling, so key order never matters to verify.
             raw = stored_json(new.payload)
+            if len(raw) > MAX_PAYLOAD // 4 and len(raw.encode("utf-8")) > MAX_PAYLOAD:
+                size = len(raw.encode("utf-8"))
+                raise BadInput(
+                    f"That would log an event of {size:,} bytes, more than the {MAX_PAYLOAD:,} "
+                    "one event may hold (so that an export reads back whole); give less at "
+                    "once, such as a sheet without what the table does not use."
+                )
             rows.append({**fields, "payload": raw, "hash": digest})
             data = new.data
             if data is None:
