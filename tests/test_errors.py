@@ -345,3 +345,51 @@ def test_a_data_folder_that_cannot_be_made_is_one_sentence(tmp_path, monkeypatch
     [line] = result.stderr.strip().splitlines()
     assert "Cannot make the data folder" in line
     assert "give --db (or TRACKER_DB)" in line
+
+
+def test_a_database_in_a_read_only_folder_is_said_to_be_the_folders(tmp_path, monkeypatch):
+    """The file may be writable while its folder is not: SQLite's journal goes beside it."""
+    import sqlite3
+
+    from tracker.store import location
+
+    db = tmp_path / "a.db"
+    db.touch()
+    folder_writable = {str(db): True, str(tmp_path): False}
+    monkeypatch.setattr(location.os, "access", lambda path, mode: folder_writable[str(path)])
+    said = str(location.storage_error(sqlite3.OperationalError("readonly database"), str(db)))
+    assert said.startswith(f"The folder {tmp_path} is read-only")
+    assert "make the folder writable" in said
+    folder_writable[str(db)] = False
+    said = str(location.storage_error(sqlite3.OperationalError("readonly database"), str(db)))
+    assert said.startswith(f"{db} is read-only; make it writable")
+
+
+@pytest.mark.parametrize("command", [["export", "events"], ["export", "rolls"]])
+def test_an_export_to_the_terminal_takes_no_json(glintlock, command):
+    """--json promises one JSON document; on the terminal the export itself goes there."""
+    result = glintlock([*command, "--json"])
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    [line] = result.stderr.strip().splitlines()
+    assert "give -o FILE with it" in line
+
+
+def test_an_export_whose_reader_stops_reading_stops_quietly(glintlock, tmp_path):
+    import subprocess
+    import sys
+
+    sheet = tmp_path / "long.toml"
+    skills = [f'"Skill {i:05d} of a long list" = 2' for i in range(4000)]
+    sheet.write_text('name = "Ilse"\n[stats]\nGrit = 2\n[skills]\n' + "\n".join(skills) + "\n")
+    glintlock.ok(f"character add --sheet {sheet}")
+    tracker = Path(sys.executable).with_name("tracker")
+    reading = subprocess.Popen(
+        [tracker, "--db", str(glintlock.db), "export", "events"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert reading.stdout.read(10) == b'{"format":'
+    reading.stdout.close()
+    assert reading.wait() == 141
+    assert reading.stderr.read() == b""

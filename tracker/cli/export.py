@@ -15,6 +15,7 @@ from typing import Any, TextIO
 import click
 
 from tracker.cli.options import emit_json, open_tracker, output_options, quiet_option
+from tracker.errors import BadInput
 from tracker.words import plural
 
 
@@ -36,6 +37,12 @@ def _target(path: str | None, *, private: bool = True) -> Iterator[TextIO]:
         try:
             yield sys.stdout
             sys.stdout.flush()
+        except BrokenPipeError:
+            # The reader stopped reading (`| head`): as any filter, stop quietly, without a
+            # word about free space nothing lacks.
+            with contextlib.suppress(OSError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise SystemExit(141) from None
         except OSError as exc:
             raise click.ClickException(
                 f"Cannot write the export to standard output ({exc.strerror}); free some space, "
@@ -116,6 +123,7 @@ def export_rolls(fmt, session, character, since, until, player_view, output, as_
     """
     from tracker.app.export import RollFilter, utc_stamp
 
+    _described(as_json, output)
     tracker = open_tracker()
     flt = RollFilter(session, character, utc_stamp(since, "--since"), utc_stamp(until, "--until"))
     if fmt == "html":
@@ -186,6 +194,16 @@ def _columns() -> tuple[tuple[str, ...], Any, int, int]:
     return COLUMNS, attrgetter(*COLUMNS), COLUMNS.index("dice"), COLUMNS.index("p_success")
 
 
+def _described(as_json: bool, output: str | None) -> None:
+    """Refuse --json for an export to the terminal: the export is what goes there, and --json
+    promises one JSON document describing it, which only a file leaves room for."""
+    if as_json and (output is None or output == "-"):
+        raise BadInput(
+            "--json describes an export written to a file; give -o FILE with it, or leave "
+            "--json out to have the export itself on the terminal."
+        )
+
+
 def _summary(as_json: bool, output: str | None, doc: dict) -> None:
     """Say what was written: on stdout when the data went to a file, else on stderr."""
     # The players' view withholds the head when it is an older secret event's, unsalted.
@@ -217,6 +235,7 @@ def export_events(output, as_json) -> None:
     Example:
       tracker export events -o campaigns.jsonl
     """
+    _described(as_json, output)
     tracker = open_tracker()
     with _target(output) as out:
         result = tracker.exports.export_events(out)

@@ -67,7 +67,9 @@ def prepare_sqlite_file(path: Path) -> bool:
     """
     if path.exists():
         if path.is_dir():
-            raise StorageError(f"{path} is a folder; give --db the path of a database file.")
+            raise StorageError(
+                f"{path} is a folder; give --db (or TRACKER_DB) the path of a database file."
+            )
         if path.is_file() and path.stat().st_size == 0:
             # An empty file given to be the database: SQLite makes one in it, as private as a
             # file tracker creates.
@@ -140,6 +142,13 @@ def storage_error(exc: BaseException, location: str) -> StorageError:
             "check the --db path or restore a backup."
         )
     if "readonly" in message or "read-only" in message:
+        folder = os.path.dirname(os.path.abspath(location))
+        if os.access(location, os.W_OK) and not os.access(folder, os.W_OK):
+            return StorageError(
+                f"The folder {folder} is read-only and tracker writes its journal beside "
+                f"{os.path.basename(location)}; make the folder writable or copy the file "
+                "somewhere you can write."
+            )
         return StorageError(
             f"{location} is read-only; make it writable or copy it somewhere you can write."
         )
