@@ -136,6 +136,20 @@ GURPS_CONTEST = [
     "session end",
 ]
 GURPS_CONTEST_DICE = [{"a": "3,3,3"}, {"a": "6,6,6"}]
+# Whatever follows a secret round between the same sides (a quick contest while the regular one
+# may be running, or the next regular contest after a public first round and a secret second)
+# is sealed alike whether the secret round settled the contest or not.
+GURPS_CONTEST_AFTER = [
+    "campaign new Hidden --system gurps",
+    "character add Mira --stat DX=12 --skill Stealth=13",
+    "session start",
+    "contest Mira Stealth Guard 12 --mode regular --secret --dice-a {a} --dice-b 6,6,6",
+    "contest Mira Stealth Guard 12 --dice-a 3,3,4 --dice-b 6,6,6",
+    "contest Mira Stealth Thug 12 --mode regular --dice-a 6,6,6 --dice-b 6,6,6",
+    "contest Mira Stealth Thug 12 --mode regular --secret --dice-a {a} --dice-b 6,6,6",
+    "contest Mira Stealth Thug 12 --mode regular --dice-a 3,3,4 --dice-b 6,6,6",
+    "session end",
+]
 GURPS_OWED_DICE = [
     {"fright": "1,1,1", "quirk": "1,1,1"},
     {"fright": "6,6,6 --table-dice 1,1,1 --effect-dice 2,2", "quirk": "6,6,6 --table-dice 2,1,1"},
@@ -195,8 +209,16 @@ def player_outputs(run: Run) -> dict[str, str]:
         (GLINTLOCK_LAPSE, GLINTLOCK_LAPSE_DICE),
         (GURPS_OWED, GURPS_OWED_DICE),
         (GURPS_CONTEST, GURPS_CONTEST_DICE),
+        (GURPS_CONTEST_AFTER, GURPS_CONTEST_DICE),
     ],
-    ids=["gurps", "glintlock", "glintlock-lapsed", "gurps-owed", "gurps-contest"],
+    ids=[
+        "gurps",
+        "glintlock",
+        "glintlock-lapsed",
+        "gurps-owed",
+        "gurps-contest",
+        "gurps-contest-after",
+    ],
 )
 def test_two_evenings_differing_only_in_secret_dice_look_the_same_to_the_players(
     tmp_path, evening, dice

@@ -97,14 +97,18 @@ def _running(state: CampaignState, a: Side, b: Side) -> tuple[str, int] | None:
     return None
 
 
-def _secret_round(state: CampaignState, a: Side, b: Side, mode: str) -> bool:
-    """Whether the regular contest under way between these sides began in secret, or (for a
-    regular contest) the last one between them was secret: whether a line is its next round
-    or a new contest's first would tell the players how the secret one went."""
-    for ob in state.open_obligations("regular-contest"):
-        if ob.data["a"]["name"] == a.name and (ob.data.get("b") or {}).get("name") == b.name:
-            return ob.secret
-    return mode == "regular" and state.secret_contests.get(contest_pair(a.name, b.name), False)
+def _secret_round(state: CampaignState, a: Side, b: Side) -> bool:
+    """Whether the regular contest under way between these sides began in secret, or the last
+    round of one between them was secret. Either way, whatever this line is (the next round, a
+    new contest's first, a quick contest between them meanwhile), whether it was sealed must not
+    depend on whether the secret round settled the contest: so it is sealed too."""
+    if state.secret_contests.get(contest_pair(a.name, b.name), False):
+        return True
+    return any(
+        ob.secret
+        for ob in state.open_obligations("regular-contest")
+        if ob.data["a"]["name"] == a.name and (ob.data.get("b") or {}).get("name") == b.name
+    )
 
 
 def _roll_made(
@@ -356,7 +360,7 @@ class Rolls:
             )
             # A round after a secret one is secret too: its round number would tell the players
             # how the secret rounds went.
-            hidden = secret or decided.secret or _secret_round(state, a_side, b_side, decided.mode)
+            hidden = secret or decided.secret or _secret_round(state, a_side, b_side)
             event = new_event(payload, state=state, visibility="gm" if hidden else "public")
             winner = payload.winner
             doc = {
