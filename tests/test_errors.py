@@ -309,7 +309,7 @@ def test_a_small_file_that_is_no_database_is_refused_and_left_as_it_was(tmp_path
     for command in (["campaign", "list"], ["campaign", "new", "X", "--system", "gloom"]):
         result = CliRunner().invoke(cli, ["--db", str(notes), *command])
         assert result.exit_code == 1, result.output
-        assert "is not a SQLite database" in result.stderr
+        assert "is not a readable tracker database (it is no SQLite file)" in result.stderr
         assert notes.read_bytes() == content
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]
 

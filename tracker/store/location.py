@@ -110,7 +110,8 @@ def refuse_foreign_sqlite(path: Path) -> None:
         # SQLite would take a file shorter than its header as empty, and write a database
         # over it: a file that is not one is left exactly as it was.
         raise StorageError(
-            f"{path} is not a SQLite database; give --db a tracker database or a new file."
+            f"{path} is not a readable tracker database (it is no SQLite file); check the --db "
+            "path or restore a backup."
         )
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
