@@ -150,6 +150,19 @@ GURPS_CONTEST_AFTER = [
     "contest Mira Stealth Thug 12 --mode regular --dice-a 3,3,4 --dice-b 6,6,6",
     "session end",
 ]
+# A roll taking the margin of an influence that a secret influence roll may have replaced (a
+# win) or left as it was (a loss): sealed either way.
+GURPS_INFLUENCE = [
+    "campaign new Hidden --system gurps",
+    "character add --sheet {sheet}",
+    "character add Vesna --npc --stat Will=11 --skill 'Sex Appeal=14'",
+    "session start",
+    "influence Vesna 'Sex Appeal' Mira --dice-a 3,3,4 --dice-b 3,4,4",
+    "influence Vesna 'Sex Appeal' Mira --secret --dice-a {a} --dice-b 4,4,4",
+    "roll Mira Lockpicking --mod influence:Vesna:bonus --dice 3,3,3",
+    "session end",
+]
+GURPS_INFLUENCE_DICE = [{"a": "1,1,1"}, {"a": "6,6,6"}]
 GURPS_OWED_DICE = [
     {"fright": "1,1,1", "quirk": "1,1,1"},
     {"fright": "6,6,6 --table-dice 1,1,1 --effect-dice 2,2", "quirk": "6,6,6 --table-dice 2,1,1"},
@@ -210,6 +223,7 @@ def player_outputs(run: Run) -> dict[str, str]:
         (GURPS_OWED, GURPS_OWED_DICE),
         (GURPS_CONTEST, GURPS_CONTEST_DICE),
         (GURPS_CONTEST_AFTER, GURPS_CONTEST_DICE),
+        (GURPS_INFLUENCE, GURPS_INFLUENCE_DICE),
     ],
     ids=[
         "gurps",
@@ -218,6 +232,7 @@ def player_outputs(run: Run) -> dict[str, str]:
         "gurps-owed",
         "gurps-contest",
         "gurps-contest-after",
+        "gurps-influence",
     ],
 )
 def test_two_evenings_differing_only_in_secret_dice_look_the_same_to_the_players(

@@ -33,7 +33,7 @@ from tracker.systems.base import Feature, RuleSystem
 from tracker.words import plural, reads_as
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 13
+PROJECTION_VERSION = 14
 RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
@@ -780,6 +780,12 @@ def contest_pair(a: str, b: str) -> str:
 
 def _contest_rolled(state: CampaignState, e: p.ContestRolled, raw: StoredEvent) -> None:
     _apply_effects(state, e.effects, raw, None)
+    if raw.visibility == "gm":
+        for character_id, name in state.rules.at_stake(e):
+            ch = state.characters.get(character_id)
+            held = _name(ch.conditions, name) if ch is not None else None
+            if held is not None:
+                ch.conditions[held].secret = True
     if e.mode == "regular" and e.contest_id:
         state.secret_contests[contest_pair(e.a.name, e.b_named)] = raw.visibility == "gm"
         running = [

@@ -504,6 +504,12 @@ class RuleSystem:
         None when the rules still give what is stored, else a sentence saying what differs."""
         return None
 
+    def at_stake(self, event: Any) -> Sequence[tuple[str, str]]:
+        """The conditions (character id, name) a stored roll of this system changes or leaves
+        as they were as its dice fall. Rolled in secret, it leaves each one secret either way:
+        whether a roll that takes the condition is sealed must not tell how the dice fell."""
+        return ()
+
     def priced(self, event: Any) -> str | None:
         """Whether a stored spend or gain of this system's currencies (not a roll) has a price
         its command could have logged in some state of the campaign: None when it has, else a

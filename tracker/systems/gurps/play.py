@@ -85,6 +85,14 @@ def influence_effect(
     )
 
 
+def at_stake(event: Any) -> list[tuple[str, str]]:
+    """An influence roll on a player's character replaces the margin its influencer left there
+    when it wins, and leaves it as it was when it loses."""
+    if isinstance(event, ContestRolled) and event.mode == "influence" and event.b.character_id:
+        return [(event.b.character_id, INFLUENCED_BY + event.a.name)]
+    return []
+
+
 def influence_modifiers(character: CharacterView, mods: list[str]) -> list[str]:
     """``influence:NAME`` as the margin NAME's influence left on the character, as a penalty
     (``influence:NAME:bonus`` as a bonus); other modifiers as given."""
