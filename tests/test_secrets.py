@@ -560,3 +560,34 @@ def test_a_fright_check_counting_a_secret_one_is_secret_too(tmp_path):
     assert json.loads(run.ok("log --player-view --json").stdout)["events"][-1]["type"] == (
         "FrightChecked"
     )
+
+
+def test_a_receipt_never_names_an_older_secret_event_whose_hash_has_no_salt(tmp_path):
+    """An older release's secret roll has no salt: the players' view withholds its hash, as
+    its dice could be tried against it. A receipt taken while it is the head names the event
+    before it instead, which verify then holds the log to."""
+    from tracker.events.envelope import chain_fields, event_hash
+
+    run = play(tmp_path / "evening", GURPS_EVENING[:4], {})
+    run.ok("roll Mira Lockpicking --secret --dice 6,6,5")
+    lines = run.ok("export events").stdout.splitlines()
+    header, docs = json.loads(lines[0]), [json.loads(line) for line in lines[1:]]
+    prev = None
+    for doc in docs:
+        if doc["visibility"] == "gm":
+            doc["payload"].pop("salt")
+        doc["prev_hash"] = prev or doc["prev_hash"]
+        fields = {k: doc[k] for k in doc if k not in ("position", "hash")}
+        doc["hash"] = prev = event_hash(chain_fields(**fields))
+    header["campaigns"] = {docs[0]["campaign_id"]: prev}
+    older = tmp_path / "older.db"
+    dump = "\n".join(json.dumps(d) for d in [header, *docs]) + "\n"
+    assert run(["--db", str(older), "import", "-"], input=dump).exit_code == 0
+    shown = run.json(f"--db {older} log --player-view --json")["events"]
+    assert shown[-1]["hash"] is None
+    receipt = run.ok(f"--db {older} status --receipt").stdout.strip()
+    assert receipt.split(":")[2] == str(len(docs) - 1)
+    assert prev[:16] not in receipt
+    kept = tmp_path / "receipt.txt"
+    kept.write_text(receipt + "\n")
+    assert run(["--db", str(older), "verify", "--against", str(kept)]).exit_code == 0

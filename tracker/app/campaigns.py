@@ -414,6 +414,25 @@ class Campaigns:
         state = self.table.state()
         return state, (self.table.character(name, state, retired_ok=True) if name else None)
 
+    def receipt_head(self) -> tuple[CampaignState, int, str]:
+        """The campaign as it stands, and the event a receipt for the players names (its version
+        and hash): the log's head, or when that is an older secret event without a salt, the
+        newest event before it whose hash the players may see (``hash_shown``)."""
+        from tracker.projections.player import hash_shown
+
+        state = self.table.state()
+        row = self.table.campaign()
+        revealed = self.table.revealed(row)
+        for version in range(state.version, 0, -1):
+            at = self.table.store.read(
+                row.campaign_id, after_version=version - 1, until_version=version
+            )
+            event = next(at, None)
+            if event is not None and hash_shown(event, revealed):
+                return state, event.version, event.hash
+        # The first event is the campaign's creation, which is public.
+        return state, state.version, state.head_hash or ""
+
     def player_state(self) -> CampaignState:
         """The campaign as the players know it (``Table.player_state``)."""
         return self.table.player_state()

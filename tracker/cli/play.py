@@ -593,10 +593,10 @@ def status(
     if receipt:
         from tracker.events.receipt import receipt as receipt_of
 
-        state = tracker.campaigns.status()[0]
-        kept = receipt_of(state.campaign_id, state.version, state.head_hash)
+        state, version, head = tracker.campaigns.receipt_head()
+        kept = receipt_of(state.campaign_id, version, head)
         if as_json:
-            emit_json({"campaign": state.name, "version": state.version, "receipt": str(kept)})
+            emit_json({"campaign": state.name, "version": version, "receipt": str(kept)})
         else:
             click.echo(str(kept))
         return

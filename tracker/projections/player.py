@@ -55,7 +55,7 @@ def player_stream(
         if event.visibility != "gm" or event.event_id in revealed:
             yield event
             continue
-        salted = getattr(event.data, "salt", msgspec.UNSET) is not msgspec.UNSET
+        salted = hash_shown(event, revealed)
         if not salted:
             hidden_hash = event.hash
         secret.add(event.event_id)
@@ -71,6 +71,16 @@ def player_stream(
             parsed=None,
             hash=event.hash if salted else None,
         )
+
+
+def hash_shown(event: StoredEvent, revealed: frozenset[str] | set[str]) -> bool:
+    """Whether the players may be shown ``event``'s hash: not an older secret event's that has
+    no salt and is not revealed, as they could try every fall of its dice against it."""
+    return (
+        event.visibility != "gm"
+        or event.event_id in revealed
+        or getattr(event.data, "salt", msgspec.UNSET) is not msgspec.UNSET
+    )
 
 
 def _answers(data: Any) -> str | None:
