@@ -591,3 +591,48 @@ def test_a_receipt_never_names_an_older_secret_event_whose_hash_has_no_salt(tmp_
     kept = tmp_path / "receipt.txt"
     kept.write_text(receipt + "\n")
     assert run(["--db", str(older), "verify", "--against", str(kept)]).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        [
+            "roll Mira Lockpicking --task door --secret --dice 6,6,6",
+            "roll Mira Lockpicking --task door --retry retry-at-penalty --secret --dice 3,3,3",
+        ],
+        [
+            "influence Vesna 'Sex Appeal' Mira --secret --dice-a 3,3,4 --dice-b 4,4,4",
+            "roll Mira Lockpicking --mod influence:Vesna --secret --dice 3,3,3",
+        ],
+        [
+            "fright Mira --threat ghoul --secret --dice 3,3,3",
+            "fright Mira --threat ghoul --secret --dice 3,3,4",
+        ],
+        [
+            "contest Mira Lockpicking Guard 12 --mode regular --secret --dice-a 6,6,6 "
+            "--dice-b 6,6,6",
+            "contest Mira Lockpicking Guard 12 --mode regular --secret --dice-a 3,3,3 "
+            "--dice-b 6,6,6",
+        ],
+    ],
+    ids=["retry", "influence", "fright", "contest"],
+)
+def test_an_event_is_revealed_only_after_the_secrets_its_decision_counted(tmp_path, steps):
+    """Its retry penalty, influence margin, exposure count or round number would show how the
+    earlier secret went: the reveal is refused, logs nothing, and goes through once that one is
+    revealed; a secret it did not count holds nothing back."""
+    run = play(tmp_path / "evening", GURPS_EVENING[:4], {})
+    run.ok("character add Vesna --npc --stat Will=11 --skill 'Sex Appeal=14'")
+    run.ok("roll Mira Lockpicking --task window --secret --dice 6,6,6")  # another task
+    first = run.json(steps[0] + " --json")["event_id"]
+    second = run.json(steps[1] + " --json")["event_id"]
+    count = run.event_count()
+    refused = run(["reveal", second])
+    assert refused.exit_code == 1, refused.output
+    [line] = refused.stderr.strip().splitlines()
+    assert "which would show through it; reveal it first (`tracker reveal" in line
+    assert run.event_count() == count
+    run.ok(f"reveal {first}")
+    run.ok(f"reveal {second}")
+    shown = {e["event_id"]: e["type"] for e in run.json("log --player-view --json")["events"]}
+    assert "Secret" not in (shown[first], shown[second])

@@ -191,6 +191,7 @@ class History:
                         "another secret event from `tracker log`."
                     )
                 chosen = [found]
+            self._counted_first(state, chosen, shown)
             payload = ev.EventsRevealed(
                 event_ids=tuple(e.event_id for e in chosen), session=session
             )
@@ -209,6 +210,37 @@ class History:
         trial = self.table.refold(revoked, until_version=first - 1)
         trial.fixed_revoked = True
         return trial
+
+    def _counted_first(
+        self, state: CampaignState, chosen: list[StoredEvent], shown: set[str]
+    ) -> None:
+        """Refuse to show an event whole while a secret one its decision counted is sealed: a
+        retry's penalty, an influence's margin, an exposure count or a contest's round would
+        tell the players how the sealed one went."""
+        revealing = {e.event_id for e in chosen}
+        last = max(e.version for e in chosen)
+        earlier = [
+            e
+            for e in self.table.store.read(
+                state.campaign_id, until_version=last - 1, types=COUNTED_TYPES
+            )
+            if e.visibility == "gm" and e.event_id not in shown | revealing
+        ]
+        for event in chosen:
+            sealed = [
+                e
+                for e in earlier
+                if e.version < event.version
+                and (_named_in(event, e.event_id) or state.rules.counted(event, e))
+            ]
+            if sealed:
+                them = "secret events" if len(sealed) > 1 else "secret event"
+                listed = ", ".join(str(e.version) for e in sealed)
+                raise Refused(
+                    f"Event {event.version} counts {them} {listed}, which would show through "
+                    f"it; reveal {'them' if len(sealed) > 1 else 'it'} first (`tracker reveal "
+                    f"{sealed[0].version}`), or keep event {event.version} secret."
+                )
 
     def _in_session(
         self, campaign_id: str, session: int, keep: Callable[[StoredEvent], bool]
@@ -428,6 +460,20 @@ def _versions(events: list[StoredEvent]) -> str:
     if len(events) == 1:
         return f"event {events[0].version}"
     return f"{len(events)} events ({events[0].version}-{events[-1].version})"
+
+
+# The events whose decisions count earlier ones: rolls, contests and Fright Checks.
+COUNTED_TYPES = (ev.RollMade.TYPE, ev.ContestRolled.TYPE, ev.FrightChecked.TYPE)
+
+
+def _named_in(event: StoredEvent, earlier: str) -> bool:
+    """Whether ``event``'s inputs name ``earlier``: the catastrophes a panic check answers, the
+    failed roll a follow-up was rolled for."""
+    inputs = getattr(event.data, "inputs", None)
+    if not isinstance(inputs, dict):
+        return False
+    answers = inputs.get("answers")
+    return inputs.get("after") == earlier or (isinstance(answers, list) and earlier in answers)
 
 
 def _brief(event: StoredEvent) -> dict[str, Any]:
