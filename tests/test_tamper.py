@@ -531,3 +531,30 @@ def test_a_campaign_row_removed_or_added_alone_is_found(evening):
         )
         conn.execute("INSERT INTO campaigns VALUES ('x', 'Empty', 'gloom', '2026-01-02')")
     verify_fails(evening, "Empty", "has no events, not even its creation")
+
+
+@pytest.mark.parametrize(
+    ("forgery", "words"),
+    [
+        ("blank id", "its id is blank"),
+        ("salted in public", "public but salted as only a secret event is"),
+        ("no time zone", "says no time zone"),
+    ],
+)
+def test_an_envelope_no_release_writes_rehashed_is_found(evening, forgery, words):
+    """A secret roll turned public keeps the salt only a secret event carries; every release
+    stamps its times in UTC with the offset, and gives each event an id."""
+    evening.ok("roll Wren Grit --tag 1:gear --secret --dice 9")
+
+    def forge(events):
+        secret = next(r for r in events if r["visibility"] == "gm")
+        if forgery == "blank id":
+            secret["event_id"] = " "
+        elif forgery == "salted in public":
+            secret["visibility"] = "public"
+        else:
+            secret["recorded_at"] = secret["recorded_at"][:19]
+        return events
+
+    rewrite(evening.db, forge, snapshots=False)
+    verify_fails(evening, words)

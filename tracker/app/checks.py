@@ -11,6 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+import msgspec
+
 from tracker.app.campaigns import CREATED, logged_settings_problem
 from tracker.app.names import check_name
 from tracker.app.sheets import check_scores
@@ -71,12 +73,18 @@ class LogCheck:
             return "its envelope names another character than its payload"
         if not field and event.character_id is not None:
             return "its envelope names a character its payload is not about"
+        if not event.event_id.strip():
+            return "its id is blank"
         if event.session_id is not None and event.session_id not in self.sessions:
             return f"it is filed under session {event.session_id}, which was never begun"
+        if event.visibility != "gm" and getattr(data, "salt", msgspec.UNSET) is not msgspec.UNSET:
+            return "it is public but salted as only a secret event is"
         try:
-            datetime.fromisoformat(event.recorded_at)
+            when = datetime.fromisoformat(event.recorded_at)
         except (TypeError, ValueError):
             return f"its time {event.recorded_at!r} is not a time"
+        if when.tzinfo is None:
+            return f"its time {event.recorded_at!r} says no time zone"
         return None
 
 
