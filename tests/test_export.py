@@ -16,6 +16,7 @@ from synthetic import generate
 
 from tracker.app import Tracker
 from tracker.app.export import RollFilter
+from tracker.errors import Refused
 from tracker.projections.rolls import COLUMNS, FaceTest
 
 
@@ -243,6 +244,25 @@ def test_import_into_a_database_with_campaigns_is_refused(gloom_night):
     result = gloom_night(["import", "-"], input=dump)
     assert result.exit_code == 1
     assert "already holds campaigns" in result.stderr
+
+
+def test_an_import_raced_by_another_writer_is_refused_as_such(gloom_night, tmp_path):
+    """The database was empty when the import looked, and was not when it came to write (a
+    second import, a `campaign new` meanwhile): nothing is imported, and the refusal says so
+    rather than blaming the file."""
+    import io
+
+    dump = gloom_night.ok("export events").stdout
+    target = Tracker(str(tmp_path / "raced.db"))
+    target.campaigns.campaign_new("Meanwhile", "gloom")
+    looked = target.store.campaigns
+    target.store.campaigns = lambda: []  # what it saw before the other writer's commit
+    with pytest.raises(Refused, match="another command logged to it while the file was read"):
+        target.exports.import_events(io.StringIO(dump), "dump.jsonl")
+    target.store.campaigns = looked
+    assert [c.name for c in target.store.campaigns()] == ["Meanwhile"]
+    assert target.store.count() == 1
+    target.close()
 
 
 @pytest.mark.slow

@@ -626,6 +626,14 @@ class EventStore:
         batch: list[dict] = []
         count = 0
         with self.backend.writing() as link:
+            # Asked again under the write lock: another import or command may have logged
+            # since the caller looked, and its ids would read as this file's own twice.
+            if next(iter(link.rows("SELECT 1 FROM campaigns LIMIT 1")), None) is not None:
+                raise Refused(
+                    "This database already holds campaigns (another command logged to it while "
+                    "the file was read); nothing was imported, so import into a new one "
+                    "(--db NEW.db)."
+                )
             for event in stream:
                 version, prev = heads.get(event.campaign_id, (0, GENESIS_HASH))
                 if event.version != version + 1 or event.prev_hash != prev:
