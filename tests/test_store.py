@@ -252,6 +252,16 @@ class EventStoreContract:
         assert [e.version for e in store.read(campaign, session_id=1)] == [2, 3]
         assert [e.version for e in store.read(campaign, after_version=2, until_version=3)] == [3]
 
+    def test_read_keeps_only_the_gms_secret_events_when_asked(self, store, campaign):
+        store.append(
+            campaign,
+            [NewEvent(type="Note", payload={}, visibility=v) for v in ("gm", "public", "gm")],
+            expected_version=1,
+        )
+        assert [e.version for e in store.read(campaign, secret=True)] == [2, 4]
+        assert [e.version for e in store.read(campaign, secret=True, until_version=3)] == [2]
+        assert [e.version for e in store.read(campaign)] == [1, 2, 3, 4]
+
     def test_streams_of_two_campaigns_chain_independently(self, store, campaign):
         other = str(uuid.uuid4())
         store.create_campaign(other, "Other", "gurps", [note(0)])

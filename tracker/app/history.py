@@ -222,9 +222,9 @@ class History:
         earlier = [
             e
             for e in self.table.store.read(
-                state.campaign_id, until_version=last - 1, types=COUNTED_TYPES
+                state.campaign_id, until_version=last - 1, types=COUNTED_TYPES, secret=True
             )
-            if e.visibility == "gm" and e.event_id not in shown | revealing
+            if e.event_id not in shown | revealing
         ]
         for event in chosen:
             sealed = [

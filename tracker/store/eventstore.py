@@ -128,6 +128,7 @@ def read_query(
     types: Iterable[str] | None = None,
     sparse: bool = False,
     newest_first: bool = False,
+    secret: bool = False,
     limit: int | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """The statement behind ``EventStore.read`` (one page of it, given a ``limit``), and its
@@ -140,6 +141,8 @@ def read_query(
     if session_id is not None:
         sql.append("AND session_id = :session_id")
         params["session_id"] = session_id
+    if secret:
+        sql.append("AND visibility = 'gm'")
     order = "version"
     if types is not None:
         among, named = placeholders("type", list(types))
@@ -386,10 +389,11 @@ class EventStore:
         types: Iterable[str] | None = None,
         sparse: bool = False,
         newest_first: bool = False,
+        secret: bool = False,
     ) -> Iterator[StoredEvent]:
         """The campaign's events in version order (``newest_first`` reverses it), streamed in
-        batches; ``types`` keeps only events of those types (filtered in SQL, so the rest are
-        never parsed).
+        batches; ``types`` keeps only events of those types, and ``secret`` only the GM's
+        secret ones (filtered in SQL, so the rest are never parsed).
 
         ``sparse`` says those types are a small part of the log (undos, reveals, sessions): they
         are then found through the type index and sorted, touching only them. Without it, a
@@ -400,6 +404,7 @@ class EventStore:
             "types": types if types is None else list(types),
             "sparse": sparse,
             "newest_first": newest_first,
+            "secret": secret,
         }
         with self._reading() as link:
             if types is not None and sparse:  # a few events: one statement
