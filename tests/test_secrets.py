@@ -636,3 +636,60 @@ def test_an_event_is_revealed_only_after_the_secrets_its_decision_counted(tmp_pa
     run.ok(f"reveal {second}")
     shown = {e["event_id"]: e["type"] for e in run.json("log --player-view --json")["events"]}
     assert "Secret" not in (shown[first], shown[second])
+
+
+def _last_id(run: Run) -> str:
+    return run.json("log --json")["events"][-1]["event_id"]
+
+
+@pytest.mark.parametrize(
+    ("setup", "cause", "settles"),
+    [
+        (
+            ["campaign new S --system gurps --cinematic", "character add --sheet {sheet}"],
+            "roll Mira Lockpicking --secret --dice 6,6,5",
+            ["points award Mira 10", "spend Mira buy-up"],
+        ),
+        (
+            ["campaign new S --system gurps", "character add --sheet {sheet}"],
+            "fright Mira --threat ghoul --secret --dice 6,6,2 --table-dice 5,5,1",
+            ["trait assign Mira 'Quirk: hums'"],
+        ),
+        (
+            ["campaign new S --system gurps", "character add --sheet {sheet}"],
+            "fright Mira --secret --dice 6,6,2 --table-dice 5,5,2",
+            ["condition clear Mira stunned"],
+        ),
+        (
+            ["campaign new S --system gloom", "character add Kade --skill Athletics=12"],
+            "roll Kade Athletics --dl 6 --dice 1 --secret",
+            ["obligations dismiss 4 --reason 'not here'"],
+        ),
+    ],
+    ids=["buy-up", "quirk", "clear", "dismissal"],
+)
+def test_what_settles_a_sealed_roll_is_revealed_only_after_it(tmp_path, setup, cause, settles):
+    """A buy-up, an assignment, a clear or a dismissal names what the sealed roll did: shown
+    whole on its own, it would tell the players how that roll went."""
+    run = play(tmp_path / "evening", [*setup, "session start"], {})
+    run.ok(cause)
+    sealed = _last_id(run)
+    for step in settles:
+        run.ok(step)
+    settling = _last_id(run)
+    assert run.json("log --json")["events"][-1]["visibility"] == "gm"
+    refused = run(["reveal", settling])
+    assert refused.exit_code == 1, refused.output
+    assert "which would show through it" in refused.stderr
+    run.ok(f"reveal {sealed}")
+    run.ok(f"reveal {settling}")
+
+
+def test_a_secret_undone_before_a_roll_was_decided_holds_back_no_reveal(tmp_path):
+    """The retry after an undone secret attempt counted no earlier attempt: it is revealed on
+    its own, and the attempt taken back stays sealed."""
+    run = play(tmp_path / "evening", GURPS_EVENING[:4], {})
+    run.ok("roll Mira Lockpicking --task vault --retry retry-at-penalty --secret --dice 6,6,6")
+    run.ok("undo")
+    run.ok("roll Mira Lockpicking --task vault --secret --dice 3,3,3")
+    run.ok(f"reveal {_last_id(run)}")

@@ -18,6 +18,7 @@ from tracker.app.table import Table
 from tracker.errors import BadInput, NotFound, Refused
 from tracker.events import CharacterAdded, SessionStarted, StoredEvent
 from tracker.events import play as ev
+from tracker.events.effects import ConditionApplied
 from tracker.projections.campaign import (
     NOT_UNDOABLE,
     UNDO_TYPES,
@@ -214,24 +215,26 @@ class History:
     def _counted_first(
         self, state: CampaignState, chosen: list[StoredEvent], shown: set[str]
     ) -> None:
-        """Refuse to show an event whole while a secret one its decision counted is sealed: a
-        retry's penalty, an influence's margin, an exposure count or a contest's round would
-        tell the players how the sealed one went."""
+        """Refuse to show an event whole while a secret one it counted or names is sealed: a
+        retry's penalty, an influence's margin, an exposure count, a contest's round, or the
+        roll a buy-up, an assignment, a dismissal or a clear settles would tell the players how
+        the sealed one went. An event undone when it was decided was not counted."""
+        row = self.table.campaign()
         revealing = {e.event_id for e in chosen}
         last = max(e.version for e in chosen)
         earlier = [
             e
-            for e in self.table.store.read(
-                state.campaign_id, until_version=last - 1, types=COUNTED_TYPES, secret=True
-            )
+            for e in self.table.store.read(state.campaign_id, until_version=last - 1, secret=True)
             if e.event_id not in shown | revealing
         ]
         for event in chosen:
+            undone = self.table.loader.revoked(row, event.version - 1)
             sealed = [
                 e
                 for e in earlier
                 if e.version < event.version
-                and (_named_in(event, e.event_id) or state.rules.counted(event, e))
+                and e.event_id not in undone
+                and (_refers_to(event, e) or state.rules.counted(event, e))
             ]
             if sealed:
                 them = "secret events" if len(sealed) > 1 else "secret event"
@@ -462,18 +465,31 @@ def _versions(events: list[StoredEvent]) -> str:
     return f"{len(events)} events ({events[0].version}-{events[-1].version})"
 
 
-# The events whose decisions count earlier ones: rolls, contests and Fright Checks.
-COUNTED_TYPES = (ev.RollMade.TYPE, ev.ContestRolled.TYPE, ev.FrightChecked.TYPE)
-
-
-def _named_in(event: StoredEvent, earlier: str) -> bool:
-    """Whether ``event``'s inputs name ``earlier``: the catastrophes a panic check answers, the
-    failed roll a follow-up was rolled for."""
-    inputs = getattr(event.data, "inputs", None)
-    if not isinstance(inputs, dict):
-        return False
-    answers = inputs.get("answers")
-    return inputs.get("after") == earlier or (isinstance(answers, list) and earlier in answers)
+def _refers_to(event: StoredEvent, earlier: StoredEvent) -> bool:
+    """Whether ``event`` names ``earlier`` or settles what it left: the catastrophes a panic
+    check answers, the failed roll a follow-up was rolled for, the roll a buy-up buys up, the
+    obligation an assignment, a resolution or a dismissal settles, the condition a clear ends."""
+    data = event.data
+    inputs = getattr(data, "inputs", None)
+    if isinstance(inputs, dict):
+        answers = inputs.get("answers")
+        if inputs.get("after") == earlier.event_id:
+            return True
+        if isinstance(answers, list) and earlier.event_id in answers:
+            return True
+    if getattr(data, "roll_event_id", None) == earlier.event_id:
+        return True
+    settled = getattr(data, "obligation", None)
+    if isinstance(settled, str) and settled.partition("-")[0] == str(earlier.version):
+        return True
+    if isinstance(data, ev.ConditionCleared):
+        return any(
+            isinstance(effect, ConditionApplied)
+            and effect.condition.casefold() == data.name.casefold()
+            and (effect.character_id or earlier.character_id) == data.character_id
+            for effect in getattr(earlier.data, "effects", ())
+        )
+    return False
 
 
 def _brief(event: StoredEvent) -> dict[str, Any]:
