@@ -4,6 +4,7 @@ refusal and 2 for bad usage, and nothing appended to the log."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -393,3 +394,52 @@ def test_an_export_whose_reader_stops_reading_stops_quietly(glintlock, tmp_path)
     reading.stdout.close()
     assert reading.wait() == 141
     assert reading.stderr.read() == b""
+
+
+def test_exports_to_one_path_each_write_a_file_of_their_own(glintlock, tmp_path):
+    """Two exports at once to one path never write in one file; a name as long as the system
+    allows still takes an export; nothing is left beside the file."""
+    from tracker.cli.export import _beside
+
+    target = str(tmp_path / "same.jsonl")
+    first, second = _beside(target, True), _beside(target, True)
+    assert first is not None
+    assert second is not None
+    assert first[1] != second[1]
+    assert first[2] == second[2] == os.path.realpath(target)
+    for fd, part, _ in (first, second):
+        os.close(fd)
+        os.unlink(part)
+    longest = tmp_path / ("x" * 249 + ".json")  # 254 bytes: one short of the limit
+    glintlock.ok(f"export events -o {longest}")
+    assert longest.read_text().startswith('{"format": "tracker-events/1"')
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_an_export_to_dev_stdout_is_written_through_the_standard_output(glintlock, tmp_path):
+    """Opened again, /dev/stdout would write over what the shell wrote into the same file
+    before and after the command."""
+    import subprocess
+    import sys
+
+    tracker = Path(sys.executable).with_name("tracker")
+    kept = tmp_path / "kept.txt"
+    script = f'{{ echo header; "{tracker}" --db "{glintlock.db}" export events -o /dev/stdout; '
+    script += f'echo footer; }} > "{kept}"'
+    done = subprocess.run(["sh", "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = kept.read_text().splitlines()
+    assert lines[0] == "header"
+    assert lines[-1] == "footer"
+    assert all(json.loads(line) for line in lines[1:-1])
+    assert len(lines) == glintlock.event_count() + 3
+
+
+def test_a_stop_asked_by_the_system_while_exporting_ends_as_ctrl_c_does():
+    import signal
+
+    from tracker.cli.export import _stopped_cleanly
+
+    with pytest.raises(KeyboardInterrupt), _stopped_cleanly():
+        os.kill(os.getpid(), signal.SIGTERM)
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL

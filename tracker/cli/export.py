@@ -8,7 +8,10 @@ import errno
 import functools
 import json
 import os
+import signal
 import sys
+import tempfile
+import threading
 from collections.abc import Iterator
 from typing import Any, TextIO
 
@@ -24,16 +27,22 @@ def export() -> None:
     """Export the roll history or the whole log."""
 
 
+# Names of the standard output: written through it, not opened again (a second descriptor on a
+# file the shell opened would write over what the command prints after it).
+STANDARD_OUTPUT = frozenset({"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
+
+
 @contextlib.contextmanager
 def _target(path: str | None, *, private: bool = True) -> Iterator[TextIO]:
     """Where an export goes; a file that holds what only the GM may see is its owner's alone
     from the first byte (created 0600, not made so afterwards).
 
-    A file is written beside its place and put there only when the export is whole, so an
-    export that stops (a damaged event, a full disk, Ctrl-C) never leaves half a file, nor
-    overwrites yesterday's whole one with it. What is not a plain file (``/dev/stdout``, a
-    pipe) is written as it goes."""
-    if path is None or path == "-":
+    A file is written beside its place, in a file of its own, and put there only when the
+    export is whole: an export that stops (a damaged event, a full disk, Ctrl-C, SIGTERM) never
+    leaves half a file, nor overwrites yesterday's whole one with it, and two exports to one
+    path never write in one file. What is not a plain file (``/dev/stdout``, a pipe) is
+    written as it goes."""
+    if path is None or path in STANDARD_OUTPUT:
         try:
             yield sys.stdout
             sys.stdout.flush()
@@ -43,6 +52,9 @@ def _target(path: str | None, *, private: bool = True) -> Iterator[TextIO]:
             with contextlib.suppress(OSError):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise SystemExit(141) from None
+        except KeyboardInterrupt:
+            click.echo("Stopped; the export is cut short, and nothing was logged.", err=True)
+            raise SystemExit(130) from None
         except OSError as exc:
             raise click.ClickException(
                 f"Cannot write the export to standard output ({exc.strerror}); free some space, "
@@ -50,15 +62,17 @@ def _target(path: str | None, *, private: bool = True) -> Iterator[TextIO]:
             ) from None
         return
     mode = 0o600 if private else 0o666
-    final, part = path, None
-    if not os.path.exists(path) or os.path.isfile(path):
-        final = os.path.realpath(path)  # through a link, as writing in place would go
-        part = os.path.join(os.path.dirname(final), f".{os.path.basename(final)}.part")
+    beside = _beside(path, private)
     try:
-        fd = _created(part, mode) if part is not None else None
-        if fd is None:
-            part = None
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        if beside is not None:
+            fd, part, final = beside
+        else:
+            part = final = None
+            # A stream given by name (/dev/stdout) is written on after what it holds: it may be
+            # a file the shell opened for the command (`>> log`), which O_TRUNC would empty.
+            stream = path.startswith(("/dev/", "/proc/"))
+            flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if stream else os.O_TRUNC)
+            fd = os.open(path, flags, mode)
     except OSError as exc:
         fix = {
             errno.ENOENT: "give -o a path in a folder that exists",
@@ -68,7 +82,7 @@ def _target(path: str | None, *, private: bool = True) -> Iterator[TextIO]:
         }.get(exc.errno or 0, "give -o another path")
         raise click.ClickException(f"Cannot write {path} ({exc.strerror}); {fix}.") from None
     try:
-        with open(fd, "w", encoding="utf-8", newline="") as handle:
+        with _stopped_cleanly(), open(fd, "w", encoding="utf-8", newline="") as handle:
             yield handle
         if part is not None:
             os.replace(part, final)
@@ -79,21 +93,55 @@ def _target(path: str | None, *, private: bool = True) -> Iterator[TextIO]:
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
             fix = "give -o another path"
         raise click.ClickException(f"Cannot write {path} ({exc.strerror}); {fix}.") from None
+    except KeyboardInterrupt:
+        kept = "the export was not written" if part is not None else "the export is cut short"
+        click.echo(f"Stopped; {kept}, and nothing was logged.", err=True)
+        raise SystemExit(130) from None
     finally:
         if part is not None:
             with contextlib.suppress(OSError):
                 os.unlink(part)
 
 
-def _created(part: str, mode: int) -> int | None:
-    """A new file at ``part`` for the export to be written in, or None when its folder takes
-    none (a file writable in a folder that is not): the export is then written in place."""
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(part)  # left by an export killed before it could clear it
-    try:
-        return os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    except (PermissionError, FileExistsError):
+def _beside(path: str, private: bool) -> tuple[int, str, str] | None:
+    """A new file of this export's own beside ``path``, its name, and where it goes when whole;
+    None where the export is written in place: a stream (``/dev/stdout``, a pipe), a file the
+    user may not write (refused as before), or a folder that takes no new file."""
+    if path.startswith(("/dev/", "/proc/")) or (os.path.lexists(path) and not os.path.isfile(path)):
         return None
+    final = os.path.realpath(path)  # through a link, as writing in place would go
+    if os.path.islink(final) or (os.path.exists(final) and not os.access(final, os.W_OK)):
+        return None  # a loop of links, or a file kept from writing: refused in place
+    try:
+        fd, part = tempfile.mkstemp(
+            prefix=f".{os.path.basename(final)[:200]}.", suffix=".part", dir=os.path.dirname(final)
+        )
+    except OSError:
+        return None
+    if not private:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)
+    return fd, part, final
+
+
+@contextlib.contextmanager
+def _stopped_cleanly() -> Iterator[None]:
+    """While an export is written, a stop asked by the system (SIGTERM, a closed terminal)
+    ends it as Ctrl-C does, so what it wrote beside the file is cleared."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    before = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 @export.command("rolls")
@@ -197,7 +245,7 @@ def _columns() -> tuple[tuple[str, ...], Any, int, int]:
 def _described(as_json: bool, output: str | None) -> None:
     """Refuse --json for an export to the terminal: the export is what goes there, and --json
     promises one JSON document describing it, which only a file leaves room for."""
-    if as_json and (output is None or output == "-"):
+    if as_json and (output is None or output in STANDARD_OUTPUT):
         raise BadInput(
             "--json describes an export written to a file; give -o FILE with it, or leave "
             "--json out to have the export itself on the terminal."
@@ -208,7 +256,7 @@ def _summary(as_json: bool, output: str | None, doc: dict) -> None:
     """Say what was written: on stdout when the data went to a file, else on stderr."""
     # The players' view withholds the head when it is an older secret event's, unsalted.
     head = doc["log_head"] or "withheld (a secret event's)"
-    if output is None or output == "-":
+    if output is None or output in STANDARD_OUTPUT:
         if not as_json:
             rows = doc.get("rolls", doc.get("events"))
             click.echo(f"{plural(rows, 'row')}, log head {head[:12]}", err=True)
