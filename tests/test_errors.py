@@ -443,3 +443,27 @@ def test_a_stop_asked_by_the_system_while_exporting_ends_as_ctrl_c_does():
     with pytest.raises(KeyboardInterrupt), _stopped_cleanly():
         os.kill(os.getpid(), signal.SIGTERM)
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("when.toml", '[[rows]]\nfirst = 4\ntext = "a"\nwhen = 1979-05-27T07:32:00Z\n'),
+        ("at.toml", '[[rows]]\nfirst = 4\ntext = "a"\nat = 12:30:00\n'),
+        ("nan.toml", '[[rows]]\nfirst = nan\ntext = "a"\n'),
+        ("big.json", '{"rows": [{"first": 1e999, "text": "a"}]}'),
+        ("lone.json", '{"rows": [{"first": 4, "text": "\\ud800"}]}'),
+    ],
+)
+def test_a_table_holding_a_value_no_log_keeps_is_one_sentence(run, tmp_path, name, text):
+    table = tmp_path / name
+    table.write_text(text)
+    for command in (
+        ["campaign", "new", "S", "--system", "gurps", "--fright-table", str(table)],
+        ["character", "add", "--sheet", str(table)],
+    ):
+        result = run(command)
+        assert result.exit_code == 2, (command, result.output)
+        [line] = result.stderr.strip().splitlines()
+        assert "holds a value no log can keep" in line
+    assert not (tmp_path / "campaign.db").exists() or run.event_count() == 0

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tracker.errors import BadInput
+from tracker.events.envelope import canonical_json
 from tracker.systems import registry
 from tracker.systems.base import RuleSystem
 
@@ -124,10 +125,19 @@ def read_data(path: str | Path, what: str) -> Any:
         raise BadInput(f"The {what} {path} is not text (UTF-8); give the {what} itself.") from None
     as_json = path.suffix.lower() in JSON_SUFFIXES or text.lstrip().startswith("{")
     try:
-        return json.loads(text) if as_json else tomllib.loads(text)
+        data = json.loads(text) if as_json else tomllib.loads(text)
     except (ValueError, RecursionError, tomllib.TOMLDecodeError) as exc:
         kind = "JSON" if as_json else "TOML"
         raise BadInput(f"The {what} {path} is not valid {kind} ({exc}); fix it.") from None
+    try:
+        # What is logged must be spelled in the log's JSON, and hashed in it.
+        canonical_json(data).encode("utf-8")
+    except (TypeError, ValueError, RecursionError):
+        raise BadInput(
+            f"The {what} {path} holds a value no log can keep (a date or a time, nan, infinity "
+            "or a lone surrogate); give numbers and text instead."
+        ) from None
+    return data
 
 
 def sheet_from_mapping(data: Mapping[str, Any], source: str | None = None) -> Sheet:
