@@ -163,6 +163,21 @@ GURPS_INFLUENCE = [
     "session end",
 ]
 GURPS_INFLUENCE_DICE = [{"a": "1,1,1"}, {"a": "6,6,6"}]
+# A project's day and an influence roll whose influencer takes a secret influence's margin.
+GURPS_MARGIN_TAKEN = [
+    "campaign new Hidden --system gurps",
+    "character add Vesna --npc --stat Will=11 --skill 'Sex Appeal=15'",
+    "character add Mira --stat IQ=12 --stat Will=11 --stat HT=10 --stat DX=10"
+    " --skill Engineer=12 --skill Diplomacy=14",
+    "session start",
+    "influence Vesna 'Sex Appeal' Mira --secret --dice-a {a} --dice-b 4,4,3",
+    "project start Bridge --skill Engineer --hours 100",
+    "project roll Bridge Mira --mod influence:Vesna --dice 3,3,3 --destroyed-dice 1,1",
+    "influence Mira Diplomacy 'Harbour master' 10 --mod influence:Vesna --dice-a 3,3,3"
+    " --dice-b 3,3,3 --reaction-dice 3,4,4",
+    "session end",
+]
+GURPS_MARGIN_TAKEN_DICE = [{"a": "3,3,3"}, {"a": "4,4,4"}]
 GURPS_OWED_DICE = [
     {"fright": "1,1,1", "quirk": "1,1,1"},
     {"fright": "6,6,6 --table-dice 1,1,1 --effect-dice 2,2", "quirk": "6,6,6 --table-dice 2,1,1"},
@@ -224,6 +239,7 @@ def player_outputs(run: Run) -> dict[str, str]:
         (GURPS_CONTEST, GURPS_CONTEST_DICE),
         (GURPS_CONTEST_AFTER, GURPS_CONTEST_DICE),
         (GURPS_INFLUENCE, GURPS_INFLUENCE_DICE),
+        (GURPS_MARGIN_TAKEN, GURPS_MARGIN_TAKEN_DICE),
     ],
     ids=[
         "gurps",
@@ -233,6 +249,7 @@ def player_outputs(run: Run) -> dict[str, str]:
         "gurps-contest",
         "gurps-contest-after",
         "gurps-influence",
+        "gurps-margin-taken",
     ],
 )
 def test_two_evenings_differing_only_in_secret_dice_look_the_same_to_the_players(
@@ -414,6 +431,9 @@ def test_the_players_stored_state_answers_as_their_fold_from_the_first_event(tmp
         for step in GURPS_EVENING
     ]
     steps += [
+        # Mira's secret rolls before her Fright Check first: it would show how they went.
+        "reveal {secret}",
+        "reveal {secret}",
         "reveal {fright_check}",
         "session start",
         "roll Mira Per --secret --dice 1,1,1",
@@ -620,10 +640,10 @@ def test_a_receipt_never_names_an_older_secret_event_whose_hash_has_no_salt(tmp_
 def test_an_event_is_revealed_only_after_the_secrets_its_decision_counted(tmp_path, steps):
     """Its retry penalty, influence margin, exposure count or round number would show how the
     earlier secret went: the reveal is refused, logs nothing, and goes through once that one is
-    revealed; a secret it did not count holds nothing back."""
+    revealed; a secret about another character holds nothing back."""
     run = play(tmp_path / "evening", GURPS_EVENING[:4], {})
     run.ok("character add Vesna --npc --stat Will=11 --skill 'Sex Appeal=14'")
-    run.ok("roll Mira Lockpicking --task window --secret --dice 6,6,6")  # another task
+    run.ok("roll Vora Broadsword --secret --dice 6,6,6")  # about another character
     first = run.json(steps[0] + " --json")["event_id"]
     second = run.json(steps[1] + " --json")["event_id"]
     count = run.event_count()
@@ -693,3 +713,59 @@ def test_a_secret_undone_before_a_roll_was_decided_holds_back_no_reveal(tmp_path
     run.ok("undo")
     run.ok("roll Mira Lockpicking --task vault --secret --dice 3,3,3")
     run.ok(f"reveal {_last_id(run)}")
+
+
+@pytest.mark.parametrize(
+    ("steps", "sealed_at", "later_at"),
+    [
+        (
+            [
+                "campaign new N --system gloom",
+                "character add Juno --stat Mind=8 --skill Athletics=10",
+                "session start",
+                "roll Juno Athletics --dl 6 --dice 1",
+                "panic Juno Mind --secret --dice 10",
+                "roll Juno Athletics --dl 2 --secret --dice 5,5",
+            ],
+            5,
+            6,
+        ),
+        (
+            [
+                "campaign new A --system glintlock",
+                "character add Sela --stat Grace=3 --stat Wits=2",
+                "session start",
+                "gain Sela deep-cut",
+                "spend Sela advantage-die",
+                "roll Sela Grace --tag 1:gear --tag 1:power --tag 1:scene --secret --seed 1",
+                "roll Sela Wits --tag 1:gear --secret --seed 2",
+            ],
+            6,
+            7,
+        ),
+        (
+            [
+                "campaign new G --system gurps",
+                "character add Vesna --npc --stat Will=11 --skill 'Sex Appeal=15'",
+                "character add Mira --stat IQ=12 --stat Will=11",
+                "session start",
+                "influence Vesna 'Sex Appeal' Mira --secret --dice-a 3,3,3 --dice-b 4,4,3",
+                "contest Mira IQ Guard 10 --mod-a influence:Vesna --dice-a 3,3,3 --dice-b 3,3,3",
+            ],
+            5,
+            6,
+        ),
+    ],
+    ids=["gloom-panic", "glintlock-advantage-die", "gurps-contest-taking-a-margin"],
+)
+def test_a_later_roll_of_a_character_a_sealed_event_was_about_waits_for_it(
+    tmp_path, steps, sealed_at, later_at
+):
+    """What the sealed event left on the character (panic, a die it did not use, a margin) is
+    in the later roll's inputs, and so is its absence: the later roll is revealed after it."""
+    run = play(tmp_path / "evening", steps, {})
+    refused = run(["reveal", str(later_at)])
+    assert refused.exit_code == 1, refused.output
+    assert f"counts secret event {sealed_at}," in refused.stderr
+    run.ok(f"reveal {sealed_at}")
+    run.ok(f"reveal {later_at}")

@@ -152,7 +152,9 @@ class GurpsExtras:
                 dice_source=dice_kind,
                 effects=tuple(effects),
             )
-            event = new_event(payload, state=state, visibility="gm" if secret else "public")
+            # Taking the margin a secret influence left would tell the players what it did.
+            hidden = secret or gurps_play.secret_influence(influencer, mods)
+            event = new_event(payload, state=state, visibility="gm" if hidden else "public")
             doc = {
                 "event_id": event.event_id,
                 "system": state.system,
@@ -169,7 +171,7 @@ class GurpsExtras:
                 "level": result.level,
                 "on_pc": on_pc,
                 "modifier": result.modifier if on_pc else None,
-                "secret": secret,
+                "secret": hidden,
                 "effects": [e.to_json() for e in effects],
             }
             return Decision([event], doc)
@@ -447,6 +449,7 @@ class GurpsExtras:
                             result=led.result,
                         ),
                         state=state,
+                        visibility="gm" if led.secret else "public",
                     )
                 )
                 supervised = {"character": boss.name, **led.doc}
@@ -486,7 +489,9 @@ class GurpsExtras:
                 result=result,
                 task=None,
             )
-            event = new_event(payload, state=state)
+            # Secret as the rules make a roll of the same skill and modifiers: a sense, or a
+            # margin a secret influence left.
+            event = new_event(payload, state=state, visibility="gm" if worked.secret else "public")
             events.append(event)
             done = max(found.done + day.man_hours - day.destroyed_hours, 0)
             doc.update(

@@ -218,7 +218,10 @@ class History:
         """Refuse to show an event whole while a secret one it counted or names is sealed: a
         retry's penalty, an influence's margin, an exposure count, a contest's round, or the
         roll a buy-up, an assignment, a dismissal or a clear settles would tell the players how
-        the sealed one went. An event undone when it was decided was not counted."""
+        the sealed one went. So would any later roll of a character a sealed event was about:
+        what the sealed one left on them (panic, stress, a die it did not use, a margin) is in
+        the later one's inputs, and its absence says as much. An event undone when it was
+        decided was not counted."""
         row = self.table.campaign()
         revealing = {e.event_id for e in chosen}
         last = max(e.version for e in chosen)
@@ -234,7 +237,11 @@ class History:
                 for e in earlier
                 if e.version < event.version
                 and e.event_id not in undone
-                and (_refers_to(event, e) or state.rules.counted(event, e))
+                and (
+                    not _about(event).isdisjoint(_about(e))
+                    or _refers_to(event, e)
+                    or state.rules.counted(event, e)
+                )
             ]
             if sealed:
                 them = "secret events" if len(sealed) > 1 else "secret event"
@@ -463,6 +470,19 @@ def _versions(events: list[StoredEvent]) -> str:
     if len(events) == 1:
         return f"event {events[0].version}"
     return f"{len(events)} events ({events[0].version}-{events[-1].version})"
+
+
+def _about(event: StoredEvent) -> set[str]:
+    """The characters an event is about: its envelope's, a contest's sides', its effects'."""
+    data = event.data
+    about = {event.character_id} if event.character_id else set()
+    for side in (getattr(data, "a", None), getattr(data, "b", None)):
+        if getattr(side, "character_id", None):
+            about.add(side.character_id)
+    for effect in getattr(data, "effects", ()) or ():
+        if getattr(effect, "character_id", None):
+            about.add(effect.character_id)
+    return about
 
 
 def _refers_to(event: StoredEvent, earlier: StoredEvent) -> bool:
