@@ -237,11 +237,7 @@ class History:
                 for e in earlier
                 if e.version < event.version
                 and e.event_id not in undone
-                and (
-                    not _about(event).isdisjoint(_about(e))
-                    or _refers_to(event, e)
-                    or state.rules.counted(event, e)
-                )
+                and (not _about(event).isdisjoint(_about(e)) or _refers_to(event, e))
             ]
             if sealed:
                 them = "secret events" if len(sealed) > 1 else "secret event"

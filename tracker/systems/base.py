@@ -26,8 +26,6 @@ from tracker.systems.dice import DiceSource, source_for
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
-    from tracker.events import StoredEvent
-
 
 class Feature:
     """What a table can do with a system beyond rolling; commands check these, never a name.
@@ -505,13 +503,6 @@ class RuleSystem:
         """Decide a stored roll, contest or check again from its recorded inputs and dice:
         None when the rules still give what is stored, else a sentence saying what differs."""
         return None
-
-    def counted(self, event: StoredEvent, earlier: StoredEvent) -> bool:
-        """Whether the decision of the stored ``event`` counted ``earlier``, an event logged
-        before it (an earlier attempt at a task, the influence whose margin it took, an earlier
-        Fright Check against the same threat, the rounds of a contest): ``event`` shown whole
-        tells how ``earlier`` went, so a secret ``earlier`` is revealed with it or first."""
-        return False
 
     def at_stake(self, event: Any) -> Sequence[tuple[str, str]]:
         """The conditions (character id, name) a stored roll of this system changes or leaves

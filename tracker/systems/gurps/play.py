@@ -85,37 +85,6 @@ def influence_effect(
     )
 
 
-def counted(event: Any, earlier: Any) -> bool:
-    """A retry counts the earlier attempts at its task; a roll taking an influence's margin,
-    the influence rolls on the character by that influencer; a Fright Check, the earlier ones
-    against its threat; a contest, the regular contests between the same sides before it."""
-    data, before = event.data, earlier.data
-    if isinstance(data, RollMade) and isinstance(before, RollMade):
-        return bool(data.task) and (data.task, data.character_id) == (
-            before.task,
-            before.character_id,
-        )
-    if isinstance(data, RollMade) and isinstance(before, ContestRolled):
-        taken = {str(m.get("label", "")) for m in data.inputs.get("modifiers", ())}
-        return (
-            before.mode == "influence"
-            and before.b.character_id == data.character_id
-            and INFLUENCED_BY + before.a.name in taken
-        )
-    if isinstance(data, FrightChecked) and isinstance(before, FrightChecked):
-        return (
-            bool(data.threat and before.threat)
-            and data.character_id == before.character_id
-            and data.threat.casefold() == before.threat.casefold()
-        )
-    if isinstance(data, ContestRolled) and isinstance(before, ContestRolled):
-        return before.mode == "regular" and (data.a.name, data.b_named) == (
-            before.a.name,
-            before.b_named,
-        )
-    return False
-
-
 def at_stake(event: Any) -> list[tuple[str, str]]:
     """An influence roll on a player's character replaces the margin its influencer left there
     when it wins, and leaves it as it was when it loses."""

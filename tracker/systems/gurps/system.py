@@ -143,7 +143,6 @@ class Gurps(RuleSystem):
     decide_roll = play.decide_roll
     redecide = staticmethod(play.redecide)
     at_stake = staticmethod(play.at_stake)
-    counted = staticmethod(play.counted)
     roll_facts = staticmethod(play.roll_facts)
     roll_remarks = staticmethod(words.roll_remarks)
     rolled = staticmethod(play.rolled)
