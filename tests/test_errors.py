@@ -467,3 +467,34 @@ def test_a_table_holding_a_value_no_log_keeps_is_one_sentence(run, tmp_path, nam
         [line] = result.stderr.strip().splitlines()
         assert "holds a value no log can keep" in line
     assert not (tmp_path / "campaign.db").exists() or run.event_count() == 0
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["note", "x\udcffy"],
+        ["campaign", "new", "x\udcffy", "--system", "gurps"],
+        ["character", "add", "x\udcffy"],
+    ],
+)
+def test_an_argument_of_bytes_that_are_not_utf8_is_one_sentence(glintlock, command):
+    """A terminal's bytes that are not UTF-8 reach the command as lone surrogates, which no
+    hash or output can spell: refused before anything is logged."""
+    glintlock.ok("session start")
+    before = glintlock.event_count()
+    result = glintlock(command)
+    assert result.exit_code == 2, result.output
+    [line] = result.stderr.strip().splitlines()
+    assert "x\\xffy holds bytes that are not UTF-8 text" in line
+    assert glintlock.event_count() == before
+
+
+def test_a_path_past_the_systems_length_is_one_sentence(glintlock, tmp_path):
+    long = "A" * 300
+    result = glintlock(["verify", "--against", long])
+    assert result.exit_code == 2, result.output
+    assert "is neither a file nor a receipt" in result.stderr
+    result = glintlock(["--db", str(tmp_path / f"{long}.db"), "status"])
+    assert result.exit_code == 1, result.output
+    [line] = result.stderr.strip().splitlines()
+    assert "cannot be a database file (File name too long)" in line

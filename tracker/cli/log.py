@@ -414,7 +414,11 @@ def _receipt_in(against: str):
     if found is not None:
         return found
     path = Path(against)
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+    except OSError:  # a name past the system's length, say
+        is_file = False
+    if not is_file:
         raise BadInput(
             f"{against} is neither a file nor a receipt; give an export's path or a receipt "
             "like tracker:e4ee917c:118:3f2a9c1e4b7d0a55."

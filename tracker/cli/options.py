@@ -113,6 +113,9 @@ ARGUMENT_MAX = 4000
 # A number with this many digits is no count, modifier or event number at any table; it would
 # not fit the database's integers either.
 HUGE_DIGITS = 16
+# Bytes the terminal gave that are not UTF-8 reach Python as lone surrogates: no log, hash or
+# output can spell them.
+NOT_UTF8 = re.compile("[\ud800-\udfff]")
 HUGE_NUMBER = re.compile(rf"(^|=)[+-]?\d{{{HUGE_DIGITS},}}(:|$)")
 
 
@@ -132,6 +135,13 @@ def unfit_argument(args) -> str | None:
             return (
                 f"{arg[:40]} is a number past anything tracker counts (at most "
                 f"{HUGE_DIGITS - 1} digits); give a smaller one."
+            )
+        if NOT_UTF8.search(arg):
+            raw = arg[:60].encode("utf-8", "surrogateescape")
+            shown = raw.decode("utf-8", "backslashreplace")
+            return (
+                f"{_one_line(shown)} holds bytes that are not UTF-8 text; retype it (a file "
+                "named so: rename it)."
             )
         if UNFIT.search(arg):
             return (

@@ -65,7 +65,13 @@ def prepare_sqlite_file(path: Path) -> bool:
     SQLite gives its -wal and -shm files the database file's permissions, so the whole campaign
     stays private to its owner.
     """
-    if path.exists():
+    try:
+        exists = path.exists()
+    except OSError as exc:  # a name past the system's length, a path through a file
+        raise StorageError(
+            f"{str(path)[:80]}… cannot be a database file ({exc.strerror}); give --db another path."
+        ) from None
+    if exists:
         if path.is_dir():
             raise StorageError(
                 f"{path} is a folder; give --db (or TRACKER_DB) the path of a database file."
