@@ -558,3 +558,37 @@ def test_an_envelope_no_release_writes_rehashed_is_found(evening, forgery, words
 
     rewrite(evening.db, forge, snapshots=False)
     verify_fails(evening, words)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        "UPDATE snapshots SET state = json_set(state, '$.revoked', json('[1]'))",
+        "UPDATE snapshots SET state = substr(state, 1, length(state) - 1) || ',\"zz\":' || "
+        "replace(hex(zeroblob(5000)), '00', '[') || replace(hex(zeroblob(5000)), '00', ']') || '}'",
+        "UPDATE snapshots SET state = json_set(state, '$.characters', json('[]')) "
+        "WHERE projection = 'session-start'",
+    ],
+    ids=["revoked-not-text", "nested-past-reading", "characters-lost"],
+)
+def test_a_snapshot_that_reads_but_cannot_take_the_log_is_folded_anew(glintlock, edit):
+    """A stored state that parses yet is none tracker wrote (an id that is not text, nesting
+    past what a parser follows, a character lost before later events name them) never crashes
+    a command: the cache is forgotten, the log folded, and verify ends clean."""
+    glintlock.ok("session start")
+    glintlock.ok("roll Wren Grit --tag 1:gear --dice 12")
+    glintlock.ok("undo")
+    glintlock.ok("redo")
+    before = glintlock.json("status --json")
+    with sqlite3.connect(glintlock.db) as conn:
+        assert conn.execute(edit).rowcount >= 1
+        conn.execute("DELETE FROM snapshots WHERE projection = 'campaign-refolded'")
+    for command in ("status --json", "status --player-view --json", "log --json"):
+        result = glintlock(command)
+        assert result.exit_code == 0, (command, result.output)
+    assert glintlock.json("status --json") == before
+    glintlock.ok("undo")
+    glintlock.ok("roll Tomas Wits --tag 1:gear --dice 15")
+    first = glintlock("verify")
+    assert first.exit_code in (0, 1), first.output
+    assert glintlock("verify").exit_code == 0

@@ -55,6 +55,21 @@ PLAYERS_SNAPSHOT = "players"
 PLAYERS_SESSION_SNAPSHOT = "players-session-start"
 
 
+# Every stored state of a campaign, for forgetting them all.
+ALL_SNAPSHOTS = (
+    CAMPAIGN_SNAPSHOT,
+    PRIOR_SNAPSHOT,
+    SESSION_SNAPSHOT,
+    REFOLDED_SNAPSHOT,
+    PLAYERS_SNAPSHOT,
+    PLAYERS_SESSION_SNAPSHOT,
+)
+# What folding the log's events onto a stored state raises when the state reads, yet is not one
+# this tracker wrote (a character it lost, a field of another type): the cache is then forgotten
+# and the log folded anew, which raises again only if the log itself is at fault.
+CACHE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+
+
 class LogReplaced(ConcurrencyError):
     """The log no longer holds the event a state was folded to: the database was replaced or
     restored under a process that kept the state."""
@@ -69,7 +84,7 @@ def _parsed(text: str, version: int, head_hash: str) -> CampaignState | None:
     try:
         doc = loads_payload(text)
         state = from_snapshot(doc) if isinstance(doc, dict) else None
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+    except (*CACHE_ERRORS, RecursionError):
         return None
     if state is None or (state.version, state.head_hash) != (version, head_hash):
         return None
@@ -92,7 +107,7 @@ def _what_it_saw(text: str) -> _Seen | None:
     is not one this tracker wrote."""
     try:
         return _SEEN.decode(text)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return None
 
 
@@ -105,6 +120,7 @@ class StateLoader:
         self._warm: dict[str, CampaignState] = {}
         self._paused = False
         self._deferred: list[tuple] | None = None
+        self._forgotten: set[str] = set()
         # Told how a fold of a long log goes (see ``tracker.app.progress``); None hears nothing.
         self.meter: Meter | None = None
 
@@ -114,6 +130,28 @@ class StateLoader:
         When the tail grows past ``SNAPSHOT_EVERY`` events a new snapshot replaces the old one,
         so a campaign of a million events answers as fast as a new one.
         """
+        try:
+            return self._state(row)
+        except CACHE_ERRORS:
+            self.forget(row)
+            return self._state(row)
+
+    def forget(self, row: CampaignRow) -> None:
+        """Drop every state stored or kept of the campaign: the next command folds its log.
+        Inside a write block, when the block ends (deleting then would wait for its lock)."""
+        self._warm.pop(row.campaign_id, None)
+        if self._deferred is not None:
+            self._deferred = [s for s in self._deferred if s[0] != row.campaign_id]
+            self._forgotten.add(row.campaign_id)
+            return
+        self._forget_now(row.campaign_id)
+
+    def _forget_now(self, campaign_id: str) -> None:
+        for name in ALL_SNAPSHOTS:
+            with contextlib.suppress(*self.store.errors):
+                self.store.forget_snapshot(campaign_id, name, PROJECTION_VERSION)
+
+    def _state(self, row: CampaignRow) -> CampaignState:
         warm = self._warm.get(row.campaign_id) if self.warm else None
         if warm is not None:
             try:
@@ -233,6 +271,21 @@ class StateLoader:
     ) -> CampaignState:
         revoked = set(revoked)
         base = self._base_state(row, revoked, until_version)
+        try:
+            return self._fold_from(row, base, revoked, until_version)
+        except CACHE_ERRORS:
+            if base is None:
+                raise
+            self.forget(row)
+            return self._fold_from(row, None, revoked, until_version)
+
+    def _fold_from(
+        self,
+        row: CampaignRow,
+        base: CampaignState | None,
+        revoked: set[str],
+        until_version: int | None,
+    ) -> CampaignState:
         state = base or refold_state(row.campaign_id, revoked)
         state.revoked = revoked
         state.fixed_revoked = True
@@ -398,10 +451,12 @@ class StateLoader:
     def snapshots_deferred(self) -> Iterator[None]:
         """Snapshots taken in the block are written when it ends, as they were when taken: one
         written inside a write block would wait for the block's own lock."""
-        self._deferred = []
+        self._deferred, self._forgotten = [], set()
         try:
             yield
         finally:
             taken, self._deferred = self._deferred, None
+        for campaign_id in self._forgotten:
+            self._forget_now(campaign_id)
         for snapshot in taken:
             self._write(snapshot)

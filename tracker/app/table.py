@@ -15,7 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tracker.app.deciding import Appender, Decide, Decision, Logged, logged, require_session
-from tracker.app.loading import PLAYERS_SESSION_SNAPSHOT, SNAPSHOT_EVERY, StateLoader
+from tracker.app.loading import (
+    CACHE_ERRORS,
+    PLAYERS_SESSION_SNAPSHOT,
+    SNAPSHOT_EVERY,
+    StateLoader,
+)
 from tracker.app.progress import Meter
 from tracker.errors import BadInput, NotFound, Refused
 from tracker.events import StoredEvent
@@ -273,6 +278,13 @@ class Table:
         with the players' state as the running session began when the fold passed it (their
         replay of the session starts there)."""
         row = campaign or self.campaign()
+        try:
+            return self._player_state(row, until_version)
+        except CACHE_ERRORS:
+            self.loader.forget(row)
+            return self._player_state(row, until_version)
+
+    def _player_state(self, row: CampaignRow, until_version: int | None) -> CampaignState:
         gm = self.state(row)
         revealed = self.revealed(row)
         # The undos are public: which events are in force is the GM's state's answer.

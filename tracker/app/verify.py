@@ -330,7 +330,7 @@ class Verifier:
                 doc = loads_payload(text)
                 revoked = set(from_snapshot(doc).revoked)
                 revealed = set(doc["revealed"]) if players else set()
-            except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+            except (ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError):
                 bad.append((name, projection_version))
                 found.append(Mismatch(version, at.event_id, f"{where}, cannot be read"))
                 continue

@@ -1293,6 +1293,10 @@ def from_snapshot(doc: dict[str, Any]) -> CampaignState:
         )
     state.exposures.extend(doc["exposures"])
     state.secret_contests = dict(doc["secret_contests"])
-    state.revoked = set(doc["revoked"])
+    revoked = doc["revoked"]
+    if not all(isinstance(i, str) for i in revoked):
+        # Ids are text; another value would not sort when the state is stored again.
+        raise TypeError("a revoked event's id is not text")
+    state.revoked = set(revoked)
     state.undo_stack.extend(copy.deepcopy(doc["undo_stack"]))
     return state
