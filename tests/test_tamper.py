@@ -592,3 +592,63 @@ def test_a_snapshot_that_reads_but_cannot_take_the_log_is_folded_anew(glintlock,
     first = glintlock("verify")
     assert first.exit_code in (0, 1), first.output
     assert glintlock("verify").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("$.system", "gloom"),
+        ("$.system", "nosuch"),
+        ("$.name", "Another"),
+        ("$.characters[0].skills", '{"Stealth": "12"}'),
+    ],
+    ids=["another-system", "no-such-system", "another-name", "a-skill-as-text"],
+)
+def test_a_snapshot_edited_to_mislead_a_decision_never_reaches_the_log(run, field, value):
+    """A stored state naming another rule system than the campaign's row, or holding a value of
+    a kind no fold gives, would have a command decide by the wrong rules (and log what they
+    give for good) or crash: it is passed over, the log folded, and the roll decided right."""
+    run.ok("campaign new Hidden --system gurps")
+    run.ok("character add Ann --stat DX=10 --stat IQ=10 --skill Stealth=12")
+    run.ok("session start")
+    with sqlite3.connect(run.db) as conn:
+        kind = "json(?)" if value.startswith("{") else "?"
+        changed = conn.execute(
+            f"UPDATE snapshots SET state = json_set(state, '{field}', {kind}) "
+            "WHERE projection = 'session-start'",
+            (value,),
+        ).rowcount
+    assert changed == 1
+    assert run.json("status --json")["system"] == "gurps"
+    rolled = run.json("roll Ann Stealth --dice 3,3,3 --json")
+    assert rolled["effective"] == 12
+    first = run("verify")
+    assert first.exit_code in (0, 1), first.output
+    assert run("verify").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("forge", "words"),
+    [
+        (_payload_set("NoteAdded", text="  "), "a note without text"),
+        (
+            lambda events: [
+                *events,
+                {
+                    **events[-1],
+                    "event_id": "00000000-0000-4000-8000-0000000000ee",
+                    "version": events[-1]["version"] + 1,
+                    "position": events[-1]["position"] + 1,
+                    "type": "CampaignSettingsChanged",
+                    "character_id": None,
+                    "payload": json.dumps({"note": None}),
+                },
+            ],
+            "changes no setting",
+        ),
+    ],
+    ids=["blank-note", "no-setting"],
+)
+def test_a_note_or_setting_change_no_command_logs_rehashed_is_found(evening, forge, words):
+    rewrite(evening.db, forge, snapshots=False)
+    verify_fails(evening, words)

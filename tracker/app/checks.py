@@ -24,7 +24,7 @@ from tracker.events.catalog import (
     CharacterAdded,
     SessionStarted,
 )
-from tracker.events.play import StressChanged
+from tracker.events.play import NoteAdded, StressChanged
 from tracker.projections.campaign import CampaignState, apply, problem_with
 from tracker.projections.rolls import ROLLED, rolls_in
 from tracker.systems import registry
@@ -97,7 +97,11 @@ def _as_its_command(walk: CampaignState, data: Any) -> str | None:
         created = {name: getattr(data, name) for name in CREATED}
         return logged_settings_problem(registry.get(data.system), created, created=True)
     if isinstance(data, CampaignSettingsChanged):
+        if not data.changed():
+            return "it changes no setting, which `campaign set` never logs"
         return logged_settings_problem(walk.rules, data.changed(), created=False)
+    if isinstance(data, NoteAdded) and not data.text.strip():
+        return "it is a note without text, which `note` never logs"
     if isinstance(data, StressChanged):
         if not walk.rules.has(Feature.STRESS):
             return f"{walk.rules.title} has no stress"

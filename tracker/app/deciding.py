@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from tracker.app.loading import StateLoader
+from tracker.app.loading import CACHE_ERRORS, StateLoader
 from tracker.errors import Refused, TrackerError
 from tracker.events import EventPayload, NewEvent, StoredEvent, encode
 from tracker.events.envelope import GENESIS_HASH
@@ -136,6 +136,12 @@ class Appender:
             # A refusal is never decided on what another writer has since changed (a Threat
             # spent, a character added): it stands only on the log's head.
             state = self.loader.catch_up(row, held)
+            decision = decide(state)
+        except CACHE_ERRORS:
+            # A stored state that reads, yet holds values of a kind no fold gives (edited in):
+            # forgotten, and the command decided on the log folded anew.
+            self.loader.forget(row)
+            state = self.loader.state(row)
             decision = decide(state)
         decided_on, decided_at = state, state.version
         try:

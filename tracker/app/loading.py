@@ -75,20 +75,26 @@ class LogReplaced(ConcurrencyError):
     restored under a process that kept the state."""
 
 
-def _parsed(text: str, version: int, head_hash: str) -> CampaignState | None:
+def _parsed(row: CampaignRow, text: str, version: int, head_hash: str) -> CampaignState | None:
     """A snapshot's state from its stored text, or None when it is not one this tracker wrote: a
-    cache that does not read, or that says it was folded to another event than the one it is
-    stored at (``version``, whose hash is ``head_hash``), is folded anew from the log, never
-    trusted and never a crash. (Whether a snapshot that reads holds what the log gives is for
-    ``tracker verify``, which folds the log to see.)"""
+    cache that does not read, that says it was folded to another event than the one it is
+    stored at (``version``, whose hash is ``head_hash``), or that names another campaign, name
+    or rule system than the campaign's own row, is folded anew from the log, never trusted and
+    never a crash. (Whether a snapshot that reads holds what the log gives is for ``tracker
+    verify``, which folds the log to see.)"""
     try:
         doc = loads_payload(text)
-        state = from_snapshot(doc) if isinstance(doc, dict) else None
+        if not isinstance(doc, dict) or (
+            doc.get("campaign_id"),
+            doc.get("name"),
+            doc.get("system"),
+            doc.get("version"),
+            doc.get("head_hash"),
+        ) != (row.campaign_id, row.name, row.system, version, head_hash):
+            return None
+        return from_snapshot(doc)
     except (*CACHE_ERRORS, RecursionError):
         return None
-    if state is None or (state.version, state.head_hash) != (version, head_hash):
-        return None
-    return state
 
 
 class _Seen(msgspec.Struct):
@@ -167,7 +173,7 @@ class StateLoader:
         names = (CAMPAIGN_SNAPSHOT, REFOLDED_SNAPSHOT, SESSION_SNAPSHOT)
         state = None
         for found in self._candidates(row, names, None):
-            state = _parsed(*found)
+            state = _parsed(row, *found)
             if state is not None:
                 break
         start = state.version if state is not None else 0
@@ -313,7 +319,7 @@ class StateLoader:
             later = self.store.first_version(row.campaign_id, revoked - skipped)
             if later is not None and later <= version:
                 continue
-            state = _parsed(text, version, head)
+            state = _parsed(row, text, version, head)
             if state is not None:
                 return state
         return None
@@ -358,7 +364,7 @@ class StateLoader:
                 )
             ):
                 continue
-            state = _parsed(text, version, head)
+            state = _parsed(row, text, version, head)
             if state is not None:
                 return state
         return None

@@ -110,6 +110,10 @@ class VerifyReport:
         }
 
 
+# What reading a stored state that is none tracker wrote raises.
+SNAPSHOT_ERRORS = (ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError)
+
+
 class Verifier:
     """Checks the logs of one database."""
 
@@ -328,9 +332,15 @@ class Verifier:
             players = name in (PLAYERS_SNAPSHOT, PLAYERS_SESSION_SNAPSHOT)
             try:
                 doc = loads_payload(text)
+                if (doc["campaign_id"], doc["name"], doc["system"]) != (
+                    row.campaign_id,
+                    row.name,
+                    row.system,
+                ):
+                    raise ValueError("another campaign's state")
                 revoked = set(from_snapshot(doc).revoked)
                 revealed = set(doc["revealed"]) if players else set()
-            except (ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError):
+            except (*SNAPSHOT_ERRORS, TrackerError):
                 bad.append((name, projection_version))
                 found.append(Mismatch(version, at.event_id, f"{where}, cannot be read"))
                 continue
