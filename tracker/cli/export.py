@@ -256,10 +256,9 @@ def _summary(as_json: bool, output: str | None, doc: dict) -> None:
     """Say what was written: on stdout when the data went to a file, else on stderr."""
     # The players' view withholds the head when it is an older secret event's, unsalted.
     head = doc["log_head"] or "withheld (a secret event's)"
-    if output is None or output in STANDARD_OUTPUT:
-        if not as_json:
-            rows = doc.get("rolls", doc.get("events"))
-            click.echo(f"{plural(rows, 'row')}, log head {head[:12]}", err=True)
+    if output is None or output in STANDARD_OUTPUT:  # never with --json (``_described``)
+        rows = doc.get("rolls", doc.get("events"))
+        click.echo(f"{plural(rows, 'row')}, log head {head[:12]}", err=True)
         return
     if as_json:
         emit_json({"output": output, **doc})
