@@ -265,6 +265,138 @@ def test_two_evenings_differing_only_in_secret_dice_look_the_same_to_the_players
         assert normalised(one[command]) == normalised(other[command]), command
 
 
+# Evenings whose secret event ({secret}) differs in what it was about, not in its dice: its
+# task, opponent and score, threat, influencer and subject, modifiers, trait, and kind. What
+# follows it (a retry, a round, a Fright Check, a roll taking an influence, a buy-up) must be
+# sealed alike, or the players would learn what the sealed event was.
+LABELLED = {
+    "task": (
+        [
+            "campaign new L --system gurps",
+            "character add --sheet {sheet}",
+            "session start",
+            "{secret}",
+            "roll Mira Lockpicking --task door --retry retry-at-penalty --dice 3,3,4",
+            "roll Mira Lockpicking --dice 3,3,4",
+            "session end",
+        ],
+        [
+            "roll Mira Lockpicking --task window --retry retry-at-penalty --secret --dice 6,6,6",
+            "roll Mira Lockpicking --task door --retry retry-at-penalty --secret --dice 6,6,6",
+            "roll Mira Lockpicking --task door --secret --dice 3,3,3",
+            "roll Mira Lockpicking --secret --dice 6,6,6",
+            "roll Mira Vision --dice 6,6,6",
+            "fright Mira --secret --threat ghoul --dice 3,3,3",
+        ],
+    ),
+    "opponent": (
+        [
+            "campaign new L --system gurps",
+            "character add Mira --stat DX=12 --stat Per=12 --skill Stealth=13",
+            "session start",
+            "{secret}",
+            "contest Mira Stealth Guard 12 --mode regular --dice-a 3,3,4 --dice-b 4,4,4",
+            "contest Mira Stealth Guard 12 --dice-a 3,3,4 --dice-b 6,6,6",
+            "session end",
+        ],
+        [
+            "contest Mira Stealth Guard 12 --mode regular --secret --dice-a 6,6,6 --dice-b 6,6,6",
+            "contest Mira Stealth Thug 12 --mode regular --secret --dice-a 6,6,6 --dice-b 6,6,6",
+            "contest Mira Stealth Guard 14 --mode regular --secret --dice-a 3,3,3 --dice-b 6,6,6",
+            "contest Mira Stealth Guard 12 --secret --dice-a 6,6,6 --dice-b 6,6,6",
+            "contest Mira Vision Guard 12 --dice-a 6,6,6 --dice-b 6,6,6",
+        ],
+    ),
+    "threat": (
+        [
+            "campaign new L --system gurps",
+            "character add --sheet {sheet}",
+            "session start",
+            "{secret}",
+            "fright Mira --threat ghoul --dice 4,4,4",
+            "session end",
+        ],
+        [
+            "fright Mira --secret --threat ghoul --dice 3,3,3",
+            "fright Mira --secret --threat rats --dice 3,3,3",
+            "fright Mira --secret --dice 3,3,3",
+            "roll Mira Per --secret --dice 3,3,3",
+        ],
+    ),
+    "influencer": (
+        [
+            "campaign new L --system gurps",
+            "character add --sheet {sheet}",
+            "character add Vesna --npc --stat Will=11 --skill 'Sex Appeal=14'",
+            "character add Aldric --npc --stat Will=11 --skill Fast-Talk=14",
+            "session start",
+            "influence Vesna 'Sex Appeal' Mira --dice-a 3,3,4 --dice-b 4,4,4",
+            "{secret}",
+            "roll Mira Lockpicking --mod influence:Vesna:bonus --dice 3,3,3",
+            "session end",
+        ],
+        [
+            "influence Vesna 'Sex Appeal' Mira --secret --dice-a 3,3,3 --dice-b 4,4,4",
+            "influence Aldric Fast-Talk Mira --secret --dice-a 3,3,3 --dice-b 4,4,4",
+            "influence Vesna 'Sex Appeal' Guard 10 --secret --dice-a 3,3,3 --dice-b 4,4,4",
+            "contest Aldric Fast-Talk Guard 12 --secret --dice-a 3,3,3 --dice-b 4,4,4",
+        ],
+    ),
+    "modifiers": (
+        [
+            "campaign new L --system gurps",
+            "character add --sheet {sheet}",
+            "session start",
+            "{secret}",
+            "roll Mira Lockpicking --task door --dice 3,3,4",
+            "roll Mira Lockpicking --dice 3,3,4",
+            "fright Mira --threat ghoul --dice 4,4,4",
+            "session end",
+        ],
+        [
+            "roll Mira Lockpicking --secret --mod -2 --dice 5,5,5",
+            "roll Mira Lockpicking --secret --mod +3:lighting --dice 5,5,5",
+            "roll Mira Lockpicking --secret --mod equipment:good --task door --dice 5,5,5",
+        ],
+    ),
+    "kind": (
+        [
+            "campaign new L --system gurps --cinematic",
+            "character add --sheet {sheet}",
+            "points award Mira 5",
+            "session start",
+            "roll Mira Lockpicking --dice 5,5,5",
+            "{secret}",
+            "spend Mira buy-up",
+            "session end",
+        ],
+        [
+            "roll Mira Per --secret --dice 5,5,5",
+            "roll Mira Vision --dice 5,5,5",
+            "fright Mira --secret --dice 3,3,3",
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("about", list(LABELLED))
+def test_what_a_secret_event_was_about_does_not_change_what_the_players_see(tmp_path, about):
+    """The same evening with a secret event about other things (another task, opponent,
+    threat, influencer, modifier, trait, or another kind of event): the players see the same
+    bytes in every output."""
+    evening, variants = LABELLED[about]
+    runs = [play(tmp_path / str(i), evening, {"secret": v}) for i, v in enumerate(variants)]
+    seen = [player_outputs(run) for run in runs]
+    gm = [normalised(run.ok("log --json").stdout) for run in runs]
+    for i in range(1, len(runs)):
+        assert gm[i] != gm[0], variants[i]  # the GM's evenings differ, or this proves nothing
+        for command in PLAYER_OUTPUTS:
+            assert normalised(seen[i][command]) == normalised(seen[0][command]), (
+                variants[i],
+                command,
+            )
+
+
 def test_a_danger_sense_roll_does_not_show_whether_it_was_rolled(tmp_path):
     dice = GURPS_DICE[0]
     first = play(tmp_path / "first", GURPS_EVENING, dice)
@@ -567,19 +699,27 @@ def test_what_a_secret_roll_opened_is_dismissed_in_secret(tmp_path):
 
 def test_a_fright_check_counting_a_secret_one_is_secret_too(tmp_path):
     """Its modifier for previous exposure would tell the players that a secret event was a
-    Fright Check against the same threat: the later check is kept secret, and the GM told."""
+    Fright Check against the same threat: the later check is kept secret, and the GM told.
+    So is one against another threat, or the players would learn which threat the secret one
+    was about; once the secret is revealed, a check is public again."""
     run = play(tmp_path / "evening", GURPS_EVENING[:4], {})
     run.ok("fright Mira --secret --threat ghoul --dice 3,3,3")
     checked = run.ok("fright Mira --threat ghoul --dice 4,4,4")
-    assert "kept secret: a secret check against this threat counts in it" in checked.stdout
+    assert (
+        "kept secret: secret event 5, not revealed, could be a check against this threat"
+        in checked.stdout
+    )
     shown = run.ok("log --player-view --json").stdout
     assert "exposure" not in shown
     assert [e["type"] for e in json.loads(shown)["events"][-2:]] == ["Secret", "Secret"]
-    # Against another threat, or with no secret check before it, a check stays public.
     run.ok("fright Mira --threat rats --dice 4,4,4")
-    assert json.loads(run.ok("log --player-view --json").stdout)["events"][-1]["type"] == (
-        "FrightChecked"
-    )
+    assert run.json("log --player-view")["events"][-1]["type"] == "Secret"
+    # With every secret about Mira shown, a check against another threat is public.
+    run.ok("reveal 5")
+    run.ok("reveal 6")
+    run.ok("reveal 7")
+    run.ok("fright Mira --threat bats --dice 4,4,4")
+    assert run.json("log --player-view")["events"][-1]["type"] == "FrightChecked"
 
 
 def test_a_receipt_never_names_an_older_secret_event_whose_hash_has_no_salt(tmp_path):
@@ -769,3 +909,20 @@ def test_a_later_roll_of_a_character_a_sealed_event_was_about_waits_for_it(
     assert f"counts secret event {sealed_at}," in refused.stderr
     run.ok(f"reveal {sealed_at}")
     run.ok(f"reveal {later_at}")
+
+
+def test_the_gm_is_told_which_secret_kept_a_roll_secret_and_revealing_it_lets_the_next_show(
+    tmp_path,
+):
+    run = play(tmp_path / "evening", GURPS_EVENING[:4], {})
+    run.ok("roll Mira Lockpicking --task window --retry retry-at-penalty --secret --dice 6,6,6")
+    retried = run.ok("roll Mira Lockpicking --task door --dice 3,3,4")
+    assert "kept secret: secret event 5, not revealed, could be an earlier attempt" in (
+        retried.stdout
+    )
+    assert run.json("log --player-view")["events"][-1]["type"] == "Secret"
+    run.ok("reveal 5")
+    run.ok("reveal 6")
+    again = run.ok("roll Mira Lockpicking --task door --dice 3,3,4")
+    assert "kept secret" not in again.stdout
+    assert run.json("log --player-view")["events"][-1]["type"] == "RollMade"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 
 
 def plural(count: int, word: str) -> str:
@@ -13,6 +14,18 @@ def plural(count: int, word: str) -> str:
 def outcome_words(name: str) -> str:
     """An outcome as the GM says it: ``critical failure``, not the stored ``critical_failure``."""
     return name.replace("_", " ")
+
+
+def kept_secret(versions: Sequence[int], could_be: str) -> str:
+    """Why the rules sealed an event the GM did not mark secret: the unshown secret events it
+    could count, which the GM may reveal first."""
+    events = plural(len(versions), "secret event").split(" ", 1)[1]
+    listed = ", ".join(map(str, versions))
+    them = "them" if len(versions) > 1 else "it"
+    return (
+        f"kept secret: {events} {listed}, not revealed, could be {could_be}; "
+        f"reveal {them} first (`tracker reveal {versions[0]}`) and the next one stays public"
+    )
 
 
 def reads_as(name: str) -> str:

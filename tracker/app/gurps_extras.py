@@ -22,6 +22,7 @@ from tracker.systems import registry
 from tracker.systems.base import Feature, RollRequest, Side, contest_roll_doc, contest_side
 from tracker.systems.dice import source_for
 from tracker.systems.gurps import play as gurps_play
+from tracker.words import kept_secret
 
 
 class GurpsExtras:
@@ -153,7 +154,8 @@ class GurpsExtras:
                 effects=tuple(effects),
             )
             # Taking the margin a secret influence left would tell the players what it did.
-            hidden = secret or gurps_play.secret_influence(influencer, mods)
+            taken = gurps_play.secret_influence(state, influencer, mods)
+            hidden = secret or bool(taken)
             event = new_event(payload, state=state, visibility="gm" if hidden else "public")
             doc = {
                 "event_id": event.event_id,
@@ -173,6 +175,9 @@ class GurpsExtras:
                 "modifier": result.modifier if on_pc else None,
                 "secret": hidden,
                 "effects": [e.to_json() for e in effects],
+                "notes": [kept_secret(taken, gurps_play.COULD_BE_INFLUENCE)]
+                if taken and not secret
+                else [],
             }
             return Decision([event], doc)
 
@@ -285,12 +290,14 @@ class GurpsExtras:
                 raise Refused(f"{ch.name}'s sheet has no Will or IQ; add one (--stat Will=N).")
             modifiers = [gurps_play.fright_modifier(m) for m in mods]
             modifiers += gurps_play.fright_traits(ch)
-            exposures, after_a_secret = _exposures(state, ch, threat, now)
+            exposures, since = _exposures(state, ch, threat, now)
             if exposures:
                 modifiers.append(gurps.fright_modifier("previous-exposure", exposures))
-            # Its modifier for a secret check against the threat would tell the players that
-            # check was made: this one is secret as well.
-            hidden = secret or after_a_secret
+            # A secret event about the character in the last 24 hours could be a check against
+            # this threat, which its modifier would show: this one is secret as well, whatever
+            # threat (or other thing) the secret one was about.
+            after_a_secret = state.unrevealed(ch.character_id, since=since) if threat else []
+            hidden = secret or bool(after_a_secret)
             shared = source_for(None, seed)
             own_table = (
                 gurps.fright_table_from_rows(state.fright_table) if state.fright_table else None
@@ -329,7 +336,7 @@ class GurpsExtras:
             )
             event = new_event(payload, state=state, visibility="gm" if hidden else "public")
             if hidden and not secret:
-                notes = [*notes, "kept secret: a secret check against this threat counts in it"]
+                notes = [*notes, kept_secret(after_a_secret, "a check against this threat")]
             table = None
             if result.table is not None:
                 t = result.table
@@ -514,15 +521,15 @@ class GurpsExtras:
 
 def _exposures(
     state: CampaignState, ch: Character, threat: str | None, now: str | None
-) -> tuple[int, bool]:
+) -> tuple[int, str]:
     """Earlier Fright Checks against the same threat within 24 hours, counted from the log,
-    and whether any of them was secret."""
-    if not threat:
-        return 0, False
+    and the time 24 hours back (ISO)."""
     import pendulum
 
     moment = pendulum.parse(now) if now else pendulum.now("UTC")
     since = moment.subtract(hours=24)
+    if not threat:
+        return 0, since.isoformat()
     counted = [
         x
         for x in state.exposures
@@ -530,7 +537,7 @@ def _exposures(
         and x["threat"].casefold() == threat.casefold()
         and pendulum.parse(x["at"]) >= since
     ]
-    return len(counted), any(x.get("secret", False) for x in counted)
+    return len(counted), since.isoformat()
 
 
 def _project(state: CampaignState, name: str, missing_ok: bool = False):

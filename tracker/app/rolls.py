@@ -21,9 +21,10 @@ from tracker.app.table import Table
 from tracker.errors import BadInput
 from tracker.events.effects import Effect, TrackChange
 from tracker.events.play import ContestRolled, RollMade
-from tracker.projections.campaign import CampaignState, Character, contest_pair
+from tracker.projections.campaign import CampaignState, Character
 from tracker.systems import registry
 from tracker.systems.base import (
+    ContestDecision,
     ContestRequest,
     Feature,
     RollDecision,
@@ -32,6 +33,7 @@ from tracker.systems.base import (
     Side,
 )
 from tracker.systems.dice import DiceSource
+from tracker.words import kept_secret
 
 
 def dice_kind(source: DiceSource) -> tuple[str, str | None]:
@@ -97,18 +99,13 @@ def _running(state: CampaignState, a: Side, b: Side) -> tuple[str, int] | None:
     return None
 
 
-def _secret_round(state: CampaignState, a: Side, b: Side) -> bool:
-    """Whether the regular contest under way between these sides began in secret, or the last
-    round of one between them was secret. Either way, whatever this line is (the next round, a
-    new contest's first, a quick contest between them meanwhile), whether it was sealed must not
-    depend on whether the secret round settled the contest: so it is sealed too."""
-    if state.secret_contests.get(contest_pair(a.name, b.name), False):
-        return True
-    return any(
-        ob.secret
-        for ob in state.open_obligations("regular-contest")
-        if ob.data["a"]["name"] == a.name and (ob.data.get("b") or {}).get("name") == b.name
-    )
+def _after_a_secret(state: CampaignState, decided: ContestDecision) -> list[int]:
+    """Whether a contest fought over rounds must be sealed: any secret event the players have
+    not been shown that names no character could be a round of it (a secret contest names
+    none), and this line's round, or its being a new contest's first, would say how that one
+    went. Asked of every round alike, whoever the sides are: which sides a sealed contest was
+    between is what it keeps from the players. Gives the versions of those secret events."""
+    return state.unrevealed(None) if decided.round is not None else []
 
 
 def _roll_made(
@@ -358,9 +355,8 @@ class Rolls:
                 effects=decided.effects,
                 b_name=b_side.name if decided.b is None else msgspec.UNSET,
             )
-            # A round after a secret one is secret too: its round number would tell the players
-            # how the secret rounds went.
-            hidden = secret or decided.secret or _secret_round(state, a_side, b_side)
+            rounds = [] if secret or decided.secret else _after_a_secret(state, decided)
+            hidden = secret or decided.secret or bool(rounds)
             event = new_event(payload, state=state, visibility="gm" if hidden else "public")
             winner = payload.winner
             doc = {
@@ -373,6 +369,9 @@ class Rolls:
                 else (a_side.name if winner == "a" else b_side.name),
                 "secret": hidden,
             }
+            if rounds:
+                could_be = "a round of a contest still running, or the end of one"
+                doc["notes"] = [*doc.get("notes", []), kept_secret(rounds, could_be)]
             return Decision([event], doc)
 
         return self.table.play(decide, at_table="rolling a contest")

@@ -19,7 +19,7 @@ from tracker.events import play as ev
 from tracker.projections.campaign import CampaignState, Character, Obligation
 from tracker.systems import registry
 from tracker.systems.base import Feature
-from tracker.words import plural
+from tracker.words import kept_secret, plural
 
 
 class Tracks:
@@ -95,6 +95,13 @@ class Tracks:
                 to_outcome=target,
                 cost=cost,
             )
+            # Buying up a secret roll is as secret as the roll: the buy-up names the roll and
+            # the outcome it had. So is buying up a public roll with an unshown secret event
+            # about the character after it: that the buy-up passes over it would say the secret
+            # was no roll to buy up (a Danger Sense roll, a Fright Check).
+            rolled = self.table.store.find_event(state.campaign_id, ch.last_roll_id).version
+            since = state.unrevealed(ch.character_id, after=rolled)
+            hidden = ch.last_roll_secret or bool(since)
             doc = {
                 "character": ch.name,
                 "roll_event_id": ch.last_roll_id,
@@ -102,11 +109,13 @@ class Tracks:
                 "to": target,
                 "cost": cost,
                 "points_left": ch.points - cost,
-                "secret": ch.last_roll_secret,
+                "secret": hidden,
+                "roll_secret": ch.last_roll_secret,
+                "notes": []
+                if ch.last_roll_secret or not since
+                else [kept_secret(since, "a roll this buy-up would pass over")],
             }
-            # Buying up a secret roll is as secret as the roll: the buy-up names the roll and
-            # the outcome it had.
-            visibility = "gm" if ch.last_roll_secret else "public"
+            visibility = "gm" if hidden else "public"
             return Decision([new_event(payload, state=state, visibility=visibility)], doc)
 
         return self.table.play(decide, at_table="buying up a roll")

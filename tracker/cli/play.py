@@ -207,7 +207,10 @@ def spend(character, action, cost, condition, note, to, as_json) -> None:
             f"{d['character']} spends {plural(d['cost'], 'character point')}: "
             f"{outcome_words(d['from'])} → {outcome_word(d['to'], logged.state.rules)} "
             f"({plural(d['points_left'], 'point')} left)."
-        ) + (dim(" (secret, as the roll was)") if d.get("secret") else "")
+        ) + (dim(" (secret, as the roll was)") if d.get("roll_secret") else "")
+        if d.get("secret") and not d.get("roll_secret"):
+            line += dim(" (secret)")
+        line = "\n".join([line, *(dim(f"  {n}") for n in d.get("notes", []))])
     else:
         doubled = " (doubled: strained)" if d["doubled"] else ""
         what = {
@@ -733,7 +736,8 @@ def contest(a, trait_a, b, trait_b, as_json, **options) -> None:
     remarks = rules.roll_remarks(logged.event.data)
     if remarks:
         verdict += dim(f" ({'; '.join(remarks)})")
-    show_logged(logged, as_json, [head, "  " + "   ".join(sides), "  → " + verdict])
+    notes = [dim(f"  {n}") for n in d.get("notes", [])]
+    show_logged(logged, as_json, [head, "  " + "   ".join(sides), "  → " + verdict, *notes])
 
 
 def _contest_side(side, rules: RuleSystem) -> str:
@@ -787,6 +791,9 @@ def influence(character, skill, subject, will, as_json, **options) -> None:
         show_logged(logged, as_json, [d["note"]])
         return
     head = f"{bold(d['a']['character'])} · {d['skill']} vs {bold(d['b']['character'])} · Will"
+    if d.get("secret"):
+        head += dim(" (secret)")
+    notes = [dim(f"  {n}") for n in d.get("notes", [])]
     rules = logged.state.rules
     sides = [_contest_side(d["a"], rules), _contest_side(d["b"], rules)]
     if d["winner"] is None:
@@ -804,7 +811,9 @@ def influence(character, skill, subject, will, as_json, **options) -> None:
             )
         else:
             reading = f"{subject} is not swayed"
-        show_logged(logged, as_json, [head, "  " + "   ".join(sides), f"  → {verdict}: {reading}"])
+        show_logged(
+            logged, as_json, [head, "  " + "   ".join(sides), f"  → {verdict}: {reading}", *notes]
+        )
         return
     lines = [head, "  " + "   ".join(sides), f"  → {verdict}: {d['contest_level']}"]
     if d["reaction"] is not None:
@@ -815,7 +824,7 @@ def influence(character, skill, subject, will, as_json, **options) -> None:
         )
     level = click.style(d["level"], fg=GOOD if d["level"] in REACTION_GOOD else BAD, bold=True)
     lines.append(f"  {d['b']['character']}'s reaction: {level}")
-    show_logged(logged, as_json, lines)
+    show_logged(logged, as_json, [*lines, *notes])
 
 
 REACTION_GOOD = ("Neutral", "Good", "Very Good", "Excellent")

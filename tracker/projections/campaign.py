@@ -13,6 +13,7 @@ import copy
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from tracker.errors import StorageError
@@ -33,9 +34,10 @@ from tracker.systems.base import Feature, RuleSystem
 from tracker.words import plural, reads_as
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 14
+PROJECTION_VERSION = 15
 RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
+RECENT_SEALED = 16
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
 RECENT_UNDOS = 50
 # What no undo takes back: the campaign's creation, and the undo machinery itself. A secret the
@@ -325,8 +327,13 @@ class CampaignState:
     discharged: deque = field(default_factory=lambda: deque(maxlen=RECENT_DISCHARGED))
     projects: dict[str, Project] = field(default_factory=dict)
     exposures: deque = field(default_factory=lambda: deque(maxlen=RECENT_EXPOSURES))
-    # Whether the last regular contest between two sides (``contest_pair``) was secret.
-    secret_contests: dict[str, bool] = field(default_factory=dict)
+    # The secret events in force that no reveal has shown the players, under the character
+    # their envelope names ("" for none): {character: {event id: [version, recorded_at]}}. Of
+    # a character's, the newest RECENT_SEALED: a reveal shows the earlier secrets about the
+    # character a later one could count before (or with) it, so the newest stand for the rest
+    # (and a campaign whose GM reveals nothing keeps a state of bounded size). Those that name
+    # no character may be shown in any order: all are kept.
+    sealed: dict[str, dict[str, list]] = field(default_factory=dict)
     # Undo: the events no longer in force, and the undos still open to a redo (newest last).
     revoked: set[str] = field(default_factory=set)
     undo_stack: deque = field(default_factory=lambda: deque(maxlen=RECENT_UNDOS))
@@ -346,6 +353,27 @@ class CampaignState:
                 return character
         shown = reads_as(name)
         return next((ch for ch in self.characters.values() if reads_as(ch.name) == shown), None)
+
+    def unrevealed(
+        self, character_id: str | None, *, since: str | None = None, after: int = 0
+    ) -> list[int]:
+        """The versions of the secret events in force that the players have not been shown,
+        of those whose envelope names ``character_id`` (None: those that name no character),
+        logged after version ``after`` and, given ``since`` (an ISO time), not before it (of a
+        character's, the newest stand for the rest: ``sealed``).
+
+        All the players know of a sealed event is that it happened, when, and whom its
+        envelope names. A public event that must be sealed when it could count a secret one
+        (a retry's penalty, an exposure, a contest's round, an influence's margin) asks this,
+        never what the secret was about: its task, opponent, threat, influencer, trait or
+        modifiers must not decide what the players see next."""
+        held = self.sealed.get(character_id or "", {})
+        moment = datetime.fromisoformat(since) if since is not None else None
+        return [
+            version
+            for version, at in held.values()
+            if version > after and (moment is None or datetime.fromisoformat(at) >= moment)
+        ]
 
     @property
     def next_session_number(self) -> int:
@@ -401,6 +429,12 @@ def apply(state: CampaignState, event: StoredEvent) -> CampaignState:
         session.event_count += 1
     if event.event_id in state.revoked:
         return state
+    if event.visibility == "gm":
+        entry = [event.version, event.recorded_at]
+        held = state.sealed.setdefault(event.character_id or "", {})
+        held[event.event_id] = entry
+        if event.character_id and len(held) > RECENT_SEALED:
+            del held[next(iter(held))]
     data = event.data
     handler = _HANDLERS.get(type(data))
     if handler is not None:
@@ -755,10 +789,6 @@ def _roll_made(state: CampaignState, e: p.RollMade, raw: StoredEvent) -> None:
         task = ch.tasks.setdefault(e.task, {"attempts": 0, "failures": 0, "mode": None})
         task["attempts"] += 1
         task["failures"] += 0 if e.result.get("success") else 1
-        # An attempt the GM rolled in secret makes the retries secret too: their penalty
-        # would say how it went.
-        if raw.visibility == "gm":
-            task["secret"] = True
         task["mode"] = e.inputs.get("retry_mode") or task["mode"]
     if e.kind == "project":
         project = state.projects.get(e.inputs.get("project_id", ""))
@@ -773,11 +803,6 @@ def _roll_made(state: CampaignState, e: p.RollMade, raw: StoredEvent) -> None:
         ch.last_roll_secret = raw.visibility == "gm"
 
 
-def contest_pair(a: str, b: str) -> str:
-    """The key of a regular contest's two sides, by name, the active side first."""
-    return f"{a}\n{b}"
-
-
 def _contest_rolled(state: CampaignState, e: p.ContestRolled, raw: StoredEvent) -> None:
     _apply_effects(state, e.effects, raw, None)
     if raw.visibility == "gm":
@@ -787,7 +812,6 @@ def _contest_rolled(state: CampaignState, e: p.ContestRolled, raw: StoredEvent) 
             if held is not None:
                 ch.conditions[held].secret = True
     if e.mode == "regular" and e.contest_id:
-        state.secret_contests[contest_pair(e.a.name, e.b_named)] = raw.visibility == "gm"
         running = [
             o
             for o in state.open_obligations("regular-contest")
@@ -826,7 +850,6 @@ def _fright_checked(state: CampaignState, e: p.FrightChecked, raw: StoredEvent) 
                 "character_id": e.character_id,
                 "threat": e.threat,
                 "at": raw.recorded_at,
-                "secret": raw.visibility == "gm",
             }
         )
 
@@ -1028,6 +1051,13 @@ def revoked_before(revoked: set[str], undos_since: Iterable[StoredEvent]) -> set
     return before
 
 
+def _revealed(state: CampaignState, e: p.EventsRevealed, _: StoredEvent) -> None:
+    shown = set(e.event_ids)
+    for held in state.sealed.values():
+        for ident in shown.intersection(held):
+            del held[ident]
+
+
 def _restored(state: CampaignState, e: p.EventsRestored, raw: StoredEvent) -> None:
     kept = [u for u in state.undo_stack if u["event_id"] != e.revocation]
     state.undo_stack.clear()
@@ -1162,6 +1192,7 @@ _PRECONDITIONS: dict[type, Callable[[CampaignState, Any], str | None]] = {
 _HANDLERS: dict[type, Callable[[CampaignState, Any, StoredEvent], None]] = {
     p.EventsRevoked: _revoked,
     p.EventsRestored: _restored,
+    p.EventsRevealed: _revealed,
     c.CampaignCreated: _campaign_created,
     c.CampaignSettingsChanged: _settings_changed,
     c.SessionStarted: _session_started,
@@ -1235,7 +1266,7 @@ def to_snapshot(state: CampaignState) -> dict[str, Any]:
     doc["discharged"] = [o.to_dict() for o in state.discharged]
     doc["projects"] = [pr.to_dict() for pr in state.projects.values()]
     doc["exposures"] = list(state.exposures)
-    doc["secret_contests"] = dict(state.secret_contests)
+    doc["sealed"] = {who: dict(held) for who, held in state.sealed.items() if held}
     doc["revoked"] = sorted(state.revoked)
     doc["undo_stack"] = copy.deepcopy(list(state.undo_stack))
     return doc
@@ -1292,7 +1323,10 @@ def from_snapshot(doc: dict[str, Any]) -> CampaignState:
             pr["days"],
         )
     state.exposures.extend(doc["exposures"])
-    state.secret_contests = dict(doc["secret_contests"])
+    state.sealed = {
+        who: {ident: [int(version), str(at)] for ident, (version, at) in held.items()}
+        for who, held in doc["sealed"].items()
+    }
     revoked = doc["revoked"]
     if not all(isinstance(i, str) for i in revoked):
         # Ids are text; another value would not sort when the state is stored again.

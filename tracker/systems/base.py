@@ -103,6 +103,14 @@ class CampaignView(Protocol):
     @property
     def threat_floor(self) -> str: ...
 
+    def unrevealed(
+        self, character_id: str | None, *, since: str | None = None, after: int = 0
+    ) -> Sequence[int]:
+        """The secret events the players have not been shown whose envelope names
+        ``character_id`` (None: no character), by version: all a system may ask of them when a
+        public roll would count one."""
+        ...
+
 
 class RollRequest(msgspec.Struct, frozen=True):
     """A roll as the GM asked for it at the table: the trait and every option typed. A system

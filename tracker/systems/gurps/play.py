@@ -44,7 +44,7 @@ from tracker.systems.base import (
 )
 from tracker.systems.dice import PhysicalDice, source_for
 from tracker.systems.gurps import rules as gurps
-from tracker.words import plural
+from tracker.words import kept_secret, plural
 
 FACES = 6
 TOTAL_DARKNESS = "total-darkness"
@@ -108,14 +108,22 @@ def influence_modifiers(character: CharacterView, mods: list[str]) -> list[str]:
     return out
 
 
-def secret_influence(character: CharacterView | None, mods: Sequence[str]) -> bool:
-    """Whether ``mods`` take the margin a secret influence roll left on the character: the roll
-    that takes it would tell the players what the secret one did, so it is secret too."""
-    return character is not None and any(
-        getattr(taken[0], "secret", False)
-        for text in mods
-        if (taken := _influence_taken(character, text)) is not None
-    )
+def secret_influence(
+    campaign: CampaignView, character: CharacterView | None, mods: Sequence[str]
+) -> Sequence[int]:
+    """Whether a roll taking an influence's margin (``influence:NAME``) must be sealed: while
+    any secret event that names no character is unshown, it could be an influence roll that
+    replaced the margin (a win) or left it (a loss), so the roll that takes it would tell the
+    players what the secret one did. Asked alike whoever the influencer is, since who made a
+    sealed influence roll, and on whom, is what it keeps from the players. Gives the versions
+    of those secret events (none: the roll may be public)."""
+    if character is None or all(_influence_taken(character, text) is None for text in mods):
+        return ()
+    return campaign.unrevealed(None)
+
+
+# Why a roll taking an influence's margin was sealed, in ``kept_secret``'s words.
+COULD_BE_INFLUENCE = "an influence roll that changed the margin taken here"
 
 
 def _influence_taken(character: CharacterView, text: str) -> tuple[Any, bool] | None:
@@ -290,6 +298,12 @@ def decide_roll(
         (m.split(":", 1)[1] for m in mods if m.strip().lower().startswith("climbing:")), None
     )
     doc["notes"].extend(gurps.feat_notes(trait, feat, surface, result.outcome))
+    influenced = secret_influence(campaign, character, request.mods)
+    attempted = _after_a_secret(campaign, character, request)
+    if influenced:
+        doc["notes"].append(kept_secret(influenced, COULD_BE_INFLUENCE))
+    if attempted:
+        doc["notes"].append(kept_secret(attempted, "an earlier attempt at this task"))
     followups: tuple[RollDecision, ...] = ()
     if request.danger and sense is None:
         raise BadInput(
@@ -306,19 +320,19 @@ def decide_roll(
         dice=result.dice,
         doc=doc,
         effects=tuple(effects),
-        secret=(sense is not None and not request.public)
-        or secret_influence(character, request.mods)
-        or _after_a_secret_attempt(character, request),
+        secret=(sense is not None and not request.public) or bool(influenced or attempted),
         followups=followups,
     )
 
 
-def _after_a_secret_attempt(character: CharacterView, request: RollRequest) -> bool:
-    """Whether an earlier attempt at this task was the GM's secret: a retry's penalty (or its
-    absence) would tell the players how that attempt went, so the retry is secret as well."""
-    if not request.task:
-        return False
-    return bool(character.tasks.get(request.task, {}).get("secret"))
+def _after_a_secret(
+    campaign: CampaignView, character: CharacterView, request: RollRequest
+) -> Sequence[int]:
+    """Whether an attempt at a named task must be sealed: while a secret event about the
+    character is unshown, it could be an earlier attempt at this task, whose failure (or its
+    absence) the retry's penalty and mode would tell. Asked alike whatever task the secret one
+    was about, and whatever it was: that is what it keeps from the players."""
+    return campaign.unrevealed(character.character_id) if request.task else ()
 
 
 def _danger_sense(character: CharacterView, request: RollRequest) -> RollDecision:
@@ -430,8 +444,8 @@ def decide_contest(
     senses = any(side.character is not None and gurps.sense_of(side.trait or "") for side in (a, b))
     return ContestDecision(
         secret=(senses and not request.public)
-        or secret_influence(a.character, request.mods_a)
-        or secret_influence(b.character, request.mods_b),
+        or bool(secret_influence(campaign, a.character, request.mods_a))
+        or bool(secret_influence(campaign, b.character, request.mods_b)),
         mode=mode,
         a=contest_side(a, side_inputs(a_base, a_mods, a_eff), a_roll.to_dict()),
         b=None
