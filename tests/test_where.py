@@ -205,6 +205,25 @@ def test_paths_that_lead_nowhere_are_described_in_a_sentence(tmp_path):
     )
 
 
+def test_a_name_past_the_systems_length_is_described_in_the_words_status_refuses_it_with(
+    tmp_path,
+):
+    path = tmp_path / ("A" * 300 + ".db")
+    refused = CliRunner().invoke(cli, ["--db", str(path), "status"])
+    assert refused.exit_code == 1
+    [sentence] = refused.stderr.strip().splitlines()
+    sentence = sentence.removeprefix("Error: ")
+    assert "cannot be a database file (File name too long)" in sentence
+    for given in (str(path), f"sqlite:///{path}"):
+        found = where("--db", given)["database"]
+        assert (found["state"], found["detail"]) == ("unreadable", sentence), given
+        result = CliRunner().invoke(cli, ["--db", given, "where"])
+        assert result.exit_code == 0, result.output
+        assert f"           {sentence}\n" in result.stdout
+        assert result.stderr == ""
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_sqlite_url_is_described_as_its_file(run):
     run.ok('campaign new "Neon Drift" --system gloom')
     found = where("--db", f"sqlite:///{run.db}")["database"]

@@ -111,7 +111,7 @@ def current(db: str | None) -> bool:
 
 def _database(db: str | None, source: str) -> tuple[Database, Any]:
     """The database described, and its store when it can be read as it stands."""
-    from tracker.store.location import default_path, resolved, sqlite_path
+    from tracker.store.location import default_path, resolved, sqlite_path, unusable_path
 
     if db and db.startswith("sqlite:"):
         named = sqlite_path(db)
@@ -123,20 +123,25 @@ def _database(db: str | None, source: str) -> tuple[Database, Any]:
         path = resolved(given)
     except TrackerError as exc:
         return Database(str(given), source, "sqlite", False, "unreadable", str(exc)), None
-    found = Database(str(path), source, "sqlite", path.is_file(), "missing")
-    if not found.exists:
-        found.detail = "not made yet: the first command that logs something makes it"
-        if path.exists():
-            found.state = "unreadable"
-            found.detail = "not a regular file: give --db the path of a database file"
-            if path.is_dir():
-                found.detail = "a folder, not a file: give --db the path of a database file"
-        elif db and not path.parent.is_dir():  # the default's folder is made with it
-            found.detail = (
-                f"its folder {path.parent} does not exist; create it or give --db another path"
-            )
+    found = Database(str(path), source, "sqlite", False, "missing")
+    try:
+        found.exists = path.is_file()
+        if not found.exists:
+            found.detail = "not made yet: the first command that logs something makes it"
+            if path.exists():
+                found.state = "unreadable"
+                found.detail = "not a regular file: give --db the path of a database file"
+                if path.is_dir():
+                    found.detail = "a folder, not a file: give --db the path of a database file"
+            elif db and not path.parent.is_dir():  # the default's folder is made with it
+                found.detail = (
+                    f"its folder {path.parent} does not exist; create it or give --db another path"
+                )
+            return found, None
+        found.size_bytes = path.stat().st_size
+    except OSError as exc:  # a name past the system's length, a folder that may not be entered
+        found.state, found.detail = "unreadable", str(unusable_path(path, exc))
         return found, None
-    found.size_bytes = path.stat().st_size
     try:
         # Read-only, straight from the file: opening it as tracker does would switch a
         # foreign file to WAL mode, and would upgrade an older one.

@@ -51,6 +51,15 @@ def resolved(path: Path) -> Path:
         ) from None
 
 
+def unusable_path(path: Path, exc: OSError) -> StorageError:
+    """One sentence for a path the system refuses even to look at (a name past its length, a
+    folder that may not be entered): the words a command refuses it with and `tracker where`
+    describes it with."""
+    return StorageError(
+        f"{str(path)[:80]}… cannot be a database file ({exc.strerror}); give --db another path."
+    )
+
+
 def sqlite_path(url: str) -> Path | None:
     """The file behind a SQLite URL, or None for another engine or an in-memory database."""
     if not url.startswith("sqlite:///"):
@@ -68,9 +77,7 @@ def prepare_sqlite_file(path: Path) -> bool:
     try:
         exists = path.exists()
     except OSError as exc:  # a name past the system's length, a path through a file
-        raise StorageError(
-            f"{str(path)[:80]}… cannot be a database file ({exc.strerror}); give --db another path."
-        ) from None
+        raise unusable_path(path, exc) from None
     if exists:
         if path.is_dir():
             raise StorageError(
