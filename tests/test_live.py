@@ -56,10 +56,10 @@ class Server:
 
 
 @contextmanager
-def serving(db: Path, port: int | None = None) -> Iterator[Server]:
+def serving(db: Path, port: int | None = None, *args: str) -> Iterator[Server]:
     port = port or free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tracker", "--db", str(db), "serve", "--port", str(port)],
+        [sys.executable, "-m", "tracker", "--db", str(db), "serve", "--port", str(port), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -220,6 +220,86 @@ def test_the_gm_feed_needs_the_key_and_no_address_reaches_it_without(table):
             with pytest.raises(urllib.error.HTTPError) as refused:
                 urllib.request.urlopen(server.base + path, timeout=5)
             assert refused.value.code in (403, 404), path
+
+
+def asked_as(url: str, host: str) -> tuple[int, dict[str, str], bytes]:
+    """The status, headers and first bytes of the answer to ``url`` asked under ``host``, as a
+    browser sends the name a page was opened by."""
+    request = urllib.request.Request(url, headers={"Host": host})
+    opener = urllib.request.build_opener(NoRedirect)
+    try:
+        with opener.open(request, timeout=5) as response:
+            return response.status, dict(response.headers), response.read(200)
+    except urllib.error.HTTPError as refused:
+        return refused.code, dict(refused.headers), refused.read(200)
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: object) -> None:
+        return None
+
+
+def test_a_page_opened_by_a_name_the_server_is_not_is_refused_on_every_route(table):
+    """DNS rebinding: a page on another site points its own name at this machine and reads the
+    feed as its own. Every route answers only localhost, an address, and the names given."""
+    with serving(table, None, "--allow-host", "tv.lan") as server:
+        routes = ["/", "/events", f"/gm?key={server.key}", "/gm/events", "/static/live.js"]
+        foreign = [
+            "evil.example",
+            f"evil.example:{server.port}",
+            "localhost.evil.example",
+            "127.0.0.1.nip.io",
+            "10.20.30.40",
+            "gm.lan",
+            "",
+        ]
+        for route in routes:
+            for host in foreign:
+                status, headers, body = asked_as(server.base + route, host)
+                assert status == 421, (route, host)
+                assert body.startswith(b"This server answers only its own addresses"), host
+                assert "set-cookie" not in {name.lower() for name in headers}, (route, host)
+        served = [
+            "localhost",
+            f"localhost:{server.port}",
+            "LocalHost.",
+            f"127.0.0.1:{server.port}",
+            f"[::1]:{server.port}",
+            "[::1]",
+            "TV.lan",
+        ]
+        for host in served:
+            assert asked_as(server.base + "/", host)[0] == 200, host
+            status, headers, _ = asked_as(f"{server.base}/gm?key={server.key}", host)
+            assert (status, "tracker_gm=" in headers["set-cookie"]) == (303, True), host
+            with urllib.request.urlopen(
+                urllib.request.Request(server.base + "/events", headers={"Host": host}), timeout=5
+            ) as feed:
+                assert feed.status == 200, host
+                assert feed.readline().startswith((b"event: ", b"id: ")), host
+
+
+def test_on_every_address_any_address_is_answered_and_still_no_other_name():
+    """--host 0.0.0.0: a phone opens the machine's LAN address, which no name stands for."""
+    from tracker.cli.live import Hosts
+
+    everywhere = Hosts("0.0.0.0", ("0.0.0.0", "tv.lan"))
+    for host in ("192.168.1.20:8765", "[fe80::1]:8765", "localhost", "tv.lan", "127.0.0.1"):
+        assert everywhere.answers(host), host
+    for host in ("evil.example", "printer.lan:8765", "192.168.1.20.nip.io", "[::1", "x:y"):
+        assert not everywhere.answers(host), host
+    one = Hosts("192.168.1.20", ("192.168.1.20",))
+    assert one.answers("192.168.1.20:8765")
+    assert not one.answers("192.168.1.21:8765")
+
+
+def test_serve_refuses_an_allowed_host_that_is_no_name(table):
+    for given in ("*", "evil.example/x", "a b"):
+        done = tracker(table, "serve", "--port", "0", "--allow-host", given, check=False)
+        assert done.returncode == 2, given
+        assert done.stderr.strip().splitlines() == [
+            f"Error: {given} is not a host name; give --allow-host a name such as gm-laptop.lan."
+        ]
 
 
 def test_a_second_start_has_a_new_key_and_ctrl_c_stops_cleanly(table):

@@ -9,6 +9,10 @@ Two views, each a page and a feed of Server-Sent Events:
   one each start). ``/gm?key=KEY`` sets a cookie and drops the key from the address; a request
   without the cookie is refused before anything is read.
 
+Every request is answered only when its Host header names this server (``Hosts``): a page
+on another site that points a name of its own at this machine (DNS rebinding) is refused with
+421 before anything is read, on every route.
+
 Each feed message that is an event carries the event's version as its SSE id, so a page that
 reconnects sends ``Last-Event-ID`` and is sent what it missed. After each batch comes a
 ``board`` message (tracks, Threat, what is owed, the session's luck), which has no id.
@@ -22,7 +26,9 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import ipaddress
 import json
+import re
 import threading
 from collections.abc import AsyncIterator, Callable
 from importlib import resources
@@ -31,9 +37,11 @@ from typing import Any
 import click
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tracker.app.live import Live, Page
 from tracker.cli.log import summarize
@@ -53,6 +61,91 @@ HEADERS = {
 }
 
 Message = tuple[int | None, str, str]
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+# A host name as --allow-host takes it: letters, digits, hyphens (underscores, as some local
+# networks name machines) between dots.
+NAME = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*")
+MISDIRECTED = "This server answers only its own addresses; open the one tracker serve printed.\n"
+
+
+def host_of(value: str) -> str | Address | None:
+    """The name (lower case, without a final dot) or the address a Host header gives, its port
+    left off; None when it gives neither."""
+    text = value.strip().lower()
+    if text.startswith("["):
+        inside, closed, port = text[1:].partition("]")
+        if not closed or not _is_port(port):
+            return None
+        try:
+            return ipaddress.IPv6Address(inside)
+        except ValueError:
+            return None
+    name, colon, port = text.partition(":")
+    if not _is_port(colon + port):
+        return None
+    name = name.removesuffix(".")
+    try:
+        return ipaddress.IPv4Address(name)
+    except ValueError:
+        return name if NAME.fullmatch(name) else None
+
+
+def _is_port(text: str) -> bool:
+    """Whether ``text`` may follow the host in a Host header: nothing, or a colon and digits."""
+    return not text or (text[0] == ":" and text[1:].isascii() and text[1:].isdigit())
+
+
+class Hosts:
+    """Which Host headers the live view answers: ``localhost``, a loopback address, the address
+    it listens on (any address when it listens on all of them, 0.0.0.0 or ::), and the names
+    given. DNS rebinding needs a name the attacker's page was loaded under, so a name is
+    answered only when it is one of these; an address in Host is where the browser connected,
+    which a page elsewhere cannot point at this machine."""
+
+    def __init__(self, listening: str, names: tuple[str, ...] = ()) -> None:
+        self.names = {"localhost"}
+        self.addresses: set[Address] = set()
+        self.any_address = False
+        for given in (listening, *names):
+            try:
+                found: str | Address | None = ipaddress.ip_address(given)  # :: or ::1 bare
+            except ValueError:
+                found = host_of(given)
+            if found is None:
+                raise ValueError(given)
+            if isinstance(found, str):
+                self.names.add(found)
+            elif found.is_unspecified:
+                self.any_address = True
+            else:
+                self.addresses.add(found)
+
+    def answers(self, header: str) -> bool:
+        found = host_of(header)
+        if found is None:
+            return False
+        if isinstance(found, str):
+            return found in self.names
+        return self.any_address or found.is_loopback or found in self.addresses
+
+
+class ServedHostsOnly:
+    """Refuses, with 421 Misdirected Request, a request whose Host is not one ``hosts``
+    answers (or that gives none, or two): before any route reads the log or sets a cookie."""
+
+    def __init__(self, app: ASGIApp, hosts: Hosts) -> None:
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            given = [value for name, value in scope["headers"] if name == b"host"]
+            if len(given) != 1 or not self.hosts.answers(given[0].decode("latin-1")):
+                refused = PlainTextResponse(MISDIRECTED, status_code=421, headers=HEADERS)
+                await refused(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class Feed:
@@ -204,8 +297,11 @@ class Hub:
         self.pages[view].discard(queue)
 
 
-def make_app(live: Live, key: str, *, every: float = EVERY) -> Starlette:
-    """The live view's web app for ``live``'s campaign; ``key`` opens the GM's view."""
+def make_app(
+    live: Live, key: str, *, every: float = EVERY, hosts: Hosts | None = None
+) -> Starlette:
+    """The live view's web app for ``live``'s campaign; ``key`` opens the GM's view; ``hosts``
+    are the Host headers it answers (by default those of a server on 127.0.0.1)."""
     feed = Feed(live)
     hub = Hub(feed, every)
 
@@ -303,6 +399,7 @@ def make_app(live: Live, key: str, *, every: float = EVERY) -> Starlette:
             Route("/gm/events", gm_events),
             Route("/static/{name}", asset),
         ],
+        middleware=[Middleware(ServedHostsOnly, hosts=hosts or Hosts("127.0.0.1"))],
         lifespan=_lifespan(lifespan),
     )
     app.state.hub = hub

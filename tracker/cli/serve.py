@@ -25,26 +25,46 @@ LOCAL = "127.0.0.1"
 @click.option(
     "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="0: any free."
 )
+@click.option(
+    "--allow-host",
+    "allowed",
+    multiple=True,
+    metavar="NAME",
+    help="Also answer pages opened by this name (e.g. gm-laptop.lan); repeatable.",
+)
 @db_options
-def serve(host: str, port: int) -> None:
+def serve(host: str, port: int, allowed: tuple[str, ...]) -> None:
     """Serve the current campaign's live view until Ctrl-C: the players' page, and the GM's
     page behind a key printed here (a new one each start). Both follow what is logged from
     any process: one-shot commands, the shell, another machine on the same database.
+
+    It answers only pages opened by localhost, by a loopback address or the one it listens on
+    (any address with --host 0.0.0.0), or by a name --host or --allow-host gives; any other
+    name is refused (421), so a web page elsewhere cannot reach the feed by pointing a name of
+    its own at this machine (DNS rebinding).
 
     \b
     Examples:
       tracker serve                       on this computer only
       tracker serve --host 0.0.0.0        the table's TV and phones on the local network
+      tracker serve --host 0.0.0.0 --allow-host gm-laptop.lan
     """
     try:
         import uvicorn
 
-        from tracker.cli.live import make_app
+        from tracker.cli.live import Hosts, make_app
     except ImportError:
         raise BadInput(
             "tracker serve needs its web server: install it with pip install 'tracker[serve]'."
         ) from None
     from tracker.app.live import Live
+
+    try:  # refused before the database is opened
+        Hosts(LOCAL, allowed)
+    except ValueError as exc:
+        raise BadInput(
+            f"{str(exc)[:60]} is not a host name; give --allow-host a name such as gm-laptop.lan."
+        ) from None
 
     tracker = open_tracker()
     # Pages are answered on several threads at once: each folds its own state from the
@@ -62,7 +82,7 @@ def serve(host: str, port: int) -> None:
         raise BadInput(
             f"Cannot listen on {host}:{port} ({exc.strerror}); pick another --port."
         ) from None
-    bound = sock.getsockname()[1]
+    bound_at, bound = sock.getsockname()[:2]
     shown = "localhost" if host == LOCAL else host
     base = f"http://{shown}:{bound}"
     click.echo(f'Serving "{bold(live.row.name)}" ({live.row.system}). Ctrl-C stops.')
@@ -75,7 +95,12 @@ def serve(host: str, port: int) -> None:
                 "keep the GM's address to yourself."
             )
         )
-    app = make_app(live, key)
+    # A name given to --host is answered, as is the address it was bound at.
+    try:
+        hosts = Hosts(bound_at, (host, *allowed))
+    except ValueError:  # a --host the system took that is no name a browser sends
+        hosts = Hosts(bound_at, allowed)
+    app = make_app(live, key, hosts=hosts)
 
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: object) -> None:
