@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import csv
+import fcntl
 import io
 import json
 import re
+import signal
+import subprocess
+import sys
 import uuid
 from collections.abc import Callable
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -598,3 +603,95 @@ def test_every_event_a_command_logs_reads_back_from_its_export(run, tmp_path):
     assert max(len(line) for line in dump.read_bytes().splitlines()) > 900_000
     copy = run(["--db", str(tmp_path / "copy.db"), "import", str(dump)])
     assert copy.exit_code == 0, copy.output
+
+
+# A writer that starts an export to argv[1] as tracker does, writes a little of it, and then is
+# killed outright (argv[2] == "killed") or keeps writing until its standard input closes.
+WRITER = """
+import os, signal, sys
+from tracker.cli.export import _beside
+fd, part, _ = _beside(sys.argv[1], True)
+os.write(fd, b'{"format": "tracker-events/1"')
+print(part, flush=True)
+if sys.argv[2] == "killed":
+    os.kill(os.getpid(), signal.SIGKILL)
+sys.stdin.read()
+"""
+
+
+class Writer:
+    """An export in a process of its own, stopped where its part file is half written."""
+
+    def __init__(self, target: Path, how: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(target), how],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self.part = Path(self.proc.stdout.readline().strip())
+        if how == "killed":
+            assert self.proc.wait(timeout=30) == -signal.SIGKILL
+
+    def stop(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+def test_an_export_killed_outright_leaves_a_part_file_the_next_export_sweeps(glintlock, tmp_path):
+    target = tmp_path / "campaign.jsonl"
+    running = Writer(target, "running")
+    killed = Writer(target, "killed")
+    assert killed.part.parent == tmp_path
+    assert killed.part.name.startswith(".campaign.jsonl.tracker-")
+    assert oct(killed.part.stat().st_mode & 0o777) == "0o600"
+    assert running.part.exists()  # the killed writer's start swept nothing still writing
+    other = Writer(tmp_path / "other.jsonl", "killed")
+    # Not tracker's part files of this target: another program's, an older tracker's.
+    foreign = [".campaign.jsonl.part", "campaign.jsonl.part", ".campaign.jsonl.ab12cd34.part"]
+    for name in foreign:
+        (tmp_path / name).write_text("kept")
+    try:
+        glintlock.ok(f"export events -o {target}")
+        assert target.read_text().startswith('{"format": "tracker-events/1"')
+        assert not killed.part.exists()
+        assert running.part.exists()  # an export still writing is never swept
+        assert other.part.exists()  # nor is another target's, by this export
+        assert all((tmp_path / name).read_text() == "kept" for name in foreign)
+    finally:
+        running.stop()
+
+
+def test_tracker_where_sweeps_what_killed_exports_left_and_names_it(
+    glintlock, tmp_path, monkeypatch
+):
+    working = tmp_path / "work"
+    working.mkdir()
+    monkeypatch.chdir(working)
+    running = Writer(tmp_path / "rolls.csv", "running")
+    beside = Writer(tmp_path / "rolls.csv", "killed")  # beside the database
+    here = Writer(working / "table.html", "killed")  # in the working folder
+    # A part file whose writer's process number means nothing here (another machine writing to
+    # a shared folder) but which it holds locked, is not swept either.
+    held = tmp_path / f".rolls.csv.tracker-{beside.proc.pid}.zz99zz99.part"
+    held.write_text("half")
+    lock = open(held)  # noqa: SIM115 - held until the end
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    try:
+        result = glintlock.ok("where")
+        assert not beside.part.exists()
+        assert not here.part.exists()
+        assert running.part.exists()
+        assert held.exists()
+        [line] = [ln for ln in result.stdout.splitlines() if ln.startswith("swept")]
+        assert line == (
+            f"swept      2 part files that killed exports left: {beside.part}, {here.part}"
+        )
+        # Once the lock is let go and the writer is gone, both are what a killed export left.
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        running.stop()
+        assert sorted(glintlock.json("where")["swept"]) == sorted([str(held), str(running.part)])
+        assert "swept" not in glintlock.ok("where").stdout
+    finally:
+        lock.close()
+        running.stop()

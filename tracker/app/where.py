@@ -1,9 +1,13 @@
 """Where things are: the database in use and why, the data folder, the current campaign, the
 versions. It only looks: a database that does not exist is not made, an older one is not
-upgraded, and one that cannot be opened is described rather than refused."""
+upgraded, and one that cannot be opened is described rather than refused. The one thing it
+removes is what killed exports left: their part files in the database's folder, the data
+folder and the working folder (``tracker.app.partfiles``)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import platform
 import sqlite3
 from dataclasses import asdict, dataclass, field
@@ -51,6 +55,7 @@ class Whereabouts:
     campaign: CampaignInUse | None
     campaign_detail: str
     systems: list[str] = field(default_factory=list)
+    swept: list[str] = field(default_factory=list)  # part files of killed exports, removed
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -85,6 +90,7 @@ def where(
     finally:
         if store is not None:
             store.close()
+    swept = _swept(database, folder)
     files = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
     return Whereabouts(
         version=__version__,
@@ -97,7 +103,28 @@ def where(
         campaign=chosen,
         campaign_detail=detail,
         systems=registry.names(),
+        swept=swept,
     )
+
+
+def _swept(database: Database, folder: Path) -> list[str]:
+    """Sweep the part files killed exports left where exports are most often written: beside
+    the database, in the data folder, in the working folder."""
+    from tracker.app import partfiles
+
+    places = [str(folder)]
+    if database.engine == "sqlite":
+        places.append(os.path.dirname(database.location))
+    with contextlib.suppress(OSError):  # a working folder removed under the shell
+        places.append(os.getcwd())
+    seen: set[str] = set()
+    swept: list[str] = []
+    for place in places:
+        real = os.path.realpath(place)
+        if real not in seen:
+            seen.add(real)
+            swept += partfiles.sweep(real)
+    return swept
 
 
 def current(db: str | None) -> bool:

@@ -10,13 +10,13 @@ import json
 import os
 import signal
 import sys
-import tempfile
 import threading
 from collections.abc import Iterator
 from typing import Any, TextIO
 
 import click
 
+from tracker.app import partfiles
 from tracker.cli.options import emit_json, open_tracker, output_options, quiet_option
 from tracker.errors import BadInput
 from tracker.words import plural
@@ -40,8 +40,9 @@ def _target(path: str | None, *, private: bool = True) -> Iterator[TextIO]:
     A file is written beside its place, in a file of its own, and put there only when the
     export is whole: an export that stops (a damaged event, a full disk, Ctrl-C, SIGTERM) never
     leaves half a file, nor overwrites yesterday's whole one with it, and two exports to one
-    path never write in one file. What is not a plain file (``/dev/stdout``, a pipe) is
-    written as it goes."""
+    path never write in one file; one killed outright leaves its file beside the target until
+    the next export to it (``tracker.app.partfiles``). What is not a plain file
+    (``/dev/stdout``, a pipe) is written as it goes."""
     if path is None or path in STANDARD_OUTPUT:
         try:
             yield sys.stdout
@@ -113,9 +114,7 @@ def _beside(path: str, private: bool) -> tuple[int, str, str] | None:
     if os.path.islink(final) or (os.path.exists(final) and not os.access(final, os.W_OK)):
         return None  # a loop of links, or a file kept from writing: refused in place
     try:
-        fd, part = tempfile.mkstemp(
-            prefix=f".{os.path.basename(final)[:200]}.", suffix=".part", dir=os.path.dirname(final)
-        )
+        fd, part = partfiles.create(final)
     except OSError:
         return None
     if not private:

@@ -48,7 +48,9 @@ def given(ctx: click.Context, name: str) -> tuple[str | None, str]:
 def where(ctx: click.Context, as_json: bool) -> None:
     """Show the database in use and why, the data folder, the campaign and the versions.
 
-    It only looks: a missing database is not made and an older one is not upgraded.
+    It only looks: a missing database is not made and an older one is not upgraded. All it
+    removes is what killed exports left: their part files beside the database, in the data
+    folder and in the working folder.
 
     \b
     Examples:
@@ -91,6 +93,9 @@ def where(ctx: click.Context, as_json: bool) -> None:
     files = ", ".join(found.data_files) or "empty"
     lines.append(f"data       {found.data_folder} ({files})")
     lines.append(f"systems    {', '.join(found.systems)}")
+    if found.swept:
+        left = plural(len(found.swept), "part file")
+        lines.append(f"swept      {left} that killed exports left: {', '.join(found.swept)}")
     click.echo("\n".join(lines))
 
 
