@@ -4,6 +4,7 @@ of the project."""
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
 import click
@@ -87,3 +88,102 @@ def test_the_reference_names_every_command_and_option():
                     path,
                     param.opts,
                 )
+
+
+# The documents that live beside what they describe (the README points at each).
+DOCS = sorted(
+    path
+    for path in ROOT.rglob("*.md")
+    if not any(
+        part.startswith(".") or part.endswith(".egg-info") or part in {"build", "dist"}
+        for part in path.relative_to(ROOT).parts
+    )
+)
+TOP = {".ci", "fixtures", "migrations", "tests", "tracker"}
+TEST_REFERENCE = re.compile(r"`((?:tests/[\w/.-]+\.py)?(?:::[\w*\[\]-]+)+|tests/[\w/.-]+\.py)`")
+
+
+def _doc_id(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=_doc_id)
+def test_every_document_names_only_what_the_project_has(doc):
+    text = doc.read_text(encoding="utf-8")
+    assert "../shared" not in text, f"{_doc_id(doc)} points outside the project"
+    for path in re.findall(r"`([^`\s]+)`", text):
+        path = path.split("::", 1)[0]
+        if path.split("/", 1)[0] in TOP:
+            assert (ROOT / path).exists(), f"{_doc_id(doc)} names {path}, which the project lacks"
+    for link in re.findall(r"\]\(([^)\s]+)\)", text):
+        if not re.match(r"[a-z]+:", link):
+            target = (doc.parent / link.split("#", 1)[0]).resolve()
+            assert target.is_relative_to(ROOT), f"{_doc_id(doc)} links outside the project: {link}"
+            assert target.exists(), f"{_doc_id(doc)} links to {link}, which is not there"
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=_doc_id)
+def test_every_test_a_document_names_is_there(doc):
+    """A promise is only as good as the test named as its proof: `tests/FILE.py::name` (and a
+    following `::name` of the same file) must name a test that exists."""
+    for line in doc.read_text(encoding="utf-8").splitlines():
+        current: Path | None = None
+        for found in TEST_REFERENCE.findall(line):
+            file, _, names = found.partition("::")
+            if file:
+                current = ROOT / file
+                assert current.exists(), f"{_doc_id(doc)} names {file}, which is not there"
+            if not names:
+                continue
+            assert current is not None, f"{_doc_id(doc)}: `{found}` follows no test file"
+            name = names.split("::")[-1].split("[")[0]
+            if name != "*":
+                source = current.read_text(encoding="utf-8")
+                assert re.search(rf"^\s*(def|class) {re.escape(name)}\b", source, re.M), (
+                    f"{_doc_id(doc)} names {current.name}::{name}, which is no test there"
+                )
+
+
+def _shown_commands(doc: Path) -> list[list[str]]:
+    """The `tracker ...` lines of a document's shell blocks, as a shell would split them, cut
+    at a pipe, a redirection or a job's `&`."""
+    shown = []
+    inside = False
+    for line in doc.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            inside = line.strip() == "```sh"
+            continue
+        if not inside or not line.startswith("tracker "):
+            continue
+        words = shlex.split(line, comments=True)
+        cut = next((i for i, w in enumerate(words) if w in {"|", ">", "&", "&&"}), len(words))
+        shown.append(words[1:cut])
+    return shown
+
+
+def _parse(words: list[str]) -> None:
+    """``words`` read by the command line as it would run them, without running them."""
+    ctx = cli.make_context("tracker", list(words))
+    command: click.Command = cli
+    rest = [*ctx._protected_args, *ctx.args]
+    while isinstance(command, click.Group) and rest:
+        name, found, rest = command.resolve_command(ctx, rest)
+        assert found is not None, f"no command {name}"
+        ctx = found.make_context(name, rest, parent=ctx)
+        command, rest = found, [*ctx._protected_args, *ctx.args]
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=_doc_id)
+def test_every_command_a_document_shows_is_one_the_command_line_takes(doc, monkeypatch):
+    monkeypatch.chdir(ROOT)  # the sheets and tables it names are the repository's
+    for words in _shown_commands(doc):
+        try:
+            _parse(words)
+        except click.BadParameter as exc:
+            # A file an earlier line of the document writes (an export, then its import).
+            if "does not exist" not in exc.format_message():
+                pytest.fail(
+                    f"{_doc_id(doc)}: `tracker {shlex.join(words)}`: {exc.format_message()}"
+                )
+        except click.UsageError as exc:
+            pytest.fail(f"{_doc_id(doc)}: `tracker {shlex.join(words)}`: {exc.format_message()}")

@@ -17,6 +17,12 @@ import tracker
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 MARKER = "<!-- ci:tour -->"
+# Whether event argv[1] of the campaign whose `log --json` is on stdin is of type argv[2].
+_IS_EVENT = (
+    "import json, sys; n, kind = int(sys.argv[1]), sys.argv[2]; "
+    "found = [e['type'] for e in json.load(sys.stdin)['events'] if e['version'] == n]; "
+    "sys.exit(0 if found == [kind] else f'event {n} is {found}, not the {kind} the tour says')"
+)
 
 
 def tour() -> tuple[int, list[str]]:
@@ -36,6 +42,30 @@ def commands() -> list[tuple[int, list[str]]]:
         (number, shlex.split(line, comments=True)) for number, line in enumerate(lines, first)
     )
     return [(number, words) for number, words in numbered if words]
+
+
+# The lines of the tour that name an event by its number, and what that event is where the
+# line runs (its campaign, its type): a comment that no longer says what the line does fails.
+NUMBERED = {
+    "tracker obligations dismiss 19 --reason no panic here": ("Neon Drift", "RollMade"),
+    "tracker undo 13 --cascade": ("The Salt Road", "FrightChecked"),
+    "tracker status --as-of 13": ("The Salt Road", "FrightChecked"),
+}
+NAMING = re.compile(r"^tracker (undo|redo|reveal|obligations dismiss|status --as-of|replay) .*\d")
+
+
+def _command(words: list[str]) -> str:
+    return " ".join(words)
+
+
+def test_every_line_that_names_an_event_by_number_says_which():
+    named = {_command(words) for _, words in commands() if NAMING.match(_command(words))}
+    named = {line for line in named if re.search(r"(^|\s)\d+($|\s)", line.split(" ", 2)[-1])}
+    # Sessions are named by number too; those are not events.
+    named = {
+        line for line in named if "--session" not in line and not line.startswith("tracker replay")
+    }
+    assert named == set(NUMBERED), "add each line naming an event to NUMBERED, with what it is"
 
 
 def test_the_tour_uses_no_file_outside_the_repository():
@@ -66,7 +96,24 @@ def test_the_tour_runs_as_printed_on_a_fresh_machine(tmp_path):
     shim.chmod(0o755)
     first, lines = tour()
     script = table / "tour.sh"
-    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # Before each line that names an event by number, a look that the event is the one its
+    # comment says: a changed demo or tour renumbers events and leaves the comment wrong.
+    checked: list[str] = []
+    at: list[int] = []  # each script line's README line
+    python = shlex.quote(sys.executable)
+    for number, line in enumerate(lines, first):
+        words = shlex.split(line, comments=True)
+        if words and _command(words) in NUMBERED:
+            campaign, kind = NUMBERED[_command(words)]
+            event = next(w for w in words[1:] if w.isdigit())
+            checked.append(
+                f"tracker log --json --campaign {shlex.quote(campaign)} | {python}"
+                f" -c {shlex.quote(_IS_EVENT)} {event} {kind}"
+            )
+            at.append(number)
+        checked.append(line)
+        at.append(number)
+    script.write_text("\n".join(checked) + "\n", encoding="utf-8")
     env = {
         key: value
         for key, value in os.environ.items()
@@ -77,6 +124,11 @@ def test_the_tour_runs_as_printed_on_a_fresh_machine(tmp_path):
         "PATH": f"{bin_dir}{os.pathsep}{env.get('PATH', '')}",
         "PYTHONPATH": str(Path(tracker.__file__).resolve().parent.parent),
     }
+    # The set-up line's `tracker demo` has run before the tour, on the same fresh machine.
+    made = subprocess.run(
+        ["tracker", "demo"], cwd=table, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert made.returncode == 0, made.stderr
     # Sourced under `set -e`, the block stops at the first line that fails; the trap says which
     # line it was and with what exit code, so the failure names the README's line.
     result = subprocess.run(
@@ -99,9 +151,10 @@ def test_the_tour_runs_as_printed_on_a_fresh_machine(tmp_path):
     failed = re.search(r"^TOUR-FAILED (\d+) (\d+)$", result.stdout, re.MULTILINE)
     if failed:
         line, code = int(failed[1]), int(failed[2])
+        number = at[line - 1]
         tail = "\n".join(result.stdout[: failed.start()].splitlines()[-15:])
         pytest.fail(
-            f"README.md line {first + line - 1} exited {code}: {lines[line - 1].strip()}\n{tail}"
+            f"README.md line {number} exited {code}: {lines[number - first].strip()}\n{tail}"
         )
     assert result.returncode == 0, result.stdout[-3000:]
     assert (table / "receipt.txt").read_text(encoding="utf-8").startswith("tracker:")
