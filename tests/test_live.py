@@ -527,3 +527,25 @@ def test_serve_refuses_a_port_in_use(table):
         done = tracker(table, "serve", "--port", str(busy.getsockname()[1]), check=False)
     assert done.returncode != 0
     assert "pick another --port" in done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("about", ["task", "opponent", "threat", "influencer", "kind"])
+def test_what_a_secret_event_was_about_does_not_change_the_players_feed(tmp_path, about):
+    """The evenings of `tests/test_secrets.py` whose secret event differs in what it was about
+    (its task, opponent, threat, influencer, or kind), played to their last roll with the
+    session still running: the players' feed sends the same bytes."""
+    from test_secrets import LABELLED, play
+
+    evening, variants = LABELLED[about]
+    running = [step for step in evening if step != "session end"]
+    seen = set()
+    for n, secret in enumerate(variants):
+        db = play(tmp_path / str(n), running, {"secret": secret}).db
+        with serving(db) as server:
+            seen.add(
+                UNIQUE.sub(
+                    "<unique>", sse(server.base + "/events", until_version=head(db)).decode()
+                )
+            )
+    assert len(seen) == 1
