@@ -141,6 +141,30 @@ def test_text_that_is_not_an_event(export, tmp_path, name, bad):
 
 
 @pytest.mark.parametrize(
+    "extra",
+    [{"big": 10**400}, {"junk": "x" * 500_000}],
+    ids=["a number of 400 digits", "500 KB of junk"],
+)
+def test_a_payload_key_no_event_type_has(export, tmp_path, extra):
+    """No command writes a key its event's type has no field for: one is refused, by name,
+    rather than hashed and kept where no reader looks."""
+    header, events = lines_of(export)
+    note = note_line(events)
+    note["payload"].update(extra)
+    (key,) = extra
+    line = events.index(note) + 2
+    import_refused(tmp_path, written(export, header, events), f"line {line}", f"`{key}`")
+
+
+def test_an_effect_key_no_effect_has(export, tmp_path):
+    header, events = lines_of(export)
+    roll = next(e for e in events if e["type"] == "RollMade")
+    roll["payload"]["effects"][0]["junk"] = 1
+    line = events.index(roll) + 2
+    import_refused(tmp_path, written(export, header, events), f"line {line}", "`junk`")
+
+
+@pytest.mark.parametrize(
     ("field", "value"),
     [
         ("position", 10**30),

@@ -460,6 +460,27 @@ def _payload_set(kind: str, **changes):
 
 
 @pytest.mark.parametrize(
+    "extra",
+    [{"big": 10**400}, {"junk": "x" * 500_000}],
+    ids=["a number of 400 digits", "500 KB of junk"],
+)
+def test_a_payload_key_no_event_type_has_rehashed_is_found(evening, extra):
+    """A key no field of its event's type holds was written by no command: verify names the
+    event, and every other command answers, in one sentence where it needs that event."""
+    rewrite(evening.db, _payload_set("NoteAdded", **extra))
+    (key,) = extra
+    (note,) = [r for r in rows(evening.db) if r["type"] == "NoteAdded"]
+    verify_fails(evening, f"event {note['version']}", f"unknown field `{key}`")
+    assert "cannot read" in evening.ok("log").stdout
+    for command in ("status Wren", "roll Wren Grit --tag 1:gear --dice 15", "undo"):
+        result = evening(command)
+        assert result.exception is None or isinstance(result.exception, SystemExit), command
+        assert result.exit_code == 1, command
+        assert len(result.stderr.strip().splitlines()) == 1, command
+        assert f"Event {note['version']}" in result.stderr, command
+
+
+@pytest.mark.parametrize(
     ("kind", "changes", "words"),
     [
         ("MettleSpent", {"cost": -5}, "costs 1, or 2 strained, not -5"),

@@ -6,8 +6,9 @@ upcasters in ``tracker.events.upcasters`` first, so every reader sees current sh
 store calls ``decode`` as it hands events out: that is the one place it happens.
 
 The types are ``msgspec`` structs: decoding JSON straight into them is faster than parsing it to
-dictionaries, and a payload that does not fit its type (a string where a die should be, an
-effect of no known shape) is named there, with where in the payload it went wrong.
+dictionaries, and a payload that does not fit its type exactly (a string where a die should be,
+an effect of no known shape, a key no field of its type holds once upcast) is named there, with
+where in the payload it went wrong.
 """
 
 from __future__ import annotations
@@ -23,11 +24,17 @@ CATALOG: dict[str, type[EventPayload]] = {}
 P = TypeVar("P", bound="EventPayload")
 
 
-class EventPayload(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+class EventPayload(msgspec.Struct, frozen=True, kw_only=True, gc=False, forbid_unknown_fields=True):
     """Base of every event type: ``TYPE`` names it in the log, ``VERSION`` is its payload schema.
 
     ``gc=False``: an event holds plain values and never takes part in a reference cycle, so the
     collector need not track the million of them a rebuild reads.
+
+    ``forbid_unknown_fields``: no command writes a key its type has no field for, so a stored
+    payload holding one (a number of 400 digits, a megabyte of junk) was written by hand; it is
+    ``Unreadable``, which an import refuses and ``verify`` names, rather than hashed and kept
+    while no reader looks at it. Subclasses inherit it; an old payload is held to it only once
+    its upcasters have lifted it, so a key a later version renamed is no unknown key.
     """
 
     TYPE: ClassVar[str]

@@ -12,7 +12,8 @@ the ones tracker has always written, told apart by their leading key::
     {"stat_change": "IQ", "delta": -1}                   StatChanged
 
 Any of them may name the ``character_id`` it applies to; without one it applies to the
-character the event is about.
+character the event is about. No other key is read: an effect holding one is none tracker
+wrote, and its event does not decode.
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ class Effect:
         raise NotImplementedError
 
 
-class TrackChange(msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=False):
+class TrackChange(
+    msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=False, forbid_unknown_fields=True
+):
     """A track moved by ``delta`` (Mettle, Threat, stress, HP, FP); the fold clamps it."""
 
     track: str
@@ -50,7 +53,7 @@ class TrackChange(msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=Fa
         return f"{self.delta:+d} {self.track}"
 
 
-class ConditionApplied(msgspec.Struct, Effect, frozen=True, gc=False):
+class ConditionApplied(msgspec.Struct, Effect, frozen=True, gc=False, forbid_unknown_fields=True):
     """A condition set on the character, lasting ``duration`` ``unit`` when the rules say.
 
     Where the rules give a condition a duration, its stored effect always spells it out, if only
@@ -92,7 +95,9 @@ class ConditionApplied(msgspec.Struct, Effect, frozen=True, gc=False):
         return self.condition
 
 
-class ObligationOpened(msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=False):
+class ObligationOpened(
+    msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=False, forbid_unknown_fields=True
+):
     """Something the rules say must happen next (a panic check, a trait to assign).
 
     Its id is the opening event's version followed by ``suffix``, so one event can open several.
@@ -108,7 +113,9 @@ class ObligationOpened(msgspec.Struct, Effect, frozen=True, omit_defaults=True, 
         return f"owes {self.obligation}"
 
 
-class StoryTagSpent(msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=False):
+class StoryTagSpent(
+    msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=False, forbid_unknown_fields=True
+):
     """A held story tag used on the roll (Glintlock), and so spent."""
 
     tag: str = msgspec.field(name="story_tag_spent")
@@ -118,7 +125,9 @@ class StoryTagSpent(msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=
         return f"spent {self.tag}"
 
 
-class StatChanged(msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=False):
+class StatChanged(
+    msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=False, forbid_unknown_fields=True
+):
     """A lasting change to a stat (a fright result's -1 IQ)."""
 
     stat: str = msgspec.field(name="stat_change")

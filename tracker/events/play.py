@@ -50,9 +50,10 @@ class RollMade(EventPayload, frozen=True):
         return (self, *self.then) if self.then else (self,)
 
 
-class ContestSide(msgspec.Struct, frozen=True, gc=False):
+class ContestSide(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
     """One side of a contest: a character (``character_id``) or a named opponent (None), the
-    trait it rolled (None for an opponent's bare score), its inputs and its decided roll."""
+    trait it rolled (None for an opponent's bare score), its inputs and its decided roll. Like
+    every event, it holds no key it has no field for."""
 
     name: str
     character_id: str | None
