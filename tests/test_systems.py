@@ -271,6 +271,28 @@ def test_a_campaign_whose_system_is_not_installed_is_one_sentence(d6_installed, 
     assert 'the rule system "d6" is not installed' in report["unchecked"]
 
 
+def test_an_event_that_does_not_read_is_named_where_the_system_is_not_installed(
+    d6_installed, run, monkeypatch
+):
+    """Whether an event reads needs no rules: verify names one that does not even where it
+    cannot decide the rolls again."""
+    from tracker.events import NewEvent
+
+    run.ok("campaign new 'Six Sides' --system d6")
+    tracker = Tracker(str(run.db))
+    row = tracker.campaign()
+    odd = NewEvent("NoteAdded", {"text": "The dice roll away.", "junk": 1})
+    tracker.store.append(row.campaign_id, [odd], tracker.store.head(row.campaign_id).version)
+    tracker.close()
+    monkeypatch.undo()  # the plugin is uninstalled
+    registry.refresh()
+    checked = run(["verify", "--json"])
+    assert checked.exit_code == 1
+    [report] = json.loads(checked.stdout)["campaigns"]
+    assert [m["event_id"] for m in report["mismatches"]] == [odd.event_id]
+    assert "unknown field `junk`" in report["mismatches"][0]["reason"]
+
+
 def test_a_plugin_that_fails_to_load_takes_only_its_own_campaigns_down(d6_installed, run, tmp_path):
     run.ok("campaign new 'Six Sides' --system d6")
     # The plugin's next release fails as it is imported.

@@ -37,12 +37,12 @@ from tracker.systems.base import RuleSystem
 from tracker.words import plural, reads_as
 
 
-def redecide(event: StoredEvent, rules: RuleSystem) -> str | None:
+def redecide(event: StoredEvent, rules: RuleSystem | None) -> str | None:
     """None when the rules still give what ``event`` stores; else a sentence saying what
-    differs."""
+    differs. Without the rules (their system is not installed) only whether it reads."""
     if isinstance(event.data, Unreadable):
         return f"it cannot be read: {event.data.reason}"
-    if event.type not in ROLLED:
+    if rules is None or event.type not in ROLLED:
         return None
     try:
         return next(filter(None, map(rules.redecide, rolls_in(event.data))), None)
@@ -256,7 +256,7 @@ class Verifier:
             for event in stream:
                 counted += 1
                 rolls += event.type in ROLLED
-                reason = redecide(event, rules) if rules is not None else None
+                reason = redecide(event, rules)
                 if event.version == 1:
                     reason = reason or _row_problem(row, event) or self._name_taken(row)
                 # An undo of what is undone, a redo of what stands, a reveal of what was never
