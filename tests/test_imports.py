@@ -16,7 +16,13 @@ import pytest
 from click.testing import CliRunner
 from conftest import Run
 
-from tracker.events.envelope import GENESIS_HASH, chain_fields, event_hash
+from tracker.events.envelope import (
+    GENESIS_HASH,
+    MAX_LINE,
+    MAX_PAYLOAD,
+    chain_fields,
+    event_hash,
+)
 
 
 @pytest.fixture
@@ -162,6 +168,17 @@ def test_an_effect_key_no_effect_has(export, tmp_path):
     roll["payload"]["effects"][0]["junk"] = 1
     line = events.index(roll) + 2
     import_refused(tmp_path, written(export, header, events), f"line {line}", "`junk`")
+
+
+def test_an_event_larger_than_one_event_may_hold(export, tmp_path):
+    """No command logs a payload past MAX_PAYLOAD, though its line may fit an export's."""
+    header, events = lines_of(export)
+    note = note_line(events)
+    note["payload"]["text"] = "x" * 1_046_000
+    line = events.index(note) + 2
+    data = written(export, header, events)
+    assert max(len(text) for text in data.splitlines()) < MAX_LINE
+    import_refused(tmp_path, data, f"line {line}", f"more than the {MAX_PAYLOAD:,}")
 
 
 @pytest.mark.parametrize(

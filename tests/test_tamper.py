@@ -15,7 +15,7 @@ import sqlite3
 
 import pytest
 
-from tracker.events.envelope import GENESIS_HASH, chain_fields, event_hash
+from tracker.events.envelope import GENESIS_HASH, MAX_PAYLOAD, chain_fields, event_hash
 
 
 def rows(db) -> list[dict]:
@@ -478,6 +478,16 @@ def test_a_payload_key_no_event_type_has_rehashed_is_found(evening, extra):
         assert result.exit_code == 1, command
         assert len(result.stderr.strip().splitlines()) == 1, command
         assert f"Event {note['version']}" in result.stderr, command
+
+
+def test_an_event_larger_than_one_event_may_hold_rehashed_is_found(evening):
+    """No command logs a payload past MAX_PAYLOAD: one written in is named, and the commands
+    that read it go on answering."""
+    rewrite(evening.db, _payload_set("NoteAdded", text="x" * 1_046_000))
+    (note,) = [r for r in rows(evening.db) if r["type"] == "NoteAdded"]
+    verify_fails(evening, f"event {note['version']}", f"more than the {MAX_PAYLOAD:,}")
+    assert evening.json("status Wren")["name"] == "Wren"
+    evening.ok("log")
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,14 @@ from tracker.app.table import Table
 from tracker.errors import TrackerError
 from tracker.events import StoredEvent
 from tracker.events.catalog import CampaignCreated, Unreadable
-from tracker.events.envelope import ChainProblem, canonical_json, check_chain, loads_payload
+from tracker.events.envelope import (
+    MAX_PAYLOAD,
+    ChainProblem,
+    canonical_json,
+    check_chain,
+    loads_payload,
+    oversized,
+)
 from tracker.events.play import EventsRevealed, EventsRevoked
 from tracker.events.receipt import Receipt
 from tracker.projections.campaign import (
@@ -48,6 +55,18 @@ def redecide(event: StoredEvent, rules: RuleSystem | None) -> str | None:
         return next(filter(None, map(rules.redecide, rolls_in(event.data))), None)
     except (TrackerError, KeyError, TypeError, ValueError) as exc:
         return f"its recorded inputs no longer decide ({exc})"
+
+
+def _size_problem(event: StoredEvent) -> str | None:
+    """Whether the event's payload is larger than any command logs (an export of it would not
+    read back)."""
+    size = oversized(event.raw)
+    if size is None:
+        return None
+    return (
+        f"its payload holds {size:,} bytes, more than the {MAX_PAYLOAD:,} one event may hold, "
+        "so no command logged it"
+    )
 
 
 def _row_problem(row: CampaignRow, first: StoredEvent) -> str | None:
@@ -256,7 +275,7 @@ class Verifier:
             for event in stream:
                 counted += 1
                 rolls += event.type in ROLLED
-                reason = redecide(event, rules)
+                reason = _size_problem(event) or redecide(event, rules)
                 if event.version == 1:
                     reason = reason or _row_problem(row, event) or self._name_taken(row)
                 # An undo of what is undone, a redo of what stands, a reveal of what was never

@@ -140,6 +140,12 @@ class StoredEvent(NamedTuple):
             raise ValueError("it is nested too deep") from None
         if not isinstance(parsed, dict):
             raise ValueError("an event's payload is a JSON object")
+        size = oversized(text)
+        if size is not None:
+            raise ValueError(
+                f"its payload holds {size:,} bytes, more than the {MAX_PAYLOAD:,} one event "
+                "may hold"
+            )
         try:
             datetime.fromisoformat(doc.recorded_at)
         except ValueError:
@@ -265,6 +271,17 @@ class _ExportedEvent(msgspec.Struct):
 
 
 _read_line = msgspec.json.Decoder(_ExportedEvent).decode
+
+
+def oversized(raw: str) -> int | None:
+    """The size in UTF-8 bytes of a payload's stored text when it is more than one event may
+    hold (``MAX_PAYLOAD``), else None."""
+    # Text of a quarter of the bound in characters is within it whatever they are: an ordinary
+    # payload is never encoded only to be measured.
+    if len(raw) <= MAX_PAYLOAD // 4:
+        return None
+    size = len(raw.encode("utf-8", "surrogatepass"))
+    return size if size > MAX_PAYLOAD else None
 
 
 @dataclass(frozen=True, slots=True)

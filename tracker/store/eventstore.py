@@ -29,6 +29,7 @@ from tracker.events.envelope import (
     chain_fields,
     event_hash,
     loads_payload,
+    oversized,
     stored_json,
 )
 from tracker.store.backend import Backend, Link, placeholders
@@ -312,8 +313,8 @@ class EventStore:
             # Stored in the order the command wrote it (a sheet's stats stay in sheet order);
             # the hash covers the canonical spelling, so key order never matters to verify.
             raw = stored_json(new.payload)
-            if len(raw) > MAX_PAYLOAD // 4 and len(raw.encode("utf-8")) > MAX_PAYLOAD:
-                size = len(raw.encode("utf-8"))
+            size = oversized(raw)
+            if size is not None:
                 raise BadInput(
                     f"That would log an event of {size:,} bytes, more than the {MAX_PAYLOAD:,} "
                     "one event may hold (so that an export reads back whole); give less at "
