@@ -363,6 +363,36 @@ def test_a_campaign_renamed_or_twinned_behind_a_receipt_is_found(evening):
     assert "stand in" in result.stderr
 
 
+@pytest.mark.parametrize(
+    "export",
+    [["export", "events"], ["export", "rolls", "--player-view", "--format", "csv"]],
+    ids=["events", "players-csv"],
+)
+@pytest.mark.parametrize(
+    "edit",
+    ["SET name = 'Ashes of Veyrа'", "SET system = 'gloom'"],  # a Cyrillic а
+    ids=["renamed", "another-system"],
+)
+def test_a_campaign_row_edited_behind_an_export_is_found(evening, tmp_path, export, edit):
+    """The campaigns table is not hashed: against an export, as in a plain verify, its row
+    must still say what the campaign's first event says."""
+    kept = tmp_path / "kept"
+    evening.ok([*export, "-o", str(kept)])
+    assert evening(["verify", "--against", str(kept)]).exit_code == 0
+    with sqlite3.connect(evening.db) as conn:
+        conn.execute("DROP TRIGGER campaigns_no_update")
+        conn.execute(f"UPDATE campaigns {edit}")
+    result = evening(["verify", "--against", str(kept)])
+    assert result.exit_code == 1, result.output
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "the campaigns table was edited" in result.stderr
+    shown = json.loads(evening(["verify", "--against", str(kept), "--json"]).stdout)
+    assert shown["ok"] is False
+    [campaign] = shown["campaigns"]
+    assert (campaign["matches"], campaign["chain_intact"]) == (False, True)
+    assert "the campaigns table was edited" in campaign["problem"]
+
+
 @pytest.mark.parametrize(("track", "delta"), [("mettle", -1), ("hp", 10**20), ("hp", 0)])
 def test_a_track_change_no_command_logs_is_found(run, track, delta):
     run.ok("campaign new Iron --system gurps")

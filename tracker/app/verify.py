@@ -172,7 +172,9 @@ class Verifier:
 
         ``heads`` maps a campaign id (or "" when the export did not say) to the hash of the last
         event the export saw. Events logged since the export are fine; an edit, removal or
-        replacement of anything up to the head is not.
+        replacement of anything up to the head is not, nor a campaigns table whose row no
+        longer says what the campaign's first event says (the table is not hashed). Each
+        result's ``problem`` says why it does not match (None when it does).
         """
         store = self.table.store
         results = []
@@ -181,16 +183,30 @@ class Verifier:
             ok = found is not None and (not campaign_id or found.campaign_id == campaign_id)
             row = store.find_campaign(found.campaign_id) if found else None
             chain_ok = False
-            if ok and row is not None:
+            if found is None:
+                problem = "the log no longer holds its head"
+            elif not ok:
+                problem = "its head is an event of another campaign here"
+            elif row is None:
+                problem = "its campaign's row was removed from the campaigns table"
+            else:
                 chain_ok = self.campaign(row).problem is None
+                if not chain_ok:
+                    problem = (
+                        f"the chain up to event {found.version} is broken; run `tracker verify`"
+                    )
+                else:
+                    first = next(store.read(row.campaign_id, until_version=1), None)
+                    problem = None if first is None else _row_problem(row, first)
             results.append(
                 {
                     "campaign_id": campaign_id or (found.campaign_id if found else None),
                     "campaign": row.name if row else None,
                     "head": digest,
                     "found_at": found.version if found else None,
-                    "matches": bool(ok and chain_ok),
+                    "matches": problem is None,
                     "chain_intact": chain_ok,
+                    "problem": problem,
                 }
             )
         return results

@@ -471,9 +471,9 @@ def _verify_against(path: str, as_json: bool) -> None:
                 )
             else:
                 click.echo(
-                    f"{r['campaign']}: "
+                    f"{r['campaign'] or r['campaign_id']}: "
                     + click.style("does not match the export", fg=BAD, bold=True)
-                    + f": the chain up to event {r['found_at']} is broken; run `tracker verify`.",
+                    + f": {_and_restore(r['problem'])}.",
                     err=True,
                 )
     if not ok:
