@@ -119,6 +119,50 @@ def test_negative_changes_read_as_numbers(run, command):
     assert doc["after"] == doc["before"] + doc["delta"]
 
 
+# Where a negative number means nothing, the command says what to do instead; never "No such
+# option '-5'", which sent the GM looking for an option.
+NEGATIVE_VALUES = [
+    ("gurps", "points award Mira -5", 2, "to take points away, undo the award"),
+    ("glintlock", "threat add -1", 2, "it goes down only when the GM spends it"),
+    ("gurps", "effort Mira -20", 2, "not -20; give a percentage of 1 or more"),
+    ("gurps", "contest Mira Lockpicking Guard -3", 2, "give a score from 0 to 40"),
+    ("gurps", "influence Aldric Diplomacy Guard -3", 2, "give a score from 0 to 40"),
+    ("gurps", "character default Mira Stealth -5", 2, "for example IQ-5"),
+    ("gurps", "replay -1", 1, "No session -1"),
+    ("gurps", "undo -3", 1, "No event '-3'"),
+    ("gurps", "reveal -3", 1, "No event '-3'"),
+    ("gurps", "obligations dismiss -1", 1, "No open obligation -1"),
+]
+
+
+@pytest.mark.parametrize(
+    ("campaign", "command", "code", "words"),
+    [pytest.param(*case, id=case[1]) for case in NEGATIVE_VALUES],
+)
+def test_a_negative_number_given_where_none_fits_says_what_to_do(
+    request, campaign, command, code, words
+):
+    run = request.getfixturevalue(campaign)
+    before = run.event_count()
+    result = run(command)
+    assert result.exit_code == code, result.output
+    [line] = result.stderr.strip().splitlines()
+    assert words in line
+    assert "No such option" not in line
+    assert run.event_count() == before
+
+
+@pytest.mark.parametrize("command", ["hp Mira -3 --caus x", "points award Mira -5 --reaso x"])
+def test_a_mistyped_option_beside_a_negative_number_is_still_named(gurps, command):
+    before = gurps.event_count()
+    result = gurps(command)
+    assert result.exit_code == 2, result.output
+    [line] = result.stderr.strip().splitlines()
+    assert "No such option '--" in line
+    assert "Did you mean" in line
+    assert gurps.event_count() == before
+
+
 def test_override_logs_a_roll_at_threat_six(at_threat_six):
     doc = at_threat_six.json("roll Wren Grit --tag 1:gear --dice 12 --override")
     assert doc["outcome"] == "miss"

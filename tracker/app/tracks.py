@@ -134,8 +134,22 @@ class Tracks:
         return self.table.play(decide, at_table="gaining Mettle")
 
     def threat_add(self, amount: int, *, reason: str | None = None) -> Logged:
+        """Add Threat outside a roll.
+
+        glintlock.md, 'Mettle & Threat': Threat is "Gained on Weak Hits (+1), Misses (+2), Nat
+        1s (+3), and per exploration turn in danger", and the GM's spends are what lower it
+        ("Free (0) ... Soft (1) ... Hard (2) ... Dire (3)"). So a negative addition is refused
+        with the sentence that names those: a spend, or undoing the addition.
+        """
+
         def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.THREAT, "Threat")
+            if amount < 0:
+                raise BadInput(
+                    f"Threat is not added as {amount}: it goes down only when the GM spends it "
+                    "(`tracker threat spend soft`, hard or dire), or undo an addition with "
+                    "`tracker undo EVENT`."
+                )
             if amount < 1:
                 raise BadInput(
                     f"Threat is added in whole points of 1 or more, not {amount}; give 1 or more, "
@@ -264,10 +278,22 @@ class Tracks:
         return self.table.play(decide)
 
     def points_award(self, name: str, points: int, *, reason: str | None = None) -> Logged:
+        """Award character points.
+
+        gurps.md, 'Repeated Attempts': "the GM may allow players to spend bonus character points
+        to alter recent outcomes"; spending is how points leave a character (`tracker spend
+        NAME buy-up`). An award of 0 or less is refused with that, and with undoing an award
+        given by mistake.
+        """
+
         def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.CHARACTER_POINTS, "Character points", "are")
             if points < 1:
-                raise BadInput("Award 1 or more character points.")
+                raise BadInput(
+                    f"Award 1 or more character points, not {points}; to take points away, "
+                    "undo the award (`tracker undo EVENT`, see `tracker log`), or spend them "
+                    "with `tracker spend NAME buy-up`."
+                )
             ch = self.table.character(name, state)
             payload = ev.PointsAwarded(character_id=ch.character_id, points=points, reason=reason)
             doc = {"character": ch.name, "points": points, "total": ch.points + points}

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from tracker.cli import complete
-from tracker.cli.options import SystemName, emit_json, open_tracker, output_options
+from tracker.cli.options import NumberArgs, SystemName, emit_json, open_tracker, output_options
 from tracker.cli.render import (
     TRACK_WORDS,
     bold,
@@ -522,7 +522,9 @@ def character_show(name: str, as_of: str | None, run_up: int, as_json: bool) -> 
             )
 
 
-@character.command("default", short_help="GURPS: let SKILL default to EXPR for a character.")
+@character.command(
+    "default", cls=NumberArgs, short_help="GURPS: let SKILL default to EXPR for a character."
+)
 @click.argument("name", shell_complete=complete.characters)
 @click.argument("skill", shell_complete=complete.traits_of("name"))
 @click.argument("expression", metavar="EXPR")

@@ -6,12 +6,12 @@ import json
 
 import click
 
-from tracker.cli.options import open_tracker, output_options
+from tracker.cli.options import NumberArgs, open_tracker, output_options
 from tracker.cli.play import show_logged
 from tracker.cli.render import warn
 
 
-@click.command("undo", short_help="Take back an event; nothing is deleted.")
+@click.command("undo", cls=NumberArgs, short_help="Take back an event; nothing is deleted.")
 @click.argument("event", required=False, metavar="[EVENT]")
 @click.option("--session", type=int, metavar="N", help="Undo every event of session N.")
 @click.option("--cascade", is_flag=True, help="Also undo later events that depended on it.")
@@ -86,7 +86,7 @@ def _what(logged, brief, names) -> str:
     return brief["type"]
 
 
-@click.command("replay")
+@click.command("replay", cls=NumberArgs)
 @click.argument("session", type=int, required=False)
 @click.option("--player-view", is_flag=True, help="Hide what secret rolls showed.")
 @output_options
@@ -169,7 +169,7 @@ def _replay_doc(line) -> dict:
     }
 
 
-@click.command("reveal")
+@click.command("reveal", cls=NumberArgs)
 @click.argument("event", required=False, metavar="[EVENT]")
 @click.option("--session", type=int, metavar="N", help="Reveal every secret event of session N.")
 @output_options

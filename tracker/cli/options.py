@@ -159,6 +159,50 @@ def _one_line(text: str) -> str:
     )
 
 
+# What a mistyped option looks like: a dash and a letter (`-x`, `--caus`, `--cause=...`).
+# Anything else that starts with a dash, `-5` or `-3 gold`, is a value the GM typed.
+_OPTION_LIKE = re.compile(r"--?[^\W\d]")
+
+
+class NumberArgs(click.Command):
+    """A command taking a number that may be negative as an argument (`tracker hp Mira -3`,
+    `tracker points award Mira -5`, `tracker replay -1`).
+
+    click reads every word that starts with a dash as an option, so `-5` was refused as "No
+    such option"; here it reaches the argument as the value it is, and the handler takes it or
+    says in one sentence what to do instead. A mistyped option (`--caus`) is still refused by
+    name, as on every other command, rather than taken for an extra argument.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["context_settings"] = {
+            **(kwargs.get("context_settings") or {}),
+            "ignore_unknown_options": True,
+        }
+        super().__init__(*args, **kwargs)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing:
+            # Parsed once without side effects, to find a word click let through as an
+            # argument although it can only be a mistyped option.
+            values, extra, _ = self.make_parser(ctx).parse_args(args=list(args))
+            words = list(extra)
+            for param in self.params:
+                if isinstance(param, click.Argument) and param.name in values:
+                    value = values[param.name]
+                    words += list(value) if isinstance(value, (list, tuple)) else [value]
+            for word in words:
+                if isinstance(word, str) and _OPTION_LIKE.match(word):
+                    known = [
+                        o
+                        for p in self.params
+                        if isinstance(p, click.Option) and not p.hidden
+                        for o in p.opts
+                    ]
+                    raise click.NoSuchOption(word.split("=", 1)[0], possibilities=known, ctx=ctx)
+        return super().parse_args(ctx, args)
+
+
 class SystemName(click.ParamType):
     """A rule system's name, checked against the systems installed (found when first needed,
     so a command that does not take one never loads them)."""

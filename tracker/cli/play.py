@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from tracker.cli import complete
-from tracker.cli.options import Difficulty, emit_json, open_tracker, output_options
+from tracker.cli.options import Difficulty, NumberArgs, emit_json, open_tracker, output_options
 from tracker.cli.render import (
     BAD,
     GOOD,
@@ -248,7 +248,7 @@ def threat() -> None:
     """Glintlock: the GM's Threat."""
 
 
-@threat.command("add")
+@threat.command("add", cls=NumberArgs)
 @click.argument("amount", type=int)
 @click.option("--reason", help="Why (an exploration turn in danger...).")
 @output_options
@@ -284,11 +284,7 @@ def threat_spend(tier, note, as_json) -> None:
     show_logged(logged, as_json, [line])
 
 
-# "-2" after a command is a number here, not an option: the GM types `tracker hp Mira -3`.
-NUMBERS_OK = {"ignore_unknown_options": True}
-
-
-@click.command("stress", context_settings=NUMBERS_OK)
+@click.command("stress", cls=NumberArgs)
 @click.argument("character", shell_complete=complete.characters)
 @click.argument("change", metavar="+N|-N")
 @click.option("--cause", help="What caused it.")
@@ -314,7 +310,7 @@ def _signed_int(text: str, what: str) -> int:
 
 
 def _track_command(track: str):
-    @click.command(track, context_settings=NUMBERS_OK)
+    @click.command(track, cls=NumberArgs)
     @click.argument("character", shell_complete=complete.characters)
     @click.argument("change", metavar="+N|-N")
     @click.option("--cause", help="What caused it.")
@@ -419,7 +415,7 @@ def points() -> None:
     """GURPS character points."""
 
 
-@points.command("award")
+@points.command("award", cls=NumberArgs)
 @click.argument("character", shell_complete=complete.characters)
 @click.argument("amount", type=int)
 @click.option("--reason", help="What earned them.")
@@ -550,7 +546,7 @@ def obligations(ctx: click.Context, show_all: bool, as_json: bool) -> None:
         click.echo(f"{mark} [{ob.id}] {ob.what} {dim(f'(since event {ob.opened_version})')}")
 
 
-@obligations.command("dismiss")
+@obligations.command("dismiss", cls=NumberArgs)
 @click.argument("obligation", metavar="ID")
 @click.option("--reason", help="Why it is waived, for the record.")
 @output_options
@@ -667,7 +663,7 @@ def character_line(t: dict[str, Any]) -> str:
 # -- contests, fright checks, panic, projects -----------------------------------------------------
 
 
-@click.command("contest")
+@click.command("contest", cls=NumberArgs)
 @click.argument("a", shell_complete=complete.characters)
 @click.argument("trait_a", shell_complete=complete.traits_of("a"))
 @click.argument("b", shell_complete=complete.characters)
@@ -746,7 +742,7 @@ def _contest_side(side, rules: RuleSystem) -> str:
     return f"{side['character']} ({side['effective']}): {rules.dice_name} {dice} → {verdict}"
 
 
-@click.command("influence")
+@click.command("influence", cls=NumberArgs)
 @click.argument("character", shell_complete=complete.characters)
 @click.argument("skill", shell_complete=complete.traits_of("character"))
 @click.argument("subject", shell_complete=complete.characters)
@@ -830,7 +826,9 @@ def influence(character, skill, subject, will, as_json, **options) -> None:
 REACTION_GOOD = ("Neutral", "Good", "Very Good", "Excellent")
 
 
-@click.command("effort", short_help="GURPS: extra effort (a Will roll; always 1 FP).")
+@click.command(
+    "effort", cls=NumberArgs, short_help="GURPS: extra effort (a Will roll; always 1 FP)."
+)
 @click.argument("character", shell_complete=complete.characters)
 @click.argument("percent", type=int)
 @click.option("--motivated", is_flag=True, help="A matter of life, death or deep conviction: +5.")
