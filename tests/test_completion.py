@@ -83,6 +83,28 @@ def test_each_shell_is_offered_what_fits_each_position(table, shell):
     assert {"--dice", "--secret", "--json"} <= set(answers(db, shell, "tracker roll Kade Body --"))
 
 
+@pytest.mark.parametrize("shell", list(SHELLS))
+def test_after_a_dash_each_system_is_offered_the_options_it_reads(table, shell):
+    """A Glintlock roll is not offered --dl or --mod, which it would refuse: only its own
+    options and those every system takes."""
+    table.ok('campaign new "Ashes of Veyra" --system glintlock')
+    table.ok("character add Wren --stat Grit=3")
+    common = {"--dice", "--seed", "--secret", "--json"}
+    others = {"--dl", "--advantage", "--no-panic", "--mod", "--defense", "--task", "--public"}
+    offered = set(answers(table.db, shell, "tracker roll Wren Grit --"))
+    assert {"--tag", "--story", "--trained", "--spell", *common} <= offered
+    assert not offered & others
+    gloom = set(answers(table.db, shell, "tracker --campaign 'Neon Drift' roll Kade Hacking --"))
+    assert {"--dl", "--advantage", "--no-panic", *common} <= gloom
+    assert not gloom & {"--tag", "--mod", "--trained"}
+    gurps = set(answers(table.db, shell, "tracker --campaign 'Iron and Ink' contest X 9 Y 9 --"))
+    assert {"--mod-a", "--supernatural", "--mode", "--dice-a"} <= gurps
+    assert not gurps & {"--dl-a", "--advantage-a"}
+    settings = set(answers(table.db, shell, "tracker campaign set --"))
+    assert {"--threat-carries-over", "--breaking-table", "--note"} <= settings
+    assert not settings & {"--tie-rule", "--cinematic", "--tech-level"}
+
+
 def test_a_database_that_does_not_exist_is_not_made_by_a_tab(tmp_path):
     db = tmp_path / "nowhere.db"
     assert answers(db, "bash", "tracker roll ") == []
@@ -135,6 +157,21 @@ class Typist:
                     self.seen += os.read(self.fd, 65536).decode(errors="replace")
                 except OSError:
                     break
+
+    def until_closed(self, timeout: float = 30.0) -> str:
+        """What the terminal shows once the program on it has ended, escapes left out."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.fd], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(self.fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                self.seen += chunk.decode(errors="replace")
+        return ANSI.sub("", self.seen).replace("\x08", "")
 
     def close(self) -> None:
         try:

@@ -104,7 +104,12 @@ def _setting_text(name: str, value: Any) -> str:
     return "none" if value is None else str(value)
 
 
-@campaign.command("set", short_help="Change or show the campaign's table settings.")
+@campaign.command(
+    "set",
+    cls=complete.SystemOptions,
+    reads="settings",
+    short_help="Change or show the campaign's table settings.",
+)
 @click.option(
     "--tie-rule", type=click.Choice(["stat", "defender"]), help="Gloom: who wins equal dice."
 )

@@ -127,6 +127,35 @@ def difficulties(
     return [] if state is None else _matching(state.rules.difficulties, incomplete)
 
 
+class SystemOptions(click.Command):
+    """A command some of whose options only one rule system reads (``--tag`` is Glintlock's,
+    ``--dl`` Gloom's, ``--mod`` GURPS's). ``reads`` names the list each system declares of
+    them (``roll_options``, ``contest_options``, ``settings``): after a dash, Tab offers the
+    campaign's own and the ones every system takes, never another system's, which the command
+    would refuse. Without a campaign to read, it offers them all."""
+
+    def __init__(self, *args: Any, reads: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.reads = reads
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        offered = super().shell_complete(ctx, incomplete)
+        state = _state(ctx)
+        if state is None:
+            return offered
+        from tracker.systems import registry
+
+        own = getattr(state.rules, self.reads)
+        others = {n for s in registry.systems() for n in getattr(s, self.reads)} - own
+        refused = {
+            flag
+            for p in self.params
+            if isinstance(p, click.Option) and p.name in others
+            for flag in (*p.opts, *p.secondary_opts)
+        }
+        return [item for item in offered if item.value not in refused]
+
+
 SHELLS = ("bash", "zsh", "fish")
 # Where each shell's completion line goes; the order of SHELLS.
 START_UP = {

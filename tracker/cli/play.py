@@ -80,7 +80,7 @@ def dice_options(fn):
     )
 
 
-@click.command("roll")
+@click.command("roll", cls=complete.SystemOptions, reads="roll_options")
 @click.argument("character", shell_complete=complete.characters)
 @click.argument("trait", shell_complete=complete.traits_of("character"))
 @click.option(
@@ -663,7 +663,12 @@ def character_line(t: dict[str, Any]) -> str:
 # -- contests, fright checks, panic, projects -----------------------------------------------------
 
 
-@click.command("contest", cls=NumberArgs)
+class _ContestCommand(NumberArgs, complete.SystemOptions):
+    """A contest: an opponent's score may be typed negative, and Tab offers the options the
+    campaign's system reads."""
+
+
+@click.command("contest", cls=_ContestCommand, reads="contest_options")
 @click.argument("a", shell_complete=complete.characters)
 @click.argument("trait_a", shell_complete=complete.traits_of("a"))
 @click.argument("b", shell_complete=complete.characters)
