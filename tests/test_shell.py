@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+
+import pytest
+from test_completion import TRACKER, Typist
+
 from tracker.app import Tracker
 from tracker.cli.shell import Completer
 
@@ -145,3 +151,34 @@ def test_the_shell_refuses_db_and_campaign_on_a_line_and_follows_campaign_use(gl
     }
     assert notes == {"Ashes of Veyra": [], "Second Table": ["now at the second table"]}
     assert not other.exists()
+
+
+@pytest.mark.slow
+def test_at_a_terminal_a_completed_word_is_followed_by_a_space_and_ctrl_d_ends_the_line(
+    glintlock, tmp_path
+):
+    """Typed as at the table: `roll Wr<Tab>Gr<Tab>` is `roll Wren Grit `, not `WrenGr`; and
+    Ctrl-D leaves the terminal on a line of its own, not after the prompt."""
+    glintlock.ok("session start")
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": os.environ["HOME"],
+        "XDG_DATA_HOME": os.environ["XDG_DATA_HOME"],
+        "TERM": "xterm",
+    }
+    typist = Typist([str(TRACKER), "--db", str(glintlock.db), "shell"], env, tmp_path)
+    try:
+        typist.wait_for("Ashes of Veyra> ")
+        typist.type("roll Wr\t")
+        typist.wait_for("roll Wren ", timeout=10)
+        typist.type("Gr\t")
+        typist.wait_for("roll Wren Grit ", timeout=10)
+        typist.type("--tag 1:gear --dice 15\r")
+        typist.wait_for("+1 Threat (1)\nAshes of Veyra> ")  # the prompt again
+        typist.type("\x04")
+        shown = typist.until_closed()
+    finally:
+        typist.close()
+    assert shown.endswith("Ashes of Veyra> \n"), shown[-80:]
+    rolled = json.loads(glintlock.ok("export rolls --format jsonl").stdout.splitlines()[-1])
+    assert (rolled["character"], rolled["trait"], rolled["dice"]) == ("Wren", "Grit", [15])

@@ -87,6 +87,10 @@ class Completer:
                 before = buffer.split()
             quoted = [w if " " not in w else f'"{w}"' for w in self.words(before, text)]
             self.matches = [w for w in quoted if w.lower().startswith(text.lower())]
+            if len(self.matches) == 1:
+                # Python's readline appends nothing to a completed word; a word completed whole
+                # is followed by a space, as in bash, so the next word typed stays a word.
+                self.matches = [self.matches[0] + " "]
         return self.matches[index] if index < len(self.matches) else None
 
 
@@ -138,6 +142,8 @@ def shell() -> None:
         try:
             line = input(_prompt(tracker) if interactive else "")
         except EOFError:
+            if interactive:
+                click.echo("")  # Ctrl-D ends the prompt's line, so the terminal's is a new one
             break
         except KeyboardInterrupt:
             click.echo("")
