@@ -84,6 +84,28 @@ def test_the_shell_never_refuses_on_what_another_writer_has_changed_since(glintl
     shell.close()
 
 
+def test_help_in_the_shell_names_commands_as_the_shell_takes_them(glintlock):
+    """`help` lists what to type at the prompt, not `tracker ...` lines and --db, which the
+    shell would refuse; a command's help shows its usage and examples the same way."""
+    lines = ["help", "roll --help", "help import", "threat add -h", "help frobnicate"]
+    result = glintlock(["shell"], input="\n".join(lines) + "\n")
+    assert result.exit_code == 0, result.output
+    shown = result.stdout
+    assert "Usage: tracker" not in shown
+    assert [line for line in shown.splitlines() if line.lstrip().startswith("tracker ")] == []
+    assert "--db" not in shown
+    assert "--campaign" not in shown
+    assert "`help COMMAND` (or `COMMAND --help`)" in shown
+    assert "  roll            Roll a character's skill or stat and log it." in shown
+    assert "  shell " not in shown  # refused inside the shell
+    assert "Usage: roll [OPTIONS] CHARACTER TRAIT" in shown
+    assert "    roll Wren Grit --tag 1:gear --tag 1:power" in shown
+    assert "Usage: import [OPTIONS] FILE" in shown
+    assert "Usage: threat add [OPTIONS] AMOUNT" in shown
+    assert "    threat add 1 --reason" in shown
+    assert "No such command 'frobnicate'" in result.stderr
+
+
 def _completer(db) -> tuple[Tracker, Completer]:
     tracker = Tracker(str(db))
     return tracker, Completer({"tracker": tracker, "db": str(db), "campaign": None})

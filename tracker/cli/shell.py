@@ -3,6 +3,7 @@ open database, the campaign's state kept warm in memory, completion and history.
 
 from __future__ import annotations
 
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -13,6 +14,8 @@ from tracker.cli.options import db_options, open_tracker
 
 EXIT_WORDS = {"exit", "quit", "bye"}
 SHELL_WIDE = {"--db", "--campaign"}
+HELP_WORDS = {"help", "?"}
+HELP_FLAGS = {"--help", "-h"}
 
 
 def run_line(line: str, obj: dict) -> int:
@@ -26,6 +29,17 @@ def run_line(line: str, obj: dict) -> int:
         return 2
     if not args:
         return 0
+    if args[0] in HELP_WORDS or any(a in HELP_FLAGS for a in args):
+        named = (
+            args[1:]
+            if args[0] in HELP_WORDS
+            else args[: min(map(args.index, HELP_FLAGS & {*args}))]
+        )
+        text = shell_help(named)
+        if text is not None:
+            click.echo(text)
+            return 0
+        args = [*named, "--help"]  # no such command: click says so, as for any line
     if args[0] == "shell":
         click.echo("Already in the shell; type the command without `shell`.", err=True)
         return 2
@@ -50,6 +64,89 @@ def run_line(line: str, obj: dict) -> int:
         )
         code = 1
     return code if isinstance(code, int) else 0
+
+
+SHELL_INTRO = (
+    "Type any command without the word tracker, as in `roll Wren Grit`. Tab completes; `help "
+    "COMMAND` (or `COMMAND --help`) says more of one; `exit`, `quit` or Ctrl-D leaves. The "
+    "shell stays on the database it started on; `campaign use NAME` switches campaigns."
+)
+# Words a line of help may hold that the shell refuses or cannot run: another database or
+# campaign (given when the shell starts), and the terminal's own pipes and chains.
+NOT_AT_THE_PROMPT = re.compile(r"(^|\s)(--db|--campaign)\b|&&|\s\|\s")
+
+
+def shell_help(words: list[str]) -> str | None:
+    """The help for the command ``words`` name (none: the shell's own), worded for the
+    prompt: commands without the word tracker, and no example or option the shell refuses.
+    None when ``words`` name no command; the line then runs and click says so."""
+    from tracker.cli import cli
+
+    ctx = click.Context(cli, info_name="tracker", **cli.context_settings)
+    command: click.Command = cli
+    for word in words:
+        if not isinstance(command, click.Group) or word.startswith("-"):
+            break
+        found = command.get_command(ctx, word)
+        if found is None or found.name == "shell":
+            return None
+        command, ctx = found, click.Context(found, info_name=word, parent=ctx)
+    if command is cli:
+        return _overview(ctx)
+    return _at_the_prompt(command.get_help(ctx))
+
+
+def _overview(ctx: click.Context) -> str:
+    from tracker.cli import cli
+
+    formatter = ctx.make_formatter()
+    formatter.write_text(SHELL_INTRO)
+    names = [n for n in cli.list_commands(ctx) if n != "shell"]
+    rows = [(n, cli.get_command(ctx, n)) for n in names]
+    limit = formatter.width - 6 - max(len(n) for n in names)
+    with formatter.section("Commands"):
+        formatter.write_dl(
+            [(n, c.get_short_help_str(limit)) for n, c in rows if c is not None and not c.hidden]
+            + [("help", "This list; help COMMAND for one."), ("exit", "Leave the shell.")]
+        )
+    return formatter.getvalue().rstrip("\n")
+
+
+def _at_the_prompt(text: str) -> str:
+    """A command's help as the shell takes it: `tracker roll ...` is `roll ...`; an example
+    or an option the shell would refuse is left out."""
+    lines: list[str] = []
+    dropping = False
+    for line in text.splitlines():
+        bare = line.lstrip()
+        indent = len(line) - len(bare)
+        if dropping and indent > 2 and not bare.startswith("-"):
+            continue  # the rest of a left-out option's wrapped help
+        dropping = False
+        if indent == 2 and bare.startswith(("--db ", "--campaign ")):
+            dropping = True
+            continue
+        shown = bare.removeprefix("Example: ")
+        if shown.startswith("tracker ") and NOT_AT_THE_PROMPT.search(shown):
+            continue
+        line = line.replace("Usage: tracker ", "Usage: ").replace("`tracker ", "`")
+        if shown.startswith("tracker "):
+            line = line.replace("tracker ", "", 1)
+        lines.append(line)
+    return "\n".join(_without_empty_examples(lines)).rstrip("\n")
+
+
+def _without_empty_examples(lines: list[str]) -> list[str]:
+    """An "Examples:" heading all of whose examples were left out goes too, and so does a
+    blank line a left-out line leaves beside another."""
+    kept: list[str] = []
+    for i, line in enumerate(lines):
+        heading = line.strip() in ("Example:", "Examples:")
+        after = lines[i + 1] if i + 1 < len(lines) else ""
+        if (heading and not after.strip()) or (not line.strip() and kept and not kept[-1]):
+            continue
+        kept.append(line.rstrip())
+    return kept
 
 
 class Completer:
@@ -150,8 +247,6 @@ def shell() -> None:
             continue
         if line.strip() in EXIT_WORDS:
             break
-        if line.strip() in ("help", "?"):
-            line = "--help"
         run_line(line, obj)
     if interactive:
         try:
