@@ -184,6 +184,25 @@ def test_the_players_feed_follows_rolls_logged_by_other_processes(table):
         assert "Mira rolls Vision at 12: 1+2+3 = 6" in shown["text"]
 
 
+def test_a_fright_check_is_coloured_by_its_outcome_as_a_roll_is(table):
+    """A critical failure on a Fright Check reads bad on the page, a success good, as the same
+    outcomes of a roll do; neither is left neutral."""
+    with serving(table) as server:
+        tracker(table, "roll", "Mira", "Lockpicking", "--dice", "6,6,6")
+        tracker(table, "fright", "Mira", "--dice", "6,6,6", "--table-dice", "1,1,1")
+        tracker(table, "fright", "Vora", "--dice", "1,2,3")
+        tones = {
+            i["type"] + " " + i["text"].split()[0]: i["tone"]
+            for i in items(sse(server.base + "/events", until_version=head(table)))
+            if i["type"] in ("RollMade", "FrightChecked")
+        }
+    assert tones == {
+        "RollMade Mira": "bad",
+        "FrightChecked Mira": "bad",
+        "FrightChecked Vora": "good",
+    }
+
+
 def test_a_page_that_comes_back_from_another_log_starts_afresh(table):
     with serving(table) as server:
         version = head(table)

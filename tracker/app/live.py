@@ -14,6 +14,7 @@ from typing import Any
 
 from tracker.app.table import Table
 from tracker.events import StoredEvent
+from tracker.events.play import ContestRolled
 from tracker.projections.campaign import CampaignState
 from tracker.store.eventstore import CampaignRow
 from tracker.systems.base import Feature
@@ -193,6 +194,22 @@ class Live:
 
     def state(self) -> CampaignState:
         return self.table.state(self.row)
+
+    def tone(self, data: Any) -> str | None:
+        """How the feed colours an event: the tone the campaign's system gives the outcome of
+        the one roll it made ("good", "mixed", "bad"), whether a roll, a panic check or a
+        fright check, each read by the system as its roll history reads it. None for an event
+        that rolled nothing, and for a contest, whose two sides have an outcome each."""
+        if isinstance(data, ContestRolled):
+            return None
+        rules = self.table.state(self.row).rules
+        try:
+            facts = rules.roll_facts(data)
+        except (KeyError, TypeError, ValueError, IndexError):
+            return None  # `tracker verify` names a roll its system cannot read
+        if len(facts) != 1 or facts[0].outcome is None:
+            return None
+        return rules.tone(facts[0].outcome)
 
 
 def _chain(first: Any, second: Any) -> Any:

@@ -205,10 +205,7 @@ class Feed:
             doc["text"] = f"a secret roll for {who}"
             return doc
         doc["text"] = summarize(event, self.names)
-        result = getattr(data, "result", None)
-        outcome = result.get("outcome") if isinstance(result, dict) else None
-        if isinstance(outcome, str):
-            doc["tone"] = self.live.state().rules.tone(outcome)
+        doc["tone"] = self.live.tone(data)
         if isinstance(data, p.EventsRevoked):
             doc["undoes"] = list(data.event_ids)
         elif isinstance(data, p.EventsRestored):
