@@ -338,6 +338,17 @@ def test_an_impossible_task_has_no_window_and_an_unknown_name_is_refused(neon):
     refused(neon, "contest Kade Hacking ICE 14 --dl-a brutal", "'brutal' is no DL", code=2)
 
 
+def test_a_dl_past_the_d20s_faces_is_refused_and_impossible_still_logs(neon):
+    # gloom.md, 'The Skill Check': the DL is the floor, "You must roll ABOVE this number"; a
+    # d20 has no face above 20.
+    for command in ("roll Kade Hacking --dl 25 --dice 12", "contest Kade Hacking ICE 14 --dl-a 21"):
+        refused(neon, command, "give a DL from 0 to 20, or `impossible`", code=2)
+    at_20 = neon.json("roll Juno Piloting --dl 20 --dice 20,3")
+    assert (at_20["dl"], at_20["outcome"]) == (20, "complication")
+    master = neon.json("roll Juno Piloting --dl impossible --dice 20,3")
+    assert (master["dl"], master["window"]["has_window"]) == (22, False)
+
+
 def test_a_contest_side_rolls_with_the_advantage_or_disadvantage_the_gm_gives(neon):
     # gloom.md, 'Advantage and Disadvantage': "Roll 2d20 and take the best result" / "worst".
     helped = neon.json("contest Kade Hacking ICE 14 --advantage-a --dice-a 3,12 --dice-b 9")

@@ -7,6 +7,7 @@ disadvantage) and looks for a die inside the Window of Success: at or above the 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -62,13 +63,26 @@ def difficulty(dl: int | str, rank: int) -> tuple[int, str | None]:
     "impossible" is a DL above the rank ("If DL is higher than your Attribute, you have No
     Window"): the rank plus one, so the roll is logged with no window.
     Rulebook: gloom.md, 'Example Modifiers (Difficulty)'.
+
+    A number above 20 is refused. gloom.md, 'The Core Mechanism: The Window of Success': "a
+    d20-based 'Roll Between' system where the Difficulty Level (DL) of the task you want to
+    succeed with is the floor", and 'The Skill Check': "You must roll ABOVE this number". No
+    face of a d20 is above 20, so such a DL is no floor a roll can stand on at any rank: the
+    rulebook's scale ends at Extreme 15 and Impossible, and a number past the die is taken for
+    a slip of the keyboard rather than logged as a roll that could not succeed. A task meant to
+    be beyond the character is ``impossible``, which keeps its rank-plus-one DL (past 20 for a
+    master) as before.
     """
+    if isinstance(dl, str):
+        with contextlib.suppress(ValueError):
+            dl = int(dl)
     if isinstance(dl, int):
+        if dl > D20:
+            raise BadInput(
+                f"No face of a d20 is above 20, so DL {dl} is a floor no roll can reach; give "
+                "a DL from 0 to 20, or `impossible` for a task beyond the character."
+            )
         return dl, None
-    try:
-        return int(dl), None
-    except ValueError:
-        pass
     name = dl.strip().casefold()
     if name == IMPOSSIBLE:
         return rank + 1, name
