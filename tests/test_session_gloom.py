@@ -338,6 +338,19 @@ def test_an_impossible_task_has_no_window_and_an_unknown_name_is_refused(neon):
     refused(neon, "contest Kade Hacking ICE 14 --dl-a brutal", "'brutal' is no DL", code=2)
 
 
+def test_a_roll_given_no_dl_says_in_its_line_that_it_was_taken_as_routine(neon):
+    # gloom.md, 'Example Modifiers (Difficulty)': "Routine | 0 | ... (Usually no need for a
+    # roll)."; a roll without --dl is at DL 0.
+    shown = neon.ok("roll Kade Hacking --dice 12").stdout.splitlines()
+    assert "· DL 0 (routine) ·" in shown[0]
+    assert neon.ok("log").stdout.splitlines()[-1].endswith("→ success · DL 0 (routine)")
+    # A panic check is at DL 0 by the rules, not because the task is routine.
+    neon.ok("roll Kade Hacking --dice 1")
+    panic = neon.ok("panic Kade Mind --dice 9").stdout.splitlines()
+    assert "· DL 0 ·" in panic[0]
+    assert neon.ok("log").stdout.splitlines()[-1].endswith("→ success · DL 0")
+
+
 def test_a_dl_past_the_d20s_faces_is_refused_and_impossible_still_logs(neon):
     # gloom.md, 'The Skill Check': the DL is the floor, "You must roll ABOVE this number"; a
     # d20 has no face above 20.

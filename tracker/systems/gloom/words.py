@@ -17,15 +17,32 @@ def d20_words(dice: list[int], kept: int) -> str:
     return f"d20: {dice[0]}" if len(dice) == 1 else f"d20: {', '.join(map(str, dice))} → {kept}"
 
 
+def dl_words(dl: int, named: str | None, kind: str) -> str:
+    """A check's DL as its line says it: "DL 10 (hard)" when given by name, and "DL 0
+    (routine)" for a check at DL 0, the default of a roll given no --dl.
+
+    gloom.md, 'Example Modifiers (Difficulty)': "Routine | 0 | Opening a civilian door,
+    shooting a target in the open. (Usually no need for a roll)." DESIGN.md Rulings/gloom:
+    "DL 0: the output notes that a routine task usually needs no roll." So a roll the GM gave
+    no DL says in its own line that it was taken as routine. A panic check is at DL 0 by the
+    ruling, not by the task, and is not called routine.
+    """
+    if named:
+        return f"DL {dl} ({named})"
+    if dl == 0 and kind != "panic":
+        return "DL 0 (routine)"
+    return f"DL {dl}"
+
+
 def render_roll(doc: Mapping[str, Any], style: Style) -> RollLines:
     """A check: the rank, the DL and the window they make, the dice and the outcome, and why
     it rolled with advantage or disadvantage."""
     faces = doc["window"].get("faces") or []
     span = f"window {faces[0]}-{faces[-1]}" if faces else "no window"
-    named = f" ({doc['difficulty']})" if doc.get("difficulty") else ""
+    dl = dl_words(doc["dl"], doc.get("difficulty"), doc.get("kind", "check"))
     head = (
         f"{style.bold(doc['character'])} · {doc['trait']} {doc['effective']} · "
-        f"DL {doc['dl']}{named} · {span} · {MODE_WORDS[doc['mode']]}"
+        f"{dl} · {span} · {MODE_WORDS[doc['mode']]}"
     )
     dice = f"  {d20_words(doc['dice'], doc['kept'])}  →  {style.outcome(doc['outcome'])}"
     after = (style.dim(f"  {doc['mode']}: {'; '.join(doc['reasons'])}"),) if doc["reasons"] else ()
@@ -131,8 +148,7 @@ def roll_remarks(event: Any) -> list[str]:
         return remarks + ([event.result["reason"]] if event.result.get("reason") else [])
     if not isinstance(event, RollMade):
         return []
-    named = event.inputs.get("difficulty")
-    remarks = [f"DL {event.inputs['dl']}" + (f" ({named})" if named else "")]
+    remarks = [dl_words(event.inputs["dl"], event.inputs.get("difficulty"), event.kind)]
     if event.result.get("mode", "normal") != "normal":
         reasons = event.inputs.get("reasons") or []
         remarks.append(event.result["mode"] + (f" ({'; '.join(reasons)})" if reasons else ""))
