@@ -89,8 +89,8 @@ def dice_options(fn):
     default=0,
     metavar="N|NAME",
     shell_complete=complete.difficulties,
-    help="Gloom: the difficulty level (floor): a number, or routine, standard, hard, extreme "
-    "or impossible.",
+    help="Gloom: the difficulty level (floor): a number from 0 to 20 (0 when left out: "
+    "routine), or routine, standard, hard, extreme or impossible.",
 )
 @click.option("--mod", "mods", multiple=True, metavar="N[:LABEL]", help="GURPS: a modifier.")
 @click.option("--tag", "tags", multiple=True, metavar="N[:KIND]", help="Glintlock: a tag.")
