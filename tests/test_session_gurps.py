@@ -1162,3 +1162,23 @@ def test_the_players_cannot_tell_one_kind_of_secret_event_from_another(iron):
     kinds = [r["kind"] for r in rows if r.get("secret")]
     assert len(kinds) == 4
     assert len(set(kinds)) == 1
+
+
+def test_hp_past_minus_hp_or_at_the_floor_tracker_keeps_says_so(iron):
+    """gurps.md names no HP threshold, so the line says where HP stands against -HP and the
+    -5×HP that tracker keeps it at, and that the GM rules what it means."""
+    assert iron.ok("hp Vora -3").stdout.strip() == "Vora HP 12 → 9 of 12."
+    past = iron.ok("hp Vora -30").stdout.splitlines()
+    assert past[0] == "Vora HP 9 → -21 of 12."
+    assert past[1] == (
+        "! HP -21 is past -HP (-12); the GURPS rulebook gives no HP thresholds, so what it means "
+        "is the GM's call."
+    )
+    doc = iron.json("hp Vora -100")
+    assert (doc["after"], doc["delta"]) == (-60, -100)
+    [note] = doc["notes"]
+    assert note.startswith("HP -60 is -5×HP, as low as tracker keeps HP: the change asked for")
+    assert "would have taken it to -121" in note
+    fp = iron.json("fp Mira -30")
+    assert fp["after"] == -11
+    assert fp["notes"][0].startswith("FP -11 is -FP, as low as tracker keeps FP")

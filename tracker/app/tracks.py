@@ -210,14 +210,16 @@ class Tracks:
             )
             top = ch.hp_max if track == "hp" else ch.fp_max
             bottom = state.rules.track_floor(track, top)
+            after = min(max(current + delta, bottom), top)
             doc = {
                 "character": ch.name,
                 "track": track,
                 "before": current,
                 "delta": delta,
-                "after": min(max(current + delta, bottom), top),
+                "after": after,
                 "max": top,
                 "cause": cause,
+                "notes": state.rules.track_notes(track, current + delta, after, top),
             }
             return Decision([new_event(payload, state=state)], doc)
 

@@ -320,11 +320,8 @@ def _track_command(track: str):
             character, track, _signed_int(change, track.upper()), cause=cause
         )
         d = logged.doc
-        show_logged(
-            logged,
-            as_json,
-            [f"{d['character']} {track.upper()} {d['before']} → {d['after']} of {d['max']}."],
-        )
+        line = f"{d['character']} {track.upper()} {d['before']} → {d['after']} of {d['max']}."
+        show_logged(logged, as_json, [line, *(warn(n) for n in d.get("notes", []))])
 
     example = {
         "hp": 'tracker hp Vora -4 --cause "a goblin\'s spear"',

@@ -436,6 +436,12 @@ class RuleSystem:
         """How low HP or FP can go below zero (GURPS: to death and unconsciousness)."""
         return 0
 
+    def track_notes(self, track: str, asked: int, after: int, top: int) -> list[str]:
+        """What the GM should hear when HP or FP reaches ``after`` of ``top`` (``asked`` is
+        where the change asked for would have put it, before the track's floor): the rulebook's
+        threshold reached, or how far tracker lets the track fall. Default: nothing."""
+        return []
+
     def session_resets(self, threat_carries_over: bool) -> frozenset[str]:
         """The tracks a session start sets back to 0 ("mettle", "threat")."""
         return frozenset()

@@ -140,6 +140,34 @@ class Gurps(RuleSystem):
             return 0
         return -5 * top if track == "hp" else -top
 
+    def track_notes(self, track: str, asked: int, after: int, top: int) -> list[str]:
+        """HP past -HP, and HP or FP at the lowest tracker keeps, said when reached.
+
+        gurps.md names no HP or FP thresholds: HP appears only as a loss ('Extra Effort':
+        "Critical failure causes HP loss equal to the FP cost of the attempt"; 'Fright Check
+        Results': "Faint; roll vs. HT — failure means 1 HP of injury as you collapse") and FP
+        the same way ('Swimming': "Failure means you inhale water and lose 1 FP"). So no
+        rulebook state is named here: the line says only where the value stands against the
+        limits tracker keeps (HP down to -5×HP, FP down to -FP, ``track_floor``), that a
+        change past them was cut there, and that what the value means is the GM's to rule.
+        """
+        name = track.upper()
+        floor = self.track_floor(track, top)
+        ruling = f"the GURPS rulebook gives no {name} thresholds, so what it means is the GM's call"
+        if after <= floor and asked < floor:
+            limit = "-5×HP" if track == "hp" else "-FP"
+            return [
+                f"{name} {after} is {limit}, as low as tracker keeps {name}: the change asked "
+                f"for would have taken it to {asked}; {ruling}."
+            ]
+        if after == floor:
+            limit = "-5×HP" if track == "hp" else "-FP"
+            return [f"{name} {after} is {limit}, as low as tracker keeps {name}; {ruling}."]
+        if track == "hp" and after <= -top:
+            where = f"past -HP ({-top})" if after < -top else "at -HP"
+            return [f"HP {after} is {where}; {ruling}."]
+        return []
+
     decide_roll = play.decide_roll
     redecide = staticmethod(play.redecide)
     at_stake = staticmethod(play.at_stake)
