@@ -381,3 +381,14 @@ def test_a_contest_side_rolls_with_the_advantage_or_disadvantage_the_gm_gives(ne
 
 def test_the_odds_take_a_difficulty_by_name(run):
     assert run.json("odds gloom --rank 14 --dl hard") == run.json("odds gloom --rank 14 --dl 10")
+
+
+def test_a_condition_the_rules_do_not_apply_is_named_on_the_roll(neon):
+    # gloom.md, 'Advantage and Disadvantage': panic gives disadvantage, said as the reason; a
+    # condition the GM named otherwise is applied by nobody, so the line names it.
+    neon.ok("condition set Kade panicked")
+    neon.ok("condition set Kade 'cracked ribs'")
+    shown = neon.ok("roll Kade Hacking --dl 5 --dice 9,10").stdout
+    assert "disadvantage: panicked" in shown
+    assert "Also on Kade: cracked ribs; this roll applied nothing for it" in shown
+    assert "panicked;" not in shown

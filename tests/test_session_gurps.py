@@ -1182,3 +1182,21 @@ def test_hp_past_minus_hp_or_at_the_floor_tracker_keeps_says_so(iron):
     fp = iron.json("fp Mira -30")
     assert fp["after"] == -11
     assert fp["notes"][0].startswith("FP -11 is -FP, as low as tracker keeps FP")
+
+
+def test_a_stunned_fainted_character_rolls_and_the_line_names_what_is_on_them(iron):
+    """gurps.md's fright table gives a stun or a faint a duration and a roll to recover, no
+    modifier: the roll is not refused (recovering is a roll) and takes nothing for them, and
+    its line says so instead of passing as if Vora had neither."""
+    # Will 11, 17 fails by 6: table 4 + 6 = 10, stunned 3 s; then 11 + 6 = 17, fainted.
+    iron.ok("fright Vora --dice 6,6,5 --table-dice 1,1,2 --effect-dice 3")
+    iron.ok("fright Vora --dice 6,6,5 --table-dice 4,4,3 --effect-dice 2")
+    state(iron, Vora={"conditions": ["stunned", "fainted"]})
+    doc = iron.json("roll Vora Broadsword --dice 3,4,5")
+    assert (doc["effective"], doc["outcome"]) == (16, "success")
+    said = "Also on Vora: stunned and fainted; this roll applied nothing for them"
+    assert any(note.startswith(said) for note in doc["notes"])
+    assert said in iron.ok("roll Vora HT --dice 3,4,5").stdout  # the HT roll to come round
+    iron.ok("condition clear Vora stunned")
+    iron.ok("condition clear Vora fainted")
+    assert "Also on Vora" not in iron.ok("roll Vora Broadsword --dice 3,4,5").stdout

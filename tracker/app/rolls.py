@@ -249,6 +249,9 @@ class Rolls:
                 "dice_source": dice_source,
                 "effects": describe_effects(state, ch, decided.effects),
             }
+            unruled = conditions_unruled(ch, rules.conditions_ruled(ch, request))
+            if unruled:
+                doc["notes"] = [*doc.get("notes", []), unruled]
             # In the document, under its kind ("danger_sense"), after the roll's own fields.
             for then in decided.followups:
                 doc[(then.kind or kind).replace("-", "_")] = dict(then.result)
@@ -375,6 +378,22 @@ class Rolls:
             return Decision([event], doc)
 
         return self.table.play(decide, at_table="rolling a contest")
+
+
+def conditions_unruled(character: Character, ruled: Sequence[str]) -> str | None:
+    """A note naming the conditions ``character`` rolls under that its system's rules do not
+    settle (``RuleSystem.conditions_ruled``), or None: the rulebooks give a stunned, fainted or
+    wounded character no modifier of their own, so nothing is applied for them, but the roll
+    does not pass as if the character had none. The GM gives the modifier or flag he rules."""
+    names = [name for name in character.conditions if name not in ruled]
+    if not names:
+        return None
+    listed = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+    them = "them" if len(names) > 1 else "it"
+    return (
+        f"Also on {character.name}: {listed}; this roll applied nothing for {them} (if the GM "
+        "rules otherwise, undo the roll and roll again with the modifier or flag he gives)."
+    )
 
 
 # How an option is typed, where its flag is not the field's name.

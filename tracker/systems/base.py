@@ -502,6 +502,14 @@ class RuleSystem:
         Refuses (``Refused``, ``BadInput``) what the rules or the state forbid."""
         raise NotImplementedError
 
+    def conditions_ruled(self, character: CharacterView, request: RollRequest) -> Sequence[str]:
+        """The conditions of ``character`` whose effect on the roll ``request`` asks for this
+        system's rules settle (and ``decide_roll`` says in the roll's own words): Gloom's
+        panicked gives disadvantage, each Glintlock condition is a -1 tag. Any other condition
+        the character has is named on the roll's line by ``tracker.app.rolls``, which applies
+        nothing for it. Default: none."""
+        return ()
+
     contest_refusal: ClassVar[str] = ""
     """What a table is told when it asks for a contest the system does not have."""
 

@@ -34,6 +34,17 @@ FACES = 20
 POSITION_NET = {"desperate": 0, "risky": 1, "controlled": 3}
 
 
+def conditions_ruled(system: Any, character: CharacterView, request: RollRequest) -> list[str]:
+    """Every condition: each is a -1 tag on the roll, or suppressed for it by a Mettle spend,
+    and the roll's notes say which.
+
+    glintlock.md, 'Tag-Driven Position': "Before each roll, count helpful tags minus hindering
+    tags. Tag types: power (+1), gear (+1), scene (+/-1), story (+1 single-use), weakness (-1),
+    condition (-1)."; 'Mettle & Threat': "Reactive: Resist (1M), Suppress Condition (1M)".
+    """
+    return list(character.conditions)
+
+
 def decide_roll(
     system: Any, request: RollRequest, character: CharacterView, campaign: CampaignView
 ) -> RollDecision:

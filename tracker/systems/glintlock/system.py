@@ -122,6 +122,7 @@ class Glintlock(RuleSystem):
         return 0, 0
 
     decide_roll = play.decide_roll
+    conditions_ruled = play.conditions_ruled
     redecide = staticmethod(play.redecide)
     priced = staticmethod(play.priced)
     roll_facts = staticmethod(play.roll_facts)

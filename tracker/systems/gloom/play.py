@@ -47,6 +47,18 @@ def _disadvantaged(character: CharacterView, campaign: CampaignView) -> list[str
     return reasons
 
 
+def conditions_ruled(system: Any, character: CharacterView, request: RollRequest) -> list[str]:
+    """Panicked, which gives disadvantage (and says so in the roll's reasons).
+
+    gloom.md, 'Advantage and Disadvantage': "If you gain too much Stress and Panic, you gain
+    Disadvantage. You can also gain Disadvantage by getting a serious wound or by using
+    improvised tools." Panic is a condition tracker sets (a failed panic check) and applies;
+    a wound or a tool is whatever the GM names it, so a condition by another name is not taken
+    for one: the roll names it, and the GM gives --disadvantage when it is.
+    """
+    return [name for name in character.conditions if name.casefold() == PANICKED]
+
+
 def _mode_reasons(rank: int, forced: list[str], advantage: bool, disadvantage: bool) -> list[str]:
     """What set a check's mode, for dice that do not fit it: what forced disadvantage (panic,
     stress), mastery's advantage, and the two cancelling."""

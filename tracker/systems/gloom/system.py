@@ -51,6 +51,7 @@ class Gloom(RuleSystem):
         return ["at the limit: disadvantage"] if stress >= limit else []
 
     decide_roll = play.decide_roll
+    conditions_ruled = play.conditions_ruled
     redecide = staticmethod(play.redecide)
     roll_facts = staticmethod(play.roll_facts)
     roll_remarks = staticmethod(words.roll_remarks)

@@ -149,6 +149,22 @@ def _influence_taken(character: CharacterView, text: str) -> tuple[Any, bool] | 
     )
 
 
+def conditions_ruled(system: Any, character: CharacterView, request: RollRequest) -> list[str]:
+    """The influences on the character: their margin goes on the rolls it bears on when the GM
+    names it (``--mod influence:NAME``), as the rulebook leaves which rolls those are to him.
+
+    gurps.md, 'Influencing PCs': "the GM should apply the NPC's margin of victory as a bonus or
+    penalty to relevant die rolls". No other condition is settled here. What the fright table
+    leaves on a character gives a duration and a way back, not a modifier ('Fright Check
+    Results': "Stunned for 1 second; roll vs. Will each second to recover.", "Faint for 1d
+    minutes; roll vs. HT each minute to recover.", "Panic — useless for 1d minutes; roll vs.
+    Will to snap out of it."): so a roll of a stunned or fainted character is not refused (the
+    way back is itself a roll) and takes nothing for it; its line names the conditions, and
+    the GM gives a --mod when he rules one applies.
+    """
+    return [name for name in character.conditions if name.startswith(INFLUENCED_BY)]
+
+
 def defaults_for(character: CharacterView, skill: str) -> list[str]:
     """The defaults the character's sheet lists for ``skill`` (any case)."""
     wanted = skill.casefold()

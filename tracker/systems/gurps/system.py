@@ -169,6 +169,7 @@ class Gurps(RuleSystem):
         return []
 
     decide_roll = play.decide_roll
+    conditions_ruled = play.conditions_ruled
     redecide = staticmethod(play.redecide)
     at_stake = staticmethod(play.at_stake)
     roll_facts = staticmethod(play.roll_facts)
