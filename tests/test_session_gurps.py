@@ -545,9 +545,10 @@ def test_a_major_project_accumulates_man_hours_day_by_day(iron):
     ]
     for day, (options, dice, outcome, hours, destroyed, done) in enumerate(days, start=1):
         doc = run.json(f"project roll Bridge Builder {options} --dice {dice}")
-        assert (doc["outcome"], doc["man_hours"]) == (outcome, hours), day
-        assert (doc["destroyed"], doc["done"]) == (destroyed, done), day
-        assert doc["needed"] == 40
+        [worker] = doc["workers"]
+        assert (worker["outcome"], worker["man_hours"]) == (outcome, hours), day
+        assert (doc["man_hours"], doc["destroyed"], doc["done"]) == (hours, destroyed, done), day
+        assert (doc["needed"], doc["days"]) == (40, day)
         assert progress() == {
             "done": done,
             "days": day,
@@ -565,6 +566,46 @@ def test_a_major_project_accumulates_man_hours_day_by_day(iron):
     assert [m["value"] for m in rolls[4]["inputs"]["modifiers"]] == [1]
 
 
+def test_a_supervisor_rolls_once_for_the_whole_team_and_the_day_counts_once(iron):
+    """gurps.md, 'Major projects': "A supervisor using Leadership or Administration instead of
+    working personally can give the team +1 to +2 on success." One supervisor roll for the
+    day gives every worker the bonus, and the project counts one day, not one per roll."""
+    run = iron
+    run.ok("character add Builder --stat IQ=10 --skill Masonry=12")
+    run.ok("character add Mason --stat IQ=10 --skill Masonry=11")
+    run.ok("character add Boss --stat IQ=12 --skill Leadership=13")
+    run.ok("project start Bridge --skill Masonry --hours 40")
+    before = run.event_count()
+    doc = run.json(
+        "project roll Bridge Builder Mason --supervisor Boss --supervisor-dice 3,3,3 "
+        "--dice 4,4,5 --dice 6,6,6 --destroyed-dice 3,4"
+    )
+    # One supervisor roll and one roll per worker, each at +1 from that one success.
+    assert run.event_count() == before + 3
+    assert (doc["supervisor"]["character"], doc["supervisor"]["outcome"]) == ("Boss", "success")
+    assert [(w["character"], w["effective"], w["outcome"]) for w in doc["workers"]] == [
+        ("Builder", 13, "success"),
+        ("Mason", 12, "critical_failure"),
+    ]
+    # 8 hours, then a critical failure that adds none and destroys 3+4.
+    assert (doc["man_hours"], doc["destroyed"], doc["done"], doc["days"]) == (8, 7, 1, 1)
+    rolls = [e["payload"] for e in run.json("log")["events"] if e["type"] == "RollMade"]
+    assert len({r["inputs"]["day"] for r in rolls}) == 1
+    assert [r["kind"] for r in rolls] == ["supervision", "project", "project"]
+    status = run.json("project status")["projects"][0]
+    assert (status["days"], status["done"], status["destroyed"]) == (1, 1, 7)
+
+    # The next day, unsupervised, is a day of its own.
+    run.ok("project roll Bridge Builder Mason --dice 3,3,3 --dice 3,3,3")
+    status = run.json("project status")["projects"][0]
+    assert (status["days"], status["done"]) == (2, 17)
+    assert "2 days," in run.ok("project status").stdout
+    # An undo of one worker's roll leaves the day the other worked.
+    run.ok("undo")
+    assert run.json("project status")["projects"][0]["days"] == 2
+    assert "chain intact" in run.ok("verify").stdout
+
+
 def test_a_supervisor_who_fails_gives_nothing_and_a_supervisor_needs_the_skill(iron):
     iron.ok("character add Builder --stat IQ=10 --skill Masonry=12")
     iron.ok("character add Boss --stat IQ=12 --skill Administration=13")
@@ -573,16 +614,39 @@ def test_a_supervisor_who_fails_gives_nothing_and_a_supervisor_needs_the_skill(i
         "project roll Bridge Builder --supervisor Boss --supervisor-skill Administration "
         "--supervisor-dice 6,5,4 --dice 4,4,5"
     )
-    assert (failed["supervisor"]["outcome"], failed["effective"]) == ("failure", 12)
+    assert (failed["supervisor"]["outcome"], failed["workers"][0]["effective"]) == ("failure", 12)
     doubled = iron.json(
         "project roll Bridge Builder --supervisor Boss --supervisor-skill administration "
         "--supervisor-bonus 2 --supervisor-dice 3,3,3 --dice 4,4,5"
     )
-    assert doubled["effective"] == 14
-    before = iron.event_count()
-    lacking = iron("project roll Bridge Builder --supervisor Builder --dice 4,4,5")
-    assert "cannot supervise their own day" in lacking.stderr
-    assert iron.event_count() == before
+    assert doubled["workers"][0]["effective"] == 14
+    refused(
+        iron,
+        "project roll Bridge Builder --supervisor Builder --dice 4,4,5",
+        "cannot supervise and work the same day",
+        code=2,
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        # "instead of working personally": the supervisor is not one of the day's workers.
+        ("project roll Bridge Builder Boss --supervisor Boss", "cannot supervise and work"),
+        ("project roll Bridge Builder builder", "Builder is named twice"),
+        ("project roll Bridge Builder Mason --dice 3,3,3", "give it once per worker"),
+        (
+            "project roll Bridge Builder Mason --dice 6,6,6 --dice 6,6,6 --destroyed-dice 1,1",
+            "give it once per critical failure",
+        ),
+    ],
+)
+def test_a_project_day_asked_wrongly_is_refused(iron, command, words):
+    iron.ok("character add Builder --stat IQ=10 --skill Masonry=12")
+    iron.ok("character add Mason --stat IQ=10 --skill Masonry=11")
+    iron.ok("character add Boss --stat IQ=12 --skill Leadership=13 --skill Masonry=12")
+    iron.ok("project start Bridge --skill Masonry --hours 40")
+    refused(iron, command, words, code=2)
 
 
 # -- influence rolls and extra effort (gurps.md 'Influence Rolls', 'Extra Effort') --------------

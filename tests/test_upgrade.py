@@ -111,3 +111,42 @@ def test_an_older_payload_reaches_every_reader_through_its_upcaster_alone(glintl
     monkeypatch.setitem(UPCASTERS, ("StressChanged", 0), upcast_stress_v0_v1)
     run.ok("undo")
     assert run.json("status Wren")["stress"] == 0
+
+
+def test_project_days_logged_before_days_had_ids_count_one_each(tmp_path):
+    """A project roll of an older release carries no day id: each one still counts a day, as
+    it did, and a team's day logged now counts one however many worked it."""
+    from tracker.app.tracker import Tracker
+    from tracker.events import NewEvent
+
+    db = tmp_path / "old.db"
+    shutil.copy(FIXTURES / "schema-0001.db", db)
+    runner = CliRunner()
+
+    def run(*args: str) -> dict:
+        result = runner.invoke(cli, ["--db", str(db), "--campaign", "Iron and Ink", *args])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    def project() -> dict:
+        return run("project", "status", "--json")["projects"][0]
+
+    assert (project()["days"], project()["done"]) == (1, 8)
+    # A second day of the older release, stored as it wrote them: no day id in its inputs.
+    tracker = Tracker(str(db))
+    row = tracker.campaign("Iron and Ink")
+    old = next(
+        e for e in tracker.store.read(row.campaign_id) if getattr(e.data, "kind", "") == "project"
+    )
+    assert "day" not in old.data.inputs
+    head = tracker.store.head(row.campaign_id).version
+    again = NewEvent("RollMade", old.payload, schema_version=1, character_id=old.character_id)
+    tracker.store.append(row.campaign_id, [again], head)
+    tracker.close()
+    assert (project()["days"], project()["done"]) == (2, 16)
+
+    names = [c["name"] for c in run("status", "--json")["characters"]]
+    day = run("project", "roll", "Archive catalogue", *names[:2], "--seed", "7", "--json")
+    assert len(day["workers"]) == 2
+    assert project()["days"] == 3
+    assert run("verify", "--json")["ok"] is True

@@ -559,6 +559,30 @@ def test_a_project_day_matches_the_rules_roll_by_roll(worker, supervisor, bonus)
     assert result.extras["expected_man_hours"] == hours
 
 
+def test_a_team_s_day_shares_one_supervisor_roll_and_adds_every_worker_s_hours(run):
+    """gurps.md, 'Major projects': "A supervisor using Leadership or Administration instead of
+    working personally can give the team +1 to +2 on success." One supervisor roll gives the
+    whole team its bonus that day: the team's hours, fall by fall of every die."""
+    from tracker.systems.dice import PhysicalDice
+    from tracker.systems.gurps import rules as gurps
+
+    hours = Fraction(0)
+    for lead, p_lead in _totals():
+        led = gurps.success_roll(13, [], dice=PhysicalDice(lead)).success
+        mods = [gurps.supervisor_modifier(1)] if led else []
+        for first, p1 in _totals():
+            for second, p2 in _totals():
+                day = [gurps.success_roll(12, mods, dice=PhysicalDice(d)) for d in (first, second)]
+                p = p_lead * p1 * p2
+                hours += p * sum(gurps.tables.PROJECT_HOURS[roll.outcome] for roll in day)
+    team = gurps_odds.project_day(12, supervisor=13, workers=2)
+    assert team.extras["expected_man_hours"] == hours
+    shown = run.json("odds gurps --skill 12 --project --workers 2 --supervisor 13")
+    assert shown["workers"] == 2
+    assert shown["expected_man_hours"] == pytest.approx(float(hours))
+    assert "2 workers at 12" in run.ok("odds gurps --skill 12 --project --workers 2").stdout
+
+
 def test_a_supervisor_never_slows_the_work():
     for worker in range(3, 19):
         alone = gurps_odds.project_day(worker).extras["expected_man_hours"]
@@ -637,6 +661,8 @@ def test_odds_command_covers_the_new_roll_kinds(run):
     ("command", "says"),
     [
         ("odds gurps --skill 12 --supervisor 13", "add --project"),
+        ("odds gurps --skill 12 --workers 3", "add --project"),
+        ("odds gurps --skill 12 --project --workers 0", "--workers 1 or more"),
         ("odds gurps --skill 12 --project --supervisor-bonus 3", "+1 or +2"),
         ("odds gurps --skill 12 --influence Cooking --vs 10", "not an influence skill"),
         ("odds gurps --skill 12 --influence Diplomacy", "--vs WILL"),

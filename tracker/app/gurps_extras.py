@@ -22,7 +22,7 @@ from tracker.systems import registry
 from tracker.systems.base import Feature, RollRequest, Side, contest_roll_doc, contest_side
 from tracker.systems.dice import source_for
 from tracker.systems.gurps import play as gurps_play
-from tracker.words import kept_secret
+from tracker.words import kept_secret, plural
 
 
 class GurpsExtras:
@@ -395,20 +395,30 @@ class GurpsExtras:
     def project_roll(
         self,
         project: str,
-        name: str,
+        workers: str | Sequence[str],
         *,
         mods: Sequence[str] = (),
         supervisor: str | None = None,
         supervisor_skill: str = "Leadership",
         supervisor_bonus: int = 1,
         supervisor_dice: str | None = None,
-        dice: str | None = None,
-        destroyed_dice: str | None = None,
+        dice: Sequence[str] = (),
+        destroyed_dice: Sequence[str] = (),
         seed: str | None = None,
     ) -> Logged:
-        """One worker's day on a project: a skill roll and the man-hours it adds. A supervisor
-        rolls Leadership or Administration first, logged as a roll of its own; its success
-        gives the worker +1 (or +2, the GM's choice) that day."""
+        """One day of a project's team: each worker's skill roll and the man-hours it adds.
+
+        A supervisor directs the day instead of working (gurps.md, 'Major projects': "A
+        supervisor using Leadership or Administration instead of working personally can give
+        the team +1 to +2 on success"): one Leadership or Administration roll for the whole
+        team, logged first as a roll of its own; its success gives every worker +1 (or +2,
+        the GM's choice) that day. Every event of the day carries the same day id in its
+        inputs, so the project counts days, not rolls.
+
+        ``mods`` apply to every worker's roll; ``dice`` are the workers' physical 3d6, one set
+        per worker in the order named; ``destroyed_dice`` the 2d of each critical failure, in
+        the order the workers are named.
+        """
         from tracker.systems.gurps import rules as gurps
 
         if supervisor_skill.casefold() not in SUPERVISING:
@@ -416,22 +426,43 @@ class GurpsExtras:
                 f"A supervisor rolls Leadership or Administration, not {supervisor_skill}; give "
                 "--supervisor-skill leadership or administration."
             )
+        if isinstance(workers, str):
+            # One worker by name, as callers before team days gave it.
+            workers = (workers,)
+        if not workers:
+            raise BadInput("A project day needs a worker; name one or more after the project.")
+        if dice and len(dice) != len(workers):
+            raise BadInput(
+                f"--dice was given {_times(len(dice))} for "
+                f"{plural(len(workers), 'worker')}; give it once per worker, in the order the "
+                "workers are named."
+            )
         bonus = gurps.supervisor_modifier(supervisor_bonus)
 
         def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.PROJECTS, "Major projects", "are")
             found = _project(state, project)
-            ch = self.table.character(name, state)
+            team = [self.table.character(name, state) for name in workers]
+            seen: set[str] = set()
+            for ch in team:
+                if ch.character_id in seen:
+                    raise BadInput(
+                        f"{ch.name} is named twice; a worker rolls once a day, so name each "
+                        "worker once."
+                    )
+                seen.add(ch.character_id)
+            day = str(uuid.uuid4())
             extra = list(mods)
             shared = source_for(None, seed)
             events = []
             supervised: dict[str, Any] | None = None
             if supervisor is not None:
                 boss = self.table.character(supervisor, state)
-                if boss.character_id == ch.character_id:
+                if boss.character_id in seen:
                     raise BadInput(
-                        f"{ch.name} cannot supervise their own day, since a supervisor directs "
-                        "instead of working; name another character with --supervisor."
+                        f"{boss.name} cannot supervise and work the same day, since a "
+                        "supervisor directs instead of working; leave them out of the workers, "
+                        "or name another character with --supervisor."
                     )
                 led = state.rules.decide_roll(
                     RollRequest(
@@ -443,77 +474,107 @@ class GurpsExtras:
                     boss,
                     state,
                 )
-                events.append(
-                    new_event(
-                        ev.RollMade(
-                            character_id=boss.character_id,
-                            system=state.system,
-                            trait=led.trait,
-                            kind="supervision",
-                            inputs={**led.inputs, "project_id": found.project_id},
-                            dice_source="physical" if supervisor_dice else shared.kind,
-                            dice=led.dice,
-                            result=led.result,
-                        ),
-                        state=state,
-                        visibility="gm" if led.secret else "public",
-                    )
+                event = new_event(
+                    ev.RollMade(
+                        character_id=boss.character_id,
+                        system=state.system,
+                        trait=led.trait,
+                        kind="supervision",
+                        inputs={**led.inputs, "project_id": found.project_id, "day": day},
+                        dice_source="physical" if supervisor_dice else shared.kind,
+                        dice=led.dice,
+                        result=led.result,
+                    ),
+                    state=state,
+                    visibility="gm" if led.secret else "public",
                 )
-                supervised = {"character": boss.name, **led.doc}
+                events.append(event)
+                supervised = {
+                    "event_id": event.event_id,
+                    "character": boss.name,
+                    "secret": led.secret,
+                    **led.doc,
+                }
                 if led.result["success"]:
                     extra.append(f"{bonus.value}:supervisor {boss.name} ({led.trait})")
-            worked = state.rules.decide_roll(
-                RollRequest(
-                    found.skill,
-                    mods=tuple(extra),
-                    source=source_for(dice, None) if dice else shared,
-                ),
-                ch,
-                state,
-            )
-            inputs, doc = dict(worked.inputs), dict(worked.doc)
-            day = gurps.project_day(
-                worked.result["outcome"],
-                dice=source_for(destroyed_dice, None, "--destroyed-dice")
-                if destroyed_dice
-                else shared,
-            )
-            result = {
-                **worked.result,
-                "man_hours": day.man_hours,
-                "destroyed": day.destroyed_hours,
-                "destroyed_dice": list(day.dice),
+            done = found.done
+            crits = 0
+            rolled = []
+            for i, ch in enumerate(team):
+                worked = state.rules.decide_roll(
+                    RollRequest(
+                        found.skill,
+                        mods=tuple(extra),
+                        source=source_for(dice[i], None) if dice else shared,
+                    ),
+                    ch,
+                    state,
+                )
+                destroying = shared
+                if worked.result["outcome"] == "critical_failure" and destroyed_dice:
+                    if crits >= len(destroyed_dice):
+                        raise BadInput(
+                            f"{ch.name}'s critical failure destroys 2d hours of work, but "
+                            f"--destroyed-dice was given {_times(len(destroyed_dice))}; "
+                            "give it once per critical failure, in the order the workers are "
+                            "named."
+                        )
+                    destroying = source_for(destroyed_dice[crits], None, "--destroyed-dice")
+                    crits += 1
+                worker_day = gurps.project_day(worked.result["outcome"], dice=destroying)
+                result = {
+                    **worked.result,
+                    "man_hours": worker_day.man_hours,
+                    "destroyed": worker_day.destroyed_hours,
+                    "destroyed_dice": list(worker_day.dice),
+                }
+                inputs = {**worked.inputs, "project_id": found.project_id, "day": day}
+                payload = ev.RollMade(
+                    character_id=ch.character_id,
+                    system=state.system,
+                    trait=worked.trait,
+                    kind="project",
+                    inputs=inputs,
+                    dice_source="physical" if dice else shared.kind,
+                    dice=tuple(result["dice"]),
+                    result=result,
+                    task=None,
+                )
+                # Secret as the rules make a roll of the same skill and modifiers: a sense, or
+                # a margin a secret influence left.
+                event = new_event(
+                    payload, state=state, visibility="gm" if worked.secret else "public"
+                )
+                events.append(event)
+                # As the project's fold adds it up: no day takes the work below none.
+                done = max(done + worker_day.man_hours - worker_day.destroyed_hours, 0)
+                rolled.append(
+                    {
+                        **worked.doc,
+                        "event_id": event.event_id,
+                        "character": ch.name,
+                        "kind": "project",
+                        "man_hours": worker_day.man_hours,
+                        "destroyed": worker_day.destroyed_hours,
+                        "secret": worked.secret,
+                        "effects": [],
+                    }
+                )
+            doc = {
+                "event_id": events[-1].event_id,
+                "system": state.system,
+                "kind": "project-day",
+                "project": found.name,
+                "day": day,
+                "days": found.days + 1,
+                "supervisor": supervised,
+                "workers": rolled,
+                "man_hours": sum(w["man_hours"] for w in rolled),
+                "destroyed": sum(w["destroyed"] for w in rolled),
+                "done": done,
+                "needed": found.man_hours,
+                "effects": [],
             }
-            inputs["project_id"] = found.project_id
-            payload = ev.RollMade(
-                character_id=ch.character_id,
-                system=state.system,
-                trait=worked.trait,
-                kind="project",
-                inputs=inputs,
-                dice_source="physical" if dice else shared.kind,
-                dice=tuple(result["dice"]),
-                result=result,
-                task=None,
-            )
-            # Secret as the rules make a roll of the same skill and modifiers: a sense, or a
-            # margin a secret influence left.
-            event = new_event(payload, state=state, visibility="gm" if worked.secret else "public")
-            events.append(event)
-            done = max(found.done + day.man_hours - day.destroyed_hours, 0)
-            doc.update(
-                event_id=event.event_id,
-                system=state.system,
-                character=ch.name,
-                kind="project",
-                project=found.name,
-                man_hours=day.man_hours,
-                destroyed=day.destroyed_hours,
-                done=done,
-                needed=found.man_hours,
-                effects=[],
-                supervisor=supervised,
-            )
             return Decision(events, doc)
 
         return self.table.play(decide)
@@ -538,6 +599,10 @@ def _exposures(
         and pendulum.parse(x["at"]) >= since
     ]
     return len(counted), since.isoformat()
+
+
+def _times(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count} times")
 
 
 def _project(state: CampaignState, name: str, missing_ok: bool = False):

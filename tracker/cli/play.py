@@ -965,15 +965,18 @@ def project_start(name, skill, hours, as_json) -> None:
     show_logged(logged, as_json, [f'Project "{name}" started: {hours} man-hours of {skill}.'])
 
 
-@project.command("roll", short_help="Roll a worker's day on a project, and its supervisor's.")
+@project.command("roll", short_help="Roll a day of a project's team, and its supervisor's.")
 @click.argument("name", shell_complete=complete.projects)
-@click.argument("character", shell_complete=complete.characters)
-@click.option("--mod", "mods", multiple=True, metavar="N[:LABEL]", help="A modifier to the roll.")
+@click.argument("workers", nargs=-1, required=True, shell_complete=complete.characters)
+@click.option(
+    "--mod", "mods", multiple=True, metavar="N[:LABEL]", help="A modifier to every worker's roll."
+)
 @click.option(
     "--supervisor",
     metavar="NAME",
     shell_complete=complete.characters,
-    help="A character directing the day: rolls Leadership first; success gives the worker +1.",
+    help="A character directing the day instead of working: one Leadership roll for the team; "
+    "success gives every worker +1.",
 )
 @click.option(
     "--supervisor-skill",
@@ -990,28 +993,45 @@ def project_start(name, skill, hours, as_json) -> None:
     help="What a successful supervisor gives (+1, or +2 at the GM's choice).",
 )
 @click.option("--supervisor-dice", metavar="N,N,N", help="The supervisor's physical 3d6.")
-@click.option("--dice", metavar="N,N,N", help="The worker's physical 3d6.")
-@click.option("--destroyed-dice", metavar="N,N", help="Physical 2d for work destroyed.")
+@click.option(
+    "--dice",
+    metavar="N,N,N",
+    multiple=True,
+    help="A worker's physical 3d6: once per worker, in the order named.",
+)
+@click.option(
+    "--destroyed-dice",
+    metavar="N,N",
+    multiple=True,
+    help="Physical 2d for work destroyed: once per critical failure, in the workers' order.",
+)
 @click.option("--seed", metavar="S", help="Seed the virtual dice.")
 @output_options
-def project_roll(name, character, mods, supervisor_bonus, as_json, **options) -> None:
-    """Roll one worker's day on a project (and, with --supervisor, the supervisor's roll).
+def project_roll(name, workers, mods, supervisor_bonus, as_json, **options) -> None:
+    """Roll one day of a project's team: each WORKER's roll, and with --supervisor the one
+    supervisor roll that gives the whole team its bonus. A supervisor does not work that day.
 
     \b
     Examples:
       tracker project roll Bridge Vora
-      tracker project roll Bridge Vora --supervisor Aldric --supervisor-skill Administration
+      tracker project roll Bridge Vora Mira --supervisor Aldric --supervisor-skill Administration
     """
     logged = open_tracker().gurps.project_roll(
-        name, character, mods=mods, supervisor_bonus=int(supervisor_bonus), **options
+        name, workers, mods=mods, supervisor_bonus=int(supervisor_bonus), **options
     )
     d = logged.doc
     lines = []
-    if d.get("supervisor"):
+    if d["supervisor"]:
         lines += render_roll(d["supervisor"], logged.state.rules)
-    lines += render_roll(d, logged.state.rules)
+    for worker in d["workers"]:
+        lines += render_roll(worker, logged.state.rules)
+        lost = f", {worker['destroyed']} hours destroyed" if worker["destroyed"] else ""
+        lines.append(f"  +{worker['man_hours']} man-hours{lost}")
     lost = f", {d['destroyed']} hours destroyed" if d["destroyed"] else ""
-    lines.append(f"  +{d['man_hours']} man-hours{lost}: {d['done']}/{d['needed']}")
+    lines.append(
+        f"Day {d['days']} of {d['project']}: +{d['man_hours']} man-hours{lost}: "
+        f"{d['done']}/{d['needed']}"
+    )
     show_logged(logged, as_json, lines)
 
 

@@ -34,7 +34,7 @@ from tracker.systems.base import Feature, RuleSystem
 from tracker.words import plural, reads_as
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 15
+PROJECTION_VERSION = 16
 RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
 RECENT_SEALED = 16
@@ -285,6 +285,9 @@ class Project:
     done: int = 0
     destroyed: int = 0
     days: int = 0
+    # The day id of the last worker's roll folded: a day's rolls are logged together, so a
+    # roll of another day (or of an older release, which has none) starts a day.
+    last_day: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -793,7 +796,10 @@ def _roll_made(state: CampaignState, e: p.RollMade, raw: StoredEvent) -> None:
     if e.kind == "project":
         project = state.projects.get(e.inputs.get("project_id", ""))
         if project is not None:
-            project.days += 1
+            day = e.inputs.get("day")
+            if day is None or day != project.last_day:
+                project.days += 1
+            project.last_day = day
             project.done = max(project.done + e.result["man_hours"] - e.result["destroyed"], 0)
             project.destroyed += e.result["destroyed"]
     # The GM's secret Danger Sense roll is not the roll a player would buy up.
@@ -1264,7 +1270,7 @@ def to_snapshot(state: CampaignState) -> dict[str, Any]:
     doc["characters"] = [_character_snapshot(ch) for ch in state.characters.values()]
     doc["obligations"] = [o.to_dict() for o in state.obligations.values()]
     doc["discharged"] = [o.to_dict() for o in state.discharged]
-    doc["projects"] = [pr.to_dict() for pr in state.projects.values()]
+    doc["projects"] = [{**pr.to_dict(), "last_day": pr.last_day} for pr in state.projects.values()]
     doc["exposures"] = list(state.exposures)
     doc["sealed"] = {who: dict(held) for who, held in state.sealed.items() if held}
     doc["revoked"] = sorted(state.revoked)
@@ -1321,6 +1327,7 @@ def from_snapshot(doc: dict[str, Any]) -> CampaignState:
             pr["done"],
             pr["destroyed"],
             pr["days"],
+            pr["last_day"],
         )
     state.exposures.extend(doc["exposures"])
     state.sealed = {

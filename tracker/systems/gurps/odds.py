@@ -9,6 +9,7 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
+from tracker.errors import BadInput
 from tracker.systems.gurps import rules as gurps
 from tracker.systems.gurps import tables
 from tracker.systems.odds import Odds, distribution, faces, winner_key
@@ -138,20 +139,28 @@ def fright(will: int, modifier: int = 0, table: gurps.FrightTable | None = None)
     )
 
 
-def project_day(worker: int, *, supervisor: int | None = None, bonus: int = 1) -> Odds:
-    """One worker's day on a major project: each outcome of the worker's roll, the man-hours
-    it adds on average and the hours a critical failure destroys; with a supervisor, whose
-    successful roll gives the worker ``bonus`` that day (Rulebook: gurps.md, 'Major
-    projects'; DESIGN.md Rulings/gurps)."""
+def project_day(
+    worker: int, *, supervisor: int | None = None, bonus: int = 1, workers: int = 1
+) -> Odds:
+    """A day of a major project's team of ``workers``, each at ``worker``: each outcome of one
+    worker's roll, and the man-hours the team adds on average and the hours its critical
+    failures destroy. A supervisor rolls once for the team and does not work: that one
+    successful roll gives every worker ``bonus`` that day (Rulebook: gurps.md, 'Major
+    projects': "A supervisor using Leadership or Administration instead of working personally
+    can give the team +1 to +2 on success"; DESIGN.md Rulings/gurps). The workers share the
+    supervisor's roll, so their days are not independent; the averages add up all the same."""
+    if workers < 1:
+        raise BadInput(
+            f"A project day has 1 or more workers, not {workers}; give --workers 1 or more."
+        )
     led = success_roll(supervisor).success if supervisor is not None else Fraction(0)
     alone, helped = success_roll(worker).outcomes, success_roll(worker + bonus).outcomes
     outcomes = {name: led * helped[name] + (1 - led) * alone[name] for name in alone}
     destroyed = Fraction(tables.PROJECT_DESTROYED_DICE * 7, 2)  # 2d averages 7
     extras = {
-        "expected_man_hours": sum(
-            (p * tables.PROJECT_HOURS[name] for name, p in outcomes.items()), Fraction(0)
-        ),
-        "expected_hours_destroyed": outcomes["critical_failure"] * destroyed,
+        "expected_man_hours": workers
+        * sum((p * tables.PROJECT_HOURS[name] for name, p in outcomes.items()), Fraction(0)),
+        "expected_hours_destroyed": workers * outcomes["critical_failure"] * destroyed,
     }
     if supervisor is not None:
         extras = {"supervisor_succeeds": led, **extras}
@@ -160,7 +169,7 @@ def project_day(worker: int, *, supervisor: int | None = None, bonus: int = 1) -
         "project day",
         outcomes,
         success=outcomes["critical_success"] + outcomes["success"],
-        details={"worker": worker, "supervisor": supervisor, "bonus": bonus},
+        details={"worker": worker, "workers": workers, "supervisor": supervisor, "bonus": bonus},
         extras=extras,
     )
 

@@ -57,6 +57,7 @@ def _odds(
     project: bool = False,
     supervisor: int | None = None,
     supervisor_bonus: int = 1,
+    workers: int | None = None,
     influence: str | None = None,
     on_pc: bool = False,
     reaction_mod: int = 0,
@@ -69,13 +70,23 @@ def _odds(
     labels = {"a": "active side wins", "b": "other side wins"}
     if supervisor is not None and not project:
         raise BadInput("--supervisor is for a project day; add --project.")
+    if workers is not None and not project:
+        raise BadInput("--workers is for a project day; add --project.")
     if project:
         gurps.supervisor_modifier(supervisor_bonus)
-        result = odds.project_day(effective, supervisor=supervisor, bonus=supervisor_bonus)
-        led = f" · supervisor {supervisor} (+{supervisor_bonus})" if supervisor else ""
+        team = 1 if workers is None else workers
+        result = odds.project_day(
+            effective, supervisor=supervisor, bonus=supervisor_bonus, workers=team
+        )
+        led = (
+            f" · supervisor {supervisor} (+{supervisor_bonus} to the team, not working)"
+            if supervisor is not None
+            else ""
+        )
+        who = f"worker {effective}" if team == 1 else f"{team} workers at {effective}"
         return OddsReport(
             result,
-            f"GURPS project day · worker {effective}{led}",
+            f"GURPS project day · {who}{led}",
             result.to_dict(),
             lines=(
                 "  man-hours: "
@@ -84,6 +95,11 @@ def _odds(
                     for name, hours in gurps.tables.PROJECT_HOURS.items()
                 )
                 + " (and 2d destroyed)",
+                *(
+                    ()
+                    if team == 1
+                    else ("  the outcomes are each worker's roll; the expectations the team's day",)
+                ),
             ),
         )
     if influence is not None:
@@ -155,12 +171,13 @@ ODDS = OddsCommand(
       tracker odds gurps --skill 15 --fright --mod -2
 
     A sense contest is a Quick Contest of Per with the sense's Acute bonus (Per 12 and Acute
-    Vision 2 against Stealth 13); a project day may have a supervisor; an influence roll reads
-    a reaction, or on a player's character (--on-pc) the margin it leaves.
+    Vision 2 against Stealth 13); a project day is a team's (--workers), whose supervisor
+    rolls once for them all; an influence roll reads a reaction, or on a player's character
+    (--on-pc) the margin it leaves.
 
     \b
       tracker odds gurps --skill 12 --mod 2 --vs 13
-      tracker odds gurps --skill 12 --project --supervisor 13
+      tracker odds gurps --skill 12 --project --workers 3 --supervisor 13
       tracker odds gurps --skill 15 --vs 11 --influence Diplomacy --reaction-mod 1
       tracker odds gurps --skill 14 --vs 12 --influence "Sex Appeal" --on-pc
     """,
@@ -179,7 +196,12 @@ ODDS = OddsCommand(
         OddsOption("--supernatural", "Resistance: apply the Rule of 16.", is_flag=True),
         OddsOption("--fright", "A Fright Check: --skill is Will (Rule of 14).", is_flag=True),
         OddsOption("--project", "A project day: --skill is the worker's.", is_flag=True),
-        OddsOption("--supervisor", "Project: the supervisor's Leadership.", metavar="N"),
+        OddsOption("--workers", "Project: the team's workers, each at --skill.", metavar="N"),
+        OddsOption(
+            "--supervisor",
+            "Project: the Leadership of a supervisor who directs the team, not working.",
+            metavar="N",
+        ),
         OddsOption(
             "--supervisor-bonus",
             "Project: what the supervisor's success gives.",
