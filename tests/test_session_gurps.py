@@ -653,13 +653,13 @@ def test_a_project_day_asked_wrongly_is_refused(iron, command, words):
 
 
 def test_diplomacy_takes_the_better_of_the_contest_and_a_reaction_roll(iron):
-    # Aldric's Diplomacy 15 against a Will of 11: 10 vs 12, he wins by 6 → Good. The reaction
-    # roll 3+3+3 +1 = 10 is Neutral; the better of the two is Good.
+    # Aldric's Diplomacy 15, +1 for his appearance, against a Will of 11: 10 vs 12, he wins by
+    # 7 → Good. The reaction roll 3+3+3 +1 = 10 is Neutral; the better of the two is Good.
     won = iron.json(
         'influence Aldric Diplomacy "Harbour master" 11 --reaction-mod +1:appearance '
         "--dice-a 5,3,2 --dice-b 4,4,4 --reaction-dice 3,3,3"
     )
-    assert (won["winner"], won["margin_of_victory"]) == ("Aldric", 6)
+    assert (won["winner"], won["margin_of_victory"]) == ("Aldric", 7)
     assert (won["contest_level"], won["reaction"]["level"], won["level"]) == (
         "Good",
         "Neutral",
@@ -689,6 +689,44 @@ def test_diplomacy_takes_the_better_of_the_contest_and_a_reaction_roll(iron):
         "Bad",
     )
     assert "chain intact" in iron.ok("verify").stdout
+
+
+def test_reaction_modifiers_apply_to_the_influence_roll_itself(iron):
+    """gurps.md, 'Influence Rolls': "Modifiers: Your reaction modifiers (appearance, social
+    status, etc.) apply." They are labelled modifiers to the influence skill in the Quick
+    Contest, whatever the skill; Diplomacy's reaction roll takes them as well."""
+    iron.ok("character default Aldric Fast-Talk IQ-5")
+    # Fast-Talk 9 (IQ 14 - 5) +2 = 11: a 10 succeeds by 1 where 9 alone would fail; the
+    # guard's 12 on Will 11 fails by 1, so Aldric wins by 2 → Good.
+    talk = iron.json(
+        "influence Aldric Fast-Talk Guard 11 --reaction-mod +2:appearance "
+        "--dice-a 3,3,4 --dice-b 4,4,4"
+    )
+    assert talk["a"]["modifiers"] == [{"value": 2, "label": "appearance (reaction modifier)"}]
+    assert (talk["a"]["base"], talk["a"]["effective"]) == (9, 11)
+    assert (talk["winner"], talk["margin_of_victory"], talk["level"]) == ("Aldric", 2, "Good")
+    shown = iron.ok(
+        "influence Aldric Fast-Talk Guard 11 --reaction-mod +2:appearance "
+        "--dice-a 3,3,4 --dice-b 4,4,4"
+    ).stdout
+    assert "Fast-Talk 9 +2 appearance (reaction modifier) = effective 11" in shown
+    # Diplomacy: on the contest (15 - 2 = 13) and on the reaction roll (3+3+3 - 2 = 7, Poor).
+    status = iron.json(
+        "influence Aldric Diplomacy Guard 11 --reaction-mod -2:status "
+        "--dice-a 4,4,4 --dice-b 4,4,4 --reaction-dice 3,3,3"
+    )
+    assert status["a"]["effective"] == 13
+    assert [m["value"] for m in status["reaction"]["modifiers"]] == [-2]
+    assert (status["reaction"]["total"], status["reaction"]["level"]) == (7, "Poor")
+    # An unlabelled one is a reaction modifier all the same; on a player's character it
+    # bears on the contest, and no reaction is rolled.
+    iron.ok('character add Spy --npc --stat IQ=12 --stat Will=11 --skill "Sex Appeal=14"')
+    spy = iron.json(
+        'influence Spy "Sex Appeal" Mira --reaction-mod +2 --dice-a 3,3,4 --dice-b 3,4,4'
+    )
+    assert spy["a"]["modifiers"] == [{"value": 2, "label": "reaction modifier"}]
+    assert (spy["a"]["effective"], spy["margin_of_victory"], spy["reaction"]) == (16, 5, None)
+    assert "every stored outcome re-derived and matching" in iron.ok("verify").stdout
 
 
 @pytest.mark.parametrize(
@@ -799,7 +837,6 @@ def test_a_secret_influence_on_a_pc_stays_off_the_players_view(iron):
     [
         # The player decides how their character reacts: no reaction roll, no compliance.
         (["Spy", "Diplomacy", "Mira", "--reaction-dice", "3,3,3"], 2, "leave out --reaction-dice"),
-        (["Spy", "Diplomacy", "Mira", "--reaction-mod", "+2"], 2, "leave out --reaction-mod"),
         (["Spy", "Diplomacy", "Mira", "--slave-mentality"], 2, "leave out --slave-mentality"),
         (["Mira", "Diplomacy", "Mira"], 2, "cannot influence themselves"),
         # The rulebook's special cases are the subject's traits, whoever plays them.

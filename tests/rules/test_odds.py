@@ -593,9 +593,12 @@ def test_a_supervisor_never_slows_the_work():
 @pytest.mark.parametrize(
     ("skill", "effective", "will", "reaction"),
     [("Diplomacy", 15, 11, 1), ("Diplomacy", 9, 14, -2), ("Intimidation", 13, 12, 0),
-     ("Sex Appeal", 14, 10, 0), ("Fast-Talk", 12, 12, 0)],
+     ("Sex Appeal", 14, 10, 0), ("Fast-Talk", 12, 12, 0), ("Fast-Talk", 9, 11, 2)],
 )  # fmt: skip
 def test_influence_odds_match_influence_rolls_fall_by_fall(skill, effective, will, reaction):
+    """gurps.md, 'Influence Rolls': "Modifiers: Your reaction modifiers (appearance, social
+    status, etc.) apply." They are part of the influence roll's skill, and Diplomacy's reaction
+    roll takes them too."""
     from tracker.systems.dice import PhysicalDice
     from tracker.systems.gurps import rules as gurps
 
@@ -606,7 +609,7 @@ def test_influence_odds_match_influence_rolls_fall_by_fall(skill, effective, wil
             for r, pr in reactions:
                 decided = gurps.influence_roll(
                     skill,
-                    effective,
+                    effective + reaction,
                     will,
                     dice_a=PhysicalDice(a),
                     dice_b=PhysicalDice(b),

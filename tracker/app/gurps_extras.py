@@ -89,12 +89,10 @@ class GurpsExtras:
             on_pc = subject_ch is not None and not subject_ch.npc
             if on_pc and subject_ch is influencer:
                 raise BadInput(f"{influencer.name} cannot influence themselves; name another.")
-            if on_pc and (reaction_mods or reaction_dice or slave_mentality):
-                given = (
-                    "--slave-mentality"
-                    if slave_mentality
-                    else ("--reaction-dice" if reaction_dice else "--reaction-mod")
-                )
+            # The influencer's reaction modifiers bear on the influence roll itself, so they
+            # decide nothing for a player: only a reaction roll and compliance would.
+            if on_pc and (reaction_dice or slave_mentality):
+                given = "--slave-mentality" if slave_mentality else "--reaction-dice"
                 raise BadInput(
                     f"{subject_ch.name} is a player's character, who reacts as the player "
                     f"decides; leave out {given} (or mark an NPC with `tracker character "
@@ -113,7 +111,10 @@ class GurpsExtras:
             src_a = source_for(dice_a, None, "--dice-a") if dice_a else shared
             src_b = source_for(dice_b, None, "--dice-b") if dice_b else shared
             src_r = source_for(reaction_dice, None, "--reaction-dice") if reaction_dice else shared
-            a_base, a_mods, a_eff = gurps_play.effective(a_side, mods, state.tech_level)
+            a_base, a_mods, _ = gurps_play.effective(a_side, mods, state.tech_level)
+            reacting = gurps_play.reaction_modifiers(reaction_mods)
+            a_mods = [*a_mods, *reacting]
+            a_eff = gurps.effective_skill(a_base, a_mods)
             b_base, _, b_eff = gurps_play.effective(b_side, ())
             wants_reaction = skill.strip().lower() == "diplomacy" and not on_pc
             result = gurps.influence_roll(
@@ -123,7 +124,7 @@ class GurpsExtras:
                 dice_a=src_a,
                 dice_b=src_b,
                 reaction_dice=src_r if wants_reaction else None,
-                reaction_modifiers=[gurps_play.parse_modifier(m) for m in reaction_mods],
+                reaction_modifiers=reacting,
                 on_pc=on_pc,
                 **wants,
             )
@@ -162,7 +163,11 @@ class GurpsExtras:
                 "system": state.system,
                 "mode": "influence",
                 "skill": result.skill,
-                "a": contest_roll_doc(a_side, contest.a.to_dict(), a_eff),
+                "a": {
+                    **contest_roll_doc(a_side, contest.a.to_dict(), a_eff),
+                    "base": a_base,
+                    "modifiers": a_inputs["modifiers"],
+                },
                 "b": contest_roll_doc(b_side, contest.b.to_dict(), b_eff),
                 "winner": None
                 if contest.winner is None

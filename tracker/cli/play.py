@@ -755,7 +755,8 @@ def _contest_side(side, rules: RuleSystem) -> str:
     "reaction_mods",
     multiple=True,
     metavar="N[:LABEL]",
-    help="Diplomacy: a reaction modifier (appearance, reputation...).",
+    help="The influencer's reaction modifier (appearance, status...): it applies to the "
+    "influence roll, and to Diplomacy's reaction roll too.",
 )
 @click.option("--dice-a", metavar="N,N,N", help="The influencer's physical 3d6.")
 @click.option("--dice-b", metavar="N,N,N", help="The subject's physical 3d6 (Will).")
@@ -791,6 +792,9 @@ def influence(character, skill, subject, will, as_json, **options) -> None:
     head = f"{bold(d['a']['character'])} · {d['skill']} vs {bold(d['b']['character'])} · Will"
     if d.get("secret"):
         head += dim(" (secret)")
+    if d["a"]["modifiers"]:
+        given = "".join(f" {m['value']:+d} {m['label']}" for m in d["a"]["modifiers"])
+        head += f"\n  {d['skill']} {d['a']['base']}{given} = effective {d['a']['effective']}"
     notes = [dim(f"  {n}") for n in d.get("notes", [])]
     rules = logged.state.rules
     sides = [_contest_side(d["a"], rules), _contest_side(d["b"], rules)]

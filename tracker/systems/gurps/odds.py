@@ -178,10 +178,13 @@ def influence(
     skill: str, effective: int, will: int, *, on_pc: bool = False, reaction: int = 0
 ) -> Odds:
     """An influence roll: the chance of each reaction it reads (Diplomacy: the better of the
-    contest's and a reaction roll at ``reaction``); on a player's character the chance the
-    influencer wins and of each margin of victory it leaves (Rulebook: gurps.md, 'Influence
-    Rolls', 'Influencing PCs')."""
+    contest's and a reaction roll); on a player's character the chance the influencer wins and
+    of each margin of victory it leaves (Rulebook: gurps.md, 'Influence Rolls', 'Influencing
+    PCs'). ``reaction`` is the influencer's reaction modifiers in all, which apply to the
+    influence roll ("Modifiers: Your reaction modifiers (appearance, social status, etc.)
+    apply.") and to Diplomacy's reaction roll."""
     canonical = {name.lower(): name for name in gurps.INFLUENCE_SKILLS}[skill.strip().lower()]
+    effective += reaction
     margins: Counter[int] = Counter()
     readings: Counter[str] = Counter()
     reactions = [

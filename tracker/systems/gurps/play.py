@@ -61,6 +61,28 @@ def parse_modifier(text: str, tl: int | None = None) -> gurps.Modifier:
     return gurps.Modifier(value, label.strip() if sep and label.strip() else "modifier")
 
 
+REACTION_MODIFIER = "reaction modifier"
+
+
+def reaction_modifiers(texts: Sequence[str]) -> list[gurps.Modifier]:
+    """An influencer's reaction modifiers (``+2:appearance``), labelled as such.
+
+    Rulebook: gurps.md, 'Influence Rolls': "Modifiers: Your reaction modifiers (appearance,
+    social status, etc.) apply." They are modifiers to the influence roll, the Quick Contest's
+    influence skill; Diplomacy's reaction roll takes them as well, being a reaction roll.
+    """
+    out = []
+    for text in texts:
+        given = parse_modifier(text)
+        label = (
+            REACTION_MODIFIER
+            if given.label == "modifier"
+            else f"{given.label} ({REACTION_MODIFIER})"
+        )
+        out.append(gurps.Modifier(given.value, label))
+    return out
+
+
 INFLUENCED_BY = "influenced by "
 
 

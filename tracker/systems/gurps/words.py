@@ -116,7 +116,8 @@ def _odds(
             margins = [f"    by {m:>2}: {p:7.2%}" for m, p in d["margins"].items()]
             return OddsReport(
                 result,
-                f"GURPS influence on a player's character · {d['skill']} {effective} vs Will {vs}",
+                f"GURPS influence on a player's character · {d['skill']} {d['effective']} "
+                f"vs Will {vs}",
                 result.to_dict(),
                 {"a": "influencer wins", "b": "no influence"},
                 lines=("  margin of victory left on the character:", *margins),
@@ -128,7 +129,7 @@ def _odds(
         }
         return OddsReport(
             result,
-            f"GURPS influence · {d['skill']} {effective} vs Will {vs}",
+            f"GURPS influence · {d['skill']} {d['effective']} vs Will {vs}",
             {**result.to_dict(), "tones": tones},
             {level: level for level in result.outcomes},
             tones=tones,
@@ -216,7 +217,11 @@ ODDS = OddsCommand(
             metavar="SKILL",
         ),
         OddsOption("--on-pc", "Influence: the subject is a player's character.", is_flag=True),
-        OddsOption("--reaction-mod", "Diplomacy: reaction modifiers in all.", default=0),
+        OddsOption(
+            "--reaction-mod",
+            "Influence: reaction modifiers in all (to the roll, and Diplomacy's reaction).",
+            default=0,
+        ),
     ),
     compute=_odds,
 )
