@@ -64,7 +64,7 @@ REFUSALS = {
         ("obligations dismiss 5", 1, "discharged by a hard or dire spend"),
     ],
     "gurps": [
-        ("roll Aldric Alchemy", 1, "no Alchemy skill and no default"),
+        ("roll Aldric Alchemy", 1, "cannot attempt Alchemy untrained"),
         ("roll Mira Lockpicking --mod -10:dark --dice 1,1,1", 1, "cannot be attempted"),
         ("roll Mira Lockpicking --dice 7,1,1", 2, "1 to 6"),
         ("roll Mira Lockpicking --dice 1,1", 2, "three d6"),

@@ -160,8 +160,20 @@ def test_aldrics_default_and_a_skill_without_one(iron):
     assert rolled(climb) == (6, 6, "success", 0)
 
     # "Alchemy ... no default. You cannot attempt them without training."
-    refused(run, "roll Aldric Alchemy --dice 3,3,3", "no Alchemy skill and no default")
+    refused(run, "roll Aldric Alchemy --dice 3,3,3", "cannot attempt Alchemy untrained")
     state(run, Aldric={"conditions": []})
+
+
+def test_a_skill_the_rulebook_gives_no_default_is_never_attempted_untrained(iron):
+    """gurps.md, 'Default Rolls': "Some skills — like Alchemy, Karate, and all spells — have no
+    default. You cannot attempt them without training." A roll or contest of one without the
+    skill is refused, and so is a default for one; trained, it rolls as any skill."""
+    refused(iron, "roll Vora Karate --dice 3,3,3", "cannot attempt Karate untrained")
+    refused(iron, "contest Vora Karate Bandit 10", "cannot attempt Karate untrained")
+    refused(iron, "character default Vora Karate DX-5", "Karate has no default")
+    refused(iron, 'character default Mira "Alchemy/TL3" IQ-6', "You cannot attempt them")
+    iron.ok("character update Vora --skill Karate=12")
+    assert rolled(iron.json("roll Vora Karate --dice 3,3,3")) == (12, 9, "success", 3)
 
 
 def test_repeated_attempts_are_counted_from_the_log(iron):

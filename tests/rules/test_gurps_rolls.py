@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 from hypothesis import given
@@ -483,8 +484,24 @@ def test_no_level_and_no_default_is_refused_with_the_fix() -> None:
 
 
 def test_defaults_that_name_nothing_on_the_sheet_are_refused() -> None:
-    with pytest.raises(Refused, match="Alchemy"):
-        gurps.base_skill("Alchemy", attributes={}, skills={}, defaults=["Chemistry-3"])
+    with pytest.raises(Refused, match="Poisons"):
+        gurps.base_skill("Poisons", attributes={}, skills={}, defaults=["Chemistry-3"])
+
+
+@pytest.mark.parametrize("skill", ["Karate", "alchemy", "Alchemy/TL3", "Karate (Sport)"])
+def test_a_skill_with_no_default_takes_none_even_one_listed(skill: str) -> None:
+    """gurps.md, 'Default Rolls': "Some skills — like Alchemy, Karate, and all spells — have no
+    default. You cannot attempt them without training." """
+    assert gurps.tables.NO_DEFAULT_SKILLS == ("Alchemy", "Karate")
+    with pytest.raises(Refused, match=f"Vora cannot attempt {re.escape(skill)} untrained"):
+        gurps.base_skill(
+            skill, attributes={"DX": 14}, skills={}, defaults=["DX-5"], character="Vora"
+        )
+    trained = gurps.base_skill(skill, attributes={"DX": 14}, skills={skill: 9}, defaults=["DX"])
+    assert (trained.value, trained.source) == (9, "skill")
+    with pytest.raises(Refused, match="has no default"):
+        gurps.check_default_for(skill, "DX-5")
+    gurps.check_default_for("Lockpicking", "IQ-5")
 
 
 def test_a_malformed_listed_default_is_bad_input() -> None:

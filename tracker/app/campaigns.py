@@ -273,7 +273,7 @@ class Campaigns:
             check_scores(state.rules, sheet.skills, "Skill")
             for skill, exprs in sheet.defaults.items():
                 for expr in exprs:
-                    _check_default(state, skill, expr)
+                    _check_default(state, skill, expr, name)
             added = CharacterAdded(
                 character_id=character_id,
                 name=name,
@@ -396,7 +396,7 @@ class Campaigns:
 
         def decide(state: CampaignState) -> Decision:
             character = self.table.character(name, state, retired_ok=True)
-            _check_default(state, skill, expression)
+            _check_default(state, skill, expression, character.name)
             default = CharacterDefaultSet(
                 character_id=character.character_id,
                 skill=skill.strip(),
@@ -457,11 +457,13 @@ class Campaigns:
         }
 
 
-def _check_default(state: CampaignState, skill: str, expression: str) -> None:
+def _check_default(
+    state: CampaignState, skill: str, expression: str, character: str | None = None
+) -> None:
     registry.require(state.rules, Feature.DEFAULTS, "Defaults", "are")
     if not skill.strip():
         raise BadInput("Name the skill the default is for, like Lockpicking.")
-    state.rules.check_default(expression)
+    state.rules.check_default_for(skill, expression, character)
 
 
 def _check_sheet_system(state: CampaignState, sheet: Sheet, verb: str) -> None:

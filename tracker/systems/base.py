@@ -409,6 +409,12 @@ class RuleSystem:
     def check_default(self, expression: str) -> None:
         """Refuse a skill default the system cannot read (``Feature.DEFAULTS`` only)."""
 
+    def check_default_for(self, skill: str, expression: str, character: str | None = None) -> None:
+        """Refuse a default for ``skill`` the system's rules do not allow (``character``, the
+        one it would be for, names them in the refusal), or cannot read (``Feature.DEFAULTS``
+        only). By default, only the expression is checked."""
+        self.check_default(expression)
+
     def foreign_sheet(self, data: Any, source: str) -> Mapping[str, Any] | None:
         """A character kept in another program's format that this system reads (GURPS: a GCS
         file), as a sheet file's mapping; None when ``data`` (a parsed file) is no such file."""

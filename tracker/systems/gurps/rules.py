@@ -420,6 +420,17 @@ def base_skill(
         candidates.append(("skill", skill_levels[key]))
     elif key in attribute_levels:
         candidates.append(("attribute", attribute_levels[key]))
+    if has_no_default(skill):
+        # "You cannot attempt them without training": no default counts, even one listed.
+        if not candidates:
+            who = character or "The character"
+            named = character or "NAME"
+            raise Refused(
+                f"{who} cannot attempt {skill} untrained, since it has no default (gurps.md, "
+                f"'Default Rolls'); give {who} the skill with `tracker character update "
+                f'{named} --skill "{skill}=N"` once trained.'
+            )
+        defaults = ()
     parsed = [parse_default(expr) for expr in defaults]
     for default in parsed:
         source = default.name.lower()
@@ -1490,6 +1501,29 @@ def vision_modifiers(
     if obvious:
         modifiers.append(Modifier(tables.VISION_OBVIOUS_BONUS, "obvious"))
     return tuple(modifiers)
+
+
+def has_no_default(skill: str) -> bool:
+    """Whether the rulebook gives ``skill`` no default, so it cannot be attempted untrained.
+
+    Rulebook: gurps.md, 'Default Rolls': "Some skills — like Alchemy, Karate, and all spells —
+    have no default. You cannot attempt them without training." Ruling: a specialization or a
+    tech level (``Alchemy/TL3``, ``Karate (Sport)``) is the same skill.
+    """
+    name = re.split(r"[/(]", skill, maxsplit=1)[0].strip().casefold()
+    return name in {known.casefold() for known in tables.NO_DEFAULT_SKILLS}
+
+
+def check_default_for(skill: str, expression: str, character: str | None = None) -> None:
+    """Refuse a default the rulebook does not allow: one for a skill that has none, or one
+    that does not parse (gurps.md, 'Default Rolls')."""
+    parse_default(expression)
+    if has_no_default(skill):
+        raise Refused(
+            f"{skill.strip()} has no default (gurps.md, 'Default Rolls': \"You cannot attempt "
+            f'them without training."), so give {character or "the character"} the skill '
+            f'itself (--skill "{skill.strip()}=N") instead of a default.'
+        )
 
 
 def rulebook_defaults(skill: str) -> tuple[str, ...]:

@@ -83,6 +83,11 @@ class Gurps(RuleSystem):
 
         parse_default(expression)
 
+    def check_default_for(self, skill: str, expression: str, character: str | None = None) -> None:
+        from tracker.systems.gurps.rules import check_default_for
+
+        check_default_for(skill, expression, character)
+
     def foreign_sheet(self, data: Any, source: str) -> Mapping[str, Any] | None:
         """A GCS character file (data versions 2 to 5) or a GURPS Game Aid actor export."""
         from tracker.systems.gurps import gcs

@@ -383,6 +383,11 @@ VISION_OBVIOUS_BONUS = 10
 VISION_PARTIAL_DARKNESS_MAX = 9
 
 
+# gurps.md, 'Default Rolls': "Some skills — like Alchemy, Karate, and all spells — have no
+# default. You cannot attempt them without training." The skills it names (a spell is not
+# known by its name, so it is the GM's to keep off the sheet's defaults).
+NO_DEFAULT_SKILLS: tuple[str, ...] = ("Alchemy", "Karate")
+
 # gurps.md, 'Climbing' and 'Swimming': the defaults the rulebook gives, used when a sheet lists
 # none of its own.
 RULEBOOK_DEFAULTS: dict[str, tuple[str, ...]] = {
