@@ -288,6 +288,51 @@ def test_steel_yourself_and_the_advantage_die_apply_to_the_next_roll_once(glintl
     state(run, threat=4, floor="owed", owed=[("threat-floor", "owed")], Tomas={"mettle": 1})
 
 
+def test_every_bought_bonus_is_one_at_a_time_and_one_of_each_combines(glintlock):
+    """glintlock.md, 'Mettle & Threat': "Proactive: Steel Yourself (1M, +2), Advantage Die
+    (1M)". The text is silent on buying either twice for one roll; the ruling is one at a
+    time for every bought bonus, alike: a second Steel Yourself is refused as a second
+    Advantage Die is, and one of each waits together for the same roll."""
+    run = glintlock
+    run.ok("session start")
+    for _ in range(4):
+        run.ok("gain Wren deep-cut")
+    run.ok("spend Wren steel-yourself")
+    refused(run, "spend Wren steel-yourself", "Wren has a Steel Yourself waiting")
+    run.ok("spend Wren advantage-die")
+    refused(run, "spend Wren advantage-die", "Wren has an Advantage Die waiting")
+    state(run, threat=0, Wren={"mettle": 2, "next_roll": pending(2, 1)})
+    # Both on one roll: risky lifted to controlled (keep the higher), and +2 on the kept die.
+    both = run.json("roll Wren Grit --tag 1:gear --dice 4,15")
+    assert (both["position"], both["kept"], both["bonus"]) == ("controlled", 15, 2)
+    assert both["outcome"] == "strong_hit"
+    state(run, threat=0, Wren={"mettle": 3, "next_roll": pending(0)})
+    # Used, each may be bought again.
+    run.ok("spend Wren steel-yourself")
+    state(run, threat=0, Wren={"mettle": 2, "next_roll": pending(2)})
+
+
+def test_what_mettle_bought_and_no_roll_used_lapses_at_session_start_and_says_so(glintlock):
+    """glintlock.md, 'Mettle & Threat': Mettle "starts 0 per session". What it bought for the
+    next roll lapses with the session it was bought in, and the next start says so."""
+    run = glintlock
+    run.ok("session start")
+    for _ in range(3):
+        run.ok("gain Wren deep-cut")
+    run.ok("spend Wren steel-yourself")
+    run.ok("spend Wren advantage-die")
+    run.ok("gain Tomas deep-cut")
+    run.ok("spend Tomas advantage-die")
+    run.ok("session end")
+    started = run.ok("session start").stdout
+    assert "Lapsed: Wren's unused Steel Yourself (+2), Advantage Die, paid in Mettle" in started
+    assert "Lapsed: Tomas's unused Advantage Die, paid in Mettle last session" in started
+    state(run, threat=0, Wren={"mettle": 0, "next_roll": pending(0)})
+    # Nothing waits now: the next start has nothing to say.
+    run.ok("session end")
+    assert run.json("session start")["lapsed_spends"] == []
+
+
 # -- Stress: shaken, strained, the breaking point -------------------------------------------------
 
 

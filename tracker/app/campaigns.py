@@ -167,8 +167,12 @@ class Campaigns:
 
     # -- sessions --------------------------------------------------------------------------------
 
-    def session_start(self, title: str | None = None) -> tuple[CampaignState, SessionInfo]:
-        """Begin the next session (refused while one is running)."""
+    def session_start(
+        self, title: str | None = None
+    ) -> tuple[CampaignState, SessionInfo, tuple[str, ...]]:
+        """Begin the next session (refused while one is running). Returns the state, the
+        session, and what the start lapses: what Mettle bought for a next roll that never
+        came (Steel Yourself, an Advantage Die, a suppressed condition)."""
 
         before: list[CampaignState] = []
 
@@ -189,7 +193,7 @@ class Campaigns:
         state, _, _ = self.table.decide_and_append(decide)
         # Undo, redo, a refold within the session and its replay start from here.
         self.table.loader.save(before[0], SESSION_SNAPSHOT)
-        return state, state.session
+        return state, state.session, _lapsing(before[0])
 
     def session_end(self) -> tuple[CampaignState, SessionInfo, tuple[str, ...]]:
         """End the running session; what the players' state still owes is recorded as lapsed
@@ -455,6 +459,25 @@ class Campaigns:
         return {
             e.data.character_id: e.data.name for e in added if isinstance(e.data, CharacterAdded)
         }
+
+
+def _lapsing(state: CampaignState) -> tuple[str, ...]:
+    """What Mettle bought for the next roll that no roll used, which a session start lapses.
+
+    Rulebook: glintlock.md, 'Mettle & Threat': Mettle "starts 0 per session". Ruling (tracker's,
+    the text being silent): what it bought for "the next roll" lapses with the session it was
+    bought in, and the start says so rather than dropping it unseen.
+    """
+    if "mettle" not in state.rules.session_resets(state.threat_carries_over):
+        return ()
+    lapsing = []
+    for ch in state.characters.values():
+        bought = [f"Steel Yourself (+{ch.pending_bonus})"] if ch.pending_bonus else []
+        bought += ["Advantage Die"] if ch.pending_steps else []
+        bought += [f"Suppress Condition ({name})" for name in ch.pending_suppressed]
+        if bought:
+            lapsing.append(f"{ch.name}'s unused {', '.join(bought)}, paid in Mettle last session")
+    return tuple(lapsing)
 
 
 def _check_default(

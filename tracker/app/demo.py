@@ -81,7 +81,7 @@ def make_demo(db: str | None, *, env_db: str | None = None) -> DemoReport:
             added = [
                 tracker.campaigns.character_add(None, sheet_path=str(s)) for s in evening.sheets
             ]
-            _, session = tracker.campaigns.session_start(evening.title)
+            _, session, _ = tracker.campaigns.session_start(evening.title)
             report.campaigns.append(
                 {
                     "name": evening.campaign,

@@ -230,9 +230,9 @@ def session_start(title: str | None, as_json: bool) -> None:
     Example:
       tracker session start --title "Below the archive"
     """
-    state, info = open_tracker().campaigns.session_start(title)
+    state, info, lapsed = open_tracker().campaigns.session_start(title)
     if as_json:
-        emit_json({"campaign": state.name, **info.to_dict()})
+        emit_json({"campaign": state.name, **info.to_dict(), "lapsed_spends": list(lapsed)})
         return
     name = f' "{info.title}"' if info.title else ""
     line = f"Session {info.number}{name} started {local_time(info.started_at, 'HH:mm')}."
@@ -240,6 +240,8 @@ def session_start(title: str | None, as_json: bool) -> None:
     if reset:
         line += f" {' and '.join(TRACK_WORDS[t] for t in reset)} reset to 0."
     click.echo(line)
+    for what in lapsed:
+        click.echo(warn(f"Lapsed: {what}"))
 
 
 @session.command("end")

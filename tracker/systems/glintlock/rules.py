@@ -610,6 +610,31 @@ Rulebook: glintlock.md, 'Mettle & Threat'.
 STEEL_YOURSELF_BONUS = 2
 """Steel Yourself adds +2 to the next roll's kept die (never changing a natural 1 or 20)."""
 
+BOUGHT_FOR_THE_NEXT_ROLL: dict[str, str] = {
+    "steel-yourself": "Steel Yourself",
+    "advantage-die": "Advantage Die",
+}
+"""The proactive spends that buy a bonus for the next roll (glintlock.md, 'Mettle & Threat')."""
+
+
+def one_at_a_time(action: str, *, waiting: bool, name: str | None = None) -> None:
+    """Refuse buying a bonus for the next roll while one of the same kind waits for it.
+
+    Rulebook: glintlock.md, 'Mettle & Threat' lists "Steel Yourself (1M, +2), Advantage Die
+    (1M)" and is silent on buying either twice for one roll. Ruling: every bought bonus is one
+    at a time, alike: a second Steel Yourself would make the listed +2 a +4, as a second
+    Advantage Die would lift the position two steps; one of each may wait together, and each
+    lapses unused at the next session start, when Mettle starts again at 0 ("starts 0 per
+    session").
+    """
+    if action in BOUGHT_FOR_THE_NEXT_ROLL and waiting:
+        spend = BOUGHT_FOR_THE_NEXT_ROLL[action]
+        raise Refused(
+            f"{name or 'The character'} has {'an' if spend[0] in 'AEIOU' else 'a'} {spend} "
+            "waiting for the next roll already; one at a time, so roll before buying another."
+        )
+
+
 STRAINED_AT = 4
 STRAINED_COST_FACTOR = 2
 """At Stress 4 or more (Strained), Mettle spending costs double."""

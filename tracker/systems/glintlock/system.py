@@ -90,12 +90,11 @@ class Glintlock(RuleSystem):
     def spend_mettle(
         self, character: CharacterView, action: str, cost: int | None
     ) -> glintlock.MettleSpend:
-        # One Advantage Die at a time: it waits for the next roll it can improve.
-        if action == "advantage-die" and character.pending_steps:
-            raise Refused(
-                f"{character.name} has an Advantage Die waiting for the next roll already; "
-                "one at a time, so roll before buying another."
-            )
+        waiting = {
+            "steel-yourself": bool(character.pending_bonus),
+            "advantage-die": bool(character.pending_steps),
+        }
+        glintlock.one_at_a_time(action, waiting=waiting.get(action, False), name=character.name)
         return glintlock.spend_mettle(
             character.mettle, action, stress=character.stress, base=cost, name=character.name
         )
