@@ -56,6 +56,21 @@ def test_glintlock_threat_carries_over_between_sessions_when_the_campaign_says_s
     assert run.json("status")["threat"] == 0
 
 
+def test_threat_reset_each_session_is_called_tracker_s_default_not_the_rulebook_s(run):
+    """glintlock.md, 'Mettle & Threat': Mettle "starts 0 per session", but Threat only "starts
+    0". Resetting Threat at each session start is tracker's default, and says so."""
+    for command in ("campaign set --help", "campaign new --help"):
+        said = " ".join(run.ok(command).stdout.split())
+        assert "the rulebook's default" not in said
+        assert "tracker's default" in said
+    run.ok("campaign new Ashes --system glintlock")
+    run.ok("session start")
+    run.ok("threat add 3")
+    run.ok("session end")
+    assert "Mettle and Threat reset to 0." in run.ok("session start").stdout
+    assert run.json("status")["threat"] == 0
+
+
 def test_best_equipment_takes_the_campaigns_tech_level_or_the_rolls_own(run):
     # gurps.md, 'Equipment Modifiers': best equipment is +TL/2, minimum +2.
     gurps(run)

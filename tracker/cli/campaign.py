@@ -44,7 +44,9 @@ def campaign() -> None:
 @click.option("--cinematic", is_flag=True, help="GURPS: players may buy up rolls with points.")
 @click.option("--stress-limit", type=int, help="Gloom: the stress that brings disadvantage (6).")
 @click.option(
-    "--threat-carries-over", is_flag=True, help="Glintlock: Threat is kept between sessions."
+    "--threat-carries-over",
+    is_flag=True,
+    help="Glintlock: Threat is kept between sessions (tracker's default resets it to 0 at each).",
 )
 @click.option("--tech-level", type=int, metavar="TL", help="GURPS: the campaign's tech level.")
 @click.option(
@@ -118,7 +120,8 @@ def _setting_text(name: str, value: Any) -> str:
 @click.option(
     "--threat-carries-over/--threat-resets",
     default=None,
-    help="Glintlock: keep Threat between sessions, or reset it (the rulebook's default).",
+    help="Glintlock: keep Threat between sessions, or reset it to 0 at each session start "
+    "(tracker's default, as Mettle resets; the rulebook says only that Threat starts 0).",
 )
 @click.option("--tech-level", type=int, metavar="TL", help="GURPS: the campaign's tech level.")
 @click.option(

@@ -79,7 +79,14 @@ class Glintlock(RuleSystem):
         return list(glintlock.stress_effects(stress))
 
     def session_resets(self, threat_carries_over: bool) -> frozenset[str]:
-        # Mettle is 0 at every session start; Threat too, unless the campaign carries it over.
+        """Mettle is 0 at every session start; Threat too, unless the campaign carries it over.
+
+        Rulebook: glintlock.md, 'Mettle & Threat': Mettle "starts 0 per session", Threat only
+        "starts 0". Ruling (tracker's default, not the rulebook's): Threat resets with Mettle,
+        so each session opens with both sides' currencies even, and no spend owed before
+        anyone has rolled; a campaign that reads "starts 0" as once only sets
+        ``threat_carries_over``.
+        """
         return frozenset({"mettle"} if threat_carries_over else {"mettle", "threat"})
 
     spending_floor = staticmethod(glintlock.spending_floor)
