@@ -377,6 +377,18 @@ def test_fright_check_odds_apply_the_rule_of_14():
     assert result.success == Fraction(181, 216)
 
 
+def test_the_fright_odds_name_the_rule_of_14_only_where_it_caps(run):
+    """gurps.md, 'The Rule of 14': "If modified Will exceeds 13… Treat as 13 for Fright Checks
+    only"."""
+    assert run.ok("odds gurps --skill 10 --fright").stdout.splitlines()[0] == (
+        "GURPS Fright Check · Will 10"
+    )
+    assert run.ok("odds gurps --skill 15 --fright").stdout.splitlines()[0] == (
+        "GURPS Fright Check · Will 15 → 13 (Rule of 14)"
+    )
+    assert "Rule of 14" not in run.ok("odds gurps --skill 13 --fright").stdout.splitlines()[0]
+
+
 def test_fright_rows_for_will_10_by_hand():
     rows = Counter()
     for check in itertools.product(range(1, 7), repeat=3):

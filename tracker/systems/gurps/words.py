@@ -138,9 +138,14 @@ def _odds(
         result = odds.fright(skill, sum(mods))
         d = result.details
         rows = [f"    {row:>3}: {p:7.2%}" for row, p in d["rows"].items()]
+        capped = (
+            f"{d['modified_will']} → {d['effective']} (Rule of 14)"
+            if d["modified_will"] > d["effective"]
+            else str(d["effective"])
+        )
         return OddsReport(
             result,
-            f"GURPS Fright Check · Will {d['modified_will']} → {d['effective']} (Rule of 14)",
+            f"GURPS Fright Check · Will {capped}",
             result.to_dict(),
             labels,
             lines=("  fright table rows on a failure (share of all checks):", *rows),
