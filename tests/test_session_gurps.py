@@ -1221,6 +1221,9 @@ def test_the_sheets_encumbrance_counts_on_climbing_and_swimming_once(iron):
     given = iron.json("roll Vora Climbing --mod encumbrance:1 --dice 3,3,3")
     assert given["effective"] == 13 - 1  # the roll's own level, not the sheet's as well
     assert iron.json("roll Vora Broadsword --dice 3,3,3")["effective"] == 16
+    # Level 0 is a level too ("encumbrance level (0-4)"): travelling light today.
+    light = iron.json("roll Vora Climbing --mod encumbrance:0 --dice 3,3,3")
+    assert (light["effective"], mods(light)) == (13, [(0, "encumbrance 0")])
 
 
 def test_movement_gives_paced_running_and_running_start_jumps(iron):

@@ -352,9 +352,18 @@ def test_haste_is_minus_1_per_full_10_percent(percent: int, value: int) -> None:
     assert gurps.preset(f"haste:{percent}%").value == value
 
 
-def test_haste_beyond_90_percent_is_refused() -> None:
-    with pytest.raises(Refused, match="90%"):
-        gurps.haste(95)
+def test_haste_past_90_percent_is_allowed_as_past_the_usual_maximum() -> None:
+    """gurps.md, 'Time Modifiers': "Haste: −1 per 10% less time taken. ... Maximum reduction
+    is normally 90% (one-tenth time) for −9." Normally: past it, still -1 per full 10%, and
+    said to be past the usual maximum; no time at all is refused."""
+    assert gurps.haste(90).label == "haste (90% less time)"
+    rushed = gurps.preset("haste:95")
+    assert (rushed.value, rushed.label) == (
+        -9,
+        "haste (95% less time; past the usual 90% maximum)",
+    )
+    with pytest.raises(Refused, match="no time at all"):
+        gurps.haste(100)
 
 
 def test_negative_haste_is_bad_input() -> None:
@@ -557,12 +566,14 @@ def test_climbing_presets_follow_the_surface_table() -> None:
         assert gurps.preset(f"climbing:{surface}").value == value
 
 
-@pytest.mark.parametrize("level", [1, 2, 3, 4])
+@pytest.mark.parametrize("level", [0, 1, 2, 3, 4])
 def test_encumbrance_preset_subtracts_the_level(level: int) -> None:
+    """gurps.md, 'Climbing': "Subtract your current encumbrance level (0–4) from every
+    Climbing roll": 0 is a level too."""
     assert gurps.preset(f"encumbrance:{level}").value == -level
 
 
-@pytest.mark.parametrize("name", ["climbing:glass", "encumbrance:0", "encumbrance:5", "climbing"])
+@pytest.mark.parametrize("name", ["climbing:glass", "encumbrance:5", "climbing"])
 def test_unknown_climbing_and_encumbrance_presets_are_refused(name: str) -> None:
     with pytest.raises(BadInput):
         gurps.preset(name)

@@ -220,22 +220,30 @@ def _equipment_modifier(quality: str, tl: int | None) -> Modifier:
 
 
 def haste(percent_less_time: int) -> Modifier:
-    """-1 per full 10% less time than usual; at most 90% less (-9).
+    """-1 per full 10% less time than usual.
 
-    Rulebook: gurps.md, 'Time Modifiers' (Haste).
+    Rulebook: gurps.md, 'Time Modifiers' (Haste): "Maximum reduction is normally 90%
+    (one-tenth time) for −9." Ruling: "normally" leaves the GM room past 90%, so more is
+    allowed, still -1 per full 10% (which stays -9 short of no time at all), and the label
+    says it is past the usual maximum; 100% or more (no time at all) is refused.
     """
     if percent_less_time < 0:
         raise BadInput(
-            f"Haste is the percentage of time saved (0 to 90), not {percent_less_time}; give "
-            "haste:0 to haste:90."
+            f"Haste is the percentage of time saved (0 to 99), not {percent_less_time}; give "
+            "haste:0 to haste:99."
         )
-    if percent_less_time > tables.HASTE_MAX_PERCENT:
+    if percent_less_time >= 100:
         raise Refused(
-            f"A task can be rushed by at most 90% of its usual time (-9), not "
-            f"{percent_less_time}%; give haste:90 or less."
+            f"A task rushed by {percent_less_time}% would take no time at all; give haste:99 or "
+            "less (90% is the usual maximum)."
         )
     steps = percent_less_time // tables.HASTE_STEP_PERCENT
-    return Modifier(-steps, f"haste ({percent_less_time}% less time)")
+    past = (
+        f"; past the usual {tables.HASTE_MAX_PERCENT}% maximum"
+        if percent_less_time > tables.HASTE_MAX_PERCENT
+        else ""
+    )
+    return Modifier(-steps, f"haste ({percent_less_time}% less time{past})")
 
 
 def extra_time(multiple: int) -> Modifier:
@@ -314,11 +322,12 @@ def preset(name: str, *, tl: int | None = None) -> Modifier:
             ) from None
         return hearing_modifier(sound, yards)
     if group == "encumbrance" and value.isdigit():
+        # "Subtract your current encumbrance level (0–4)": 0 is a level too, and a roll's own
+        # level stands over the sheet's (travelling light today).
         level = int(value)
-        if not 1 <= level <= tables.MAX_ENCUMBRANCE:
+        if not 0 <= level <= tables.MAX_ENCUMBRANCE:
             raise BadInput(
-                f"Encumbrance level is 1 to 4 for a modifier, not {level}; give encumbrance:1 to "
-                "encumbrance:4."
+                f"Encumbrance level is 0 to 4, not {level}; give encumbrance:0 to encumbrance:4."
             )
         return Modifier(-level, f"encumbrance {level}")
     raise BadInput(

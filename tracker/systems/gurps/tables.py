@@ -43,7 +43,7 @@ BEST_EQUIPMENT_MIN = 2
 # Rulebook: 'Time Modifiers': multiple of the usual time -> bonus.
 EXTRA_TIME: dict[int, int] = {2: 1, 4: 2, 8: 3, 15: 4, 30: 5}
 
-# Rulebook: 'Time Modifiers': -1 per full 10% less time, at most 90% less.
+# Rulebook: 'Time Modifiers': -1 per full 10% less time; 90% less is normally the most.
 HASTE_STEP_PERCENT = 10
 HASTE_MAX_PERCENT = 90
 
