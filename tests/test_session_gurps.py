@@ -1226,6 +1226,19 @@ def test_the_sheets_encumbrance_counts_on_climbing_and_swimming_once(iron):
     assert (light["effective"], mods(light)) == (13, [(0, "encumbrance 0")])
 
 
+def test_an_automatic_task_is_rolled_when_asked_with_the_rulebook_s_word_on_it(iron):
+    """gurps.md, 'Task Difficulty Scale': "+10 | Automatic | Starting a car — GM should skip
+    the roll entirely"."""
+    doc = iron.json("roll Mira Lockpicking --mod automatic --dice 3,3,3")
+    assert doc["effective"] == 22
+    assert any('"GM should skip the roll entirely"' in note for note in doc["notes"])
+    assert (
+        "GM should skip the roll entirely"
+        in iron.ok("roll Mira Lockpicking --mod automatic --dice 3,3,3").stdout
+    )
+    assert not any("skip" in n for n in iron.json("roll Mira Lockpicking --dice 3,3,3")["notes"])
+
+
 def test_movement_gives_paced_running_and_running_start_jumps(iron):
     # 'Running & Sprinting': paced running is half the sprint; 'Jumping': a running start adds
     # the yards run to Basic Move: Move 6 and 4 yards is (6 x 10) - 10 = 50 in, 2 x 10 - 3 = 17.

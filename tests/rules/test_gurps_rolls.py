@@ -371,6 +371,14 @@ def test_negative_haste_is_bad_input() -> None:
         gurps.haste(-10)
 
 
+def test_an_automatic_task_says_the_rulebook_would_skip_the_roll() -> None:
+    """gurps.md, 'Task Difficulty Scale': "+10 | Automatic | Starting a car — GM should skip
+    the roll entirely"."""
+    [note] = gurps.difficulty_notes([gurps.preset("automatic")])
+    assert '"GM should skip the roll entirely"' in note
+    assert gurps.difficulty_notes([gurps.preset("trivial"), Modifier(10, "automatic")]) == []
+
+
 @pytest.mark.parametrize("name", ["sort-of-hard", "equipment:golden", "time:x", "haste:lots"])
 def test_unknown_presets_are_bad_input(name: str) -> None:
     with pytest.raises(BadInput):

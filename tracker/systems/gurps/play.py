@@ -336,6 +336,7 @@ def decide_roll(
         (m.split(":", 1)[1] for m in mods if m.strip().lower().startswith("climbing:")), None
     )
     doc["notes"].extend(gurps.feat_notes(trait, feat, surface, result.outcome))
+    doc["notes"].extend(gurps.difficulty_notes(modifiers))
     influenced = secret_influence(campaign, character, request.mods)
     attempted = _after_a_secret(campaign, character, request)
     if influenced:

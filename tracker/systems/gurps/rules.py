@@ -1411,6 +1411,21 @@ def paced_move(sprint: int) -> int:
     return max(1, sprint // 2)
 
 
+def difficulty_notes(modifiers: Sequence[Modifier]) -> list[str]:
+    """What the rulebook says of a roll at a task difficulty it would not roll at all.
+
+    Rulebook: gurps.md, 'Task Difficulty Scale': "+10 | Automatic | Starting a car — GM should
+    skip the roll entirely". The roll is still logged when the GM makes it.
+    """
+    automatic = _difficulty_modifier("automatic")
+    if any(m.label == automatic.label for m in modifiers):
+        return [
+            f'Automatic ({automatic.value:+d}): "GM should skip the roll entirely" '
+            "(gurps.md, 'Task Difficulty Scale')"
+        ]
+    return []
+
+
 def feat_notes(trait: str, feat: str | None, surface: str | None, outcome: str) -> list[str]:
     """What the rulebook says follows a Climbing, Swimming or running roll: how fast, when to
     roll again, what a failure means.
