@@ -100,7 +100,8 @@ def as_stored_now(events: list[dict[str, Any]], system: str) -> list[dict[str, A
     roll before it (the tours' only one, Danger Sense after a secret sense roll) moved inside
     that roll, without the ``after`` that named it. The events after it are one version
     earlier, and so are the obligations they name (an obligation's id is "version-n"). A
-    panic check names the catastrophes it answers, and a trait owed is worded "-1 point"."""
+    panic check names the catastrophes it answers, a project roll the team's day it was rolled
+    in, and a trait owed is worded "-1 point"."""
     out: list[dict[str, Any]] = []
     gone = 0
     catastrophes: dict[str, list[str]] = {}  # the rolls whose panic checks are owed, by character
@@ -114,6 +115,9 @@ def as_stored_now(events: list[dict[str, Any]], system: str) -> list[dict[str, A
             e.get("obligation") == "panic-check" for e in payload["effects"]
         ):
             catastrophes.setdefault(payload["character_id"], []).append(f"<id{1000 + version}>")
+        if event["type"] == "RollMade" and payload["kind"] == "project":
+            # A project roll names the team's day it was rolled in (an id, unrecorded before).
+            payload["inputs"]["day"] = f"<id{2000 + version}>"
         after = event["payload"].get("inputs", {}).get("after")
         if event["type"] == "RollMade" and after is not None:
             inputs = {k: v for k, v in event["payload"]["inputs"].items() if k != "after"}
