@@ -68,7 +68,7 @@ def test_the_readme_names_no_path_outside_the_project():
 def test_the_command_reference_is_what_the_command_line_says():
     from tracker.cli.reference import reference
 
-    written = (ROOT / "tracker" / "cli" / "COMMANDS.md").read_text(encoding="utf-8")
+    written = (ROOT / "tracker/cli/COMMANDS.md").read_text(encoding="utf-8")
     assert written == reference(), (
         "tracker/cli/COMMANDS.md is stale; run "
         "`python -m tracker.cli.reference --write tracker/cli/COMMANDS.md`"
@@ -187,3 +187,31 @@ def test_every_command_a_document_shows_is_one_the_command_line_takes(doc, monke
                 )
         except click.UsageError as exc:
             pytest.fail(f"{_doc_id(doc)}: `tracker {shlex.join(words)}`: {exc.format_message()}")
+
+
+def _cited_in() -> list[Path]:
+    """Every text file of the project that may cite a document: code, tests, fixtures,
+    migrations, the documents themselves."""
+    found = [ROOT / "README.md", ROOT / "pyproject.toml", ROOT / ".ci" / "run"]
+    for top in ("tracker", "tests", "fixtures", "migrations"):
+        found += [
+            path
+            for path in (ROOT / top).rglob("*")
+            if path.is_file()
+            and path.suffix in {".py", ".md", ".toml", ".json", ".js", ".html", ".css", ".txt"}
+            and "__pycache__" not in path.parts
+        ]
+    return found
+
+
+def test_every_document_cited_is_one_the_project_has():
+    """A ruling's document is cited by its path (`tracker/systems/gurps/RULINGS.md`), and a
+    rulebook by its title and section: a citation of a document the repository lacks (a design
+    or a rulebook kept elsewhere) points a reader nowhere."""
+    cited = re.compile(r"(?<![\w/.-])((?:\.\.?/)*[\w./-]*[\w-]\.md)\b")
+    missing = []
+    for path in _cited_in():
+        for name in cited.findall(path.read_text(encoding="utf-8", errors="replace")):
+            if not ((ROOT / name).is_file() or (path.parent / name).is_file()):
+                missing.append(f"{path.relative_to(ROOT)} cites {name}")
+    assert not missing, "; ".join(missing)

@@ -91,7 +91,7 @@ def test_show_gives_what_was_imported_and_a_roll_uses_its_level(salt):
 
 
 def test_the_sheets_traits_change_the_rolls_the_rules_say_they_change(salt):
-    # Acute Vision 2 on a Vision roll (gurps.md, 'Sense Rolls').
+    # Acute Vision 2 on a Vision roll (GURPS, 'Sense Rolls').
     seen = salt.json(["roll", ILSA, "Vision", "--dice", "3,4,5"])
     assert seen["modifiers"] == [{"value": 2, "label": "Acute Vision"}]
     # Fearlessness 3 and Combat Reflexes on a Fright Check, then the Rule of 14.

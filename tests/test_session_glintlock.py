@@ -2,7 +2,7 @@
 
 Each step is checked the way a GM reads the table: what the command answered, then the campaign
 (Threat, spending floor), the characters' tracks and the open obligations. Expected numbers come
-from the rulebook (glintlock.md) and DESIGN.md Rulings/glintlock, worked by hand:
+from the rulebook (Glintlock) and tracker/systems/glintlock/RULINGS.md, worked by hand:
 Wren Grit 3 (Weak DC 14, Strong DC 17), Wren Lore 4 and Tomas Wits 4 (Weak DC 12, Strong DC 16).
 """
 
@@ -59,7 +59,7 @@ def character_id(run, name: str) -> str:
     return run.json(["status", name])["character_id"]
 
 
-# -- the evening of EXAMPLE-SESSION.md ------------------------------------------------------------
+# -- the evening of the example session: Mettle, Threat and a breaking point ------------------
 
 
 def test_the_example_evening(glintlock):
@@ -289,7 +289,7 @@ def test_steel_yourself_and_the_advantage_die_apply_to_the_next_roll_once(glintl
 
 
 def test_every_bought_bonus_is_one_at_a_time_and_one_of_each_combines(glintlock):
-    """glintlock.md, 'Mettle & Threat': "Proactive: Steel Yourself (1M, +2), Advantage Die
+    """Glintlock, 'Mettle & Threat': "Proactive: Steel Yourself (1M, +2), Advantage Die
     (1M)". The text is silent on buying either twice for one roll; the ruling is one at a
     time for every bought bonus, alike: a second Steel Yourself is refused as a second
     Advantage Die is, and one of each waits together for the same roll."""
@@ -313,7 +313,7 @@ def test_every_bought_bonus_is_one_at_a_time_and_one_of_each_combines(glintlock)
 
 
 def test_what_mettle_bought_and_no_roll_used_lapses_at_session_start_and_says_so(glintlock):
-    """glintlock.md, 'Mettle & Threat': Mettle "starts 0 per session". What it bought for the
+    """Glintlock, 'Mettle & Threat': Mettle "starts 0 per session". What it bought for the
     next roll lapses with the session it was bought in, and the next start says so."""
     run = glintlock
     run.ok("session start")
@@ -556,8 +556,8 @@ def test_a_seers_spell_on_a_natural_one_rolls_backlash_into_her_hp(run):
 
 
 def test_one_advantage_die_at_a_time_and_it_waits_through_a_controlled_roll(glintlock):
-    # DESIGN, Rulings/glintlock: a die cannot lift past controlled, so it stays pending through
-    # an already-controlled roll instead of being wasted; one pending at a time.
+    # tracker/systems/glintlock/RULINGS.md: a die cannot lift past controlled, so it stays
+    # pending through an already-controlled roll instead of being wasted; one pending at a time.
     run = glintlock
     run.ok("session start")
     run.ok("gain Wren deep-cut")

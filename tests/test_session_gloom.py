@@ -2,7 +2,7 @@
 
 Each step is checked the way a GM reads the table: what the command answered, then the
 characters' tracks (stress, conditions) and the open obligations. Expected outcomes come from the
-rulebook (gloom.md) and DESIGN.md Rulings/gloom, worked by hand. The crew, from the fixture
+rulebook (Gloom) and tracker/systems/gloom/RULINGS.md, worked by hand. The crew, from the fixture
 sheets: Kade (Hacking 16, Interface 18, Piloting 15, Athletics 15, Mind 15) and Juno (Hacking 14,
 Piloting 21, Mind 12).
 """
@@ -316,7 +316,7 @@ def test_ties_follow_the_campaigns_tie_rule(neon):
     state(run, Kade=CALM)
 
 
-# gloom.md, 'Example Modifiers (Difficulty)': Routine 0, Standard 5, Hard 10, Extreme 15, and
+# Gloom, 'Example Modifiers (Difficulty)': Routine 0, Standard 5, Hard 10, Extreme 15, and
 # Impossible: "If DL is higher than your Attribute, you have No Window".
 @pytest.mark.parametrize(
     ("name", "dl"), [("routine", 0), ("standard", 5), ("hard", 10), ("extreme", 15), ("Hard", 10)]
@@ -339,7 +339,7 @@ def test_an_impossible_task_has_no_window_and_an_unknown_name_is_refused(neon):
 
 
 def test_a_roll_given_no_dl_says_in_its_line_that_it_was_taken_as_routine(neon):
-    # gloom.md, 'Example Modifiers (Difficulty)': "Routine | 0 | ... (Usually no need for a
+    # Gloom, 'Example Modifiers (Difficulty)': "Routine | 0 | ... (Usually no need for a
     # roll)."; a roll without --dl is at DL 0.
     shown = neon.ok("roll Kade Hacking --dice 12").stdout.splitlines()
     assert "· DL 0 (routine) ·" in shown[0]
@@ -352,7 +352,7 @@ def test_a_roll_given_no_dl_says_in_its_line_that_it_was_taken_as_routine(neon):
 
 
 def test_a_dl_past_the_d20s_faces_is_refused_and_impossible_still_logs(neon):
-    # gloom.md, 'The Skill Check': the DL is the floor, "You must roll ABOVE this number"; a
+    # Gloom, 'The Skill Check': the DL is the floor, "You must roll ABOVE this number"; a
     # d20 has no face above 20.
     for command in ("roll Kade Hacking --dl 25 --dice 12", "contest Kade Hacking ICE 14 --dl-a 21"):
         refused(neon, command, "give a DL from 0 to 20, or `impossible`", code=2)
@@ -363,7 +363,7 @@ def test_a_dl_past_the_d20s_faces_is_refused_and_impossible_still_logs(neon):
 
 
 def test_a_contest_side_rolls_with_the_advantage_or_disadvantage_the_gm_gives(neon):
-    # gloom.md, 'Advantage and Disadvantage': "Roll 2d20 and take the best result" / "worst".
+    # Gloom, 'Advantage and Disadvantage': "Roll 2d20 and take the best result" / "worst".
     helped = neon.json("contest Kade Hacking ICE 14 --advantage-a --dice-a 3,12 --dice-b 9")
     assert (helped["a"]["dice"], helped["a"]["kept"], helped["winner"]) == ([3, 12], 12, "Kade")
     hurt = neon.json("contest Kade Hacking ICE 14 --disadvantage-b --dice-a 8 --dice-b 9,13")
@@ -384,7 +384,7 @@ def test_the_odds_take_a_difficulty_by_name(run):
 
 
 def test_a_condition_the_rules_do_not_apply_is_named_on_the_roll(neon):
-    # gloom.md, 'Advantage and Disadvantage': panic gives disadvantage, said as the reason; a
+    # Gloom, 'Advantage and Disadvantage': panic gives disadvantage, said as the reason; a
     # condition the GM named otherwise is applied by nobody, so the line names it.
     neon.ok("condition set Kade panicked")
     neon.ok("condition set Kade 'cracked ribs'")

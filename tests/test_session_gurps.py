@@ -2,9 +2,9 @@
 
 Each step is checked the way a GM reads the table: what the command answered, then the
 characters' tracks (HP, FP, points, conditions, traits) and the open obligations. Expected numbers
-come from the rulebook (gurps.md) and DESIGN.md Rulings/gurps, worked by hand. From the fixture
-sheets: Mira (Lockpicking 12, Will 12, HT 11, FP 11), Aldric (IQ 14, Will 14, Combat Reflexes,
-Lockpicking defaulting to IQ-5) and Vora (Broadsword 16, ST 12, Will 11, HP 12).
+come from the GURPS rules and tracker/systems/gurps/RULINGS.md, worked by hand. From the
+fixture sheets: Mira (Lockpicking 12, Will 12, HT 11, FP 11), Aldric (IQ 14, Will 14, Combat
+Reflexes, Lockpicking defaulting to IQ-5) and Vora (Broadsword 16, ST 12, Will 11, HP 12).
 """
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ def test_aldrics_default_and_a_skill_without_one(iron):
 
 
 def test_a_skill_the_rulebook_gives_no_default_is_never_attempted_untrained(iron):
-    """gurps.md, 'Default Rolls': "Some skills — like Alchemy, Karate, and all spells — have no
+    """GURPS, 'Default Rolls': "Some skills — like Alchemy, Karate, and all spells — have no
     default. You cannot attempt them without training." A roll or contest of one without the
     skill is refused, and so is a default for one; trained, it rolls as any skill."""
     refused(iron, "roll Vora Karate --dice 3,3,3", "cannot attempt Karate untrained")
@@ -549,7 +549,7 @@ def test_a_major_project_accumulates_man_hours_day_by_day(iron):
         ("", "3,3,3", "success", 8, 0, 8),
         ("", "1,1,2", "critical_success", 12, 0, 20),
         ("", "4,4,5", "failure", 4, 0, 24),
-        # gurps.md, 'Major projects': a supervisor's successful Leadership gives +1.
+        # GURPS, 'Major projects': a supervisor's successful Leadership gives +1.
         ("--supervisor Boss --supervisor-dice 3,3,3", "4,4,5", "success", 8, 0, 32),
         ("--destroyed-dice 3,4", "6,6,6", "critical_failure", 0, 7, 25),
         ("", "2,3,3", "success", 8, 0, 33),
@@ -579,7 +579,7 @@ def test_a_major_project_accumulates_man_hours_day_by_day(iron):
 
 
 def test_a_supervisor_rolls_once_for_the_whole_team_and_the_day_counts_once(iron):
-    """gurps.md, 'Major projects': "A supervisor using Leadership or Administration instead of
+    """GURPS, 'Major projects': "A supervisor using Leadership or Administration instead of
     working personally can give the team +1 to +2 on success." One supervisor roll for the
     day gives every worker the bonus, and the project counts one day, not one per roll."""
     run = iron
@@ -661,7 +661,7 @@ def test_a_project_day_asked_wrongly_is_refused(iron, command, words):
     refused(iron, command, words, code=2)
 
 
-# -- influence rolls and extra effort (gurps.md 'Influence Rolls', 'Extra Effort') --------------
+# -- influence rolls and extra effort (GURPS 'Influence Rolls', 'Extra Effort') --------------
 
 
 def test_diplomacy_takes_the_better_of_the_contest_and_a_reaction_roll(iron):
@@ -704,7 +704,7 @@ def test_diplomacy_takes_the_better_of_the_contest_and_a_reaction_roll(iron):
 
 
 def test_reaction_modifiers_apply_to_the_influence_roll_itself(iron):
-    """gurps.md, 'Influence Rolls': "Modifiers: Your reaction modifiers (appearance, social
+    """GURPS, 'Influence Rolls': "Modifiers: Your reaction modifiers (appearance, social
     status, etc.) apply." They are labelled modifiers to the influence skill in the Quick
     Contest, whatever the skill; Diplomacy's reaction roll takes them as well."""
     iron.ok("character default Aldric Fast-Talk IQ-5")
@@ -791,7 +791,7 @@ def test_empathy_reaches_an_indomitable_subject_and_slave_mentality_needs_no_rol
 
 
 def test_an_npc_who_beats_a_pc_leaves_its_margin_of_victory_on_that_pc(iron):
-    # gurps.md, 'Influencing PCs': "a beautiful spy who beats a PC's Will by 3 using Sex
+    # GURPS, 'Influencing PCs': "a beautiful spy who beats a PC's Will by 3 using Sex
     # Appeal might impose -3 to that PC's Detect Lies rolls when dealing with her."
     iron.ok('character add Spy --npc --stat IQ=12 --stat Will=11 --skill "Sex Appeal=14"')
     iron.ok('character update Mira --skill "Detect Lies=12"')
@@ -948,7 +948,7 @@ def test_a_machine_cannot_use_extra_effort(iron, tmp_path):
     assert iron.event_count() == before
 
 
-# -- physical feats and senses (gurps.md 'Climbing', 'Swimming', 'Running', 'Sense Rolls') -----
+# -- physical feats and senses (GURPS 'Climbing', 'Swimming', 'Running', 'Sense Rolls') -----
 
 SCOUT = """name = "Scout"
 traits = ["Acute Vision 2", "Danger Sense", "Discriminatory Hearing"]
@@ -1045,7 +1045,7 @@ def test_danger_sense_rolls_per_again_in_secret_after_a_failed_sense_roll(scout)
 def test_character_show_gives_what_basic_move_allows(iron):
     iron.ok('character add Runner --stat DX=12 --stat HT=12 --stat "Basic Move=6"')
     moves = iron.json("character show Runner")["movement"]
-    # gurps.md: sprint +20% (min +1), water Move = BM/5 (min 1), (6 x BM) - 10 in, (2 x BM) - 3 ft.
+    # GURPS: sprint +20% (min +1), water Move = BM/5 (min 1), (6 x BM) - 10 in, (2 x BM) - 3 ft.
     assert moves == {
         "basic_move": 6,
         "sprint_move": 7,
@@ -1164,7 +1164,7 @@ def test_a_default_the_sheet_lists_replaces_the_rulebook_one(iron):
 
 
 def test_a_sense_contested_rolls_per_with_its_acute_bonus_in_secret(scout):
-    # gurps.md, 'Sense Rolls': a sense roll is against Per, with Acute Senses added; it is
+    # GURPS, 'Sense Rolls': a sense roll is against Per, with Acute Senses added; it is
     # rolled secretly, in a contest against Stealth as in a roll.
     shown = scout.ok("contest Scout Vision Mira Stealth --dice-a 3,3,3 --dice-b 5,5,5").stdout
     assert "(secret)" in shown
@@ -1183,7 +1183,7 @@ def test_a_contest_uses_the_rulebook_defaults_for_climbing_and_swimming(scout):
 
 
 def test_extra_effort_may_roll_a_will_based_skill(iron):
-    # gurps.md, 'Extra Effort': "Roll against Will (or Will-based relevant skill) at -1 per 5%".
+    # GURPS, 'Extra Effort': "Roll against Will (or Will-based relevant skill) at -1 per 5%".
     iron.ok("character add Monk --stat IQ=11 --stat Will=12 --skill Meditation=14")
     doc = iron.json("effort Monk 20 --skill Meditation --dice 3,3,3")
     assert (doc["trait"], doc["base"], doc["effective"], doc["granted"]) == (
@@ -1197,7 +1197,7 @@ def test_extra_effort_may_roll_a_will_based_skill(iron):
 
 
 def test_climbing_swimming_and_running_say_what_follows_as_the_rulebook_does(iron):
-    # gurps.md, 'Success Roll — Mira Scales a Wall': -3 to Climbing, encumbrance 0, effective
+    # GURPS, 'Success Roll — Mira Scales a Wall': -3 to Climbing, encumbrance 0, effective
     # 12, and she succeeds with a margin of 3 (a 9).
     wall = iron.ok("roll Mira Climbing --mod climbing:vertical-stone-wall --dice 3,3,3").stdout
     assert "effective 12" in wall
@@ -1227,7 +1227,7 @@ def test_the_sheets_encumbrance_counts_on_climbing_and_swimming_once(iron):
 
 
 def test_an_automatic_task_is_rolled_when_asked_with_the_rulebook_s_word_on_it(iron):
-    """gurps.md, 'Task Difficulty Scale': "+10 | Automatic | Starting a car — GM should skip
+    """GURPS, 'Task Difficulty Scale': "+10 | Automatic | Starting a car — GM should skip
     the roll entirely"."""
     doc = iron.json("roll Mira Lockpicking --mod automatic --dice 3,3,3")
     assert doc["effective"] == 22
@@ -1294,7 +1294,7 @@ def test_the_players_cannot_tell_one_kind_of_secret_event_from_another(iron):
 
 
 def test_hp_past_minus_hp_or_at_the_floor_tracker_keeps_says_so(iron):
-    """gurps.md names no HP threshold, so the line says where HP stands against -HP and the
+    """GURPS names no HP threshold, so the line says where HP stands against -HP and the
     -5×HP that tracker keeps it at, and that the GM rules what it means."""
     assert iron.ok("hp Vora -3").stdout.strip() == "Vora HP 12 → 9 of 12."
     past = iron.ok("hp Vora -30").stdout.splitlines()
@@ -1314,7 +1314,7 @@ def test_hp_past_minus_hp_or_at_the_floor_tracker_keeps_says_so(iron):
 
 
 def test_a_stunned_fainted_character_rolls_and_the_line_names_what_is_on_them(iron):
-    """gurps.md's fright table gives a stun or a faint a duration and a roll to recover, no
+    """GURPS's fright table gives a stun or a faint a duration and a roll to recover, no
     modifier: the roll is not refused (recovering is a roll) and takes nothing for them, and
     its line says so instead of passing as if Vora had neither."""
     # Will 11, 17 fails by 6: table 4 + 6 = 10, stunned 3 s; then 11 + 6 = 17, fainted.

@@ -29,7 +29,7 @@ def refused(run, command, words: str, code: int = 1) -> None:
 
 
 def test_gloom_stress_at_the_campaigns_limit_gives_disadvantage(run):
-    # gloom.md: too much Stress gives Disadvantage; the limit is the campaign's (6 by default).
+    # Gloom: too much Stress gives Disadvantage; the limit is the campaign's (6 by default).
     run.ok("campaign new Neon --system gloom --stress-limit 4")
     run.ok("character add Kade --skill Hacking=16")
     run.ok("session start")
@@ -57,7 +57,7 @@ def test_glintlock_threat_carries_over_between_sessions_when_the_campaign_says_s
 
 
 def test_threat_reset_each_session_is_called_tracker_s_default_not_the_rulebook_s(run):
-    """glintlock.md, 'Mettle & Threat': Mettle "starts 0 per session", but Threat only "starts
+    """Glintlock, 'Mettle & Threat': Mettle "starts 0 per session", but Threat only "starts
     0". Resetting Threat at each session start is tracker's default, and says so."""
     for command in ("campaign set --help", "campaign new --help"):
         said = " ".join(run.ok(command).stdout.split())
@@ -72,7 +72,7 @@ def test_threat_reset_each_session_is_called_tracker_s_default_not_the_rulebook_
 
 
 def test_best_equipment_takes_the_campaigns_tech_level_or_the_rolls_own(run):
-    # gurps.md, 'Equipment Modifiers': best equipment is +TL/2, minimum +2.
+    # GURPS, 'Equipment Modifiers': best equipment is +TL/2, minimum +2.
     gurps(run)
     refused(
         run,
@@ -165,7 +165,7 @@ BREAKING = ROOT / "fixtures" / "tables" / "breaking-d6.toml"
 
 
 def test_a_breaking_point_rolls_on_the_campaigns_breaking_table(run):
-    # glintlock.md, 'Stress': "Breaking point. Roll table, clear 3, lasting consequence."
+    # Glintlock, 'Stress': "Breaking point. Roll table, clear 3, lasting consequence."
     run.ok("campaign new Ashes --system glintlock")
     run.ok("character add Tomas --stat Wits=3")
     run.ok("session start")

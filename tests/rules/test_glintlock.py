@@ -1,7 +1,7 @@
 """Glintlock rule engine: every face for every stat, the rulebook's probability table, naturals,
 tags and position, the Mettle/Threat economy, Stress, and physical dice.
 
-Expected values come from tables typed from glintlock.md and DESIGN.md Rulings/glintlock, or
+Expected values come from tables typed from Glintlock and tracker/systems/glintlock/RULINGS.md, or
 from the small reference below, written from the rulebook's text independently of the engine.
 """
 
@@ -66,7 +66,7 @@ def test_every_face_for_every_stat(stat: int, trained: bool) -> None:
         assert gl.outcome(effective, face) == reference_outcome(stat, trained, face), face
 
 
-# Eff. Stat, Weak DC, Strong DC, Miss%, Weak%, Strong% (glintlock.md, 'Probability Table')
+# Eff. Stat, Weak DC, Strong DC, Miss%, Weak%, Strong% (Glintlock, 'Probability Table')
 PROBABILITY_TABLE = [
     (1, 18, 19, 85, 5, 10),
     (2, 16, 18, 75, 10, 15),
@@ -138,7 +138,7 @@ def test_steel_yourself_lifts_a_miss_to_a_weak_hit() -> None:
     assert gl.outcome(3, 12, bonus=gl.STEEL_YOURSELF_BONUS) == "weak_hit"
 
 
-# outcome, natural -> (Mettle, Threat)  (glintlock.md 'Core Mechanic', 'Natural 20 / Natural 1')
+# outcome, natural -> (Mettle, Threat)  (Glintlock 'Core Mechanic', 'Natural 20 / Natural 1')
 DELTA_TABLE = [
     ("strong_hit", 19, (1, 0)),
     ("weak_hit", 12, (1, 1)),
@@ -242,7 +242,7 @@ def test_net_tags(tags: tuple[gl.Tag, ...], stress: int, net: int) -> None:
     assert gl.net_tags(tags, stress) == net
 
 
-# net tags -> position (glintlock.md, 'Tag-Driven Position')
+# net tags -> position (Glintlock, 'Tag-Driven Position')
 POSITION_TABLE = [
     (-3, "desperate"),
     (-1, "desperate"),
@@ -481,7 +481,7 @@ def test_mettle_gains(action: str) -> None:
     assert gl.gain_mettle(6, action).lost == 1
 
 
-# Base costs (glintlock.md, 'Mettle & Threat')
+# Base costs (Glintlock, 'Mettle & Threat')
 BASE_COSTS = {
     "resist": 1,
     "suppress-condition": 1,

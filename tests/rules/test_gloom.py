@@ -1,7 +1,7 @@
 """Gloom rule engine: every face against every rank and DL, the rulebook's worked examples,
 advantage, contests and the dynamic floor.
 
-Expected values come from tables typed from gloom.md and DESIGN.md Rulings/gloom, or from the
+Expected values come from tables typed from Gloom and tracker/systems/gloom/RULINGS.md, or from the
 small reference below, which paints the d20's faces from the ruling text independently of the
 engine.
 """
@@ -387,7 +387,8 @@ def test_dynamic_failed_defence_leaves_the_base_dl() -> None:
 
 
 def test_dynamic_both_fail_is_a_stalemate() -> None:
-    # DESIGN.md: "Both fail: stalemate"; the rulebook's Scenario C: the situation doesn't change.
+    # tracker/systems/gloom/RULINGS.md: "Both fail: stalemate"; the rulebook's Scenario C: the
+    # situation doesn't change.
     result = gloom.dynamic_contest(10, 10, dice_a=one(15), dice_b=one(15))
     assert (result.a.outcome, result.b.outcome) == ("overshoot", "overshoot")
     assert result.winner is None

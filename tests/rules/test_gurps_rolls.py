@@ -1,4 +1,5 @@
-"""GURPS success rolls, modifiers and defaults (rulebook gurps.md; DESIGN.md Rulings/gurps)."""
+"""GURPS success rolls, modifiers and defaults (the GURPS rules, and
+tracker/systems/gurps/RULINGS.md)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ def dice_totalling(total: int) -> PhysicalDice:
 
 
 def expected_outcome(effective: int, total: int) -> str:
-    """Reference written from the rulebook's tables and DESIGN.md, independent of the engine."""
+    """Reference written from the rulebook's tables and tracker/systems/gurps/RULINGS.md,
+    independent of the engine."""
     if total in (3, 4):
         return "critical_success"
     if total == 18:
@@ -138,7 +140,7 @@ def test_rolling_16_on_a_skill_of_6_is_a_critical_failure() -> None:
 
 
 def test_lockpicking_20_fails_on_a_17_as_an_ordinary_failure() -> None:
-    # The rulebook's summary calls every 17 critical; its detailed table (and DESIGN) wins.
+    # The rulebook's summary calls every 17 critical; its detailed table (and the ruling) wins.
     roll = gurps.success_roll(20, dice=PhysicalDice([6, 6, 5]))
     assert roll.outcome == "failure"
     assert not roll.success
@@ -353,7 +355,7 @@ def test_haste_is_minus_1_per_full_10_percent(percent: int, value: int) -> None:
 
 
 def test_haste_past_90_percent_is_allowed_as_past_the_usual_maximum() -> None:
-    """gurps.md, 'Time Modifiers': "Haste: −1 per 10% less time taken. ... Maximum reduction
+    """GURPS, 'Time Modifiers': "Haste: −1 per 10% less time taken. ... Maximum reduction
     is normally 90% (one-tenth time) for −9." Normally: past it, still -1 per full 10%, and
     said to be past the usual maximum; no time at all is refused."""
     assert gurps.haste(90).label == "haste (90% less time)"
@@ -372,7 +374,7 @@ def test_negative_haste_is_bad_input() -> None:
 
 
 def test_an_automatic_task_says_the_rulebook_would_skip_the_roll() -> None:
-    """gurps.md, 'Task Difficulty Scale': "+10 | Automatic | Starting a car — GM should skip
+    """GURPS, 'Task Difficulty Scale': "+10 | Automatic | Starting a car — GM should skip
     the roll entirely"."""
     [note] = gurps.difficulty_notes([gurps.preset("automatic")])
     assert '"GM should skip the roll entirely"' in note
@@ -453,7 +455,7 @@ def test_rule_of_20_does_not_cap_a_skill_default() -> None:
 
 @pytest.mark.parametrize("attribute", ["ST", "DX", "IQ", "HT", "Will", "Per"])
 def test_rule_of_20_caps_every_attribute_in_a_default(attribute: str) -> None:
-    # DESIGN.md Rulings/gurps: "an attribute counts as at most 20 in an attribute default".
+    # tracker/systems/gurps/RULINGS.md: "an attribute counts as at most 20 in an attribute default".
     result = gurps.base_skill(
         "Task", attributes={attribute: 23}, skills={}, defaults=[f"{attribute}-4"]
     )
@@ -507,7 +509,7 @@ def test_defaults_that_name_nothing_on_the_sheet_are_refused() -> None:
 
 @pytest.mark.parametrize("skill", ["Karate", "alchemy", "Alchemy/TL3", "Karate (Sport)"])
 def test_a_skill_with_no_default_takes_none_even_one_listed(skill: str) -> None:
-    """gurps.md, 'Default Rolls': "Some skills — like Alchemy, Karate, and all spells — have no
+    """GURPS, 'Default Rolls': "Some skills — like Alchemy, Karate, and all spells — have no
     default. You cannot attempt them without training." """
     assert gurps.tables.NO_DEFAULT_SKILLS == ("Alchemy", "Karate")
     with pytest.raises(Refused, match=f"Vora cannot attempt {re.escape(skill)} untrained"):
@@ -563,7 +565,7 @@ def test_margins_are_consistent_with_success(effective: int, dice: tuple[int, in
 
 
 def test_climbing_presets_follow_the_surface_table() -> None:
-    # gurps.md worked example: Mira scales a vertical stone wall, -3 to Climbing 15, with
+    # GURPS worked example: Mira scales a vertical stone wall, -3 to Climbing 15, with
     # encumbrance 0 → 12; in total darkness (-9) as well → 3.
     wall = gurps.preset("climbing:vertical-stone-wall")
     assert wall.value == -3
@@ -576,7 +578,7 @@ def test_climbing_presets_follow_the_surface_table() -> None:
 
 @pytest.mark.parametrize("level", [0, 1, 2, 3, 4])
 def test_encumbrance_preset_subtracts_the_level(level: int) -> None:
-    """gurps.md, 'Climbing': "Subtract your current encumbrance level (0–4) from every
+    """GURPS, 'Climbing': "Subtract your current encumbrance level (0–4) from every
     Climbing roll": 0 is a level too."""
     assert gurps.preset(f"encumbrance:{level}").value == -level
 

@@ -99,13 +99,13 @@ def test_gurps_skill_12_by_hand():
 
 
 # -- independent references ----------------------------------------------------------------------
-# Tiny re-statements of DESIGN.md Rulings, enumerating every way the dice can fall. They never
+# Tiny re-statements of each system's rulings, enumerating every way the dice can fall. They never
 # call the engine, so the odds are checked against the rulings, not against themselves.
 
 D20 = range(1, 21)
 THREE_D6_WAYS = Counter(sum(d) for d in itertools.product(range(1, 7), repeat=3))
 
-# DESIGN.md Rulings/gloom: outcomes ranked worst to best for advantage and disadvantage.
+# tracker/systems/gloom/RULINGS.md: outcomes ranked worst to best for advantage and disadvantage.
 REF_GLOOM_RANKING = (
     "catastrophe",
     "overshoot",
@@ -119,7 +119,7 @@ REF_GLOOM_SUCCESSES = {"complication", "success", "special", "perfect"}
 
 
 def ref_gloom_outcome(rank, dl, die, above=0):
-    """DESIGN.md Rulings/gloom, 'Check': the first matching rule wins."""
+    """tracker/systems/gloom/RULINGS.md, 'Check': the first matching rule wins."""
     ceiling = min(rank, 20)
     rules = [
         (die == 1, "catastrophe"),
@@ -153,7 +153,7 @@ def ref_shares(wins):
 def ref_gloom_contest(
     a_rank, b_rank, *, tie_rule="stat", a_adv=False, a_dis=False, b_adv=False, b_dis=False
 ):
-    """DESIGN.md Rulings/gloom, 'Contested roll'; DL 0 on both sides."""
+    """tracker/systems/gloom/RULINGS.md, 'Contested roll'; DL 0 on both sides."""
     wins = Counter()
     for a, a_ways in ref_gloom_kept(a_rank, 0, a_adv, a_dis).items():
         for b, b_ways in ref_gloom_kept(b_rank, 0, b_adv, b_dis).items():
@@ -174,7 +174,8 @@ def ref_gloom_contest(
 
 
 def ref_gloom_dynamic(attacker_rank, defender_rank, base_dl=0, *, b_adv=False):
-    """DESIGN.md Rulings/gloom, 'Dynamic floor': the defender's successful die sets the floor."""
+    """tracker/systems/gloom/RULINGS.md, 'The dynamic floor': the defender's successful die sets
+    the floor."""
     wins = Counter()
     for b, b_ways in ref_gloom_kept(defender_rank, 0, b_adv).items():
         b_ok = ref_gloom_outcome(defender_rank, 0, b) in REF_GLOOM_SUCCESSES
@@ -186,7 +187,8 @@ def ref_gloom_dynamic(attacker_rank, defender_rank, base_dl=0, *, b_adv=False):
 
 
 def ref_gurps_outcome(effective, total):
-    """DESIGN.md Rulings/gurps: 3-4 succeed, 17-18 fail; criticals by the detailed table."""
+    """tracker/systems/gurps/RULINGS.md, 'Success and failure': 3-4 succeed, 17-18 fail;
+    criticals by the detailed table."""
     if total <= 4:
         return "critical_success"
     if total <= 16 and total <= effective:
@@ -201,7 +203,8 @@ def ref_succeeds(effective, total):
 
 
 def ref_quick_winner(a_eff, a_total, b_eff, b_total):
-    """DESIGN.md Rulings/gurps, 'Quick contest': margins max(E - t, 0) and max(t - E, 0)."""
+    """tracker/systems/gurps/RULINGS.md, 'Quick contests': margins max(E - t, 0) and
+    max(t - E, 0)."""
     a_ok, b_ok = ref_succeeds(a_eff, a_total), ref_succeeds(b_eff, b_total)
     if a_ok != b_ok:
         return "a" if a_ok else "b"
@@ -257,7 +260,7 @@ def ref_regular_contest(a_eff, b_eff):
     return {"a": Fraction(a_round, a_round + b_round), "b": Fraction(b_round, a_round + b_round)}
 
 
-# gurps.md 'Fright Check Results': the first total of each listed row, typed from the table.
+# GURPS 'Fright Check Results': the first total of each listed row, typed from the table.
 REF_FRIGHT_ROW_STARTS = (4, 6, 8, 10, 11, 12, 13, 14, 16, 17, 18, 20, 21, 22, 23, 28, 30, 40)
 
 
@@ -265,7 +268,7 @@ REF_FRIGHT_ROW_STARTS = (4, 6, 8, 10, 11, 12, 13, 14, 16, 17, 18, 20, 21, 22, 23
 
 
 def test_gloom_contest_rank_14_against_a_master_of_21():
-    # The defender's rank of 21 gives it advantage by itself (DESIGN.md Rulings/gloom).
+    # The defender's rank of 21 gives it advantage by itself (tracker/systems/gloom/RULINGS.md).
     result = gloom_odds.contest(14, 21)
     assert result.outcomes["a"] == Fraction(819, 8000)
     assert result.outcomes["stalemate"] == Fraction(7, 8000)
@@ -378,7 +381,7 @@ def test_fright_check_odds_apply_the_rule_of_14():
 
 
 def test_the_fright_odds_name_the_rule_of_14_only_where_it_caps(run):
-    """gurps.md, 'The Rule of 14': "If modified Will exceeds 13… Treat as 13 for Fright Checks
+    """GURPS, 'The Rule of 14': "If modified Will exceeds 13… Treat as 13 for Fright Checks
     only"."""
     assert run.ok("odds gurps --skill 10 --fright").stdout.splitlines()[0] == (
         "GURPS Fright Check · Will 10"
@@ -572,7 +575,7 @@ def test_a_project_day_matches_the_rules_roll_by_roll(worker, supervisor, bonus)
 
 
 def test_a_team_s_day_shares_one_supervisor_roll_and_adds_every_worker_s_hours(run):
-    """gurps.md, 'Major projects': "A supervisor using Leadership or Administration instead of
+    """GURPS, 'Major projects': "A supervisor using Leadership or Administration instead of
     working personally can give the team +1 to +2 on success." One supervisor roll gives the
     whole team its bonus that day: the team's hours, fall by fall of every die."""
     from tracker.systems.dice import PhysicalDice
@@ -608,7 +611,7 @@ def test_a_supervisor_never_slows_the_work():
      ("Sex Appeal", 14, 10, 0), ("Fast-Talk", 12, 12, 0), ("Fast-Talk", 9, 11, 2)],
 )  # fmt: skip
 def test_influence_odds_match_influence_rolls_fall_by_fall(skill, effective, will, reaction):
-    """gurps.md, 'Influence Rolls': "Modifiers: Your reaction modifiers (appearance, social
+    """GURPS, 'Influence Rolls': "Modifiers: Your reaction modifiers (appearance, social
     status, etc.) apply." They are part of the influence roll's skill, and Diplomacy's reaction
     roll takes them too."""
     from tracker.systems.dice import PhysicalDice

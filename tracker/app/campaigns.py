@@ -464,7 +464,7 @@ class Campaigns:
 def _lapsing(state: CampaignState) -> tuple[str, ...]:
     """What Mettle bought for the next roll that no roll used, which a session start lapses.
 
-    Rulebook: glintlock.md, 'Mettle & Threat': Mettle "starts 0 per session". Ruling (tracker's,
+    Rulebook: Glintlock, 'Mettle & Threat': Mettle "starts 0 per session". Ruling (tracker's,
     the text being silent): what it bought for "the next roll" lapses with the session it was
     bought in, and the start says so rather than dropping it unseen.
     """

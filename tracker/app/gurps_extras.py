@@ -413,7 +413,7 @@ class GurpsExtras:
     ) -> Logged:
         """One day of a project's team: each worker's skill roll and the man-hours it adds.
 
-        A supervisor directs the day instead of working (gurps.md, 'Major projects': "A
+        A supervisor directs the day instead of working (GURPS, 'Major projects': "A
         supervisor using Leadership or Administration instead of working personally can give
         the team +1 to +2 on success"): one Leadership or Administration roll for the whole
         team, logged first as a roll of its own; its success gives every worker +1 (or +2,
@@ -623,5 +623,5 @@ def _project(state: CampaignState, name: str, missing_ok: bool = False):
     )
 
 
-# The skills a supervisor directs a project's team with (gurps.md, 'Major projects').
+# The skills a supervisor directs a project's team with (GURPS, 'Major projects').
 SUPERVISING = ("leadership", "administration")

@@ -136,7 +136,7 @@ class Tracks:
     def threat_add(self, amount: int, *, reason: str | None = None) -> Logged:
         """Add Threat outside a roll.
 
-        glintlock.md, 'Mettle & Threat': Threat is "Gained on Weak Hits (+1), Misses (+2), Nat
+        Glintlock, 'Mettle & Threat': Threat is "Gained on Weak Hits (+1), Misses (+2), Nat
         1s (+3), and per exploration turn in danger", and the GM's spends are what lower it
         ("Free (0) ... Soft (1) ... Hard (2) ... Dire (3)"). So a negative addition is refused
         with the sentence that names those: a spend, or undoing the addition.
@@ -282,7 +282,7 @@ class Tracks:
     def points_award(self, name: str, points: int, *, reason: str | None = None) -> Logged:
         """Award character points.
 
-        gurps.md, 'Repeated Attempts': "the GM may allow players to spend bonus character points
+        GURPS, 'Repeated Attempts': "the GM may allow players to spend bonus character points
         to alter recent outcomes"; spending is how points leave a character (`tracker spend
         NAME buy-up`). An award of 0 or less is refused with that, and with undoing an award
         given by mistake.

@@ -107,8 +107,8 @@ def render(report: dict[str, Any]) -> str:
     the die faces against fair dice (chi-square; dice typed in at the table apart from dice
     tracker rolled, and the table's per person), luck and the tracks over time, and every roll
     (revoked rolls struck through, secret rolls marked, and in the player view without details).
-    Design: DESIGN.md "Scripting contract" (`tracker export rolls --format html`) and "The event
-    log" (secret rolls; exports name the head hash of their log).
+    See tracker/cli/README.md (`tracker export rolls --format html`) and tracker/store/README.md
+    (secret rolls; exports name the head hash of their log).
     """
     rows = report.get("rows") or []
     colours = _colours(report)

@@ -1,1 +1,1 @@
-"""Glintlock: the d20 dual threshold, Mettle, Threat and stress (rulebook: glintlock.md)."""
+"""Glintlock: the d20 dual threshold, Mettle, Threat and stress (rulebook: Glintlock)."""

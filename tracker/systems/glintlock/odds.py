@@ -14,7 +14,7 @@ def check(
     stat: int, *, trained: bool = False, tags: int = 1, bonus: int = 0, advantage_die: bool = False
 ) -> Odds:
     """Each outcome's chance at a position set by net tags, one step better with an Advantage
-    Die where there is a step to take (Rulebook: glintlock.md)."""
+    Die where there is a step to take (Rulebook: Glintlock)."""
     effective = glintlock.effective_stat(stat, trained)
     at = glintlock.position(tags)
     if advantage_die and at != glintlock.POSITIONS[-1]:

@@ -1,5 +1,5 @@
 """Glintlock at the table: a check decided from the campaign as it stands, and a stored one read
-back (DESIGN.md Rulings/glintlock).
+back (tracker/systems/glintlock/RULINGS.md).
 
 The state feeds the rules without the GM typing it: stress adds its condition tag, every
 condition on the character counts as a -1 tag until suppressed, a held story tag is spent for
@@ -38,7 +38,7 @@ def conditions_ruled(system: Any, character: CharacterView, request: RollRequest
     """Every condition: each is a -1 tag on the roll, or suppressed for it by a Mettle spend,
     and the roll's notes say which.
 
-    glintlock.md, 'Tag-Driven Position': "Before each roll, count helpful tags minus hindering
+    Glintlock, 'Tag-Driven Position': "Before each roll, count helpful tags minus hindering
     tags. Tag types: power (+1), gear (+1), scene (+/-1), story (+1 single-use), weakness (-1),
     condition (-1)."; 'Mettle & Threat': "Reactive: Resist (1M), Suppress Condition (1M)".
     """
@@ -50,8 +50,8 @@ def decide_roll(
 ) -> RollDecision:
     """A check at the position the tags give, with Mettle's and Threat's moves as effects.
 
-    Rulebook: glintlock.md, 'Core Mechanic', 'Tag-Driven Position', 'Natural 20 / Natural 1',
-    'Mettle & Threat', 'Stress'; DESIGN.md Rulings/glintlock.
+    Rulebook: Glintlock, 'Core Mechanic', 'Tag-Driven Position', 'Natural 20 / Natural 1',
+    'Mettle & Threat', 'Stress'; tracker/systems/glintlock/RULINGS.md.
     """
     if campaign.threat_floor == "immediate" and not request.override:
         raise Refused(

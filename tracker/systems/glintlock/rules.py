@@ -1,7 +1,7 @@
 """Glintlock: the d20 dual-threshold check, tag-driven position, Mettle, Threat and Stress.
 
-Rulebook: glintlock.md; DESIGN.md Rulings/glintlock. A check compares the kept d20 with a Weak DC
-and a Strong DC derived from the stat; the position (from net tags) decides how many d20 are
+Rulebook: Glintlock; tracker/systems/glintlock/RULINGS.md. A check compares the kept d20 with a
+Weak DC and a Strong DC derived from the stat; the position (from net tags) decides how many d20 are
 rolled and which one is kept; every outcome moves the Mettle and Threat tracks.
 """
 
@@ -24,7 +24,7 @@ TRAINING_BONUS = 1
 def effective_stat(stat: int, trained: bool) -> int:
     """The stat the DCs are computed from: the stat, +1 when trained in a relevant skill.
 
-    Rulebook: glintlock.md, 'Core Mechanic'; DESIGN.md Rulings/glintlock.
+    Rulebook: Glintlock, 'Core Mechanic'; tracker/systems/glintlock/RULINGS.md.
     """
     if stat < 0:
         raise BadInput(f"A Glintlock stat is 0 or more, not {stat}; check the character sheet.")
@@ -34,7 +34,7 @@ def effective_stat(stat: int, trained: bool) -> int:
 def weak_dc(effective: int) -> int:
     """Weak DC = 20 - 2 x effective stat.
 
-    Rulebook: glintlock.md, 'Core Mechanic'.
+    Rulebook: Glintlock, 'Core Mechanic'.
     """
     return D20 - 2 * effective
 
@@ -42,7 +42,7 @@ def weak_dc(effective: int) -> int:
 def strong_dc(effective: int) -> int:
     """Strong DC = 20 - effective stat.
 
-    Rulebook: glintlock.md, 'Core Mechanic'.
+    Rulebook: Glintlock, 'Core Mechanic'.
     """
     return D20 - effective
 
@@ -81,8 +81,8 @@ def outcome(effective: int, kept: int, bonus: int = 0) -> str:
     A natural 20 is always a strong hit and a natural 1 always a miss; otherwise kept + bonus at
     or above the Strong DC is a strong hit, at or above the Weak DC a weak hit, else a miss.
 
-    Rulebook: glintlock.md, 'Core Mechanic', 'Natural 20 / Natural 1'; DESIGN.md
-    Rulings/glintlock.
+    Rulebook: Glintlock, 'Core Mechanic', 'Natural 20 / Natural 1';
+    tracker/systems/glintlock/RULINGS.md.
     """
     if effective < 0:
         raise BadInput(f"An effective stat is 0 or more, not {effective}.")
@@ -100,8 +100,8 @@ def outcome(effective: int, kept: int, bonus: int = 0) -> str:
 def natural(kept: int) -> int | None:
     """The natural result of the kept die (20 or 1), or None.
 
-    Rulebook: glintlock.md, 'Natural 20 / Natural 1'; DESIGN.md Rulings/glintlock (with two dice,
-    "natural" means the kept die).
+    Rulebook: Glintlock, 'Natural 20 / Natural 1'; tracker/systems/glintlock/RULINGS.md (with
+    two dice, "natural" means the kept die).
     """
     _require_face(kept)
     return kept if kept in NATURAL_OUTCOMES else None
@@ -110,7 +110,7 @@ def natural(kept: int) -> int | None:
 def deltas(result: str, kept: int) -> tuple[int, int]:
     """The (Mettle, Threat) an outcome gives; a natural 20 or 1 replaces its outcome's deltas.
 
-    Rulebook: glintlock.md, 'Core Mechanic', 'Natural 20 / Natural 1', 'Mettle & Threat'.
+    Rulebook: Glintlock, 'Core Mechanic', 'Natural 20 / Natural 1', 'Mettle & Threat'.
     """
     if result not in OUTCOME_DELTAS:
         raise BadInput(f"A Glintlock outcome is strong_hit, weak_hit or miss, not {result!r}.")
@@ -137,7 +137,7 @@ TAG_KINDS: dict[str, TagKind] = {
     "weakness": TagKind((-1,)),
     "condition": TagKind((-1,)),
 }
-"""Tag kinds and their values. Rulebook: glintlock.md, 'Tag-Driven Position'."""
+"""Tag kinds and their values. Rulebook: Glintlock, 'Tag-Driven Position'."""
 
 STRESS_CONDITION_AT = 2
 """Stress of 2 or more counts as a -1 condition tag by itself."""
@@ -184,7 +184,7 @@ class Tag:
 def parse_tag(text: str) -> Tag:
     """Parse a tag as given on the command line: "N" or "N:KIND" (e.g. "1:gear", "-1:scene").
 
-    Rulebook: glintlock.md, 'Tag-Driven Position'.
+    Rulebook: Glintlock, 'Tag-Driven Position'.
     """
     number, sep, kind = text.strip().partition(":")
     try:
@@ -205,7 +205,7 @@ def parse_tag(text: str) -> Tag:
 def net_tags(tags: Sequence[Tag], stress: int = 0) -> int:
     """Helpful tags minus hindering tags; stress 2 or more adds a -1 condition tag by itself.
 
-    Rulebook: glintlock.md, 'Tag-Driven Position', 'Stress'; DESIGN.md Rulings/glintlock.
+    Rulebook: Glintlock, 'Tag-Driven Position', 'Stress'; tracker/systems/glintlock/RULINGS.md.
     """
     _require_track("Stress", stress)
     from_stress = -1 if stress >= STRESS_CONDITION_AT else 0
@@ -235,7 +235,7 @@ def _require_position(name: str) -> None:
 def position(net: int) -> str:
     """The position for a net tag count: 0 or less desperate, 1-2 risky, 3 or more controlled.
 
-    Rulebook: glintlock.md, 'Tag-Driven Position'.
+    Rulebook: Glintlock, 'Tag-Driven Position'.
     """
     for lowest, name in POSITION_BANDS:
         if net >= lowest:
@@ -246,7 +246,7 @@ def position(net: int) -> str:
 def improve_position(current: str) -> str:
     """One step better position, as an Advantage Die buys; refused when already controlled.
 
-    Rulebook: glintlock.md, 'Mettle & Threat' (Advantage Die); DESIGN.md Rulings/glintlock.
+    Rulebook: Glintlock, 'Mettle & Threat' (Advantage Die); tracker/systems/glintlock/RULINGS.md.
     """
     _require_position(current)
     index = POSITIONS.index(current)
@@ -261,7 +261,7 @@ def improve_position(current: str) -> str:
 def keep(dice: Sequence[int], position: str) -> int:
     """The kept die: desperate keeps the lower of two, controlled the higher, risky its one die.
 
-    Rulebook: glintlock.md, 'Tag-Driven Position'.
+    Rulebook: Glintlock, 'Tag-Driven Position'.
     """
     _require_position(position)
     needed = DICE_FOR_POSITION[position]
@@ -381,7 +381,7 @@ class GlintlockCheck:
 def roll_position(net: int, position_steps: int = 0) -> str:
     """The position a roll is made at: from net tags, then ``position_steps`` steps better.
 
-    Rulebook: glintlock.md, 'Tag-Driven Position', 'Mettle & Threat' (Advantage Die).
+    Rulebook: Glintlock, 'Tag-Driven Position', 'Mettle & Threat' (Advantage Die).
     """
     if position_steps < 0:
         raise BadInput(
@@ -396,7 +396,7 @@ def roll_position(net: int, position_steps: int = 0) -> str:
 def backlash_due(kept: int, spell: bool, caster_class: str | None) -> bool:
     """Whether the roll triggers spell backlash: a natural 1 on a spell by an Invoker or Seer.
 
-    Rulebook: glintlock.md, 'Natural 20 / Natural 1'.
+    Rulebook: Glintlock, 'Natural 20 / Natural 1'.
     """
     return (
         spell
@@ -423,8 +423,8 @@ def decide(
 
     ``backlash`` holds the 2d12 when the roll triggered backlash, and must be None otherwise.
 
-    Rulebook: glintlock.md, 'Core Mechanic', 'Tag-Driven Position', 'Natural 20 / Natural 1';
-    DESIGN.md Rulings/glintlock.
+    Rulebook: Glintlock, 'Core Mechanic', 'Tag-Driven Position', 'Natural 20 / Natural 1';
+    tracker/systems/glintlock/RULINGS.md.
     """
     effective = effective_stat(stat, trained)
     net = net_tags(tags, stress)
@@ -481,8 +481,8 @@ def check(
     Rolls one d20 (risky) or two (desperate, controlled); a natural 1 on a spell by an Invoker
     or Seer also rolls 2d12 backlash from ``backlash_dice`` (default: ``dice``).
 
-    Rulebook: glintlock.md, 'Core Mechanic', 'Tag-Driven Position', 'Natural 20 / Natural 1';
-    DESIGN.md Rulings/glintlock.
+    Rulebook: Glintlock, 'Core Mechanic', 'Tag-Driven Position', 'Natural 20 / Natural 1';
+    tracker/systems/glintlock/RULINGS.md.
     """
     effective_stat(stat, trained)
     net = net_tags(tags, stress)
@@ -561,7 +561,7 @@ class TrackChange:
 def apply_track(value: int, delta: int, lo: int = 0, hi: int = 6) -> TrackChange:
     """Move a track (Mettle, Threat, Stress) by ``delta``, clamped to ``lo``..``hi``.
 
-    Rulebook: glintlock.md, 'Mettle & Threat', 'Stress'; DESIGN.md Rulings/glintlock (gains
+    Rulebook: Glintlock, 'Mettle & Threat', 'Stress'; tracker/systems/glintlock/RULINGS.md (gains
     past 6 are lost, and shown).
     """
     if lo > hi:
@@ -586,7 +586,7 @@ METTLE_GAINS: dict[str, int] = {
     "lean-into-condition": 1,
     "invoke-weakness": 1,
 }
-"""Mettle gained besides rolls. Rulebook: glintlock.md, 'Mettle & Threat'."""
+"""Mettle gained besides rolls. Rulebook: Glintlock, 'Mettle & Threat'."""
 
 METTLE_COSTS: dict[str, tuple[int, ...]] = {
     "resist": (1,),
@@ -604,7 +604,7 @@ METTLE_COSTS: dict[str, tuple[int, ...]] = {
 }
 """Base Mettle cost of each spend; an action with two costs needs its base cost named.
 
-Rulebook: glintlock.md, 'Mettle & Threat'.
+Rulebook: Glintlock, 'Mettle & Threat'.
 """
 
 STEEL_YOURSELF_BONUS = 2
@@ -614,13 +614,13 @@ BOUGHT_FOR_THE_NEXT_ROLL: dict[str, str] = {
     "steel-yourself": "Steel Yourself",
     "advantage-die": "Advantage Die",
 }
-"""The proactive spends that buy a bonus for the next roll (glintlock.md, 'Mettle & Threat')."""
+"""The proactive spends that buy a bonus for the next roll (Glintlock, 'Mettle & Threat')."""
 
 
 def one_at_a_time(action: str, *, waiting: bool, name: str | None = None) -> None:
     """Refuse buying a bonus for the next roll while one of the same kind waits for it.
 
-    Rulebook: glintlock.md, 'Mettle & Threat' lists "Steel Yourself (1M, +2), Advantage Die
+    Rulebook: Glintlock, 'Mettle & Threat' lists "Steel Yourself (1M, +2), Advantage Die
     (1M)" and is silent on buying either twice for one roll. Ruling: every bought bonus is one
     at a time, alike: a second Steel Yourself would make the listed +2 a +4, as a second
     Advantage Die would lift the position two steps; one of each may wait together, and each
@@ -647,7 +647,7 @@ def _spoken(action: str) -> str:
 def gain_mettle(mettle: int, action: str) -> TrackChange:
     """Gain Mettle for a deep cut, leaning into a condition or invoking a weakness (+1 each).
 
-    Rulebook: glintlock.md, 'Mettle & Threat'; DESIGN.md Rulings/glintlock.
+    Rulebook: Glintlock, 'Mettle & Threat'; tracker/systems/glintlock/RULINGS.md.
     """
     if action not in METTLE_GAINS:
         raise BadInput(
@@ -660,7 +660,7 @@ def gain_mettle(mettle: int, action: str) -> TrackChange:
 def base_cost(action: str, base: int | None = None) -> int:
     """The base Mettle cost of ``action``; ``base`` names it where the rulebook gives a range.
 
-    Rulebook: glintlock.md, 'Mettle & Threat'.
+    Rulebook: Glintlock, 'Mettle & Threat'.
     """
     if action not in METTLE_COSTS:
         raise BadInput(f"{action!r} is no Mettle spend; choose one of {', '.join(METTLE_COSTS)}.")
@@ -684,7 +684,8 @@ def base_cost(action: str, base: int | None = None) -> int:
 def mettle_cost(action: str, *, stress: int, base: int | None = None) -> int:
     """What ``action`` costs in Mettle now: its base cost, doubled at Stress 4 or more.
 
-    Rulebook: glintlock.md, 'Mettle & Threat', 'Stress' (Strained); DESIGN.md Rulings/glintlock.
+    Rulebook: Glintlock, 'Mettle & Threat', 'Stress' (Strained);
+    tracker/systems/glintlock/RULINGS.md.
     """
     _require_track("Stress", stress, STRESS_MAX)
     cost = base_cost(action, base)
@@ -728,7 +729,7 @@ def spend_mettle(
     ``position``, when given for an Advantage Die, refuses the spend at controlled (it could not
     improve the position). ``name`` is the character's name, for the refusal's sentence.
 
-    Rulebook: glintlock.md, 'Mettle & Threat', 'Stress'; DESIGN.md Rulings/glintlock.
+    Rulebook: Glintlock, 'Mettle & Threat', 'Stress'; tracker/systems/glintlock/RULINGS.md.
     """
     _require_track("Mettle", mettle, METTLE_MAX)
     base_value = base_cost(action, base)
@@ -755,7 +756,7 @@ def spend_mettle(
 # --------------------------------------------------------------------------- Threat
 
 THREAT_SPENDS: dict[str, int] = {"free": 0, "soft": 1, "hard": 2, "dire": 3}
-"""GM spends and their cost in Threat. Rulebook: glintlock.md, 'Mettle & Threat'."""
+"""GM spends and their cost in Threat. Rulebook: Glintlock, 'Mettle & Threat'."""
 
 FLOOR_TIERS = frozenset({"hard", "dire"})
 """Spends that satisfy the spending floor ("Hard+")."""
@@ -769,7 +770,7 @@ THREAT_PER_DANGER_TURN = 1
 def spending_floor(threat: int) -> str:
     """The spending floor at a Threat level: "none" below 4, "owed" at 4-5, "immediate" at 6.
 
-    Rulebook: glintlock.md, 'Mettle & Threat' (Spending Floor); DESIGN.md Rulings/glintlock.
+    Rulebook: Glintlock, 'Mettle & Threat' (Spending Floor); tracker/systems/glintlock/RULINGS.md.
     """
     _require_track("Threat", threat, THREAT_MAX)
     for lowest, floor in SPENDING_FLOORS:
@@ -807,7 +808,7 @@ def spend_threat(threat: int, tier: str) -> ThreatSpend:
     Refused when it costs more than the current Threat, and a soft spend is refused while Threat
     is 4 or more (the floor asks for hard or dire). Free moves are always allowed.
 
-    Rulebook: glintlock.md, 'Mettle & Threat'; DESIGN.md Rulings/glintlock.
+    Rulebook: Glintlock, 'Mettle & Threat'; tracker/systems/glintlock/RULINGS.md.
     """
     if tier not in THREAT_SPENDS:
         raise BadInput(f"{tier!r} is no Threat spend; choose free, soft, hard or dire.")
@@ -840,7 +841,7 @@ STRESS_EFFECTS: tuple[tuple[int, str], ...] = (
     (4, "strained"),
     (6, "breaking_point"),
 )
-"""(lowest Stress, effect); effects are cumulative. Rulebook: glintlock.md, 'Stress'."""
+"""(lowest Stress, effect); effects are cumulative. Rulebook: Glintlock, 'Stress'."""
 
 BREAKING_POINT_CLEARS = 3
 """A breaking point clears 3 Stress (after the table roll; a lasting consequence is recorded)."""
@@ -870,7 +871,7 @@ def breaking_table(data: Any) -> BreakingTable:
     ``first``, ``last`` (``first`` alone for one total) and ``text``; every total the dice can
     give needs exactly one row.
 
-    Rulebook: glintlock.md, 'Stress' ("Breaking point. Roll table, clear 3, lasting
+    Rulebook: Glintlock, 'Stress' ("Breaking point. Roll table, clear 3, lasting
     consequence."); the table itself is the campaign's.
     """
     if not isinstance(data, dict):
@@ -919,7 +920,7 @@ def breaking_table(data: Any) -> BreakingTable:
 def stress_effects(stress: int) -> tuple[str, ...]:
     """The effects in force at a Stress level, cumulative (4-5 is shaken and strained).
 
-    Rulebook: glintlock.md, 'Stress'; DESIGN.md Rulings/glintlock.
+    Rulebook: Glintlock, 'Stress'; tracker/systems/glintlock/RULINGS.md.
     """
     _require_track("Stress", stress, STRESS_MAX)
     return tuple(effect for lowest, effect in STRESS_EFFECTS if stress >= lowest)
@@ -928,6 +929,6 @@ def stress_effects(stress: int) -> tuple[str, ...]:
 def breaking_point(stress: int) -> bool:
     """Whether Stress has reached the breaking point (6).
 
-    Rulebook: glintlock.md, 'Stress'.
+    Rulebook: Glintlock, 'Stress'.
     """
     return "breaking_point" in stress_effects(stress)

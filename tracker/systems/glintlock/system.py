@@ -20,7 +20,7 @@ from tracker.systems.glintlock import rules as glintlock
 
 
 class Glintlock(RuleSystem):
-    """Glintlock: a d20 against two thresholds, Mettle and Threat, stress (glintlock.md)."""
+    """Glintlock: a d20 against two thresholds, Mettle and Threat, stress (Glintlock)."""
 
     name: ClassVar[str] = "glintlock"
     title: ClassVar[str] = "Glintlock"
@@ -81,7 +81,7 @@ class Glintlock(RuleSystem):
     def session_resets(self, threat_carries_over: bool) -> frozenset[str]:
         """Mettle is 0 at every session start; Threat too, unless the campaign carries it over.
 
-        Rulebook: glintlock.md, 'Mettle & Threat': Mettle "starts 0 per session", Threat only
+        Rulebook: Glintlock, 'Mettle & Threat': Mettle "starts 0 per session", Threat only
         "starts 0". Ruling (tracker's default, not the rulebook's): Threat resets with Mettle,
         so each session opens with both sides' currencies even, and no spend owed before
         anyone has rolled; a campaign that reads "starts 0" as once only sets

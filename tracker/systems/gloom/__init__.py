@@ -1,1 +1,1 @@
-"""Gloom: the d20 "roll between" check (rulebook: gloom.md)."""
+"""Gloom: the d20 "roll between" check (rulebook: Gloom)."""

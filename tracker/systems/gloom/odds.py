@@ -22,7 +22,7 @@ def _kept(rank: int, dl: int, mode: str, above: int = 0) -> Counter[int]:
 def check(
     rank: int, dl: int = 0, *, advantage: bool = False, disadvantage: bool = False, above: int = 0
 ) -> Odds:
-    """The chance of each gloom outcome (Rulebook: gloom.md, 'The Mechanics', 'Advantage')."""
+    """The chance of each gloom outcome (Rulebook: Gloom, 'The Mechanics', 'Advantage')."""
     gloom.window(rank, dl, above=above)  # validates rank, DL and floor with the engine's words
     mode = gloom.mode_for(rank, advantage, disadvantage)
     kept = _kept(rank, dl, mode, above)
@@ -67,10 +67,10 @@ def contest(
     b_advantage: bool = False,
     b_disadvantage: bool = False,
 ) -> Odds:
-    """Who wins a contested roll (Rulebook: gloom.md, 'Contested Rolls', 'Handling Ties').
+    """Who wins a contested roll (Rulebook: Gloom, 'Contested Rolls', 'Handling Ties').
 
     Each side rolls in the mode its own rank and flags give (a rank of 21 or more has advantage
-    by itself); DESIGN.md Rulings/gloom.
+    by itself); tracker/systems/gloom/RULINGS.md.
     """
     result: Counter[str] = Counter()
     for a, pa in _side(a_rank, a_dl, a_advantage, a_disadvantage):
@@ -102,10 +102,10 @@ def dynamic(
     b_advantage: bool = False,
     b_disadvantage: bool = False,
 ) -> Odds:
-    """Who wins under the dynamic floor (Rulebook: gloom.md, 'The Dynamic Floor').
+    """Who wins under the dynamic floor (Rulebook: Gloom, 'The Dynamic Floor').
 
     Each side rolls in the mode its own rank and flags give (a rank of 21 or more has advantage
-    by itself); DESIGN.md Rulings/gloom.
+    by itself); tracker/systems/gloom/RULINGS.md.
     """
     result: Counter[str] = Counter()
     for defender, pb in _side(defender_rank, defender_dl, b_advantage, b_disadvantage):

@@ -1,5 +1,5 @@
 """Gloom at the table: a check, a panic check and a contested roll decided from the campaign as
-it stands, and a stored one read back (DESIGN.md Rulings/gloom).
+it stands, and a stored one read back (tracker/systems/gloom/RULINGS.md).
 
 The state feeds the rules without the GM typing it: a rank of 21 or more rolls with advantage,
 and panic or stress at the campaign's limit with disadvantage. Every catastrophe owes a panic
@@ -50,7 +50,7 @@ def _disadvantaged(character: CharacterView, campaign: CampaignView) -> list[str
 def conditions_ruled(system: Any, character: CharacterView, request: RollRequest) -> list[str]:
     """Panicked, which gives disadvantage (and says so in the roll's reasons).
 
-    gloom.md, 'Advantage and Disadvantage': "If you gain too much Stress and Panic, you gain
+    Gloom, 'Advantage and Disadvantage': "If you gain too much Stress and Panic, you gain
     Disadvantage. You can also gain Disadvantage by getting a serious wound or by using
     improvised tools." Panic is a condition tracker sets (a failed panic check) and applies;
     a wound or a tool is whatever the GM names it, so a condition by another name is not taken
@@ -85,8 +85,8 @@ def decide_roll(
 ) -> RollDecision:
     """A check (or a panic check, ``request.kind == "panic"``: DL 0 on a trait the GM names).
 
-    Rulebook: gloom.md, 'The Skill Check', 'Advantage and Disadvantage', 'The Extreme
-    Outcomes'; DESIGN.md Rulings/gloom (perfect restores 1 stress by choice; a catastrophe
+    Rulebook: Gloom, 'The Skill Check', 'Advantage and Disadvantage', 'The Extreme
+    Outcomes'; tracker/systems/gloom/RULINGS.md (perfect restores 1 stress by choice; a catastrophe
     opens a panic check unless ``no_panic``; a failed panic check gives ``panicked``).
     """
     rank, trait_name = trait_value(system, character, request.trait)
@@ -154,8 +154,9 @@ def decide_contest(
 ) -> ContestDecision:
     """A contested roll (``quick``) or the dynamic floor (``dynamic``) of A against B.
 
-    Rulebook: gloom.md, 'Contested Rolls', 'Handling Ties', 'The Dynamic Floor'; DESIGN.md
-    Rulings/gloom. Each character side rolls with the disadvantage its own state gives; an
+    Rulebook: Gloom, 'Contested Rolls', 'Handling Ties', 'The Dynamic Floor';
+    tracker/systems/gloom/RULINGS.md. Each character side rolls with the disadvantage its own
+    state gives; an
     opponent rolls its bare score. A side's catastrophe owes that character a panic check.
     """
     mode = request.mode or "quick"

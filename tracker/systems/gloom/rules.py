@@ -1,6 +1,6 @@
 """Gloom: the d20 "roll between" check, advantage, contested rolls and the dynamic floor.
 
-Rulebook: gloom.md; DESIGN.md Rulings/gloom. A check rolls one d20 (two with advantage or
+Rulebook: Gloom; tracker/systems/gloom/RULINGS.md. A check rolls one d20 (two with advantage or
 disadvantage) and looks for a die inside the Window of Success: at or above the Difficulty Level
 (the floor) and at or below the Skill Rank (the ceiling).
 """
@@ -52,7 +52,7 @@ def _require_rank(rank: int) -> None:
 
 
 DIFFICULTY: dict[str, int] = {"routine": 0, "standard": 5, "hard": 10, "extreme": 15}
-"""The rulebook's difficulties by name, and their DL. Rulebook: gloom.md, 'Example Modifiers
+"""The rulebook's difficulties by name, and their DL. Rulebook: Gloom, 'Example Modifiers
 (Difficulty)'."""
 IMPOSSIBLE = "impossible"
 
@@ -62,9 +62,9 @@ def difficulty(dl: int | str, rank: int) -> tuple[int, str | None]:
 
     "impossible" is a DL above the rank ("If DL is higher than your Attribute, you have No
     Window"): the rank plus one, so the roll is logged with no window.
-    Rulebook: gloom.md, 'Example Modifiers (Difficulty)'.
+    Rulebook: Gloom, 'Example Modifiers (Difficulty)'.
 
-    A number above 20 is refused. gloom.md, 'The Core Mechanism: The Window of Success': "a
+    A number above 20 is refused. Gloom, 'The Core Mechanism: The Window of Success': "a
     d20-based 'Roll Between' system where the Difficulty Level (DL) of the task you want to
     succeed with is the floor", and 'The Skill Check': "You must roll ABOVE this number". No
     face of a d20 is above 20, so such a DL is no floor a roll can stand on at any rank: the
@@ -120,8 +120,8 @@ def outcome(rank: int, dl: int, die: int, *, above: int = 0) -> str:
     above the defender's die) undershoot; equal to the DL complication; equal to the ceiling
     (the rank, at most 20) perfect; one below it special; otherwise success.
 
-    Rulebook: gloom.md, 'The Skill Check', 'The Extreme Outcomes', 'The Mechanics';
-    DESIGN.md Rulings/gloom.
+    Rulebook: Gloom, 'The Skill Check', 'The Extreme Outcomes', 'The Mechanics';
+    tracker/systems/gloom/RULINGS.md.
     """
     _require_rank(rank)
     _require_dl(dl)
@@ -148,7 +148,7 @@ def mode_for(rank: int, advantage: bool = False, disadvantage: bool = False) -> 
 
     A rank of 21 or more gives advantage by itself; advantage and disadvantage cancel to one die.
 
-    Rulebook: gloom.md, 'Advantage and Disadvantage'; DESIGN.md Rulings/gloom.
+    Rulebook: Gloom, 'Advantage and Disadvantage'; tracker/systems/gloom/RULINGS.md.
     """
     _require_rank(rank)
     has_advantage = advantage or rank >= MASTERY_RANK
@@ -167,7 +167,7 @@ def keep(rank: int, dl: int, dice: tuple[int, ...], mode: str, *, above: int = 0
     Dice are ranked by their outcome (perfect best, catastrophe worst); between dice of equal
     outcome, advantage keeps the higher die and disadvantage the lower.
 
-    Rulebook: gloom.md, 'Advantage and Disadvantage'; DESIGN.md Rulings/gloom.
+    Rulebook: Gloom, 'Advantage and Disadvantage'; tracker/systems/gloom/RULINGS.md.
     """
     _require_mode(mode)
     needed = DICE_FOR_MODE[mode]
@@ -219,8 +219,8 @@ def window(rank: int, dl: int, *, above: int = 0) -> Window:
     does. Notes tell the GM when no success is possible, when only a complication is, and when
     DL 0 makes the task routine.
 
-    Rulebook: gloom.md, 'The Skill Check', 'Example Modifiers (Difficulty)';
-    DESIGN.md Rulings/gloom.
+    Rulebook: Gloom, 'The Skill Check', 'Example Modifiers (Difficulty)';
+    tracker/systems/gloom/RULINGS.md.
     """
     faces = tuple(
         face
@@ -300,7 +300,8 @@ def decide(
 ) -> GloomCheck:
     """Decide a check from dice already rolled (how a logged roll is re-checked).
 
-    Rulebook: gloom.md, 'The Skill Check', 'Advantage and Disadvantage'; DESIGN.md Rulings/gloom.
+    Rulebook: Gloom, 'The Skill Check', 'Advantage and Disadvantage';
+    tracker/systems/gloom/RULINGS.md.
     """
     _require_rank(rank)
     _require_dl(dl)
@@ -331,8 +332,8 @@ def check(
     """Roll a gloom check: one d20, or two with advantage or disadvantage, and decide it.
     ``why`` says what set the mode (panicked, mastery), for dice that do not fit it.
 
-    Rulebook: gloom.md, 'The Skill Check', 'The Extreme Outcomes', 'Advantage and
-    Disadvantage'; DESIGN.md Rulings/gloom.
+    Rulebook: Gloom, 'The Skill Check', 'The Extreme Outcomes', 'Advantage and
+    Disadvantage'; tracker/systems/gloom/RULINGS.md.
     """
     _require_rank(rank)
     _require_dl(dl)
@@ -401,7 +402,7 @@ def decide_contest(a: GloomCheck, b: GloomCheck, *, tie_rule: str = "stat") -> G
     campaign's tie rule (``stat``: higher rank, equal ranks the defender; ``defender``).
     Both fail: stalemate.
 
-    Rulebook: gloom.md, 'Contested Rolls', 'Handling Ties'; DESIGN.md Rulings/gloom.
+    Rulebook: Gloom, 'Contested Rolls', 'Handling Ties'; tracker/systems/gloom/RULINGS.md.
     """
     if tie_rule not in TIE_RULES:
         raise BadInput(f"The tie rule is stat or defender, not {tie_rule!r}.")
@@ -437,7 +438,7 @@ def contest(
 ) -> GloomContest:
     """Roll a contested roll: each side checks against its own rank and DL; see ``decide_contest``.
 
-    Rulebook: gloom.md, 'Contested Rolls', 'Handling Ties'; DESIGN.md Rulings/gloom.
+    Rulebook: Gloom, 'Contested Rolls', 'Handling Ties'; tracker/systems/gloom/RULINGS.md.
     """
     if tie_rule not in TIE_RULES:
         raise BadInput(f"The tie rule is stat or defender, not {tie_rule!r}.")
@@ -456,7 +457,7 @@ def attacker_floor(base_dl: int, defender: GloomCheck) -> tuple[int, int]:
     A successful defence raises the DL to the defender's die (if higher than the base DL) and
     makes the attacker roll above that die; a failed defence leaves the base DL.
 
-    Rulebook: gloom.md, 'Advanced Variation: "The Dynamic Floor"'; DESIGN.md Rulings/gloom.
+    Rulebook: Gloom, 'Advanced Variation: "The Dynamic Floor"'; tracker/systems/gloom/RULINGS.md.
     """
     _require_dl(base_dl)
     if defender.success:
@@ -471,8 +472,8 @@ def decide_dynamic(attacker: GloomCheck, defender: GloomCheck) -> GloomContest:
     base DL when the defence failed). Otherwise a successful defence wins, and when both sides
     fail it is a stalemate that changes nothing (winner None).
 
-    Rulebook: gloom.md, 'Advanced Variation: "The Dynamic Floor"', 'Scenario C';
-    DESIGN.md Rulings/gloom ('Both fail: stalemate').
+    Rulebook: Gloom, 'Advanced Variation: "The Dynamic Floor"', 'Scenario C';
+    tracker/systems/gloom/RULINGS.md ('Both fail: stalemate').
     """
     winner: str | None
     if attacker.success:
@@ -504,7 +505,7 @@ def dynamic_contest(
 ) -> GloomContest:
     """Roll a dynamic-floor contest: the defender rolls first and its die sets the attacker's floor.
 
-    Rulebook: gloom.md, 'Advanced Variation: "The Dynamic Floor"'; DESIGN.md Rulings/gloom.
+    Rulebook: Gloom, 'Advanced Variation: "The Dynamic Floor"'; tracker/systems/gloom/RULINGS.md.
     """
     _require_dl(base_dl)
     defender = check(

@@ -18,7 +18,7 @@ from tracker.systems.gloom import rules as gloom
 
 
 class Gloom(RuleSystem):
-    """Gloom: a d20 rolled between the Difficulty Level and the Skill Rank (gloom.md)."""
+    """Gloom: a d20 rolled between the Difficulty Level and the Skill Rank (Gloom)."""
 
     name: ClassVar[str] = "gloom"
     title: ClassVar[str] = "Gloom"
@@ -47,7 +47,7 @@ class Gloom(RuleSystem):
     score_range: ClassVar[tuple[int, int]] = (1, 30)
 
     def stress_words(self, stress: int, limit: int) -> list[str]:
-        # DESIGN.md Rulings/gloom: stress at the campaign's limit gives disadvantage.
+        # tracker/systems/gloom/RULINGS.md: stress at the campaign's limit gives disadvantage.
         return ["at the limit: disadvantage"] if stress >= limit else []
 
     decide_roll = play.decide_roll

@@ -21,8 +21,8 @@ def dl_words(dl: int, named: str | None, kind: str) -> str:
     """A check's DL as its line says it: "DL 10 (hard)" when given by name, and "DL 0
     (routine)" for a check at DL 0, the default of a roll given no --dl.
 
-    gloom.md, 'Example Modifiers (Difficulty)': "Routine | 0 | Opening a civilian door,
-    shooting a target in the open. (Usually no need for a roll)." DESIGN.md Rulings/gloom:
+    Gloom, 'Example Modifiers (Difficulty)': "Routine | 0 | Opening a civilian door,
+    shooting a target in the open. (Usually no need for a roll)." tracker/systems/gloom/RULINGS.md:
     "DL 0: the output notes that a routine task usually needs no roll." So a roll the GM gave
     no DL says in its own line that it was taken as routine. A panic check is at DL 0 by the
     ruling, not by the task, and is not called routine.

@@ -1,1 +1,1 @@
-"""GURPS: 3d6 roll-under success rolls, contests and fright checks (rulebook: gurps.md)."""
+"""GURPS: 3d6 roll-under success rolls, contests and fright checks (rulebook: GURPS)."""

@@ -40,7 +40,7 @@ def _rolls(effective: int) -> list[tuple[Any, Fraction]]:
 
 
 def success_roll(effective: int) -> Odds:
-    """The chance of each outcome of a success roll (Rulebook: gurps.md, 'The Success Roll')."""
+    """The chance of each outcome of a success roll (Rulebook: GURPS, 'The Success Roll')."""
     outcomes = distribution(
         ((gurps.outcome(effective, t), n) for t, n in three_d6().items()),
         reversed(gurps.OUTCOMES),
@@ -55,7 +55,7 @@ def success_roll(effective: int) -> Odds:
 
 
 def quick_contest(a_effective: int, b_effective: int) -> Odds:
-    """Who wins a Quick Contest (Rulebook: gurps.md, 'Quick Contests')."""
+    """Who wins a Quick Contest (Rulebook: GURPS, 'Quick Contests')."""
     result: Counter[str] = Counter()
     for a, pa in _rolls(a_effective):
         for b, pb in _rolls(b_effective):
@@ -145,9 +145,9 @@ def project_day(
     """A day of a major project's team of ``workers``, each at ``worker``: each outcome of one
     worker's roll, and the man-hours the team adds on average and the hours its critical
     failures destroy. A supervisor rolls once for the team and does not work: that one
-    successful roll gives every worker ``bonus`` that day (Rulebook: gurps.md, 'Major
+    successful roll gives every worker ``bonus`` that day (Rulebook: GURPS, 'Major
     projects': "A supervisor using Leadership or Administration instead of working personally
-    can give the team +1 to +2 on success"; DESIGN.md Rulings/gurps). The workers share the
+    can give the team +1 to +2 on success"; tracker/systems/gurps/RULINGS.md). The workers share the
     supervisor's roll, so their days are not independent; the averages add up all the same."""
     if workers < 1:
         raise BadInput(
@@ -179,7 +179,7 @@ def influence(
 ) -> Odds:
     """An influence roll: the chance of each reaction it reads (Diplomacy: the better of the
     contest's and a reaction roll); on a player's character the chance the influencer wins and
-    of each margin of victory it leaves (Rulebook: gurps.md, 'Influence Rolls', 'Influencing
+    of each margin of victory it leaves (Rulebook: GURPS, 'Influence Rolls', 'Influencing
     PCs'). ``reaction`` is the influencer's reaction modifiers in all, which apply to the
     influence roll ("Modifiers: Your reaction modifiers (appearance, social status, etc.)
     apply.") and to Diplomacy's reaction roll."""

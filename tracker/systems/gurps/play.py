@@ -1,5 +1,5 @@
 """GURPS at the table: a success roll and a contest decided from the character's sheet and the
-campaign as it stands, and a stored one read back (DESIGN.md Rulings/gurps).
+campaign as it stands, and a stored one read back (tracker/systems/gurps/RULINGS.md).
 
 The sheet feeds the rules without the GM typing it: the base is the best of the skill and its
 defaults (the sheet's, else the rulebook's for Climbing and Swimming), sense rolls go against
@@ -67,7 +67,7 @@ REACTION_MODIFIER = "reaction modifier"
 def reaction_modifiers(texts: Sequence[str]) -> list[gurps.Modifier]:
     """An influencer's reaction modifiers (``+2:appearance``), labelled as such.
 
-    Rulebook: gurps.md, 'Influence Rolls': "Modifiers: Your reaction modifiers (appearance,
+    Rulebook: GURPS, 'Influence Rolls': "Modifiers: Your reaction modifiers (appearance,
     social status, etc.) apply." They are modifiers to the influence roll, the Quick Contest's
     influence skill; Diplomacy's reaction roll takes them as well, being a reaction roll.
     """
@@ -92,8 +92,8 @@ def influence_effect(
     """What an influence won against a player's character leaves on that character: the
     margin of victory, as a condition its rolls take with ``--mod influence:NAME``.
 
-    Rulebook: gurps.md, 'Influencing PCs': "the GM should apply the NPC's margin of victory as
-    a bonus or penalty to relevant die rolls"; DESIGN.md Rulings/gurps.
+    Rulebook: GURPS, 'Influencing PCs': "the GM should apply the NPC's margin of victory as
+    a bonus or penalty to relevant die rolls"; tracker/systems/gurps/RULINGS.md.
     """
     margin = result.modifier
     return ConditionApplied(
@@ -175,7 +175,7 @@ def conditions_ruled(system: Any, character: CharacterView, request: RollRequest
     """The influences on the character: their margin goes on the rolls it bears on when the GM
     names it (``--mod influence:NAME``), as the rulebook leaves which rolls those are to him.
 
-    gurps.md, 'Influencing PCs': "the GM should apply the NPC's margin of victory as a bonus or
+    GURPS, 'Influencing PCs': "the GM should apply the NPC's margin of victory as a bonus or
     penalty to relevant die rolls". No other condition is settled here. What the fright table
     leaves on a character gives a duration and a way back, not a modifier ('Fright Check
     Results': "Stunned for 1 second; roll vs. Will each second to recover.", "Faint for 1d
@@ -240,8 +240,8 @@ def decide_roll(
 ) -> RollDecision:
     """A success roll against a skill, an attribute or a sense.
 
-    Rulebook: gurps.md, 'The Success Roll', 'Default Rolls', 'Repeated Attempts', 'Sense
-    Rolls', 'Swimming', 'Running & Sprinting'; DESIGN.md Rulings/gurps.
+    Rulebook: GURPS, 'The Success Roll', 'Default Rolls', 'Repeated Attempts', 'Sense
+    Rolls', 'Swimming', 'Running & Sprinting'; tracker/systems/gurps/RULINGS.md.
     """
     trait, feat, mods = request.trait, request.feat, list(request.mods)
     if feat not in (None, "running"):
@@ -257,7 +257,7 @@ def decide_roll(
     sense = gurps.sense_of(trait)
     base = base_skill(
         character,
-        # A sense roll is a roll against Per itself (gurps.md, 'Sense Rolls').
+        # A sense roll is a roll against Per itself (GURPS, 'Sense Rolls').
         "Per" if sense else trait,
         () if sense else defaults_for(character, trait) or gurps.rulebook_defaults(trait),
     )
@@ -375,7 +375,7 @@ def _after_a_secret(
 
 
 def _danger_sense(character: CharacterView, request: RollRequest) -> RollDecision:
-    """Danger Sense: the GM rolls the character's Per again, in secret (gurps.md, 'Sense
+    """Danger Sense: the GM rolls the character's Per again, in secret (GURPS, 'Sense
     Rolls'). It follows the failed roll it was rolled for; the GM's own roll, no buy-up takes
     it for the player's."""
     if request.dice and not request.danger_dice:
@@ -412,7 +412,7 @@ def effective(
         trait = side.trait or ""
         sense = gurps.sense_of(trait)
         if sense:
-            # A sense is rolled against Per with the sense's Acute bonus (gurps.md, 'Sense
+            # A sense is rolled against Per with the sense's Acute bonus (GURPS, 'Sense
             # Rolls'), in a contest as in a roll.
             base = base_skill(side.character, "Per").value
             modifiers.extend(gurps.sense_modifiers(sense, _traits(side.character)))
@@ -437,8 +437,8 @@ def decide_contest(
     """A Quick Contest, a Resistance Roll, or one round of a Regular Contest (``running`` is
     the contest already under way between these sides).
 
-    Rulebook: gurps.md, 'Quick Contests', 'Resistance Rolls', 'Regular Contests', 'The Rule of
-    16'; DESIGN.md Rulings/gurps.
+    Rulebook: GURPS, 'Quick Contests', 'Resistance Rolls', 'Regular Contests', 'The Rule of
+    16'; tracker/systems/gurps/RULINGS.md.
     """
     mode = request.mode or "quick"
     if mode not in ("quick", "resistance", "regular"):
@@ -479,7 +479,7 @@ def decide_contest(
         **extra,
         "effects": [],
     }
-    # A sense rolled in a contest is secret, as a sense roll is (gurps.md, 'Sense Rolls').
+    # A sense rolled in a contest is secret, as a sense roll is (GURPS, 'Sense Rolls').
     senses = any(side.character is not None and gurps.sense_of(side.trait or "") for side in (a, b))
     return ContestDecision(
         secret=(senses and not request.public)
@@ -662,7 +662,7 @@ def _side_again(side: ContestSide) -> gurps.SuccessRoll:
 def _winner_again(event: ContestRolled) -> str | None:
     """Who the rules say won a Quick Contest, a Resistance Roll or a Regular Contest's round.
 
-    Rulebook: gurps.md, 'Quick Contests', 'Regular Contests'; DESIGN.md Rulings/gurps (the
+    Rulebook: GURPS, 'Quick Contests', 'Regular Contests'; tracker/systems/gurps/RULINGS.md (the
     attacker of a resistance roll must succeed, and ties go to the defender)."""
     a = _side_again(event.a)
     if event.b is None:

@@ -1,6 +1,6 @@
 """GURPS rule engine: success rolls, defaults, contests, fright checks and the smaller rules.
 
-Rulebook: ../shared/rules/gurps.md; every ambiguity is settled by DESIGN.md Rulings/gurps, and the
+Rulebook: GURPS; every ambiguity is settled by tracker/systems/gurps/RULINGS.md, and the
 rulings this module adds where both are silent are written in its docstrings ("Ruling:").
 
 Margins. A roll's ``margin`` is E - t, signed. Contests use margin of success max(E - t, 0) on a
@@ -72,10 +72,11 @@ def _roll_3d6(dice: DiceSource, purpose: str) -> tuple[int, ...]:
 def outcome(effective: int, total: int) -> str:
     """Decide a 3d6 total against an effective skill of any integer value.
 
-    Rulebook: gurps.md, 'The Success Roll', 'Critical Successes', 'Critical Failures';
-    DESIGN.md Rulings/gurps: 3-4 always succeed (critical), 17-18 always fail, 5 is critical at
-    E >= 15 and 6 at E >= 16; 18 is a critical failure, so is 17 at E <= 15 and any failing total
-    10 or more above E (at E >= 16 a 17 is an ordinary failure: the detailed table wins).
+    Rulebook: GURPS, 'The Success Roll', 'Critical Successes', 'Critical Failures';
+    tracker/systems/gurps/RULINGS.md: 3-4 always succeed (critical), 17-18 always fail, 5 is
+    critical at E >= 15 and 6 at E >= 16; 18 is a critical failure, so is 17 at E <= 15 and any
+    failing total 10 or more above E (at E >= 16 a 17 is an ordinary failure: the detailed table
+    wins).
     """
     if not _LOWEST_TOTAL <= total <= _HIGHEST_TOTAL:
         raise BadInput(f"A 3d6 total is 3 to 18, not {total}; check the dice.")
@@ -103,7 +104,7 @@ class Modifier:
 def effective_skill(base: int, modifiers: Sequence[Modifier]) -> int:
     """Base skill plus every modifier; all modifiers stack.
 
-    Rulebook: gurps.md, 'Base Skill vs. Effective Skill' and 'All modifiers stack'.
+    Rulebook: GURPS, 'Base Skill vs. Effective Skill' and 'All modifiers stack'.
     """
     return base + sum(modifier.value for modifier in modifiers)
 
@@ -124,12 +125,12 @@ class SuccessRoll:
 
     @property
     def margin_of_success(self) -> int | None:
-        """max(E - t, 0) on a success, None on a failure (DESIGN.md Rulings/gurps)."""
+        """max(E - t, 0) on a success, None on a failure (tracker/systems/gurps/RULINGS.md)."""
         return max(self.margin, 0) if self.success else None
 
     @property
     def margin_of_failure(self) -> int | None:
-        """max(t - E, 0) on a failure, None on a success (DESIGN.md Rulings/gurps)."""
+        """max(t - E, 0) on a failure, None on a success (tracker/systems/gurps/RULINGS.md)."""
         return None if self.success else max(-self.margin, 0)
 
     def to_dict(self) -> dict[str, Any]:
@@ -163,7 +164,7 @@ def _judge(
 def decide_roll(base: int, modifiers: Sequence[Modifier], dice: Sequence[int]) -> SuccessRoll:
     """Decide already-rolled 3d6 against base + modifiers, with no refusal for low skill.
 
-    Rulebook: gurps.md, 'The Success Roll'. Used by every roll here and to re-decide a logged
+    Rulebook: GURPS, 'The Success Roll'. Used by every roll here and to re-decide a logged
     roll from its recorded dice.
     """
     return _judge(base, modifiers, effective_skill(base, modifiers), dice)
@@ -180,9 +181,9 @@ def success_roll(
 ) -> SuccessRoll:
     """Roll 3d6 against base + modifiers.
 
-    Rulebook: gurps.md, 'The Success Roll' and 'You cannot attempt a success roll if your
-    effective skill falls below 3'; DESIGN.md Rulings/gurps: an active defense and a resisting
-    side still roll at any effective skill (only 3-4 can succeed then).
+    Rulebook: GURPS, 'The Success Roll' and 'You cannot attempt a success roll if your
+    effective skill falls below 3'; tracker/systems/gurps/RULINGS.md: an active defense and a
+    resisting side still roll at any effective skill (only 3-4 can succeed then).
     """
     effective = effective_skill(base, modifiers)
     if effective < tables.MINIMUM_EFFECTIVE_SKILL and not (defense or resisting):
@@ -222,7 +223,7 @@ def _equipment_modifier(quality: str, tl: int | None) -> Modifier:
 def haste(percent_less_time: int) -> Modifier:
     """-1 per full 10% less time than usual.
 
-    Rulebook: gurps.md, 'Time Modifiers' (Haste): "Maximum reduction is normally 90%
+    Rulebook: GURPS, 'Time Modifiers' (Haste): "Maximum reduction is normally 90%
     (one-tenth time) for −9." Ruling: "normally" leaves the GM room past 90%, so more is
     allowed, still -1 per full 10% (which stays -9 short of no time at all), and the label
     says it is past the usual maximum; 100% or more (no time at all) is refused.
@@ -249,7 +250,7 @@ def haste(percent_less_time: int) -> Modifier:
 def extra_time(multiple: int) -> Modifier:
     """Bonus for taking a multiple of the usual time: 2x +1, 4x +2, 8x +3, 15x +4, 30x +5.
 
-    Rulebook: gurps.md, 'Time Modifiers' (Extra time). Ruling: a multiple between listed ones
+    Rulebook: GURPS, 'Time Modifiers' (Extra time). Ruling: a multiple between listed ones
     takes the bonus of the largest listed multiple it reaches (3x is +1), and beyond 30x the
     bonus stays +5.
     """
@@ -265,18 +266,18 @@ def extra_time(multiple: int) -> Modifier:
 def preset(name: str, *, tl: int | None = None) -> Modifier:
     """A modifier from the rulebook's tables by name (case-insensitive).
 
-    Rulebook: gurps.md, 'Task Difficulty Scale', 'Equipment Modifiers', 'Time Modifiers';
-    DESIGN.md Rulings/gurps (modifier presets). Names:
+    Rulebook: GURPS, 'Task Difficulty Scale', 'Equipment Modifiers', 'Time Modifiers';
+    tracker/systems/gurps/RULINGS.md (modifier presets). Names:
     - a task difficulty, bare or prefixed: ``hard``, ``difficulty:very-hard``;
     - ``equipment:QUALITY`` with QUALITY in none-tech, none, improvised-tech, improvised, basic,
       good, fine, best (best needs ``tl``, or gives its own: ``equipment:best:8``);
     - ``time:Nx`` (also ``extra-time:Nx``), e.g. ``time:4x``;
     - ``haste:P`` with P the percentage of time saved, e.g. ``haste:30`` or ``haste:30%``;
-    - ``climbing:SURFACE`` from the Climbing surface table (gurps.md, 'Climbing'), e.g.
+    - ``climbing:SURFACE`` from the Climbing surface table (GURPS, 'Climbing'), e.g.
       ``climbing:vertical-stone-wall``, and ``encumbrance:N`` (-N, for Climbing and Swimming);
     - for Vision, ``darkness:N`` (partial darkness, -N up to -9) and ``obvious`` (+10); total
       darkness needs the character's sheet, so the roll handles ``total-darkness`` itself;
-    - for Hearing, ``hearing:SOUND@YARDS`` (gurps.md 'Hearing' table), for example
+    - for Hearing, ``hearing:SOUND@YARDS`` (GURPS 'Hearing' table), for example
       ``hearing:loud-conversation@16``.
     Spaces and underscores count as hyphens.
     """
@@ -371,7 +372,7 @@ _ATTRIBUTE_SPELLING = {"st": "ST", "dx": "DX", "iq": "IQ", "ht": "HT", "will": "
 def parse_default(expr: str) -> Default:
     """Parse a default such as 'IQ-5', 'DX-5', 'HT-4', 'Per', 'Climbing-2' or 'Fast-Talk-3'.
 
-    Rulebook: gurps.md, 'Default Rolls'. The rulebook's minus sign (U+2212) is accepted too.
+    Rulebook: GURPS, 'Default Rolls'. The rulebook's minus sign (U+2212) is accepted too.
     """
     match = _DEFAULT_PATTERN.fullmatch(expr)
     if match is None:
@@ -413,13 +414,13 @@ def base_skill(
 ) -> BaseSkill:
     """The highest of the sheet's level for a skill and every default listed for it.
 
-    Rulebook: gurps.md, 'Default Rolls' and the Rule of 20; DESIGN.md Rulings/gurps (Base).
-    Names are matched without regard to case. The Rule of 20 caps every attribute (ST, DX,
-    IQ, HT, Will and Per) at 20 in an attribute default, as DESIGN.md rules; a default from
-    another skill is not capped. Ruling: a default from another skill uses that skill's sheet
-    level (a default never chains through another default). A name that is an attribute and
-    not a skill is rolled against the attribute itself, uncapped. Ties keep the sheet's level,
-    then the first listed default.
+    Rulebook: GURPS, 'Default Rolls' and the Rule of 20; tracker/systems/gurps/RULINGS.md (Base).
+    Names are matched without regard to case. The Rule of 20 caps every attribute (ST, DX, IQ, HT,
+    Will and Per) at 20 in an attribute default, as tracker/systems/gurps/RULINGS.md rules; a
+    default from another skill is not capped. Ruling: a default from another skill uses that skill's
+    sheet level (a default never chains through another default). A name that is an attribute and
+    not a skill is rolled against the attribute itself, uncapped. Ties keep the sheet's level, then
+    the first listed default.
     """
     attribute_levels = {name.lower(): value for name, value in attributes.items()}
     skill_levels = {name.lower(): value for name, value in skills.items()}
@@ -435,7 +436,7 @@ def base_skill(
             who = character or "The character"
             named = character or "NAME"
             raise Refused(
-                f"{who} cannot attempt {skill} untrained, since it has no default (gurps.md, "
+                f"{who} cannot attempt {skill} untrained, since it has no default (GURPS, "
                 f"'Default Rolls'); give {who} the skill with `tracker character update "
                 f'{named} --skill "{skill}=N"` once trained.'
             )
@@ -484,7 +485,7 @@ def base_skill(
 def retry_modifier(mode: str, earlier_attempts: int, earlier_failures: int) -> Modifier | None:
     """The modifier a repeated attempt takes under the task's retry mode, or None.
 
-    Rulebook: gurps.md, 'Repeated Attempts'; DESIGN.md Rulings/gurps: one-chance refuses a
+    Rulebook: GURPS, 'Repeated Attempts'; tracker/systems/gurps/RULINGS.md: one-chance refuses a
     second attempt, retry-at-penalty is -1 per earlier failure, the others take no modifier
     (retry-with-damage leaves the damage to the GM).
     """
@@ -510,7 +511,7 @@ def retry_modifier(mode: str, earlier_attempts: int, earlier_failures: int) -> M
 def buy_up_cost(current: str, target: str) -> int:
     """Character points to turn an outcome into a better one; steps chain.
 
-    Rulebook: gurps.md, 'Repeated Attempts' (heroic or cinematic games): critical failure to
+    Rulebook: GURPS, 'Repeated Attempts' (heroic or cinematic games): critical failure to
     failure 2, failure to success 1, success to critical success 2.
     """
     for name in (current, target):
@@ -552,8 +553,8 @@ class QuickContest:
 def compare_rolls(a: SuccessRoll, b: SuccessRoll) -> tuple[str | None, int | None]:
     """Winner ("a", "b" or None for a stalemate) and margin of victory of two contest rolls.
 
-    Rulebook: gurps.md, 'Quick Contests' (winner table and the three margin-of-victory
-    formulas); DESIGN.md Rulings/gurps (margins of success and failure in contests).
+    Rulebook: GURPS, 'Quick Contests' (winner table and the three margin-of-victory
+    formulas); tracker/systems/gurps/RULINGS.md (margins of success and failure in contests).
     """
     if a.success and b.success:
         difference = (a.margin_of_success or 0) - (b.margin_of_success or 0)
@@ -577,8 +578,8 @@ def quick_contest(
 ) -> QuickContest:
     """Both sides roll once; compare by the Quick Contest table.
 
-    Rulebook: gurps.md, 'Quick Contests' (winner table and the three margin-of-victory
-    formulas); DESIGN.md Rulings/gurps. A is the active side and is refused below effective
+    Rulebook: GURPS, 'Quick Contests' (winner table and the three margin-of-victory
+    formulas); tracker/systems/gurps/RULINGS.md. A is the active side and is refused below effective
     skill 3; B resists and rolls at any skill.
     """
     a = success_roll(a_effective, dice=dice_a, purpose="the active side's contest roll")
@@ -599,7 +600,7 @@ def resistance_roll(
 ) -> QuickContest:
     """A Quick Contest in which the attacker must succeed and ties go to the defender.
 
-    Rulebook: gurps.md, 'Resistance Rolls' and 'The Rule of 16'; DESIGN.md Rulings/gurps.
+    Rulebook: GURPS, 'Resistance Rolls' and 'The Rule of 16'; tracker/systems/gurps/RULINGS.md.
     With ``supernatural`` the attacker rolls against at most max(16, defender's resistance).
     Ruling: when the attacker fails, the defender does not roll and ``margin_of_victory`` is
     None; a tie won by the defender has margin of victory 0.
@@ -623,7 +624,7 @@ def resistance_roll(
 def normalise_regular(a: int, b: int) -> tuple[int, int]:
     """Move extreme scores so the lower is 10, keeping the difference.
 
-    Rulebook: gurps.md, 'Regular Contests': both 6 or less are raised, both 14 or more are
+    Rulebook: GURPS, 'Regular Contests': both 6 or less are raised, both 14 or more are
     lowered; otherwise unchanged.
     """
     low = min(a, b)
@@ -661,7 +662,7 @@ def regular_round(
 ) -> RegularRound:
     """Roll one round of a Regular Contest on the normalised scores.
 
-    Rulebook: gurps.md, 'Regular Contests'; DESIGN.md Rulings/gurps: each round is its own
+    Rulebook: GURPS, 'Regular Contests'; tracker/systems/gurps/RULINGS.md: each round is its own
     result, and both sides roll at any score after normalisation.
     """
     if round_number < 1:
@@ -782,8 +783,8 @@ class FrightTable:
     def lookup(self, total: int) -> FrightRow:
         """The listed row for a total: the nearest listed row at or below it.
 
-        DESIGN.md Rulings/gurps (a total between listed rows takes the row below). Ruling: a
-        total below the first listed row takes the first row.
+        tracker/systems/gurps/RULINGS.md (a total between listed rows takes the row below).
+        Ruling: a total below the first listed row takes the first row.
         """
         chosen = self.rows[0]
         for row in self.rows:
@@ -865,7 +866,7 @@ def _effect_spec(raw: object, row: int) -> EffectSpec:
 def fright_table_from_rows(rows: Sequence[Mapping[str, Any] | FrightRow]) -> FrightTable:
     """Build and validate a fright table from rows shaped like ``gurps_tables.FRIGHT_ROWS``.
 
-    Rulebook: gurps.md, 'Fright Check Results'; DESIGN.md Rulings/gurps (the table is data; a
+    Rulebook: GURPS, 'Fright Check Results'; tracker/systems/gurps/RULINGS.md (the table is data; a
     campaign may load its own). Rows must rise without overlapping; only the last may be
     open-ended (``last`` None).
     """
@@ -922,7 +923,7 @@ FRIGHT_TABLE = fright_table_from_rows(tables.FRIGHT_ROWS)
 def fright_modifier(name: str, count: int = 1) -> Modifier:
     """A Fright Check modifier from the rulebook's table, by name (case-insensitive).
 
-    Rulebook: gurps.md, 'Fright Check Modifiers'. Names: fearlessness, fearfulness (count =
+    Rulebook: GURPS, 'Fright Check Modifiers'. Names: fearlessness, fearfulness (count =
     levels), combat-reflexes, combat-paralysis, in-combat, far, remote, alone, dark, touched,
     previous-exposure (count = exposures in the last 24 hours). Unfazeable is not a modifier:
     see ``fright_check``.
@@ -1049,15 +1050,15 @@ def fright_check(
 ) -> FrightCheck:
     """Roll a Fright Check and, on failure, the fright table with its effects.
 
-    Rulebook: gurps.md, 'Fright Checks', 'Fright Check Modifiers', 'The Rule of 14', 'Fright
-    Check Results'; DESIGN.md Rulings/gurps. Modified Will above 13 counts as 13: the roll then
-    carries a "Rule of 14" modifier of 13 minus the modified Will, so the roll's base plus its
-    modifiers is always the value it was judged against (``modified_will`` keeps the uncapped
-    value). The check is never refused for a low target. On failure 3d6 (``table_dice``) plus
-    the margin of failure picks the row. Ruling: all of a row's auxiliary dice are one roll of
-    ``effect_dice`` (read in the order the row names them, e.g. 1d FP then 1d seconds), so
-    physical dice can be typed in one go; ``effect_dice`` is not used by rows without dice.
-    "25-HT" needs ``ht``; without it the duration is left to the GM.
+    Rulebook: GURPS, 'Fright Checks', 'Fright Check Modifiers', 'The Rule of 14', 'Fright
+    Check Results'; tracker/systems/gurps/RULINGS.md. Modified Will above 13 counts as 13: the
+    roll then carries a "Rule of 14" modifier of 13 minus the modified Will, so the roll's base
+    plus its modifiers is always the value it was judged against (``modified_will`` keeps the
+    uncapped value). The check is never refused for a low target. On failure 3d6
+    (``table_dice``) plus the margin of failure picks the row. Ruling: all of a row's auxiliary
+    dice are one roll of ``effect_dice`` (read in the order the row names them, e.g. 1d FP then
+    1d seconds), so physical dice can be typed in one go; ``effect_dice`` is not used by rows
+    without dice. "25-HT" needs ``ht``; without it the duration is left to the GM.
     """
     if unfazeable:
         raise Refused(
@@ -1124,7 +1125,7 @@ class ProjectDay:
 def project_day(outcome: str, *, dice: DiceSource) -> ProjectDay:
     """Man-hours from one worker's daily roll; a critical failure also destroys 2d hours.
 
-    Rulebook: gurps.md, 'Major projects'; DESIGN.md Rulings/gurps (success 8, critical success
+    Rulebook: GURPS, 'Major projects'; tracker/systems/gurps/RULINGS.md (success 8, critical success
     12, failure 4, critical failure 0 plus 2d hours destroyed, rolled from ``dice``).
     """
     if outcome not in tables.PROJECT_HOURS:
@@ -1140,7 +1141,7 @@ def project_day(outcome: str, *, dice: DiceSource) -> ProjectDay:
 def supervisor_modifier(bonus: int = 1) -> Modifier:
     """The team's bonus for the day from a supervisor's successful Leadership or Administration.
 
-    Rulebook: gurps.md, 'Major projects'; DESIGN.md Rulings/gurps (+1, or +2 by GM's choice).
+    Rulebook: GURPS, 'Major projects'; tracker/systems/gurps/RULINGS.md (+1, or +2 by GM's choice).
     """
     if bonus not in SUPERVISOR_BONUS:
         raise BadInput(f"A supervisor gives +1 or +2, not {bonus:+d}.")
@@ -1154,7 +1155,7 @@ def supervisor_modifier(bonus: int = 1) -> Modifier:
 def reaction_level(total: int) -> str:
     """The reaction for a modified 3d6 total.
 
-    Rulebook: gurps.md, 'Influence Rolls' (reaction roll); DESIGN.md Rulings/gurps (0-
+    Rulebook: GURPS, 'Influence Rolls' (reaction roll); tracker/systems/gurps/RULINGS.md (0-
     Disastrous ... 19+ Excellent).
     """
     for low, high, level in REACTION_TABLE:
@@ -1179,7 +1180,7 @@ class ReactionRoll:
 def reaction_roll(modifiers: Sequence[Modifier] = (), *, dice: DiceSource) -> ReactionRoll:
     """Roll 3d6 + reaction modifiers and read the reaction table.
 
-    Rulebook: gurps.md, 'Influence Rolls'; DESIGN.md Rulings/gurps.
+    Rulebook: GURPS, 'Influence Rolls'; tracker/systems/gurps/RULINGS.md.
     """
     rolled = _roll_3d6(dice, "a reaction roll")
     total = sum(rolled) + sum(modifier.value for modifier in modifiers)
@@ -1187,7 +1188,7 @@ def reaction_roll(modifiers: Sequence[Modifier] = (), *, dice: DiceSource) -> Re
 
 
 def better_reaction(first: str, second: str) -> str:
-    """The better of two reaction levels (Rulebook: gurps.md, 'Diplomacy is a special case')."""
+    """The better of two reaction levels (Rulebook: GURPS, 'Diplomacy is a special case')."""
     for level in (first, second):
         if level not in REACTION_LEVELS:
             raise BadInput(f"Unknown reaction {level!r}; use one of {', '.join(REACTION_LEVELS)}.")
@@ -1232,7 +1233,7 @@ def influence_roll(
 ) -> InfluenceResult:
     """A Quick Contest of an influence skill against the subject's Will, read as a reaction.
 
-    Rulebook: gurps.md, 'Influence Rolls'; DESIGN.md Rulings/gurps. A win gives Good (Sex
+    Rulebook: GURPS, 'Influence Rolls'; tracker/systems/gurps/RULINGS.md. A win gives Good (Sex
     Appeal: Very Good); a loss or stalemate Bad (Intimidation: Very Bad). Diplomacy takes the
     better of that and a reaction roll (``reaction_dice`` + ``reaction_modifiers``). Indomitable
     without Empathy, or Unfazeable against Intimidation, is refused. Ruling: a Slave Mentality
@@ -1310,7 +1311,7 @@ def extra_effort(
 ) -> ExtraEffort:
     """Roll Will at -1 per 5% (rounded up) of extra capability, +5 when motivated.
 
-    Rulebook: gurps.md, 'Extra Effort'; DESIGN.md Rulings/gurps: always 1 FP; a critical
+    Rulebook: GURPS, 'Extra Effort'; tracker/systems/gurps/RULINGS.md: always 1 FP; a critical
     failure costs HP equal to the FP cost; Machine characters cannot.
     """
     if machine:
@@ -1347,7 +1348,7 @@ def extra_effort(
 def climbing_modifiers(surface: str, encumbrance: int = 0) -> tuple[Modifier, ...]:
     """The surface modifier and the encumbrance penalty for a Climbing roll.
 
-    Rulebook: gurps.md, 'Climbing' (surface table; subtract encumbrance level 0-4). Surfaces:
+    Rulebook: GURPS, 'Climbing' (surface table; subtract encumbrance level 0-4). Surfaces:
     ordinary-tree, ordinary-mountain, vertical-stone-wall, modern-building, rope-up.
     """
     key = _slug(surface)
@@ -1377,7 +1378,7 @@ def high_jump_inches(
 ) -> int:
     """High jump: (6 x Basic Move) - 10 inches, running yards added to Move first.
 
-    Rulebook: gurps.md, 'Jumping'. Ruling: half Jumping (rounded down) is used when it beats
+    Rulebook: GURPS, 'Jumping'. Ruling: half Jumping (rounded down) is used when it beats
     Basic Move; the height is never below 0.
     """
     return max(0, 6 * _jump_move(basic_move, running_yards, jumping_skill) - 10)
@@ -1388,7 +1389,7 @@ def broad_jump_feet(
 ) -> int:
     """Broad jump: (2 x Basic Move) - 3 feet, running yards added to Move first.
 
-    Rulebook: gurps.md, 'Jumping'; same rulings as ``high_jump_inches``.
+    Rulebook: GURPS, 'Jumping'; same rulings as ``high_jump_inches``.
     """
     return max(0, 2 * _jump_move(basic_move, running_yards, jumping_skill) - 3)
 
@@ -1396,7 +1397,7 @@ def broad_jump_feet(
 def sprint_move(move: int) -> int:
     """Move after one second of sprinting: +20% rounded down, at least +1.
 
-    Rulebook: gurps.md, 'Running & Sprinting'.
+    Rulebook: GURPS, 'Running & Sprinting'.
     """
     if move < 0:
         raise BadInput(f"Move is 0 or more, not {move}.")
@@ -1406,7 +1407,7 @@ def sprint_move(move: int) -> int:
 def paced_move(sprint: int) -> int:
     """Paced running: half the sprinting speed, rounded down, at least 1.
 
-    Rulebook: gurps.md, 'Running & Sprinting' ("Paced running: Half sprinting speed").
+    Rulebook: GURPS, 'Running & Sprinting' ("Paced running: Half sprinting speed").
     """
     return max(1, sprint // 2)
 
@@ -1414,14 +1415,14 @@ def paced_move(sprint: int) -> int:
 def difficulty_notes(modifiers: Sequence[Modifier]) -> list[str]:
     """What the rulebook says of a roll at a task difficulty it would not roll at all.
 
-    Rulebook: gurps.md, 'Task Difficulty Scale': "+10 | Automatic | Starting a car — GM should
+    Rulebook: GURPS, 'Task Difficulty Scale': "+10 | Automatic | Starting a car — GM should
     skip the roll entirely". The roll is still logged when the GM makes it.
     """
     automatic = _difficulty_modifier("automatic")
     if any(m.label == automatic.label for m in modifiers):
         return [
             f'Automatic ({automatic.value:+d}): "GM should skip the roll entirely" '
-            "(gurps.md, 'Task Difficulty Scale')"
+            "(GURPS, 'Task Difficulty Scale')"
         ]
     return []
 
@@ -1430,7 +1431,7 @@ def feat_notes(trait: str, feat: str | None, surface: str | None, outcome: str) 
     """What the rulebook says follows a Climbing, Swimming or running roll: how fast, when to
     roll again, what a failure means.
 
-    Rulebook: gurps.md, 'Climbing', 'Swimming', 'Running & Sprinting'.
+    Rulebook: GURPS, 'Climbing', 'Swimming', 'Running & Sprinting'.
     """
     skill = trait.strip().lower()
     failed = outcome in ("failure", "critical_failure")
@@ -1462,7 +1463,7 @@ def feat_notes(trait: str, feat: str | None, surface: str | None, outcome: str) 
 def water_move(basic_move: int) -> int:
     """Human water Move: Basic Move / 5 rounded down, at least 1.
 
-    Rulebook: gurps.md, 'Swimming'.
+    Rulebook: GURPS, 'Swimming'.
     """
     if basic_move < 0:
         raise BadInput(f"Basic Move is 0 or more, not {basic_move}.")
@@ -1472,7 +1473,7 @@ def water_move(basic_move: int) -> int:
 def hearing_modifier(sound: str, distance_yards: Fraction | int | float) -> Modifier:
     """-1 per range step beyond the sound's audible range, +1 per step closer.
 
-    Rulebook: gurps.md, 'Hearing'. Ruling: a step is a doubling of distance (every listed range
+    Rulebook: GURPS, 'Hearing'. Ruling: a step is a doubling of distance (every listed range
     is a power of two yards): beyond the range, each doubling or part of one is -1; closer, each
     full halving is +1.
     """
@@ -1509,7 +1510,7 @@ def vision_modifiers(
 ) -> tuple[Modifier, ...]:
     """Darkness and obviousness modifiers for a Vision roll.
 
-    Rulebook: gurps.md, 'Vision': -1 to -9 for partial darkness; total darkness makes the roll
+    Rulebook: GURPS, 'Vision': -1 to -9 for partial darkness; total darkness makes the roll
     impossible without special advantages (``sees_in_dark``); +10 for the obvious.
     """
     if total_darkness and not sees_in_dark:
@@ -1530,7 +1531,7 @@ def vision_modifiers(
 def has_no_default(skill: str) -> bool:
     """Whether the rulebook gives ``skill`` no default, so it cannot be attempted untrained.
 
-    Rulebook: gurps.md, 'Default Rolls': "Some skills — like Alchemy, Karate, and all spells —
+    Rulebook: GURPS, 'Default Rolls': "Some skills — like Alchemy, Karate, and all spells —
     have no default. You cannot attempt them without training." Ruling: a specialization or a
     tech level (``Alchemy/TL3``, ``Karate (Sport)``) is the same skill.
     """
@@ -1540,11 +1541,11 @@ def has_no_default(skill: str) -> bool:
 
 def check_default_for(skill: str, expression: str, character: str | None = None) -> None:
     """Refuse a default the rulebook does not allow: one for a skill that has none, or one
-    that does not parse (gurps.md, 'Default Rolls')."""
+    that does not parse (GURPS, 'Default Rolls')."""
     parse_default(expression)
     if has_no_default(skill):
         raise Refused(
-            f"{skill.strip()} has no default (gurps.md, 'Default Rolls': \"You cannot attempt "
+            f"{skill.strip()} has no default (GURPS, 'Default Rolls': \"You cannot attempt "
             f'them without training."), so give {character or "the character"} the skill '
             f'itself (--skill "{skill.strip()}=N") instead of a default.'
         )
@@ -1573,7 +1574,7 @@ def _trait_level(traits: Sequence[str], names: Sequence[str]) -> int | None:
 def sense_modifiers(sense: str, traits: Sequence[str]) -> tuple[Modifier, ...]:
     """The bonuses a character's advantages give a sense roll.
 
-    Rulebook: gurps.md, 'Sense Rolls' (Acute Senses), 'Hearing' (+4 for Discriminatory
+    Rulebook: GURPS, 'Sense Rolls' (Acute Senses), 'Hearing' (+4 for Discriminatory
     Hearing), 'Taste & Smell' (+4 for Discriminatory Smell or Taste). Traits are read from the
     sheet as written there: ``Acute Vision 2``, ``Acute Hearing +3``, ``Discriminatory Smell``.
     """
@@ -1595,7 +1596,7 @@ def sees_in_dark(traits: Sequence[str]) -> bool:
 def fp_on_failure(skill: str, feat: str | None = None) -> int:
     """FP a failed roll costs: Swimming (inhaling water) and running's HT rolls cost 1.
 
-    Rulebook: gurps.md, 'Swimming', 'Running & Sprinting'.
+    Rulebook: GURPS, 'Swimming', 'Running & Sprinting'.
     """
     if skill.strip().lower() == "swimming" or feat == "running":
         return tables.FEAT_FP_ON_FAILURE

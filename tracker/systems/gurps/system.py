@@ -22,7 +22,7 @@ DERIVED_STATS = (("HP", "ST"), ("FP", "HT"), ("Will", "IQ"), ("Per", "IQ"))
 
 
 class Gurps(RuleSystem):
-    """GURPS: 3d6 roll-under success rolls, contests and fright checks (gurps.md)."""
+    """GURPS: 3d6 roll-under success rolls, contests and fright checks (GURPS)."""
 
     name: ClassVar[str] = "gurps"
     title: ClassVar[str] = "GURPS"
@@ -97,7 +97,7 @@ class Gurps(RuleSystem):
     def movement(self, character: CharacterView, running_yards: int = 0) -> dict[str, int] | None:
         """What Basic Move (``Move`` or ``Basic Move`` on the sheet) gives: the sprint and paced
         running (half the sprint), water Move, and the jumps, standing or after
-        ``running_yards`` of run-up (gurps.md, 'Running & Sprinting', 'Swimming', 'Jumping')."""
+        ``running_yards`` of run-up (GURPS, 'Running & Sprinting', 'Swimming', 'Jumping')."""
         move = character.stat("Basic Move")
         if move is None:
             move = character.stat("Move")
@@ -126,7 +126,7 @@ class Gurps(RuleSystem):
         return out
 
     def buy_up(self, outcome: str | None, target: str | None) -> tuple[str, int]:
-        """Character points turn an outcome into a better one, step by step (gurps.md,
+        """Character points turn an outcome into a better one, step by step (GURPS,
         'Repeated Attempts'): one step up unless ``target`` names another."""
         from tracker.systems.gurps import rules as gurps
 
@@ -148,7 +148,7 @@ class Gurps(RuleSystem):
     def track_notes(self, track: str, asked: int, after: int, top: int) -> list[str]:
         """HP past -HP, and HP or FP at the lowest tracker keeps, said when reached.
 
-        gurps.md names no HP or FP thresholds: HP appears only as a loss ('Extra Effort':
+        GURPS names no HP or FP thresholds: HP appears only as a loss ('Extra Effort':
         "Critical failure causes HP loss equal to the FP cost of the attempt"; 'Fright Check
         Results': "Faint; roll vs. HT — failure means 1 HP of injury as you collapse") and FP
         the same way ('Swimming': "Failure means you inhale water and lose 1 FP"). So no

@@ -1,4 +1,4 @@
-"""GURPS rule tables as data, typed from the rulebook (gurps.md) and DESIGN.md Rulings/gurps.
+"""GURPS rule tables as data, typed from the rulebook (GURPS) and tracker/systems/gurps/RULINGS.md.
 
 Only plain values live here (tuples, dicts, strings, ints) so a campaign can replace a table with
 one of the same shape, for example a fright table loaded from JSON; the GURPS rules
@@ -10,7 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 # Rulebook: 'Task Difficulty Scale'. Where a band spans two values (+8/+9) the milder one is the
-# preset (DESIGN.md Rulings/gurps); a GM wanting the other types it as a free modifier.
+# preset (tracker/systems/gurps/RULINGS.md); a GM wanting the other types it as a free modifier.
 TASK_DIFFICULTY: dict[str, int] = {
     "automatic": 10,
     "trivial": 8,
@@ -59,8 +59,8 @@ RETRY_MODES: tuple[str, ...] = (
 # ladder, critical_failure -> failure -> success -> critical_success.
 BUY_UP_STEP_COSTS: tuple[int, ...] = (2, 1, 2)
 
-# Rulebook: 'Default Rolls', Rule of 20; DESIGN.md Rulings/gurps: every attribute counts as at
-# most 20 in an attribute default (defaults from other skills are not capped).
+# Rulebook: 'Default Rolls', Rule of 20; tracker/systems/gurps/RULINGS.md: every attribute counts
+# as at most 20 in an attribute default (defaults from other skills are not capped).
 RULE_OF_20_ATTRIBUTES: frozenset[str] = frozenset({"st", "dx", "iq", "ht", "will", "per"})
 RULE_OF_20_CAP = 20
 
@@ -316,7 +316,8 @@ FRIGHT_ROWS: tuple[dict[str, object], ...] = (
     },
 )
 
-# Rulebook: 'Influence Rolls' (reaction roll, Basic Set p. 494 as summarised in DESIGN.md):
+# Rulebook: 'Influence Rolls' (reaction roll, Basic Set p. 494 as summarised in
+# tracker/systems/gurps/RULINGS.md):
 # (lowest total or None, highest total or None, level), worst first.
 REACTION_TABLE: tuple[tuple[int | None, int | None, str], ...] = (
     (None, 0, "Disastrous"),
@@ -383,18 +384,18 @@ VISION_OBVIOUS_BONUS = 10
 VISION_PARTIAL_DARKNESS_MAX = 9
 
 
-# gurps.md, 'Default Rolls': "Some skills — like Alchemy, Karate, and all spells — have no
+# GURPS, 'Default Rolls': "Some skills — like Alchemy, Karate, and all spells — have no
 # default. You cannot attempt them without training." The skills it names (a spell is not
 # known by its name, so it is the GM's to keep off the sheet's defaults).
 NO_DEFAULT_SKILLS: tuple[str, ...] = ("Alchemy", "Karate")
 
-# gurps.md, 'Climbing' and 'Swimming': the defaults the rulebook gives, used when a sheet lists
+# GURPS, 'Climbing' and 'Swimming': the defaults the rulebook gives, used when a sheet lists
 # none of its own.
 RULEBOOK_DEFAULTS: dict[str, tuple[str, ...]] = {
     "climbing": ("DX-5",),
     "swimming": ("HT-4",),
 }
-# gurps.md, 'Sense Rolls': each is a roll against Per, with the Acute advantage of that sense
+# GURPS, 'Sense Rolls': each is a roll against Per, with the Acute advantage of that sense
 # (its level is the bonus) and a Discriminatory one where the rulebook names it (+4).
 SENSES: dict[str, str] = {
     "vision": "Vision",

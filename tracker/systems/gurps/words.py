@@ -37,7 +37,7 @@ def render_roll(doc: Mapping[str, Any], style: Style) -> RollLines:
 def _margin_words(doc: Mapping[str, Any]) -> str:
     """The margin in the sense the outcome has: "by 3" when the roll decided it, and the rule
     when the roll's number did (a 3 or 4 always succeeds, a 17 or 18 always fails), never a
-    success "by" the amount it went over the skill (gurps.md, 'Success Rolls')."""
+    success "by" the amount it went over the skill (GURPS, 'Success Rolls')."""
     margin, total = doc["margin"], doc["total"]
     if doc["success"] and margin < 0:
         return f" (a {total} always succeeds: {-margin} over effective {doc['effective']})"
