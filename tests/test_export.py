@@ -168,6 +168,22 @@ def test_replay_shows_notes_changes_and_undone_events(glintlock):
     assert undone[0]["changes"] == []
 
 
+def test_replay_reads_a_track_that_did_not_exist_as_a_dash_never_none(glintlock):
+    """A character added mid-session had no Mettle before it, and a sheet that gains HP had
+    none: the replay says so in the table's words, in both views; --json keeps null."""
+    glintlock.ok("session start")
+    glintlock.ok("character add Brannoc --stat Grit=2")
+    glintlock.ok("character update Brannoc --stat HP=12")
+    for view in ("", " --player-view"):
+        out = glintlock.ok(f"replay 1{view}").stdout
+        assert "None" not in out
+        assert "Brannoc Mettle — → 0" in out
+        assert "Brannoc conditions — → none" in out
+        assert "Brannoc HP — → 12" in out
+    updated = glintlock.json("replay 1")["events"][-1]
+    assert updated["changes"] == [{"who": "Brannoc", "track": "HP", "before": None, "after": 12}]
+
+
 def test_replay_of_an_unknown_session_is_refused(glintlock):
     result = glintlock("replay 3")
     assert result.exit_code == 1

@@ -140,7 +140,10 @@ def _change_text(change) -> str:
     from tracker.cli.render import printable
 
     who = f"{printable(change.who)} " if change.who else ""
-    return f"{who}{change.track} {change.before} → {change.after}"
+    # A track that did not exist on one side (a character added, HP a sheet update gave)
+    # reads as a dash: the GM reads the table's words, never Python's None.
+    before, after = ("—" if v is None else v for v in (change.before, change.after))
+    return f"{who}{change.track} {before} → {after}"
 
 
 def _replay_doc(line) -> dict:
