@@ -391,6 +391,20 @@ def test_stress_shakes_then_strains_then_breaks(glintlock):
     assert run.json("verify")["ok"] is True
 
 
+def test_status_of_a_character_says_the_consequences_its_breaking_points_left(glintlock):
+    """``status NAME`` says what ``--json`` and ``character show`` say of a breaking point's
+    lasting consequence."""
+    run = glintlock
+    run.ok("session start")
+    run.ok("stress Tomas +6")
+    run.ok('breaking-point Tomas "freezes" "fear of deep water"')
+    assert run.json("status Tomas")["consequences"] == ["fear of deep water"]
+    assert "Breaking point: fear of deep water" in run.ok("character show Tomas").stdout
+    shown = run.ok("status Tomas").stdout.splitlines()
+    assert shown[0].startswith("Tomas · Mettle 0 · stress 3")
+    assert shown[1:] == ["  Breaking point: fear of deep water"]
+
+
 # -- Story tags ---------------------------------------------------------------------------------
 
 

@@ -456,6 +456,20 @@ def test_fright_results_that_give_traits_are_owed_until_assigned(iron):
     )
 
 
+def test_status_of_a_character_says_the_traits_and_stats_play_left(iron):
+    """``status NAME`` says what ``--json`` has of what play left for good: a trait a fright
+    check cost, and a stat it lowered (row 40+: as 30, plus -1 IQ)."""
+    run = iron
+    run.ok("fright Mira --dice 6,6,4 --table-dice 3,3,3")
+    run.ok('trait assign Mira "Quirk: hums when afraid"')
+    run.ok("fright Mira --dice 6,6,6 --table-dice 6,6,6 --mod -20 --effect-dice 1")
+    doc = run.json("status Mira")
+    assert doc["stat_changes"] == {"IQ": -1}
+    shown = run.ok("status Mira").stdout.splitlines()[1:]
+    assert "  Gained in play: Quirk: hums when afraid (quirk, -1 point)" in shown
+    assert "  IQ -1 for good" in shown
+
+
 def test_totals_between_listed_rows_and_past_forty(iron):
     run = iron
 

@@ -612,6 +612,8 @@ def status(
             emit_json(doc)
             return
         click.echo(character_line(doc))
+        for line in lasting_lines(doc):
+            click.echo(line)
         return
     if as_json:
         emit_json(state.summary())
@@ -655,6 +657,22 @@ def character_line(t: dict[str, Any]) -> str:
     if t.get("retired_at") is not None:
         parts.append(dim(f"retired at event {t['retired_at']}"))
     return " · ".join(parts)
+
+
+def lasting_lines(t: dict[str, Any]) -> list[str]:
+    """What play has left on a character for good, one line each, as ``character show`` says
+    it: the one-line summary has no room for them, and ``--json`` has them all."""
+    lines = [f"  Breaking point: {printable(c)}" for c in t.get("consequences", ())]
+    for gained in t.get("traits_gained", ()):
+        points = gained.get("points")
+        worth = f", {plural(points, 'point')}" if points is not None else ""
+        lines.append(f"  Gained in play: {printable(gained['name'])} ({gained['kind']}{worth})")
+    lines += [
+        f"  {printable(stat)} {signed(delta)} for good"
+        for stat, delta in (t.get("stat_changes") or {}).items()
+        if delta
+    ]
+    return lines
 
 
 # -- contests, fright checks, panic, projects -----------------------------------------------------
