@@ -152,6 +152,28 @@ def test_a_change_to_the_database_files_is_reported_until_they_settle(table, mon
     opened.close()
 
 
+def test_the_boards_hold_no_floor_a_sessions_end_let_lapse(tmp_path):
+    """The players' page and the GM's show what is owed as ``obligations`` does: a floor the
+    session's end closed as lapsed is owed on neither."""
+    from tracker.app.live import Live
+    from tracker.app.tracker import Tracker
+
+    db = tmp_path / "veyra.db"
+    tracker(db, "campaign", "new", "Veyra", "--system", "glintlock")
+    tracker(db, "character", "add", "Wren", "--stat", "Grit=3")
+    tracker(db, "session", "start")
+    tracker(db, "threat", "add", "4")
+    opened = Tracker(str(db))
+    live = Live(opened)
+    for players in (True, False):
+        owed = live.board(player_view=players)["obligations"]
+        assert [o["kind"] for o in owed] == ["threat-floor"]
+    tracker(db, "session", "end")
+    for players in (True, False):
+        assert live.board(player_view=players)["obligations"] == []
+    opened.close()
+
+
 # -- the feed, read as bytes ----------------------------------------------------------------------
 
 

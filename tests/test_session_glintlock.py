@@ -235,6 +235,71 @@ def test_ending_a_session_with_the_floor_owed_records_it_as_lapsed(glintlock):
     assert run.json("session list")["sessions"][0]["lapsed"] == ended["lapsed"]
 
 
+def test_a_lapsed_floor_is_closed_in_every_view_and_undoing_the_end_puts_it_back(glintlock):
+    """Lapsed means closed: the session's end that says "Lapsed" closes the floor it names, in
+    the GM's view and the players', and logs how it closed; no spend (between sessions) or
+    dismissal is needed, and undoing the end owes it again."""
+    run = glintlock
+    run.ok("session start")
+    run.ok("threat add 4")
+    ended = run.ok("session end").stdout
+    assert "Lapsed: Threat 4: the GM owes a hard or dire spend." in ended
+    assert "Still owed" not in ended
+    state(run, threat=4, floor="none", owed=[])
+    assert "hard spend owed" not in run.ok("status").stdout
+    players = run.json("status --player-view")
+    assert (players["spending_floor"], players["obligations"]) == ("none", 0)
+    assert "Nothing is owed." in run.ok("obligations").stdout
+    closed = run.json("obligations --all")["discharged"]
+    assert [(o["kind"], o["how"]) for o in closed] == [
+        ("threat-floor", "lapsed at the end of session 1")
+    ]
+    end = run.json("log")["events"][-1]
+    assert end["type"] == "SessionEnded"
+    assert closed[0]["discharged_version"] == end["version"]
+
+    undone = run.json(f"undo {end['version']}")
+    assert kinds(undone["obligations_opened"]) == ["threat-floor"]
+    state(run, threat=4, floor="owed", owed=[("threat-floor", "owed")])
+    run.ok("redo")
+    state(run, threat=4, floor="none", owed=[])
+    assert run.json("verify")["ok"] is True
+
+
+def test_threat_carried_over_at_four_or_more_owes_the_floor_again_from_the_start(run):
+    """Ruling (beside ``spending_floor``): the floor follows the Threat on hand. Carried over
+    at 5 it is owed from the next session's start; at 6 player rolls wait for a hard spend; a
+    session that resets Threat owes nothing."""
+    run.ok("campaign new Veyra --system glintlock --threat-carries-over")
+    run.ok("character add Wren --stat Grit=3")
+    run.ok("session start")
+    run.ok("threat add 5")
+    run.ok("session end")
+    state(run, threat=5, floor="none", owed=[])
+
+    started = run.json("session start")
+    assert [(o["kind"], o["severity"]) for o in started["obligations_opened"]] == [
+        ("threat-floor", "owed")
+    ]
+    assert "Threat 5: the GM owes a hard or dire spend." in run.ok("obligations").stdout
+    owed = state(run, threat=5, floor="owed", owed=[("threat-floor", "owed")])
+    assert owed[0]["opened_version"] == run.json("log")["events"][-1]["version"]
+    run.ok("threat add 1")
+    run.ok("session end")
+    said = run.ok("session start").stdout
+    assert "Threat 6: the GM must spend hard or dire now" in said
+    state(run, threat=6, floor="immediate", owed=[("threat-floor", "immediate")])
+    refused(run, "roll Wren Grit --tag 1 --dice 12", "hard or dire")
+    run.ok("threat spend hard")
+    state(run, threat=4, floor="owed", owed=[("threat-floor", "owed")])
+
+    run.ok("session end")
+    run.ok("campaign set --threat-resets")
+    run.ok("session start")
+    state(run, threat=0, floor="none", owed=[])
+    assert run.json("verify")["ok"] is True
+
+
 # -- Mettle: gains, steel yourself, the advantage die, overspending ------------------------------
 
 
@@ -438,7 +503,7 @@ def test_a_story_tag_is_spent_by_the_roll_that_uses_it(glintlock):
 # -- Sessions reset Mettle and Threat ------------------------------------------------------------
 
 
-def test_a_new_session_resets_mettle_and_threat_and_discharges_the_floor(glintlock):
+def test_a_new_session_resets_mettle_and_threat_once_the_floor_has_lapsed(glintlock):
     run = glintlock
     run.ok("session start")
     for _ in range(3):
@@ -455,7 +520,8 @@ def test_a_new_session_resets_mettle_and_threat_and_discharges_the_floor(glintlo
     )
 
     run.ok("session end")
-    state(run, threat=5, floor="owed", owed=[("threat-floor", "owed")], Wren={"mettle": 3})
+    # The floor lapses with the session; Threat itself is reset only by the next start.
+    state(run, threat=5, owed=[], Wren={"mettle": 3})
 
     second = run.json("session start")
     assert second["number"] == 2

@@ -172,6 +172,34 @@ def test_a_panic_check_can_be_called_off_dismissed_or_passed(neon):
 # -- Stress at the campaign's limit ---------------------------------------------------------------
 
 
+def test_a_panic_check_owed_at_a_sessions_end_is_still_owed_not_lapsed(neon):
+    """Only what lapses is said to lapse, and it is closed; a panic check does not lapse: the
+    session's end says it is still owed, every view keeps it owed, and it is checked when play
+    resumes (or dismissed between sessions)."""
+    run = neon
+    run.ok("roll Juno Hacking --dl 5 --dice 1")
+    run.ok("roll Kade Hacking --dl 5 --dice 1")
+    ended = run.json("session end")
+    assert (ended["lapsed"], ended["obligations_discharged"]) == ([], [])
+    assert kinds(ended["obligations"]) == ["panic-check", "panic-check"]
+    assert run.json("status --player-view")["obligations"] == 2
+    kade = state(run, owed=[("panic-check", "Juno"), ("panic-check", "Kade")])[1]
+    run.ok(f"obligations dismiss {kade['id']} --reason 'the scene is over'")
+    run.ok("session start")
+    checked = run.json("panic Juno Mind --dice 9")
+    assert kinds(checked["obligations_discharged"]) == ["panic-check"]
+    state(run, owed=[])
+    assert run.json("verify")["ok"] is True
+
+
+def test_session_end_says_what_is_still_owed(neon):
+    neon.ok("roll Juno Hacking --dl 5 --dice 1")
+    out = neon.ok("session end").stdout
+    assert "Lapsed" not in out
+    assert "Open obligations: none." not in out
+    assert "Still owed: Juno rolled a catastrophe: call a panic check" in out
+
+
 def test_stress_at_the_limit_gives_disadvantage(neon):
     run = neon
 

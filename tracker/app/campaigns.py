@@ -46,6 +46,7 @@ from tracker.projections.campaign import (
     Character,
     Obligation,
     SessionInfo,
+    lapsing,
     session_list,
 )
 from tracker.store.eventstore import CampaignRow
@@ -195,11 +196,11 @@ class Campaigns:
         self.table.loader.save(before[0], SESSION_SNAPSHOT)
         return state, state.session, _lapsing(before[0])
 
-    def session_end(self) -> tuple[CampaignState, SessionInfo, tuple[str, ...]]:
-        """End the running session; what the players' state still owes is recorded as lapsed
-        (the event is public). Returns the state, the session, and everything that lapsed in
-        the GM's state (what secret rolls opened or kept open too)."""
-        lapsed_all: list[str] = []
+    def session_end(self) -> tuple[CampaignState, SessionInfo, tuple[Obligation, ...]]:
+        """End the running session; what lapses with it (``lapsing``: the spending floor) is
+        closed, and what the players' state owed of it is recorded as lapsed (the event is
+        public). Returns the state, the session, and everything that lapsed in the GM's state
+        (what secret rolls opened or kept open too); what is still owed stays open."""
 
         def decide(state: CampaignState) -> Decision:
             if state.current_session is None:
@@ -210,15 +211,16 @@ class Campaigns:
             # the GM's would tell them what a secret roll gave (an obligation it opened, or the
             # Threat it added in the words of one a public event opened, or that one's being
             # still open at all).
-            lapsed_all[:] = [o.what for o in state.obligations.values()]
             players = self.table.player_state(until_version=state.version)
-            lapsed = tuple(o.what for o in players.obligations.values() if not o.secret)
+            lapsed = tuple(o.what for o in lapsing(players) if not o.secret)
             return Decision(
                 [new_event(SessionEnded(number=number, lapsed=lapsed), session_id=number)]
             )
 
-        state, _, _ = self.table.decide_and_append(decide)
-        return state, state.session, tuple(lapsed_all)
+        state, stored, _ = self.table.decide_and_append(decide)
+        ended = stored[-1].event_id
+        lapsed = tuple(o for o in state.discharged if o.discharged_by == ended)
+        return state, state.session, lapsed
 
     def session_list(self) -> list[SessionInfo]:
         """Every session in force, oldest first, with the number of events each logged."""

@@ -234,8 +234,17 @@ def session_start(title: str | None, as_json: bool) -> None:
       tracker session start --title "Below the archive"
     """
     state, info, lapsed = open_tracker().campaigns.session_start(title)
+    # A spending floor owed again at once, on Threat carried over at 4 or more.
+    opened = [o for o in state.obligations.values() if o.opened_version == state.version]
     if as_json:
-        emit_json({"campaign": state.name, **info.to_dict(), "lapsed_spends": list(lapsed)})
+        emit_json(
+            {
+                "campaign": state.name,
+                **info.to_dict(),
+                "lapsed_spends": list(lapsed),
+                "obligations_opened": [o.to_dict() for o in opened],
+            }
+        )
         return
     name = f' "{info.title}"' if info.title else ""
     line = f"Session {info.number}{name} started {local_time(info.started_at, 'HH:mm')}."
@@ -245,6 +254,8 @@ def session_start(title: str | None, as_json: bool) -> None:
     click.echo(line)
     for what in lapsed:
         click.echo(warn(f"Lapsed: {what}"))
+    for ob in opened:
+        click.echo(warn(ob.what))
 
 
 @session.command("end")
@@ -260,18 +271,30 @@ def session_end(as_json: bool) -> None:
 
     state, info, lapsed = open_tracker().campaigns.session_end()
     kept = receipt(state.campaign_id, state.version, state.head_hash)
+    owed = sorted(state.obligations.values(), key=lambda o: o.opened_version)
     if as_json:
-        emit_json({"campaign": state.name, **info.to_dict(), "receipt": str(kept)})
+        emit_json(
+            {
+                "campaign": state.name,
+                **info.to_dict(),
+                "receipt": str(kept),
+                "obligations_discharged": [o.to_dict() for o in lapsed],
+                "obligations": [o.to_dict() for o in owed],
+            }
+        )
         return
     took = duration(info.started_at, info.ended_at or info.started_at)
     click.echo(
         f"Session {info.number} ended {local_time(info.ended_at, 'HH:mm')} "
         f"({took}, {plural(info.event_count, 'event')})."
     )
-    if not lapsed:
+    if not lapsed and not owed:
         click.echo("Open obligations: none.")
-    for what in lapsed:
-        click.echo(warn(f"Lapsed: {what}"))
+    # What lapsed is closed; what is still owed waits for the next session (or a dismissal).
+    for ob in lapsed:
+        click.echo(warn(f"Lapsed: {ob.what}"))
+    for ob in owed:
+        click.echo(warn(f"Still owed: {ob.what}"))
     click.echo(
         f"Receipt for the players: {kept}\n"
         f"  (`tracker verify --against {kept}` later says whether the log still holds tonight.)"

@@ -34,7 +34,7 @@ from tracker.systems.base import Feature, RuleSystem
 from tracker.words import plural, reads_as
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 16
+PROJECTION_VERSION = 17
 RECENT_DISCHARGED = 50
 RECENT_EXPOSURES = 50
 RECENT_SEALED = 16
@@ -688,8 +688,18 @@ def _session_started(state: CampaignState, e: c.SessionStarted, raw: StoredEvent
             _consume_pending(ch, tuple(ch.pending_ids))
     if "threat" in resets:
         state.threat = 0
-        for ob in state.open_obligations("threat-floor"):
-            _discharge(state, ob, raw, "Threat reset at session start")
+    # The floor the last session's end let lapse is owed again when Threat carried over at 4
+    # or more: it follows the Threat on hand (the ruling beside ``spending_floor``).
+    _update_floor(state, raw)
+
+
+def lapsing(state: CampaignState) -> list[Obligation]:
+    """What a session's end closes as lapsed: the Threat spending floor still owed, which only
+    a spend of Threat in play discharges and which the next session's start sets again from
+    the Threat it begins with. What can still be settled after the session stays owed: a
+    trait to assign and a breaking point (bookkeeping between sessions), a panic check or a
+    regular contest's next round (rolled when play resumes), any of them dismissed."""
+    return state.open_obligations("threat-floor")
 
 
 def _session_ended(state: CampaignState, e: c.SessionEnded, raw: StoredEvent) -> None:
@@ -698,6 +708,9 @@ def _session_ended(state: CampaignState, e: c.SessionEnded, raw: StoredEvent) ->
         session.ended_at = raw.recorded_at
         session.lapsed = tuple(e.lapsed)
     state.current_session = None
+    # Closed by the event that records it, so undoing the session's end puts it back.
+    for ob in lapsing(state):
+        _discharge(state, ob, raw, f"lapsed at the end of session {e.number}")
 
 
 def _character_added(state: CampaignState, e: c.CharacterAdded, _: StoredEvent) -> None:

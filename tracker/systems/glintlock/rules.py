@@ -771,6 +771,14 @@ def spending_floor(threat: int) -> str:
     """The spending floor at a Threat level: "none" below 4, "owed" at 4-5, "immediate" at 6.
 
     Rulebook: Glintlock, 'Mettle & Threat' (Spending Floor); tracker/systems/glintlock/RULINGS.md.
+
+    Ruling, between sessions: the floor is owed in play, where Threat is spent. Ending a session
+    with it owed is allowed, and the session's end closes it as lapsed (the session-end event
+    records it as lapsed); undoing that end puts it back. The floor follows the Threat on
+    hand, not the moment it was reached: where the campaign carries Threat over between
+    sessions and the next session starts at 4 or more, the floor is owed again from its start
+    (at 6, at once: player rolls wait for a hard or dire spend). Where Threat resets to 0 at a
+    session's start, tracker's default, nothing is owed.
     """
     _require_track("Threat", threat, THREAT_MAX)
     for lowest, floor in SPENDING_FLOORS:
