@@ -116,6 +116,28 @@ def test_a_rolls_export_says_where_each_rolls_dice_came_from(glintlock):
     assert [json.loads(line)["dice_source"] for line in lines] == ["physical", "seeded", "system"]
 
 
+def test_backlash_on_a_sheet_without_hp_is_exported_as_not_applied(glintlock):
+    """The exports say of a roll's HP what its command said: backlash on a caster whose sheet
+    had no HP then was not applied; once the sheet has HP, the next backlash is."""
+    glintlock.ok("character add Isolde --stat Lore=3 --trained Arcana --class Seer")
+    glintlock.ok("session start")
+    said = glintlock.ok("roll Isolde Lore --skill Arcana --spell --dice 1,5 --backlash-dice 7,9")
+    assert "16 HP of backlash, not applied" in said.stdout
+    glintlock.ok("threat spend dire")
+    glintlock.ok("character update Isolde --stat HP=20")
+    glintlock.ok("roll Isolde Lore --skill Arcana --spell --dice 1,5 --backlash-dice 2,3")
+    assert glintlock.json("status Isolde")["hp"] == 15
+    first = "+3 threat; -16 hp not applied (no HP on the sheet)"
+    second = "+3 threat; -5 hp"
+    rows = list(csv.DictReader(io.StringIO(glintlock.ok("export rolls --format csv").stdout)))
+    assert [r["effects"] for r in rows] == ["'" + first, "'" + second]
+    lines = glintlock.ok("export rolls --format jsonl").stdout.splitlines()[1:]
+    assert [json.loads(line)["effects"] for line in lines] == [first, second]
+    page = glintlock.ok("export rolls --format html").stdout
+    assert "-16 hp not applied (no HP on the sheet)" in page
+    assert "-16 hp<" not in page
+
+
 def test_no_player_facing_output_shows_a_secret_roll(run):
     run.ok("campaign new Hidden --system gurps")
     run.ok("character add Mira --stat Per=12")

@@ -163,8 +163,11 @@ class Live:
                 if player_view
                 else self.table.store.read(self.campaign_id, session_id=session.number)
             )
-            # The rows need each character's name, which their CharacterAdded events give.
-            named = self.table.store.read(self.campaign_id, types=["CharacterAdded"], sparse=True)
+            # The rows need each character's name and sheet, which their CharacterAdded and
+            # CharacterUpdated events give, from before the session too.
+            named = self.table.store.read(
+                self.campaign_id, types=["CharacterAdded", "CharacterUpdated"], sparse=True
+            )
             rows = [
                 r
                 for r in roll_rows(

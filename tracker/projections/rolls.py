@@ -19,7 +19,8 @@ from typing import Any
 
 from tracker.errors import StorageError
 from tracker.events import StoredEvent
-from tracker.events.catalog import CharacterAdded
+from tracker.events.catalog import CharacterAdded, CharacterUpdated
+from tracker.events.effects import Effect, TrackChange, effects_text
 from tracker.events.play import RollMade
 from tracker.projections.player import Sealed
 from tracker.systems.base import RuleSystem
@@ -59,7 +60,10 @@ def rolls_in(data: Any) -> tuple[Any, ...]:
     return data.with_followups() if isinstance(data, RollMade) else (data,)
 
 
-ROW_SOURCES = ("CharacterAdded", *sorted(ROLLED))
+# Who the characters are, and which of them keep HP and FP (a sheet update may add them).
+ROW_SOURCES = ("CharacterAdded", "CharacterUpdated", *sorted(ROLLED))
+# The tracks a roll's effect may move that a sheet need not have.
+SHEET_TRACKS = ("hp", "fp")
 SEALED_KIND = "secret"
 # What a player view empties in a secret roll's row: it shows that the roll happened, no more.
 SECRET_FIELDS = (
@@ -163,17 +167,24 @@ def roll_rows(
     the ones an undo took back."""
     revoked = revoked or set()
     names: dict[str, str] = {}
+    sheets: dict[str, dict[str, int]] = {}
     for event in events:
         data = event.data
         if isinstance(data, CharacterAdded):
             names[data.character_id] = data.name
+            if event.event_id not in revoked:
+                sheets[data.character_id] = dict(data.stats)
+            continue
+        if isinstance(data, CharacterUpdated):
+            if event.event_id not in revoked and data.character_id in sheets:
+                sheets[data.character_id].update(data.stats)
             continue
         if isinstance(data, Sealed):
             yield sealed_row(event, names.get(event.character_id or ""), rules, revoked)
             continue
         try:
             rolled = [
-                (part.dice_source, facts)
+                (part.dice_source, _applied(facts, part, sheets, rules))
                 for part in rolls_in(data)
                 for facts in rules.roll_facts(part)
             ]
@@ -209,6 +220,43 @@ def roll_rows(
                 chance_key=key,
                 p_success=None if key is None else rules.chance(key),
             )
+
+
+def _applied(facts: Any, part: Any, sheets: dict[str, dict[str, int]], rules: RuleSystem) -> Any:
+    """``facts`` with its effects saying which were not applied: HP or FP a roll took from a
+    character whose sheet kept no such track (a caster's backlash), as the roll's own command
+    said when it was logged. The fold applies nothing to a track that is not there."""
+    effects: tuple[Effect, ...] = tuple(getattr(part, "effects", ()) or ())
+    own = getattr(part, "character_id", None)
+    untracked = [
+        i
+        for i, effect in enumerate(effects)
+        if isinstance(effect, TrackChange)
+        and effect.track in SHEET_TRACKS
+        and not _keeps(sheets, effect.character_id or own, effect.track, rules)
+    ]
+    said = effects_text(effects)
+    # A row words its roll's effects last, as ``effects_text`` does; a row that words none (a
+    # contest's side says its verdict) claims no damage to correct.
+    if not untracked or not said or not facts.effects.endswith(said):
+        return facts
+    marked = "; ".join(
+        effect.words()
+        + (f" not applied (no {effect.track.upper()} on the sheet)" if i in untracked else "")
+        for i, effect in enumerate(effects)
+    )
+    return facts._replace(effects=facts.effects[: len(facts.effects) - len(said)] + marked)
+
+
+def _keeps(
+    sheets: dict[str, dict[str, int]], character_id: str | None, track: str, rules: RuleSystem
+) -> bool:
+    """Whether the character's sheet, as it stood, has the track (GURPS: HP from ST)."""
+    stats = sheets.get(character_id or "")
+    if stats is None:
+        # A character the rows never saw added (a stream cut short): claim nothing new.
+        return True
+    return any(k.casefold() == track for k in (*stats, *rules.derived_stats(stats)))
 
 
 def sealed_row(
