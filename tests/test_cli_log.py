@@ -86,6 +86,24 @@ def test_log_shows_every_event_newest_last(glintlock):
     assert "session 1" in lines[-1]
 
 
+def test_the_log_shows_a_roll_points_bought_up_as_it_ended(run):
+    run.ok("campaign new Salt --system gurps --cinematic")
+    run.ok("character add Corwin --stat DX=12 --skill Climbing=12")
+    run.ok("session start")
+    run.ok("points award Corwin 3")
+    roll = run.json("roll Corwin Climbing --dice 5,5,4")  # 14 on 12: failure by 2
+    run.ok("spend Corwin buy-up")
+    for view in ("", " --player-view"):
+        out = run.ok(f"log{view}").stdout
+        assert "→ failure by 2 · bought up to success" in out
+        assert run.json(f"log{view}")["bought_up"] == [
+            {"version": roll["version"], "outcome": "success"}
+        ]
+    run.ok("undo")
+    assert "bought up to" not in run.ok("log").stdout
+    assert run.json("log")["bought_up"] == []
+
+
 def test_verify_passes_on_an_intact_log(glintlock):
     report = glintlock.json("verify")
     assert report["ok"] is True

@@ -138,6 +138,67 @@ def test_backlash_on_a_sheet_without_hp_is_exported_as_not_applied(glintlock):
     assert "-16 hp<" not in page
 
 
+def test_a_roll_points_bought_up_reads_as_it_ended_in_replay_and_every_export(run):
+    """A failed Climbing roll bought up to a success: its replay line and its row in every
+    roll export, in both views, give the outcome it ended with and say it was bought up; its
+    luck is still its dice's. Undoing the buy-up leaves the roll as first rolled."""
+    run.ok("campaign new Salt --system gurps --cinematic")
+    run.ok("character add Corwin --stat DX=12 --skill Climbing=12")
+    run.ok("session start")
+    run.ok("points award Corwin 3")
+    run.ok("roll Corwin Climbing --dice 5,5,4")  # 14 on 12: failure by 2
+    run.ok("spend Corwin buy-up")
+    line = "Corwin rolls Climbing at 12: 5+5+4 = 14 → failure by 2 · bought up to success"
+    for view in ("", " --player-view"):
+        assert line in run.ok(f"replay 1{view}").stdout
+        rolled = next(e for e in run.json(f"replay 1{view}")["events"] if e["type"] == "RollMade")
+        assert rolled["bought_up_to"] == "success"
+        text = run.ok(f"export rolls --format csv{view}").stdout
+        row = next(csv.DictReader(io.StringIO(text)))
+        assert (row["outcome"], row["success"], row["bought_up_from"]) == (
+            "success",
+            "True",
+            "failure",
+        )
+        lines = run.ok(f"export rolls --format jsonl{view}").stdout.splitlines()
+        doc = json.loads(lines[1])
+        assert (doc["outcome"], doc["success"], doc["bought_up_from"]) == (
+            "success",
+            True,
+            "failure",
+        )
+        page = run.ok(f"export rolls --format html{view}").stdout
+        assert '<span class="outcome good">success</span>' in page
+        assert "bought up from failure" in page
+    luck = Tracker(str(run.db)).exports.roll_report(RollFilter())["luck"]["characters"][0]
+    assert (luck["rolls"], luck["successes"]) == (1, 0)
+
+    run.ok("undo")
+    assert "bought up" not in run.ok("replay 1").stdout
+    row = next(csv.DictReader(io.StringIO(run.ok("export rolls --format csv").stdout)))
+    assert (row["outcome"], row["success"], row["bought_up_from"]) == ("failure", "False", "")
+
+
+def test_a_buy_up_kept_secret_leaves_the_players_the_roll_as_first_rolled(run):
+    """A buy-up sealed because a secret event about the character came between (a secret
+    Fright Check): the players' log, replay and exports read the roll as they saw it."""
+    run.ok("campaign new Salt --system gurps --cinematic")
+    run.ok("character add Corwin --stat DX=12 --stat IQ=10 --skill Climbing=12")
+    run.ok("session start")
+    run.ok("points award Corwin 3")
+    run.ok("roll Corwin Climbing --dice 5,5,4")
+    run.ok("fright Corwin --secret --dice 3,3,3")
+    assert run.json("spend Corwin buy-up")["secret"] is True
+    assert "bought up to success" in run.ok("log").stdout
+    for reader in ("log", "replay 1"):
+        assert "bought up" not in run.ok(f"{reader} --player-view").stdout
+    text = run.ok("export rolls --format csv --player-view").stdout
+    row = next(csv.DictReader(io.StringIO(text)))
+    assert (row["outcome"], row["bought_up_from"]) == ("failure", "")
+    run.ok("reveal --session 1")
+    assert "bought up to success" in run.ok("log --player-view").stdout
+
+
 def test_no_player_facing_output_shows_a_secret_roll(run):
     run.ok("campaign new Hidden --system gurps")
     run.ok("character add Mira --stat Per=12")

@@ -174,6 +174,43 @@ def test_the_boards_hold_no_floor_a_sessions_end_let_lapse(tmp_path):
     opened.close()
 
 
+def test_a_roll_points_bought_up_reads_as_it_ended_in_the_feed(tmp_path):
+    """The feed shows a roll as it ended: what its dice gave and that points bought it up. The
+    buy-up carries the roll again (``amends``) for a page that showed it before, and so does
+    the undo that takes the buy-up back, the roll then reading as first rolled."""
+    from tracker.app.live import Live
+    from tracker.app.tracker import Tracker
+    from tracker.cli.live import GM, PLAYERS, Feed
+
+    db = tmp_path / "salt.db"
+    tracker(db, "campaign", "new", "Salt", "--system", "gurps", "--cinematic")
+    tracker(db, "character", "add", "--sheet", str(SHEETS / "gurps-mira.toml"))
+    tracker(db, "session", "start")
+    tracker(db, "points", "award", "Mira", "3")
+    tracker(db, "roll", "Mira", "Lockpicking", "--dice", "5,5,4")  # 14 on 12: failure by 2
+    first = head(db)
+    opened = Tracker(str(db))
+    feed = Feed(Live(opened))
+
+    def sent(view: str, after: int) -> list[dict]:
+        _, messages = feed.messages(view, after)
+        return [json.loads(body) for _, kind, body in messages if kind == "item"]
+
+    rolled = sent(PLAYERS, first - 1)[0]
+    assert (rolled["text"].endswith("→ failure by 2"), rolled["tone"]) == (True, "bad")
+    tracker(db, "spend", "Mira", "buy-up")
+    for view in (PLAYERS, GM):
+        roll, bought = sent(view, first - 1)
+        assert roll["text"].endswith("→ failure by 2 · bought up to success")
+        assert roll["tone"] == "good"
+        assert bought["amends"] == [roll]
+    tracker(db, "undo")
+    undo = sent(PLAYERS, head(db) - 1)[0]
+    assert [a["text"] for a in undo["amends"]] == [rolled["text"]]
+    assert undo["amends"][0]["tone"] == "bad"
+    opened.close()
+
+
 # -- the feed, read as bytes ----------------------------------------------------------------------
 
 
@@ -483,6 +520,38 @@ def test_the_players_page_shows_rolls_as_they_are_logged_and_no_secret(table, br
             for li in browser.find_elements("css selector", "#feed li")
         ]
         assert versions == sorted(versions, reverse=True)
+
+
+@pytest.mark.slow
+def test_the_players_page_shows_a_roll_bought_up_as_it_ended(tmp_path, browser):
+    def texts(driver) -> list[str]:
+        # Read in one go: the page replaces the roll's entry as the buy-up arrives.
+        return driver.execute_script(
+            "return [...document.querySelectorAll('#feed li .text')].map(n => n.textContent)"
+        )
+
+    db = tmp_path / "salt.db"
+    tracker(db, "campaign", "new", "Salt", "--system", "gurps", "--cinematic")
+    tracker(db, "character", "add", "--sheet", str(SHEETS / "gurps-mira.toml"))
+    tracker(db, "session", "start")
+    tracker(db, "points", "award", "Mira", "3")
+    with serving(db) as server:
+        browser.get(server.base + "/")
+        wait_for(browser, lambda d: d.find_element("id", "connection").text == "live", "live")
+        tracker(db, "roll", "Mira", "Lockpicking", "--dice", "5,5,4")
+        wait_for(browser, lambda d: any("failure by 2" in t for t in texts(d)), "the roll")
+        tracker(db, "spend", "Mira", "buy-up")
+        wait_for(
+            browser,
+            lambda d: any(t.endswith("failure by 2 · bought up to success") for t in texts(d)),
+            "the roll bought up",
+        )
+        tracker(db, "undo")
+        wait_for(
+            browser,
+            lambda d: next(t for t in texts(d) if "Lockpicking" in t).endswith("by 2"),
+            "the roll as first rolled",
+        )
 
 
 @pytest.mark.slow

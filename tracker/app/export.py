@@ -105,7 +105,8 @@ class Exports:
             if self.table.meter is not None:
                 total = self.table.store.count(state.campaign_id, ROW_SOURCES)
                 events = metered(events, self.table.meter, label, total)
-        rows = roll_rows(events, state.rules, state.revoked)
+        bought = self.table.bought_up(player_view=player_view)
+        rows = roll_rows(events, state.rules, state.revoked, bought)
         return state, (r for r in rows if flt.keep(r))
 
     def _named(self, flt: RollFilter, state: CampaignState) -> RollFilter:
@@ -146,7 +147,8 @@ class Exports:
                 yield event
 
         rules = state.rules
-        for row in roll_rows(tap(events), rules, state.revoked):
+        bought = self.table.bought_up(player_view=player_view)
+        for row in roll_rows(tap(events), rules, state.revoked, bought):
             if not flt.keep(row):
                 continue
             rows.append(row)

@@ -228,6 +228,23 @@ class Table:
         )
         return (e for e in stream if e.version >= first.version)
 
+    def bought_up(
+        self, campaign: CampaignRow | None = None, *, player_view: bool = False
+    ) -> dict[str, str]:
+        """The outcome each roll ended with where points bought it up, by the roll's event id
+        (``tracker.projections.rolls.bought_up``): read through the type index, so every view
+        of a roll can say it without a second pass over the log. In the players' view, from
+        their stream: a buy-up they were not shown changed nothing they know."""
+        from tracker.projections.rolls import BUY_UP_TYPE, bought_up
+
+        row = campaign or self.campaign()
+        events: Iterable[StoredEvent] = self.store.read(
+            row.campaign_id, types=[BUY_UP_TYPE], sparse=True
+        )
+        if player_view:
+            events = player_stream(events, self.revealed(row))
+        return bought_up(events, self.state(row).revoked)
+
     def _secret_before(
         self, row: CampaignRow, revealed: set[str], until_version: int
     ) -> Callable[[str], bool]:

@@ -106,10 +106,11 @@ def replay(session, player_view, as_json) -> None:
     tracker = open_tracker()
     state, lines = tracker.history.replay(session, player_view=player_view)
     number = session or state.current_session or state.session.number
+    bought = tracker.bought_up(player_view=player_view)
     if as_json:
         click.echo(f'{{"session": {number}, "events": [', nl=False)
         for i, line in enumerate(lines):
-            doc = _replay_doc(line)
+            doc = _replay_doc(line, bought)
             click.echo(("," if i else "") + json.dumps(doc, ensure_ascii=False), nl=False)
         click.echo("]}")
         return
@@ -123,7 +124,7 @@ def replay(session, player_view, as_json) -> None:
             who = printable(line.names.get(event.character_id or "", "the GM"))
             click.echo(f"{when}  {event.version:>5}  a secret roll for {who}")
             continue
-        text = summarize(event, line.names)
+        text = summarize(event, line.names, bought)
         if isinstance(event.data, NoteAdded):
             text = click.style(f"“{printable(event.data.text)}”", italic=True)
         if line.revoked:
@@ -146,7 +147,7 @@ def _change_text(change) -> str:
     return f"{who}{change.track} {before} → {after}"
 
 
-def _replay_doc(line) -> dict:
+def _replay_doc(line, bought: dict[str, str]) -> dict:
     from tracker.projections.player import Sealed
 
     event = line.event
@@ -165,6 +166,8 @@ def _replay_doc(line) -> dict:
         "revoked": line.revoked,
         "secret": event.visibility == "gm",
         "payload": event.payload,
+        # The outcome points bought the roll up to later, if they did.
+        "bought_up_to": bought.get(event.event_id) if event.type == "RollMade" else None,
         "changes": [
             {"who": c.who, "track": c.track, "before": c.before, "after": c.after}
             for c in line.changes

@@ -170,8 +170,12 @@ class Feed:
         reconnecting at once after the Wi-Fi drops)."""
         players = view == PLAYERS
         page = self.live.since(after, player_view=players)
+        # Read once a batch: which rolls points bought up, as this view may know it.
+        bought = (
+            self.live.table.bought_up(self.live.row, player_view=players) if page.events else {}
+        )
         out: list[Message] = [
-            (e.version, "item", json.dumps(self.item(e, page, view), ensure_ascii=False))
+            (e.version, "item", json.dumps(self.item(e, page, view, bought), ensure_ascii=False))
             for e in page.events
         ]
         key = (view, page.head)
@@ -183,8 +187,14 @@ class Feed:
         out.append((None, "board", board))
         return page.head, out
 
-    def item(self, event: StoredEvent, page: Page, view: str) -> dict[str, Any]:
-        """One event as a page shows it."""
+    def item(
+        self, event: StoredEvent, page: Page, view: str, bought: dict[str, str] | None = None
+    ) -> dict[str, Any]:
+        """One event as a page shows it: a roll as it ended (``bought``: the outcome points
+        bought it up to, by its id). A buy-up, or an undo or redo of one, carries the roll it
+        changes as it reads now (``amends``), for a page that showed it before to show it
+        again."""
+        bought = bought or {}
         if event.type == "CharacterAdded" or event.character_id not in self.names:
             self.names = self.live.table.campaigns.character_names()
         data = event.data
@@ -204,18 +214,55 @@ class Feed:
             who = self.names.get(event.character_id or "", "the GM")
             doc["text"] = f"a secret roll for {who}"
             return doc
-        doc["text"] = summarize(event, self.names)
-        doc["tone"] = self.live.tone(data)
+        doc["text"] = summarize(event, self.names, bought)
+        # A roll points bought up is coloured as it ended, not as its dice fell.
+        ended = bought.get(event.event_id) if isinstance(data, p.RollMade) else None
+        doc["tone"] = (
+            self.live.state().rules.tone(ended) if isinstance(ended, str) else self.live.tone(data)
+        )
+        store, cid = self.live.table.store, self.live.campaign_id
         if isinstance(data, p.EventsRevoked):
             doc["undoes"] = list(data.event_ids)
         elif isinstance(data, p.EventsRestored):
             doc["restores"] = list(data.event_ids)
         elif isinstance(data, p.EventsRevealed):
-            store, cid = self.live.table.store, self.live.campaign_id
             doc["reveals"] = [
-                self.item(store.find_event(cid, ident), page, view) for ident in data.event_ids
+                self.item(store.find_event(cid, ident), page, view, bought)
+                for ident in data.event_ids
             ]
+        changed = self._bought_rolls(event, view)
+        if changed:
+            doc["amends"] = [self.item(roll, page, view, bought) for roll in changed]
         return doc
+
+    def _bought_rolls(self, event: StoredEvent, view: str) -> list[StoredEvent]:
+        """The rolls whose outcome ``event`` changed: the roll a buy-up bought up, or those of
+        the buy-ups an undo or a redo took back or put back. In the players' view only what
+        they were shown, buy-up and roll alike: whether a secret event was a buy-up is not
+        theirs to learn from the page."""
+        data = event.data
+        if isinstance(data, p.RollBoughtUp):
+            named = [event]
+        elif isinstance(data, (p.EventsRevoked, p.EventsRestored)):
+            named = [
+                self.live.table.store.find_event(self.live.campaign_id, i) for i in data.event_ids
+            ]
+        else:
+            return []
+        revealed = self.live.table.revealed(self.live.row) if view == PLAYERS else set()
+
+        def shown(e: StoredEvent) -> bool:
+            return view != PLAYERS or e.visibility != "gm" or e.event_id in revealed
+
+        rolls = []
+        for buy in named:
+            if isinstance(buy.data, p.RollBoughtUp) and shown(buy):
+                roll = self.live.table.store.find_event(
+                    self.live.campaign_id, buy.data.roll_event_id
+                )
+                if shown(roll):
+                    rolls.append(roll)
+        return rolls
 
 
 class Hub:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 import click
 import msgspec
@@ -30,12 +31,18 @@ from tracker.systems.base import RuleSystem
 from tracker.words import outcome_words
 
 
-def summarize(event, names: dict[str, str]) -> str:
-    """One line saying what an event recorded, in the GM's words, safe to print. An event whose
-    payload fits its type but not its system's words (a roll with no outcome, edited in by
-    hand) is said to be unreadable, never a traceback."""
+def summarize(event, names: dict[str, str], bought: Mapping[str, str] | None = None) -> str:
+    """One line saying what an event recorded, in the GM's words, safe to print; a roll that
+    points bought up later (``bought``: the outcome it ended with, by the roll's id, as
+    ``Table.bought_up`` gives them for the view) says so. An event whose payload fits its type
+    but not its system's words (a roll with no outcome, edited in by hand) is said to be
+    unreadable, never a traceback."""
     try:
-        return printable(_summary(event, names))
+        line = _summary(event, names)
+        ended = bought.get(event.event_id) if bought else None
+        if ended is not None and isinstance(event.data, p.RollMade):
+            line += f" · bought up to {outcome_words(ended)}"
+        return printable(line)
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
         return f"an event tracker cannot read ({event.type}: {exc!r}); `tracker verify` names it"
 
@@ -213,32 +220,43 @@ def log(session: int | None, player_view: bool, follow: bool, as_json: bool) -> 
     # lists, without the marks: the log is where the GM looks to see what is wrong.
     try:
         undone = tracker.state().revoked
+        bought = tracker.bought_up(player_view=player_view)
     except TrackerError:
-        undone = set()
+        undone, bought = set(), {}
     if as_json:
         # Streamed as one JSON document so a long log never sits whole in memory.
         # Each event exactly as stored, so that its fields hash to its hash; which of them are
-        # undone follows the list, by version.
+        # undone follows the list, by version, and so do the rolls points bought up.
         click.echo('{"events": [', nl=False)
         gone = []
+        ended = []
         for i, event in enumerate(events):
             doc = _listed(event)
             click.echo(("," if i else "") + json.dumps(doc, ensure_ascii=False), nl=False)
             if event.event_id in undone:
                 gone.append(event.version)
-        click.echo(f'], "undone": {json.dumps(gone)}}}')
+            if event.event_id in bought and event.type == p.RollMade.TYPE:
+                ended.append({"version": event.version, "outcome": bought[event.event_id]})
+        click.echo(f'], "undone": {json.dumps(gone)}, "bought_up": {json.dumps(ended)}}}')
         return
     names = tracker.campaigns.character_names()
     shown = 0
     for event in events:
-        click.echo(log_line(event, names, undone, player_view))
+        click.echo(log_line(event, names, undone, player_view, bought))
         shown += 1
     if not shown:
         click.echo("No events" + (f" in session {session}." if session is not None else " yet."))
 
 
-def log_line(event, names: dict[str, str], undone: set[str], player_view: bool) -> str:
-    """One event as ``tracker log`` prints it: its version, time, session and summary."""
+def log_line(
+    event,
+    names: dict[str, str],
+    undone: set[str],
+    player_view: bool,
+    bought: Mapping[str, str] | None = None,
+) -> str:
+    """One event as ``tracker log`` prints it: its version, time, session and summary (with
+    the outcome points bought a roll up to, ``bought``)."""
     when = dim(local_time(event.recorded_at, "YYYY-MM-DD HH:mm:ss"))
     label = f"s{event.session_id}" if event.session_id is not None else ""
     if isinstance(event.data, Sealed):
@@ -248,7 +266,7 @@ def log_line(event, names: dict[str, str], undone: set[str], player_view: bool) 
     # In the players' view a secret event shown whole is one the GM revealed.
     mark = " [revealed]" if player_view else " [secret]"
     secret = mark if event.visibility == "gm" else ""
-    summary = summarize(event, names)
+    summary = summarize(event, names, bought)
     if event.event_id in undone:
         summary = dim(f"{summary} [undone]")
     return f"{event.version:>6}  {when}  {label:>4}  {summary}{secret}"

@@ -63,6 +63,7 @@ svg.chart .fair { fill: #b45309; } figcaption strong { color: var(--ink); }
   margin-left: 4px; text-transform: uppercase; letter-spacing: .04em; }
 .badge.secret { background: #ede9fe; color: #5b21b6; }
 .badge.revoked { background: #e5e7eb; color: #374151; }
+.badge.bought { background: #fef3c7; color: #92400e; }
 tr.revoked td { color: #9ca3af; text-decoration: line-through; }
 td.hidden { color: #5b21b6; font-style: italic; }
 .small { font-size: .8rem; color: var(--soft); } .scroll { overflow-x: auto; }
@@ -404,6 +405,10 @@ def _rows_section(report: dict[str, Any], rows: list[dict[str, Any]]) -> str:
             score += f'<div class="small">{_e(r["modifiers"])}</div>'
         outcome = r.get("outcome") or ""
         tone = "mixed" if tones.get(outcome) == "mixed" else ("good" if r.get("success") else "bad")
+        if r.get("bought_up_from"):
+            # The outcome it ended with, and what its dice gave before points bought it up.
+            was = _e(r["bought_up_from"].replace("_", " "))
+            badges = f'<span class="badge bought">bought up from {was}</span>' + badges
         detail = r.get("position") or ("" if r.get("margin") is None else _signed(r["margin"], 0))
         chance = "" if r.get("p_success") is None else f"{r['p_success']:.0%}"
         body.append(

@@ -21,7 +21,7 @@ from tracker.errors import StorageError
 from tracker.events import StoredEvent
 from tracker.events.catalog import CharacterAdded, CharacterUpdated
 from tracker.events.effects import Effect, TrackChange, effects_text
-from tracker.events.play import RollMade
+from tracker.events.play import RollBoughtUp, RollMade
 from tracker.projections.player import Sealed
 from tracker.systems.base import RuleSystem
 from tracker.systems.dice import PHYSICAL, SOFTWARE, origin
@@ -49,6 +49,7 @@ COLUMNS = (
     "p_success",
     "event_id",
     "version",
+    "bought_up_from",
 )
 # The events that roll dice, and what ``roll_rows`` reads: those, and who the characters are.
 ROLLED = frozenset({"RollMade", "FrightChecked", "ContestRolled"})
@@ -79,7 +80,23 @@ SECRET_FIELDS = (
     "base",
     "modifiers",
     "position",
+    "bought_up_from",
 )
+# What a roll's outcome may be changed by after it was rolled (``bought_up``).
+BUY_UP_TYPE = RollBoughtUp.TYPE
+
+
+def bought_up(events: Iterable[StoredEvent], revoked: set[str]) -> dict[str, str]:
+    """The outcome each roll ended with where character points bought it up (GURPS cinematic),
+    by the roll's event id: the last buy-up in force, since each steps on from where the one
+    before left it. A buy-up the stream holds sealed (the players' view) changed nothing they
+    know; an undone one, nothing at all."""
+    out: dict[str, str] = {}
+    for event in events:
+        data = event.data
+        if isinstance(data, RollBoughtUp) and event.event_id not in revoked:
+            out[data.roll_event_id] = data.to_outcome
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +128,14 @@ class RollRow:
     # What the exact odds are looked up by (``RuleSystem.chance``), and that chance.
     chance_key: Any
     p_success: Fraction | None
+    # Where points bought the roll up, the outcome and success its dice gave: ``outcome`` and
+    # ``success`` are what it ended with, while its luck is its dice's.
+    rolled: tuple[str, bool] | None = None
+
+    @property
+    def bought_up_from(self) -> str | None:
+        """The outcome the dice gave, where points bought the roll up to ``outcome``."""
+        return None if self.rolled is None else self.rolled[0]
 
     @property
     def sealed(self) -> bool:
@@ -142,6 +167,7 @@ class RollRow:
             "p_success": None if self.p_success is None else float(self.p_success),
             "event_id": self.event_id,
             "version": self.version,
+            "bought_up_from": self.bought_up_from,
         }
         # The players' stream holds a secret roll whole only once the GM revealed it; until
         # then it is a sealed row, and only its frame is written.
@@ -161,11 +187,16 @@ def unreadable_roll(event: StoredEvent, rules: RuleSystem, exc: Exception) -> St
 
 
 def roll_rows(
-    events: Iterable[StoredEvent], rules: RuleSystem, revoked: set[str] | None = None
+    events: Iterable[StoredEvent],
+    rules: RuleSystem,
+    revoked: set[str] | None = None,
+    bought: dict[str, str] | None = None,
 ) -> Iterator[RollRow]:
     """Every roll in the log, in order, as the campaign's system reads each; ``revoked`` marks
-    the ones an undo took back."""
+    the ones an undo took back, and ``bought`` (``bought_up``, of the same view) gives the
+    outcome a roll ended with where points bought it up later in the log."""
     revoked = revoked or set()
+    bought = bought or {}
     names: dict[str, str] = {}
     sheets: dict[str, dict[str, int]] = {}
     for event in events:
@@ -190,9 +221,17 @@ def roll_rows(
             ]
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise unreadable_roll(event, rules, exc) from None
-        for source, facts in rolled:
+        # A buy-up names the roll's event and takes its roll, never a follow-up kept inside it.
+        ended = bought.get(event.event_id) if isinstance(data, RollMade) else None
+        for i, (source, facts) in enumerate(rolled):
             name = facts.name if facts.name is not None else names.get(facts.character_id, "?")
             key = facts.chance_key
+            outcome, success, before = facts.outcome, facts.success, None
+            if i == 0 and ended is not None and ended != facts.outcome:
+                # Every outcome that does not read as bad is a success (a weak hit, a
+                # complication), and a buy-up only ever moves a roll up through them.
+                before = (facts.outcome, facts.success)
+                outcome, success = ended, rules.tone(ended) != "bad"
             yield RollRow(
                 event_id=event.event_id,
                 version=event.version,
@@ -210,8 +249,8 @@ def roll_rows(
                 dice_source=source,
                 faces=facts.faces,
                 kept=facts.kept,
-                outcome=facts.outcome,
-                success=facts.success,
+                outcome=outcome,
+                success=success,
                 margin=facts.margin,
                 position=facts.position,
                 effects=facts.effects,
@@ -219,6 +258,7 @@ def roll_rows(
                 secret=event.visibility == "gm",
                 chance_key=key,
                 p_success=None if key is None else rules.chance(key),
+                rolled=before,
             )
 
 
@@ -462,7 +502,8 @@ def luck(rows: Iterable[RollRow], rules: RuleSystem) -> Luck:
                 row.session,
                 row.faces,
                 row.dice,
-                row.success,
+                # The dice's own success: points that bought a roll up are no luck.
+                row.success if row.rolled is None else row.rolled[1],
                 row.chance_key,
                 row.dice_source,
             )

@@ -48,7 +48,8 @@ function add(item) {
   feed.insertBefore(li, after || null);
   strike(item.undoes, true);
   strike(item.restores, false);
-  for (const shown of item.reveals || []) {
+  // A revealed secret, or a roll a buy-up (or its undo) changed: shown again as it reads now.
+  for (const shown of [...(item.reveals || []), ...(item.amends || [])]) {
     const old = items.get(shown.id);
     if (old) {
       const li2 = render(shown);
