@@ -158,7 +158,7 @@ def _replay_doc(line, bought: dict[str, str]) -> dict:
             "type": "secret roll",
             "character": line.names.get(event.character_id or ""),
         }
-    return {
+    doc = {
         "version": event.version,
         "time": event.recorded_at,
         "type": event.type,
@@ -166,13 +166,15 @@ def _replay_doc(line, bought: dict[str, str]) -> dict:
         "revoked": line.revoked,
         "secret": event.visibility == "gm",
         "payload": event.payload,
-        # The outcome points bought the roll up to later, if they did.
-        "bought_up_to": bought.get(event.event_id) if event.type == "RollMade" else None,
         "changes": [
             {"who": c.who, "track": c.track, "before": c.before, "after": c.after}
             for c in line.changes
         ],
     }
+    if event.type == "RollMade" and event.event_id in bought:
+        # The outcome points bought the roll up to later: its payload keeps what was rolled.
+        doc["bought_up_to"] = bought[event.event_id]
+    return doc
 
 
 @click.command("reveal", cls=NumberArgs)
