@@ -241,12 +241,15 @@ class Feed:
         they were shown, buy-up and roll alike: whether a secret event was a buy-up is not
         theirs to learn from the page."""
         data = event.data
+        store, cid = self.live.table.store, self.live.campaign_id
         if isinstance(data, p.RollBoughtUp):
             named = [event]
         elif isinstance(data, (p.EventsRevoked, p.EventsRestored)):
-            named = [
-                self.live.table.store.find_event(self.live.campaign_id, i) for i in data.event_ids
-            ]
+            # Through the type index: an undo of a whole session names many events, few of
+            # them buy-ups.
+            ids = set(data.event_ids)
+            buys = store.read(cid, types=[p.RollBoughtUp.TYPE], sparse=True)
+            named = [b for b in buys if b.event_id in ids]
         else:
             return []
         revealed = self.live.table.revealed(self.live.row) if view == PLAYERS else set()
@@ -257,9 +260,7 @@ class Feed:
         rolls = []
         for buy in named:
             if isinstance(buy.data, p.RollBoughtUp) and shown(buy):
-                roll = self.live.table.store.find_event(
-                    self.live.campaign_id, buy.data.roll_event_id
-                )
+                roll = store.find_event(cid, buy.data.roll_event_id)
                 if shown(roll):
                     rolls.append(roll)
         return rolls
