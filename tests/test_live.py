@@ -211,6 +211,38 @@ def test_a_roll_points_bought_up_reads_as_it_ended_in_the_feed(tmp_path):
     opened.close()
 
 
+def test_a_buy_up_kept_secret_reaches_the_players_feed_when_revealed(tmp_path):
+    """A buy-up sealed by a secret Fright Check before it: the players' feed reads the roll as
+    first rolled, and the reveal sends it again as it ended."""
+    from tracker.app.live import Live
+    from tracker.app.tracker import Tracker
+    from tracker.cli.live import PLAYERS, Feed
+
+    db = tmp_path / "salt.db"
+    tracker(db, "campaign", "new", "Salt", "--system", "gurps", "--cinematic")
+    tracker(db, "character", "add", "--sheet", str(SHEETS / "gurps-mira.toml"))
+    tracker(db, "session", "start")
+    tracker(db, "points", "award", "Mira", "3")
+    tracker(db, "roll", "Mira", "Lockpicking", "--dice", "5,5,4")
+    first = head(db)
+    tracker(db, "fright", "Mira", "--secret", "--dice", "3,3,3")
+    tracker(db, "spend", "Mira", "buy-up")
+    opened = Tracker(str(db))
+    feed = Feed(Live(opened))
+
+    def sent(after: int) -> list[dict]:
+        _, messages = feed.messages(PLAYERS, after)
+        return [json.loads(body) for _, kind, body in messages if kind == "item"]
+
+    roll, fright, bought = sent(first - 1)
+    assert roll["text"].endswith("→ failure by 2")
+    assert (fright["sealed"], bought["sealed"], "amends" in bought) == (True, True, False)
+    tracker(db, "reveal", "--session", "1")
+    reveal = sent(head(db) - 1)[0]
+    assert [a["text"] for a in reveal["amends"]] == [roll["text"] + " · bought up to success"]
+    opened.close()
+
+
 # -- the feed, read as bytes ----------------------------------------------------------------------
 
 

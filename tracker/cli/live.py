@@ -230,9 +230,11 @@ class Feed:
                 self.item(store.find_event(cid, ident), page, view, bought)
                 for ident in data.event_ids
             ]
-        changed = self._bought_rolls(event, view)
-        if changed:
-            doc["amends"] = [self.item(roll, page, view, bought) for roll in changed]
+        amends = [self.item(roll, page, view, bought) for roll in self._bought_rolls(event, view)]
+        # A revealed buy-up changes its roll on the page too.
+        amends += [a for shown in doc.get("reveals", ()) for a in shown.pop("amends", ())]
+        if amends:
+            doc["amends"] = amends
         return doc
 
     def _bought_rolls(self, event: StoredEvent, view: str) -> list[StoredEvent]:
