@@ -275,10 +275,12 @@ def _applied(facts: Any, part: Any, sheets: dict[str, dict[str, int]], rules: Ru
         and effect.track in SHEET_TRACKS
         and not _keeps(sheets, effect.character_id or own, effect.track, rules)
     ]
+    if not untracked:
+        return facts
     said = effects_text(effects)
     # A row words its roll's effects last, as ``effects_text`` does; a row that words none (a
     # contest's side says its verdict) claims no damage to correct.
-    if not untracked or not said or not facts.effects.endswith(said):
+    if not said or not facts.effects.endswith(said):
         return facts
     marked = "; ".join(
         effect.words()
