@@ -713,3 +713,68 @@ def test_a_snapshot_edited_to_mislead_a_decision_never_reaches_the_log(run, fiel
 def test_a_note_or_setting_change_no_command_logs_rehashed_is_found(evening, forge, words):
     rewrite(evening.db, forge, snapshots=False)
     verify_fails(evening, words)
+
+
+def import_refused(run, *words: str) -> None:
+    """An export of the forged log is refused whole by an import into an empty database."""
+    dump = run.db.with_name("forged.jsonl")
+    run.ok(f"export events -o {dump}")
+    copy = run.db.with_name("copy.db")
+    result = run(["--db", str(copy), "import", str(dump)])
+    assert result.exit_code == 2, result.output
+    assert "nothing was imported" in result.stderr, result.stderr
+    for word in words:
+        assert word in result.stderr, result.stderr
+    with sqlite3.connect(copy) as conn:
+        assert conn.execute("SELECT count(*) FROM events").fetchone() == (0,)
+
+
+def one_sentence(run, command: str) -> str:
+    """``command`` on the forged database: refused in one sentence, never a traceback."""
+    result = run(command)
+    assert result.exit_code == 1, (command, result.output, result.exception)
+    assert isinstance(result.exception, SystemExit), (command, result.exception)
+    assert len(result.stderr.strip().splitlines()) == 1, (command, result.stderr)
+    return result.stderr
+
+
+def _roll_for_a_stranger(events):
+    roll = next(r for r in events if r["type"] == "RollMade")
+    payload = payload_of(roll)
+    payload["character_id"] = roll["character_id"] = "00000000-0000-4000-8000-0000000000aa"
+    roll["payload"] = json.dumps(payload)
+    return events
+
+
+def _undo_of_the_creation(events):
+    undo = next(r for r in events if r["type"] == "EventsRevoked")
+    undo["payload"] = json.dumps({**payload_of(undo), "event_ids": [events[0]["event_id"]]})
+    return events
+
+
+@pytest.mark.parametrize(
+    ("forge", "version", "words"),
+    [
+        (_roll_for_a_stranger, 5, "its character would not exist"),
+        (_undo_of_the_creation, 8, "no undo takes back (CampaignCreated)"),
+    ],
+    ids=["a roll for a character never added", "an undo of the campaign's creation"],
+)
+def test_a_log_no_fold_can_take_is_named_and_every_other_command_says_one_sentence(
+    evening, forge, version, words
+):
+    """A rehashed log that no fold can take (a roll for a character the campaign never added,
+    an undo of the campaign's creation) is named by verify and refused by import; every
+    command that reads the campaign says so in one sentence instead of a traceback, and the
+    log still lists what it holds."""
+    evening.ok("undo")
+    rewrite(evening.db, forge, snapshots=False)
+    logged = len(rows(evening.db))
+    named = verify_fails(evening, f"event {version}", words)
+    assert len(named.strip().splitlines()) == 1, named  # that event alone
+    import_refused(evening)
+    for command in ("status", "status Wren --json", "roll Tomas Wits --tag 1:gear", "undo"):
+        assert "run `tracker verify`" in one_sentence(evening, command)
+    assert "The shelves groan" in evening("log").stdout
+    assert "tracker verify" in one_sentence(evening, "log")
+    assert len(rows(evening.db)) == logged  # nothing was appended

@@ -25,7 +25,13 @@ from tracker.events.catalog import (
     SessionStarted,
 )
 from tracker.events.play import NoteAdded, StressChanged
-from tracker.projections.campaign import CampaignState, apply, problem_with
+from tracker.projections.campaign import (
+    NOT_UNDOABLE,
+    CampaignState,
+    LogUnfoldable,
+    apply,
+    problem_with,
+)
 from tracker.projections.rolls import ROLLED, rolls_in
 from tracker.systems import registry
 from tracker.systems.base import Feature
@@ -51,6 +57,10 @@ class LogCheck:
         walk = self.walk
         if isinstance(event.data, SessionStarted):
             self.sessions.add(event.data.number)
+        if event.type in NOT_UNDOABLE:
+            # An undo naming it is named where it stands; folded without it (the campaign's
+            # creation), every later event would be found wanting too.
+            walk.revoked.discard(event.event_id)
         problem = self._envelope_problem(event)
         try:
             problem = problem or problem_with(walk, event) or _as_its_command(walk, event.data)
@@ -63,7 +73,11 @@ class LogCheck:
         except UnknownSystem:
             raise  # not this event's fault: the campaign's rules are not here to ask
         except FOLD_ERRORS as exc:
-            return f"it cannot be folded into the campaign ({exc})"
+            # What the rules said of it, when they said why (a character never added), says
+            # more than the fold's failure that follows from it.
+            if problem is None:
+                cause = exc.cause if isinstance(exc, LogUnfoldable) else exc
+                return f"it cannot be folded into the campaign ({cause})"
         return None if problem is None else f"the rules would not have logged it: {problem}"
 
     def _envelope_problem(self, event: StoredEvent) -> str | None:

@@ -25,6 +25,7 @@ from tracker.projections.campaign import (
     PROJECTION_VERSION,
     UNDO_TYPES,
     CampaignState,
+    LogUnfoldable,
     apply,
     fold,
     from_snapshot,
@@ -66,8 +67,9 @@ ALL_SNAPSHOTS = (
 )
 # What folding the log's events onto a stored state raises when the state reads, yet is not one
 # this tracker wrote (a character it lost, a field of another type): the cache is then forgotten
-# and the log folded anew, which raises again only if the log itself is at fault.
-CACHE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+# and the log folded anew, which raises again only if the log itself is at fault (then as one
+# sentence, ``LogUnfoldable``).
+CACHE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, LogUnfoldable)
 
 
 class LogReplaced(ConcurrencyError):

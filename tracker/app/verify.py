@@ -30,6 +30,7 @@ from tracker.events.play import EventsRevealed, EventsRevoked
 from tracker.events.receipt import Receipt
 from tracker.projections.campaign import (
     PROJECTION_VERSION,
+    LogUnfoldable,
     ReferenceCheck,
     fold,
     from_snapshot,
@@ -402,7 +403,10 @@ class Verifier:
             # revealed then.
             if players:
                 events = player_stream(events, revealed)
-            folded = fold(events, row.campaign_id, refold_state(row.campaign_id, revoked))
+            try:
+                folded = fold(events, row.campaign_id, refold_state(row.campaign_id, revoked))
+            except LogUnfoldable:
+                continue  # the log itself is at fault, and the walk above named where
             shown = to_snapshot(folded)
             if players:
                 shown["revealed"] = sorted(revealed)

@@ -25,6 +25,7 @@ from tracker.errors import BadInput, NotFound, StorageError, TrackerError
 from tracker.events import catalog as c
 from tracker.events import play as p
 from tracker.events.catalog import Unreadable
+from tracker.projections.campaign import LogUnfoldable
 from tracker.projections.player import Sealed
 from tracker.systems import registry
 from tracker.systems.base import RuleSystem
@@ -217,10 +218,14 @@ def log(session: int | None, player_view: bool, follow: bool, as_json: bool) -> 
         events = tracker.campaigns.log(session)
     # Undos are public: which events are no longer in force is the same in either view. A log
     # that cannot be folded (its rule system not installed here, an event unreadable) still
-    # lists, without the marks: the log is where the GM looks to see what is wrong.
+    # lists, without the marks: the log is where the GM looks to see what is wrong. One edited
+    # past folding (a roll for a character never added) is listed, then said in one sentence.
+    unfoldable = None
     try:
         undone = tracker.state().revoked
         bought = tracker.bought_up(player_view=player_view)
+    except LogUnfoldable as exc:
+        undone, bought, unfoldable = set(), {}, exc
     except TrackerError:
         undone, bought = set(), {}
     if as_json:
@@ -238,14 +243,17 @@ def log(session: int | None, player_view: bool, follow: bool, as_json: bool) -> 
             if event.event_id in bought and event.type == p.RollMade.TYPE:
                 ended.append({"version": event.version, "outcome": bought[event.event_id]})
         click.echo(f'], "undone": {json.dumps(gone)}, "bought_up": {json.dumps(ended)}}}')
-        return
-    names = tracker.campaigns.character_names()
-    shown = 0
-    for event in events:
-        click.echo(log_line(event, names, undone, player_view, bought))
-        shown += 1
-    if not shown:
-        click.echo("No events" + (f" in session {session}." if session is not None else " yet."))
+    else:
+        names = tracker.campaigns.character_names()
+        shown = 0
+        for event in events:
+            click.echo(log_line(event, names, undone, player_view, bought))
+            shown += 1
+        if not shown:
+            where = f" in session {session}." if session is not None else " yet."
+            click.echo("No events" + where)
+    if unfoldable is not None:
+        raise unfoldable
 
 
 def log_line(

@@ -441,10 +441,34 @@ def apply(state: CampaignState, event: StoredEvent) -> CampaignState:
     data = event.data
     handler = _HANDLERS.get(type(data))
     if handler is not None:
-        handler(state, data, event)
+        try:
+            handler(state, data, event)
+        except FOLD_FAULTS as exc:
+            # A log no command wrote (a roll for a character never added, an undo of the
+            # campaign's creation): one sentence for every reader, never a traceback.
+            raise LogUnfoldable(state, event, exc) from exc
     elif isinstance(data, Unreadable):
         raise unreadable(event)
     return state
+
+
+# What a handler raises on an event no command would have logged where it stands.
+FOLD_FAULTS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+
+
+class LogUnfoldable(StorageError):
+    """An event the fold cannot take where it stands in its campaign: the log was edited by
+    hand (or the state it was folded onto was no state tracker wrote). ``cause`` says what
+    went wrong, for ``tracker verify``."""
+
+    def __init__(self, state: CampaignState, event: StoredEvent, exc: Exception) -> None:
+        self.cause = str(exc)
+        # Its name is unknown when the campaign's creation was what the fold passed over.
+        whose = f'The log of "{state.name}"' if state.name else "The campaign's log"
+        super().__init__(
+            f"{whose} cannot be read at event {event.version} ({event.event_id}); run "
+            "`tracker verify`, which names what was edited."
+        )
 
 
 def unreadable(event: StoredEvent) -> StorageError:
