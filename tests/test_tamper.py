@@ -778,3 +778,177 @@ def test_a_log_no_fold_can_take_is_named_and_every_other_command_says_one_senten
     assert "The shelves groan" in evening("log").stdout
     assert "tracker verify" in one_sentence(evening, "log")
     assert len(rows(evening.db)) == logged  # nothing was appended
+
+
+def _first(events: list[dict], kind: str) -> tuple[dict, dict]:
+    event = next(r for r in events if r["type"] == kind)
+    return event, payload_of(event)
+
+
+def _gurps_skill_15(events):
+    """Lockpicking 12 on the sheet, rolled 5+5+5: a failure a base of 15 makes a success."""
+    from tracker.systems.gurps import rules
+
+    roll, payload = _first(events, "RollMade")
+    payload["inputs"]["base"] = 15
+    payload["result"] = rules.decide_roll(15, [], tuple(payload["dice"])).to_dict()
+    roll["payload"] = json.dumps(payload)
+    return events
+
+
+def _gurps_will_13(events):
+    """A Fright Check against Will 13 where the sheet says 12: 6+4+3 fails the one and passes
+    the other."""
+    from tracker.systems.gurps import rules
+
+    fright, payload = _first(events, "FrightChecked")
+    payload["inputs"]["will"] = payload["result"]["will"] = 13
+    roll = payload["result"]["roll"]
+    payload["result"]["roll"] = rules.decide_roll(13, [], tuple(roll["dice"])).to_dict()
+    payload["result"]["table"], payload["effects"] = None, []
+    fright["payload"] = json.dumps(payload)
+    return events
+
+
+def _glintlock_stat_6(events):
+    """Grit 3 on Wren's sheet, rolled at 6, the outcome and its Mettle and Threat to match."""
+    from tracker.systems.glintlock import rules
+
+    roll, payload = _first(events, "RollMade")
+    inputs = {**payload["inputs"], "stat": 6}
+    decided = rules.decide(
+        6,
+        payload["dice"],
+        trained=inputs["trained"],
+        tags=[rules.Tag(t["value"], t["kind"]) for t in inputs["tags"]],
+        stress=inputs["stress"],
+        bonus=inputs["bonus"],
+        position_steps=inputs["position_steps"],
+    )
+    moves = [("mettle", decided.mettle_delta), ("threat", decided.threat_delta)]
+    payload.update(
+        inputs=inputs,
+        result=decided.to_dict(),
+        effects=[{"track": track, "delta": delta} for track, delta in moves if delta],
+    )
+    roll["payload"] = json.dumps(payload)
+    return events
+
+
+def _glintlock_unstressed(events):
+    """Tomas rolls as if the stress he carries were not there."""
+    roll, payload = [(r, payload_of(r)) for r in events if r["type"] == "RollMade"][-1]
+    payload["inputs"]["stress"] = payload["result"]["stress"] = 0
+    roll["payload"] = json.dumps(payload)
+    return events
+
+
+def _gloom_rank_19(events):
+    """Hacking 16 on Kade's sheet: an 18 overshoots it, and a rank of 19 makes it a success."""
+    from tracker.systems.gloom import rules
+
+    roll, payload = _first(events, "RollMade")
+    payload["inputs"]["rank"] = 19
+    payload["result"] = rules.decide(19, 5, tuple(payload["dice"])).to_dict()
+    roll["payload"] = json.dumps(payload)
+    return events
+
+
+def _gloom_side_rank_19(events):
+    """Kade's side of a contest at rank 19 where his sheet says 16."""
+    from tracker.systems.gloom import rules
+
+    contest, payload = _first(events, "ContestRolled")
+    side, other = payload["a"], payload["b"]
+    side["inputs"]["rank"] = 19
+    a = rules.decide(19, 0, tuple(side["result"]["dice"]))
+    b = rules.decide(other["result"]["rank"], 0, tuple(other["result"]["dice"]))
+    decided = rules.decide_contest(a, b, tie_rule=payload["result"]["tie_rule"])
+    side["result"] = a.to_dict()
+    payload.update(winner=decided.winner, result=decided.to_dict())
+    contest["payload"] = json.dumps(payload)
+    return events
+
+
+SHEETS = {
+    "gurps": [
+        "campaign new Salt --system gurps",
+        "character add Mira --stat IQ=12 --stat DX=12 --stat HT=11 --skill Lockpicking=12",
+        "session start",
+    ],
+    "glintlock": [
+        "campaign new Ashes --system glintlock",
+        "character add Wren --stat Grit=3 --stat Wits=2",
+        "character add Tomas --stat Grit=2 --stat Wits=4",
+        "session start",
+    ],
+    "gloom": [
+        "campaign new Neon --system gloom",
+        "character add Kade --stat Mind=15 --skill Hacking=16",
+        "session start",
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("system", "play", "forge", "words"),
+    [
+        (
+            "gurps",
+            "roll Mira Lockpicking --dice 5,5,5",
+            _gurps_skill_15,
+            "Lockpicking from a base of 15 where Mira's sheet gives 12",
+        ),
+        (
+            "gurps",
+            "fright Mira --dice 6,4,3 --table-dice 1,1,1",
+            _gurps_will_13,
+            "Will from a base of 13 where Mira's sheet gives 12",
+        ),
+        (
+            "glintlock",
+            "roll Wren Grit --tag 1:gear --dice 12",
+            _glintlock_stat_6,
+            "Grit at 6 where Wren's sheet gives 3",
+        ),
+        (
+            "glintlock",
+            "stress Tomas +3 --cause 'the scribe'\n"
+            "roll Tomas Wits --tag 1:gear --tag 1:power --dice 15",
+            _glintlock_unstressed,
+            "stress 0 where Tomas has 3",
+        ),
+        (
+            "gloom",
+            "roll Kade Hacking --dl 5 --dice 18",
+            _gloom_rank_19,
+            "Hacking at rank 19 where Kade's sheet gives 16",
+        ),
+        (
+            "gloom",
+            "contest Kade Hacking 'Corp netrunner' 14 --dice-a 18 --dice-b 5",
+            _gloom_side_rank_19,
+            "Hacking at rank 19 where Kade's sheet gives 16",
+        ),
+    ],
+    ids=[
+        "GURPS skill 15 on a sheet of 12",
+        "GURPS Will 13 on a sheet of 12",
+        "Glintlock stat 6 on a sheet of 3",
+        "Glintlock stress left out",
+        "Gloom rank 19 on a sheet of 16",
+        "Gloom contest side at rank 19",
+    ],
+)
+def test_a_roll_rehashed_from_another_sheet_is_found(run, system, play, forge, words):
+    """A roll records its base (a skill, a stat, a rank, Will) and the state it was rolled in;
+    a forger who raises them, decides the roll again to match and rehashes the chain has a roll
+    that holds to its own inputs, but not to the character's sheet as it stood, which verify
+    and import fold the log to read."""
+    for command in [*SHEETS[system], *play.splitlines()]:
+        run.ok(command)
+    assert run("verify").exit_code == 0
+    rewrite(run.db, forge, snapshots=False)
+    rolled = max(r["version"] for r in rows(run.db) if r["type"] != "StressChanged")
+    verify_fails(run, f"event {rolled}", words)
+    import_refused(run, words)

@@ -1,6 +1,7 @@
 """``tracker verify``: every campaign's hash chain walked, and every stored roll decided again by
-its campaign's rule system from its recorded inputs and dice; ``--against`` an export says
-whether the log still holds the head that export named.
+its campaign's rule system from its recorded inputs and dice, those inputs held to the sheet it
+was rolled from; ``--against`` an export says whether the log still holds the head that export
+named.
 """
 
 from __future__ import annotations

@@ -1169,17 +1169,39 @@ def _pre_roll(state: CampaignState, e: p.RollMade) -> str | None:
         owed = {ob.opened_by for ob in state.open_obligations("panic-check", e.character_id)}
         if owed.isdisjoint(answered):
             return "the catastrophe whose panic check it was would not have happened"
-    return None
+    return _rolled_from(state, e.with_followups())
 
 
 def _pre_contest(state: CampaignState, e: p.ContestRolled) -> str | None:
-    if e.mode != "regular" or not e.contest_id or (e.round or 1) <= 1:
-        return None
-    running = any(
-        ob.data.get("contest_id") == e.contest_id
-        for ob in state.open_obligations("regular-contest")
-    )
-    return None if running else f"round {e.round} would go on with a contest never begun"
+    for side in (e.a, e.b):
+        if side is not None and side.character_id not in (None, *state.characters):
+            return f"its side {side.name} would be no character of the campaign"
+    if e.mode == "regular" and e.contest_id and (e.round or 1) > 1:
+        running = any(
+            ob.data.get("contest_id") == e.contest_id
+            for ob in state.open_obligations("regular-contest")
+        )
+        if not running:
+            return f"round {e.round} would go on with a contest never begun"
+    return _rolled_from(state, (e,))
+
+
+def _pre_fright(state: CampaignState, e: p.FrightChecked) -> str | None:
+    return _rolled_from(state, (e,))
+
+
+def _rolled_from(state: CampaignState, rolls: Iterable[Any]) -> str | None:
+    """Whether each roll holds what the sheets and the state it was rolled from gave, as the
+    campaign's rules read it (``RuleSystem.rolled_from``): a skill of 12 recorded as 15 is a
+    roll no command logged."""
+    for roll in rolls:
+        try:
+            problem = state.rules.rolled_from(roll, state.characters, state)
+        except FOLD_FAULTS as exc:
+            return f"its recorded inputs cannot be read ({exc})"
+        if problem:
+            return problem
+    return None
 
 
 def _pre_obligation(kind: str):
@@ -1222,6 +1244,7 @@ _PRECONDITIONS: dict[type, Callable[[CampaignState, Any], str | None]] = {
     p.RollBoughtUp: _pre_buy_up,
     p.RollMade: _pre_roll,
     p.ContestRolled: _pre_contest,
+    p.FrightChecked: _pre_fright,
     p.BreakingPointResolved: _pre_obligation("breaking-point"),
     p.TraitAssigned: _pre_obligation("assign-trait"),
     p.ObligationDismissed: _pre_obligation("any"),

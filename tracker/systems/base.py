@@ -532,6 +532,20 @@ class RuleSystem:
         None when the rules still give what is stored, else a sentence saying what differs."""
         return None
 
+    def rolled_from(
+        self, event: Any, characters: Mapping[str, CharacterView], campaign: CampaignView
+    ) -> str | None:
+        """Whether a stored roll, contest or check holds what the sheet and the state it was
+        rolled from gave: its base (a skill, a stat, a default, a rank) and what the rules add
+        from the character's state without the GM typing it. ``characters`` (by id) and
+        ``campaign`` are the campaign folded up to the event. None when they agree, else a
+        sentence saying what differs. A side that is no character (an opponent given by name
+        and score) has no sheet to hold it to, and what the GM typed is the GM's.
+
+        ``redecide`` holds a roll to its own inputs; this holds the inputs to the log, so a
+        forger who rewrites a skill of 12 as 15 and rehashes the chain is found."""
+        return None
+
     def at_stake(self, event: Any) -> Sequence[tuple[str, str]]:
         """The conditions (character id, name) a stored roll of this system changes or leaves
         as they were as its dice fall. Rolled in secret, it leaves each one secret either way:

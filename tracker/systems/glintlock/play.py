@@ -9,11 +9,12 @@ While Threat 6 waits for a hard or dire spend, a player roll is refused unless o
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from tracker.errors import Refused
+from tracker.errors import Refused, TrackerError
 from tracker.events.effects import Effect, StoryTagSpent, TrackChange, effects_text
 from tracker.events.play import MettleGained, MettleSpent, RollMade, ThreatAdded, ThreatSpent
 from tracker.systems.base import (
@@ -215,6 +216,52 @@ def redecide(event: Any) -> str | None:
         or _differs("the story tags spent", len(spent), stories)
         or effects_differ([e for e in event.effects if e not in spent], expected)
     )
+
+
+def rolled_from(
+    system: Any, event: Any, characters: Mapping[str, CharacterView], campaign: CampaignView
+) -> str | None:
+    """What a stored check recorded of the sheet and the character's state against what they
+    gave where it stands in the log: the stat, being trained in the trait, the class a spell
+    is cast with, stress, what Mettle bought for the next roll (steel yourself's bonus, an
+    Advantage Die's step) and a -1 condition tag for every condition not suppressed. Tags the
+    GM gave are the GM's: a roll may carry more condition tags than the sheet gives."""
+    if not isinstance(event, RollMade):
+        return None
+    ch, inputs = characters[event.character_id], event.inputs
+    try:
+        stat, _ = trait_value(system, ch, event.trait)
+    except TrackerError:
+        return f"it rolls {event.trait}, which {ch.name}'s sheet would not hold"
+    if inputs["stat"] != stat:
+        return f"it rolls {event.trait} at {inputs['stat']} where {ch.name}'s sheet gives {stat}"
+    if ch.is_trained(event.trait) and not inputs["trained"]:
+        return f"{ch.name} is trained in {event.trait}, which it does not record"
+    if inputs["caster_class"] != ch.character_class:
+        return (
+            f"it records the class {inputs['caster_class']!r} where {ch.name}'s is "
+            f"{ch.character_class!r}"
+        )
+    if inputs["stress"] != ch.stress:
+        return f"it records stress {inputs['stress']} where {ch.name} has {ch.stress}"
+    if inputs["bonus"] != ch.pending_bonus:
+        return (
+            f"it records {inputs['bonus']:+d} on the die where the Mettle {ch.name} spent gives "
+            f"{ch.pending_bonus:+d}"
+        )
+    tags = [glintlock.Tag(t["value"], t["kind"]) for t in inputs["tags"]]
+    position = glintlock.position(glintlock.net_tags(tags, ch.stress))
+    room = len(glintlock.POSITIONS) - 1 - glintlock.POSITIONS.index(position)
+    if inputs["position_steps"] != min(ch.pending_steps, room):
+        return (
+            f"it records {inputs['position_steps']} Advantage Die steps where the Mettle "
+            f"{ch.name} spent gives {min(ch.pending_steps, room)}"
+        )
+    owed = sum(1 for name in ch.conditions if name not in ch.pending_suppressed)
+    given = sum(1 for t in tags if (t.value, t.kind) == (-1, "condition"))
+    if given < owed:
+        return f"it counts {given} condition tags where the conditions on {ch.name} give {owed}"
+    return None
 
 
 def roll_facts(event: Any) -> list[RollFacts]:

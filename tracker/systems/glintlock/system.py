@@ -130,6 +130,7 @@ class Glintlock(RuleSystem):
     decide_roll = play.decide_roll
     conditions_ruled = play.conditions_ruled
     redecide = staticmethod(play.redecide)
+    rolled_from = play.rolled_from
     priced = staticmethod(play.priced)
     roll_facts = staticmethod(play.roll_facts)
     roll_remarks = staticmethod(words.roll_remarks)

@@ -8,11 +8,12 @@ check; a failed panic check leaves the character panicked.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from tracker.errors import BadInput
+from tracker.errors import BadInput, TrackerError
 from tracker.events.effects import ConditionApplied, Effect, ObligationOpened, effects_text
 from tracker.events.play import ContestRolled, ContestSide, RollMade
 from tracker.systems.base import (
@@ -247,6 +248,68 @@ def _side_inputs(rank: int, dl: int, request: ContestRequest, side: str) -> dict
     return inputs
 
 
+# -- holding a stored roll to the sheet it was rolled from ------------------------------------
+
+
+def rolled_from(
+    system: Any, event: Any, characters: Mapping[str, CharacterView], campaign: CampaignView
+) -> str | None:
+    """What a stored check or contest recorded of the sheet and the state against what they
+    gave where it stands in the log: each character's rank, the disadvantage panic or stress at
+    the campaign's limit forces on it, the mode that rank and those give, and a contested
+    roll's tie rule (the campaign's). An opponent's score, a DL and the advantage or
+    disadvantage the GM gave are the GM's."""
+    if isinstance(event, RollMade):
+        ch, inputs = characters[event.character_id], event.inputs
+        return _rank_from(system, ch, event.trait, inputs["rank"]) or _forced_from(
+            ch, campaign, inputs["disadvantage"]
+        )
+    if isinstance(event, ContestRolled):
+        if event.mode == "quick" and event.result.get("tie_rule") != campaign.tie_rule:
+            return (
+                f"it breaks ties by {event.result.get('tie_rule')!r} where the campaign's tie "
+                f"rule is {campaign.tie_rule!r}"
+            )
+        for side in (event.a, event.b):
+            if side is None:
+                continue
+            rank, inputs = side.result["rank"], side.inputs
+            forced: list[str] = []
+            if side.character_id is not None:
+                ch = characters[side.character_id]
+                problem = _rank_from(system, ch, side.trait or "", rank)
+                if problem or inputs.get("rank", rank) != rank:
+                    return problem or f"{side.name}'s rank is stored as two ranks"
+                forced = _disadvantaged(ch, campaign)
+            disadvantage = bool(inputs.get("disadvantage")) or bool(forced)
+            mode = gloom.mode_for(rank, bool(inputs.get("advantage")), disadvantage)
+            if side.result["mode"] != mode:
+                why = f" ({'; '.join(forced)})" if forced else ""
+                stored = side.result["mode"]
+                return f"{side.name} rolls with {stored} where the rules give {mode}{why}"
+    return None
+
+
+def _rank_from(system: Any, character: CharacterView, trait: str, stored: Any) -> str | None:
+    try:
+        rank, _ = trait_value(system, character, trait)
+    except TrackerError:
+        return f"it rolls {trait}, which {character.name}'s sheet would not hold"
+    if stored != rank:
+        return f"it rolls {trait} at rank {stored} where {character.name}'s sheet gives {rank}"
+    return None
+
+
+def _forced_from(character: CharacterView, campaign: CampaignView, disadvantage: Any) -> str | None:
+    forced = _disadvantaged(character, campaign)
+    if forced and not disadvantage:
+        return (
+            f"{character.name} would roll with disadvantage ({'; '.join(forced)}), which it "
+            "does not record"
+        )
+    return None
+
+
 # -- reading stored rolls back ---------------------------------------------------------------
 
 
@@ -259,9 +322,19 @@ def _check_again(result: dict[str, Any], dice: tuple[int, ...]) -> gloom.GloomCh
 def redecide(event: Any) -> str | None:
     """The outcome the rules give a stored check or contest side, against the one stored."""
     if isinstance(event, RollMade):
-        decided = gloom.decide(
-            event.inputs["rank"], event.inputs["dl"], event.dice, mode=event.inputs["mode"]
+        inputs, result = event.inputs, event.result
+        mode = gloom.mode_for(inputs["rank"], inputs["advantage"], inputs["disadvantage"])
+        problem = _differs("the mode", inputs["mode"], mode) or next(
+            (
+                f"its {name} is stored as {inputs[name]} and as {result[name]}"
+                for name in ("rank", "dl", "mode")
+                if inputs[name] != result[name]
+            ),
+            None,
         )
+        if problem:
+            return problem
+        decided = gloom.decide(inputs["rank"], inputs["dl"], event.dice, mode=inputs["mode"])
         expected: list[Effect] = []
         optional: list[Effect] = []
         if event.kind == "panic":

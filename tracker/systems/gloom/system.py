@@ -53,6 +53,7 @@ class Gloom(RuleSystem):
     decide_roll = play.decide_roll
     conditions_ruled = play.conditions_ruled
     redecide = staticmethod(play.redecide)
+    rolled_from = play.rolled_from
     roll_facts = staticmethod(play.roll_facts)
     roll_remarks = staticmethod(words.roll_remarks)
     rolled = staticmethod(play.rolled)

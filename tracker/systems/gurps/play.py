@@ -10,14 +10,15 @@ named task are counted from the log, and a failed Swimming or running roll costs
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
 import msgspec
 
-from tracker.errors import BadInput, Refused
+from tracker.errors import BadInput, Refused, TrackerError
 from tracker.events.effects import (
     ConditionApplied,
     Effect,
@@ -44,6 +45,7 @@ from tracker.systems.base import (
 )
 from tracker.systems.dice import PhysicalDice, source_for
 from tracker.systems.gurps import rules as gurps
+from tracker.systems.gurps import tables
 from tracker.words import kept_secret, plural
 
 FACES = 6
@@ -594,6 +596,126 @@ def fright_effects(
     return effects, notes
 
 
+# -- holding a stored roll to the sheet it was rolled from ------------------------------------
+
+
+def rolled_from(
+    event: Any, characters: Mapping[str, CharacterView], campaign: CampaignView
+) -> str | None:
+    """What a stored roll, Fright Check or contest recorded of the sheet against what the sheet
+    gave where it stands in the log: the base (the skill or its best default, Rule of 20 and
+    all, or the attribute; Per for a sense, Will for a Fright Check or extra effort), a sense's
+    Acute and Discriminatory bonuses, a retry's penalty, the Fright Check modifiers of the
+    sheet's traits, and what the sheet forbids (a Fright Check for the Unfazeable, extra effort
+    for a Machine, intimidating the Unfazeable). Modifiers the GM typed are the GM's, and so
+    are presets whose labels a GM could type as well (equipment, an influence's margin)."""
+    if isinstance(event, RollMade):
+        return _roll_from(event, characters[event.character_id])
+    if isinstance(event, FrightChecked):
+        return _fright_from(event, characters[event.character_id])
+    if isinstance(event, ContestRolled):
+        for side in (event.a, event.b):
+            if side is not None and side.character_id is not None:
+                problem = _side_from(event, side, characters[side.character_id])
+                if problem:
+                    return problem
+    return None
+
+
+def _sheet_base(character: CharacterView, trait: str, defaults: Sequence[str]) -> int | None:
+    """The base the sheet gives ``trait``, as a roll decides it; None when it gives none."""
+    try:
+        return base_skill(character, trait, list(defaults)).value
+    except TrackerError:
+        return None
+
+
+def _base_for(character: CharacterView, trait: str, kind: str = "check") -> int | None:
+    """The base a roll of ``kind`` against ``trait`` takes from the sheet (``decide_roll``,
+    extra effort and Danger Sense decide it so)."""
+    if kind == "danger-sense" or gurps.sense_of(trait):
+        return _sheet_base(character, "Per", ())
+    if kind == "extra-effort":
+        return _sheet_base(character, trait, defaults_for(character, trait))
+    defaults = defaults_for(character, trait) or gurps.rulebook_defaults(trait)
+    return _sheet_base(character, trait, defaults)
+
+
+def _base_differs(character: CharacterView, trait: str, stored: Any, sheet: int | None) -> str:
+    if sheet is None:
+        return f"it rolls {trait}, which {character.name}'s sheet would give nothing to roll"
+    return f"it rolls {trait} from a base of {stored} where {character.name}'s sheet gives {sheet}"
+
+
+def _left_out(stored: Sequence[dict[str, Any]], owed: Sequence[gurps.Modifier]) -> str | None:
+    """The first of ``owed`` (modifiers the rules add by themselves) that ``stored`` lacks."""
+    held = Counter((m["value"], m["label"]) for m in stored)
+    for modifier in owed:
+        key = (modifier.value, modifier.label)
+        if held[key] <= 0:
+            return f"{modifier.label} ({modifier.value:+d})"
+        held[key] -= 1
+    return None
+
+
+def _roll_from(event: RollMade, character: CharacterView) -> str | None:
+    inputs, trait = event.inputs, event.trait
+    if event.kind == "extra-effort" and character.has_trait("Machine"):
+        return f"{character.name} has the Machine meta-trait, which rules out extra effort"
+    sheet = _base_for(character, trait, event.kind)
+    if inputs["base"] != sheet:
+        return _base_differs(character, trait, inputs["base"], sheet)
+    sense = gurps.sense_of(trait) if event.kind != "danger-sense" else None
+    owed = list(gurps.sense_modifiers(sense, _traits(character))) if sense else []
+    if event.task:
+        record = character.tasks.get(event.task, {"attempts": 0, "failures": 0})
+        mode = inputs.get("retry_mode") or "retry-freely"
+        try:
+            penalty = gurps.retry_modifier(mode, record["attempts"], record["failures"])
+        except TrackerError:
+            return f"it attempts {event.task!r} again, which allows one chance only"
+        if penalty is not None and penalty.value:
+            owed.append(penalty)
+    missing = _left_out(inputs["modifiers"], owed)
+    if missing:
+        return f"it leaves out the {missing} that {character.name}'s sheet and earlier rolls give"
+    return None
+
+
+def _fright_from(event: FrightChecked, character: CharacterView) -> str | None:
+    if character.has_trait("Unfazeable"):
+        return f"{character.name} is Unfazeable and makes no Fright Check"
+    will = character.stat("Will")
+    if will is None:
+        will = character.stat("IQ")
+    roll = event.result["roll"]
+    if will is None or event.inputs.get("will") != will or roll["base"] != will:
+        return _base_differs(character, "Will", roll["base"], will)
+    missing = _left_out(roll["modifiers"], fright_traits(character))
+    if missing:
+        return f"it leaves out the {missing} that {character.name}'s traits give a Fright Check"
+    return None
+
+
+def _side_from(event: ContestRolled, side: ContestSide, character: CharacterView) -> str | None:
+    trait = side.trait or ""
+    sheet = _base_for(character, trait)
+    stored = side.result["base"]
+    if stored != sheet or side.inputs.get("base", stored) != sheet:
+        return _base_differs(character, trait, stored, sheet)
+    sense = gurps.sense_of(trait)
+    if sense:
+        missing = _left_out(
+            side.result["modifiers"], gurps.sense_modifiers(sense, _traits(character))
+        )
+        if missing:
+            return f"it leaves out the {missing} that {character.name}'s sheet gives"
+    intimidated = event.mode == "influence" and event.result.get("skill") == "Intimidation"
+    if intimidated and side is event.b and character.has_trait("Unfazeable"):
+        return f"{character.name} is Unfazeable and cannot be intimidated"
+    return None
+
+
 # -- reading stored rolls back ---------------------------------------------------------------
 
 
@@ -607,7 +729,10 @@ def _roll_again(
     decided = gurps.decide_roll(
         base, [gurps.Modifier(m["value"], m["label"]) for m in modifiers], tuple(dice)
     )
-    return _differs("the outcome", result["outcome"], decided.outcome)
+    # The effective skill is what the luck against exact odds reads its chance by.
+    return _differs("the outcome", result["outcome"], decided.outcome) or _differs(
+        "the effective skill", result["effective"], decided.effective
+    )
 
 
 def redecide(event: Any) -> str | None:
@@ -684,6 +809,9 @@ def _winner_again(event: ContestRolled) -> str | None:
 def _fright_again(event: FrightChecked) -> str | None:
     roll = event.result["roll"]
     problem = _roll_again(roll, roll["base"], roll["modifiers"], roll["dice"])
+    if problem is None and roll["effective"] > tables.RULE_OF_14_CAP:
+        # The Rule of 14 caps every check at 13, as a modifier the check records.
+        return f"it checks against {roll['effective']}, past the Rule of 14's 13"
     table = event.result.get("table")
     if problem or table is None:
         return problem

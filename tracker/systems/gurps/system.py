@@ -176,6 +176,7 @@ class Gurps(RuleSystem):
     decide_roll = play.decide_roll
     conditions_ruled = play.conditions_ruled
     redecide = staticmethod(play.redecide)
+    rolled_from = staticmethod(play.rolled_from)
     at_stake = staticmethod(play.at_stake)
     roll_facts = staticmethod(play.roll_facts)
     roll_remarks = staticmethod(words.roll_remarks)
