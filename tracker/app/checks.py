@@ -8,6 +8,7 @@ folded up to it (``problem_with``), a roll deciding again to what it stores.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import Any
 
@@ -22,15 +23,27 @@ from tracker.events.catalog import (
     CampaignCreated,
     CampaignSettingsChanged,
     CharacterAdded,
+    CharacterDefaultSet,
+    CharacterUpdated,
     SessionStarted,
 )
-from tracker.events.play import NoteAdded, StressChanged
+from tracker.events.effects import StatChanged
+from tracker.events.play import (
+    ContestRolled,
+    EventsRestored,
+    EventsRevoked,
+    NoteAdded,
+    RollMade,
+    StressChanged,
+    TraitAssigned,
+)
 from tracker.projections.campaign import (
     NOT_UNDOABLE,
     CampaignState,
     LogUnfoldable,
     apply,
     problem_with,
+    refold_state,
 )
 from tracker.projections.rolls import ROLLED, rolls_in
 from tracker.systems import registry
@@ -42,14 +55,18 @@ FOLD_ERRORS = (TrackerError, KeyError, TypeError, ValueError, AttributeError, In
 
 class LogCheck:
     """Folds one campaign's events in order, saying of each whether it could have been logged
-    there. ``walk`` skips exactly the events the campaign's undos leave revoked."""
+    there. ``walk`` skips exactly the events the campaign's undos leave revoked; ``named`` holds
+    every event an undo, a redo or a reveal names (a first read tells)."""
 
-    def __init__(self, walk: CampaignState, *, redecide: bool = True) -> None:
+    def __init__(
+        self, walk: CampaignState, *, redecide: bool = True, named: AbstractSet[str] = frozenset()
+    ) -> None:
         self.walk = walk
         self.redecide = redecide
         # Every session ever begun, undone or not: an event filed under any other was not
         # logged by tracker. (Whether it was the running one depends on undos as they stood.)
         self.sessions: set[int] = set()
+        self.as_logged = AsLogged(walk.revoked, named)
 
     def __call__(self, event: StoredEvent) -> str | None:
         """None when ``event`` could have been logged where it stands (it is then folded in);
@@ -66,6 +83,9 @@ class LogCheck:
             problem = problem or problem_with(walk, event) or _as_its_command(walk, event.data)
             if problem is None and isinstance(event.data, CharacterAdded):
                 problem = _sheet_problem(walk, event.data)
+            if problem is None and event.type in ROLLED:
+                # Undone since or not: a command logged it from the sheet as it stood then.
+                problem = self.as_logged.rolled_from(walk, event)
             apply(walk, event)
             rolled = self.redecide and event.type in ROLLED
             if problem is None and rolled and event.event_id not in walk.revoked:
@@ -78,6 +98,8 @@ class LogCheck:
             if problem is None:
                 cause = exc.cause if isinstance(exc, LogUnfoldable) else exc
                 return f"it cannot be folded into the campaign ({cause})"
+        finally:
+            self.as_logged.take(event)
         return None if problem is None else f"the rules would not have logged it: {problem}"
 
     def _envelope_problem(self, event: StoredEvent) -> str | None:
@@ -100,6 +122,118 @@ class LogCheck:
         if when.tzinfo is None:
             return f"its time {event.recorded_at!r} says no time zone"
         return None
+
+
+# A character's sheet as a roll reads it changes with these events about it, and with a
+# Fright Check's StatChanged (an attribute lost for good).
+SHEET_TYPES = frozenset(
+    {CharacterAdded.TYPE, CharacterUpdated.TYPE, CharacterDefaultSet.TYPE, TraitAssigned.TYPE}
+)
+
+
+class AsLogged:
+    """The campaign as it stood where each roll was logged, as far as the roll reads it.
+
+    A check folds the log skipping the events its undos leave revoked in the end (``final``),
+    yet an event undone only later was in force when a roll before its undo was made (a sheet
+    change the roll used, then taken back), and one undone earlier and redone later was not.
+    Such events are few. While none of them is about a roll's characters, the check's fold is
+    the campaign as it stood; otherwise those characters' sheets are folded again from their
+    own events (few, too) as they stood, and their tracks go unheld (``tracks`` False)."""
+
+    def __init__(self, final: AbstractSet[str], named: AbstractSet[str]) -> None:
+        self.final = final
+        self.named = named
+        # The events undone where the log has reached, and those whose standing there is not
+        # their standing in ``final``, with the characters each is about (None: every one).
+        self.undone: set[str] = set()
+        self.differ: dict[str, frozenset[str] | None] = {}
+        self.about: dict[str, frozenset[str] | None] = {}
+        self.sheets: dict[str, list[StoredEvent]] = {}
+
+    def rolled_from(self, walk: CampaignState, event: StoredEvent) -> str | None:
+        """Whether the rolls ``event`` holds are what the sheets gave where it was logged;
+        ``walk`` is the check's fold just before it."""
+        rollers = _rollers(event.data)
+        state, tracks = walk, True
+        if any(about is None or not about.isdisjoint(rollers) for about in self.differ.values()):
+            state, tracks = self._sheets_as_they_stood(walk, rollers), False
+        if not rollers <= state.characters.keys():
+            return "a character it rolls for would not exist where it stands"
+        for roll in rolls_in(event.data):
+            try:
+                problem = state.rules.rolled_from(roll, state.characters, state, tracks=tracks)
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+                return f"its recorded inputs cannot be read ({exc})"
+            if problem:
+                return problem
+        return None
+
+    def _sheets_as_they_stood(self, walk: CampaignState, ids: AbstractSet[str]) -> CampaignState:
+        scratch = refold_state(walk.campaign_id, self.undone)
+        scratch.name, scratch.system, scratch.rules = walk.name, walk.system, walk.rules
+        events = {e.event_id: e for i in ids for e in self.sheets.get(i, ())}
+        for event in sorted(events.values(), key=lambda e: e.version):
+            apply(scratch, event)
+        return scratch
+
+    def take(self, event: StoredEvent) -> None:
+        """Note what ``event``, just checked, changes of the campaign as it stands."""
+        data, ident = event.data, event.event_id
+        if ident in self.named or ident in self.final:
+            about = _about(event)
+            if ident in self.named:
+                self.about[ident] = about
+            if ident in self.final:
+                # In force here (its undo comes later), though the check's fold passes it over.
+                self.differ[ident] = about
+        for character_id in _sheet_of(event):
+            self.sheets.setdefault(character_id, []).append(event)
+        if isinstance(data, (EventsRevoked, EventsRestored)):
+            for named in data.event_ids:
+                if isinstance(data, EventsRevoked):
+                    self.undone.add(named)
+                else:
+                    self.undone.discard(named)
+                if (named in self.undone) == (named in self.final):
+                    self.differ.pop(named, None)
+                else:
+                    self.differ[named] = self.about.get(named)
+
+
+def _rollers(data: Any) -> frozenset[str]:
+    """The characters whose sheets a stored roll, check or contest was rolled from."""
+    if isinstance(data, ContestRolled):
+        sides = (data.a, data.b)
+        return frozenset(s.character_id for s in sides if s is not None and s.character_id)
+    return frozenset({data.character_id})
+
+
+def _about(event: StoredEvent) -> frozenset[str] | None:
+    """The characters whose state ``event`` changes: its envelope's, a contest's sides', its
+    effects'; None for a change of the campaign's settings, which every roll may read."""
+    data = event.data
+    if isinstance(data, CampaignSettingsChanged):
+        return None
+    about = {event.character_id} if event.character_id else set()
+    for side in (getattr(data, "a", None), getattr(data, "b", None)):
+        if getattr(side, "character_id", None):
+            about.add(side.character_id)
+    for part in data.with_followups() if isinstance(data, RollMade) else (data,):
+        for effect in getattr(part, "effects", ()) or ():
+            if getattr(effect, "character_id", None):
+                about.add(effect.character_id)
+    return frozenset(about)
+
+
+def _sheet_of(event: StoredEvent) -> set[str]:
+    """The characters whose sheets ``event`` changes."""
+    changed = {event.character_id} if event.type in SHEET_TYPES and event.character_id else set()
+    for effect in getattr(event.data, "effects", ()) or ():
+        if isinstance(effect, StatChanged):
+            changed.add(effect.character_id or event.character_id)
+    changed.discard(None)
+    return changed
 
 
 def _as_its_command(walk: CampaignState, data: Any) -> str | None:

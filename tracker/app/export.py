@@ -411,7 +411,9 @@ class _ImportCheck:
                 taken = self.names[shown]
                 self.refuse(number, f"names a campaign {name!r}, read as {taken!r} before it")
             self.names[shown] = name
-            check = self.checks[cid] = LogCheck(refold_state(cid, self.revoked.get(cid, ())))
+            check = self.checks[cid] = LogCheck(
+                refold_state(cid, self.revoked.get(cid, ())), named=self.named
+            )
         revoked = check.walk.revoked
         if event.version == self.last_starts.get(cid) and event.type == SessionStarted.TYPE:
             start = self.session_starts[cid] = check.walk.copy()

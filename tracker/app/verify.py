@@ -315,6 +315,7 @@ class Verifier:
             LogCheck(
                 refold_state(row.campaign_id, self.table.loader.revoked(row, head)),
                 redecide=False,  # done just above, in words that name an unreadable roll
+                named=named,
             )
             if rules is not None
             else None

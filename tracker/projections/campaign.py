@@ -1169,7 +1169,7 @@ def _pre_roll(state: CampaignState, e: p.RollMade) -> str | None:
         owed = {ob.opened_by for ob in state.open_obligations("panic-check", e.character_id)}
         if owed.isdisjoint(answered):
             return "the catastrophe whose panic check it was would not have happened"
-    return _rolled_from(state, e.with_followups())
+    return None
 
 
 def _pre_contest(state: CampaignState, e: p.ContestRolled) -> str | None:
@@ -1183,24 +1183,6 @@ def _pre_contest(state: CampaignState, e: p.ContestRolled) -> str | None:
         )
         if not running:
             return f"round {e.round} would go on with a contest never begun"
-    return _rolled_from(state, (e,))
-
-
-def _pre_fright(state: CampaignState, e: p.FrightChecked) -> str | None:
-    return _rolled_from(state, (e,))
-
-
-def _rolled_from(state: CampaignState, rolls: Iterable[Any]) -> str | None:
-    """Whether each roll holds what the sheets and the state it was rolled from gave, as the
-    campaign's rules read it (``RuleSystem.rolled_from``): a skill of 12 recorded as 15 is a
-    roll no command logged."""
-    for roll in rolls:
-        try:
-            problem = state.rules.rolled_from(roll, state.characters, state)
-        except FOLD_FAULTS as exc:
-            return f"its recorded inputs cannot be read ({exc})"
-        if problem:
-            return problem
     return None
 
 
@@ -1244,7 +1226,6 @@ _PRECONDITIONS: dict[type, Callable[[CampaignState, Any], str | None]] = {
     p.RollBoughtUp: _pre_buy_up,
     p.RollMade: _pre_roll,
     p.ContestRolled: _pre_contest,
-    p.FrightChecked: _pre_fright,
     p.BreakingPointResolved: _pre_obligation("breaking-point"),
     p.TraitAssigned: _pre_obligation("assign-trait"),
     p.ObligationDismissed: _pre_obligation("any"),

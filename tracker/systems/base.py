@@ -533,14 +533,23 @@ class RuleSystem:
         return None
 
     def rolled_from(
-        self, event: Any, characters: Mapping[str, CharacterView], campaign: CampaignView
+        self,
+        event: Any,
+        characters: Mapping[str, CharacterView],
+        campaign: CampaignView,
+        *,
+        tracks: bool = True,
     ) -> str | None:
         """Whether a stored roll, contest or check holds what the sheet and the state it was
         rolled from gave: its base (a skill, a stat, a default, a rank) and what the rules add
         from the character's state without the GM typing it. ``characters`` (by id) and
-        ``campaign`` are the campaign folded up to the event. None when they agree, else a
-        sentence saying what differs. A side that is no character (an opponent given by name
-        and score) has no sheet to hold it to, and what the GM typed is the GM's.
+        ``campaign`` are the campaign as it stood where the event was logged. None when they
+        agree, else a sentence saying what differs. A side that is no character (an opponent
+        given by name and score) has no sheet to hold it to, and what the GM typed is the GM's.
+
+        ``tracks`` False: only the sheets are known as they stood (an undo or a redo since has
+        changed which events about the character count), not its tracks, conditions and what
+        it has spent, nor the campaign's settings; hold the roll to the sheet alone.
 
         ``redecide`` holds a roll to its own inputs; this holds the inputs to the log, so a
         forger who rewrites a skill of 12 as 15 and rehashes the chain is found."""

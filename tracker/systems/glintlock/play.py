@@ -219,13 +219,19 @@ def redecide(event: Any) -> str | None:
 
 
 def rolled_from(
-    system: Any, event: Any, characters: Mapping[str, CharacterView], campaign: CampaignView
+    system: Any,
+    event: Any,
+    characters: Mapping[str, CharacterView],
+    campaign: CampaignView,
+    *,
+    tracks: bool = True,
 ) -> str | None:
     """What a stored check recorded of the sheet and the character's state against what they
     gave where it stands in the log: the stat, being trained in the trait, the class a spell
     is cast with, stress, what Mettle bought for the next roll (steel yourself's bonus, an
     Advantage Die's step) and a -1 condition tag for every condition not suppressed. Tags the
-    GM gave are the GM's: a roll may carry more condition tags than the sheet gives."""
+    GM gave are the GM's: a roll may carry more condition tags than the sheet gives. With
+    ``tracks`` False, the stat, training and class alone."""
     if not isinstance(event, RollMade):
         return None
     ch, inputs = characters[event.character_id], event.inputs
@@ -242,6 +248,8 @@ def rolled_from(
             f"it records the class {inputs['caster_class']!r} where {ch.name}'s is "
             f"{ch.character_class!r}"
         )
+    if not tracks:
+        return None
     if inputs["stress"] != ch.stress:
         return f"it records stress {inputs['stress']} where {ch.name} has {ch.stress}"
     if inputs["bonus"] != ch.pending_bonus:

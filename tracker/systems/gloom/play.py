@@ -252,35 +252,43 @@ def _side_inputs(rank: int, dl: int, request: ContestRequest, side: str) -> dict
 
 
 def rolled_from(
-    system: Any, event: Any, characters: Mapping[str, CharacterView], campaign: CampaignView
+    system: Any,
+    event: Any,
+    characters: Mapping[str, CharacterView],
+    campaign: CampaignView,
+    *,
+    tracks: bool = True,
 ) -> str | None:
     """What a stored check or contest recorded of the sheet and the state against what they
     gave where it stands in the log: each character's rank, the disadvantage panic or stress at
     the campaign's limit forces on it, the mode that rank and those give, and a contested
     roll's tie rule (the campaign's). An opponent's score, a DL and the advantage or
-    disadvantage the GM gave are the GM's."""
+    disadvantage the GM gave are the GM's. With ``tracks`` False, the ranks alone."""
     if isinstance(event, RollMade):
         ch, inputs = characters[event.character_id], event.inputs
-        return _rank_from(system, ch, event.trait, inputs["rank"]) or _forced_from(
-            ch, campaign, inputs["disadvantage"]
+        return _rank_from(system, ch, event.trait, inputs["rank"]) or (
+            _forced_from(ch, campaign, inputs["disadvantage"]) if tracks else None
         )
     if isinstance(event, ContestRolled):
-        if event.mode == "quick" and event.result.get("tie_rule") != campaign.tie_rule:
+        tie_rule = event.result.get("tie_rule")
+        if tracks and event.mode == "quick" and tie_rule != campaign.tie_rule:
             return (
-                f"it breaks ties by {event.result.get('tie_rule')!r} where the campaign's tie "
-                f"rule is {campaign.tie_rule!r}"
+                f"it breaks ties by {tie_rule!r} where the campaign's tie rule is "
+                f"{campaign.tie_rule!r}"
             )
         for side in (event.a, event.b):
             if side is None:
                 continue
             rank, inputs = side.result["rank"], side.inputs
-            forced: list[str] = []
-            if side.character_id is not None:
-                ch = characters[side.character_id]
+            ch = None if side.character_id is None else characters[side.character_id]
+            if ch is not None:
                 problem = _rank_from(system, ch, side.trait or "", rank)
                 if problem or inputs.get("rank", rank) != rank:
                     return problem or f"{side.name}'s rank is stored as two ranks"
-                forced = _disadvantaged(ch, campaign)
+            if not tracks:
+                continue
+            # An opponent's mode is the GM's advantage and disadvantage alone.
+            forced = [] if ch is None else _disadvantaged(ch, campaign)
             disadvantage = bool(inputs.get("disadvantage")) or bool(forced)
             mode = gloom.mode_for(rank, bool(inputs.get("advantage")), disadvantage)
             if side.result["mode"] != mode:

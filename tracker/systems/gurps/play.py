@@ -600,7 +600,11 @@ def fright_effects(
 
 
 def rolled_from(
-    event: Any, characters: Mapping[str, CharacterView], campaign: CampaignView
+    event: Any,
+    characters: Mapping[str, CharacterView],
+    campaign: CampaignView,
+    *,
+    tracks: bool = True,
 ) -> str | None:
     """What a stored roll, Fright Check or contest recorded of the sheet against what the sheet
     gave where it stands in the log: the base (the skill or its best default, Rule of 20 and
@@ -608,9 +612,10 @@ def rolled_from(
     Acute and Discriminatory bonuses, a retry's penalty, the Fright Check modifiers of the
     sheet's traits, and what the sheet forbids (a Fright Check for the Unfazeable, extra effort
     for a Machine, intimidating the Unfazeable). Modifiers the GM typed are the GM's, and so
-    are presets whose labels a GM could type as well (equipment, an influence's margin)."""
+    are presets whose labels a GM could type as well (equipment, an influence's margin). The
+    retry's penalty counts earlier attempts, which ``tracks`` False leaves unknown."""
     if isinstance(event, RollMade):
-        return _roll_from(event, characters[event.character_id])
+        return _roll_from(event, characters[event.character_id], tracks)
     if isinstance(event, FrightChecked):
         return _fright_from(event, characters[event.character_id])
     if isinstance(event, ContestRolled):
@@ -658,7 +663,7 @@ def _left_out(stored: Sequence[dict[str, Any]], owed: Sequence[gurps.Modifier]) 
     return None
 
 
-def _roll_from(event: RollMade, character: CharacterView) -> str | None:
+def _roll_from(event: RollMade, character: CharacterView, tracks: bool) -> str | None:
     inputs, trait = event.inputs, event.trait
     if event.kind == "extra-effort" and character.has_trait("Machine"):
         return f"{character.name} has the Machine meta-trait, which rules out extra effort"
@@ -667,7 +672,7 @@ def _roll_from(event: RollMade, character: CharacterView) -> str | None:
         return _base_differs(character, trait, inputs["base"], sheet)
     sense = gurps.sense_of(trait) if event.kind != "danger-sense" else None
     owed = list(gurps.sense_modifiers(sense, _traits(character))) if sense else []
-    if event.task:
+    if event.task and tracks:
         record = character.tasks.get(event.task, {"attempts": 0, "failures": 0})
         mode = inputs.get("retry_mode") or "retry-freely"
         try:
