@@ -960,3 +960,48 @@ def test_a_roll_rehashed_from_another_sheet_is_found(run, system, play, forge, w
     rolled = next(r["version"] for r in rows(run.db) if r["type"] in ROLLS)
     verify_fails(run, f"event {rolled}", words)
     import_refused(run, words)
+
+
+def _retired_roll(events):
+    """Mira's roll, said to be Aldric's, who retired before it."""
+    aldric = next(
+        r["character_id"]
+        for r in events
+        if r["type"] == "CharacterAdded" and payload_of(r)["name"] == "Aldric"
+    )
+    roll, payload = _first(events, "RollMade")
+    payload["character_id"] = roll["character_id"] = aldric
+    roll["payload"] = json.dumps(payload)
+    return events
+
+
+@pytest.mark.parametrize(
+    ("forge", "words"),
+    [
+        (_payload_set("PointsAwarded", points=0), "an award of 0 character points"),
+        (_payload_set("RollBoughtUp", cost=0), "costs 1 character point, not 0"),
+        (
+            _payload_set("RollBoughtUp", to_outcome="critical_success", cost=3),
+            "it buys up from success, where that roll would stand at critical_success",
+        ),
+        (_retired_roll, "Aldric would have retired from play at event 4"),
+    ],
+    ids=["points award 0", "a buy-up at no cost", "a buy-up past the roll", "a retired roller"],
+)
+def test_an_award_buy_up_or_roll_no_command_logs_rehashed_is_found(run, forge, words):
+    """`points award` refuses an award under 1, a buy-up costs the rulebook's points from the
+    outcome the roll stands at, and a retired character rolls no more: a forger who writes
+    otherwise and rehashes the chain is found by verify, and refused by import."""
+    run.ok("campaign new Salt --system gurps --cinematic")
+    run.ok("character add Mira --stat IQ=12 --stat DX=12 --skill Lockpicking=12")
+    run.ok("character add Aldric --stat IQ=14 --stat DX=11 --skill Lockpicking=12")
+    run.ok("character retire Aldric")
+    run.ok("session start")
+    run.ok("roll Mira Lockpicking --dice 5,5,5")  # a failure
+    run.ok("points award Mira 3")
+    run.ok("spend Mira buy-up")  # to a success, for 1 point
+    run.ok("spend Mira buy-up --to critical_success")
+    assert run("verify").exit_code == 0
+    rewrite(run.db, forge, snapshots=False)
+    verify_fails(run, words)
+    import_refused(run, words)

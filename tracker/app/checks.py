@@ -33,6 +33,7 @@ from tracker.events.play import (
     EventsRestored,
     EventsRevoked,
     NoteAdded,
+    PointsAwarded,
     RollMade,
     StressChanged,
     TraitAssigned,
@@ -255,6 +256,12 @@ def _as_its_command(walk: CampaignState, data: Any) -> str | None:
             return f"{walk.rules.title} has no stress"
         if data.delta == 0 or abs(data.delta) >= 10**15:
             return f"a change of {data.delta} stress is none a command logs"
+        return None
+    if isinstance(data, PointsAwarded):
+        if not walk.rules.has(Feature.CHARACTER_POINTS):
+            return f"{walk.rules.title} has no character points"
+        if not 1 <= data.points < 10**15:
+            return f"an award of {data.points} character points is none `points award` logs"
         return None
     return walk.rules.priced(data)
 

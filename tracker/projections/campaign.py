@@ -535,9 +535,18 @@ def problem_with(state: CampaignState, event: StoredEvent) -> str | None:
         raise unreadable(event)
     check = _PRECONDITIONS.get(type(event.data))
     added = event.type == c.CharacterAdded.TYPE
-    if not added and event.character_id is not None and event.character_id not in state.characters:
-        return "its character would not exist"
+    if not added and event.character_id is not None:
+        ch = state.characters.get(event.character_id)
+        if ch is None:
+            return "its character would not exist"
+        if ch.retired_version is not None and event.type not in AFTER_RETIREMENT:
+            return f"{ch.name} would have retired from play at event {ch.retired_version}"
     return None if check is None else check(state, event.data)
+
+
+# What a command still logs about a character retired from play: its sheet, which a look at it
+# may correct. Anything else about it waits until its retirement is undone.
+AFTER_RETIREMENT = frozenset({c.CharacterUpdated.TYPE, c.CharacterDefaultSet.TYPE})
 
 
 # -- obligations ---------------------------------------------------------------------------------
@@ -1147,8 +1156,13 @@ def _pre_threat(state: CampaignState, e: p.ThreatSpent) -> str | None:
 
 def _pre_buy_up(state: CampaignState, e: p.RollBoughtUp) -> str | None:
     ch = state.characters[e.character_id]
+    if not state.cinematic:
+        return "buy-ups are for cinematic campaigns, and this one would not be"
     if ch.last_roll_id != e.roll_event_id:
         return "the roll it bought up would not be the last roll"
+    if ch.last_roll_outcome != e.from_outcome:
+        stood = ch.last_roll_outcome
+        return f"it buys up from {e.from_outcome}, where that roll would stand at {stood}"
     if ch.points < e.cost:
         return f"{ch.name} would have {plural(ch.points, 'character point')} for {e.cost}"
     return None
@@ -1174,8 +1188,13 @@ def _pre_roll(state: CampaignState, e: p.RollMade) -> str | None:
 
 def _pre_contest(state: CampaignState, e: p.ContestRolled) -> str | None:
     for side in (e.a, e.b):
-        if side is not None and side.character_id not in (None, *state.characters):
+        if side is None or side.character_id is None:
+            continue
+        ch = state.characters.get(side.character_id)
+        if ch is None:
             return f"its side {side.name} would be no character of the campaign"
+        if ch.retired_version is not None:
+            return f"{ch.name} would have retired from play at event {ch.retired_version}"
     if e.mode == "regular" and e.contest_id and (e.round or 1) > 1:
         running = any(
             ob.data.get("contest_id") == e.contest_id

@@ -27,7 +27,13 @@ from tracker.events.effects import (
     TrackChange,
     effects_text,
 )
-from tracker.events.play import ContestRolled, ContestSide, FrightChecked, RollMade
+from tracker.events.play import (
+    ContestRolled,
+    ContestSide,
+    FrightChecked,
+    RollBoughtUp,
+    RollMade,
+)
 from tracker.systems.base import (
     CampaignView,
     CharacterView,
@@ -594,6 +600,23 @@ def fright_effects(
         if e.note and e.kind == "condition" and e.duration is None:
             notes.append(e.note)
     return effects, notes
+
+
+def priced(event: Any) -> str | None:
+    """A stored buy-up at the price its command logs: one step up or more, at the rulebook's
+    character points for the steps (whether the roll stood there is ``problem_with``'s)."""
+    if not isinstance(event, RollBoughtUp):
+        return None
+    try:
+        cost = gurps.buy_up_cost(event.from_outcome, event.to_outcome)
+    except TrackerError:
+        return f"{event.from_outcome} is not bought up to {event.to_outcome}"
+    if event.cost != cost:
+        return (
+            f"a buy-up from {event.from_outcome} to {event.to_outcome} costs "
+            f"{plural(cost, 'character point')}, not {event.cost}"
+        )
+    return None
 
 
 # -- holding a stored roll to the sheet it was rolled from ------------------------------------

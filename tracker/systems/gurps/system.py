@@ -177,6 +177,7 @@ class Gurps(RuleSystem):
     conditions_ruled = play.conditions_ruled
     redecide = staticmethod(play.redecide)
     rolled_from = staticmethod(play.rolled_from)
+    priced = staticmethod(play.priced)
     at_stake = staticmethod(play.at_stake)
     roll_facts = staticmethod(play.roll_facts)
     roll_remarks = staticmethod(words.roll_remarks)
