@@ -1005,3 +1005,47 @@ def test_an_award_buy_up_or_roll_no_command_logs_rehashed_is_found(run, forge, w
     rewrite(run.db, forge, snapshots=False)
     verify_fails(run, words)
     import_refused(run, words)
+
+
+def _quick_side_at(base: int | None, score: int):
+    """Vora's side of the quick contest, its inputs' base made ``base`` (None: as logged) and
+    the score it rolled against ``score``, its outcome decided again to match."""
+
+    def forge(events):
+        from tracker.systems.gurps import rules
+
+        contest = [r for r in events if r["type"] == "ContestRolled"][-1]
+        payload = payload_of(contest)
+        side = payload["a"]
+        if base is not None:
+            side["inputs"]["base"] = base
+            side["inputs"]["effective"] = base - 2
+        side["result"] = rules.decide_roll(score, [], tuple(side["result"]["dice"])).to_dict()
+        contest["payload"] = json.dumps(payload)
+        return events
+
+    return forge
+
+
+@pytest.mark.parametrize(
+    ("forge", "words"),
+    [
+        (_quick_side_at(18, 16), "Broadsword from a base of 18 where Vora's sheet gives 16"),
+        (_quick_side_at(None, 16), "Vora rolls against 16 where its inputs give 14"),
+    ],
+    ids=["a side's base raised", "a side's score raised"],
+)
+def test_a_contest_side_rolls_against_what_its_sheet_and_inputs_give(run, forge, words):
+    """A contest side records its sheet's base and the modifiers given, and rolls against the
+    effective skill they make (normalised, in a regular contest, so the lower score is 10): an
+    honest evening of both verifies, and a side whose base or score was raised is named."""
+    run.ok("campaign new Salt --system gurps")
+    run.ok("character add Vora --stat DX=14 --stat IQ=10 --skill Broadsword=16")
+    run.ok("session start")
+    # 16 against 15 is rolled as 11 against 10: 6+6+3 fails both, and the contest goes on.
+    run.ok("contest Vora Broadsword Duellist 15 --mode regular --dice-a 6,6,3 --dice-b 6,6,3")
+    run.ok("contest Vora Broadsword Guard 12 --mod-a -2:footing --dice-a 4,4,4 --dice-b 5,5,5")
+    assert run("verify").exit_code == 0
+    rewrite(run.db, forge, snapshots=False)
+    verify_fails(run, "event 5", words)
+    import_refused(run, words)

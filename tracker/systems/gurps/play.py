@@ -726,16 +726,14 @@ def _fright_from(event: FrightChecked, character: CharacterView) -> str | None:
 
 
 def _side_from(event: ContestRolled, side: ContestSide, character: CharacterView) -> str | None:
-    trait = side.trait or ""
+    # The side's inputs are its sheet's; what it rolled against follows from them (redecide).
+    trait, inputs = side.trait or "", side.inputs
     sheet = _base_for(character, trait)
-    stored = side.result["base"]
-    if stored != sheet or side.inputs.get("base", stored) != sheet:
-        return _base_differs(character, trait, stored, sheet)
+    if inputs["base"] != sheet:
+        return _base_differs(character, trait, inputs["base"], sheet)
     sense = gurps.sense_of(trait)
     if sense:
-        missing = _left_out(
-            side.result["modifiers"], gurps.sense_modifiers(sense, _traits(character))
-        )
+        missing = _left_out(inputs["modifiers"], gurps.sense_modifiers(sense, _traits(character)))
         if missing:
             return f"it leaves out the {missing} that {character.name}'s sheet gives"
     intimidated = event.mode == "influence" and event.result.get("skill") == "Intimidation"
@@ -780,6 +778,9 @@ def redecide(event: Any) -> str | None:
             problem = _roll_again(r, r["base"], r["modifiers"], r["dice"])
             if problem:
                 return problem
+        problem = _scores_again(event)
+        if problem:
+            return problem
         if event.mode == "influence":
             return _influence_again(event)
         # A GURPS contest requests no effects: its result is the GM's to act on.
@@ -804,6 +805,37 @@ def _roll_effects(event: RollMade) -> list[Effect]:
     if fp and not result["success"]:
         return [TrackChange("fp", -fp, "inhaled water" if feat is None else "winded")]
     return []
+
+
+def _scores_again(event: ContestRolled) -> str | None:
+    """Each side of a contest rolls against the score its inputs give: its base and modifiers
+    make its effective skill, which a regular contest normalises and the Rule of 16 caps."""
+    effective: dict[str, int] = {}
+    for key, side in (("a", event.a), ("b", event.b)):
+        if side is None:
+            continue
+        inputs = side.inputs
+        modifiers = [gurps.Modifier(m["value"], m["label"]) for m in inputs["modifiers"]]
+        effective[key] = gurps.effective_skill(inputs["base"], modifiers)
+        stored = inputs.get("effective", effective[key])
+        problem = _differs(f"{side.name}'s effective skill", stored, effective[key])
+        if problem:
+            return problem
+    wanted: dict[str, int | None] = {"a": effective["a"], "b": effective.get("b")}
+    b = effective.get("b")
+    if event.mode == "regular" and b is not None:
+        wanted["a"], wanted["b"] = gurps.normalise_regular(effective["a"], b)
+    elif event.mode == "resistance" and event.result.get("rule_of_16"):
+        # The cap is max(16, the defender's resistance), which goes unrecorded when the
+        # attacker failed and the defender did not roll.
+        wanted["a"] = None if b is None else min(effective["a"], max(tables.RULE_OF_16, b))
+    for key, side in (("a", event.a), ("b", event.b)):
+        score = wanted.get(key)
+        if side is not None and score is not None:
+            rolled = _side_again(side).effective
+            if rolled != score:
+                return f"{side.name} rolls against {rolled} where its inputs give {score}"
+    return None
 
 
 def _side_again(side: ContestSide) -> gurps.SuccessRoll:
