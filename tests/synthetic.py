@@ -180,7 +180,11 @@ def generate(
         )
     if system == "gurps":
         tracker.campaigns.character_default("Vora", "Lockpicking", "IQ-5")
-    batch = _Batch(tracker, row, pendulum.datetime(2026, 1, 5, 19, 0, tz="UTC"))
+    # Play starts after the sheets were logged (at the clock's time): a log's times never go
+    # back, and verify names one that does.
+    added = tracker.store.head(row.campaign_id).recorded_at
+    start = max(pendulum.datetime(2026, 1, 5, 19, 0, tz="UTC"), pendulum.parse(added))
+    batch = _Batch(tracker, row, start)
     step = 0
     next_slip = rng.randint(*EVENTS_BETWEEN_UNDOS)
     undone_in = None

@@ -8,6 +8,7 @@ suite proves every database tracker runs on, and on SQLite both backends: the st
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import os
@@ -18,6 +19,7 @@ import time
 import tracemalloc
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -175,6 +177,20 @@ class EventStoreContract:
         assert [e.version for e in stored] == [2, 3]
         assert blocked == ["refused: the log moved on while it waited"]
         assert store.count(campaign) == 3
+
+    def test_an_event_is_never_stamped_before_the_one_it_follows(self, store, campaign):
+        """A clock set back, or another machine's a little behind on a shared server, never
+        makes a campaign's times go back: an event is stamped at the time of the one before it
+        at the earliest, whichever way it is appended."""
+        ahead = (datetime.now(UTC) + timedelta(hours=1)).isoformat(timespec="microseconds")
+        store.append(campaign, [dataclasses.replace(note(1), recorded_at=ahead)], 1)
+        [after] = store.append(campaign, [note(2)], expected_version=2)
+        with store.writing(campaign) as append:
+            head = store.head(campaign)
+            [held] = append([note(3)], head.version, head.hash)  # the head not read again
+        times = [datetime.fromisoformat(e.recorded_at) for e in store.read(campaign)]
+        assert times == sorted(times)
+        assert after.recorded_at == held.recorded_at == ahead
 
     def test_a_refusal_inside_the_lock_appends_nothing(self, store, campaign):
         def refused_after_appending() -> None:

@@ -1007,6 +1007,40 @@ def test_an_award_buy_up_or_roll_no_command_logs_rehashed_is_found(run, forge, w
     import_refused(run, words)
 
 
+def test_an_event_recorded_before_the_one_before_it_rehashed_is_found(evening):
+    """Every command stamps its events no earlier than the event before them (a look back to a
+    time reads the log in order): one dated back and rehashed is named, and refused by import."""
+
+    def backdated(events):
+        note = next(r for r in events if r["type"] == "NoteAdded")
+        note["recorded_at"] = "2020-01-01T00:00:00.000000+00:00"
+        return events
+
+    rewrite(evening.db, backdated, snapshots=False)
+    verify_fails(evening, "event 7", "comes before", "when the event before it was recorded")
+    import_refused(evening, "comes before")
+
+
+def test_a_command_never_dates_an_event_before_the_one_before_it(evening):
+    """A clock behind the log's last time (set back, or another machine's on a shared server)
+    stamps a command's event at that time instead, so an honest log verifies."""
+    from datetime import UTC, datetime, timedelta
+
+    from tracker.app.tracker import Tracker
+    from tracker.events import NewEvent
+
+    ahead = (datetime.now(UTC) + timedelta(hours=1)).isoformat(timespec="microseconds")
+    tracker = Tracker(str(evening.db))
+    row = tracker.campaign()
+    head = tracker.store.head(row.campaign_id).version
+    later = NewEvent("NoteAdded", {"text": "from a clock ahead"}, session_id=1, recorded_at=ahead)
+    tracker.store.append(row.campaign_id, [later], head)
+    tracker.close()
+    evening.ok("note 'from a clock behind'")
+    assert rows(evening.db)[-1]["recorded_at"] == ahead
+    assert evening("verify").exit_code == 0
+
+
 def _quick_side_at(base: int | None, score: int):
     """Vora's side of the quick contest, its inputs' base made ``base`` (None: as logged) and
     the score it rolled against ``score``, its outcome decided again to match."""

@@ -68,6 +68,9 @@ class LogCheck:
         # logged by tracker. (Whether it was the running one depends on undos as they stood.)
         self.sessions: set[int] = set()
         self.as_logged = AsLogged(walk.revoked, named)
+        # When the event before was recorded, as read and as written: no command records one
+        # earlier.
+        self.last_time: tuple[datetime, str] | None = None
 
     def __call__(self, event: StoredEvent) -> str | None:
         """None when ``event`` could have been logged where it stands (it is then folded in);
@@ -122,6 +125,12 @@ class LogCheck:
             return f"its time {event.recorded_at!r} is not a time"
         if when.tzinfo is None:
             return f"its time {event.recorded_at!r} says no time zone"
+        before, self.last_time = self.last_time, (when, event.recorded_at)
+        if before is not None and when < before[0]:
+            return (
+                f"its time {event.recorded_at!r} comes before {before[1]!r}, when the event "
+                "before it was recorded"
+            )
         return None
 
 

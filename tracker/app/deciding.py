@@ -149,8 +149,14 @@ class Appender:
                 state = self.loader.catch_up(row, state)
                 if state is not decided_on or state.version != decided_at:
                     decision = decide(state)
-                # Caught up under the lock, the state's head is the log's.
-                stored = append(decision.events, state.version, state.head_hash or GENESIS_HASH)
+                # Caught up under the lock, the state's head is the log's (its time too: the
+                # read that caught up read the head).
+                stored = append(
+                    decision.events,
+                    state.version,
+                    state.head_hash or GENESIS_HASH,
+                    state.head_time or None,
+                )
         except self.store.errors as exc:
             # The transaction rolled back: nothing of the batch is in the log.
             raise storage_error(exc, self.location) from None

@@ -217,6 +217,7 @@ class StateLoader:
                             f"was folded to ({known}): the database was replaced or restored "
                             "under it; run the command again."
                         )
+                    state.head_time = last.recorded_at
                 # Stop at the first undo or redo: what follows it may rest on what it changed
                 # (a redo puts back a character a later event names), so it is folded only
                 # after.

@@ -319,6 +319,9 @@ class CampaignState:
     breaking_table: dict[str, Any] | None = None
     version: int = 0
     head_hash: str = ""
+    # When the event folded last was recorded: the next is stamped no earlier. Not stored with
+    # a snapshot; reading the log on from one reads it again.
+    head_time: str = field(default="", compare=False)
     # The newest session in force, running or ended. The state keeps no list of sessions, so a
     # campaign of thousands of sessions folds and snapshots as fast as a new one; the list is
     # ``session_list``, read from the session events when asked for.
@@ -427,6 +430,7 @@ def apply(state: CampaignState, event: StoredEvent) -> CampaignState:
     """Fold one event into the campaign state; a revoked event is passed over."""
     state.version = event.version
     state.head_hash = event.hash
+    state.head_time = event.recorded_at
     session = state.session
     if session is not None and event.session_id == session.number:
         session.event_count += 1

@@ -73,6 +73,8 @@ class CampaignRow:
 class Head:
     version: int
     hash: str
+    # The time the head event was recorded at (None for an empty log).
+    recorded_at: str | None = None
 
 
 def now_utc() -> str:
@@ -80,6 +82,21 @@ def now_utc() -> str:
     +00:00, pendulum's spelling too). The standard library's clock keeps pendulum out of the
     write path; pendulum reads these stamps back for local times and --as-of."""
     return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def stamp_after(before: str | None) -> str:
+    """The time to record an event at, after an event recorded at ``before``: now, or ``before``
+    when the clock says earlier (a clock set back, another machine's a little behind on a
+    shared server). A campaign's times never go back: a look back to a time reads the log in
+    order, and `tracker verify` names a time earlier than the one before it."""
+    now = datetime.now(UTC)
+    try:
+        then = datetime.fromisoformat(before) if before else None
+    except ValueError:
+        then = None  # no time at all (an edited log, which verify names)
+    if then is not None and then.tzinfo is not None and then > now:
+        now = then.astimezone(UTC)
+    return now.isoformat(timespec="microseconds")
 
 
 def _collision(exc: BaseException, campaign_id: str) -> Exception:
@@ -230,22 +247,23 @@ class EventStore:
     @contextmanager
     def writing(self, campaign_id: str) -> Iterator[Callable[..., list[StoredEvent]]]:
         """Hold the write lock for the whole block and give it an
-        ``append(batch, expected, prev_hash=None)`` that writes in the locked transaction,
-        committed when the block ends.
+        ``append(batch, expected, prev_hash=None, head_time=None)`` that writes in the locked
+        transaction, committed when the block ends.
 
         While the lock is held no other writer can log, so a state read inside the block (with
         the store's other methods, which read through the block's own connection) is still the
         head when the block appends. A block that read the log up to its head that way gives
-        the head's hash as ``prev_hash``: its read was the check, so the head is not read
-        again, and its freshly made events are not looked for as a re-send. The block must not
-        write by any other means: on SQLite that would wait for its own lock.
+        the head's hash as ``prev_hash``, and the time it was recorded at as ``head_time``: its
+        read was the check, so the head is not read again, and its freshly made events are not
+        looked for as a re-send. The block must not write by any other means: on SQLite that
+        would wait for its own lock.
         """
         try:
             with self.backend.writing(appending_to=campaign_id) as link:
                 self._local.link = link
                 try:
-                    yield lambda batch, expected, prev_hash=None: self._append(
-                        link, campaign_id, batch, expected, prev_hash
+                    yield lambda batch, expected, prev_hash=None, head_time=None: self._append(
+                        link, campaign_id, batch, expected, prev_hash, head_time
                     )
                 finally:
                     self._local.link = None
@@ -254,9 +272,9 @@ class EventStore:
 
     def _checked_head(
         self, link: Link, campaign_id: str, batch: Sequence[NewEvent], expected: int
-    ) -> str | list[StoredEvent]:
-        """The hash of the head the batch follows, once the head is where the caller expects;
-        or the batch as stored, when every event of it already is (a re-send)."""
+    ) -> Head | list[StoredEvent]:
+        """The head the batch follows, once it is where the caller expects; or the batch as
+        stored, when every event of it already is (a re-send)."""
         ids = [e.event_id for e in batch]
         among, params = placeholders("id", ids)
         known = {
@@ -275,7 +293,7 @@ class EventStore:
                 f"The campaign log moved on (version {head.version}, expected {expected}); "
                 "run the command again."
             )
-        return head.hash
+        return head
 
     def _append(
         self,
@@ -284,17 +302,21 @@ class EventStore:
         batch: Sequence[NewEvent],
         expected: int,
         prev_hash: str | None = None,
+        head_time: str | None = None,
     ) -> list[StoredEvent]:
         if not batch:
             return []
         if prev_hash is None:
-            prev_hash = self._checked_head(link, campaign_id, batch, expected)
-            if not isinstance(prev_hash, str):
-                return prev_hash  # a re-sent batch, as it was stored
+            head = self._checked_head(link, campaign_id, batch, expected)
+            if not isinstance(head, Head):
+                return head  # a re-sent batch, as it was stored
+            prev_hash, head_time = head.hash, head.recorded_at
+        elif head_time is None and expected:
+            head_time = self._head_time(link, campaign_id, expected)
         prev = prev_hash
         rows = []
         out = []
-        recorded = now_utc()
+        recorded = stamp_after(head_time)
         for offset, new in enumerate(batch, start=1):
             fields = chain_fields(
                 event_id=new.event_id,
@@ -365,6 +387,16 @@ class EventStore:
 
     # -- reading -----------------------------------------------------------------------------
 
+    @staticmethod
+    def _head_time(link: Link, campaign_id: str, version: int) -> str | None:
+        for (recorded_at,) in link.rows(
+            "SELECT recorded_at FROM events WHERE campaign_id = :campaign_id "
+            "AND version = :version",
+            {"campaign_id": campaign_id, "version": version},
+        ):
+            return recorded_at
+        return None
+
     def head(self, campaign_id: str) -> Head:
         """The stream's last version and hash (version 0 and the genesis hash when empty)."""
         with self._reading() as link:
@@ -372,12 +404,12 @@ class EventStore:
 
     @staticmethod
     def _head(link: Link, campaign_id: str) -> Head:
-        for version, digest in link.rows(
-            "SELECT version, hash FROM events WHERE campaign_id = :campaign_id "
+        for version, digest, recorded_at in link.rows(
+            "SELECT version, hash, recorded_at FROM events WHERE campaign_id = :campaign_id "
             "ORDER BY version DESC LIMIT 1",
             {"campaign_id": campaign_id},
         ):
-            return Head(version, digest)
+            return Head(version, digest, recorded_at)
         return Head(0, GENESIS_HASH)
 
     def read(
