@@ -14,6 +14,7 @@ from tracker.projections.campaign import (
     PROJECTION_VERSION,
     UNDO_TYPES,
     CampaignState,
+    Character,
     apply,
     fold,
     from_snapshot,
@@ -259,3 +260,13 @@ def test_a_copied_state_and_its_snapshot_share_nothing_a_fold_changes(tmp_path):
         c["consequences"][-1] == "a scar that aches in the rain" for c in saved["characters"]
     )
     tracker.close()
+
+
+def test_a_characters_current_stats_are_each_stat_as_a_roll_reads_it():
+    """Read in one pass (a roll, and verify for every roll, read them all): each stat as
+    ``stat`` gives it, a name in another case read as the first that reads so, and what play
+    changed for good added."""
+    mira = Character("m", "Mira", {"IQ": 12, "iq": 9, "HT": 11}, {}, (), None, {}, (), None)
+    mira.stat_changes = {"Iq": -1}
+    assert mira.current_stats() == {name: mira.stat(name) for name in mira.stats}
+    assert mira.current_stats() == {"IQ": 11, "iq": 11, "HT": 11}

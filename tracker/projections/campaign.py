@@ -123,6 +123,23 @@ class Character:
     def skill(self, key: str) -> int | None:
         return _lookup(self.skills, key)
 
+    def current_stats(self) -> dict[str, int]:
+        """Every stat of the sheet as ``stat`` gives it, by the sheet's names, in one pass over
+        the sheet (a name read in any case as the first that reads so, as ``stat`` reads it)."""
+        first = {}
+        for name in self.stats:
+            first.setdefault(name.casefold(), name)
+        changed = {}
+        for name in self.stat_changes:
+            changed.setdefault(name.casefold(), name)
+        out = {}
+        for name in self.stats:
+            key = name.casefold()
+            value, change = self.stats[first[key]], changed.get(key)
+            if value is not None:
+                out[name] = value + ((self.stat_changes[change] or 0) if change is not None else 0)
+        return out
+
     def stat_name(self, key: str) -> str | None:
         return _name(self.stats, key)
 

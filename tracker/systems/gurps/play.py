@@ -212,7 +212,7 @@ def base_skill(
     """The character's base for ``trait``: the best of its level and ``defaults``."""
     return gurps.base_skill(
         trait,
-        attributes={k: v for k in character.stats if (v := character.stat(k)) is not None},
+        attributes=character.current_stats(),
         skills=character.skills,
         defaults=defaults,
         character=character.name,

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from tracker.errors import BadInput, Refused
@@ -369,6 +370,7 @@ _DEFAULT_PATTERN = re.compile(
 _ATTRIBUTE_SPELLING = {"st": "ST", "dx": "DX", "iq": "IQ", "ht": "HT", "will": "Will", "per": "Per"}
 
 
+@lru_cache(maxsize=1024)
 def parse_default(expr: str) -> Default:
     """Parse a default such as 'IQ-5', 'DX-5', 'HT-4', 'Per', 'Climbing-2' or 'Fast-Talk-3'.
 
