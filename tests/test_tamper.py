@@ -976,19 +976,20 @@ def _retired_roll(events):
 
 
 @pytest.mark.parametrize(
-    ("forge", "words"),
+    ("forge", "version", "words"),
     [
-        (_payload_set("PointsAwarded", points=0), "an award of 0 character points"),
-        (_payload_set("RollBoughtUp", cost=0), "costs 1 character point, not 0"),
+        (_payload_set("PointsAwarded", points=0), 7, "an award of 0 character points"),
+        (_payload_set("RollBoughtUp", cost=0), 8, "costs 1 character point, not 0"),
         (
             _payload_set("RollBoughtUp", to_outcome="critical_success", cost=3),
+            9,
             "it buys up from success, where that roll would stand at critical_success",
         ),
-        (_retired_roll, "Aldric would have retired from play at event 4"),
+        (_retired_roll, 6, "Aldric would have retired from play at event 4"),
     ],
     ids=["points award 0", "a buy-up at no cost", "a buy-up past the roll", "a retired roller"],
 )
-def test_an_award_buy_up_or_roll_no_command_logs_rehashed_is_found(run, forge, words):
+def test_an_award_buy_up_or_roll_no_command_logs_rehashed_is_found(run, forge, version, words):
     """`points award` refuses an award under 1, a buy-up costs the rulebook's points from the
     outcome the roll stands at, and a retired character rolls no more: a forger who writes
     otherwise and rehashes the chain is found by verify, and refused by import."""
@@ -1003,7 +1004,7 @@ def test_an_award_buy_up_or_roll_no_command_logs_rehashed_is_found(run, forge, w
     run.ok("spend Mira buy-up --to critical_success")
     assert run("verify").exit_code == 0
     rewrite(run.db, forge, snapshots=False)
-    verify_fails(run, words)
+    verify_fails(run, f"event {version} ", words)
     import_refused(run, words)
 
 
