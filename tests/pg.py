@@ -13,6 +13,7 @@ second empty database for a test that copies one into another.
 from __future__ import annotations
 
 import contextlib
+import grp
 import os
 import pwd
 import shlex
@@ -146,11 +147,29 @@ def ensure_system_user(name: str) -> None:
     try:
         pwd.getpwnam(name)
     except KeyError:
+        # A group of that name may be there without its user (a package installed, then the
+        # user removed): useradd then needs to be told to join it.
+        try:
+            grp.getgrnam(name)
+            group = ["--gid", name]
+        except KeyError:
+            group = []
         done = subprocess.run(
-            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+            [
+                "useradd",
+                "--system",
+                "--no-create-home",
+                "--shell",
+                "/usr/sbin/nologin",
+                *group,
+                name,
+            ],
             capture_output=True,
             text=True,
             check=False,
+            # useradd writes /etc/passwd anew under the umask it is given: tracker's own (which
+            # keeps its files private) would leave the file unreadable to every other user.
+            umask=0o022,
         )
         if done.returncode != 0:
             raise NoServer(
