@@ -383,8 +383,10 @@ def test_a_roll_keeps_the_sheet_and_stress_it_was_rolled_from_through_their_undo
     evening.ok(f"undo {stressed}")
     assert evening.json("status Wren")["stress"] == 0
     assert evening("verify").exit_code == 0
+    # Rolled while the stress stood undone, then the stress put back: that roll keeps none.
+    evening.ok("roll Wren Grit --tag 1:gear --tag 1:power --dice 20")
     evening.ok("redo")
-    evening.ok("roll Wren Grit --tag 1:gear --tag 1:power --dice 15")
+    evening.ok("roll Wren Grit --tag 1:gear --tag 1:power --dice 20")
     assert evening("verify").exit_code == 0
     dump = evening.db.with_name("evening.jsonl")
     evening.ok(f"export events -o {dump}")

@@ -8,6 +8,7 @@ folded up to it (``problem_with``), a roll deciding again to what it stores.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import Any
@@ -155,9 +156,11 @@ class AsLogged:
         self.final = final
         self.named = named
         # The events undone where the log has reached, and those whose standing there is not
-        # their standing in ``final``, with the characters each is about (None: every one).
+        # their standing in ``final``, with the characters each is about (None: every one),
+        # counted by character (a session undone long after holds many).
         self.undone: set[str] = set()
         self.differ: dict[str, frozenset[str] | None] = {}
+        self.touched: Counter[str | None] = Counter()
         self.about: dict[str, frozenset[str] | None] = {}
         self.sheets: dict[str, list[StoredEvent]] = {}
 
@@ -166,7 +169,7 @@ class AsLogged:
         ``walk`` is the check's fold just before it."""
         rollers = _rollers(event.data)
         state, tracks = walk, True
-        if any(about is None or not about.isdisjoint(rollers) for about in self.differ.values()):
+        if self.touched[None] or any(self.touched[i] for i in rollers):
             state, tracks = self._sheets_as_they_stood(walk, rollers), False
         if not rollers <= state.characters.keys():
             return "a character it rolls for would not exist where it stands"
@@ -196,7 +199,7 @@ class AsLogged:
                 self.about[ident] = about
             if ident in self.final:
                 # In force here (its undo comes later), though the check's fold passes it over.
-                self.differ[ident] = about
+                self._differs(ident, about)
         for character_id in _sheet_of(event):
             self.sheets.setdefault(character_id, []).append(event)
         if isinstance(data, (EventsRevoked, EventsRestored)):
@@ -205,10 +208,19 @@ class AsLogged:
                     self.undone.add(named)
                 else:
                     self.undone.discard(named)
-                if (named in self.undone) == (named in self.final):
-                    self.differ.pop(named, None)
-                else:
-                    self.differ[named] = self.about.get(named)
+                self._differs(named, self.about.get(named))
+
+    def _differs(self, ident: str, about: frozenset[str] | None) -> None:
+        """Note whether ``ident`` stands otherwise where the log has reached than in the end."""
+        if ident in self.differ:
+            self.touched.subtract(_keys(self.differ.pop(ident)))
+        if (ident in self.undone) != (ident in self.final):
+            self.differ[ident] = about
+            self.touched.update(_keys(about))
+
+
+def _keys(about: frozenset[str] | None) -> tuple[str | None, ...]:
+    return (None,) if about is None else tuple(about)
 
 
 def _rollers(data: Any) -> frozenset[str]:
