@@ -252,7 +252,7 @@ def _glintlock(batch: _Batch, state: CampaignState, rng: random.Random, seed: st
         return common
     who = rng.choice(_names(state))
     ch = state.character(who)
-    if state.threat_floor != "none" and rng.random() < 0.35:
+    if state.open_obligations("threat-floor") and rng.random() < 0.35:
         return lambda: batch.tracks.threat_spend(
             rng.choice(["hard", "dire"]), note="the roof gives way"
         )
@@ -264,7 +264,7 @@ def _glintlock(batch: _Batch, state: CampaignState, rng: random.Random, seed: st
     if pick < 0.55:
         tags = [f"{rng.choice([1, 1, -1])}:{rng.choice(['gear', 'power', 'scene'])}"]
         tags = [t for t in tags if not t.startswith("-1:gear") and not t.startswith("-1:power")]
-        story = [ch.story_tags[0]] if ch.story_tags and rng.random() < 0.5 else []
+        story = [ch.own.story_tags[0]] if ch.own.story_tags and rng.random() < 0.5 else []
         stat = rng.choice(["Grit", "Wits", "Grace", "Lore"])
         return lambda: batch.rolls.roll(
             who, stat, tags=tags, story=story, seed=seed, spell=who == "Wren" and stat == "Lore"
@@ -370,7 +370,7 @@ def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
         return lambda: batch.tracks.points_award(who, 1)
     if pick < 0.82:
         return lambda: batch.tracks.spend(who, "buy-up")
-    if not state.projects:
+    if not state.own.projects:
         return lambda: batch.gurps.project_start("Bridge", skill="Engineer", hours=400)
     return lambda: batch.gurps.project_roll("Bridge", rng.choice(["Mira", "Aldric"]), seed=seed)
 

@@ -244,20 +244,20 @@ def test_a_copied_state_and_its_snapshot_share_nothing_a_fold_changes(tmp_path):
     state = tracker.state(row)
     scar = "a scar that aches in the rain"
     for ch in state.characters.values():
-        ch.consequences.append(scar)
+        ch.own.consequences.append(scar)
     state.revoked.add("an undone event")
     before = to_snapshot(state)
     copied, saved = state.copy(), to_snapshot(state)
     for ch in copied.characters.values():
-        ch.consequences.append("the copy's own")
+        ch.own.consequences.append("the copy's own")
     copied.revoked.add("the copy's own")
     assert to_snapshot(state) == before
     for ch in state.characters.values():
-        ch.consequences.append("the state's own")
+        ch.own.consequences.append("the state's own")
     state.revoked.add("the state's own")
     assert saved == before
     assert all(
-        c["consequences"][-1] == "a scar that aches in the rain" for c in saved["characters"]
+        c["own"]["consequences"][-1] == "a scar that aches in the rain" for c in saved["characters"]
     )
     tracker.close()
 

@@ -250,7 +250,7 @@ def test_an_edited_snapshot_is_found_then_never_used_again(evening):
         for name, text in conn.execute("SELECT projection, state FROM snapshots").fetchall():
             state = json.loads(text)
             for character in state["characters"]:
-                character["story_tags"] = ["Forged"]
+                character["own"]["story_tags"] = ["Forged"]
             conn.execute(
                 "UPDATE snapshots SET state = ? WHERE projection = ?", (json.dumps(state), name)
             )

@@ -464,22 +464,9 @@ class Campaigns:
 
 
 def _lapsing(state: CampaignState) -> tuple[str, ...]:
-    """What Mettle bought for the next roll that no roll used, which a session start lapses.
-
-    Rulebook: Glintlock, 'Mettle & Threat': Mettle "starts 0 per session". Ruling (tracker's,
-    the text being silent): what it bought for "the next roll" lapses with the session it was
-    bought in, and the start says so rather than dropping it unseen.
-    """
-    if "mettle" not in state.rules.session_resets(state.threat_carries_over):
-        return ()
-    lapsing = []
-    for ch in state.characters.values():
-        bought = [f"Steel Yourself (+{ch.pending_bonus})"] if ch.pending_bonus else []
-        bought += ["Advantage Die"] if ch.pending_steps else []
-        bought += [f"Suppress Condition ({name})" for name in ch.pending_suppressed]
-        if bought:
-            lapsing.append(f"{ch.name}'s unused {', '.join(bought)}, paid in Mettle last session")
-    return tuple(lapsing)
+    """What a session's start lets lapse that was bought for play to come
+    (``Folding.lapses_at_start``)."""
+    return state.rules.folding.lapses_at_start(state)
 
 
 def _check_default(

@@ -158,15 +158,15 @@ class Exports:
                 if flt.character and ch.name.casefold() != flt.character.casefold():
                     continue
                 point = {"version": row.version, "time": row.time, "stress": ch.stress}
-                if rules.has(Feature.METTLE):
-                    point["mettle"] = ch.mettle
                 if ch.hp is not None:
                     point["hp"] = ch.hp
                 if ch.fp is not None:
                     point["fp"] = ch.fp
-                tracks.setdefault(ch.name, []).append(point)
-            if rules.has(Feature.THREAT):
-                threat.append({"version": row.version, "time": row.time, "threat": replay.threat})
+                tracks.setdefault(ch.name, []).append(rules.folding.chart(replay, ch, point))
+            # The campaign's own tracks (Glintlock's Threat), where its system keeps any.
+            kept = rules.folding.chart(replay, None, {})
+            if kept:
+                threat.append({"version": row.version, "time": row.time, **kept})
         counted = [r for r in rows if not r.sealed]
         summary = luck(counted, rules)
         return {

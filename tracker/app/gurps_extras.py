@@ -598,7 +598,7 @@ def _exposures(
         return 0, since.isoformat()
     counted = [
         x
-        for x in state.exposures
+        for x in state.own.exposures
         if x["character_id"] == ch.character_id
         and x["threat"].casefold() == threat.casefold()
         and pendulum.parse(x["at"]) >= since
@@ -611,12 +611,12 @@ def _times(count: int) -> str:
 
 
 def _project(state: CampaignState, name: str, missing_ok: bool = False):
-    for project in state.projects.values():
+    for project in state.own.projects.values():
         if project.name.casefold() == name.strip().casefold() or project.project_id == name:
             return project
     if missing_ok:
         return None
-    have = ", ".join(p.name for p in state.projects.values()) or "none"
+    have = ", ".join(p.name for p in state.own.projects.values()) or "none"
     raise NotFound(
         f'No project named "{name}" (projects: {have}); start one with '
         "`tracker project start NAME --skill SKILL --hours N`."

@@ -55,21 +55,20 @@ class ReplayLine:
 def _readings(state: CampaignState) -> dict[tuple[str | None, str], Any]:
     """Every track the campaign's system keeps, by (character or None, track)."""
     rules = state.rules
-    out: dict[tuple[str | None, str], Any] = {}
-    if rules.has(Feature.THREAT):
-        out[(None, "Threat")] = state.threat
+    out: dict[tuple[str | None, str], Any] = {
+        (None, name): value for name, value in rules.folding.readings(state, None, {}).items()
+    }
     for ch in state.characters.values():
-        if rules.has(Feature.METTLE):
-            out[(ch.name, "Mettle")] = ch.mettle
+        doc: dict[str, Any] = {}
         if rules.has(Feature.STRESS):
-            out[(ch.name, "stress")] = ch.stress
+            doc["stress"] = ch.stress
         if ch.hp is not None:
-            out[(ch.name, "HP")] = ch.hp
+            doc["HP"] = ch.hp
         if ch.fp is not None:
-            out[(ch.name, "FP")] = ch.fp
-        if rules.has(Feature.CHARACTER_POINTS):
-            out[(ch.name, "CP")] = ch.points
-        out[(ch.name, "conditions")] = ", ".join(sorted(ch.conditions)) or "none"
+            doc["FP"] = ch.fp
+        doc["conditions"] = ", ".join(sorted(ch.conditions)) or "none"
+        for name, value in rules.folding.readings(state, ch, doc).items():
+            out[(ch.name, name)] = value
     out[(None, "obligations")] = len(state.obligations)
     return out
 

@@ -17,7 +17,6 @@ from tracker.events import StoredEvent
 from tracker.events.play import ContestRolled
 from tracker.projections.campaign import CampaignState
 from tracker.store.eventstore import CampaignRow
-from tracker.systems.base import Feature
 
 
 @dataclass(frozen=True)
@@ -185,7 +184,7 @@ class Live:
             "system_title": rules.title,
             "version": state.version,
             "session": session.to_dict() if session else None,
-            "threat": state.threat if rules.has(Feature.THREAT) else None,
+            "threat": rules.folding.campaign_doc(state, {}).get("threat"),
             "characters": [{**ch.tracks(rules), "npc": ch.npc} for ch in state.characters.values()],
             "obligations": [
                 o.to_dict()

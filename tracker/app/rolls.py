@@ -47,16 +47,14 @@ def describe_effects(
     """Each effect as the GM sees it: a currency track (Mettle, Threat) with the value it moves
     from and to, and what went past its top."""
     out = []
-    tops = state.rules.track_max
-    held = {"threat": state.threat, "mettle": character.mettle}
+    held = state.rules.folding.currencies(state, character)
     for effect in effects:
         doc = effect.to_json()
-        if isinstance(effect, TrackChange) and effect.track in held and effect.track in tops:
-            top = tops[effect.track]
-            before = held[effect.track]
+        if isinstance(effect, TrackChange) and effect.track in held:
+            before, top = held[effect.track]
             after = min(max(before + effect.delta, 0), top)
             doc.update(before=before, after=after, lost=max(before + effect.delta - top, 0))
-            held[effect.track] = after
+            held[effect.track] = (after, top)
         elif (
             isinstance(effect, TrackChange)
             and effect.track in ("hp", "fp")

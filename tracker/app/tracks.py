@@ -79,19 +79,21 @@ class Tracks:
                     "`tracker campaign set --cinematic`."
                 )
             ch = self.table.character(name, state)
-            if ch.last_roll_id is None or (roll_id and not ch.last_roll_id.startswith(roll_id)):
+            if ch.own.last_roll_id is None or (
+                roll_id and not ch.own.last_roll_id.startswith(roll_id)
+            ):
                 raise Refused(f"{ch.name} has no recent roll to buy up; roll first.")
-            target, cost = state.rules.buy_up(ch.last_roll_outcome, to)
-            if cost > ch.points:
+            target, cost = state.rules.buy_up(ch.own.last_roll_outcome, to)
+            if cost > ch.own.points:
                 raise Refused(
-                    f"{ch.name} has {plural(ch.points, 'character point')} and that buy-up costs "
-                    f"{cost}; award points with `tracker points award` or buy a smaller step "
+                    f"{ch.name} has {plural(ch.own.points, 'character point')} and that buy-up "
+                    f"costs {cost}; award points with `tracker points award` or buy a smaller step "
                     "with --to."
                 )
             payload = ev.RollBoughtUp(
                 character_id=ch.character_id,
-                roll_event_id=ch.last_roll_id,
-                from_outcome=ch.last_roll_outcome,
+                roll_event_id=ch.own.last_roll_id,
+                from_outcome=ch.own.last_roll_outcome,
                 to_outcome=target,
                 cost=cost,
             )
@@ -99,20 +101,20 @@ class Tracks:
             # the outcome it had. So is buying up a public roll with an unshown secret event
             # about the character after it: that the buy-up passes over it would say the secret
             # was no roll to buy up (a Danger Sense roll, a Fright Check).
-            rolled = self.table.store.find_event(state.campaign_id, ch.last_roll_id).version
+            rolled = self.table.store.find_event(state.campaign_id, ch.own.last_roll_id).version
             since = state.unrevealed(ch.character_id, after=rolled)
-            hidden = ch.last_roll_secret or bool(since)
+            hidden = ch.own.last_roll_secret or bool(since)
             doc = {
                 "character": ch.name,
-                "roll_event_id": ch.last_roll_id,
-                "from": ch.last_roll_outcome,
+                "roll_event_id": ch.own.last_roll_id,
+                "from": ch.own.last_roll_outcome,
                 "to": target,
                 "cost": cost,
-                "points_left": ch.points - cost,
+                "points_left": ch.own.points - cost,
                 "secret": hidden,
-                "roll_secret": ch.last_roll_secret,
+                "roll_secret": ch.own.last_roll_secret,
                 "notes": []
-                if ch.last_roll_secret or not since
+                if ch.own.last_roll_secret or not since
                 else [kept_secret(since, "a roll this buy-up would pass over")],
             }
             visibility = "gm" if hidden else "public"
@@ -155,7 +157,7 @@ class Tracks:
                     f"Threat is added in whole points of 1 or more, not {amount}; give 1 or more, "
                     "like `tracker threat add 1`."
                 )
-            change = state.rules.add_threat(state.threat, amount)
+            change = state.rules.add_threat(state.own.threat, amount)
             payload = ev.ThreatAdded(amount=amount, reason=reason)
             return Decision(
                 [new_event(payload, state=state)], {"reason": reason, **change.to_dict()}
@@ -166,7 +168,7 @@ class Tracks:
     def threat_spend(self, tier: str, *, note: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.THREAT, "Threat")
-            spent = state.rules.spend_threat(state.threat, tier)
+            spent = state.rules.spend_threat(state.own.threat, tier)
             payload = ev.ThreatSpent(tier=tier, cost=spent.cost, note=note)
             return Decision([new_event(payload, state=state)], {"note": note, **spent.to_dict()})
 
@@ -298,7 +300,7 @@ class Tracks:
                 )
             ch = self.table.character(name, state)
             payload = ev.PointsAwarded(character_id=ch.character_id, points=points, reason=reason)
-            doc = {"character": ch.name, "points": points, "total": ch.points + points}
+            doc = {"character": ch.name, "points": points, "total": ch.own.points + points}
             return Decision([new_event(payload, state=state)], doc)
 
         return self.table.play(decide)

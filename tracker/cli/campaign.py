@@ -481,7 +481,7 @@ def character_list(as_of: str | None, as_json: bool) -> None:
     if header and not as_json:
         click.echo(header)
     if as_json:
-        emit_json({"characters": [_character_doc(c) for c in found]})
+        emit_json({"characters": [_character_doc(c, state.rules) for c in found]})
         return
     if not found:
         click.echo(f'No characters in "{state.name}" yet; add one with `tracker character add`.')
@@ -490,8 +490,8 @@ def character_list(as_of: str | None, as_json: bool) -> None:
         click.echo(f"{bold(c.name)}  {_sheet_line(c)}{retired}")
 
 
-def _character_doc(c: Any) -> dict[str, Any]:
-    return {**c.to_dict(), **c.lasting(), "retired_at": c.retired_version}
+def _character_doc(c: Any, rules: Any) -> dict[str, Any]:
+    return {**c.to_dict(), **c.lasting(rules), "retired_at": c.retired_version}
 
 
 @character.command("show")
@@ -526,7 +526,7 @@ def character_show(name: str, as_of: str | None, run_up: int, as_json: bool) -> 
             f"`tracker character update {found.name} --stat Move=N`."
         )
     if as_json:
-        emit_json({**_character_doc(found), "movement": movement})
+        emit_json({**_character_doc(found, state.rules), "movement": movement})
         return
     click.echo(f"{bold(found.name)}  {_sheet_line(found)}")
     if found.retired_version is not None:
@@ -538,8 +538,8 @@ def character_show(name: str, as_of: str | None, run_up: int, as_json: bool) -> 
         points = gained.get("points")
         worth = f", {plural(points, 'point')}" if points is not None else ""
         click.echo(f"  Gained in play: {gained['name']} ({gained['kind']}{worth})")
-    for consequence in found.consequences:
-        click.echo(f"  Breaking point: {consequence}")
+    for line in state.rules.folding.sheet_lines(found):
+        click.echo(line)
     if movement:
         click.echo(
             f"  Basic Move {movement['basic_move']}: sprinting {movement['sprint_move']} after a "

@@ -27,7 +27,7 @@ from tracker.cli.render import (
     printable,
     warn,
 )
-from tracker.systems.base import Feature, RuleSystem
+from tracker.systems.base import RuleSystem
 from tracker.words import outcome_words
 
 STRESS_WORDS = {
@@ -620,10 +620,7 @@ def status(
         return
     session = f"session {state.current_session}" if state.current_session else "no session running"
     head = f"{bold(printable(state.name))} ({state.system}) · {session} · {state.version:,} events"
-    if state.rules.has(Feature.THREAT):
-        floor = {"none": "", "owed": " (hard spend owed)", "immediate": " (hard spend NOW)"}
-        head += f" · Threat {state.threat}{floor[state.threat_floor]}"
-    click.echo(head)
+    click.echo(head + state.rules.folding.headline(state))
     for ch in state.characters.values():
         click.echo("  " + character_line(ch.tracks(state.rules)))
     for ob in sorted(state.obligations.values(), key=lambda o: o.opened_version):
@@ -1067,7 +1064,7 @@ def project_status(as_json) -> None:
       tracker project status --json
     """
     state, _ = open_tracker().campaigns.status()
-    projects = [p.to_dict() for p in state.projects.values()]
+    projects = [p.to_dict() for p in state.own.projects.values()]
     if as_json:
         emit_json({"projects": projects})
         return

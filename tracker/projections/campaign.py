@@ -26,17 +26,15 @@ from tracker.events.effects import (
     Effect,
     ObligationOpened,
     StatChanged,
-    StoryTagSpent,
     TrackChange,
 )
 from tracker.systems import registry
 from tracker.systems.base import Feature, RuleSystem
-from tracker.words import plural, reads_as
+from tracker.words import reads_as
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 17
+PROJECTION_VERSION = 18
 RECENT_DISCHARGED = 50
-RECENT_EXPOSURES = 50
 RECENT_SEALED = 16
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
 RECENT_UNDOS = 50
@@ -89,30 +87,17 @@ class Character:
     # Played by the GM rather than a player.
     npc: bool = False
     # Tracks
-    mettle: int = 0
     stress: int = 0
     hp: int | None = None
     fp: int | None = None
-    points: int = 0
     conditions: dict[str, Condition] = field(default_factory=dict)
-    story_tags: list[str] = field(default_factory=list)
+    # What play has left on the sheet: traits a result called for, lasting changes to stats.
     traits_gained: list[dict[str, Any]] = field(default_factory=list)
     stat_changes: dict[str, int] = field(default_factory=dict)
-    consequences: list[str] = field(default_factory=list)
-    # One-shot effects waiting for the character's next roll (Glintlock spends).
-    pending_bonus: int = 0
-    pending_steps: int = 0
-    pending_suppressed: list[str] = field(default_factory=list)
-    pending_ids: list[str] = field(default_factory=list)
-    # The Advantage Die spend waiting for a roll it can improve (one at a time).
-    pending_die_id: str | None = None
-    # GURPS: repeated attempts per named task, and the last roll (for buy-ups).
-    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
-    last_roll_id: str | None = None
-    last_roll_outcome: str | None = None
-    last_roll_secret: bool = False
     # The event that retired the character from play, while it stands.
     retired_version: int | None = None
+    # What the campaign's rule system keeps of the character (``Folding.character_part``).
+    own: Any = None
 
     def stat(self, key: str) -> int | None:
         value = _lookup(self.stats, key)
@@ -177,24 +162,23 @@ class Character:
             "npc": self.npc,
         }
 
-    def lasting(self) -> dict[str, Any]:
+    def lasting(self, rules: RuleSystem) -> dict[str, Any]:
         """What play has left on the sheet: scores as rolls use them (``stats`` in
-        ``to_dict`` are the sheet's), traits gained, and breaking-point consequences."""
+        ``to_dict`` are the sheet's), traits gained, and what the system keeps
+        (``Folding.lasting``: Glintlock's breaking-point consequences)."""
         return {
             "current_stats": {name: self.stat(name) for name in self.stats},
             "stat_changes": dict(self.stat_changes),
             "traits_gained": [dict(g) for g in self.traits_gained],
-            "consequences": list(self.consequences),
+            **rules.folding.lasting(self),
         }
 
     def tracks(self, rules: RuleSystem) -> dict[str, Any]:
         """The character's tracks as ``tracker status CHARACTER --json`` shows them: those every
-        system has, and those the campaign's system has features for."""
+        system has, and those the campaign's system keeps (``Folding.character_doc``)."""
         out: dict[str, Any] = {"name": self.name, "character_id": self.character_id}
         if self.retired_version is not None:
             out["retired_at"] = self.retired_version
-        if rules.has(Feature.METTLE):
-            out["mettle"] = self.mettle
         if rules.has(Feature.STRESS):
             out["stress"] = self.stress
         if self.hp is not None:
@@ -203,23 +187,8 @@ class Character:
         if self.fp is not None:
             out["fp"] = self.fp
             out["fp_max"] = self.fp_max
-        if rules.has(Feature.CHARACTER_POINTS):
-            out["points"] = self.points
         out["conditions"] = [cond.to_dict() for cond in self.conditions.values()]
-        if rules.has(Feature.STORY_TAGS):
-            out["story_tags"] = list(self.story_tags)
-        if rules.has(Feature.METTLE):
-            out["next_roll"] = {
-                "bonus": self.pending_bonus,
-                "position_steps": self.pending_steps,
-                "suppressed": list(self.pending_suppressed),
-            }
-        if rules.has(Feature.BREAKING_POINT):
-            out["consequences"] = list(self.consequences)
-        if rules.has(Feature.FRIGHT_CHECKS):
-            out["traits_gained"] = list(self.traits_gained)
-            out["stat_changes"] = dict(self.stat_changes)
-        return out
+        return rules.folding.character_doc(self, out)
 
 
 def _lookup(table: dict[str, int], key: str) -> int | None:
@@ -294,33 +263,6 @@ class Obligation:
 
 
 @dataclass(slots=True)
-class Project:
-    project_id: str
-    name: str
-    skill: str
-    man_hours: int
-    done: int = 0
-    destroyed: int = 0
-    days: int = 0
-    # The day id of the last worker's roll folded: a day's rolls are logged together, so a
-    # roll of another day (or of an older release, which has none) starts a day.
-    last_day: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "project_id": self.project_id,
-            "name": self.name,
-            "skill": self.skill,
-            "man_hours": self.man_hours,
-            "done": self.done,
-            "destroyed": self.destroyed,
-            "days": self.days,
-            "remaining": max(self.man_hours - self.done, 0),
-            "complete": self.done >= self.man_hours,
-        }
-
-
-@dataclass(slots=True)
 class CampaignState:
     campaign_id: str
     name: str = ""
@@ -345,11 +287,10 @@ class CampaignState:
     session: SessionInfo | None = None
     current_session: int | None = None
     characters: dict[str, Character] = field(default_factory=dict)
-    threat: int = 0
     obligations: dict[str, Obligation] = field(default_factory=dict)
     discharged: deque = field(default_factory=lambda: deque(maxlen=RECENT_DISCHARGED))
-    projects: dict[str, Project] = field(default_factory=dict)
-    exposures: deque = field(default_factory=lambda: deque(maxlen=RECENT_EXPOSURES))
+    # What the campaign's rule system keeps of it (``Folding.campaign_part``).
+    own: Any = None
     # The secret events in force that no reveal has shown the players, under the character
     # their envelope names ("" for none): {character: {event id: [version, recorded_at]}}. Of
     # a character's, the newest RECENT_SEALED: a reveal shows the earlier secrets about the
@@ -410,20 +351,30 @@ class CampaignState:
             and (character_id is None or o.character_id == character_id)
         ]
 
-    @property
-    def threat_floor(self) -> str:
-        """ "none", "owed" or "immediate": the open spending-floor obligation, if any."""
-        floors = self.open_obligations("threat-floor")
-        return floors[0].severity if floors else "none"
-
     def copy(self) -> CampaignState:
-        # The long lists of strings a state keeps (each character's lasting consequences, the
-        # revoked events) are copied shallowly, which for strings is copying them whole: walked
-        # item by item, they were most of an undo's time in a long campaign.
+        # The revoked events, the longest list a state keeps, are copied shallowly, which for
+        # strings is copying them whole: walked item by item, they were most of an undo's time
+        # in a long campaign.
         memo: dict[int, Any] = {id(self.revoked): set(self.revoked)}
-        for ch in self.characters.values():
-            memo[id(ch.consequences)] = list(ch.consequences)
         return copy.deepcopy(self, memo)
+
+    # -- what a system's fold handlers may do (``tracker.systems.base.CampaignFold``) ----------
+
+    def open(self, raw: StoredEvent, kind: str, what: str, **data: Any) -> Obligation:
+        """Open an obligation: ``character_id``, ``severity`` and ``suffix`` by keyword, any
+        other keyword its data."""
+        return _open(self, raw, kind, what, **data)
+
+    def discharge(self, ob: Obligation, raw: StoredEvent, how: str) -> None:
+        _discharge(self, ob, raw, how)
+
+    def set_stress(self, ch: Character, delta: int, raw: StoredEvent) -> None:
+        _set_stress(self, ch, delta, raw)
+
+    def apply_effects(
+        self, effects: Iterable[Effect], raw: StoredEvent, default_id: str | None
+    ) -> None:
+        _apply_effects(self, effects, raw, default_id)
 
     def summary(self) -> dict[str, Any]:
         """The campaign as ``tracker status --json`` shows it."""
@@ -435,12 +386,7 @@ class CampaignState:
             "characters": [ch.tracks(self.rules) for ch in self.characters.values()],
             "obligations": len(self.obligations),
         }
-        if self.rules.has(Feature.THREAT):
-            out["threat"] = self.threat
-            out["spending_floor"] = self.threat_floor
-        if self.projects:
-            out["projects"] = [pr.to_dict() for pr in self.projects.values()]
-        return out
+        return self.rules.folding.campaign_doc(self, out)
 
 
 def apply(state: CampaignState, event: StoredEvent) -> CampaignState:
@@ -461,6 +407,8 @@ def apply(state: CampaignState, event: StoredEvent) -> CampaignState:
             del held[next(iter(held))]
     data = event.data
     handler = _HANDLERS.get(type(data))
+    if handler is None and state.rules is not None:
+        handler = state.rules.folding.handlers.get(type(data))
     if handler is not None:
         try:
             handler(state, data, event)
@@ -562,6 +510,8 @@ def problem_with(state: CampaignState, event: StoredEvent) -> str | None:
             return "its character would not exist"
         if ch.retired_version is not None and event.type not in AFTER_RETIREMENT:
             return f"{ch.name} would have retired from play at event {ch.retired_version}"
+    if check is None and state.rules is not None:
+        check = state.rules.folding.preconditions.get(type(event.data))
     return None if check is None else check(state, event.data)
 
 
@@ -607,54 +557,10 @@ def _discharge(state: CampaignState, ob: Obligation, raw: StoredEvent, how: str)
     state.discharged.append(ob)
 
 
-def _floor_text(threat: int, severity: str, opened_at: int) -> str:
-    # The floor follows the Threat as it moves, and says where it began: "since event 4"
-    # beside "Threat 6" would otherwise read as if event 4 had made it 6.
-    level = f"Threat {threat}" + (f" ({opened_at} when this opened)" if threat != opened_at else "")
-    if severity == "immediate":
-        return f"{level}: the GM must spend hard or dire now; player rolls wait for it."
-    return f"{level}: the GM owes a hard or dire spend."
-
-
-def _update_floor(state: CampaignState, raw: StoredEvent) -> None:
-    """Open, raise, lower or discharge the spending floor to match the Threat level."""
-    # A system without Threat has no floor: its spending_floor is always "none".
-    floor = state.rules.spending_floor(state.threat)
-    current = next((o for o in state.obligations.values() if o.kind == "threat-floor"), None)
-    if floor == "none":
-        if current is not None:
-            _discharge(state, current, raw, f"Threat fell to {state.threat}")
-        return
-    if current is not None:
-        current.severity = floor
-        opened_at = current.data.get("opened_at", state.threat)
-        current.what = _floor_text(state.threat, floor, opened_at)
-    else:
-        text = _floor_text(state.threat, floor, state.threat)
-        _open(state, raw, "threat-floor", text, severity=floor, opened_at=state.threat)
-
-
-def _set_threat(state: CampaignState, value: int, raw: StoredEvent) -> None:
-    threat = min(max(value, 0), state.rules.track_max.get("threat", 0))
-    if threat == state.threat:
-        return
-    state.threat = threat
-    _update_floor(state, raw)
-
-
 def _set_stress(state: CampaignState, ch: Character, delta: int, raw: StoredEvent) -> None:
     rules = state.rules
     ch.stress = min(max(ch.stress + delta, 0), rules.stress_limit(state.stress_limit))
-    at_breaking_point = rules.has(Feature.BREAKING_POINT) and rules.breaking_point(ch.stress)
-    if at_breaking_point and not state.open_obligations("breaking-point", ch.character_id):
-        _open(
-            state,
-            raw,
-            "breaking-point",
-            f"{ch.name} is at the breaking point: roll the breaking table, clear 3 stress, "
-            "record a lasting consequence.",
-            character_id=ch.character_id,
-        )
+    rules.folding.stress_moved(state, ch, raw)
 
 
 def _apply_effects(
@@ -668,16 +574,14 @@ def _apply_effects(
         kind = type(effect)
         if kind is TrackChange:
             track, delta = effect.track, effect.delta
-            if track == "threat":
-                _set_threat(state, state.threat + delta, raw)
-            elif ch is None:
-                continue
-            elif track == "mettle":
-                ch.mettle = min(max(ch.mettle + delta, 0), state.rules.track_max.get("mettle", 0))
-            elif track == "stress":
-                _set_stress(state, ch, delta, raw)
+            if track == "stress":
+                if ch is not None:
+                    _set_stress(state, ch, delta, raw)
             elif track in ("hp", "fp"):
-                _change_track(state, ch, track, delta)
+                if ch is not None:
+                    _change_track(state, ch, track, delta)
+            else:
+                state.rules.folding.track_moved(state, ch, track, delta, raw)
         elif kind is ConditionApplied and ch is not None:
             ch.conditions[effect.condition] = Condition(
                 effect.condition,
@@ -697,11 +601,11 @@ def _apply_effects(
                 suffix=effect.suffix,
                 **effect.data,
             )
-        elif kind is StoryTagSpent and ch is not None and effect.tag in ch.story_tags:
-            ch.story_tags.remove(effect.tag)
         elif kind is StatChanged and ch is not None:
             key = ch.stat_name(effect.stat) or effect.stat
             ch.stat_changes[key] = ch.stat_changes.get(key, 0) + effect.delta
+        else:
+            state.rules.folding.effect(state, ch, effect, raw)
 
 
 def _change_track(state: CampaignState, ch: Character, track: str, delta: int) -> None:
@@ -720,6 +624,7 @@ def _campaign_created(state: CampaignState, e: c.CampaignCreated, _: StoredEvent
     state.name = e.name
     state.system = e.system
     state.rules = registry.get(e.system)
+    state.own = state.rules.folding.new_campaign()
     state.tie_rule = e.tie_rule
     state.cinematic = e.cinematic
     state.stress_limit = e.stress_limit
@@ -734,26 +639,14 @@ def _settings_changed(state: CampaignState, e: c.CampaignSettingsChanged, _: Sto
 def _session_started(state: CampaignState, e: c.SessionStarted, raw: StoredEvent) -> None:
     state.session = SessionInfo(e.number, e.title, raw.recorded_at, event_count=1)
     state.current_session = e.number
-    resets = state.rules.session_resets(state.threat_carries_over)
-    if "mettle" in resets:
-        for ch in state.characters.values():
-            ch.mettle = 0
-            # What Mettle bought for "the next roll" lapses with the session it was bought in.
-            _consume_pending(ch, tuple(ch.pending_ids))
-    if "threat" in resets:
-        state.threat = 0
-    # The floor the last session's end let lapse is owed again when Threat carried over at 4
-    # or more: it follows the Threat on hand (the ruling beside ``spending_floor``).
-    _update_floor(state, raw)
+    state.rules.folding.session_started(state, raw)
 
 
 def lapsing(state: CampaignState) -> list[Obligation]:
-    """What a session's end closes as lapsed: the Threat spending floor still owed, which only
-    a spend of Threat in play discharges and which the next session's start sets again from
-    the Threat it begins with. What can still be settled after the session stays owed: a
-    trait to assign and a breaking point (bookkeeping between sessions), a panic check or a
-    regular contest's next round (rolled when play resumes), any of them dismissed."""
-    return state.open_obligations("threat-floor")
+    """What a session's end closes as lapsed: what its system says only play discharges
+    (``Folding.lapsing``). Everything else can still be settled after the session, and stays
+    owed."""
+    return state.rules.folding.lapsing(state)
 
 
 def _session_ended(state: CampaignState, e: c.SessionEnded, raw: StoredEvent) -> None:
@@ -780,6 +673,7 @@ def _character_added(state: CampaignState, e: c.CharacterAdded, _: StoredEvent) 
         e.sheet,
         e.npc is True,
     )
+    ch.own = state.rules.folding.new_character()
     ch.stats.update(state.rules.derived_stats(ch.stats))
     ch.hp = ch.hp_max
     ch.fp = ch.fp_max
@@ -834,46 +728,11 @@ def _default_set(state: CampaignState, e: c.CharacterDefaultSet, _: StoredEvent)
         ch.defaults[e.skill].append(e.expression)
 
 
-def _consume_pending(ch: Character, consumed: tuple[str, ...]) -> None:
-    """A roll uses the one-shot spends waiting for it; an Advantage Die it did not name (the
-    roll was controlled already) waits on for the next roll."""
-    waiting = ch.pending_die_id is not None and ch.pending_die_id not in consumed
-    ch.pending_bonus = 0
-    ch.pending_suppressed = []
-    ch.pending_ids = [ch.pending_die_id] if waiting and ch.pending_die_id else []
-    if not waiting:
-        ch.pending_steps = 0
-        ch.pending_die_id = None
-
-
 def _roll_made(state: CampaignState, e: p.RollMade, raw: StoredEvent) -> None:
     ch = state.characters[e.character_id]
-    if e.consumed:
-        _consume_pending(ch, e.consumed)
     for part in e.with_followups():
         _apply_effects(state, part.effects, raw, e.character_id)
-    if e.kind == "panic":
-        for ob in state.open_obligations("panic-check", ch.character_id):
-            _discharge(state, ob, raw, f"panic check: {e.result.get('outcome')}")
-    if e.task:
-        task = ch.tasks.setdefault(e.task, {"attempts": 0, "failures": 0, "mode": None})
-        task["attempts"] += 1
-        task["failures"] += 0 if e.result.get("success") else 1
-        task["mode"] = e.inputs.get("retry_mode") or task["mode"]
-    if e.kind == "project":
-        project = state.projects.get(e.inputs.get("project_id", ""))
-        if project is not None:
-            day = e.inputs.get("day")
-            if day is None or day != project.last_day:
-                project.days += 1
-            project.last_day = day
-            project.done = max(project.done + e.result["man_hours"] - e.result["destroyed"], 0)
-            project.destroyed += e.result["destroyed"]
-    # The GM's secret Danger Sense roll is not the roll a player would buy up.
-    if state.rules.has(Feature.CHARACTER_POINTS) and e.kind != "danger-sense":
-        ch.last_roll_id = raw.event_id
-        ch.last_roll_outcome = e.result.get("outcome")
-        ch.last_roll_secret = raw.visibility == "gm"
+    state.rules.folding.rolled(state, ch, e, raw)
 
 
 def _contest_rolled(state: CampaignState, e: p.ContestRolled, raw: StoredEvent) -> None:
@@ -884,78 +743,7 @@ def _contest_rolled(state: CampaignState, e: p.ContestRolled, raw: StoredEvent) 
             held = _name(ch.conditions, name) if ch is not None else None
             if held is not None:
                 ch.conditions[held].secret = True
-    if e.mode == "regular" and e.contest_id:
-        running = [
-            o
-            for o in state.open_obligations("regular-contest")
-            if o.data.get("contest_id") == e.contest_id
-        ]
-        if e.decided:
-            for ob in running:
-                _discharge(state, ob, raw, f"decided in round {e.round}")
-        elif running:
-            running[0].data["rounds"] = e.round
-        else:
-            a, b = e.a.name, e.b_named
-            _open(
-                state,
-                raw,
-                "regular-contest",
-                f"Regular contest {a} vs {b} is still running: roll the next round.",
-                contest_id=e.contest_id,
-                a=_contest_side(e.a),
-                b=_contest_side(e.b) if e.b else None,
-                rounds=e.round,
-            )
-
-
-def _contest_side(side: p.ContestSide) -> dict[str, Any]:
-    """Who a running contest is between, and with what, so the next round can be rolled."""
-    trait = side.trait or str(side.inputs.get("base", ""))
-    return {"name": side.name, "trait": trait}
-
-
-def _fright_checked(state: CampaignState, e: p.FrightChecked, raw: StoredEvent) -> None:
-    _apply_effects(state, e.effects, raw, e.character_id)
-    if e.threat:
-        state.exposures.append(
-            {
-                "character_id": e.character_id,
-                "threat": e.threat,
-                "at": raw.recorded_at,
-            }
-        )
-
-
-def _mettle_spent(state: CampaignState, e: p.MettleSpent, raw: StoredEvent) -> None:
-    ch = state.characters[e.character_id]
-    ch.mettle = max(ch.mettle - e.cost, 0)
-    bonus, steps = state.rules.next_roll(e.action)
-    if bonus or steps:
-        ch.pending_bonus += bonus
-        ch.pending_steps += steps
-        ch.pending_ids.append(raw.event_id)
-        if steps:
-            ch.pending_die_id = raw.event_id
-    elif e.action == "suppress-condition" and e.condition:
-        ch.pending_suppressed.append(e.condition)
-        ch.pending_ids.append(raw.event_id)
-
-
-def _mettle_gained(state: CampaignState, e: p.MettleGained, _: StoredEvent) -> None:
-    ch = state.characters[e.character_id]
-    ch.mettle = min(ch.mettle + e.amount, state.rules.track_max.get("mettle", 0))
-
-
-def _threat_added(state: CampaignState, e: p.ThreatAdded, raw: StoredEvent) -> None:
-    _set_threat(state, state.threat + e.amount, raw)
-
-
-def _threat_spent(state: CampaignState, e: p.ThreatSpent, raw: StoredEvent) -> None:
-    if e.tier in ("hard", "dire"):
-        for ob in state.open_obligations("threat-floor"):
-            _discharge(state, ob, raw, f"{e.tier} spend")
-    _set_threat(state, state.threat - e.cost, raw)
+    state.rules.folding.contested(state, e, raw)
 
 
 def _stress_changed(state: CampaignState, e: p.StressChanged, raw: StoredEvent) -> None:
@@ -979,45 +767,10 @@ def _condition_cleared(state: CampaignState, e: p.ConditionCleared, _: StoredEve
         del conditions[name]
 
 
-def _story_tag_gained(state: CampaignState, e: p.StoryTagGained, _: StoredEvent) -> None:
-    state.characters[e.character_id].story_tags.append(e.name)
-
-
-def _points_awarded(state: CampaignState, e: p.PointsAwarded, _: StoredEvent) -> None:
-    state.characters[e.character_id].points += e.points
-
-
-def _bought_up(state: CampaignState, e: p.RollBoughtUp, _: StoredEvent) -> None:
-    ch = state.characters[e.character_id]
-    ch.points -= e.cost
-    if ch.last_roll_id == e.roll_event_id:
-        ch.last_roll_outcome = e.to_outcome
-
-
-def _trait_assigned(state: CampaignState, e: p.TraitAssigned, raw: StoredEvent) -> None:
-    ch = state.characters[e.character_id]
-    ch.traits_gained.append({"kind": e.kind, "name": e.name, "points": e.points})
-    ob = state.obligations.get(e.obligation or "")
-    if ob is not None:
-        _discharge(state, ob, raw, f"{e.kind} assigned: {e.name}")
-
-
-def _breaking_point(state: CampaignState, e: p.BreakingPointResolved, raw: StoredEvent) -> None:
-    ch = state.characters[e.character_id]
-    ch.consequences.append(e.consequence)
-    for ob in state.open_obligations("breaking-point", ch.character_id):
-        _discharge(state, ob, raw, f"breaking point: {e.result}")
-    _set_stress(state, ch, -e.cleared, raw)
-
-
 def _dismissed(state: CampaignState, e: p.ObligationDismissed, raw: StoredEvent) -> None:
     ob = state.obligations.get(e.obligation)
     if ob is not None:
         _discharge(state, ob, raw, f"dismissed: {e.reason}" if e.reason else "dismissed")
-
-
-def _project_started(state: CampaignState, e: p.ProjectStarted, _: StoredEvent) -> None:
-    state.projects[e.project_id] = Project(e.project_id, e.name, e.skill, e.man_hours)
 
 
 def _revoked(state: CampaignState, e: p.EventsRevoked, raw: StoredEvent) -> None:
@@ -1140,26 +893,6 @@ def _restored(state: CampaignState, e: p.EventsRestored, raw: StoredEvent) -> No
         state.needs_refold = True
 
 
-def _pre_mettle(state: CampaignState, e: p.MettleSpent) -> str | None:
-    ch = state.characters[e.character_id]
-    if ch.mettle < e.cost:
-        return f"{ch.name} would have {ch.mettle} Mettle for a spend of {e.cost}"
-    if (
-        e.action == "suppress-condition"
-        and e.condition
-        and _name(ch.conditions, e.condition) is None
-    ):
-        return f"{ch.name} would not be {e.condition} to suppress it"
-    return None
-
-
-def _pre_gain(state: CampaignState, e: p.MettleGained) -> str | None:
-    ch = state.characters[e.character_id]
-    if e.action == "lean-into-condition" and not ch.conditions:
-        return f"{ch.name} would have no condition to lean into"
-    return None
-
-
 def _pre_condition_cleared(state: CampaignState, e: p.ConditionCleared) -> str | None:
     ch = state.characters[e.character_id]
     if _name(ch.conditions, e.name) is None:
@@ -1167,44 +900,8 @@ def _pre_condition_cleared(state: CampaignState, e: p.ConditionCleared) -> str |
     return None
 
 
-def _pre_threat(state: CampaignState, e: p.ThreatSpent) -> str | None:
-    return (
-        f"Threat would be {state.threat} for a spend of {e.cost}"
-        if (state.threat < e.cost)
-        else None
-    )
-
-
-def _pre_buy_up(state: CampaignState, e: p.RollBoughtUp) -> str | None:
-    ch = state.characters[e.character_id]
-    if not state.cinematic:
-        return "buy-ups are for cinematic campaigns, and this one would not be"
-    if ch.last_roll_id != e.roll_event_id:
-        return "the roll it bought up would not be the last roll"
-    if ch.last_roll_outcome != e.from_outcome:
-        stood = ch.last_roll_outcome
-        return f"it buys up from {e.from_outcome}, where that roll would stand at {stood}"
-    if ch.points < e.cost:
-        return f"{ch.name} would have {plural(ch.points, 'character point')} for {e.cost}"
-    return None
-
-
 def _pre_roll(state: CampaignState, e: p.RollMade) -> str | None:
-    ch = state.characters[e.character_id]
-    missing = [i for i in e.consumed if i not in ch.pending_ids]
-    if missing:
-        return "it used a Mettle spend that would not have happened"
-    for effect in e.effects:
-        if isinstance(effect, StoryTagSpent) and effect.tag not in ch.story_tags:
-            return f"it spent the story tag {effect.tag!r}, which would not be held"
-    if state.threat_floor == "immediate" and not e.inputs.get("override"):
-        return "it would have been rolled while Threat 6 waited for a hard spend"
-    answered = e.inputs.get("answers") if e.kind == "panic" else None
-    if answered:
-        owed = {ob.opened_by for ob in state.open_obligations("panic-check", e.character_id)}
-        if owed.isdisjoint(answered):
-            return "the catastrophe whose panic check it was would not have happened"
-    return None
+    return state.rules.folding.roll_problem(state, state.characters[e.character_id], e)
 
 
 def _pre_contest(state: CampaignState, e: p.ContestRolled) -> str | None:
@@ -1216,28 +913,11 @@ def _pre_contest(state: CampaignState, e: p.ContestRolled) -> str | None:
             return f"its side {side.name} would be no character of the campaign"
         if ch.retired_version is not None:
             return f"{ch.name} would have retired from play at event {ch.retired_version}"
-    if e.mode == "regular" and e.contest_id and (e.round or 1) > 1:
-        running = any(
-            ob.data.get("contest_id") == e.contest_id
-            for ob in state.open_obligations("regular-contest")
-        )
-        if not running:
-            return f"round {e.round} would go on with a contest never begun"
-    return None
+    return state.rules.folding.contest_problem(state, e)
 
 
-def _pre_obligation(kind: str):
-    def check(state: CampaignState, e: Any) -> str | None:
-        wanted = getattr(e, "obligation", None)
-        if kind == "breaking-point":
-            return (
-                None
-                if state.open_obligations(kind, e.character_id)
-                else ("the breaking point would not be owed")
-            )
-        return None if wanted in state.obligations else "the obligation would not be open"
-
-    return check
+def _pre_dismissed(state: CampaignState, e: p.ObligationDismissed) -> str | None:
+    return None if e.obligation in state.obligations else "the obligation would not be open"
 
 
 def _pre_session_start(state: CampaignState, e: c.SessionStarted) -> str | None:
@@ -1258,17 +938,11 @@ def _pre_track(state: CampaignState, e: p.TrackChanged) -> str | None:
 
 
 _PRECONDITIONS: dict[type, Callable[[CampaignState, Any], str | None]] = {
-    p.MettleSpent: _pre_mettle,
-    p.MettleGained: _pre_gain,
     p.ConditionCleared: _pre_condition_cleared,
     p.TrackChanged: _pre_track,
-    p.ThreatSpent: _pre_threat,
-    p.RollBoughtUp: _pre_buy_up,
     p.RollMade: _pre_roll,
     p.ContestRolled: _pre_contest,
-    p.BreakingPointResolved: _pre_obligation("breaking-point"),
-    p.TraitAssigned: _pre_obligation("assign-trait"),
-    p.ObligationDismissed: _pre_obligation("any"),
+    p.ObligationDismissed: _pre_dismissed,
     c.SessionStarted: _pre_session_start,
     c.SessionEnded: _pre_session_end,
 }
@@ -1290,22 +964,11 @@ _HANDLERS: dict[type, Callable[[CampaignState, Any, StoredEvent], None]] = {
     c.CharacterRetired: _character_retired,
     p.RollMade: _roll_made,
     p.ContestRolled: _contest_rolled,
-    p.FrightChecked: _fright_checked,
-    p.MettleSpent: _mettle_spent,
-    p.MettleGained: _mettle_gained,
-    p.ThreatAdded: _threat_added,
-    p.ThreatSpent: _threat_spent,
     p.StressChanged: _stress_changed,
     p.TrackChanged: _track_changed,
     p.ConditionSet: _condition_set,
     p.ConditionCleared: _condition_cleared,
-    p.StoryTagGained: _story_tag_gained,
-    p.PointsAwarded: _points_awarded,
-    p.RollBoughtUp: _bought_up,
-    p.TraitAssigned: _trait_assigned,
-    p.BreakingPointResolved: _breaking_point,
     p.ObligationDismissed: _dismissed,
-    p.ProjectStarted: _project_started,
 }
 
 
@@ -1319,27 +982,13 @@ _STATE_FIELDS = (
     "version",
     "head_hash",
     "current_session",
-    "threat",
 )
 _CHARACTER_TRACKS = (
-    "mettle",
     "stress",
     "hp",
     "fp",
-    "points",
-    "story_tags",
     "traits_gained",
     "stat_changes",
-    "consequences",
-    "pending_bonus",
-    "pending_steps",
-    "pending_suppressed",
-    "pending_ids",
-    "pending_die_id",
-    "tasks",
-    "last_roll_id",
-    "last_roll_outcome",
-    "last_roll_secret",
     "retired_version",
 )
 
@@ -1351,8 +1000,7 @@ def to_snapshot(state: CampaignState) -> dict[str, Any]:
     doc["characters"] = [_character_snapshot(ch) for ch in state.characters.values()]
     doc["obligations"] = [o.to_dict() for o in state.obligations.values()]
     doc["discharged"] = [o.to_dict() for o in state.discharged]
-    doc["projects"] = [{**pr.to_dict(), "last_day": pr.last_day} for pr in state.projects.values()]
-    doc["exposures"] = list(state.exposures)
+    doc["own"] = None if state.own is None else state.own.to_snapshot()
     doc["sealed"] = {who: dict(held) for who, held in state.sealed.items() if held}
     doc["revoked"] = sorted(state.revoked)
     doc["undo_stack"] = copy.deepcopy(list(state.undo_stack))
@@ -1363,9 +1011,9 @@ def _character_snapshot(ch: Character) -> dict[str, Any]:
     doc = ch.to_dict()
     for name in _CHARACTER_TRACKS:
         value = getattr(ch, name)
-        # Strings need no copy (the consequences, the longest list a state keeps).
-        doc[name] = list(value) if name == "consequences" else copy.deepcopy(value)
+        doc[name] = copy.deepcopy(value)
     doc["conditions"] = [cond.to_dict() for cond in ch.conditions.values()]
+    doc["own"] = None if ch.own is None else ch.own.to_snapshot()
     return doc
 
 
@@ -1375,6 +1023,7 @@ def from_snapshot(doc: dict[str, Any]) -> CampaignState:
     for name in _STATE_FIELDS[1:]:
         setattr(state, name, doc[name])
     state.rules = registry.get(state.system)
+    folding = state.rules.folding
     s = doc["session"]
     if s is not None:
         state.session = SessionInfo(
@@ -1396,21 +1045,13 @@ def from_snapshot(doc: dict[str, Any]) -> CampaignState:
         for name in _CHARACTER_TRACKS:
             setattr(ch, name, d[name])
         ch.conditions = {cd["name"]: Condition(**cd) for cd in d["conditions"]}
+        own = d["own"]
+        ch.own = None if own is None else folding.character_part.from_snapshot(own)
         state.characters[ch.character_id] = ch
     state.obligations = {o["id"]: Obligation(**o) for o in doc["obligations"]}
     state.discharged.extend(Obligation(**o) for o in doc["discharged"])
-    for pr in doc["projects"]:
-        state.projects[pr["project_id"]] = Project(
-            pr["project_id"],
-            pr["name"],
-            pr["skill"],
-            pr["man_hours"],
-            pr["done"],
-            pr["destroyed"],
-            pr["days"],
-            pr["last_day"],
-        )
-    state.exposures.extend(doc["exposures"])
+    own = doc["own"]
+    state.own = None if own is None else folding.campaign_part.from_snapshot(own)
     state.sealed = {
         who: {ident: [int(version), str(at)] for ident, (version, at) in held.items()}
         for who, held in doc["sealed"].items()

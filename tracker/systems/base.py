@@ -12,6 +12,8 @@ A system sees the campaign only through the small protocols below (``CharacterVi
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple, Protocol
@@ -66,15 +68,8 @@ class CharacterView(Protocol):
     traits_gained: Sequence[Mapping[str, Any]]
     conditions: Mapping[str, Any]
     stress: int
-    mettle: int
-    points: int
-    story_tags: Sequence[str]
-    pending_bonus: int
-    pending_steps: int
-    pending_suppressed: Sequence[str]
-    pending_ids: Sequence[str]
-    pending_die_id: str | None
-    tasks: Mapping[str, Mapping[str, Any]]
+    own: Any
+    """What the campaign's system keeps of the character (``Folding.character_part``)."""
 
     def stat(self, key: str) -> int | None: ...
 
@@ -98,12 +93,17 @@ class CampaignView(Protocol):
     tie_rule: str
     cinematic: bool
     stress_limit: int
-    threat: int
+    threat_carries_over: bool
     tech_level: int | None
     fright_table: Sequence[Mapping[str, Any]] | None
+    own: Any
+    """What the system keeps of the campaign (``Folding.campaign_part``)."""
 
-    @property
-    def threat_floor(self) -> str: ...
+    def open_obligations(
+        self, kind: str | None = None, character_id: str | None = None
+    ) -> Sequence[Any]:
+        """The GM's obligations open now, of ``kind`` and about ``character_id`` if given."""
+        ...
 
     def unrevealed(
         self, character_id: str | None, *, since: str | None = None, after: int = 0
@@ -325,6 +325,164 @@ class DemoEvening(msgspec.Struct, frozen=True):
     tries: tuple[str, ...] = ()
 
 
+class Part:
+    """What a rule system keeps of a campaign or of a character beyond what every system
+    shares (Glintlock: the Threat, each character's Mettle). A system's part is a dataclass
+    deriving from this; the campaign projection holds one as ``own`` and stores it with its
+    snapshot as plain JSON (``to_snapshot``/``from_snapshot``, which by default take every
+    field by name: a part of lists, dicts and numbers needs nothing more)."""
+
+    __slots__ = ()
+
+    def to_snapshot(self) -> dict[str, Any]:
+        return {f.name: copy.deepcopy(getattr(self, f.name)) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+
+    @classmethod
+    def from_snapshot(cls, doc: Mapping[str, Any]) -> Part:
+        return cls(**copy.deepcopy(dict(doc)))
+
+
+class CampaignFold(Protocol):
+    """What a system's fold handlers may do to the campaign state (the campaign projection's
+    ``CampaignState``): read it, and open and discharge the GM's obligations."""
+
+    characters: Mapping[str, Any]
+    own: Any
+    rules: RuleSystem
+
+    def open(self, raw: Any, kind: str, what: str, **data: Any) -> Any:
+        """Open an obligation (``character_id``, ``severity`` and ``suffix`` by keyword; any
+        other keyword is its data)."""
+        ...
+
+    def discharge(self, ob: Any, raw: Any, how: str) -> None: ...
+
+    def open_obligations(self, kind: str | None = None, character_id: str | None = None) -> Any: ...
+
+    def set_stress(self, ch: Any, delta: int, raw: Any) -> None: ...
+
+    def apply_effects(
+        self, effects: Sequence[Effect], raw: Any, default_id: str | None
+    ) -> None: ...
+
+
+# A system's fold handler of one event type: the state, the typed event, the stored event.
+Handler = Callable[[Any, Any, Any], None]
+# Why an event of one type could not have been logged in a state (None: it could).
+Precondition = Callable[[Any, Any], "str | None"]
+
+
+class Folding:
+    """How a rule system folds the log: the events it owns, and its part in those every
+    system shares. The campaign projection calls each hook where the rules may add to what
+    every system does; the defaults add nothing (a system of rolls and stress alone).
+
+    ``state`` is the campaign state (``CampaignFold``), ``raw`` the stored event being folded,
+    ``ch`` a character of the state with ``ch.own`` its ``character_part``."""
+
+    campaign_part: ClassVar[type[Part] | None] = None
+    """The system's state of a campaign, as ``state.own``."""
+    character_part: ClassVar[type[Part] | None] = None
+    """The system's state of each character, as ``ch.own``."""
+    handlers: ClassVar[Mapping[type, Handler]] = {}
+    """How each event type the system owns changes the state."""
+    preconditions: ClassVar[Mapping[type, Precondition]] = {}
+    """Why an event of a type the system owns could not stand where an undo would leave it."""
+
+    def new_campaign(self) -> Part | None:
+        return None if self.campaign_part is None else self.campaign_part()
+
+    def new_character(self) -> Part | None:
+        return None if self.character_part is None else self.character_part()
+
+    def rolled(self, state: Any, ch: Any, event: Any, raw: Any) -> None:
+        """A roll of ``ch`` was folded (its effects applied)."""
+
+    def roll_problem(self, state: Any, ch: Any, event: Any) -> str | None:
+        """Why a roll could not have been made where it stands (what it used is not there)."""
+        return None
+
+    def contested(self, state: Any, event: Any, raw: Any) -> None:
+        """A contest was folded (its effects applied)."""
+
+    def contest_problem(self, state: Any, event: Any) -> str | None:
+        """Why a contest could not have been rolled where it stands."""
+        return None
+
+    def track_moved(self, state: Any, ch: Any, track: str, delta: int, raw: Any) -> None:
+        """An effect moved a track every system does not keep (Mettle, Threat); ``ch`` is the
+        character it names, if any."""
+
+    def effect(self, state: Any, ch: Any, effect: Effect, raw: Any) -> None:
+        """An effect of a shape every system does not apply (a story tag spent)."""
+
+    def stress_moved(self, state: Any, ch: Any, raw: Any) -> None:
+        """``ch``'s stress moved (the breaking point may now be owed)."""
+
+    def session_started(self, state: Any, raw: Any) -> None:
+        """A session began: the tracks it resets, what it owes again."""
+
+    def lapsing(self, state: Any) -> list[Any]:
+        """The obligations a session's end closes as lapsed."""
+        return []
+
+    def character_doc(self, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
+        """``tracker status CHARACTER --json``'s document with what the system keeps of ``ch``:
+        ``doc`` holds what every system keeps; the system puts its own where it reads best."""
+        return doc
+
+    def lasting(self, ch: Any) -> dict[str, Any]:
+        """What play has left on ``ch`` in the system's part (breaking-point consequences)."""
+        return {}
+
+    def campaign_doc(self, state: Any, doc: dict[str, Any]) -> dict[str, Any]:
+        """``tracker status --json``'s document with what the system keeps of the campaign."""
+        return doc
+
+    def readings(self, state: Any, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
+        """The tracks a replay's "what changed" compares, by the name it shows them with:
+        ``doc`` holds those every system keeps of ``ch`` (of the campaign when ``ch`` is
+        None); the system adds its own ("Mettle", "Threat", "CP")."""
+        return doc
+
+    def chart(self, state: Any, ch: Any, point: dict[str, Any]) -> dict[str, Any]:
+        """One point of the roll history's track chart (``export --json``): ``point`` holds
+        the tracks every system keeps of ``ch`` (of the campaign when ``ch`` is None, and
+        then nothing: a campaign with no track of its own is charted by none)."""
+        return point
+
+    def currencies(self, state: Any, ch: Any) -> dict[str, tuple[int, int]]:
+        """The currency tracks an effect on ``ch``'s roll can move, by the effect's track
+        name: where each stands and its top (a gain past the top is lost, and said)."""
+        return {}
+
+    def headline(self, state: Any) -> str:
+        """What ``tracker status``'s first line adds about the campaign (" · Threat 4")."""
+        return ""
+
+    def sheet_lines(self, ch: Any) -> list[str]:
+        """What ``tracker character show`` adds of what play left on the character."""
+        return []
+
+    def lapses_at_start(self, state: Any) -> tuple[str, ...]:
+        """What a session's start lets lapse, said as it starts (what Mettle bought last
+        session and no roll used)."""
+        return ()
+
+
+def placed(doc: dict[str, Any], before: str, items: Mapping[str, Any]) -> dict[str, Any]:
+    """``doc`` with ``items`` put right before its key ``before`` (at the end without it): a
+    system's fields keep the place they have always had in a document every system shares."""
+    if before not in doc:
+        return {**doc, **items}
+    out: dict[str, Any] = {}
+    for key, value in doc.items():
+        if key == before:
+            out.update(items)
+        out[key] = value
+    return out
+
+
 # One rolled set of dice in brief (``RuleSystem.rolled``), what the luck against exact odds
 # counts: (character_id, name, faces, dice, success, chance_key). A plain tuple, not a named
 # one: a rebuild makes one for every roll in the log.
@@ -372,6 +530,9 @@ class RuleSystem:
     detail_column: ClassVar[str] = ""
     """The heading of the roll history's column for the detail a roll of this system has
     beyond its outcome (GURPS: the margin, Glintlock: the position); empty for none."""
+    folding: ClassVar[Folding] = Folding()
+    """How the system folds the events it owns, and what it keeps of a campaign and of each
+    character beyond what every system shares (``Folding``)."""
 
     def __repr__(self) -> str:
         return f"<rule system {self.name}>"
@@ -454,14 +615,6 @@ class RuleSystem:
         """The tracks a session start sets back to 0 ("mettle", "threat")."""
         return frozenset()
 
-    def spending_floor(self, threat: int) -> str:
-        """What the Threat level owes: "none", "owed" or "immediate" (``Feature.THREAT``)."""
-        return "none"
-
-    def breaking_point(self, stress: int) -> bool:
-        """Whether stress has reached the breaking point (``Feature.BREAKING_POINT``)."""
-        return False
-
     # -- currencies ------------------------------------------------------------------------------
     # Each is asked only of a system that has its feature; the defaults refuse, for a system
     # that declares the feature and forgets the rule.
@@ -494,11 +647,6 @@ class RuleSystem:
         """The outcome a roll's ``outcome`` is bought up to (one step up, or ``target``) and its
         price in character points (``Feature.CHARACTER_POINTS``)."""
         raise Refused(f"{self.title} has no buy-ups.")
-
-    def next_roll(self, action: str) -> tuple[int, int]:
-        """What a Mettle spend on ``action`` adds to the next roll: a bonus on the kept die and
-        steps of better position (``Feature.METTLE``)."""
-        return 0, 0
 
     # -- rolls -----------------------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from tracker.systems.base import (
 )
 from tracker.systems.dice import DiceSource, source_for
 from tracker.systems.glintlock import rules as glintlock
+from tracker.systems.glintlock.folding import floor
 
 FACES = 20
 # The net tags each position starts from: enough to look a position's odds up.
@@ -54,9 +55,9 @@ def decide_roll(
     Rulebook: Glintlock, 'Core Mechanic', 'Tag-Driven Position', 'Natural 20 / Natural 1',
     'Mettle & Threat', 'Stress'; tracker/systems/glintlock/RULINGS.md.
     """
-    if campaign.threat_floor == "immediate" and not request.override:
+    if floor(campaign) == "immediate" and not request.override:
         raise Refused(
-            f"Threat is {campaign.threat}: the GM must spend hard or dire before any player "
+            f"Threat is {campaign.own.threat}: the GM must spend hard or dire before any player "
             "roll; log it with `tracker threat spend hard`, or pass --override to roll anyway."
         )
     ch, skill = character, request.skill
@@ -68,13 +69,13 @@ def decide_roll(
         raise Refused(f"{ch.name} is not trained in {skill}; leave out --skill or add it.")
     tags = [glintlock.parse_tag(t) for t in request.tags]
     for name in ch.conditions:
-        if name not in ch.pending_suppressed:
+        if name not in ch.own.pending_suppressed:
             tags.append(glintlock.Tag(-1, "condition"))
     effects: list[Effect] = []
     for wanted in request.story:
-        held = next((t for t in ch.story_tags if t.casefold() == wanted.casefold()), None)
+        held = next((t for t in ch.own.story_tags if t.casefold() == wanted.casefold()), None)
         if held is None:
-            have = ", ".join(ch.story_tags) or "none"
+            have = ", ".join(ch.own.story_tags) or "none"
             raise Refused(
                 f'{ch.name} holds no story tag "{wanted}" (story tags: {have}); '
                 f"give one with `tracker tag add {ch.name} NAME`."
@@ -90,14 +91,14 @@ def decide_roll(
     # An advantage die bought earlier lifts the position one step, never past controlled.
     tag_position = glintlock.position(glintlock.net_tags(tags, ch.stress))
     room = len(glintlock.POSITIONS) - 1 - glintlock.POSITIONS.index(tag_position)
-    steps = min(ch.pending_steps, room)
+    steps = min(ch.own.pending_steps, room)
     result = glintlock.check(
         stat,
         dice=source,
         trained=trained,
         tags=tags,
         stress=ch.stress,
-        bonus=ch.pending_bonus,
+        bonus=ch.own.pending_bonus,
         spell=request.spell,
         caster_class=ch.character_class,
         backlash_dice=backlash,
@@ -109,7 +110,7 @@ def decide_roll(
         "trained": trained,
         "tags": [t.to_dict() for t in tags],
         "stress": ch.stress,
-        "bonus": ch.pending_bonus,
+        "bonus": ch.own.pending_bonus,
         "position_steps": steps,
         "spell": request.spell,
         "caster_class": ch.character_class,
@@ -139,25 +140,25 @@ def decide_roll(
     if ch.stress >= glintlock.STRESS_CONDITION_AT:
         doc["notes"].append(f"stress {ch.stress} counts as a -1 condition tag")
     for name in ch.conditions:
-        if name in ch.pending_suppressed:
+        if name in ch.own.pending_suppressed:
             doc["notes"].append(f"{name} suppressed for this roll (Mettle spent)")
         else:
             doc["notes"].append(f"{name} counts as a -1 condition tag")
     if steps:
         doc["notes"].append("advantage die: the position is one step better")
-    consumed = list(ch.pending_ids)
-    if ch.pending_steps and not steps:
+    consumed = list(ch.own.pending_ids)
+    if ch.own.pending_steps and not steps:
         # The die cannot lift a controlled roll: it waits for the next roll it can improve.
-        consumed = [i for i in consumed if i != ch.pending_die_id]
+        consumed = [i for i in consumed if i != ch.own.pending_die_id]
         doc["notes"].append(
             "the advantage die waits for the next roll it can improve: this one was controlled"
         )
-    if ch.pending_bonus:
-        doc["notes"].append(f"steel yourself: +{ch.pending_bonus} on the kept die")
+    if ch.own.pending_bonus:
+        doc["notes"].append(f"steel yourself: +{ch.own.pending_bonus} on the kept die")
     if request.override:
         doc["notes"].append(
-            f"rolled with --override before the spend Threat {campaign.threat} owes"
-            if campaign.threat_floor == "immediate"
+            f"rolled with --override before the spend Threat {campaign.own.threat} owes"
+            if floor(campaign) == "immediate"
             else "--override was not needed: no Threat spend holds up rolls"
         )
     return RollDecision(
@@ -252,20 +253,20 @@ def rolled_from(
         return None
     if inputs["stress"] != ch.stress:
         return f"it records stress {inputs['stress']} where {ch.name} has {ch.stress}"
-    if inputs["bonus"] != ch.pending_bonus:
+    if inputs["bonus"] != ch.own.pending_bonus:
         return (
             f"it records {inputs['bonus']:+d} on the die where the Mettle {ch.name} spent gives "
-            f"{ch.pending_bonus:+d}"
+            f"{ch.own.pending_bonus:+d}"
         )
     tags = [glintlock.Tag(t["value"], t["kind"]) for t in inputs["tags"]]
     position = glintlock.position(glintlock.net_tags(tags, ch.stress))
     room = len(glintlock.POSITIONS) - 1 - glintlock.POSITIONS.index(position)
-    if inputs["position_steps"] != min(ch.pending_steps, room):
+    if inputs["position_steps"] != min(ch.own.pending_steps, room):
         return (
             f"it records {inputs['position_steps']} Advantage Die steps where the Mettle "
-            f"{ch.name} spent gives {min(ch.pending_steps, room)}"
+            f"{ch.name} spent gives {min(ch.own.pending_steps, room)}"
         )
-    owed = sum(1 for name in ch.conditions if name not in ch.pending_suppressed)
+    owed = sum(1 for name in ch.conditions if name not in ch.own.pending_suppressed)
     given = sum(1 for t in tags if (t.value, t.kind) == (-1, "condition"))
     if given < owed:
         return f"it counts {given} condition tags where the conditions on {ch.name} give {owed}"

@@ -11,12 +11,14 @@ from tracker.systems.base import (
     CharacterView,
     DemoEvening,
     Feature,
+    Folding,
     OddsCommand,
     RollRequest,
     RuleSystem,
 )
 from tracker.systems.glintlock import play, words
 from tracker.systems.glintlock import rules as glintlock
+from tracker.systems.glintlock.folding import GlintlockFolding
 
 
 class Glintlock(RuleSystem):
@@ -41,6 +43,7 @@ class Glintlock(RuleSystem):
         }
     )
     detail_column: ClassVar[str] = "Position"
+    folding: ClassVar[Folding] = GlintlockFolding()
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "strong_hit": "good",
         "weak_hit": "mixed",
@@ -89,21 +92,18 @@ class Glintlock(RuleSystem):
         """
         return frozenset({"mettle"} if threat_carries_over else {"mettle", "threat"})
 
-    spending_floor = staticmethod(glintlock.spending_floor)
-    breaking_point = staticmethod(glintlock.breaking_point)
-
     breaking_point_clears: ClassVar[int] = glintlock.BREAKING_POINT_CLEARS
 
     def spend_mettle(
         self, character: CharacterView, action: str, cost: int | None
     ) -> glintlock.MettleSpend:
         waiting = {
-            "steel-yourself": bool(character.pending_bonus),
-            "advantage-die": bool(character.pending_steps),
+            "steel-yourself": bool(character.own.pending_bonus),
+            "advantage-die": bool(character.own.pending_steps),
         }
         glintlock.one_at_a_time(action, waiting=waiting.get(action, False), name=character.name)
         return glintlock.spend_mettle(
-            character.mettle, action, stress=character.stress, base=cost, name=character.name
+            character.own.mettle, action, stress=character.stress, base=cost, name=character.name
         )
 
     def gain_mettle(self, character: CharacterView, action: str) -> glintlock.TrackChange:
@@ -112,20 +112,13 @@ class Glintlock(RuleSystem):
                 f"{character.name} has no condition to lean into; set one with "
                 f"`tracker condition set {character.name} NAME` first."
             )
-        return glintlock.gain_mettle(character.mettle, action)
+        return glintlock.gain_mettle(character.own.mettle, action)
 
     def add_threat(self, threat: int, amount: int) -> glintlock.TrackChange:
         return glintlock.apply_track(threat, amount)
 
     def spend_threat(self, threat: int, tier: str) -> glintlock.ThreatSpend:
         return glintlock.spend_threat(threat, tier)
-
-    def next_roll(self, action: str) -> tuple[int, int]:
-        if action == "steel-yourself":
-            return glintlock.STEEL_YOURSELF_BONUS, 0
-        if action == "advantage-die":
-            return 0, 1
-        return 0, 0
 
     decide_roll = play.decide_roll
     conditions_ruled = play.conditions_ruled

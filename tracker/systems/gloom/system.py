@@ -9,12 +9,14 @@ from typing import ClassVar
 from tracker.systems.base import (
     DemoEvening,
     Feature,
+    Folding,
     OddsCommand,
     RollRequest,
     RuleSystem,
 )
 from tracker.systems.gloom import play, words
 from tracker.systems.gloom import rules as gloom
+from tracker.systems.gloom.folding import GloomFolding
 
 
 class Gloom(RuleSystem):
@@ -34,6 +36,7 @@ class Gloom(RuleSystem):
     features: ClassVar[frozenset[str]] = frozenset(
         {Feature.STRESS, Feature.CONTESTS, Feature.PANIC_CHECKS}
     )
+    folding: ClassVar[Folding] = GloomFolding()
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "perfect": "good",
         "special": "good",

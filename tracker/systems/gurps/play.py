@@ -296,7 +296,7 @@ def decide_roll(
         modifiers.extend(gurps.sense_modifiers(sense, traits))
     retry_mode = None
     if request.task:
-        record = character.tasks.get(request.task, {"attempts": 0, "failures": 0, "mode": None})
+        record = character.own.tasks.get(request.task, {"attempts": 0, "failures": 0, "mode": None})
         retry_mode = request.retry or record.get("mode") or "retry-freely"
         if retry_mode not in gurps.RETRY_MODES:
             raise BadInput(f"--retry is one of {', '.join(gurps.RETRY_MODES)}; give one of those.")
@@ -323,15 +323,15 @@ def decide_roll(
         "margin": result.margin,
         "notes": [],
     }
-    if campaign.cinematic and character.points and result.outcome != gurps.OUTCOMES[-1]:
+    if campaign.cinematic and character.own.points and result.outcome != gurps.OUTCOMES[-1]:
         # Only when the next step up is affordable: a hint for a buy-up that would be refused
         # sends the GM to a refusal.
         up = gurps.OUTCOMES[gurps.OUTCOMES.index(result.outcome) + 1]
         cost = gurps.buy_up_cost(result.outcome, up)
-        if cost <= character.points:
+        if cost <= character.own.points:
             doc["notes"].append(
                 f"Cinematic: {character.name} has "
-                f"{plural(character.points, 'character point')}; a buy-up to "
+                f"{plural(character.own.points, 'character point')}; a buy-up to "
                 f"{up.replace('_', ' ')} costs {cost}."
             )
     effects: list[Effect] = []
@@ -696,7 +696,7 @@ def _roll_from(event: RollMade, character: CharacterView, tracks: bool) -> str |
     sense = gurps.sense_of(trait) if event.kind != "danger-sense" else None
     owed = list(gurps.sense_modifiers(sense, _traits(character))) if sense else []
     if event.task and tracks:
-        record = character.tasks.get(event.task, {"attempts": 0, "failures": 0})
+        record = character.own.tasks.get(event.task, {"attempts": 0, "failures": 0})
         mode = inputs.get("retry_mode") or "retry-freely"
         try:
             penalty = gurps.retry_modifier(mode, record["attempts"], record["failures"])

@@ -11,11 +11,13 @@ from tracker.systems.base import (
     CharacterView,
     DemoEvening,
     Feature,
+    Folding,
     OddsCommand,
     RollRequest,
     RuleSystem,
 )
 from tracker.systems.gurps import play, words
+from tracker.systems.gurps.folding import GurpsFolding
 
 # Basic Set: a sheet without these starts them at the attribute they derive from.
 DERIVED_STATS = (("HP", "ST"), ("FP", "HT"), ("Will", "IQ"), ("Per", "IQ"))
@@ -48,6 +50,7 @@ class Gurps(RuleSystem):
             Feature.PROJECTS,
         }
     )
+    folding: ClassVar[Folding] = GurpsFolding()
     detail_column: ClassVar[str] = "Margin"
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "critical_success": "good",
