@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import pendulum
 
+from tracker.app.acting import Acting
 from tracker.app.campaigns import Campaigns
 from tracker.app.gurps_extras import GurpsExtras
 from tracker.app.history import History
@@ -83,6 +84,7 @@ class _Batch(Table):
         self.campaigns = Campaigns(self)
         self.rolls = Rolls(self)
         self.tracks = Tracks(self)
+        self.acting = Acting(self)
         self.gurps = GurpsExtras(self)
         self.history = History(self, self.campaigns)
         self._row = row
@@ -253,9 +255,8 @@ def _glintlock(batch: _Batch, state: CampaignState, rng: random.Random, seed: st
     who = rng.choice(_names(state))
     ch = state.character(who)
     if state.open_obligations("threat-floor") and rng.random() < 0.35:
-        return lambda: batch.tracks.threat_spend(
-            rng.choice(["hard", "dire"]), note="the roof gives way"
-        )
+        tier = rng.choice(["hard", "dire"])
+        return lambda: batch.acting.run(("threat", "spend"), tier=tier, note="the roof gives way")
     if state.open_obligations("breaking-point"):
         ob = state.open_obligations("breaking-point")[0]
         name = state.characters[ob.character_id].name
@@ -279,12 +280,14 @@ def _glintlock(batch: _Batch, state: CampaignState, rng: random.Random, seed: st
     if pick < 0.84:
         return lambda: batch.tracks.stress(who, rng.choice([1, 1, 2, -1]), cause="the dark")
     if pick < 0.9:
-        return lambda: batch.tracks.threat_add(1, reason="exploration turn in danger")
+        return lambda: batch.acting.run(
+            ("threat", "add"), amount=1, reason="exploration turn in danger"
+        )
     if pick < 0.95:
         return lambda: batch.tracks.tag_add(who, rng.choice(["the old map", "a favour owed"]))
     if pick < 0.97:
-        return lambda: batch.tracks.threat_spend("free", note="the wind rises")
-    return lambda: batch.tracks.threat_spend("soft", note="trouble is announced")
+        return lambda: batch.acting.run(("threat", "spend"), tier="free", note="the wind rises")
+    return lambda: batch.acting.run(("threat", "spend"), tier="soft", note="trouble is announced")
 
 
 def _gloom(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -> Move:

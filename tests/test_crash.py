@@ -32,7 +32,7 @@ while True:
         try:
             tracker.rolls.roll(who, "Grit", tags=["1:gear"], seed=str(i))
         except Exception:
-            tracker.tracks.threat_spend("hard")
+            tracker.acting.run(("threat", "spend"), tier="hard")
     i += 1
     print(i, flush=True)
 """

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from tracker.app.table import Table
 
 if TYPE_CHECKING:
+    from tracker.app.acting import Acting
     from tracker.app.campaigns import Campaigns
     from tracker.app.export import Exports
     from tracker.app.gurps_extras import GurpsExtras
@@ -47,6 +48,12 @@ class Tracker(Table):
         from tracker.app.rolls import Rolls
 
         return Rolls(self)
+
+    @cached_property
+    def acting(self) -> Acting:
+        from tracker.app.acting import Acting
+
+        return Acting(self)
 
     @cached_property
     def tracks(self) -> Tracks:

@@ -135,45 +135,6 @@ class Tracks:
 
         return self.table.play(decide, at_table="gaining Mettle")
 
-    def threat_add(self, amount: int, *, reason: str | None = None) -> Logged:
-        """Add Threat outside a roll.
-
-        Glintlock, 'Mettle & Threat': Threat is "Gained on Weak Hits (+1), Misses (+2), Nat
-        1s (+3), and per exploration turn in danger", and the GM's spends are what lower it
-        ("Free (0) ... Soft (1) ... Hard (2) ... Dire (3)"). So a negative addition is refused
-        with the sentence that names those: a spend, or undoing the addition.
-        """
-
-        def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.THREAT, "Threat")
-            if amount < 0:
-                raise BadInput(
-                    f"Threat is not added as {amount}: it goes down only when the GM spends it "
-                    "(`tracker threat spend soft`, hard or dire), or undo an addition with "
-                    "`tracker undo EVENT`."
-                )
-            if amount < 1:
-                raise BadInput(
-                    f"Threat is added in whole points of 1 or more, not {amount}; give 1 or more, "
-                    "like `tracker threat add 1`."
-                )
-            change = state.rules.add_threat(state.own.threat, amount)
-            payload = ev.ThreatAdded(amount=amount, reason=reason)
-            return Decision(
-                [new_event(payload, state=state)], {"reason": reason, **change.to_dict()}
-            )
-
-        return self.table.play(decide, at_table="adding Threat")
-
-    def threat_spend(self, tier: str, *, note: str | None = None) -> Logged:
-        def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.THREAT, "Threat")
-            spent = state.rules.spend_threat(state.own.threat, tier)
-            payload = ev.ThreatSpent(tier=tier, cost=spent.cost, note=note)
-            return Decision([new_event(payload, state=state)], {"note": note, **spent.to_dict()})
-
-        return self.table.play(decide, at_table="spending Threat")
-
     def stress(self, name: str, delta: int, *, cause: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.STRESS, "Stress")

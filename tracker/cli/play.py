@@ -259,7 +259,7 @@ def threat_add(amount, reason, as_json) -> None:
     Example:
       tracker threat add 1 --reason "exploration turn in danger"
     """
-    logged = open_tracker().tracks.threat_add(amount, reason=reason)
+    logged = open_tracker().acting.run(("threat", "add"), amount=amount, reason=reason)
     d = logged.doc
     lost = f" ({d['lost']} lost past 6)" if d["lost"] else ""
     show_logged(logged, as_json, [f"Threat {d['before']} → {d['after']}{lost}."])
@@ -276,7 +276,7 @@ def threat_spend(tier, note, as_json) -> None:
     Example:
       tracker threat spend hard --note "the shelves collapse"
     """
-    logged = open_tracker().tracks.threat_spend(tier, note=note)
+    logged = open_tracker().acting.run(("threat", "spend"), tier=tier, note=note)
     d = logged.doc
     line = f"Threat {d['before']} → {d['after']}."
     if logged.discharged:

@@ -23,6 +23,7 @@ import msgspec
 from tracker.errors import NotFound, Refused
 from tracker.events.effects import Effect
 from tracker.events.play import ContestRolled, ContestSide
+from tracker.systems.acts import SystemCommand
 from tracker.systems.dice import DiceSource, source_for
 
 if TYPE_CHECKING:
@@ -531,6 +532,8 @@ class RuleSystem:
     """The heading of the roll history's column for the detail a roll of this system has
     beyond its outcome (GURPS: the margin, Glintlock: the position); empty for none."""
     folding: ClassVar[Folding] = Folding()
+    commands: ClassVar[tuple[SystemCommand, ...]] = ()
+    """The commands the system adds to tracker (``tracker.systems.acts``)."""
     """How the system folds the events it owns, and what it keeps of a campaign and of each
     character beyond what every system shares (``Folding``)."""
 
@@ -632,16 +635,6 @@ class RuleSystem:
         """Mettle gained for ``action`` besides a roll, as a track's move with ``delta`` and
         ``to_dict()`` (``Feature.METTLE``)."""
         raise Refused(f"{self.title} has no Mettle to gain.")
-
-    def add_threat(self, threat: int, amount: int) -> Any:
-        """Threat gained outside a roll, as a track's move with ``to_dict()``
-        (``Feature.THREAT``)."""
-        raise Refused(f"{self.title} has no Threat.")
-
-    def spend_threat(self, threat: int, tier: str) -> Any:
-        """A GM's move paid for with Threat, as a value with ``cost`` and ``to_dict()``;
-        refused when the Threat on hand or the spending floor forbids it (``Feature.THREAT``)."""
-        raise Refused(f"{self.title} has no Threat.")
 
     def buy_up(self, outcome: str | None, target: str | None) -> tuple[str, int]:
         """The outcome a roll's ``outcome`` is bought up to (one step up, or ``target``) and its

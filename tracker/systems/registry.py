@@ -15,10 +15,12 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Callable
 from importlib import import_module
 from typing import Any, NamedTuple
 
 from tracker.errors import Refused, TrackerError
+from tracker.systems.acts import SystemCommand
 from tracker.systems.base import RuleSystem
 
 GROUP = "tracker.systems"
@@ -208,20 +210,29 @@ def names() -> list[str]:
     return [system.name for system in systems()]
 
 
-def titles_with(feature: str) -> str:
-    """The systems that have ``feature``, as a sentence says them ("Gloom and Glintlock")."""
-    titles = [system.title for system in systems() if system.has(feature)]
+def titles_with(feature: str | Callable[[RuleSystem], bool]) -> str:
+    """The systems that have ``feature`` (or of which it holds), as a sentence says them
+    ("Gloom and Glintlock")."""
+    has = feature if callable(feature) else (lambda system: system.has(feature))
+    titles = [system.title for system in systems() if has(system)]
     if len(titles) <= 1:
         return "".join(titles) or "no installed system's"
     return ", ".join(titles[:-1]) + " and " + titles[-1]
 
 
-def require(system: RuleSystem, feature: str, what: str, verb: str = "is") -> None:
-    """Refuse ``what`` when ``system`` lacks ``feature``, naming the systems that have it:
-    "Threat is a Glintlock rule and this campaign plays gloom; switch to ..." """
-    if not system.has(feature):
-        titles = titles_with(feature)
-        if not any(s.has(feature) for s in systems()):
+def require(
+    system: RuleSystem,
+    feature: str | Callable[[RuleSystem], bool],
+    what: str,
+    verb: str = "is",
+) -> None:
+    """Refuse ``what`` when ``system`` lacks ``feature`` (or it does not hold of it), naming
+    the systems that have it: "Threat is a Glintlock rule and this campaign plays gloom;
+    switch to ..." """
+    has = feature if callable(feature) else (lambda s: s.has(feature))
+    if not has(system):
+        titles = titles_with(has)
+        if not any(has(s) for s in systems()):
             raise Refused(
                 f"{what} {verb} a rule no installed system has and this campaign plays "
                 f"{system.name}; install a rule system that has it, or leave it out."
@@ -231,3 +242,20 @@ def require(system: RuleSystem, feature: str, what: str, verb: str = "is") -> No
             f"{what} {verb} a {titles} rule and this campaign plays {system.name}; switch to a "
             f"{elsewhere} campaign with `tracker campaign use NAME`, or give --campaign NAME."
         )
+
+
+def commands_at(path: tuple[str, ...]) -> list[SystemCommand]:
+    """Every installed system's command at ``path`` on the command line."""
+    return [c for system in systems() for c in system.commands if c.path == path]
+
+
+def command(system: RuleSystem, path: tuple[str, ...]) -> SystemCommand:
+    """``system``'s command at ``path``; refused, naming the systems that have one, when it
+    has none."""
+    own = next((c for c in system.commands if c.path == path), None)
+    if own is None:
+        others = commands_at(path)
+        what = others[0].what if others else " ".join(path)
+        require(system, lambda s: any(c.path == path for c in s.commands), what)
+        raise AssertionError("unreachable")  # require refused
+    return own

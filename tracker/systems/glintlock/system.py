@@ -7,6 +7,7 @@ from importlib import resources
 from typing import Any, ClassVar
 
 from tracker.errors import Refused
+from tracker.systems.acts import SystemCommand
 from tracker.systems.base import (
     CharacterView,
     DemoEvening,
@@ -18,6 +19,7 @@ from tracker.systems.base import (
 )
 from tracker.systems.glintlock import play, words
 from tracker.systems.glintlock import rules as glintlock
+from tracker.systems.glintlock.commands import COMMANDS
 from tracker.systems.glintlock.folding import GlintlockFolding
 
 
@@ -44,6 +46,7 @@ class Glintlock(RuleSystem):
     )
     detail_column: ClassVar[str] = "Position"
     folding: ClassVar[Folding] = GlintlockFolding()
+    commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "strong_hit": "good",
         "weak_hit": "mixed",
@@ -113,12 +116,6 @@ class Glintlock(RuleSystem):
                 f"`tracker condition set {character.name} NAME` first."
             )
         return glintlock.gain_mettle(character.own.mettle, action)
-
-    def add_threat(self, threat: int, amount: int) -> glintlock.TrackChange:
-        return glintlock.apply_track(threat, amount)
-
-    def spend_threat(self, threat: int, tier: str) -> glintlock.ThreatSpend:
-        return glintlock.spend_threat(threat, tier)
 
     decide_roll = play.decide_roll
     conditions_ruled = play.conditions_ruled

@@ -1,0 +1,68 @@
+"""A rule system's own commands: what each takes, how it decides the events it logs, and what
+it may ask of the table it runs at.
+
+A system lists its commands (``RuleSystem.commands``): ``tracker threat add`` is Glintlock's,
+``tracker points award`` GURPS's. Each is a ``SystemCommand``: its path on the command line,
+the typed request it takes (a ``msgspec.Struct`` of its arguments and options, by name), and
+``decide``, which reads the campaign's state and returns what to log (``Acted``) or refuses
+with one sentence. The app runs it the way it runs every command that logs: decided on the
+freshest state under the write lock, nothing appended on a refusal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple, Protocol
+
+import msgspec
+
+from tracker.events.catalog import EventPayload
+
+
+class Entry(NamedTuple):
+    """One event a command logs, and who may see it ("public", or "gm" for a secret)."""
+
+    payload: EventPayload
+    visibility: str = "public"
+
+
+class Acted(NamedTuple):
+    """What a system's command decided: the events to log and the document it shows
+    (``--json`` prints it; ``render`` words it)."""
+
+    events: tuple[Entry, ...]
+    doc: dict[str, Any]
+
+
+class Table(Protocol):
+    """What a system's command may ask of the table beyond the campaign's state."""
+
+    def character(self, name: str, state: Any, *, retired_ok: bool = False) -> Any:
+        """A character by name; one sentence when there is none or it has retired."""
+        ...
+
+    def version_of(self, event_id: str) -> int:
+        """Where an event of the campaign stands in its log."""
+        ...
+
+    def players_see(self, state: Any, character_id: str, condition: str) -> bool:
+        """Whether the players' own view, at ``state``'s version, shows the condition."""
+        ...
+
+
+class SystemCommand(msgspec.Struct, frozen=True):
+    """One command a rule system adds to tracker."""
+
+    path: tuple[str, ...]
+    """Its words on the command line: ("threat", "add")."""
+    request: type
+    """The ``msgspec.Struct`` it takes: its arguments and options by name."""
+    decide: Callable[[Table, Any, Any], Acted]
+    """(table, state, request) -> what to log; raises ``Refused``/``BadInput`` to refuse."""
+    what: str
+    """What it does, for the refusal in a campaign whose system has no such command
+    ("Threat": "Threat is a Glintlock rule and this campaign plays gurps; ...")."""
+    at_table: str | None = None
+    """Play that only happens in a running session ("adding Threat"); None: bookkeeping."""
+    render: Callable[[Mapping[str, Any], Any], list[str]] | None = None
+    """Its document as the terminal shows it, given the style (``Style``)."""
