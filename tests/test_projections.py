@@ -20,7 +20,7 @@ from tracker.projections.campaign import (
     from_snapshot,
     to_snapshot,
 )
-from tracker.projections.rolls import ROW_SOURCES, luck, roll_rows
+from tracker.projections.rolls import luck, roll_rows, row_sources
 
 
 def through_json(state: CampaignState) -> CampaignState:
@@ -188,7 +188,7 @@ def test_the_one_pass_rebuild_gives_the_luck_the_roll_history_gives(big):
     tracker, rows = big
     for system, row in rows.items():
         state, tallied = tracker.rebuild_all(row)
-        events = tracker.store.read(row.campaign_id, types=ROW_SOURCES)
+        events = tracker.store.read(row.campaign_id, types=row_sources())
         rolls = roll_rows(events, state.rules, state.revoked)
         assert tallied.to_dict() == luck(rolls, state.rules).to_dict(), system
         assert sum(c.rolls for c in tallied.characters.values()) > 100, system

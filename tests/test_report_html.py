@@ -173,11 +173,11 @@ def test_the_tables_dice_are_tested_apart_from_tracker_s(mixed_dice):
 
 
 def test_the_one_pass_rebuild_counts_the_faces_as_the_report_does(mixed_dice):
-    from tracker.projections.rolls import ROW_SOURCES, luck, roll_rows
+    from tracker.projections.rolls import luck, roll_rows, row_sources
 
     tracker = Tracker(str(mixed_dice.db))
     state, tallied = tracker.rebuild_all()
-    rows = roll_rows(tracker.store.read(state.campaign_id, types=ROW_SOURCES), state.rules)
+    rows = roll_rows(tracker.store.read(state.campaign_id, types=row_sources()), state.rules)
     assert tallied.to_dict() == luck(rows, state.rules).to_dict()
     assert tallied.to_dict()["faces_by_person"][0]["person"] == "Mira"
     tracker.close()

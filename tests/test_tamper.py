@@ -179,6 +179,28 @@ def test_a_spend_the_rules_would_refuse_rehashed_is_found(evening):
     verify_fails(evening, "event 8", "would not have logged it")
 
 
+def test_an_event_of_another_systems_rehashed_is_found(evening):
+    """A Glintlock campaign holds no GURPS character points: an award of them in its log was
+    written by hand, and each system folds only the events it owns."""
+
+    def award(events):
+        last = events[-1]
+        wren = next(r for r in events if r["type"] == "CharacterAdded")
+        forged = dict(last)
+        forged.update(
+            position=last["position"] + 1,
+            event_id="00000000-0000-4000-8000-000000000002",
+            version=last["version"] + 1,
+            character_id=wren["character_id"],
+            type="PointsAwarded",
+            payload=json.dumps({"character_id": wren["character_id"], "points": 5}),
+        )
+        return [*events, forged]
+
+    rewrite(evening.db, award)
+    verify_fails(evening, "event 8", "PointsAwarded is GURPS's, and the campaign plays Glintlock")
+
+
 def test_swapped_positions_are_found(evening):
     def swap(events):
         a, b = events[4], events[5]

@@ -160,3 +160,11 @@ def _joining_script(ch: str) -> bool:
 def something_to_read(name: str) -> bool:
     """Whether ``name`` holds a letter, digit, sign or mark of punctuation a reader can see."""
     return any(unicodedata.category(ch)[0] in "LNPS" for ch in reads_as(name))
+
+
+def by_margin(words: str, success: bool, margin: int | None) -> str:
+    """An outcome with its margin in the sense the outcome has ("failure by 2"): a 3 that
+    succeeds or an 18 that fails by its number alone, against the margin, gets none."""
+    if margin and (margin > 0) == bool(success):
+        return f"{words} by {abs(margin)}"
+    return words

@@ -24,8 +24,6 @@ from tracker.events.catalog import (
     CampaignCreated,
     CampaignSettingsChanged,
     CharacterAdded,
-    CharacterDefaultSet,
-    CharacterUpdated,
     SessionStarted,
 )
 from tracker.events.effects import StatChanged
@@ -34,10 +32,8 @@ from tracker.events.play import (
     EventsRestored,
     EventsRevoked,
     NoteAdded,
-    PointsAwarded,
     RollMade,
     StressChanged,
-    TraitAssigned,
 )
 from tracker.projections.campaign import (
     NOT_UNDOABLE,
@@ -47,7 +43,7 @@ from tracker.projections.campaign import (
     problem_with,
     refold_state,
 )
-from tracker.projections.rolls import ROLLED, rolls_in
+from tracker.projections.rolls import rolled_types, rolls_in
 from tracker.systems import registry
 from tracker.systems.base import Feature
 from tracker.systems.registry import UnknownSystem
@@ -88,11 +84,11 @@ class LogCheck:
             problem = problem or problem_with(walk, event) or _as_its_command(walk, event.data)
             if problem is None and isinstance(event.data, CharacterAdded):
                 problem = _sheet_problem(walk, event.data)
-            if problem is None and event.type in ROLLED:
+            if problem is None and event.type in rolled_types():
                 # Undone since or not: a command logged it from the sheet as it stood then.
                 problem = self.as_logged.rolled_from(walk, event)
             apply(walk, event)
-            rolled = self.redecide and event.type in ROLLED
+            rolled = self.redecide and event.type in rolled_types()
             if problem is None and rolled and event.event_id not in walk.revoked:
                 problem = next(filter(None, map(walk.rules.redecide, rolls_in(event.data))), None)
         except UnknownSystem:
@@ -133,13 +129,6 @@ class LogCheck:
                 "before it was recorded"
             )
         return None
-
-
-# A character's sheet as a roll reads it changes with these events about it, and with a
-# Fright Check's StatChanged (an attribute lost for good).
-SHEET_TYPES = frozenset(
-    {CharacterAdded.TYPE, CharacterUpdated.TYPE, CharacterDefaultSet.TYPE, TraitAssigned.TYPE}
-)
 
 
 class AsLogged:
@@ -250,7 +239,11 @@ def _about(event: StoredEvent) -> frozenset[str] | None:
 
 def _sheet_of(event: StoredEvent) -> set[str]:
     """The characters whose sheets ``event`` changes."""
-    changed = {event.character_id} if event.type in SHEET_TYPES and event.character_id else set()
+    # A sheet as a roll reads it changes with the events that say so about it
+    # (``EventPayload.changes_sheet``), and with a StatChanged effect (an attribute lost for
+    # good to a Fright Check).
+    sheet = getattr(event.data, "changes_sheet", False)
+    changed = {event.character_id} if sheet and event.character_id else set()
     for effect in getattr(event.data, "effects", ()) or ():
         if isinstance(effect, StatChanged):
             changed.add(effect.character_id or event.character_id)
@@ -277,12 +270,6 @@ def _as_its_command(walk: CampaignState, data: Any) -> str | None:
             return f"{walk.rules.title} has no stress"
         if data.delta == 0 or abs(data.delta) >= 10**15:
             return f"a change of {data.delta} stress is none a command logs"
-        return None
-    if isinstance(data, PointsAwarded):
-        if not walk.rules.has(Feature.CHARACTER_POINTS):
-            return f"{walk.rules.title} has no character points"
-        if not 1 <= data.points < 10**15:
-            return f"an award of {data.points} character points is none `points award` logs"
         return None
     return walk.rules.priced(data)
 

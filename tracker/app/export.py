@@ -91,21 +91,21 @@ class Exports:
         if flt.session is not None and self.campaigns.session_info(flt.session) is None:
             raise Refused(f"No session {flt.session}; `tracker session list` shows them.")
         from tracker.projections.player import SEALED_TYPE
-        from tracker.projections.rolls import ROW_SOURCES, roll_rows
+        from tracker.projections.rolls import roll_rows, row_sources
 
         label = f"Exporting {state.name}'s rolls"
         if player_view:
-            wanted = set(ROW_SOURCES)
+            wanted = set(row_sources())
             # A secret event of any kind is one row, "a secret roll": its kind is not shown.
             wanted.add(SEALED_TYPE)
             stream = metered(self.table.player_events(), self.table.meter, label, state.version)
             events = (e for e in stream if e.type in wanted)
         else:
-            events = self.table.store.read(state.campaign_id, types=ROW_SOURCES)
+            events = self.table.store.read(state.campaign_id, types=row_sources())
             if self.table.meter is not None:
-                total = self.table.store.count(state.campaign_id, ROW_SOURCES)
+                total = self.table.store.count(state.campaign_id, row_sources())
                 events = metered(events, self.table.meter, label, total)
-        bought = self.table.bought_up(player_view=player_view)
+        bought = self.table.amended(player_view=player_view)
         rows = roll_rows(events, state.rules, state.revoked, bought)
         return state, (r for r in rows if flt.keep(r))
 
@@ -147,7 +147,7 @@ class Exports:
                 yield event
 
         rules = state.rules
-        bought = self.table.bought_up(player_view=player_view)
+        bought = self.table.amended(player_view=player_view)
         for row in roll_rows(tap(events), rules, state.revoked, bought):
             if not flt.keep(row):
                 continue

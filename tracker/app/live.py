@@ -149,14 +149,14 @@ class Live:
         """The campaign now, as the view may know it: each character's tracks, Threat, what is
         owed, the running session and its luck so far."""
         from tracker.projections.player import SEALED_TYPE
-        from tracker.projections.rolls import ROW_SOURCES, luck, roll_rows
+        from tracker.projections.rolls import luck, roll_rows, row_sources
 
         state = self.table.player_state(self.row) if player_view else self.table.state(self.row)
         rules = state.rules
         session = state.session if state.current_session is not None else None
         luck_doc: dict[str, Any] = {}
         if session is not None:
-            wanted = {*ROW_SOURCES, SEALED_TYPE}
+            wanted = {*row_sources(), SEALED_TYPE}
             events = (
                 self.table.player_events(self.row, session=session.number)
                 if player_view

@@ -228,22 +228,23 @@ class Table:
         )
         return (e for e in stream if e.version >= first.version)
 
-    def bought_up(
+    def amended(
         self, campaign: CampaignRow | None = None, *, player_view: bool = False
     ) -> dict[str, str]:
-        """The outcome each roll ended with where points bought it up, by the roll's event id
-        (``tracker.projections.rolls.bought_up``): read through the type index, so every view
-        of a roll can say it without a second pass over the log. In the players' view, from
-        their stream: a buy-up they were not shown changed nothing they know."""
-        from tracker.projections.rolls import BUY_UP_TYPE, bought_up
+        """The outcome each roll ended with where a later event changed it (a buy-up), by the
+        roll's event id (``tracker.projections.rolls.amended``): read through the type index,
+        so every view of a roll can say it without a second pass over the log. In the
+        players' view, from their stream: a change they were not shown changed nothing they
+        know."""
+        from tracker.projections.rolls import amended, amending_types
 
         row = campaign or self.campaign()
         events: Iterable[StoredEvent] = self.store.read(
-            row.campaign_id, types=[BUY_UP_TYPE], sparse=True
+            row.campaign_id, types=amending_types(), sparse=True
         )
         if player_view:
             events = player_stream(events, self.revealed(row))
-        return bought_up(events, self.state(row).revoked)
+        return amended(events, self.state(row).revoked)
 
     def _secret_before(
         self, row: CampaignRow, revealed: set[str], until_version: int

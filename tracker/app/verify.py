@@ -39,7 +39,7 @@ from tracker.projections.campaign import (
     to_snapshot,
 )
 from tracker.projections.player import player_stream
-from tracker.projections.rolls import ROLLED, rolls_in
+from tracker.projections.rolls import rolled_types, rolls_in
 from tracker.store.eventstore import CampaignRow
 from tracker.systems import registry
 from tracker.systems.base import RuleSystem
@@ -51,7 +51,7 @@ def redecide(event: StoredEvent, rules: RuleSystem | None) -> str | None:
     differs. Without the rules (their system is not installed) only whether it reads."""
     if isinstance(event.data, Unreadable):
         return f"it cannot be read: {event.data.reason}"
-    if rules is None or event.type not in ROLLED:
+    if rules is None or event.type not in rolled_types():
         return None
     try:
         return next(filter(None, map(rules.redecide, rolls_in(event.data))), None)
@@ -292,7 +292,7 @@ class Verifier:
             nonlocal counted, rolls
             for event in stream:
                 counted += 1
-                rolls += event.type in ROLLED
+                rolls += event.type in rolled_types()
                 reason = _size_problem(event) or redecide(event, rules)
                 if event.version == 1:
                     reason = reason or _row_problem(row, event) or self._name_taken(row)

@@ -106,7 +106,7 @@ def replay(session, player_view, as_json) -> None:
     tracker = open_tracker()
     state, lines = tracker.history.replay(session, player_view=player_view)
     number = session or state.current_session or state.session.number
-    bought = tracker.bought_up(player_view=player_view)
+    bought = tracker.amended(player_view=player_view)
     if as_json:
         click.echo(f'{{"session": {number}, "events": [', nl=False)
         for i, line in enumerate(lines):

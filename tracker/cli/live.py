@@ -48,6 +48,7 @@ from tracker.cli.log import summarize
 from tracker.events import StoredEvent
 from tracker.events import play as p
 from tracker.projections.player import Sealed
+from tracker.projections.rolls import amending_types
 
 EVERY = 0.1
 COOKIE = "tracker_gm"
@@ -171,9 +172,7 @@ class Feed:
         players = view == PLAYERS
         page = self.live.since(after, player_view=players)
         # Read once a batch: which rolls points bought up, as this view may know it.
-        bought = (
-            self.live.table.bought_up(self.live.row, player_view=players) if page.events else {}
-        )
+        bought = self.live.table.amended(self.live.row, player_view=players) if page.events else {}
         out: list[Message] = [
             (e.version, "item", json.dumps(self.item(e, page, view, bought), ensure_ascii=False))
             for e in page.events
@@ -244,13 +243,13 @@ class Feed:
         theirs to learn from the page."""
         data = event.data
         store, cid = self.live.table.store, self.live.campaign_id
-        if isinstance(data, p.RollBoughtUp):
+        if isinstance(data, p.RollAmended):
             named = [event]
         elif isinstance(data, (p.EventsRevoked, p.EventsRestored)):
             # Through the type index: an undo of a whole session names many events, few of
             # them buy-ups.
             ids = set(data.event_ids)
-            buys = store.read(cid, types=[p.RollBoughtUp.TYPE], sparse=True)
+            buys = store.read(cid, types=amending_types(), sparse=True)
             named = [b for b in buys if b.event_id in ids]
         else:
             return []
@@ -261,7 +260,7 @@ class Feed:
 
         rolls = []
         for buy in named:
-            if isinstance(buy.data, p.RollBoughtUp) and shown(buy):
+            if isinstance(buy.data, p.RollAmended) and shown(buy):
                 roll = store.find_event(cid, buy.data.roll_event_id)
                 if shown(roll):
                     rolls.append(roll)

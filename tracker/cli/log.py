@@ -12,7 +12,6 @@ from tracker.cli.options import emit_json, open_tracker, output_options, quiet_o
 from tracker.cli.render import (
     BAD,
     GOOD,
-    by_margin,
     condition_ended,
     dim,
     facts_words,
@@ -35,7 +34,7 @@ from tracker.words import outcome_words
 def summarize(event, names: dict[str, str], bought: Mapping[str, str] | None = None) -> str:
     """One line saying what an event recorded, in the GM's words, safe to print; a roll that
     points bought up later (``bought``: the outcome it ended with, by the roll's id, as
-    ``Table.bought_up`` gives them for the view) says so. An event whose payload fits its type
+    ``Table.amended`` gives them for the view) says so. An event whose payload fits its type
     but not its system's words (a roll with no outcome, edited in by hand) is said to be
     unreadable, never a traceback."""
     try:
@@ -97,21 +96,6 @@ def _summary(event, names: dict[str, str]) -> str:
             if rules is not None:
                 line += "".join(f" · {f.name}{facts_words(f, rules)}" for f in rules.roll_facts(e))
             return _remarked(line, rules, e)
-        case p.FrightChecked() as e:
-            table = e.result.get("table")
-            row = f", fright table row {table['row']}" if table else ""
-            roll = e.result["roll"]
-            dice = "+".join(map(str, roll["dice"])) + f" = {roll['total']}"
-            verdict = by_margin(outcome_words(roll["outcome"]), roll["success"], roll["margin"])
-            return f"{who} makes a Fright Check at {roll['effective']}: {dice} → {verdict}{row}"
-        case p.MettleSpent(cost=cost, action=action):
-            return f"{who} spends {cost} Mettle on {action.replace('-', ' ')}"
-        case p.MettleGained(amount=amount, action=action):
-            return f"{who} gains {amount} Mettle ({action.replace('-', ' ')})"
-        case p.ThreatAdded(amount=amount, reason=reason):
-            return f"Threat +{amount}" + (f" ({reason})" if reason else "")
-        case p.ThreatSpent(tier=tier, cost=cost, note=note):
-            return f"GM spends Threat, {tier} ({cost})" + (f": {note}" if note else "")
         case p.StressChanged(delta=delta, cause=cause):
             return f"{who} stress {delta:+d}" + (f" ({cause})" if cause else "")
         case p.TrackChanged(track=track, delta=delta):
@@ -120,20 +104,8 @@ def _summary(event, names: dict[str, str]) -> str:
             return f"{who}: {name}"
         case p.ConditionCleared(name=name):
             return condition_ended(who, name)
-        case p.StoryTagGained(name=name):
-            return f'{who} holds the story tag "{name}"'
-        case p.PointsAwarded(points=points):
-            return f"{who} is awarded {plural(points, 'character point')}"
-        case p.RollBoughtUp(from_outcome=before, to_outcome=after):
-            return f"{who} buys up a roll: {outcome_words(before)} → {outcome_words(after)}"
-        case p.TraitAssigned(kind=kind, name=name):
-            return f'{who} gains the {kind} "{name}"'
-        case p.BreakingPointResolved(result=result, consequence=consequence):
-            return f"{who} breaks: {result.rstrip('.')}; lasting: {consequence}"
         case p.ObligationDismissed(obligation=obligation):
             return f"obligation {obligation} dismissed"
-        case p.ProjectStarted(name=name, man_hours=hours):
-            return f'project "{name}" started ({hours} man-hours)'
         case p.NoteAdded(text=text):
             return f"note: {text}"
         case p.EventsRevoked(event_ids=ids, reason=reason):
@@ -147,7 +119,8 @@ def _summary(event, names: dict[str, str]) -> str:
             return f"a secret roll for {who or 'the GM'}"
         case Unreadable(reason=reason):
             return f"an event tracker cannot read ({event.type}: {reason})"
-    return event.type
+    said = registry.words_for(type(event.data))
+    return event.type if said is None else said(event.data, who)
 
 
 def _setting(value) -> str:
@@ -223,7 +196,7 @@ def log(session: int | None, player_view: bool, follow: bool, as_json: bool) -> 
     unfoldable = None
     try:
         undone = tracker.state().revoked
-        bought = tracker.bought_up(player_view=player_view)
+        bought = tracker.amended(player_view=player_view)
     except LogUnfoldable as exc:
         undone, bought, unfoldable = set(), {}, exc
     except TrackerError:

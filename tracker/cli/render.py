@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from tracker.words import by_margin as by_margin
 from tracker.words import outcome_words
 from tracker.words import plural as plural
 
@@ -67,14 +68,6 @@ def dice_words(dice: Sequence[int], kept: int | None, rules: RuleSystem) -> str:
     if len(dice) > 1 and kept is not None:
         shown += f" = {kept}" if rules.dice_join == "+" else f" (kept {kept})"
     return shown
-
-
-def by_margin(words: str, success: bool, margin: int | None) -> str:
-    """An outcome with its margin in the sense the outcome has ("failure by 2"): a 3 that
-    succeeds or an 18 that fails by its number alone, against the margin, gets none."""
-    if margin and (margin > 0) == bool(success):
-        return f"{words} by {abs(margin)}"
-    return words
 
 
 def facts_words(facts: RollFacts, rules: RuleSystem) -> str:

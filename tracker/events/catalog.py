@@ -13,6 +13,7 @@ where in the payload it went wrong.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
 import msgspec
@@ -22,6 +23,36 @@ from tracker.events.upcasters import upcast
 
 CATALOG: dict[str, type[EventPayload]] = {}
 P = TypeVar("P", bound="EventPayload")
+
+# Loads every installed rule system, whose modules register the event types each owns: set by
+# the registry (``tracker.systems.registry``), which the events must not import. Asked once, the
+# first time a stored type is not in the catalog.
+discover: Callable[[], object] | None = None
+_discovered = False
+
+
+def _known(type_: str) -> type[EventPayload] | None:
+    global _discovered
+    cls = CATALOG.get(type_)
+    if cls is None and not _discovered and discover is not None:
+        _discovered = True
+        discover()
+        cls = CATALOG.get(type_)
+    return cls
+
+
+def types_where(holds: Callable[[type[EventPayload]], bool]) -> list[str]:
+    """The names of every event type of every installed system of which ``holds``."""
+    global _discovered
+    if not _discovered and discover is not None:
+        _discovered = True
+        discover()
+    return [name for name, cls in CATALOG.items() if holds(cls)]
+
+
+def types_of(base: type[EventPayload]) -> list[str]:
+    """The names of every event type of every installed system that derives from ``base``."""
+    return types_where(lambda cls: issubclass(cls, base))
 
 
 class EventPayload(msgspec.Struct, frozen=True, kw_only=True, gc=False, forbid_unknown_fields=True):
@@ -41,6 +72,10 @@ class EventPayload(msgspec.Struct, frozen=True, kw_only=True, gc=False, forbid_u
     VERSION: ClassVar[int] = 1
     # Events about one character carry its id in the envelope's character_id column too.
     character_field: ClassVar[str | None] = None
+    # An event that rolls dice (its system reads them back: ``RuleSystem.roll_facts``).
+    rolls: ClassVar[bool] = False
+    # An event that changes the sheet of the character it is about, as a roll reads it.
+    changes_sheet: ClassVar[bool] = False
     # A secret event's 128 random bits, inside the hashed payload: its hash then commits to
     # what it holds without letting anyone who sees the hash try every fall of the dice
     # (``tracker reveal`` opens it). Unset, and absent from the payload, on public events.
@@ -111,7 +146,7 @@ def encode(event: EventPayload) -> tuple[str, int, dict[str, Any]]:
 def current_decoder(type_: str) -> tuple[int, msgspec.json.Decoder] | None:
     """The current schema version of ``type_`` and the decoder that reads a payload of that
     version straight from its JSON text (None for a type this tracker does not know)."""
-    cls = CATALOG.get(type_)
+    cls = _known(type_)
     if cls is None:
         return None
     decoder = _DECODERS.get(type_)
@@ -123,7 +158,7 @@ def current_decoder(type_: str) -> tuple[int, msgspec.json.Decoder] | None:
 def decode(type_: str, schema_version: int, payload: str | bytes | dict[str, Any]) -> Any:
     """The typed event for a stored payload (JSON text, or already parsed), upcast to the
     current schema version first; ``Unreadable`` when it is no event this tracker knows."""
-    cls = CATALOG.get(type_)
+    cls = _known(type_)
     if cls is None:
         return Unreadable(type_, f"{type_!r} is not an event type this tracker knows")
     try:
@@ -220,6 +255,7 @@ class CharacterAdded(EventPayload, frozen=True):
 
     TYPE: ClassVar[str] = "CharacterAdded"
     character_field: ClassVar[str | None] = "character_id"
+    changes_sheet: ClassVar[bool] = True
     character_id: str
     name: str
     stats: dict[str, int] = {}
@@ -246,6 +282,7 @@ class CharacterUpdated(EventPayload, frozen=True):
 
     TYPE: ClassVar[str] = "CharacterUpdated"
     character_field: ClassVar[str | None] = "character_id"
+    changes_sheet: ClassVar[bool] = True
     character_id: str
     stats: dict[str, int] = {}
     skills: dict[str, int] = {}
@@ -277,6 +314,7 @@ class CharacterDefaultSet(EventPayload, frozen=True):
 
     TYPE: ClassVar[str] = "CharacterDefaultSet"
     character_field: ClassVar[str | None] = "character_id"
+    changes_sheet: ClassVar[bool] = True
     character_id: str
     skill: str
     expression: str

@@ -32,6 +32,7 @@ class RollMade(EventPayload, frozen=True):
 
     TYPE: ClassVar[str] = "RollMade"
     character_field: ClassVar[str | None] = "character_id"
+    rolls: ClassVar[bool] = True
     character_id: str
     system: str
     trait: str
@@ -75,6 +76,7 @@ class ContestRolled(EventPayload, frozen=True):
 
     TYPE: ClassVar[str] = "ContestRolled"
     character_field: ClassVar[str | None] = None
+    rolls: ClassVar[bool] = True
     system: str
     mode: str
     a: ContestSide
@@ -102,6 +104,7 @@ class FrightChecked(EventPayload, frozen=True):
 
     TYPE: ClassVar[str] = "FrightChecked"
     character_field: ClassVar[str | None] = "character_id"
+    rolls: ClassVar[bool] = True
     character_id: str
     inputs: dict[str, Any]
     dice_source: str
@@ -224,16 +227,24 @@ class PointsAwarded(EventPayload, frozen=True):
     reason: str | None = None
 
 
-@event_type
-class RollBoughtUp(EventPayload, frozen=True):
-    """GURPS cinematic: points spent to improve a roll's outcome; the roll itself never changes."""
+class RollAmended(EventPayload, frozen=True):
+    """What every event that changes the outcome a roll stands at after the fact (a GURPS
+    buy-up) holds: the roll is never changed; its history, the log and the live view say the
+    outcome it ended with (``tracker.projections.rolls.amended``). A rule system's event type
+    derives from this to be read so; no event is of this type itself."""
 
-    TYPE: ClassVar[str] = "RollBoughtUp"
     character_field: ClassVar[str | None] = "character_id"
     character_id: str
     roll_event_id: str
     from_outcome: str
     to_outcome: str
+
+
+@event_type
+class RollBoughtUp(RollAmended, frozen=True):
+    """GURPS cinematic: points spent to improve a roll's outcome; the roll itself never changes."""
+
+    TYPE: ClassVar[str] = "RollBoughtUp"
     cost: int
 
 
@@ -243,6 +254,7 @@ class TraitAssigned(EventPayload, frozen=True):
 
     TYPE: ClassVar[str] = "TraitAssigned"
     character_field: ClassVar[str | None] = "character_id"
+    changes_sheet: ClassVar[bool] = True
     character_id: str
     kind: str
     name: str

@@ -511,7 +511,13 @@ def problem_with(state: CampaignState, event: StoredEvent) -> str | None:
         if ch.retired_version is not None and event.type not in AFTER_RETIREMENT:
             return f"{ch.name} would have retired from play at event {ch.retired_version}"
     if check is None and state.rules is not None:
-        check = state.rules.folding.preconditions.get(type(event.data))
+        kind = type(event.data)
+        if kind not in _HANDLERS and kind not in state.rules.folding.handlers:
+            owners = [s.title for s in registry.systems() if kind in s.folding.handlers]
+            if owners:
+                whose = " and ".join(owners)
+                return f"{event.type} is {whose}'s, and the campaign plays {state.rules.title}"
+        check = state.rules.folding.preconditions.get(kind)
     return None if check is None else check(state, event.data)
 
 

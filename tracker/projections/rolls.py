@@ -15,13 +15,14 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cache
 from typing import Any
 
 from tracker.errors import StorageError
 from tracker.events import StoredEvent
-from tracker.events.catalog import CharacterAdded, CharacterUpdated
+from tracker.events.catalog import CharacterAdded, CharacterUpdated, types_of, types_where
 from tracker.events.effects import Effect, TrackChange, effects_text
-from tracker.events.play import RollBoughtUp, RollMade
+from tracker.events.play import RollAmended, RollMade
 from tracker.projections.player import Sealed
 from tracker.systems.base import RuleSystem
 from tracker.systems.dice import PHYSICAL, SOFTWARE, origin
@@ -51,8 +52,19 @@ COLUMNS = (
     "version",
     "bought_up_from",
 )
-# The events that roll dice, and what ``roll_rows`` reads: those, and who the characters are.
-ROLLED = frozenset({"RollMade", "FrightChecked", "ContestRolled"})
+
+
+@cache
+def rolled_types() -> frozenset[str]:
+    """The events that roll dice, of every installed system (``EventPayload.rolls``)."""
+    return frozenset(types_where(lambda cls: cls.rolls))
+
+
+@cache
+def row_sources() -> tuple[str, ...]:
+    """What ``roll_rows`` reads: the events that roll dice, and who the characters are (and
+    which of them keep HP and FP: a sheet update may add them)."""
+    return ("CharacterAdded", "CharacterUpdated", *sorted(rolled_types()))
 
 
 def rolls_in(data: Any) -> tuple[Any, ...]:
@@ -61,8 +73,6 @@ def rolls_in(data: Any) -> tuple[Any, ...]:
     return data.with_followups() if isinstance(data, RollMade) else (data,)
 
 
-# Who the characters are, and which of them keep HP and FP (a sheet update may add them).
-ROW_SOURCES = ("CharacterAdded", "CharacterUpdated", *sorted(ROLLED))
 # The tracks a roll's effect may move that a sheet need not have.
 SHEET_TRACKS = ("hp", "fp")
 SEALED_KIND = "secret"
@@ -82,19 +92,23 @@ SECRET_FIELDS = (
     "position",
     "bought_up_from",
 )
-# What a roll's outcome may be changed by after it was rolled (``bought_up``).
-BUY_UP_TYPE = RollBoughtUp.TYPE
 
 
-def bought_up(events: Iterable[StoredEvent], revoked: set[str]) -> dict[str, str]:
-    """The outcome each roll ended with where character points bought it up (GURPS cinematic),
-    by the roll's event id: the last buy-up in force, since each steps on from where the one
-    before left it. A buy-up the stream holds sealed (the players' view) changed nothing they
-    know; an undone one, nothing at all."""
+def amending_types() -> list[str]:
+    """The stored types of the events that change a roll's outcome after it was rolled
+    (``RollAmended``: a GURPS buy-up), of every installed system."""
+    return types_of(RollAmended)
+
+
+def amended(events: Iterable[StoredEvent], revoked: set[str]) -> dict[str, str]:
+    """The outcome each roll ended with where a later event changed it (points bought it up,
+    in GURPS), by the roll's event id: the last such event in force, since each steps on from
+    where the one before left it. One the stream holds sealed (the players' view) changed
+    nothing they know; an undone one, nothing at all."""
     out: dict[str, str] = {}
     for event in events:
         data = event.data
-        if isinstance(data, RollBoughtUp) and event.event_id not in revoked:
+        if isinstance(data, RollAmended) and event.event_id not in revoked:
             out[data.roll_event_id] = data.to_outcome
     return out
 
@@ -193,7 +207,7 @@ def roll_rows(
     bought: dict[str, str] | None = None,
 ) -> Iterator[RollRow]:
     """Every roll in the log, in order, as the campaign's system reads each; ``revoked`` marks
-    the ones an undo took back, and ``bought`` (``bought_up``, of the same view) gives the
+    the ones an undo took back, and ``bought`` (``amended``, of the same view) gives the
     outcome a roll ended with where points bought it up later in the log."""
     revoked = revoked or set()
     bought = bought or {}
@@ -522,10 +536,11 @@ class LuckTally:
         self.rolled = rules.rolled
         self.names: dict[str, str] = {}
         self.luck = Luck(rules.chance)
+        self.rolled_types = rolled_types()
 
     def add(self, event: StoredEvent) -> None:
         kind = event.type
-        if kind in ROLLED:
+        if kind in self.rolled_types:
             if event.event_id in self.revoked:
                 return
             try:

@@ -534,6 +534,9 @@ class RuleSystem:
     folding: ClassVar[Folding] = Folding()
     commands: ClassVar[tuple[SystemCommand, ...]] = ()
     """The commands the system adds to tracker (``tracker.systems.acts``)."""
+    event_words: ClassVar[Mapping[type, Callable[[Any, str], str]]] = {}
+    """How ``tracker log`` and ``replay`` say each event the system owns in a line, given the
+    event and the name of the character it is about ("" for none)."""
     """How the system folds the events it owns, and what it keeps of a campaign and of each
     character beyond what every system shares (``Folding``)."""
 

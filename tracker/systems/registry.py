@@ -20,6 +20,7 @@ from importlib import import_module
 from typing import Any, NamedTuple
 
 from tracker.errors import Refused, TrackerError
+from tracker.events import catalog
 from tracker.systems.acts import SystemCommand
 from tracker.systems.base import RuleSystem
 
@@ -259,3 +260,21 @@ def command(system: RuleSystem, path: tuple[str, ...]) -> SystemCommand:
         require(system, lambda s: any(c.path == path for c in s.commands), what)
         raise AssertionError("unreachable")  # require refused
     return own
+
+
+_said: dict[type, Callable[[Any, str], str]] | None = None
+
+
+def words_for(event_type: type) -> Callable[[Any, str], str] | None:
+    """How the installed system that owns ``event_type`` says an event of it in a line of the
+    log (``RuleSystem.event_words``): given the event and whom it is about."""
+    global _said
+    if _said is None:
+        _said = {}
+        for system in systems():
+            _said.update(system.event_words)
+    return _said.get(event_type)
+
+
+# A stored event of a type no system loaded so far registered: load them all, and ask again.
+catalog.discover = systems

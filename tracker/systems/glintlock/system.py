@@ -46,6 +46,7 @@ class Glintlock(RuleSystem):
     )
     detail_column: ClassVar[str] = "Position"
     folding: ClassVar[Folding] = GlintlockFolding()
+    event_words = words.EVENT_WORDS
     commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "strong_hit": "good",

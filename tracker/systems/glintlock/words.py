@@ -3,9 +3,17 @@ thresholds, and ``tracker odds glintlock``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from tracker.events.play import (
+    BreakingPointResolved,
+    MettleGained,
+    MettleSpent,
+    StoryTagGained,
+    ThreatAdded,
+    ThreatSpent,
+)
 from tracker.systems.base import OddsCommand, OddsOption, OddsReport, RollLines, Style
 
 POSITION_WORDS = {"desperate": ": keep lower", "controlled": ": keep higher", "risky": ""}
@@ -92,3 +100,37 @@ def roll_remarks(event: Any) -> list[str]:
     if event.inputs.get("override"):
         remarks.append("rolled with --override")
     return remarks
+
+
+def _mettle_spent(e: MettleSpent, who: str) -> str:
+    return f"{who} spends {e.cost} Mettle on {e.action.replace('-', ' ')}"
+
+
+def _mettle_gained(e: MettleGained, who: str) -> str:
+    return f"{who} gains {e.amount} Mettle ({e.action.replace('-', ' ')})"
+
+
+def _threat_added(e: ThreatAdded, who: str) -> str:
+    return f"Threat +{e.amount}" + (f" ({e.reason})" if e.reason else "")
+
+
+def _threat_spent(e: ThreatSpent, who: str) -> str:
+    return f"GM spends Threat, {e.tier} ({e.cost})" + (f": {e.note}" if e.note else "")
+
+
+def _story_tag(e: StoryTagGained, who: str) -> str:
+    return f'{who} holds the story tag "{e.name}"'
+
+
+def _breaks(e: BreakingPointResolved, who: str) -> str:
+    return f"{who} breaks: {e.result.rstrip('.')}; lasting: {e.consequence}"
+
+
+EVENT_WORDS: Mapping[type, Callable[[Any, str], str]] = {
+    MettleSpent: _mettle_spent,
+    MettleGained: _mettle_gained,
+    ThreatAdded: _threat_added,
+    ThreatSpent: _threat_spent,
+    StoryTagGained: _story_tag,
+    BreakingPointResolved: _breaks,
+}

@@ -31,6 +31,7 @@ from tracker.events.play import (
     ContestRolled,
     ContestSide,
     FrightChecked,
+    PointsAwarded,
     RollBoughtUp,
     RollMade,
 )
@@ -604,7 +605,12 @@ def fright_effects(
 
 def priced(event: Any) -> str | None:
     """A stored buy-up at the price its command logs: one step up or more, at the rulebook's
-    character points for the steps (whether the roll stood there is ``problem_with``'s)."""
+    character points for the steps (whether the roll stood there is ``problem_with``'s); an
+    award of points, of a number `points award` takes."""
+    if isinstance(event, PointsAwarded):
+        if not 1 <= event.points < 10**15:
+            return f"an award of {event.points} character points is none `points award` logs"
+        return None
     if not isinstance(event, RollBoughtUp):
         return None
     try:

@@ -51,6 +51,7 @@ class Gurps(RuleSystem):
         }
     )
     folding: ClassVar[Folding] = GurpsFolding()
+    event_words = words.EVENT_WORDS
     detail_column: ClassVar[str] = "Margin"
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "critical_success": "good",

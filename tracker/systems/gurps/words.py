@@ -3,10 +3,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from tracker.events.play import (
+    FrightChecked,
+    PointsAwarded,
+    ProjectStarted,
+    RollBoughtUp,
+    TraitAssigned,
+)
 from tracker.systems.base import OddsCommand, OddsOption, OddsReport, RollLines, Style
+from tracker.words import by_margin, outcome_words, plural
 
 
 def render_roll(doc: Mapping[str, Any], style: Style) -> RollLines:
@@ -258,3 +266,38 @@ def roll_remarks(event: Any) -> list[str]:
         elif result.get("margin_of_victory") == 0:
             remarks.append("a tie goes to the resisting side")
     return remarks
+
+
+def _fright(e: FrightChecked, who: str) -> str:
+    table = e.result.get("table")
+    row = f", fright table row {table['row']}" if table else ""
+    roll = e.result["roll"]
+    dice = "+".join(map(str, roll["dice"])) + f" = {roll['total']}"
+    verdict = by_margin(outcome_words(roll["outcome"]), roll["success"], roll["margin"])
+    return f"{who} makes a Fright Check at {roll['effective']}: {dice} → {verdict}{row}"
+
+
+def _awarded(e: PointsAwarded, who: str) -> str:
+    return f"{who} is awarded {plural(e.points, 'character point')}"
+
+
+def _bought_up(e: RollBoughtUp, who: str) -> str:
+    before, after = outcome_words(e.from_outcome), outcome_words(e.to_outcome)
+    return f"{who} buys up a roll: {before} → {after}"
+
+
+def _trait(e: TraitAssigned, who: str) -> str:
+    return f'{who} gains the {e.kind} "{e.name}"'
+
+
+def _project(e: ProjectStarted, who: str) -> str:
+    return f'project "{e.name}" started ({e.man_hours} man-hours)'
+
+
+EVENT_WORDS: Mapping[type, Callable[[Any, str], str]] = {
+    FrightChecked: _fright,
+    PointsAwarded: _awarded,
+    RollBoughtUp: _bought_up,
+    TraitAssigned: _trait,
+    ProjectStarted: _project,
+}
