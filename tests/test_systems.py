@@ -13,8 +13,10 @@ import io
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
+import textwrap
 from collections import Counter
 from pathlib import Path
 
@@ -52,6 +54,32 @@ class TestD6(SystemContract):
 def test_every_installed_system_runs_the_contract():
     covered = {cls.name for cls in SystemContract.__subclasses__()}
     assert set(registry.names()) <= covered
+
+
+README = Path(__file__).resolve().parent.parent / "tracker" / "systems" / "README.md"
+
+
+@pytest.mark.slow
+def test_a_package_of_its_own_runs_the_contract_as_the_readme_shows(tmp_path):
+    """The README's test file, run by pytest in a folder of its own: tracker and the D6 plugin
+    installed, and nothing of tracker's tests (their conftest, their fixtures) within reach."""
+    [example] = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    own = tmp_path / "tracker-d6"
+    own.mkdir()
+    (own / "test_contract.py").write_text(textwrap.dedent(example))
+    site = install_d6(tmp_path / "site")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(PLUGINS)])}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_contract.py"],
+        cwd=own,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    contract = [name for name in dir(SystemContract) if name.startswith("test_")]
+    assert f"{len(contract)} passed" in result.stdout
 
 
 # A one-shot command as its own process, saying at exit whether it loaded the contract.
