@@ -2,54 +2,23 @@
 
 from __future__ import annotations
 
-import json
-import shlex
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from tracker.cli import cli
+# The rule systems' contract lives in the package; its asserts say what they compared, as a test
+# module's do.
+pytest.register_assert_rewrite("tracker.testing")
 
+from click.testing import CliRunner  # noqa: E402
 
-@dataclass
-class Run:
-    """Runs ``tracker`` commands against one database, as a user would type them."""
-
-    db: Path
-    runner: CliRunner
-
-    def __call__(self, command: str | list[str], *, input: str | None = None) -> Result:
-        args = shlex.split(command) if isinstance(command, str) else command
-        return self.runner.invoke(cli, ["--db", str(self.db), *args], input=input)
-
-    def ok(self, command: str | list[str]) -> Result:
-        result = self(command)
-        assert result.exit_code == 0, (command, result.output, result.exception)
-        return result
-
-    def json(self, command: str | list[str]) -> dict:
-        result = self.ok(
-            [*(shlex.split(command) if isinstance(command, str) else command), "--json"]
-        )
-        return json.loads(result.stdout)
-
-    def event_count(self) -> int:
-        import sqlite3
-
-        with sqlite3.connect(self.db) as conn:
-            return conn.execute("SELECT count(*) FROM events").fetchone()[0]
+from tracker.testing import Run, isolate  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory, monkeypatch):
     """No test reads or writes the real user's data folder or environment."""
-    home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
-    monkeypatch.delenv("TRACKER_DB", raising=False)
-    monkeypatch.delenv("TRACKER_CAMPAIGN", raising=False)
+    isolate(monkeypatch, tmp_path_factory.mktemp("home"))
 
 
 @pytest.fixture

@@ -1,11 +1,9 @@
 """The contract every rule system keeps, run for each installed system, and a fourth system
 installed as a plugin playing a whole evening through the command line.
 
-Like the store's contract (run on SQLite and PostgreSQL), ``SystemContract`` is one suite that
-each system subclasses: its example rolls, rolled with every fall of their dice, decide to
-outcomes it names, render as text and JSON, read back to themselves in ``verify``, and come up as
-often as its exact odds say; the examples in its odds' help run and sum to 1; its demo evening
-plays, exports, re-imports and verifies.
+``SystemContract`` lives in the package (``tracker/testing.py``), so that a system installed
+apart runs the same suite from its own tests; here each of tracker's systems and the D6 plugin
+subclass it.
 """
 
 from __future__ import annotations
@@ -15,161 +13,20 @@ import io
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
+import textwrap
 from collections import Counter
-from fractions import Fraction
 from pathlib import Path
-from typing import ClassVar
 
-import click
-import msgspec
 import pytest
 from click.testing import CliRunner
 from conftest import PLUGINS, Run, install_d6
 
 from tracker.app.tracker import Tracker
-from tracker.cli import cli
-from tracker.cli.render import TerminalStyle
-from tracker.events.play import RollMade
 from tracker.systems import registry
-from tracker.systems.base import RuleSystem
-
-
-class Scripted:
-    """Dice that fall as told (and say how many of which die a roll asked for)."""
-
-    kind = "physical"
-
-    def __init__(self, fall: tuple[int, ...] | None = None) -> None:
-        self.fall = fall
-        self.asked: list[tuple[int, int]] = []
-
-    def roll(self, count: int, faces: int, purpose: str = "the roll") -> tuple[int, ...]:
-        self.asked.append((count, faces))
-        return self.fall if self.fall is not None else (1,) * count
-
-
-class SystemContract:
-    """What every rule system answers, whatever its rulebook."""
-
-    name: ClassVar[str]
-
-    @pytest.fixture
-    def system(self) -> RuleSystem:
-        return registry.get(self.name)
-
-    @pytest.fixture
-    def table(self, system, tmp_path):
-        """The system's demo characters in a campaign of their own, a session started."""
-        evening = system.demo()
-        tracker = Tracker(str(tmp_path / "contract.db"))
-        tracker.campaigns.campaign_new("Contract", system.name)
-        for sheet in evening.sheets:
-            tracker.campaigns.character_add(None, sheet_path=str(sheet))
-        tracker.campaigns.session_start("Every fall of the dice")
-        yield tracker
-        tracker.close()
-
-    def test_it_is_found_by_its_name_and_says_what_it_is(self, system):
-        assert system.name in registry.names()
-        assert system.name == system.name.casefold()
-        assert " " not in system.name
-        assert system.title
-        assert system.outcome_tones
-        assert set(system.outcome_tones.values()) <= {"good", "mixed", "bad"}
-        low, high = system.score_range
-        assert low <= high
-
-    def test_every_fall_of_every_example_roll_decides_renders_and_reads_back(self, system, table):
-        state = table.state()
-        character = next(iter(state.characters.values()))
-        style = TerminalStyle(system)
-        seen: set[str] = set()
-        assert system.examples, "a system names the example rolls its contract rolls"
-        for example in system.examples:
-            probe = Scripted()
-            system.decide_roll(msgspec.structs.replace(example, source=probe), character, state)
-            [(count, faces)] = probe.asked
-            hits, falls, keys = 0, 0, set()
-            for fall in itertools.product(range(1, faces + 1), repeat=count):
-                asked = msgspec.structs.replace(example, source=Scripted(fall))
-                decided = system.decide_roll(asked, character, state)
-                assert decided.dice == fall
-                assert decided.result["outcome"] in system.outcome_tones
-                seen.add(decided.result["outcome"])
-                doc = {
-                    **decided.doc,
-                    "character": character.name,
-                    "system": system.name,
-                    "effects": [e.to_json() for e in decided.effects],
-                }
-                shown = system.render_roll(doc, style)
-                assert shown.head
-                assert shown.dice
-                assert click.unstyle(shown.dice).strip()
-                json.loads(json.dumps(doc))
-                stored = RollMade(
-                    character_id=character.character_id,
-                    system=system.name,
-                    trait=decided.trait,
-                    kind=example.kind,
-                    inputs=decided.inputs,
-                    dice_source="physical",
-                    dice=decided.dice,
-                    result=decided.result,
-                    effects=decided.effects,
-                    consumed=decided.consumed,
-                )
-                assert system.redecide(stored) is None, fall
-                [facts] = system.roll_facts(stored)
-                brief = (facts.character_id, facts.name, faces, fall, facts.success)
-                assert system.rolled(stored) == [(*brief, facts.chance_key)]
-                assert facts.faces == faces
-                assert facts.dice == fall
-                keys.add(facts.chance_key)
-                hits += facts.success
-                falls += 1
-            # One roll, one chance: its exact odds are how often its dice say it succeeds.
-            [key] = keys
-            assert system.chance(key) == Fraction(hits, falls)
-        assert seen == set(system.outcome_tones), "the examples reach every outcome"
-
-    def test_the_examples_in_its_odds_help_run_and_sum_to_one(self, system, run):
-        spec = system.odds_command()
-        assert spec is not None
-        lines = [ln.strip() for ln in spec.help.splitlines()]
-        examples = [ln for ln in lines if ln.startswith(f"tracker odds {system.name}")]
-        assert examples
-        for example in examples:
-            doc = run.json(example.removeprefix("tracker ") + "")
-            assert sum(doc["outcomes"].values()) == pytest.approx(1.0)
-            # An outcome of its own (a reaction an influence roll reads) brings its tone.
-            named = set(system.outcome_tones) | {"a", "b", "stalemate"} | set(doc.get("tones", ()))
-            assert set(doc["outcomes"]) <= named
-
-    def test_its_demo_evening_plays_exports_reimports_and_verifies(self, system, tmp_path):
-        evening = system.demo()
-        assert evening is not None
-        db = tmp_path / "demo.db"
-        made = CliRunner().invoke(cli, ["demo", "--db", str(db), "--json"])
-        assert made.exit_code == 0, made.output
-        played = {c["name"]: c for c in json.loads(made.stdout)["campaigns"]}
-        assert played[evening.campaign]["system"] == system.name
-        assert played[evening.campaign]["commands_played"] > 0
-        run = Run(db, CliRunner())
-        campaign = ["--campaign", evening.campaign]
-        assert run.json([*campaign, "verify"])["ok"]
-        rows = list(csv.DictReader(io.StringIO(run.ok([*campaign, "export", "rolls"]).stdout)))
-        assert rows
-        assert {r["system"] for r in rows} == {system.name}
-        for fmt in ("jsonl", "html"):
-            run.ok([*campaign, "export", "rolls", "--format", fmt, "--player-view"])
-        exported = tmp_path / "events.jsonl"
-        run.ok(["export", "events", "-o", str(exported)])
-        copy = Run(tmp_path / "copy.db", CliRunner())
-        copy.ok(["import", str(exported)])
-        assert copy.json("verify")["ok"]
+from tracker.testing import SystemContract
 
 
 class TestGloom(SystemContract):
@@ -197,6 +54,61 @@ class TestD6(SystemContract):
 def test_every_installed_system_runs_the_contract():
     covered = {cls.name for cls in SystemContract.__subclasses__()}
     assert set(registry.names()) <= covered
+
+
+README = Path(__file__).resolve().parent.parent / "tracker" / "systems" / "README.md"
+
+
+@pytest.mark.slow
+def test_a_package_of_its_own_runs_the_contract_as_the_readme_shows(tmp_path):
+    """The README's test file, run by pytest in a folder of its own: tracker and the D6 plugin
+    installed, and nothing of tracker's tests (their conftest, their fixtures) within reach."""
+    [example] = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    own = tmp_path / "tracker-d6"
+    own.mkdir()
+    (own / "test_contract.py").write_text(textwrap.dedent(example))
+    site = install_d6(tmp_path / "site")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(PLUGINS)])}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_contract.py"],
+        cwd=own,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    contract = [name for name in dir(SystemContract) if name.startswith("test_")]
+    assert f"{len(contract)} passed" in result.stdout
+
+
+# A one-shot command as its own process, saying at exit whether it loaded the contract.
+LOADED = """
+import atexit, sys
+
+def report():
+    found = [m for m in ("tracker.testing", "pytest") if m in sys.modules]
+    print("loaded:", *found, file=sys.stderr)
+
+atexit.register(report)
+import tracker
+from tracker.cli import cli
+cli.main(sys.argv[1:], prog_name="tracker")
+"""
+
+
+def test_tracker_and_its_one_shot_commands_never_load_the_contract(glintlock):
+    """The contract needs pytest, which an installed tracker does not have."""
+    glintlock.ok("session start")
+    for command in (["roll", "Wren", "Grit", "--tag", "1:gear", "--dice", "15"], ["status"]):
+        proc = subprocess.run(
+            [sys.executable, "-c", LOADED, "--db", str(glintlock.db), *command],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.strip().splitlines()[-1] == "loaded:", command
 
 
 # -- a fourth system, installed as a plugin --------------------------------------------------------

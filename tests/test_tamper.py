@@ -809,11 +809,11 @@ def _first(events: list[dict], kind: str) -> tuple[dict, dict]:
 
 def _gurps_skill_15(events):
     """Lockpicking 12 on the sheet, rolled 5+5+5: a failure a base of 15 makes a success."""
-    from tracker.systems.gurps import rules
+    from tracker.systems.gurps.rules.success import decide_roll
 
     roll, payload = _first(events, "RollMade")
     payload["inputs"]["base"] = 15
-    payload["result"] = rules.decide_roll(15, [], tuple(payload["dice"])).to_dict()
+    payload["result"] = decide_roll(15, [], tuple(payload["dice"])).to_dict()
     roll["payload"] = json.dumps(payload)
     return events
 
@@ -821,12 +821,12 @@ def _gurps_skill_15(events):
 def _gurps_will_13(events):
     """A Fright Check against Will 13 where the sheet says 12: 6+4+3 fails the one and passes
     the other."""
-    from tracker.systems.gurps import rules
+    from tracker.systems.gurps.rules.success import decide_roll
 
     fright, payload = _first(events, "FrightChecked")
     payload["inputs"]["will"] = payload["result"]["will"] = 13
     roll = payload["result"]["roll"]
-    payload["result"]["roll"] = rules.decide_roll(13, [], tuple(roll["dice"])).to_dict()
+    payload["result"]["roll"] = decide_roll(13, [], tuple(roll["dice"])).to_dict()
     payload["result"]["table"], payload["effects"] = None, []
     fright["payload"] = json.dumps(payload)
     return events
@@ -1069,7 +1069,7 @@ def _quick_side_at(base: int | None, score: int):
     the score it rolled against ``score``, its outcome decided again to match."""
 
     def forge(events):
-        from tracker.systems.gurps import rules
+        from tracker.systems.gurps.rules.success import decide_roll
 
         contest = [r for r in events if r["type"] == "ContestRolled"][-1]
         payload = payload_of(contest)
@@ -1077,7 +1077,7 @@ def _quick_side_at(base: int | None, score: int):
         if base is not None:
             side["inputs"]["base"] = base
             side["inputs"]["effective"] = base - 2
-        side["result"] = rules.decide_roll(score, [], tuple(side["result"]["dice"])).to_dict()
+        side["result"] = decide_roll(score, [], tuple(side["result"]["dice"])).to_dict()
         contest["payload"] = json.dumps(payload)
         return events
 

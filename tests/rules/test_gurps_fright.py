@@ -8,8 +8,10 @@ import pytest
 
 from tracker.errors import BadInput, DiceError, Refused
 from tracker.systems.dice import PhysicalDice
-from tracker.systems.gurps import rules as gurps
-from tracker.systems.gurps.rules import Modifier
+from tracker.systems.gurps import tables
+from tracker.systems.gurps.rules.fright import fright_check, fright_modifier
+from tracker.systems.gurps.rules.fright_table import FRIGHT_TABLE, fright_table_from_rows
+from tracker.systems.gurps.rules.success import Modifier, decide_roll
 
 
 def dice(total: int) -> PhysicalDice:
@@ -59,7 +61,7 @@ def fright_with_total(total: int, *, effect_dice=None, ht=11, will=10, modifiers
     margin = total - table_total
     capped = min(will + sum(m.value for m in modifiers), 13)
     excess = max(0, capped + margin - 16)
-    return gurps.fright_check(
+    return fright_check(
         will - excess,
         modifiers,
         dice=dice(capped - excess + margin),
@@ -88,12 +90,12 @@ FRIGHT_MODIFIERS_FROM_RULEBOOK = {
 
 @pytest.mark.parametrize(("name", "value"), FRIGHT_MODIFIERS_FROM_RULEBOOK.items())
 def test_fright_modifier_table(name: str, value: int) -> None:
-    assert gurps.FRIGHT_MODIFIERS[name][0] == value
-    assert gurps.fright_modifier(name.upper().replace("-", " ")).value == value
+    assert tables.FRIGHT_MODIFIERS[name][0] == value
+    assert fright_modifier(name.upper().replace("-", " ")).value == value
 
 
 def test_fright_modifier_table_has_no_extra_rows() -> None:
-    assert set(gurps.FRIGHT_MODIFIERS) == set(FRIGHT_MODIFIERS_FROM_RULEBOOK)
+    assert set(tables.FRIGHT_MODIFIERS) == set(FRIGHT_MODIFIERS_FROM_RULEBOOK)
 
 
 @pytest.mark.parametrize(
@@ -101,20 +103,20 @@ def test_fright_modifier_table_has_no_extra_rows() -> None:
     [("fearlessness", 3, 3), ("fearfulness", 2, -2), ("previous-exposure", 4, 4)],
 )
 def test_counted_fright_modifiers_scale(name: str, count: int, value: int) -> None:
-    assert gurps.fright_modifier(name, count).value == value
+    assert fright_modifier(name, count).value == value
 
 
 @pytest.mark.parametrize(("name", "count"), [("alone", 2), ("fearlessness", 0), ("gloomy", 1)])
 def test_bad_fright_modifiers_are_bad_input(name: str, count: int) -> None:
     with pytest.raises(BadInput):
-        gurps.fright_modifier(name, count)
+        fright_modifier(name, count)
 
 
 # The check and the Rule of 14 ---------------------------------------------------------------
 
 
 def test_rule_of_14_high_will_counts_as_13_and_a_14_fails() -> None:
-    check = gurps.fright_check(16, dice=dice(14), table_dice=dice(10), effect_dice=Recorder([3, 4]))
+    check = fright_check(16, dice=dice(14), table_dice=dice(10), effect_dice=Recorder([3, 4]))
     assert check.modified_will == 16
     assert check.effective == 13
     assert check.rule_of_14
@@ -125,17 +127,15 @@ def test_rule_of_14_high_will_counts_as_13_and_a_14_fails() -> None:
 
 
 def test_rule_of_14_a_13_still_succeeds() -> None:
-    check = gurps.fright_check(
-        18, dice=dice(13), table_dice=Untouchable(), effect_dice=Untouchable()
-    )
+    check = fright_check(18, dice=dice(13), table_dice=Untouchable(), effect_dice=Untouchable())
     assert check.roll.success
     assert check.table is None
 
 
 def test_rule_of_14_applies_after_modifiers() -> None:
-    check = gurps.fright_check(
+    check = fright_check(
         10,
-        [gurps.fright_modifier("in-combat")],
+        [fright_modifier("in-combat")],
         dice=dice(13),
         table_dice=Untouchable(),
         effect_dice=Untouchable(),
@@ -148,7 +148,7 @@ def test_rule_of_14_applies_after_modifiers() -> None:
 
 
 def test_rule_of_14_is_recorded_as_a_labelled_modifier() -> None:
-    check = gurps.fright_check(16, dice=dice(14), table_dice=dice(10), effect_dice=Recorder([3, 4]))
+    check = fright_check(16, dice=dice(14), table_dice=dice(10), effect_dice=Recorder([3, 4]))
     assert check.roll.base == 16
     assert check.roll.modifiers == (Modifier(-3, "Rule of 14"),)
     assert check.roll.effective == 13
@@ -156,8 +156,8 @@ def test_rule_of_14_is_recorded_as_a_labelled_modifier() -> None:
 
 
 def test_rule_of_14_modifier_follows_the_other_modifiers() -> None:
-    in_combat = gurps.fright_modifier("in-combat")
-    check = gurps.fright_check(
+    in_combat = fright_modifier("in-combat")
+    check = fright_check(
         10, [in_combat], dice=dice(13), table_dice=Untouchable(), effect_dice=Untouchable()
     )
     assert check.roll.modifiers == (in_combat, Modifier(-2, "Rule of 14"))
@@ -165,16 +165,14 @@ def test_rule_of_14_modifier_follows_the_other_modifiers() -> None:
 
 
 def test_no_rule_of_14_modifier_at_13_or_less() -> None:
-    check = gurps.fright_check(
-        13, dice=dice(13), table_dice=Untouchable(), effect_dice=Untouchable()
-    )
+    check = fright_check(13, dice=dice(13), table_dice=Untouchable(), effect_dice=Untouchable())
     assert check.roll.modifiers == ()
     assert not check.rule_of_14
 
 
 def test_will_16_rolling_14_re_decides_as_the_stored_failure() -> None:
-    check = gurps.fright_check(16, dice=dice(14), table_dice=dice(10), effect_dice=Recorder([3, 4]))
-    again = gurps.decide_roll(check.roll.base, check.roll.modifiers, check.roll.dice)
+    check = fright_check(16, dice=dice(14), table_dice=dice(10), effect_dice=Recorder([3, 4]))
+    again = decide_roll(check.roll.base, check.roll.modifiers, check.roll.dice)
     assert check.roll.outcome == again.outcome == "failure"
 
 
@@ -187,7 +185,7 @@ def test_every_fright_roll_re_decides_to_the_stored_roll(modifiers) -> None:
     # What `tracker verify` relies on: base + modifiers is what the roll was judged against.
     for will in range(3, 26):
         for total in range(3, 19):
-            check = gurps.fright_check(
+            check = fright_check(
                 will,
                 modifiers,
                 dice=dice(total),
@@ -197,13 +195,13 @@ def test_every_fright_roll_re_decides_to_the_stored_roll(modifiers) -> None:
             roll = check.roll
             assert roll.effective == min(will + sum(m.value for m in modifiers), 13)
             assert roll.effective == roll.base + sum(m.value for m in roll.modifiers)
-            assert gurps.decide_roll(roll.base, roll.modifiers, roll.dice) == roll
+            assert decide_roll(roll.base, roll.modifiers, roll.dice) == roll
 
 
 def test_modifiers_below_13_are_used_as_they_are() -> None:
-    check = gurps.fright_check(
+    check = fright_check(
         12,
-        [gurps.fright_modifier("alone"), gurps.fright_modifier("dark")],
+        [fright_modifier("alone"), fright_modifier("dark")],
         dice=dice(9),
         table_dice=Untouchable(),
         effect_dice=Untouchable(),
@@ -214,13 +212,13 @@ def test_modifiers_below_13_are_used_as_they_are() -> None:
 
 
 def test_a_fright_check_is_never_refused_for_low_will() -> None:
-    check = gurps.fright_check(1, dice=dice(3), table_dice=Untouchable(), effect_dice=Untouchable())
+    check = fright_check(1, dice=dice(3), table_dice=Untouchable(), effect_dice=Untouchable())
     assert check.roll.outcome == "critical_success"
 
 
 def test_unfazeable_needs_no_fright_check() -> None:
     with pytest.raises(Refused, match="Unfazeable and needs no Fright Check"):
-        gurps.fright_check(
+        fright_check(
             12,
             dice=Untouchable(),
             table_dice=Untouchable(),
@@ -232,13 +230,11 @@ def test_unfazeable_needs_no_fright_check() -> None:
 
 def test_fright_check_dice_are_validated() -> None:
     with pytest.raises(DiceError):
-        gurps.fright_check(
-            12, dice=PhysicalDice([1, 1]), table_dice=dice(10), effect_dice=Untouchable()
-        )
+        fright_check(12, dice=PhysicalDice([1, 1]), table_dice=dice(10), effect_dice=Untouchable())
 
 
 def test_table_total_is_table_dice_plus_margin_of_failure() -> None:
-    check = gurps.fright_check(8, dice=dice(15), table_dice=dice(9), effect_dice=Recorder([2]))
+    check = fright_check(8, dice=dice(15), table_dice=dice(9), effect_dice=Recorder([2]))
     assert check.table is not None
     assert check.table.margin_of_failure == 7
     assert check.table.total == 9 + 7
@@ -246,7 +242,7 @@ def test_table_total_is_table_dice_plus_margin_of_failure() -> None:
 
 
 def test_fright_check_to_dict_has_the_contract_fields() -> None:
-    check = gurps.fright_check(16, dice=dice(14), table_dice=dice(12), effect_dice=Recorder([3, 4]))
+    check = fright_check(16, dice=dice(14), table_dice=dice(12), effect_dice=Recorder([3, 4]))
     document = check.to_dict()
     assert document["effective"] == 13
     assert document["roll"]["effective"] == 13
@@ -262,7 +258,7 @@ def test_fright_check_to_dict_has_the_contract_fields() -> None:
 
 @pytest.mark.parametrize("total", range(4, 46))
 def test_every_total_maps_to_its_listed_row(total: int) -> None:
-    row = gurps.FRIGHT_TABLE.lookup(total)
+    row = FRIGHT_TABLE.lookup(total)
     assert row.first == listed_row_for(total)
 
 
@@ -271,7 +267,7 @@ def test_every_total_maps_to_its_listed_row(total: int) -> None:
     [(19, 18), (24, 23), (25, 23), (26, 23), (27, 23), (31, 30), (35, 30), (39, 30), (45, 40)],
 )
 def test_gaps_take_the_listed_row_below(total: int, row: int) -> None:
-    assert gurps.FRIGHT_TABLE.lookup(total).first == row
+    assert FRIGHT_TABLE.lookup(total).first == row
 
 
 @pytest.mark.parametrize("total", [4, 9, 13, 15, 19, 23, 27, 29, 33, 40, 45])
@@ -284,8 +280,8 @@ def test_a_failed_check_reports_the_row_applied(total: int) -> None:
 
 
 def test_the_builtin_table_lists_the_rulebooks_rows() -> None:
-    assert tuple(row.first for row in gurps.FRIGHT_TABLE.rows) == LISTED_ROWS
-    assert gurps.FRIGHT_TABLE.rows[-1].last is None
+    assert tuple(row.first for row in FRIGHT_TABLE.rows) == LISTED_ROWS
+    assert FRIGHT_TABLE.rows[-1].last is None
 
 
 # Row effects --------------------------------------------------------------------------------
@@ -441,7 +437,7 @@ def test_trait_results_are_flagged_for_the_gm() -> None:
 
 
 def test_a_campaign_may_load_its_own_table() -> None:
-    table = gurps.fright_table_from_rows(
+    table = fright_table_from_rows(
         [
             {"first": 1, "last": 9, "text": "Shaken.", "effects": []},
             {
@@ -454,7 +450,7 @@ def test_a_campaign_may_load_its_own_table() -> None:
             },
         ]
     )
-    check = gurps.fright_check(
+    check = fright_check(
         10, dice=dice(12), table_dice=dice(10), effect_dice=PhysicalDice([1, 2, 3]), table=table
     )
     assert check.table is not None
@@ -463,11 +459,11 @@ def test_a_campaign_may_load_its_own_table() -> None:
 
 
 def test_the_builtin_rows_round_trip() -> None:
-    assert gurps.fright_table_from_rows(gurps.FRIGHT_TABLE.rows) == gurps.FRIGHT_TABLE
+    assert fright_table_from_rows(FRIGHT_TABLE.rows) == FRIGHT_TABLE
 
 
 def test_a_row_without_last_covers_one_total() -> None:
-    table = gurps.fright_table_from_rows([{"first": 5, "text": "x"}, {"first": 6, "text": "y"}])
+    table = fright_table_from_rows([{"first": 5, "text": "x"}, {"first": 6, "text": "y"}])
     assert table.rows[0].last == 5
 
 
@@ -491,14 +487,14 @@ def test_a_row_without_last_covers_one_total() -> None:
 )
 def test_invalid_tables_are_bad_input(rows: list) -> None:
     with pytest.raises(BadInput):
-        gurps.fright_table_from_rows(rows)
+        fright_table_from_rows(rows)
 
 
 def test_a_total_below_the_first_row_takes_the_first_row() -> None:
-    table = gurps.fright_table_from_rows([{"first": 10, "text": "a"}, {"first": 12, "text": "b"}])
+    table = fright_table_from_rows([{"first": 10, "text": "a"}, {"first": 12, "text": "b"}])
     assert table.lookup(4).first == 10
 
 
 def test_the_builtin_table_survives_a_json_round_trip() -> None:
-    rows = json.loads(json.dumps(gurps.FRIGHT_TABLE.to_dict()))["rows"]
-    assert gurps.fright_table_from_rows(rows) == gurps.FRIGHT_TABLE
+    rows = json.loads(json.dumps(FRIGHT_TABLE.to_dict()))["rows"]
+    assert fright_table_from_rows(rows) == FRIGHT_TABLE

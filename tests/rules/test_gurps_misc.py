@@ -6,8 +6,26 @@ import pytest
 
 from tracker.errors import BadInput, DiceError, Refused
 from tracker.systems.dice import PhysicalDice
-from tracker.systems.gurps import rules as gurps
-from tracker.systems.gurps.rules import Modifier
+from tracker.systems.gurps import tables
+from tracker.systems.gurps.rules.attempts import buy_up_cost, retry_modifier
+from tracker.systems.gurps.rules.feats import (
+    broad_jump_feet,
+    climbing_modifiers,
+    extra_effort,
+    high_jump_inches,
+    sprint_move,
+    water_move,
+)
+from tracker.systems.gurps.rules.influence import (
+    InfluenceResult,
+    better_reaction,
+    influence_roll,
+    reaction_level,
+    reaction_roll,
+)
+from tracker.systems.gurps.rules.projects import project_day, supervisor_modifier
+from tracker.systems.gurps.rules.senses import hearing_modifier, vision_modifiers
+from tracker.systems.gurps.rules.success import Modifier
 
 
 def dice(total: int) -> PhysicalDice:
@@ -33,7 +51,7 @@ CF, F, S, CS = "critical_failure", "failure", "success", "critical_success"
 
 
 def test_retry_modes() -> None:
-    assert gurps.RETRY_MODES == (
+    assert tables.RETRY_MODES == (
         "one-chance",
         "retry-with-damage",
         "retry-at-penalty",
@@ -42,31 +60,31 @@ def test_retry_modes() -> None:
 
 
 def test_one_chance_allows_the_first_attempt() -> None:
-    assert gurps.retry_modifier("one-chance", 0, 0) is None
+    assert retry_modifier("one-chance", 0, 0) is None
 
 
 def test_one_chance_refuses_a_second_attempt() -> None:
     with pytest.raises(Refused, match="one chance"):
-        gurps.retry_modifier("one-chance", 1, 1)
+        retry_modifier("one-chance", 1, 1)
 
 
 @pytest.mark.parametrize(("failures", "value"), [(1, -1), (2, -2), (5, -5)])
 def test_retry_at_penalty_is_minus_1_per_earlier_failure(failures: int, value: int) -> None:
-    modifier = gurps.retry_modifier("retry-at-penalty", failures, failures)
+    modifier = retry_modifier("retry-at-penalty", failures, failures)
     assert modifier is not None
     assert modifier.value == value
 
 
 def test_retry_at_penalty_counts_failures_not_attempts() -> None:
-    modifier = gurps.retry_modifier("retry-at-penalty", 4, 1)
+    modifier = retry_modifier("retry-at-penalty", 4, 1)
     assert modifier is not None
     assert modifier.value == -1
-    assert gurps.retry_modifier("retry-at-penalty", 0, 0) is None
+    assert retry_modifier("retry-at-penalty", 0, 0) is None
 
 
 @pytest.mark.parametrize("mode", ["retry-freely", "retry-with-damage", "Retry Freely"])
 def test_other_modes_take_no_modifier(mode: str) -> None:
-    assert gurps.retry_modifier(mode, 6, 6) is None
+    assert retry_modifier(mode, 6, 6) is None
 
 
 @pytest.mark.parametrize(
@@ -75,7 +93,7 @@ def test_other_modes_take_no_modifier(mode: str) -> None:
 )
 def test_impossible_retry_inputs_are_bad_input(mode: str, attempts: int, failures: int) -> None:
     with pytest.raises(BadInput):
-        gurps.retry_modifier(mode, attempts, failures)
+        retry_modifier(mode, attempts, failures)
 
 
 # Cinematic buy-ups --------------------------------------------------------------------------
@@ -86,18 +104,18 @@ def test_impossible_retry_inputs_are_bad_input(mode: str, attempts: int, failure
     [(CF, F, 2), (F, S, 1), (S, CS, 2), (CF, S, 3), (F, CS, 3), (CF, CS, 5)],
 )
 def test_buy_up_costs_chain(current: str, target: str, cost: int) -> None:
-    assert gurps.buy_up_cost(current, target) == cost
+    assert buy_up_cost(current, target) == cost
 
 
 @pytest.mark.parametrize(("current", "target"), [(S, S), (S, F), (CS, CF), (F, CF)])
 def test_a_buy_up_must_improve_the_outcome(current: str, target: str) -> None:
     with pytest.raises(Refused):
-        gurps.buy_up_cost(current, target)
+        buy_up_cost(current, target)
 
 
 def test_buy_up_rejects_unknown_outcomes() -> None:
     with pytest.raises(BadInput):
-        gurps.buy_up_cost("failure", "triumph")
+        buy_up_cost("failure", "triumph")
 
 
 # Major projects -----------------------------------------------------------------------------
@@ -105,32 +123,32 @@ def test_buy_up_rejects_unknown_outcomes() -> None:
 
 @pytest.mark.parametrize(("outcome", "hours"), [(CS, 12), (S, 8), (F, 4)])
 def test_major_project_hours(outcome: str, hours: int) -> None:
-    day = gurps.project_day(outcome, dice=Untouchable())
+    day = project_day(outcome, dice=Untouchable())
     assert (day.man_hours, day.destroyed_hours, day.dice) == (hours, 0, ())
 
 
 def test_major_project_critical_failure_destroys_2d_hours() -> None:
-    day = gurps.project_day(CF, dice=PhysicalDice([3, 5]))
+    day = project_day(CF, dice=PhysicalDice([3, 5]))
     assert (day.man_hours, day.destroyed_hours, day.dice) == (0, 8, (3, 5))
     assert day.to_dict()["dice"] == [3, 5]
 
 
 def test_major_project_destroyed_hours_need_two_d6() -> None:
     with pytest.raises(DiceError, match="two d6"):
-        gurps.project_day(CF, dice=PhysicalDice([3]))
+        project_day(CF, dice=PhysicalDice([3]))
 
 
 def test_major_project_unknown_outcome() -> None:
     with pytest.raises(BadInput):
-        gurps.project_day("great", dice=Untouchable())
+        project_day("great", dice=Untouchable())
 
 
 def test_supervisor_bonus() -> None:
-    assert gurps.SUPERVISOR_BONUS == (1, 2)
-    assert gurps.supervisor_modifier().value == 1
-    assert gurps.supervisor_modifier(2).value == 2
+    assert tables.SUPERVISOR_BONUS == (1, 2)
+    assert supervisor_modifier().value == 1
+    assert supervisor_modifier(2).value == 2
     with pytest.raises(BadInput):
-        gurps.supervisor_modifier(3)
+        supervisor_modifier(3)
 
 
 # Reactions ----------------------------------------------------------------------------------
@@ -158,27 +176,25 @@ def test_supervisor_bonus() -> None:
     ],
 )
 def test_reaction_table_boundaries(total: int, level: str) -> None:
-    assert gurps.reaction_level(total) == level
+    assert reaction_level(total) == level
 
 
 def test_reaction_roll_adds_modifiers() -> None:
-    result = gurps.reaction_roll(
-        [Modifier(2, "Appearance"), Modifier(-1, "foreign")], dice=dice(12)
-    )
+    result = reaction_roll([Modifier(2, "Appearance"), Modifier(-1, "foreign")], dice=dice(12))
     assert (result.total, result.level) == (13, "Good")
     assert sum(result.dice) == 12
 
 
 def test_better_reaction() -> None:
-    assert gurps.better_reaction("Bad", "Very Good") == "Very Good"
-    assert gurps.better_reaction("Good", "Very Bad") == "Good"
+    assert better_reaction("Bad", "Very Good") == "Very Good"
+    assert better_reaction("Good", "Very Bad") == "Good"
 
 
 # Influence ----------------------------------------------------------------------------------
 
 
-def influence(skill: str, a_total: int, b_total: int, **kwargs) -> gurps.InfluenceResult:
-    return gurps.influence_roll(skill, 12, 10, dice_a=dice(a_total), dice_b=dice(b_total), **kwargs)
+def influence(skill: str, a_total: int, b_total: int, **kwargs) -> InfluenceResult:
+    return influence_roll(skill, 12, 10, dice_a=dice(a_total), dice_b=dice(b_total), **kwargs)
 
 
 def test_aldric_at_the_gate_diplomacy_win_and_the_better_of_two() -> None:
@@ -269,7 +285,7 @@ def test_unfazeable_cannot_be_intimidated() -> None:
 
 
 def test_slave_mentality_complies_without_a_roll() -> None:
-    result = gurps.influence_roll(
+    result = influence_roll(
         "Fast-Talk", 12, 10, dice_a=Untouchable(), dice_b=Untouchable(), slave_mentality=True
     )
     assert result.complied
@@ -296,26 +312,26 @@ def test_influence_to_dict() -> None:
     ("percent", "penalty"), [(1, -1), (5, -1), (6, -2), (10, -2), (20, -4), (25, -5), (26, -6)]
 )
 def test_extra_effort_is_minus_1_per_5_percent_rounded_up(percent: int, penalty: int) -> None:
-    result = gurps.extra_effort(12, percent, dice=dice(10))
+    result = extra_effort(12, percent, dice=dice(10))
     assert result.roll.effective == 12 + penalty
 
 
 def test_motivated_extra_effort_gets_plus_5() -> None:
-    result = gurps.extra_effort(12, 20, dice=dice(13), motivated=True)
+    result = extra_effort(12, 20, dice=dice(13), motivated=True)
     assert result.roll.effective == 13
     assert result.granted
 
 
 @pytest.mark.parametrize("total", [5, 12])
 def test_extra_effort_always_costs_1_fp(total: int) -> None:
-    result = gurps.extra_effort(11, 10, dice=dice(total))
+    result = extra_effort(11, 10, dice=dice(total))
     assert result.fp_cost == 1
     assert result.hp_loss == 0
     assert result.granted == (total <= 9)
 
 
 def test_extra_effort_critical_failure_costs_hp_equal_to_fp() -> None:
-    result = gurps.extra_effort(11, 10, dice=dice(18))
+    result = extra_effort(11, 10, dice=dice(18))
     assert result.roll.outcome == CF
     assert result.hp_loss == result.fp_cost == 1
     assert not result.granted
@@ -323,12 +339,12 @@ def test_extra_effort_critical_failure_costs_hp_equal_to_fp() -> None:
 
 def test_machines_cannot_use_extra_effort() -> None:
     with pytest.raises(Refused, match="Machine"):
-        gurps.extra_effort(12, 10, dice=Untouchable(), machine=True)
+        extra_effort(12, 10, dice=Untouchable(), machine=True)
 
 
 def test_extra_effort_needs_a_positive_percentage() -> None:
     with pytest.raises(BadInput):
-        gurps.extra_effort(12, 0, dice=Untouchable())
+        extra_effort(12, 0, dice=Untouchable())
 
 
 # Physical feats -----------------------------------------------------------------------------
@@ -345,19 +361,19 @@ def test_extra_effort_needs_a_positive_percentage() -> None:
     ],
 )
 def test_climbing_surfaces(surface: str, value: int) -> None:
-    (modifier,) = gurps.climbing_modifiers(surface)
+    (modifier,) = climbing_modifiers(surface)
     assert modifier.value == value
 
 
 def test_climbing_subtracts_encumbrance() -> None:
-    modifiers = gurps.climbing_modifiers("vertical-stone-wall", encumbrance=2)
+    modifiers = climbing_modifiers("vertical-stone-wall", encumbrance=2)
     assert [m.value for m in modifiers] == [-3, -2]
 
 
 @pytest.mark.parametrize(("surface", "encumbrance"), [("glass", 0), ("rope-up", 5)])
 def test_climbing_bad_input(surface: str, encumbrance: int) -> None:
     with pytest.raises(BadInput):
-        gurps.climbing_modifiers(surface, encumbrance)
+        climbing_modifiers(surface, encumbrance)
 
 
 @pytest.mark.parametrize(
@@ -365,7 +381,7 @@ def test_climbing_bad_input(surface: str, encumbrance: int) -> None:
     [(5, 0, None, 20), (5, 3, None, 38), (5, 0, 14, 32), (5, 0, 8, 20), (1, 0, None, 0)],
 )
 def test_high_jump(move: int, run: int, jumping: int | None, inches: int) -> None:
-    assert gurps.high_jump_inches(move, run, jumping) == inches
+    assert high_jump_inches(move, run, jumping) == inches
 
 
 @pytest.mark.parametrize(
@@ -373,17 +389,17 @@ def test_high_jump(move: int, run: int, jumping: int | None, inches: int) -> Non
     [(5, 0, None, 7), (5, 4, None, 15), (6, 0, 16, 13), (1, 0, None, 0)],
 )
 def test_broad_jump(move: int, run: int, jumping: int | None, feet: int) -> None:
-    assert gurps.broad_jump_feet(move, run, jumping) == feet
+    assert broad_jump_feet(move, run, jumping) == feet
 
 
 @pytest.mark.parametrize(("move", "sprint"), [(1, 2), (5, 6), (7, 8), (10, 12), (13, 15)])
 def test_sprint_adds_20_percent_at_least_1(move: int, sprint: int) -> None:
-    assert gurps.sprint_move(move) == sprint
+    assert sprint_move(move) == sprint
 
 
 @pytest.mark.parametrize(("move", "water"), [(0, 1), (4, 1), (5, 1), (10, 2), (14, 2), (15, 3)])
 def test_water_move_is_a_fifth_at_least_1(move: int, water: int) -> None:
-    assert gurps.water_move(move) == water
+    assert water_move(move) == water
 
 
 # Senses -------------------------------------------------------------------------------------
@@ -405,11 +421,11 @@ def test_water_move_is_a_fifth_at_least_1(move: int, water: int) -> None:
     ],
 )
 def test_hearing_range_steps(sound: str, yards: float, value: int) -> None:
-    assert gurps.hearing_modifier(sound, yards).value == value
+    assert hearing_modifier(sound, yards).value == value
 
 
 def test_hearing_ranges_from_the_rulebook() -> None:
-    assert {name: num / den for name, (num, den) in gurps.HEARING_RANGES.items()} == {
+    assert {name: num / den for name, (num, den) in tables.HEARING_RANGES.items()} == {
         "quiet-conversation": 0.5,
         "normal-conversation": 1,
         "loud-conversation": 4,
@@ -422,12 +438,12 @@ def test_hearing_ranges_from_the_rulebook() -> None:
 
 def test_vision_is_impossible_in_total_darkness() -> None:
     with pytest.raises(Refused, match="total darkness"):
-        gurps.vision_modifiers(total_darkness=True)
-    assert gurps.vision_modifiers(total_darkness=True, sees_in_dark=True) == ()
+        vision_modifiers(total_darkness=True)
+    assert vision_modifiers(total_darkness=True, sees_in_dark=True) == ()
 
 
 def test_vision_obvious_and_partial_darkness() -> None:
-    modifiers = gurps.vision_modifiers(darkness=4, obvious=True)
+    modifiers = vision_modifiers(darkness=4, obvious=True)
     assert [m.value for m in modifiers] == [-4, 10]
     with pytest.raises(BadInput):
-        gurps.vision_modifiers(darkness=10)
+        vision_modifiers(darkness=10)

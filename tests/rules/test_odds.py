@@ -556,19 +556,19 @@ def _totals():
 )
 def test_a_project_day_matches_the_rules_roll_by_roll(worker, supervisor, bonus):
     from tracker.systems.dice import PhysicalDice
-    from tracker.systems.gurps import rules as gurps
+    from tracker.systems.gurps import tables
+    from tracker.systems.gurps.rules.projects import supervisor_modifier
+    from tracker.systems.gurps.rules.success import success_roll
 
     expected: Counter[str] = Counter()
     hours = Fraction(0)
     for lead, p_lead in _totals() if supervisor is not None else [(None, Fraction(1))]:
-        led = (
-            lead is not None and gurps.success_roll(supervisor, [], dice=PhysicalDice(lead)).success
-        )
-        mods = [gurps.supervisor_modifier(bonus)] if led else []
+        led = lead is not None and success_roll(supervisor, [], dice=PhysicalDice(lead)).success
+        mods = [supervisor_modifier(bonus)] if led else []
         for dice, p in _totals():
-            day = gurps.success_roll(worker, mods, dice=PhysicalDice(dice))
+            day = success_roll(worker, mods, dice=PhysicalDice(dice))
             expected[day.outcome] += p_lead * p
-            hours += p_lead * p * gurps.tables.PROJECT_HOURS[day.outcome]
+            hours += p_lead * p * tables.PROJECT_HOURS[day.outcome]
     result = gurps_odds.project_day(worker, supervisor=supervisor, bonus=bonus)
     assert result.outcomes == {k: expected[k] for k in result.outcomes}
     assert result.extras["expected_man_hours"] == hours
@@ -579,17 +579,19 @@ def test_a_team_s_day_shares_one_supervisor_roll_and_adds_every_worker_s_hours(r
     working personally can give the team +1 to +2 on success." One supervisor roll gives the
     whole team its bonus that day: the team's hours, fall by fall of every die."""
     from tracker.systems.dice import PhysicalDice
-    from tracker.systems.gurps import rules as gurps
+    from tracker.systems.gurps import tables
+    from tracker.systems.gurps.rules.projects import supervisor_modifier
+    from tracker.systems.gurps.rules.success import success_roll
 
     hours = Fraction(0)
     for lead, p_lead in _totals():
-        led = gurps.success_roll(13, [], dice=PhysicalDice(lead)).success
-        mods = [gurps.supervisor_modifier(1)] if led else []
+        led = success_roll(13, [], dice=PhysicalDice(lead)).success
+        mods = [supervisor_modifier(1)] if led else []
         for first, p1 in _totals():
             for second, p2 in _totals():
-                day = [gurps.success_roll(12, mods, dice=PhysicalDice(d)) for d in (first, second)]
+                day = [success_roll(12, mods, dice=PhysicalDice(d)) for d in (first, second)]
                 p = p_lead * p1 * p2
-                hours += p * sum(gurps.tables.PROJECT_HOURS[roll.outcome] for roll in day)
+                hours += p * sum(tables.PROJECT_HOURS[roll.outcome] for roll in day)
     team = gurps_odds.project_day(12, supervisor=13, workers=2)
     assert team.extras["expected_man_hours"] == hours
     shown = run.json("odds gurps --skill 12 --project --workers 2 --supervisor 13")
@@ -615,21 +617,22 @@ def test_influence_odds_match_influence_rolls_fall_by_fall(skill, effective, wil
     status, etc.) apply." They are part of the influence roll's skill, and Diplomacy's reaction
     roll takes them too."""
     from tracker.systems.dice import PhysicalDice
-    from tracker.systems.gurps import rules as gurps
+    from tracker.systems.gurps.rules.influence import influence_roll
+    from tracker.systems.gurps.rules.success import Modifier
 
     expected: Counter[str] = Counter()
     reactions = _totals() if skill == "Diplomacy" else [(None, Fraction(1))]
     for a, pa in _totals():
         for b, pb in _totals():
             for r, pr in reactions:
-                decided = gurps.influence_roll(
+                decided = influence_roll(
                     skill,
                     effective + reaction,
                     will,
                     dice_a=PhysicalDice(a),
                     dice_b=PhysicalDice(b),
                     reaction_dice=None if r is None else PhysicalDice(r),
-                    reaction_modifiers=[gurps.Modifier(reaction, "reaction")] if reaction else [],
+                    reaction_modifiers=[Modifier(reaction, "reaction")] if reaction else [],
                 )
                 expected[decided.level] += pa * pb * pr
     result = gurps_odds.influence(skill, effective, will, reaction=reaction)
@@ -639,12 +642,12 @@ def test_influence_odds_match_influence_rolls_fall_by_fall(skill, effective, wil
 
 def test_influence_odds_on_a_pc_give_each_margin_the_rules_leave():
     from tracker.systems.dice import PhysicalDice
-    from tracker.systems.gurps import rules as gurps
+    from tracker.systems.gurps.rules.influence import influence_roll
 
     margins: Counter[int] = Counter()
     for a, pa in _totals():
         for b, pb in _totals():
-            decided = gurps.influence_roll(
+            decided = influence_roll(
                 "Sex Appeal", 14, 12, dice_a=PhysicalDice(a), dice_b=PhysicalDice(b), on_pc=True
             )
             margins[decided.modifier] += pa * pb

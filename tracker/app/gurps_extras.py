@@ -62,14 +62,16 @@ class GurpsExtras:
         the margin of victory on that character as a condition, "influenced by NAME", which
         rolls take with ``--mod influence:NAME`` until the GM clears it.
         """
-        from tracker.systems.gurps import rules as gurps
+        from tracker.systems.gurps import tables
+        from tracker.systems.gurps.rules.influence import influence_roll
+        from tracker.systems.gurps.rules.success import effective_skill
 
         def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.INFLUENCE, "Influence rolls", "are")
-            if skill.strip().lower() not in {s.lower() for s in gurps.INFLUENCE_SKILLS}:
+            if skill.strip().lower() not in {s.lower() for s in tables.INFLUENCE_SKILLS}:
                 raise BadInput(
                     f"{skill!r} is not an influence skill; use one of "
-                    f"{', '.join(gurps.INFLUENCE_SKILLS)}."
+                    f"{', '.join(tables.INFLUENCE_SKILLS)}."
                 )
             a_side = side(self.table, state, name, skill)
             if a_side.character is None:
@@ -99,7 +101,7 @@ class GurpsExtras:
                     f"update {subject_ch.name} --npc`)."
                 )
             if not on_pc and subject_has("Slave Mentality", slave_mentality):
-                result = gurps.influence_roll(
+                result = influence_roll(
                     skill, 0, 0, dice_a=None, dice_b=None, slave_mentality=True, **wants
                 )
                 text = f"{b_side.name} complies with {a_side.name} (Slave Mentality): no roll."
@@ -114,10 +116,10 @@ class GurpsExtras:
             a_base, a_mods, _ = gurps_play.effective(a_side, mods, state.tech_level)
             reacting = gurps_play.reaction_modifiers(reaction_mods)
             a_mods = [*a_mods, *reacting]
-            a_eff = gurps.effective_skill(a_base, a_mods)
+            a_eff = effective_skill(a_base, a_mods)
             b_base, _, b_eff = gurps_play.effective(b_side, ())
             wants_reaction = skill.strip().lower() == "diplomacy" and not on_pc
-            result = gurps.influence_roll(
+            result = influence_roll(
                 skill,
                 a_eff,
                 b_eff,
@@ -202,7 +204,7 @@ class GurpsExtras:
         """Extra effort: a Will roll (or a Will-based skill's, ``skill``, as the rulebook
         allows: which skills are Will-based is the GM's call) at -1 per 5% more (rounded up),
         +5 when motivated. It always costs 1 FP, and a critical failure as many HP as well."""
-        from tracker.systems.gurps import rules as gurps
+        from tracker.systems.gurps.rules.feats import extra_effort
 
         dice_source, seed_text = dice_kind(source_for(dice, seed))
 
@@ -211,7 +213,7 @@ class GurpsExtras:
             ch = self.table.character(name, state)
             trait = skill or "Will"
             will = gurps_play.base_skill(ch, trait, gurps_play.defaults_for(ch, trait))
-            result = gurps.extra_effort(
+            result = extra_effort(
                 will.value,
                 percent,
                 dice=source_for(dice, seed),
@@ -283,7 +285,8 @@ class GurpsExtras:
         now: str | None = None,
     ) -> Logged:
         """GURPS: a Fright Check, and on failure the fright table with its effects."""
-        from tracker.systems.gurps import rules as gurps
+        from tracker.systems.gurps.rules.fright import fright_check, fright_modifier
+        from tracker.systems.gurps.rules.fright_table import FRIGHT_TABLE, fright_table_from_rows
 
         def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.FRIGHT_CHECKS, "The Fright Check")
@@ -297,17 +300,15 @@ class GurpsExtras:
             modifiers += gurps_play.fright_traits(ch)
             exposures, since = _exposures(state, ch, threat, now)
             if exposures:
-                modifiers.append(gurps.fright_modifier("previous-exposure", exposures))
+                modifiers.append(fright_modifier("previous-exposure", exposures))
             # A secret event about the character in the last 24 hours could be a check against
             # this threat, which its modifier would show: this one is secret as well, whatever
             # threat (or other thing) the secret one was about.
             after_a_secret = state.unrevealed(ch.character_id, since=since) if threat else []
             hidden = secret or bool(after_a_secret)
             shared = source_for(None, seed)
-            own_table = (
-                gurps.fright_table_from_rows(state.fright_table) if state.fright_table else None
-            )
-            result = gurps.fright_check(
+            own_table = fright_table_from_rows(state.fright_table) if state.fright_table else None
+            result = fright_check(
                 will,
                 modifiers,
                 dice=source_for(dice, None) if dice else shared,
@@ -317,7 +318,7 @@ class GurpsExtras:
                 else shared,
                 unfazeable=ch.has_trait("Unfazeable"),
                 ht=ch.stat("HT"),
-                table=own_table or gurps.FRIGHT_TABLE,
+                table=own_table or FRIGHT_TABLE,
                 character=ch.name,
             )
             effects, notes = gurps_play.fright_effects(ch, result)
@@ -424,7 +425,7 @@ class GurpsExtras:
         per worker in the order named; ``destroyed_dice`` the 2d of each critical failure, in
         the order the workers are named.
         """
-        from tracker.systems.gurps import rules as gurps
+        from tracker.systems.gurps.rules.projects import project_day, supervisor_modifier
 
         if supervisor_skill.casefold() not in SUPERVISING:
             raise BadInput(
@@ -442,7 +443,7 @@ class GurpsExtras:
                 f"{plural(len(workers), 'worker')}; give it once per worker, in the order the "
                 "workers are named."
             )
-        bonus = gurps.supervisor_modifier(supervisor_bonus)
+        bonus = supervisor_modifier(supervisor_bonus)
 
         def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.PROJECTS, "Major projects", "are")
@@ -526,7 +527,7 @@ class GurpsExtras:
                         )
                     destroying = source_for(destroyed_dice[crits], None, "--destroyed-dice")
                     crits += 1
-                worker_day = gurps.project_day(worked.result["outcome"], dice=destroying)
+                worker_day = project_day(worked.result["outcome"], dice=destroying)
                 result = {
                     **worked.result,
                     "man_hours": worker_day.man_hours,

@@ -10,8 +10,11 @@ from functools import cache
 from typing import Any
 
 from tracker.errors import BadInput
-from tracker.systems.gurps import rules as gurps
 from tracker.systems.gurps import tables
+from tracker.systems.gurps.rules.contests import compare_rolls, normalise_regular
+from tracker.systems.gurps.rules.fright_table import FRIGHT_TABLE, FrightTable
+from tracker.systems.gurps.rules.influence import REACTION_LEVELS, better_reaction, reaction_level
+from tracker.systems.gurps.rules.success import OUTCOMES, decide_roll, outcome
 from tracker.systems.odds import Odds, distribution, faces, winner_key
 
 
@@ -34,7 +37,7 @@ def _representative(total: int) -> tuple[int, int, int]:
 def _rolls(effective: int) -> list[tuple[Any, Fraction]]:
     """Each 3d6 total decided against ``effective``, with its probability."""
     return [
-        (gurps.decide_roll(effective, (), _representative(t)), Fraction(n, 216))
+        (decide_roll(effective, (), _representative(t)), Fraction(n, 216))
         for t, n in sorted(three_d6().items())
     ]
 
@@ -42,8 +45,8 @@ def _rolls(effective: int) -> list[tuple[Any, Fraction]]:
 def success_roll(effective: int) -> Odds:
     """The chance of each outcome of a success roll (Rulebook: GURPS, 'The Success Roll')."""
     outcomes = distribution(
-        ((gurps.outcome(effective, t), n) for t, n in three_d6().items()),
-        reversed(gurps.OUTCOMES),
+        ((outcome(effective, t), n) for t, n in three_d6().items()),
+        reversed(OUTCOMES),
     )
     return Odds(
         "gurps",
@@ -59,7 +62,7 @@ def quick_contest(a_effective: int, b_effective: int) -> Odds:
     result: Counter[str] = Counter()
     for a, pa in _rolls(a_effective):
         for b, pb in _rolls(b_effective):
-            winner, _ = gurps.compare_rolls(a, b)
+            winner, _ = compare_rolls(a, b)
             result[winner_key(winner)] += pa * pb
     return Odds(
         "gurps",
@@ -80,7 +83,7 @@ def resistance(attacker: int, defender: int, *, supernatural: bool = False) -> O
             result["b"] += pa
             continue
         for b, pb in _rolls(defender):
-            winner, _ = gurps.compare_rolls(a, b)
+            winner, _ = compare_rolls(a, b)
             result["a" if winner == "a" else "b"] += pa * pb
     return Odds(
         "gurps",
@@ -92,7 +95,7 @@ def resistance(attacker: int, defender: int, *, supernatural: bool = False) -> O
 
 def regular_contest(a_effective: int, b_effective: int) -> Odds:
     """A Regular Contest: each round's chances, and who wins in the end."""
-    a_score, b_score = gurps.normalise_regular(a_effective, b_effective)
+    a_score, b_score = normalise_regular(a_effective, b_effective)
     pa = success_roll(a_score).success
     pb = success_roll(b_score).success
     a_round = pa * (1 - pb)
@@ -112,16 +115,16 @@ def regular_contest(a_effective: int, b_effective: int) -> Odds:
     )
 
 
-def fright(will: int, modifier: int = 0, table: gurps.FrightTable | None = None) -> Odds:
+def fright(will: int, modifier: int = 0, table: FrightTable | None = None) -> Odds:
     """A Fright Check: the check's outcomes and the chance of landing on each table row."""
-    table = table or gurps.FRIGHT_TABLE
+    table = table or FRIGHT_TABLE
     modified = will + modifier
     effective = min(modified, tables.RULE_OF_14_CAP)
     check = success_roll(effective)
     rows: Counter[int] = Counter()
     for t, n in three_d6().items():
         margin = max(t - effective, 0)
-        if gurps.outcome(effective, t) in ("success", "critical_success"):
+        if outcome(effective, t) in ("success", "critical_success"):
             continue
         for table_total, m in three_d6().items():
             rows[table.lookup(table_total + margin).first] += n * m
@@ -183,18 +186,16 @@ def influence(
     PCs'). ``reaction`` is the influencer's reaction modifiers in all, which apply to the
     influence roll ("Modifiers: Your reaction modifiers (appearance, social status, etc.)
     apply.") and to Diplomacy's reaction roll."""
-    canonical = {name.lower(): name for name in gurps.INFLUENCE_SKILLS}[skill.strip().lower()]
+    canonical = {name.lower(): name for name in tables.INFLUENCE_SKILLS}[skill.strip().lower()]
     effective += reaction
     margins: Counter[int] = Counter()
     readings: Counter[str] = Counter()
-    reactions = [
-        (gurps.reaction_level(t + reaction), Fraction(n, 216)) for t, n in three_d6().items()
-    ]
+    reactions = [(reaction_level(t + reaction), Fraction(n, 216)) for t, n in three_d6().items()]
     win = "Very Good" if canonical == "Sex Appeal" else "Good"
     lose = "Very Bad" if canonical == "Intimidation" else "Bad"
     for a, pa in _rolls(effective):
         for b, pb in _rolls(will):
-            winner, margin = gurps.compare_rolls(a, b)
+            winner, margin = compare_rolls(a, b)
             if on_pc:
                 margins[margin if winner == "a" else 0] += pa * pb
                 continue
@@ -203,7 +204,7 @@ def influence(
                 readings[level] += pa * pb
                 continue
             for other, pr in reactions:
-                readings[gurps.better_reaction(level, other)] += pa * pb * pr
+                readings[better_reaction(level, other)] += pa * pb * pr
     if on_pc:
         won = sum((p for m, p in margins.items() if m), Fraction(0))
         return Odds(
@@ -220,7 +221,7 @@ def influence(
                 "expected_margin": sum((m * p for m, p in margins.items()), Fraction(0)),
             },
         )
-    levels = reversed(gurps.REACTION_LEVELS)
+    levels = reversed(REACTION_LEVELS)
     return Odds(
         "gurps",
         "influence",

@@ -51,29 +51,54 @@ from tracker.systems.base import (
     side_verdict,
 )
 from tracker.systems.dice import PhysicalDice, source_for
-from tracker.systems.gurps import rules as gurps
 from tracker.systems.gurps import tables
+
+# base_skill, decide_roll and fright_modifier are read here from the sheet and the campaign; the
+# rules' own, which they call, are reached through their modules.
+from tracker.systems.gurps.rules import defaults as default_rolls
+from tracker.systems.gurps.rules import fright, success
+from tracker.systems.gurps.rules.attempts import buy_up_cost, retry_modifier
+from tracker.systems.gurps.rules.contests import (
+    compare_rolls,
+    normalise_regular,
+    quick_contest,
+    regular_round,
+    resistance_roll,
+)
+from tracker.systems.gurps.rules.defaults import BaseSkill, rulebook_defaults
+from tracker.systems.gurps.rules.feats import feat_notes, fp_on_failure
+from tracker.systems.gurps.rules.fright_table import FRIGHT_TABLE
+from tracker.systems.gurps.rules.influence import InfluenceResult, influence_roll
+from tracker.systems.gurps.rules.presets import difficulty_notes, preset
+from tracker.systems.gurps.rules.senses import sees_in_dark, sense_modifiers, sense_of
+from tracker.systems.gurps.rules.success import (
+    OUTCOMES,
+    Modifier,
+    SuccessRoll,
+    effective_skill,
+    success_roll,
+)
 from tracker.words import kept_secret, plural
 
 FACES = 6
 TOTAL_DARKNESS = "total-darkness"
 
 
-def parse_modifier(text: str, tl: int | None = None) -> gurps.Modifier:
+def parse_modifier(text: str, tl: int | None = None) -> Modifier:
     """``-2``, ``+1:darkness``, or a preset name (``hard``, ``equipment:fine``, ``haste:30``);
     ``tl`` is the campaign's tech level, for best equipment."""
     number, sep, label = text.partition(":")
     try:
         value = int(number)
     except ValueError:
-        return gurps.preset(text, tl=tl)
-    return gurps.Modifier(value, label.strip() if sep and label.strip() else "modifier")
+        return preset(text, tl=tl)
+    return Modifier(value, label.strip() if sep and label.strip() else "modifier")
 
 
 REACTION_MODIFIER = "reaction modifier"
 
 
-def reaction_modifiers(texts: Sequence[str]) -> list[gurps.Modifier]:
+def reaction_modifiers(texts: Sequence[str]) -> list[Modifier]:
     """An influencer's reaction modifiers (``+2:appearance``), labelled as such.
 
     Rulebook: GURPS, 'Influence Rolls': "Modifiers: Your reaction modifiers (appearance,
@@ -88,7 +113,7 @@ def reaction_modifiers(texts: Sequence[str]) -> list[gurps.Modifier]:
             if given.label == "modifier"
             else f"{given.label} ({REACTION_MODIFIER})"
         )
-        out.append(gurps.Modifier(given.value, label))
+        out.append(Modifier(given.value, label))
     return out
 
 
@@ -96,7 +121,7 @@ INFLUENCED_BY = "influenced by "
 
 
 def influence_effect(
-    influencer: str, result: gurps.InfluenceResult, character_id: str
+    influencer: str, result: InfluenceResult, character_id: str
 ) -> ConditionApplied:
     """What an influence won against a player's character leaves on that character: the
     margin of victory, as a condition its rolls take with ``--mod influence:NAME``.
@@ -209,9 +234,9 @@ def defaults_for(character: CharacterView, skill: str) -> list[str]:
 
 def base_skill(
     character: CharacterView, trait: str, defaults: list[str] | tuple[str, ...] = ()
-) -> gurps.BaseSkill:
+) -> BaseSkill:
     """The character's base for ``trait``: the best of its level and ``defaults``."""
-    return gurps.base_skill(
+    return default_rolls.base_skill(
         trait,
         attributes=character.current_stats(),
         skills=character.skills,
@@ -221,8 +246,8 @@ def base_skill(
 
 
 def roll_inputs(
-    base: gurps.BaseSkill,
-    modifiers: list[gurps.Modifier] | tuple[gurps.Modifier, ...],
+    base: BaseSkill,
+    modifiers: list[Modifier] | tuple[Modifier, ...],
     *,
     defense: bool = False,
     retry_mode: str | None = None,
@@ -263,12 +288,12 @@ def decide_roll(
             "--feat running is for an HT or Running roll; roll HT or Running, or leave --feat out."
         )
     mods = influence_modifiers(character, mods)
-    sense = gurps.sense_of(trait)
+    sense = sense_of(trait)
     base = base_skill(
         character,
         # A sense roll is a roll against Per itself (GURPS, 'Sense Rolls').
         "Per" if sense else trait,
-        () if sense else defaults_for(character, trait) or gurps.rulebook_defaults(trait),
+        () if sense else defaults_for(character, trait) or rulebook_defaults(trait),
     )
     traits = _traits(character)
     if any(m.strip().lower() == TOTAL_DARKNESS for m in mods):
@@ -277,7 +302,7 @@ def decide_roll(
                 "total-darkness is a modifier for a Vision roll; roll Vision, or use darkness:N "
                 "for other rolls."
             )
-        if not gurps.sees_in_dark(traits):
+        if not sees_in_dark(traits):
             raise Refused(
                 f"{character.name} cannot see in total darkness (Vision is impossible without "
                 "Dark Vision or Infravision); roll another sense, or give light."
@@ -294,21 +319,19 @@ def decide_roll(
         mods.append(f"encumbrance:{carried}")
     modifiers = [parse_modifier(m, campaign.tech_level) for m in mods]
     if sense:
-        modifiers.extend(gurps.sense_modifiers(sense, traits))
+        modifiers.extend(sense_modifiers(sense, traits))
     retry_mode = None
     if request.task:
         record = character.own.tasks.get(request.task, {"attempts": 0, "failures": 0, "mode": None})
         retry_mode = request.retry or record.get("mode") or "retry-freely"
-        if retry_mode not in gurps.RETRY_MODES:
-            raise BadInput(f"--retry is one of {', '.join(gurps.RETRY_MODES)}; give one of those.")
-        penalty = gurps.retry_modifier(retry_mode, record["attempts"], record["failures"])
+        if retry_mode not in tables.RETRY_MODES:
+            raise BadInput(f"--retry is one of {', '.join(tables.RETRY_MODES)}; give one of those.")
+        penalty = retry_modifier(retry_mode, record["attempts"], record["failures"])
         if penalty is not None and penalty.value:
             modifiers.append(penalty)
     elif request.retry:
         raise BadInput("--retry needs --task NAME, so earlier attempts can be counted.")
-    result = gurps.success_roll(
-        base.value, modifiers, dice=request.new_dice(), defense=request.defense
-    )
+    result = success_roll(base.value, modifiers, dice=request.new_dice(), defense=request.defense)
     inputs = roll_inputs(base, modifiers, defense=request.defense, retry_mode=retry_mode)
     doc: dict[str, Any] = {
         "trait": base.skill if base.source == "skill" else trait,
@@ -324,11 +347,11 @@ def decide_roll(
         "margin": result.margin,
         "notes": [],
     }
-    if campaign.cinematic and character.own.points and result.outcome != gurps.OUTCOMES[-1]:
+    if campaign.cinematic and character.own.points and result.outcome != OUTCOMES[-1]:
         # Only when the next step up is affordable: a hint for a buy-up that would be refused
         # sends the GM to a refusal.
-        up = gurps.OUTCOMES[gurps.OUTCOMES.index(result.outcome) + 1]
-        cost = gurps.buy_up_cost(result.outcome, up)
+        up = OUTCOMES[OUTCOMES.index(result.outcome) + 1]
+        cost = buy_up_cost(result.outcome, up)
         if cost <= character.own.points:
             doc["notes"].append(
                 f"Cinematic: {character.name} has "
@@ -336,7 +359,7 @@ def decide_roll(
                 f"{up.replace('_', ' ')} costs {cost}."
             )
     effects: list[Effect] = []
-    fp = gurps.fp_on_failure(trait, feat)
+    fp = fp_on_failure(trait, feat)
     if fp and not result.success:
         effects.append(TrackChange("fp", -fp, "inhaled water" if feat is None else "winded"))
     if feat:
@@ -344,8 +367,8 @@ def decide_roll(
     surface = next(
         (m.split(":", 1)[1] for m in mods if m.strip().lower().startswith("climbing:")), None
     )
-    doc["notes"].extend(gurps.feat_notes(trait, feat, surface, result.outcome))
-    doc["notes"].extend(gurps.difficulty_notes(modifiers))
+    doc["notes"].extend(feat_notes(trait, feat, surface, result.outcome))
+    doc["notes"].extend(difficulty_notes(modifiers))
     influenced = secret_influence(campaign, character, request.mods)
     attempted = _after_a_secret(campaign, character, request)
     if influenced:
@@ -394,7 +417,7 @@ def _danger_sense(character: CharacterView, request: RollRequest) -> RollDecisio
         )
     dice = source_for(request.danger_dice, f"{request.seed}:danger" if request.seed else None)
     per = base_skill(character, "Per")
-    result = gurps.success_roll(per.value, [], dice=dice)
+    result = success_roll(per.value, [], dice=dice)
     return RollDecision(
         trait="Per",
         inputs=roll_inputs(per, []),
@@ -419,16 +442,16 @@ def effective(
         base = side.score or 0
     else:
         trait = side.trait or ""
-        sense = gurps.sense_of(trait)
+        sense = sense_of(trait)
         if sense:
             # A sense is rolled against Per with the sense's Acute bonus (GURPS, 'Sense
             # Rolls'), in a contest as in a roll.
             base = base_skill(side.character, "Per").value
-            modifiers.extend(gurps.sense_modifiers(sense, _traits(side.character)))
+            modifiers.extend(sense_modifiers(sense, _traits(side.character)))
         else:
-            defaults = defaults_for(side.character, trait) or gurps.rulebook_defaults(trait)
+            defaults = defaults_for(side.character, trait) or rulebook_defaults(trait)
             base = base_skill(side.character, trait, defaults).value
-    return base, modifiers, gurps.effective_skill(base, modifiers)
+    return base, modifiers, effective_skill(base, modifiers)
 
 
 def side_inputs(base: int, modifiers: list[Any], effective_skill: int) -> dict[str, Any]:
@@ -466,19 +489,17 @@ def decide_contest(
     contest_id = round_number = None
     decided = True
     if mode == "quick":
-        result: Any = gurps.quick_contest(a_eff, b_eff, dice_a=src_a, dice_b=src_b)
+        result: Any = quick_contest(a_eff, b_eff, dice_a=src_a, dice_b=src_b)
         extra["margin_of_victory"] = result.margin_of_victory
     elif mode == "resistance":
-        result = gurps.resistance_roll(
+        result = resistance_roll(
             a_eff, b_eff, dice_a=src_a, dice_b=src_b, supernatural=request.supernatural
         )
         extra["margin_of_victory"] = result.margin_of_victory
         extra["rule_of_16"] = result.rule_of_16
     else:
         contest_id, round_number = request.running or (str(uuid.uuid4()), 1)
-        result = gurps.regular_round(
-            a_eff, b_eff, dice_a=src_a, dice_b=src_b, round_number=round_number
-        )
+        result = regular_round(a_eff, b_eff, dice_a=src_a, dice_b=src_b, round_number=round_number)
         decided = result.decided
         extra.update(contest_id=contest_id, round=round_number, decided=decided)
     a_roll, b_roll = result.a, result.b
@@ -489,7 +510,7 @@ def decide_contest(
         "effects": [],
     }
     # A sense rolled in a contest is secret, as a sense roll is (GURPS, 'Sense Rolls').
-    senses = any(side.character is not None and gurps.sense_of(side.trait or "") for side in (a, b))
+    senses = any(side.character is not None and sense_of(side.trait or "") for side in (a, b))
     return ContestDecision(
         secret=(senses and not request.public)
         or bool(secret_influence(campaign, a.character, request.mods_a))
@@ -511,18 +532,18 @@ def decide_contest(
 # -- fright checks ---------------------------------------------------------------------------
 
 
-def fright_modifier(text: str) -> gurps.Modifier:
+def fright_modifier(text: str) -> Modifier:
     """``-2:alone`` or a name from the rulebook's table (``in-combat``, ``alone``, ``dark``)."""
     number, sep, label = text.partition(":")
     try:
         value = int(number)
     except ValueError:
         name, _, count = text.partition("*")
-        return gurps.fright_modifier(name, int(count) if count.isdigit() else 1)
-    return gurps.Modifier(value, label.strip() if sep and label.strip() else "modifier")
+        return fright.fright_modifier(name, int(count) if count.isdigit() else 1)
+    return Modifier(value, label.strip() if sep and label.strip() else "modifier")
 
 
-def fright_traits(character: CharacterView) -> list[gurps.Modifier]:
+def fright_traits(character: CharacterView) -> list[Modifier]:
     """Fright modifiers the sheet's traits give (Combat Reflexes, Fearlessness 2, ...)."""
     out = []
     for trait in character.traits:
@@ -534,7 +555,7 @@ def fright_traits(character: CharacterView) -> list[gurps.Modifier]:
         )
         key = name.casefold().replace(" ", "-")
         if key in ("fearlessness", "fearfulness", "combat-reflexes", "combat-paralysis"):
-            out.append(gurps.fright_modifier(key, level))
+            out.append(fright.fright_modifier(key, level))
     return out
 
 
@@ -559,7 +580,7 @@ def recovery_interval(every: str | None, unit: str | None) -> str:
 
 
 def fright_effects(
-    character: CharacterView, result: gurps.FrightCheck
+    character: CharacterView, result: fright.FrightCheck
 ) -> tuple[list[Effect], list[str]]:
     """The fright table's structured effects as track changes, conditions and obligations."""
     effects: list[Effect] = []
@@ -614,7 +635,7 @@ def priced(event: Any) -> str | None:
     if not isinstance(event, RollBoughtUp):
         return None
     try:
-        cost = gurps.buy_up_cost(event.from_outcome, event.to_outcome)
+        cost = buy_up_cost(event.from_outcome, event.to_outcome)
     except TrackerError:
         return f"{event.from_outcome} is not bought up to {event.to_outcome}"
     if event.cost != cost:
@@ -667,11 +688,11 @@ def _sheet_base(character: CharacterView, trait: str, defaults: Sequence[str]) -
 def _base_for(character: CharacterView, trait: str, kind: str = "check") -> int | None:
     """The base a roll of ``kind`` against ``trait`` takes from the sheet (``decide_roll``,
     extra effort and Danger Sense decide it so)."""
-    if kind == "danger-sense" or gurps.sense_of(trait):
+    if kind == "danger-sense" or sense_of(trait):
         return _sheet_base(character, "Per", ())
     if kind == "extra-effort":
         return _sheet_base(character, trait, defaults_for(character, trait))
-    defaults = defaults_for(character, trait) or gurps.rulebook_defaults(trait)
+    defaults = defaults_for(character, trait) or rulebook_defaults(trait)
     return _sheet_base(character, trait, defaults)
 
 
@@ -681,7 +702,7 @@ def _base_differs(character: CharacterView, trait: str, stored: Any, sheet: int 
     return f"it rolls {trait} from a base of {stored} where {character.name}'s sheet gives {sheet}"
 
 
-def _left_out(stored: Sequence[dict[str, Any]], owed: Sequence[gurps.Modifier]) -> str | None:
+def _left_out(stored: Sequence[dict[str, Any]], owed: Sequence[Modifier]) -> str | None:
     """The first of ``owed`` (modifiers the rules add by themselves) that ``stored`` lacks."""
     held = Counter((m["value"], m["label"]) for m in stored)
     for modifier in owed:
@@ -699,13 +720,13 @@ def _roll_from(event: RollMade, character: CharacterView, tracks: bool) -> str |
     sheet = _base_for(character, trait, event.kind)
     if inputs["base"] != sheet:
         return _base_differs(character, trait, inputs["base"], sheet)
-    sense = gurps.sense_of(trait) if event.kind != "danger-sense" else None
-    owed = list(gurps.sense_modifiers(sense, _traits(character))) if sense else []
+    sense = sense_of(trait) if event.kind != "danger-sense" else None
+    owed = list(sense_modifiers(sense, _traits(character))) if sense else []
     if event.task and tracks:
         record = character.own.tasks.get(event.task, {"attempts": 0, "failures": 0})
         mode = inputs.get("retry_mode") or "retry-freely"
         try:
-            penalty = gurps.retry_modifier(mode, record["attempts"], record["failures"])
+            penalty = retry_modifier(mode, record["attempts"], record["failures"])
         except TrackerError:
             return f"it attempts {event.task!r} again, which allows one chance only"
         if penalty is not None and penalty.value:
@@ -737,9 +758,9 @@ def _side_from(event: ContestRolled, side: ContestSide, character: CharacterView
     sheet = _base_for(character, trait)
     if inputs["base"] != sheet:
         return _base_differs(character, trait, inputs["base"], sheet)
-    sense = gurps.sense_of(trait)
+    sense = sense_of(trait)
     if sense:
-        missing = _left_out(inputs["modifiers"], gurps.sense_modifiers(sense, _traits(character)))
+        missing = _left_out(inputs["modifiers"], sense_modifiers(sense, _traits(character)))
         if missing:
             return f"it leaves out the {missing} that {character.name}'s sheet gives"
     intimidated = event.mode == "influence" and event.result.get("skill") == "Intimidation"
@@ -758,8 +779,8 @@ def _differs(what: str, stored: Any, now: Any) -> str | None:
 def _roll_again(
     result: dict[str, Any], base: int, modifiers: list[dict[str, Any]], dice: Any
 ) -> str | None:
-    decided = gurps.decide_roll(
-        base, [gurps.Modifier(m["value"], m["label"]) for m in modifiers], tuple(dice)
+    decided = success.decide_roll(
+        base, [Modifier(m["value"], m["label"]) for m in modifiers], tuple(dice)
     )
     # The effective skill is what the luck against exact odds reads its chance by.
     return _differs("the outcome", result["outcome"], decided.outcome) or _differs(
@@ -807,7 +828,7 @@ def _roll_effects(event: RollMade) -> list[Effect]:
     if event.kind in ("project", "danger-sense"):
         return []
     feat = event.inputs.get("feat")
-    fp = gurps.fp_on_failure(event.trait, feat)
+    fp = fp_on_failure(event.trait, feat)
     if fp and not result["success"]:
         return [TrackChange("fp", -fp, "inhaled water" if feat is None else "winded")]
     return []
@@ -821,8 +842,8 @@ def _scores_again(event: ContestRolled) -> str | None:
         if side is None:
             continue
         inputs = side.inputs
-        modifiers = [gurps.Modifier(m["value"], m["label"]) for m in inputs["modifiers"]]
-        effective[key] = gurps.effective_skill(inputs["base"], modifiers)
+        modifiers = [Modifier(m["value"], m["label"]) for m in inputs["modifiers"]]
+        effective[key] = effective_skill(inputs["base"], modifiers)
         stored = inputs.get("effective", effective[key])
         problem = _differs(f"{side.name}'s effective skill", stored, effective[key])
         if problem:
@@ -830,7 +851,7 @@ def _scores_again(event: ContestRolled) -> str | None:
     wanted: dict[str, int | None] = {"a": effective["a"], "b": effective.get("b")}
     b = effective.get("b")
     if event.mode == "regular" and b is not None:
-        wanted["a"], wanted["b"] = gurps.normalise_regular(effective["a"], b)
+        wanted["a"], wanted["b"] = normalise_regular(effective["a"], b)
     elif event.mode == "resistance" and event.result.get("rule_of_16"):
         # The cap is max(16, the defender's resistance), which goes unrecorded when the
         # attacker failed and the defender did not roll.
@@ -844,10 +865,10 @@ def _scores_again(event: ContestRolled) -> str | None:
     return None
 
 
-def _side_again(side: ContestSide) -> gurps.SuccessRoll:
+def _side_again(side: ContestSide) -> SuccessRoll:
     r = side.result
-    modifiers = [gurps.Modifier(m["value"], m["label"]) for m in r["modifiers"]]
-    return gurps.decide_roll(r["base"], modifiers, tuple(r["dice"]))
+    modifiers = [Modifier(m["value"], m["label"]) for m in r["modifiers"]]
+    return success.decide_roll(r["base"], modifiers, tuple(r["dice"]))
 
 
 def _winner_again(event: ContestRolled) -> str | None:
@@ -866,7 +887,7 @@ def _winner_again(event: ContestRolled) -> str | None:
         decided = a.success != b.success
         winner = ("a" if a.success else "b") if decided else None
         return _differs("the round", (event.winner, event.decided), (winner, decided))
-    winner, _ = gurps.compare_rolls(a, b)
+    winner, _ = compare_rolls(a, b)
     if event.mode == "resistance" and winner is None:
         winner = "b"
     return _differs("the winner", event.winner, winner)
@@ -888,7 +909,7 @@ def _fright_again(event: FrightChecked) -> str | None:
         return _differs("the fright table total", table["total"], total) or (
             _fright_effects_again(event, table)
         )
-    row = gurps.FRIGHT_TABLE.lookup(total)
+    row = FRIGHT_TABLE.lookup(total)
     return (
         _differs("the fright table total", table["total"], total)
         or _differs("the fright table row", table["row"], row.first)
@@ -932,7 +953,7 @@ def _influence_again(event: ContestRolled) -> str | None:
     result, a, b = event.result, event.a.result, event.b.result
     reaction = result.get("reaction")
     on_pc = bool(result.get("on_pc"))
-    decided = gurps.influence_roll(
+    decided = influence_roll(
         result["skill"],
         a["effective"],
         b["effective"],
@@ -941,7 +962,7 @@ def _influence_again(event: ContestRolled) -> str | None:
         reaction_dice=None if reaction is None else PhysicalDice(reaction["dice"]),
         reaction_modifiers=[]
         if reaction is None
-        else [gurps.Modifier(m["value"], m["label"]) for m in reaction["modifiers"]],
+        else [Modifier(m["value"], m["label"]) for m in reaction["modifiers"]],
         on_pc=on_pc,
     )
     winner = decided.contest.winner if decided.contest else None

@@ -68,7 +68,7 @@ class Gurps(RuleSystem):
     def check_setting(self, name: str, value: Any) -> Any:
         """A campaign's own fright table (rows shaped like the rulebook's, checked whole);
         a tech level of 0 to 12."""
-        from tracker.systems.gurps import rules as gurps
+        from tracker.systems.gurps.rules.fright_table import fright_table_from_rows
 
         if name == "fright_table" and value is not None:
             rows = value.get("rows") if isinstance(value, Mapping) else value
@@ -76,19 +76,19 @@ class Gurps(RuleSystem):
                 raise BadInput(
                     "A fright table file holds its rows as a list named rows; add [[rows]] entries."
                 )
-            gurps.fright_table_from_rows(rows)
+            fright_table_from_rows(rows)
             return tuple(rows)
         if name == "tech_level" and value is not None and not 0 <= value <= 12:
             raise BadInput(f"A tech level is 0 to 12, not {value}; give --tech-level from 0 to 12.")
         return value
 
     def check_default(self, expression: str) -> None:
-        from tracker.systems.gurps.rules import parse_default
+        from tracker.systems.gurps.rules.defaults import parse_default
 
         parse_default(expression)
 
     def check_default_for(self, skill: str, expression: str, character: str | None = None) -> None:
-        from tracker.systems.gurps.rules import check_default_for
+        from tracker.systems.gurps.rules.defaults import check_default_for
 
         check_default_for(skill, expression, character)
 
@@ -107,24 +107,30 @@ class Gurps(RuleSystem):
             move = character.stat("Move")
         if move is None:
             return None
-        from tracker.systems.gurps import rules as gurps
+        from tracker.systems.gurps.rules.feats import (
+            broad_jump_feet,
+            high_jump_inches,
+            paced_move,
+            sprint_move,
+            water_move,
+        )
 
         jumping = character.skill("Jumping")
-        sprint = gurps.sprint_move(move)
+        sprint = sprint_move(move)
         out = {
             "basic_move": move,
             "sprint_move": sprint,
-            "paced_move": gurps.paced_move(sprint),
-            "water_move": gurps.water_move(move),
-            "high_jump_inches": gurps.high_jump_inches(move, jumping_skill=jumping),
-            "broad_jump_feet": gurps.broad_jump_feet(move, jumping_skill=jumping),
+            "paced_move": paced_move(sprint),
+            "water_move": water_move(move),
+            "high_jump_inches": high_jump_inches(move, jumping_skill=jumping),
+            "broad_jump_feet": broad_jump_feet(move, jumping_skill=jumping),
         }
         if running_yards:
             out["running_yards"] = running_yards
-            out["running_high_jump_inches"] = gurps.high_jump_inches(
+            out["running_high_jump_inches"] = high_jump_inches(
                 move, running_yards, jumping_skill=jumping
             )
-            out["running_broad_jump_feet"] = gurps.broad_jump_feet(
+            out["running_broad_jump_feet"] = broad_jump_feet(
                 move, running_yards, jumping_skill=jumping
             )
         return out
@@ -132,16 +138,17 @@ class Gurps(RuleSystem):
     def buy_up(self, outcome: str | None, target: str | None) -> tuple[str, int]:
         """Character points turn an outcome into a better one, step by step (GURPS,
         'Repeated Attempts'): one step up unless ``target`` names another."""
-        from tracker.systems.gurps import rules as gurps
+        from tracker.systems.gurps.rules.attempts import buy_up_cost
+        from tracker.systems.gurps.rules.success import OUTCOMES
 
         if target is None:
-            if outcome is None or outcome == gurps.OUTCOMES[-1]:
+            if outcome is None or outcome == OUTCOMES[-1]:
                 raise Refused(
                     "That roll is already a critical success, so there is nothing to buy; buy up "
                     "another roll instead."
                 )
-            target = gurps.OUTCOMES[gurps.OUTCOMES.index(outcome) + 1]
-        return target, gurps.buy_up_cost(outcome or "", target)
+            target = OUTCOMES[OUTCOMES.index(outcome) + 1]
+        return target, buy_up_cost(outcome or "", target)
 
     def track_floor(self, track: str, top: int | None) -> int:
         # HP may fall to -5 x HP (death), FP to -FP (unconsciousness).

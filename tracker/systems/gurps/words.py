@@ -71,8 +71,9 @@ def _odds(
     reaction_mod: int = 0,
 ) -> OddsReport:
     from tracker.errors import BadInput
-    from tracker.systems.gurps import odds
-    from tracker.systems.gurps import rules as gurps
+    from tracker.systems.gurps import odds, tables
+    from tracker.systems.gurps.rules.influence import REACTION_LEVELS
+    from tracker.systems.gurps.rules.projects import supervisor_modifier
 
     effective = skill + sum(mods)
     labels = {"a": "active side wins", "b": "other side wins"}
@@ -81,7 +82,7 @@ def _odds(
     if workers is not None and not project:
         raise BadInput("--workers is for a project day; add --project.")
     if project:
-        gurps.supervisor_modifier(supervisor_bonus)
+        supervisor_modifier(supervisor_bonus)
         team = 1 if workers is None else workers
         result = odds.project_day(
             effective, supervisor=supervisor, bonus=supervisor_bonus, workers=team
@@ -100,7 +101,7 @@ def _odds(
                 "  man-hours: "
                 + ", ".join(
                     f"{name.replace('_', ' ')} {hours}"
-                    for name, hours in gurps.tables.PROJECT_HOURS.items()
+                    for name, hours in tables.PROJECT_HOURS.items()
                 )
                 + " (and 2d destroyed)",
                 *(
@@ -111,10 +112,10 @@ def _odds(
             ),
         )
     if influence is not None:
-        if influence.strip().lower() not in {s.lower() for s in gurps.INFLUENCE_SKILLS}:
+        if influence.strip().lower() not in {s.lower() for s in tables.INFLUENCE_SKILLS}:
             raise BadInput(
                 f"{influence!r} is not an influence skill; use one of "
-                f"{', '.join(gurps.INFLUENCE_SKILLS)}."
+                f"{', '.join(tables.INFLUENCE_SKILLS)}."
             )
         if vs is None:
             raise BadInput("An influence roll needs the subject's Will: add --vs WILL.")
@@ -132,8 +133,7 @@ def _odds(
             )
         # The reactions are outcomes of their own: their tones go with them, for scripts too.
         tones = {
-            level: "good" if level in gurps.REACTION_LEVELS[4:] else "bad"
-            for level in result.outcomes
+            level: "good" if level in REACTION_LEVELS[4:] else "bad" for level in result.outcomes
         }
         return OddsReport(
             result,

@@ -1,0 +1,224 @@
+"""The contract every rule system keeps, for pytest, importable wherever tracker is installed.
+
+Like the store's contract (run on SQLite and PostgreSQL), ``SystemContract`` is one suite that
+each system subclasses, naming the system: its example rolls, rolled with every fall of their
+dice, decide to outcomes it names, render as text and JSON, read back to themselves in
+``verify``, and come up as often as its exact odds say; the examples in its odds' help run and
+sum to 1; its demo evening plays, exports, re-imports and verifies. A separately installed
+system runs it from a test file of its own::
+
+    from tracker.testing import SystemContract
+
+    class TestD6(SystemContract):
+        name = "d6"
+
+Nothing in tracker imports this module: it needs pytest, which only a test run has.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import json
+import shlex
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import ClassVar
+
+import click
+import msgspec
+import pytest
+from click.testing import CliRunner, Result
+
+from tracker.app.tracker import Tracker
+from tracker.cli import cli
+from tracker.cli.render import TerminalStyle
+from tracker.events.play import RollMade
+from tracker.systems import registry
+from tracker.systems.base import RuleSystem
+
+
+@dataclass
+class Run:
+    """Runs ``tracker`` commands against one database, as a user would type them."""
+
+    db: Path
+    runner: CliRunner
+
+    def __call__(self, command: str | list[str], *, input: str | None = None) -> Result:
+        args = shlex.split(command) if isinstance(command, str) else command
+        return self.runner.invoke(cli, ["--db", str(self.db), *args], input=input)
+
+    def ok(self, command: str | list[str]) -> Result:
+        result = self(command)
+        assert result.exit_code == 0, (command, result.output, result.exception)
+        return result
+
+    def json(self, command: str | list[str]) -> dict:
+        result = self.ok(
+            [*(shlex.split(command) if isinstance(command, str) else command), "--json"]
+        )
+        return json.loads(result.stdout)
+
+    def event_count(self) -> int:
+        with sqlite3.connect(self.db) as conn:
+            return conn.execute("SELECT count(*) FROM events").fetchone()[0]
+
+
+def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """Point tracker at ``home`` for its data folder, and forget the user's database and
+    campaign, so that a test neither reads nor writes the real user's."""
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.delenv("TRACKER_DB", raising=False)
+    monkeypatch.delenv("TRACKER_CAMPAIGN", raising=False)
+
+
+class Scripted:
+    """Dice that fall as told (and say how many of which die a roll asked for)."""
+
+    kind = "physical"
+
+    def __init__(self, fall: tuple[int, ...] | None = None) -> None:
+        self.fall = fall
+        self.asked: list[tuple[int, int]] = []
+
+    def roll(self, count: int, faces: int, purpose: str = "the roll") -> tuple[int, ...]:
+        self.asked.append((count, faces))
+        return self.fall if self.fall is not None else (1,) * count
+
+
+class SystemContract:
+    """What every rule system answers, whatever its rulebook."""
+
+    name: ClassVar[str]
+
+    @pytest.fixture(autouse=True)
+    def _isolated_home(
+        self, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        isolate(monkeypatch, tmp_path_factory.mktemp("home"))
+
+    @pytest.fixture
+    def system(self) -> RuleSystem:
+        return registry.get(self.name)
+
+    @pytest.fixture
+    def run(self, tmp_path: Path) -> Run:
+        return Run(tmp_path / "campaign.db", CliRunner())
+
+    @pytest.fixture
+    def table(self, system: RuleSystem, tmp_path: Path) -> Iterator[Tracker]:
+        """The system's demo characters in a campaign of their own, a session started."""
+        evening = system.demo()
+        tracker = Tracker(str(tmp_path / "contract.db"))
+        tracker.campaigns.campaign_new("Contract", system.name)
+        for sheet in evening.sheets:
+            tracker.campaigns.character_add(None, sheet_path=str(sheet))
+        tracker.campaigns.session_start("Every fall of the dice")
+        yield tracker
+        tracker.close()
+
+    def test_it_is_found_by_its_name_and_says_what_it_is(self, system):
+        assert system.name in registry.names()
+        assert system.name == system.name.casefold()
+        assert " " not in system.name
+        assert system.title
+        assert system.outcome_tones
+        assert set(system.outcome_tones.values()) <= {"good", "mixed", "bad"}
+        low, high = system.score_range
+        assert low <= high
+
+    def test_every_fall_of_every_example_roll_decides_renders_and_reads_back(self, system, table):
+        state = table.state()
+        character = next(iter(state.characters.values()))
+        style = TerminalStyle(system)
+        seen: set[str] = set()
+        assert system.examples, "a system names the example rolls its contract rolls"
+        for example in system.examples:
+            probe = Scripted()
+            system.decide_roll(msgspec.structs.replace(example, source=probe), character, state)
+            [(count, faces)] = probe.asked
+            hits, falls, keys = 0, 0, set()
+            for fall in itertools.product(range(1, faces + 1), repeat=count):
+                asked = msgspec.structs.replace(example, source=Scripted(fall))
+                decided = system.decide_roll(asked, character, state)
+                assert decided.dice == fall
+                assert decided.result["outcome"] in system.outcome_tones
+                seen.add(decided.result["outcome"])
+                doc = {
+                    **decided.doc,
+                    "character": character.name,
+                    "system": system.name,
+                    "effects": [e.to_json() for e in decided.effects],
+                }
+                shown = system.render_roll(doc, style)
+                assert shown.head
+                assert shown.dice
+                assert click.unstyle(shown.dice).strip()
+                json.loads(json.dumps(doc))
+                stored = RollMade(
+                    character_id=character.character_id,
+                    system=system.name,
+                    trait=decided.trait,
+                    kind=example.kind,
+                    inputs=decided.inputs,
+                    dice_source="physical",
+                    dice=decided.dice,
+                    result=decided.result,
+                    effects=decided.effects,
+                    consumed=decided.consumed,
+                )
+                assert system.redecide(stored) is None, fall
+                [facts] = system.roll_facts(stored)
+                brief = (facts.character_id, facts.name, faces, fall, facts.success)
+                assert system.rolled(stored) == [(*brief, facts.chance_key)]
+                assert facts.faces == faces
+                assert facts.dice == fall
+                keys.add(facts.chance_key)
+                hits += facts.success
+                falls += 1
+            # One roll, one chance: its exact odds are how often its dice say it succeeds.
+            [key] = keys
+            assert system.chance(key) == Fraction(hits, falls)
+        assert seen == set(system.outcome_tones), "the examples reach every outcome"
+
+    def test_the_examples_in_its_odds_help_run_and_sum_to_one(self, system, run):
+        spec = system.odds_command()
+        assert spec is not None
+        lines = [ln.strip() for ln in spec.help.splitlines()]
+        examples = [ln for ln in lines if ln.startswith(f"tracker odds {system.name}")]
+        assert examples
+        for example in examples:
+            doc = run.json(example.removeprefix("tracker ") + "")
+            assert sum(doc["outcomes"].values()) == pytest.approx(1.0)
+            # An outcome of its own (a reaction an influence roll reads) brings its tone.
+            named = set(system.outcome_tones) | {"a", "b", "stalemate"} | set(doc.get("tones", ()))
+            assert set(doc["outcomes"]) <= named
+
+    def test_its_demo_evening_plays_exports_reimports_and_verifies(self, system, tmp_path):
+        evening = system.demo()
+        assert evening is not None
+        db = tmp_path / "demo.db"
+        made = CliRunner().invoke(cli, ["demo", "--db", str(db), "--json"])
+        assert made.exit_code == 0, made.output
+        played = {c["name"]: c for c in json.loads(made.stdout)["campaigns"]}
+        assert played[evening.campaign]["system"] == system.name
+        assert played[evening.campaign]["commands_played"] > 0
+        run = Run(db, CliRunner())
+        campaign = ["--campaign", evening.campaign]
+        assert run.json([*campaign, "verify"])["ok"]
+        rows = list(csv.DictReader(io.StringIO(run.ok([*campaign, "export", "rolls"]).stdout)))
+        assert rows
+        assert {r["system"] for r in rows} == {system.name}
+        for fmt in ("jsonl", "html"):
+            run.ok([*campaign, "export", "rolls", "--format", fmt, "--player-view"])
+        exported = tmp_path / "events.jsonl"
+        run.ok(["export", "events", "-o", str(exported)])
+        copy = Run(tmp_path / "copy.db", CliRunner())
+        copy.ok(["import", str(exported)])
+        assert copy.json("verify")["ok"]
