@@ -21,6 +21,7 @@ import msgspec
 from tracker.errors import NotFound, Refused
 from tracker.events.effects import Effect
 from tracker.events.play import ContestRolled, ContestSide
+from tracker.systems.commands import Option, odds_option
 from tracker.systems.dice import DiceSource, source_for
 
 if TYPE_CHECKING:
@@ -274,20 +275,9 @@ class RollLines(msgspec.Struct, frozen=True):
     after: tuple[str, ...] = ()
 
 
-class OddsOption(msgspec.Struct, frozen=True):
-    """One option of ``tracker odds NAME``, as the command line takes it."""
-
-    flag: str
-    help: str
-    kind: type = int
-    required: bool = False
-    default: Any = None
-    is_flag: bool = False
-    multiple: bool = False
-    choices: tuple[str, ...] | None = None
-    show_default: bool = False
-    metavar: str | None = None
-    dest: str | None = None
+# ``tracker odds NAME``'s options are declared as every command's are; this spells them as the
+# systems first did, a number unless said otherwise.
+OddsOption = odds_option
 
 
 class OddsReport(msgspec.Struct, frozen=True):
@@ -308,7 +298,7 @@ class OddsCommand(msgspec.Struct, frozen=True):
     """What ``tracker odds NAME`` takes, its help (examples included), and how it computes."""
 
     help: str
-    options: tuple[OddsOption, ...]
+    options: tuple[Option, ...]
     compute: Callable[..., OddsReport]
 
 
