@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import click
+import msgspec
 
 from tracker.cli import complete
 from tracker.cli.options import Difficulty, output_params, use_db
@@ -70,6 +71,20 @@ def click_option(option: Option, help: str | None = None) -> click.Option:
     return click.Option([option.flag, option.name], **settings)
 
 
+def options_of(*options: Option) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A decorator adding ``options``, in their order, to a command made with
+    ``click.command``."""
+
+    def add(fn: Callable[..., Any]) -> Callable[..., Any]:
+        # click reads a function's parameters from this list, in reverse.
+        made = getattr(fn, "__click_params__", [])
+        made.extend(click_option(o) for o in reversed(options))
+        fn.__click_params__ = made  # type: ignore[attr-defined]
+        return fn
+
+    return add
+
+
 def click_argument(argument: Argument) -> click.Argument:
     settings: dict[str, Any] = {"type": _type(argument.kind, argument.choices)}
     if argument.nargs != 1:
@@ -91,30 +106,90 @@ def make_command(
     *,
     cls: type[click.Command] = click.Command,
     output: bool = True,
-    params: Iterable[click.Parameter] = (),
+    later: Callable[[Command], Command] | None = None,
     **settings: Any,
 ) -> click.Command:
     """The click command ``declared`` describes, calling ``handler`` with its arguments and
     options by name. ``output`` adds ``--json`` and ``--db``/``--campaign`` (as
-    ``output_options`` does); ``params`` are made by the caller (options worded per system)
-    and stand after the declared options."""
-    made: list[click.Parameter] = [click_argument(a) for a in declared.arguments]
-    made += [click_option(o) for o in declared.options]
-    made += params
+    ``output_options`` does). ``later`` completes the declaration when its parameters are first
+    read (a help page, a parse, a Tab), not when the command is listed: the options of every
+    installed system (``with_systems``), whose loading a command that lists ``roll`` among
+    others does not pay for."""
+
+    def params(whole: Command) -> list[click.Parameter]:
+        made: list[click.Parameter] = [click_argument(a) for a in whole.arguments]
+        made += [click_option(o) for o in whole.options]
+        return made + (output_params() if output else [])
+
     callback = handler
     if output:
-        made += output_params()
 
         @functools.wraps(handler)
         def callback(*args: Any, db_override=None, campaign_override=None, **kwargs: Any) -> Any:
             use_db(db_override, campaign_override)
             return handler(*args, **kwargs)
 
+    if later is not None:
+        cls = type(cls.__name__, (_Later, cls), {})
+        settings["later"] = (lambda: later(declared), params)
     return cls(
         declared.name,
         callback=callback,
-        params=made,
+        params=None if later is not None else params(declared),
         help=inspect.cleandoc(declared.help),
         short_help=declared.short_help,
         **settings,
     )
+
+
+class _Later(click.Command):
+    """A command whose parameters are made when first read (``make_command``'s ``later``), and
+    made again when the declaration they come from has changed since (a system installed or
+    removed: ``registry.refresh``)."""
+
+    def __init__(
+        self,
+        *args: Any,
+        later: tuple[Callable[[], Command], Callable[[Command], list[click.Parameter]]],
+        **kwargs: Any,
+    ) -> None:
+        self._declare, self._make = later
+        self._made: tuple[Command, list[click.Parameter]] | None = None
+        super().__init__(*args, **kwargs)
+
+    @property  # type: ignore[override]
+    def params(self) -> list[click.Parameter]:
+        whole = self._declare()
+        if self._made is None or self._made[0] != whole:
+            self._made = (whole, self._make(whole))
+        return self._made[1]
+
+    @params.setter
+    def params(self, value: list[click.Parameter]) -> None:
+        """click sets the parameters it was given (none): they are made from the declaration."""
+
+
+def with_systems(declared: Command, what: str, before: str) -> Command:
+    """``declared`` with the options every installed system declares as ``what``
+    ("roll_options"), put before its option ``before``; each one's help says whose it is
+    ("GURPS: a modifier.") unless it names its system already."""
+    from tracker.systems import registry
+
+    theirs: dict[str, Option] = {}
+    for option in registry.declared(what):
+        title = registry.get(option.system or "").title
+        worded = option.help if option.help.startswith(title) else f"{title}: {option.help}"
+        theirs.setdefault(option.name, msgspec.structs.replace(option, help=worded))
+    at = next(i for i, o in enumerate(declared.options) if o.flag == before)
+    options = (*declared.options[:at], *theirs.values(), *declared.options[at:])
+    return msgspec.structs.replace(declared, options=options)
+
+
+def readers(what: str) -> dict[str, set[str]]:
+    """The systems that read each option declared as ``what``, by the option's name."""
+    from tracker.systems import registry
+
+    found: dict[str, set[str]] = {}
+    for option in registry.declared(what):
+        found.setdefault(option.name, set()).add(option.system or "")
+    return found

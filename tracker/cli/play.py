@@ -8,7 +8,8 @@ from typing import Any
 import click
 
 from tracker.cli import complete
-from tracker.cli.options import Difficulty, NumberArgs, emit_json, open_tracker, output_options
+from tracker.cli.declared import make_command, options_of, readers, with_systems
+from tracker.cli.options import NumberArgs, emit_json, open_tracker, output_options
 from tracker.cli.render import (
     BAD,
     GOOD,
@@ -27,7 +28,8 @@ from tracker.cli.render import (
     printable,
     warn,
 )
-from tracker.systems.base import Feature, RuleSystem
+from tracker.systems.base import CONTEST_OPTIONS, ROLL_OPTIONS, Feature, RuleSystem
+from tracker.systems.commands import Argument, Command
 from tracker.words import outcome_words
 
 STRESS_WORDS = {
@@ -70,55 +72,12 @@ def show_logged(logged, as_json: bool, lines: list[str]) -> None:
 # -- roll -----------------------------------------------------------------------------------------
 
 
-def dice_options(fn):
-    fn = click.option("--seed", metavar="S", help="Seed the virtual dice (reproducible).")(fn)
-    fn = click.option(
-        "--dice", metavar="N,N...", help="Physical dice rolled at the table, as shown."
-    )(fn)
-    return click.option("--secret", is_flag=True, help="A GM's secret roll (hidden from players).")(
-        fn
-    )
+# The dice options of a roll, on commands not (yet) made from declarations (effort, panic).
+dice_options = options_of(*ROLL_OPTIONS)
 
 
-@click.command("roll", cls=complete.SystemOptions, reads="roll_options")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("trait", shell_complete=complete.traits_of("character"))
-@click.option(
-    "--dl",
-    type=Difficulty(),
-    default=0,
-    metavar="N|NAME",
-    shell_complete=complete.difficulties,
-    help="Gloom: the difficulty level (floor): a number from 0 to 20 (0 when left out: "
-    "routine), or routine, standard, hard, extreme or impossible.",
-)
-@click.option("--mod", "mods", multiple=True, metavar="N[:LABEL]", help="GURPS: a modifier.")
-@click.option("--tag", "tags", multiple=True, metavar="N[:KIND]", help="Glintlock: a tag.")
-@click.option("--story", multiple=True, metavar="NAME", help="Glintlock: spend a story tag.")
-@click.option("--advantage", is_flag=True, help="Gloom: roll 2d20, keep the best.")
-@click.option("--disadvantage", is_flag=True, help="Gloom: roll 2d20, keep the worst.")
-@click.option("--trained", is_flag=True, help="Glintlock: trained in the skill used.")
-@click.option("--skill", metavar="SKILL", help="Glintlock: the skill used (trained if listed).")
-@click.option("--spell", is_flag=True, help="Glintlock: a spell (backlash on a natural 1).")
-@click.option("--backlash-dice", metavar="N,N", help="Glintlock: physical 2d12 for backlash.")
-@click.option("--defense", is_flag=True, help="GURPS: an active defense (no E < 3 floor).")
-@click.option("--task", metavar="NAME", help="GURPS: a named task, to count retries.")
-@click.option(
-    "--retry",
-    type=click.Choice(["one-chance", "retry-with-damage", "retry-at-penalty", "retry-freely"]),
-    help="GURPS: how retries of the task work.",
-)
-@click.option("--feat", type=click.Choice(["running"]), help="GURPS: a failed roll costs 1 FP.")
-@click.option(
-    "--danger", is_flag=True, help="GURPS sense roll: something dangerous (Danger Sense)."
-)
-@click.option("--danger-dice", metavar="N,N,N", help="GURPS: physical 3d6 for Danger Sense.")
-@click.option("--public", is_flag=True, help="GURPS: show a sense roll to the players.")
-@click.option("--override", is_flag=True, help="Glintlock: roll although Threat 6 is owed.")
-@click.option("--no-panic", is_flag=True, help="Gloom: a catastrophe calls no panic check.")
-@dice_options
-@output_options
-def roll(character: str, trait: str, as_json: bool, **options: Any) -> None:
+ROLL = Command(
+    ("roll",),
     """Roll a character's skill or stat and log it.
 
     GURPS sense rolls (Vision, Hearing, Taste, Smell) are against Per and secret unless
@@ -134,9 +93,31 @@ def roll(character: str, trait: str, as_json: bool, **options: Any) -> None:
       tracker roll Mira Vision --mod darkness:3 --danger
       tracker roll Aldric Hearing --mod hearing:normal-conversation@4
       tracker roll Vora HT --feat running
-    """
-    logged = open_tracker().rolls.roll(character, trait, **options)
+    """,
+    arguments=(
+        Argument("character", complete="characters", example="Wren"),
+        Argument("trait", complete="traits", example="Grit"),
+    ),
+    options=ROLL_OPTIONS,
+)
+"""A roll: the options of every installed system's rolls stand before --secret."""
+
+
+def _roll(character: str, trait: str, as_json: bool, **options: Any) -> None:
+    from tracker.systems import registry
+
+    request = registry.roll_request(trait, **options)
+    logged = open_tracker().rolls.roll(character, request)
     show_logged(logged, as_json, render_roll(logged.doc, logged.state.rules))
+
+
+roll = make_command(
+    ROLL,
+    _roll,
+    cls=complete.SystemOptions,
+    reads=lambda: readers("roll_options"),
+    later=lambda c: with_systems(c, "roll_options", before="--secret"),
+)
 
 
 def render_roll(doc: dict[str, Any], rules: RuleSystem) -> list[str]:
@@ -683,46 +664,8 @@ class _ContestCommand(NumberArgs, complete.SystemOptions):
     campaign's system reads."""
 
 
-@click.command("contest", cls=_ContestCommand, reads="contest_options")
-@click.argument("a", shell_complete=complete.characters)
-@click.argument("trait_a", shell_complete=complete.traits_of("a"))
-@click.argument("b", shell_complete=complete.characters)
-@click.argument("trait_b", shell_complete=complete.traits_of("b"))
-@click.option(
-    "--mode",
-    type=click.Choice(["quick", "resistance", "regular", "dynamic"]),
-    help="quick (default); gurps: resistance, regular; gloom: dynamic (the dynamic floor).",
-)
-@click.option("--dice-a", metavar="N,N...", help="A's physical dice.")
-@click.option("--dice-b", metavar="N,N...", help="B's physical dice.")
-@click.option(
-    "--dl-a",
-    type=Difficulty(),
-    default=0,
-    metavar="N|NAME",
-    shell_complete=complete.difficulties,
-    help="Gloom: A's DL (the base floor), a number or a difficulty's name.",
-)
-@click.option(
-    "--dl-b",
-    type=Difficulty(),
-    default=0,
-    metavar="N|NAME",
-    shell_complete=complete.difficulties,
-    help="Gloom: B's DL.",
-)
-@click.option("--advantage-a", is_flag=True, help="Gloom: A rolls with advantage (gear, aid).")
-@click.option("--disadvantage-a", is_flag=True, help="Gloom: A rolls with disadvantage.")
-@click.option("--advantage-b", is_flag=True, help="Gloom: B rolls with advantage.")
-@click.option("--disadvantage-b", is_flag=True, help="Gloom: B rolls with disadvantage.")
-@click.option("--mod-a", "mods_a", multiple=True, metavar="N[:LABEL]", help="GURPS: A's modifier.")
-@click.option("--mod-b", "mods_b", multiple=True, metavar="N[:LABEL]", help="GURPS: B's modifier.")
-@click.option("--supernatural", is_flag=True, help="GURPS resistance: the Rule of 16.")
-@click.option("--seed", metavar="S", help="Seed the virtual dice.")
-@click.option("--secret", is_flag=True, help="A GM's secret contest.")
-@click.option("--public", is_flag=True, help="GURPS: a sense contest the players see.")
-@output_options
-def contest(a, trait_a, b, trait_b, as_json, **options) -> None:
+CONTEST = Command(
+    ("contest",),
     """A contest: A acts, B defends. Either side may be an opponent given as NAME SCORE.
 
     \b
@@ -731,8 +674,23 @@ def contest(a, trait_a, b, trait_b, as_json, **options) -> None:
       tracker contest Vora Broadsword Duellist 12 --mode quick
       tracker contest Wizard 18 Aldric Will --mode resistance --supernatural
       tracker contest Juno Piloting Ace 13 --mode dynamic
-    """
-    logged = open_tracker().rolls.contest(a, trait_a, b, trait_b, **options)
+    """,
+    arguments=(
+        Argument("a", complete="characters", example="Kade"),
+        Argument("trait_a", complete="traits:a", example="Hacking"),
+        Argument("b", complete="characters", example='"Corp netrunner"'),
+        Argument("trait_b", complete="traits:b", example="14"),
+    ),
+    options=CONTEST_OPTIONS,
+)
+"""A contest: the options of every installed system's contests stand before --seed."""
+
+
+def _contest(a: str, trait_a: str, b: str, trait_b: str, as_json: bool, **options: Any) -> None:
+    from tracker.systems import registry
+
+    request = registry.contest_request(**options)
+    logged = open_tracker().rolls.contest(a, trait_a, b, trait_b, request)
     d = logged.doc
     other = d["b"]["character"] if d["b"] else b
     head = f"{bold(d['a']['character'])} · {trait_a} vs {bold(other)} · {trait_b} · {d['mode']}"
@@ -754,6 +712,15 @@ def contest(a, trait_a, b, trait_b, as_json, **options) -> None:
         verdict += dim(f" ({'; '.join(remarks)})")
     notes = [dim(f"  {n}") for n in d.get("notes", [])]
     show_logged(logged, as_json, [head, "  " + "   ".join(sides), "  → " + verdict, *notes])
+
+
+contest = make_command(
+    CONTEST,
+    _contest,
+    cls=_ContestCommand,
+    reads=lambda: readers("contest_options"),
+    later=lambda c: with_systems(c, "contest_options", before="--seed"),
+)
 
 
 def _contest_side(side, rules: RuleSystem) -> str:

@@ -2,11 +2,11 @@
 
 A ``Command`` names its path, its help (examples included), its ``Argument``s and its
 ``Option``s. The command line is made from these (``tracker.cli.declared``), and so are Tab
-completion, ``tracker shell`` and ``COMMANDS.md``, which read the command line; a form that
-asks for a roll can be made from the same values. They live beside the rule systems, with no
-click in them, so that a system declares the options its rolls read (``RuleSystem.
-roll_options``) and the values a command line gave reach it as one struct of their own
-(``options_struct``).
+completion, ``tracker shell`` and ``tracker/cli/COMMANDS.md``, which read the command line; a
+form that asks for a roll can be made from the same values. They live beside the rule systems,
+with no click in them, so that a system declares the options its rolls read
+(``RuleSystem.roll_options``) and the values a command line gave reach it as one struct of
+their own (``options_struct``).
 """
 
 from __future__ import annotations
@@ -127,6 +127,15 @@ def options_struct(name: str, options: tuple[Option, ...]) -> type[msgspec.Struc
             kind = tuple[Any, ...]
         fields[option.name] = (option.name, kind, option.empty())
     return msgspec.defstruct(name, list(fields.values()), frozen=True)
+
+
+def option_values(options: tuple[Option, ...], **values: Any) -> Any:
+    """``values`` as the struct of ``options`` (``options_struct``); a sequence given to an
+    option taken many times is kept as a tuple."""
+    many = {o.name for o in options if o.multiple}
+    return options_struct("Options", options)(
+        **{k: tuple(v) if k in many else v for k, v in values.items()}
+    )
 
 
 def given(options: Sequence[Option], values: Any) -> list[Option]:
