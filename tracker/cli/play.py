@@ -29,7 +29,7 @@ from tracker.cli.render import (
     warn,
 )
 from tracker.systems.base import CONTEST_OPTIONS, ROLL_OPTIONS, Feature, RuleSystem
-from tracker.systems.commands import Argument, Command
+from tracker.systems.commands import Argument, Command, Option
 from tracker.words import outcome_words
 
 STRESS_WORDS = {
@@ -265,22 +265,30 @@ def threat_spend(tier, note, as_json) -> None:
     show_logged(logged, as_json, [line])
 
 
-@click.command("stress", cls=NumberArgs)
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("change", metavar="+N|-N")
-@click.option("--cause", help="What caused it.")
-@output_options
-def stress(character, change, cause, as_json) -> None:
+CAUSE = Option("--cause", "What caused it.")
+CHANGE = Argument("change", metavar="+N|-N")
+
+STRESS = Command(
+    ("stress",),
     """Add or clear stress (Gloom, Glintlock).
 
     \b
     Example:
       tracker stress Tomas +2 --cause "saw the drowned scribe"
-    """
+    """,
+    arguments=(Argument("character", complete="characters"), CHANGE),
+    options=(CAUSE,),
+)
+
+
+def _stress(character: str, change: str, cause: str | None, as_json: bool) -> None:
     logged = open_tracker().tracks.stress(character, _signed_int(change, "stress"), cause=cause)
     d = logged.doc
     words = f" ({'; '.join(STRESS_WORDS.get(w, w) for w in d['effects'])})" if d["effects"] else ""
     show_logged(logged, as_json, [f"{d['character']} stress {d['before']} → {d['after']}{words}."])
+
+
+stress = make_command(STRESS, _stress, cls=NumberArgs)
 
 
 def _signed_int(text: str, what: str) -> int:
@@ -290,13 +298,8 @@ def _signed_int(text: str, what: str) -> int:
         raise click.BadParameter(f"give the {what} change as +N or -N, not {text!r}") from None
 
 
-def _track_command(track: str):
-    @click.command(track, cls=NumberArgs)
-    @click.argument("character", shell_complete=complete.characters)
-    @click.argument("change", metavar="+N|-N")
-    @click.option("--cause", help="What caused it.")
-    @output_options
-    def command(character, change, cause, as_json) -> None:
+def _track_command(track: str) -> click.Command:
+    def command(character: str, change: str, cause: str | None, as_json: bool) -> None:
         logged = open_tracker().tracks.track(
             character, track, _signed_int(change, track.upper()), cause=cause
         )
@@ -308,11 +311,14 @@ def _track_command(track: str):
         "hp": 'tracker hp Vora -4 --cause "a goblin\'s spear"',
         "fp": "tracker fp Aldric -2",
     }
-    command.help = (
+    declared = Command(
+        (track,),
         f"Lose or regain {track.upper()} (tracked when the sheet has it).\n\n"
-        f"\b\nExample:\n  {example[track]}"
+        f"\b\nExample:\n  {example[track]}",
+        arguments=(Argument("character", complete="characters"), CHANGE),
+        options=(CAUSE,),
     )
-    return command
+    return make_command(declared, command, cls=NumberArgs)
 
 
 hp = _track_command("hp")
@@ -324,24 +330,36 @@ def condition() -> None:
     """Set and clear conditions (stunned, panicked, a wound...)."""
 
 
-@condition.command("set")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("name")
-@click.option("--duration", type=int, help="How long it lasts.")
-@click.option(
-    "--unit",
-    type=click.Choice(["seconds", "minutes", "hours", "days", "scenes", "sessions"]),
-    help="What --duration counts.",
-)
-@click.option("--note", help="What caused it.")
-@output_options
-def condition_set(character, name, duration, unit, note, as_json) -> None:
+CONDITION_SET = Command(
+    ("condition", "set"),
     """Put a condition on a character.
 
     \b
     Example:
       tracker condition set Vora "broken arm" --duration 2 --unit sessions
-    """
+    """,
+    arguments=(Argument("character", complete="characters"), Argument("name")),
+    options=(
+        Option("--duration", "How long it lasts.", "int"),
+        Option(
+            "--unit",
+            "What --duration counts.",
+            "choice",
+            choices=("seconds", "minutes", "hours", "days", "scenes", "sessions"),
+        ),
+        Option("--note", "What caused it."),
+    ),
+)
+
+
+def _condition_set(
+    character: str,
+    name: str,
+    duration: int | None,
+    unit: str | None,
+    note: str | None,
+    as_json: bool,
+) -> None:
     logged = open_tracker().tracks.condition_set(
         character, name, duration=duration, unit=unit, note=note
     )
@@ -351,21 +369,30 @@ def condition_set(character, name, duration, unit, note, as_json) -> None:
     show_logged(logged, as_json, [held])
 
 
-@condition.command("clear")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("name", shell_complete=complete.conditions_of("character"))
-@click.option("--note", help="What ended it.")
-@output_options
-def condition_clear(character, name, note, as_json) -> None:
+CONDITION_CLEAR = Command(
+    ("condition", "clear"),
     """End a condition.
 
     \b
     Example:
       tracker condition clear Vora "broken arm" --note "the splint came off"
-    """
+    """,
+    arguments=(
+        Argument("character", complete="characters"),
+        Argument("name", complete="conditions"),
+    ),
+    options=(Option("--note", "What ended it."),),
+)
+
+
+def _condition_clear(character: str, name: str, note: str | None, as_json: bool) -> None:
     logged = open_tracker().tracks.condition_clear(character, name, note=note)
     d = logged.doc
     show_logged(logged, as_json, [condition_ended(d["character"], d["condition"]) + "."])
+
+
+condition.add_command(make_command(CONDITION_SET, _condition_set))
+condition.add_command(make_command(CONDITION_CLEAR, _condition_clear))
 
 
 @click.group("tag")
@@ -410,18 +437,24 @@ def points_award(character, amount, reason, as_json) -> None:
     show_logged(logged, as_json, [f"{d['character']} has {plural(d['total'], 'character point')}."])
 
 
-@click.command("note")
-@click.argument("text")
-@output_options
-def note(text, as_json) -> None:
+NOTE = Command(
+    ("note",),
     """Log a line of narrative; replays show it in place.
 
     \b
     Example:
       tracker note "The lamps gutter as the archive door gives way."
-    """
+    """,
+    arguments=(Argument("text"),),
+)
+
+
+def _note(text: str, as_json: bool) -> None:
     logged = open_tracker().tracks.note(text)
     show_logged(logged, as_json, [dim(f"Noted (event {logged.doc['version']}).")])
+
+
+note = make_command(NOTE, _note)
 
 
 # -- obligations ----------------------------------------------------------------------------------
@@ -524,19 +557,25 @@ def obligations(ctx: click.Context, show_all: bool, as_json: bool) -> None:
         click.echo(f"{mark} [{ob.id}] {ob.what} {dim(f'(since event {ob.opened_version})')}")
 
 
-@obligations.command("dismiss", cls=NumberArgs)
-@click.argument("obligation", metavar="ID")
-@click.option("--reason", help="Why it is waived, for the record.")
-@output_options
-def obligations_dismiss(obligation, reason, as_json) -> None:
+DISMISS = Command(
+    ("obligations", "dismiss"),
     """Waive an obligation (a panic check the GM does not call), with a reason.
 
     \b
     Example:
       tracker obligations dismiss 19 --reason "no panic here"
-    """
+    """,
+    arguments=(Argument("obligation", metavar="ID"),),
+    options=(Option("--reason", "Why it is waived, for the record."),),
+)
+
+
+def _dismiss(obligation: str, reason: str | None, as_json: bool) -> None:
     logged = open_tracker().tracks.obligation_dismiss(obligation, reason=reason)
     show_logged(logged, as_json, [f"Dismissed [{obligation}]."])
+
+
+obligations.add_command(make_command(DISMISS, _dismiss, cls=NumberArgs))
 
 
 @click.command("status")
