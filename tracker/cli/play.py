@@ -578,21 +578,8 @@ def _dismiss(obligation: str, reason: str | None, as_json: bool) -> None:
 obligations.add_command(make_command(DISMISS, _dismiss, cls=NumberArgs))
 
 
-@click.command("status")
-@click.argument("character", required=False, shell_complete=complete.characters)
-@click.option(
-    "--as-of", metavar="EVENT|TIME", help="The GM's state as it stood at an event or time."
-)
-@click.option(
-    "--player-view",
-    is_flag=True,
-    help="As the players know it now, without --as-of: no secret rolls.",
-)
-@click.option("--receipt", is_flag=True, help="Print a receipt of the log's head for the players.")
-@output_options
-def status(
-    character: str | None, as_of: str | None, player_view: bool, receipt: bool, as_json: bool
-) -> None:
+STATUS = Command(
+    ("status",),
     """The campaign at a glance, or one character's tracks.
 
     \b
@@ -602,7 +589,21 @@ def status(
       tracker status --as-of 118            as it stood after event 118
       tracker status --as-of "2026-11-29 21:30"
       tracker status --receipt               a receipt players keep against a cut log
-    """
+    """,
+    arguments=(Argument("character", required=False, complete="characters"),),
+    options=(
+        Option("--as-of", "The GM's state as it stood at an event or time.", metavar="EVENT|TIME"),
+        Option(
+            "--player-view", "As the players know it now, without --as-of: no secret rolls.", "bool"
+        ),
+        Option("--receipt", "Print a receipt of the log's head for the players.", "bool"),
+    ),
+)
+
+
+def _status(
+    character: str | None, as_of: str | None, player_view: bool, receipt: bool, as_json: bool
+) -> None:
     tracker = open_tracker()
     if as_of and player_view:
         raise click.UsageError("give --as-of or --player-view, not both")
@@ -648,6 +649,9 @@ def status(
         click.echo("  " + character_line(ch.tracks(state.rules)))
     for ob in sorted(state.obligations.values(), key=lambda o: o.opened_version):
         click.echo(warn(ob.what))
+
+
+status = make_command(STATUS, _status)
 
 
 def character_line(t: dict[str, Any]) -> str:
@@ -916,23 +920,14 @@ def effort(character, percent, as_json, **options) -> None:
 @click.option("--seed", metavar="S", help="Seed the virtual dice.")
 @click.option("--secret", is_flag=True, help="A GM's secret check (hidden from players).")
 @output_options
-def fright(character, mods, threat, dice, table_dice, effect_dice, seed, secret, as_json) -> None:
+def fright(character: str, as_json: bool, **options: Any) -> None:
     """GURPS: a Fright Check (Rule of 14), and on failure the fright table.
 
     \b
     Example:
       tracker fright Mira --mod alone --mod dark --threat "the drowned scribe"
     """
-    logged = open_tracker().gurps.fright(
-        character,
-        mods=mods,
-        threat=threat,
-        dice=dice,
-        table_dice=table_dice,
-        effect_dice=effect_dice,
-        seed=seed,
-        secret=secret,
-    )
+    logged = open_tracker().gurps.fright(character, **options)
     d = logged.doc
     mods_text = "".join(f" {signed(m['value'])} {m['label']}" for m in d["modifiers"])
     cap = " (Rule of 14)" if d["rule_of_14"] else ""
