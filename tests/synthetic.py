@@ -28,6 +28,7 @@ from tracker.errors import TrackerError
 from tracker.events import NewEvent, SessionStarted, StoredEvent
 from tracker.projections.campaign import CampaignState, apply
 from tracker.store.eventstore import CampaignRow
+from tracker.systems.registry import contest_request, roll_request
 
 FLUSH_EVERY = 5_000
 # How often play is taken back: one undo (or redo) every so many events.
@@ -268,7 +269,10 @@ def _glintlock(batch: _Batch, state: CampaignState, rng: random.Random, seed: st
         story = [ch.own.story_tags[0]] if ch.own.story_tags and rng.random() < 0.5 else []
         stat = rng.choice(["Grit", "Wits", "Grace", "Lore"])
         return lambda: batch.rolls.roll(
-            who, stat, tags=tags, story=story, seed=seed, spell=who == "Wren" and stat == "Lore"
+            who,
+            roll_request(
+                stat, tags=tags, story=story, seed=seed, spell=who == "Wren" and stat == "Lore"
+            ),
         )
     if pick < 0.68:
         action = rng.choice(sorted(METTLE_COSTS))
@@ -306,17 +310,22 @@ def _gloom(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
         return lambda: batch.tracks.obligation_dismiss(ob.id, reason="the GM waives it")
     pick = rng.random()
     if pick < 0.6:
-        return lambda: batch.rolls.roll(who, trait, dl=rng.choice([0, 5, 5, 10, 15]), seed=seed)
+        dl = rng.choice([0, 5, 5, 10, 15])
+        return lambda: batch.rolls.roll(who, roll_request(trait, dl=dl, seed=seed))
     if pick < 0.72:
         mode = rng.choice(["quick", "dynamic"])
         return lambda: batch.rolls.contest(
-            who, trait, "Corp ICE", str(rng.randint(8, 18)), mode=mode, seed=seed
+            who,
+            trait,
+            "Corp ICE",
+            str(rng.randint(8, 18)),
+            contest_request(mode=mode, seed=seed),
         )
     if pick < 0.84:
         return lambda: batch.tracks.stress(who, rng.choice([1, 1, -1]), cause="the Gloom")
     if "panicked" in ch.conditions:
         return lambda: batch.tracks.condition_clear(who, "panicked")
-    return lambda: batch.rolls.roll(who, trait, secret=True, seed=seed)
+    return lambda: batch.rolls.roll(who, roll_request(trait, secret=True, seed=seed))
 
 
 def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -> Move:
@@ -334,7 +343,11 @@ def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
         ob = running[0]
         a, b = ob.data["a"], ob.data["b"]
         return lambda: batch.rolls.contest(
-            a["name"], a["trait"], b["name"], b["trait"], mode="regular", seed=seed
+            a["name"],
+            a["trait"],
+            b["name"],
+            b["trait"],
+            contest_request(mode="regular", seed=seed),
         )
     pick = rng.random()
     if pick < 0.45:
@@ -343,11 +356,13 @@ def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
         task = "vault door" if skill == "Lockpicking" and rng.random() < 0.3 else None
         return lambda: batch.rolls.roll(
             who,
-            skill,
-            mods=mods,
-            task=task,
-            retry="retry-at-penalty" if task else None,
-            seed=seed,
+            roll_request(
+                skill,
+                mods=mods,
+                task=task,
+                retry="retry-at-penalty" if task else None,
+                seed=seed,
+            ),
         )
     if pick < 0.55:
         mode = rng.choice(["quick", "resistance", "regular"])
@@ -356,8 +371,7 @@ def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
             "Broadsword" if who != "Mira" else "DX",
             "Duellist",
             str(rng.randint(9, 15)),
-            mode=mode,
-            seed=seed,
+            contest_request(mode=mode, seed=seed),
         )
     if pick < 0.63:
         return lambda: batch.gurps.fright(

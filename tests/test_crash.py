@@ -19,6 +19,7 @@ from tracker.projections.campaign import to_snapshot
 PLAYER = """
 import sys
 from tracker.app import Tracker
+from tracker.systems.registry import roll_request
 tracker = Tracker(sys.argv[1], "Crash")
 names = ["Wren", "Tomas"]
 i = 0
@@ -30,7 +31,7 @@ while True:
         tracker.tracks.note("the lamps gutter " * 20)
     else:
         try:
-            tracker.rolls.roll(who, "Grit", tags=["1:gear"], seed=str(i))
+            tracker.rolls.roll(who, roll_request("Grit", tags=["1:gear"], seed=str(i)))
         except Exception:
             tracker.acting.run(("threat", "spend"), tier="hard")
     i += 1

@@ -160,6 +160,28 @@ def test_a_plugin_system_plays_a_whole_evening_through_the_command_line(d6_insta
     assert Counter(e["type"] for e in run.json("log")["events"])["RollMade"] == 3
 
 
+def test_a_plugin_declares_a_roll_option_of_its_own(d6_installed, run):
+    """``--edge`` is D6's: ``tracker roll`` takes it, says whose it is, and refuses it to a
+    campaign of another system as it refuses any option that system does not read."""
+    assert "--edge N                        D6: added to the score for this roll." in (
+        run.ok("roll --help").stdout
+    )
+    run.ok("campaign new 'Six Sides' --system d6")
+    run.ok("character add Pip --stat Grit=4")
+    run.ok("session start")
+    pushed = run.json("roll Pip Grit --edge 2 --dice 6")
+    assert (pushed["effective"], pushed["outcome"]) == (6, "hit")
+    assert run.json("verify")["ok"]
+    run.ok("campaign new Drift --system gloom")
+    run.ok("character add Kade --skill Hacking=14")
+    run.ok("session start")
+    refused = run("roll Kade Hacking --edge 1")
+    assert refused.exit_code == 2
+    assert "--edge is a D6 option; a Gloom roll does not use it, so leave it out." in (
+        refused.output
+    )
+
+
 def test_a_campaign_whose_system_is_not_installed_is_one_sentence(d6_installed, run, monkeypatch):
     run.ok("campaign new 'Six Sides' --system d6")
     run.ok("character add Pip --stat Grit=4")

@@ -11,6 +11,7 @@ from tracker.app import Tracker
 from tracker.app.deciding import Logged
 from tracker.app.loading import SNAPSHOT_EVERY
 from tracker.projections.campaign import UNDO_TYPES, fold, to_snapshot
+from tracker.systems.registry import roll_request
 
 
 def tracks(run) -> dict:
@@ -303,7 +304,9 @@ def test_any_run_of_play_undo_and_redo_across_processes_folds_as_a_rebuild(
     setup.close()
     rng = random.Random(seed)
     moves = [
-        lambda t, who: t.rolls.roll(who, "Grit", seed=str(rng.random()), override=True),
+        lambda t, who: t.rolls.roll(
+            who, roll_request("Grit", seed=str(rng.random()), override=True)
+        ),
         lambda t, who: t.tracks.stress(who, rng.choice([1, 1, -1])),
         lambda t, who: t.tracks.gain(who, "deep-cut"),
         lambda t, who: t.tracks.spend(who, "steel-yourself"),

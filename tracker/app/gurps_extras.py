@@ -19,7 +19,7 @@ from tracker.events import play as ev
 from tracker.events.effects import Effect, TrackChange
 from tracker.projections.campaign import CampaignState, Character
 from tracker.systems import registry
-from tracker.systems.base import Feature, RollRequest, Side, contest_roll_doc, contest_side
+from tracker.systems.base import Feature, Side, contest_roll_doc, contest_side
 from tracker.systems.dice import source_for
 from tracker.systems.gurps import play as gurps_play
 from tracker.words import kept_secret, plural
@@ -471,7 +471,7 @@ class GurpsExtras:
                         "or name another character with --supervisor."
                     )
                 led = state.rules.decide_roll(
-                    RollRequest(
+                    state.rules.roll_request(
                         supervisor_skill,
                         source=source_for(supervisor_dice, None, "--supervisor-dice")
                         if supervisor_dice
@@ -508,7 +508,7 @@ class GurpsExtras:
             rolled = []
             for i, ch in enumerate(team):
                 worked = state.rules.decide_roll(
-                    RollRequest(
+                    state.rules.roll_request(
                         found.skill,
                         mods=tuple(extra),
                         source=source_for(dice[i], None) if dice else shared,

@@ -32,6 +32,7 @@ from tracker.systems.base import (
     RuleSystem,
     Side,
 )
+from tracker.systems.commands import option_values, options_struct
 from tracker.systems.dice import DiceSource
 from tracker.words import kept_secret
 
@@ -155,73 +156,23 @@ class Rolls:
     def __init__(self, table: Table) -> None:
         self.table = table
 
-    def roll(
-        self,
-        name: str,
-        trait: str,
-        *,
-        dl: int | str = 0,
-        mods: Sequence[str] = (),
-        tags: Sequence[str] = (),
-        advantage: bool = False,
-        disadvantage: bool = False,
-        trained: bool = False,
-        skill: str | None = None,
-        secret: bool = False,
-        dice: str | None = None,
-        seed: str | None = None,
-        defense: bool = False,
-        task: str | None = None,
-        retry: str | None = None,
-        spell: bool = False,
-        story: Sequence[str] = (),
-        override: bool = False,
-        no_panic: bool = False,
-        backlash_dice: str | None = None,
-        feat: str | None = None,
-        danger: bool = False,
-        danger_dice: str | None = None,
-        public: bool = False,
-        kind: str = "check",
-    ) -> Logged:
-        """Roll a character's trait under the campaign's rules and log it; each system reads the
-        options its rulebook has (``RollRequest``)."""
-        request = RollRequest(
-            trait=trait,
-            kind=kind,
-            dl=dl,
-            mods=tuple(mods),
-            tags=tuple(tags),
-            story=tuple(story),
-            advantage=advantage,
-            disadvantage=disadvantage,
-            trained=trained,
-            skill=skill,
-            spell=spell,
-            defense=defense,
-            task=task,
-            retry=retry,
-            feat=feat,
-            danger=danger,
-            public=public,
-            override=override,
-            no_panic=no_panic,
-            dice=dice,
-            seed=seed,
-            backlash_dice=backlash_dice,
-            danger_dice=danger_dice,
-        )
+    def roll(self, name: str, request: RollRequest) -> Logged:
+        """Roll a character's trait under the campaign's rules and log it; the system reads the
+        options it declares (``RollRequest.options``) and refuses any other given."""
+        kind, secret = request.kind, request.secret
         dice_source, seed_text = dice_kind(request.new_dice())
 
         def decide(state: CampaignState) -> Decision:
             rules = state.rules
             if kind == "panic":
                 registry.require(rules, Feature.PANIC_CHECKS, "The panic check")
-            _require_read(rules, request, rules.roll_options, "roll")
+            asked = _own(rules, request, "roll")
             ch = self.table.character(name, state)
-            decided = rules.decide_roll(request, ch, state)
+            decided = rules.decide_roll(asked, ch, state)
             hidden = secret or decided.secret
-            roll = _roll_made(state, ch, decided, kind, dice_source, task=task, seed=seed_text)
+            roll = _roll_made(
+                state, ch, decided, kind, dice_source, task=decided.task, seed=seed_text
+            )
             if kind == "panic":
                 roll = _answering(state, ch, roll, hidden)
             # What the rules call for at once (Danger Sense) follows the roll it answers. After
@@ -247,7 +198,7 @@ class Rolls:
                 "dice_source": dice_source,
                 "effects": describe_effects(state, ch, decided.effects),
             }
-            unruled = conditions_unruled(ch, rules.conditions_ruled(ch, request))
+            unruled = conditions_unruled(ch, rules.conditions_ruled(ch, asked))
             if unruled:
                 doc["notes"] = [*doc.get("notes", []), unruled]
             # In the document, under its kind ("danger_sense"), after the roll's own fields.
@@ -283,7 +234,7 @@ class Rolls:
     ) -> Logged:
         """The panic check a catastrophe called for (``Feature.PANIC_CHECKS``): a check at DL 0
         on a trait the GM names."""
-        return self.roll(name, trait, dice=dice, seed=seed, secret=secret, kind="panic")
+        return self.roll(name, RollRequest(trait, "panic", dice, seed, secret))
 
     def contest(
         self,
@@ -291,47 +242,17 @@ class Rolls:
         a_trait: str,
         b_name: str,
         b_trait: str,
-        *,
-        mode: str | None = None,
-        dice_a: str | None = None,
-        dice_b: str | None = None,
-        seed: str | None = None,
-        dl_a: int | str = 0,
-        dl_b: int | str = 0,
-        advantage_a: bool = False,
-        disadvantage_a: bool = False,
-        advantage_b: bool = False,
-        disadvantage_b: bool = False,
-        mods_a: Sequence[str] = (),
-        mods_b: Sequence[str] = (),
-        supernatural: bool = False,
-        public: bool = False,
-        secret: bool = False,
+        request: ContestRequest,
     ) -> Logged:
         """A contest of A (the active side) against B (the defender).
 
         Either side may be a character or an unnamed opponent given as a name and a score
         (``contest Kade Hacking "Corp netrunner" 14``).
         """
-        request = ContestRequest(
-            mode=mode,
-            dl_a=dl_a,
-            dl_b=dl_b,
-            advantage_a=advantage_a,
-            disadvantage_a=disadvantage_a,
-            advantage_b=advantage_b,
-            disadvantage_b=disadvantage_b,
-            mods_a=tuple(mods_a),
-            mods_b=tuple(mods_b),
-            supernatural=supernatural,
-            public=public,
-            dice_a=dice_a,
-            dice_b=dice_b,
-            seed=seed,
-        )
+        secret = request.secret
 
         def decide(state: CampaignState) -> Decision:
-            _require_read(state.rules, request, state.rules.contest_options, "contest")
+            own = _own(state.rules, request, "contest")
             a_side = side(self.table, state, a_name, a_trait)
             b_side = side(self.table, state, b_name, b_trait)
             if a_side.character is not None and a_side.character is b_side.character:
@@ -339,9 +260,9 @@ class Rolls:
                     f"{a_side.name} cannot contest {a_side.name}; name another character or an "
                     "opponent and a score."
                 )
-            asked = msgspec.structs.replace(request, running=_running(state, a_side, b_side))
+            asked = msgspec.structs.replace(own, running=_running(state, a_side, b_side))
             decided = state.rules.decide_contest(asked, a_side, b_side, state)
-            kind = "physical" if dice_a or dice_b else asked.sources()[0].kind
+            kind = "physical" if request.dice_a or request.dice_b else asked.sources()[0].kind
             payload = ContestRolled(
                 system=state.system,
                 mode=decided.mode,
@@ -394,33 +315,24 @@ def conditions_unruled(character: Character, ruled: Sequence[str]) -> str | None
     )
 
 
-# How an option is typed, where its flag is not the field's name.
-_FLAGS = {"mods": "--mod", "tags": "--tag", "mods_a": "--mod-a", "mods_b": "--mod-b"}
-
-
-def _require_read(
-    system: RuleSystem, request: msgspec.Struct, read: frozenset[str], what: str
-) -> None:
-    """Refuse an option the GM gave that ``system`` does not read (``read``): a roll logged
-    with it would look as if it applied. ``what`` names the request ("roll", "contest")."""
-    default = type(request)(**({"trait": ""} if "trait" in request.__struct_fields__ else {}))
-    for name in request.__struct_fields__:
-        if name in read or name in _ALWAYS_READ:
-            continue
-        if getattr(request, name) != getattr(default, name):
-            flag = _FLAGS.get(name, "--" + name.replace("_", "-"))
-            readers = [
-                s.title
-                for s in registry.systems()
-                if name in (s.roll_options if what == "roll" else s.contest_options)
-            ]
+def _own(system: RuleSystem, request: Any, what: str) -> Any:
+    """``request`` (a roll's or a contest's, ``what``) with the options ``system`` declares, as
+    its own struct. An option the GM gave that it does not declare is refused: a roll logged
+    with it would look as if it applied."""
+    declared = getattr(system, f"{what}_options")
+    given = request.options
+    if given is not None and type(given) is options_struct("Options", declared):
+        return request
+    own = {o.name for o in declared}
+    for option in registry.declared(f"{what}_options"):
+        if option.name not in own and getattr(given, option.name, None) not in (
+            None,
+            option.empty(),
+        ):
+            readers = registry.readers(f"{what}_options", option.name)
             raise BadInput(
-                f"{flag} is a {' and '.join(readers) or 'no'} option; a {system.title} {what} "
-                "does not use it, so leave it out."
+                f"{option.flag} is a {' and '.join(readers) or 'no'} option; a {system.title} "
+                f"{what} does not use it, so leave it out."
             )
-
-
-# The fields every system reads, or that tracker itself fills in.
-_ALWAYS_READ = frozenset(
-    {"trait", "kind", "dice", "seed", "source", "mode", "dice_a", "dice_b", "running"}
-)
+    values = {name: getattr(given, name) for name in own if hasattr(given, name)}
+    return msgspec.structs.replace(request, options=option_values(declared, **values))

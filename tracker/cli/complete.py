@@ -8,7 +8,7 @@ so the shell and the terminal offer the same words in the same places.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -130,27 +130,43 @@ def difficulties(
 class SystemOptions(click.Command):
     """A command some of whose options only one rule system reads (``--tag`` is Glintlock's,
     ``--dl`` Gloom's, ``--mod`` GURPS's). ``reads`` names the list each system declares of
-    them (``roll_options``, ``contest_options``, ``settings``): after a dash, Tab offers the
-    campaign's own and the ones every system takes, never another system's, which the command
-    would refuse. Without a campaign to read, it offers them all."""
+    them (``settings``), or gives the names of the systems reading each option (a command made
+    from declarations, whose options say which system reads them): after a dash, Tab offers
+    the campaign's own and the ones every system takes, never another system's, which the
+    command would refuse. Without a campaign to read, it offers them all."""
 
-    def __init__(self, *args: Any, reads: str, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        reads: str | Callable[[], Mapping[str, Collection[str]]],
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.reads = reads
+
+    def _readers(self) -> Mapping[str, Collection[str]]:
+        if callable(self.reads):
+            return self.reads()
+        from tracker.systems import registry
+
+        readers: dict[str, set[str]] = {}
+        for system in registry.systems():
+            for name in getattr(system, self.reads):
+                readers.setdefault(name, set()).add(system.name)
+        return readers
 
     def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
         offered = super().shell_complete(ctx, incomplete)
         state = _state(ctx)
         if state is None:
             return offered
-        from tracker.systems import registry
-
-        own = getattr(state.rules, self.reads)
-        others = {n for s in registry.systems() for n in getattr(s, self.reads)} - own
+        readers = self._readers()
         refused = {
             flag
             for p in self.params
-            if isinstance(p, click.Option) and p.name in others
+            if isinstance(p, click.Option)
+            and p.name in readers
+            and state.rules.name not in readers[p.name]
             for flag in (*p.opts, *p.secondary_opts)
         }
         return [item for item in offered if item.value not in refused]

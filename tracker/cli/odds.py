@@ -6,16 +6,18 @@ take (``RuleSystem.odds_command``): a system installed as a plugin gets its own 
 
 from __future__ import annotations
 
-import inspect
 import math
 from fractions import Fraction
+from typing import Any
 
 import click
 
+from tracker.cli.declared import make_command
 from tracker.cli.options import emit_json
 from tracker.cli.render import TONE_COLOURS, bold
 from tracker.systems import registry
 from tracker.systems.base import OddsCommand, OddsReport, RuleSystem
+from tracker.systems.commands import Command, Option
 from tracker.words import outcome_words
 
 # A contest's sides, however the system names its outcomes.
@@ -43,36 +45,19 @@ def odds() -> None:
     """Exact chances of every outcome, computed from every way the dice can fall."""
 
 
+_JSON = Option("--json", "Print one JSON document.", "bool", dest="as_json")
+
+
 def _command(system: RuleSystem, spec: OddsCommand) -> click.Command:
-    def run(as_json: bool, **options) -> None:
+    def run(as_json: bool, **options: Any) -> None:
         report = spec.compute(**options)
         if as_json:
             emit_json(report.document)
             return
         _show(system, report)
 
-    command = click.Command(system.name, callback=run, help=inspect.cleandoc(spec.help))
-    for option in spec.options:
-        name = option.dest or option.flag.removeprefix("--").replace("-", "_")
-        settings: dict = {"help": option.help, "show_default": option.show_default}
-        if option.is_flag:
-            settings["is_flag"] = True
-        else:
-            settings["type"] = click.Choice(option.choices) if option.choices else option.kind
-        if option.required:
-            settings["required"] = True
-        # Only a default that is there is given: click tells "no default" from a default of None.
-        if option.default is not None:
-            settings["default"] = option.default
-        if option.multiple:
-            settings["multiple"] = True
-        if option.metavar:
-            settings["metavar"] = option.metavar
-        command.params.append(click.Option([option.flag, name], **settings))
-    command.params.append(
-        click.Option(["--json", "as_json"], is_flag=True, help="Print one JSON document.")
-    )
-    return command
+    declared = Command(("odds", system.name), spec.help, options=(*spec.options, _JSON))
+    return make_command(declared, run, output=False)
 
 
 def _show(system: RuleSystem, report: OddsReport) -> None:

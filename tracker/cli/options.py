@@ -249,10 +249,13 @@ class Difficulty(click.ParamType):
             return text.casefold()
 
 
+JSON_HELP = "Print one JSON document for scripts."
+
+
 def output_options(fn: Callable) -> Callable:
     """Add ``--json`` (one JSON document on stdout) and ``--db``/``--campaign`` to a command."""
 
-    @click.option("--json", "as_json", is_flag=True, help="Print one JSON document for scripts.")
+    @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
     @db_options
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -268,14 +271,31 @@ def db_options(fn: Callable) -> Callable:
     @click.option("--campaign", "campaign_override", metavar="NAME", hidden=True, default=None)
     @functools.wraps(fn)
     def wrapper(*args: Any, db_override=None, campaign_override=None, **kwargs: Any) -> Any:
-        obj = click.get_current_context().find_root().ensure_object(dict)
-        if db_override:
-            obj["db"] = db_override
-        if campaign_override:
-            obj["campaign"] = campaign_override
+        use_db(db_override, campaign_override)
         return fn(*args, **kwargs)
 
     return wrapper
+
+
+def output_params() -> list[click.Parameter]:
+    """What ``output_options`` adds, for a command made from a declaration: ``--json``, and
+    ``--db``/``--campaign`` (``use_db`` takes them)."""
+    return [
+        click.Option(["--json", "as_json"], is_flag=True, help=JSON_HELP),
+        click.Option(["--db", "db_override"], metavar="PATH_OR_URL", hidden=True, default=None),
+        click.Option(
+            ["--campaign", "campaign_override"], metavar="NAME", hidden=True, default=None
+        ),
+    ]
+
+
+def use_db(db_override: str | None, campaign_override: str | None) -> None:
+    """The database and campaign given after the command, for the tracker it opens."""
+    obj = click.get_current_context().find_root().ensure_object(dict)
+    if db_override:
+        obj["db"] = db_override
+    if campaign_override:
+        obj["campaign"] = campaign_override
 
 
 def open_tracker():

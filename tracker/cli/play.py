@@ -8,7 +8,8 @@ from typing import Any
 import click
 
 from tracker.cli import complete
-from tracker.cli.options import Difficulty, NumberArgs, emit_json, open_tracker, output_options
+from tracker.cli.declared import make_command, options_of, readers, with_systems
+from tracker.cli.options import NumberArgs, emit_json, open_tracker, output_options
 from tracker.cli.render import (
     BAD,
     GOOD,
@@ -27,7 +28,8 @@ from tracker.cli.render import (
     printable,
     warn,
 )
-from tracker.systems.base import RuleSystem
+from tracker.systems.base import CONTEST_OPTIONS, ROLL_OPTIONS, RuleSystem
+from tracker.systems.commands import Argument, Command, Option
 from tracker.words import outcome_words
 
 STRESS_WORDS = {
@@ -70,55 +72,12 @@ def show_logged(logged, as_json: bool, lines: list[str]) -> None:
 # -- roll -----------------------------------------------------------------------------------------
 
 
-def dice_options(fn):
-    fn = click.option("--seed", metavar="S", help="Seed the virtual dice (reproducible).")(fn)
-    fn = click.option(
-        "--dice", metavar="N,N...", help="Physical dice rolled at the table, as shown."
-    )(fn)
-    return click.option("--secret", is_flag=True, help="A GM's secret roll (hidden from players).")(
-        fn
-    )
+# The dice options of a roll, on commands not (yet) made from declarations (effort, panic).
+dice_options = options_of(*ROLL_OPTIONS)
 
 
-@click.command("roll", cls=complete.SystemOptions, reads="roll_options")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("trait", shell_complete=complete.traits_of("character"))
-@click.option(
-    "--dl",
-    type=Difficulty(),
-    default=0,
-    metavar="N|NAME",
-    shell_complete=complete.difficulties,
-    help="Gloom: the difficulty level (floor): a number from 0 to 20 (0 when left out: "
-    "routine), or routine, standard, hard, extreme or impossible.",
-)
-@click.option("--mod", "mods", multiple=True, metavar="N[:LABEL]", help="GURPS: a modifier.")
-@click.option("--tag", "tags", multiple=True, metavar="N[:KIND]", help="Glintlock: a tag.")
-@click.option("--story", multiple=True, metavar="NAME", help="Glintlock: spend a story tag.")
-@click.option("--advantage", is_flag=True, help="Gloom: roll 2d20, keep the best.")
-@click.option("--disadvantage", is_flag=True, help="Gloom: roll 2d20, keep the worst.")
-@click.option("--trained", is_flag=True, help="Glintlock: trained in the skill used.")
-@click.option("--skill", metavar="SKILL", help="Glintlock: the skill used (trained if listed).")
-@click.option("--spell", is_flag=True, help="Glintlock: a spell (backlash on a natural 1).")
-@click.option("--backlash-dice", metavar="N,N", help="Glintlock: physical 2d12 for backlash.")
-@click.option("--defense", is_flag=True, help="GURPS: an active defense (no E < 3 floor).")
-@click.option("--task", metavar="NAME", help="GURPS: a named task, to count retries.")
-@click.option(
-    "--retry",
-    type=click.Choice(["one-chance", "retry-with-damage", "retry-at-penalty", "retry-freely"]),
-    help="GURPS: how retries of the task work.",
-)
-@click.option("--feat", type=click.Choice(["running"]), help="GURPS: a failed roll costs 1 FP.")
-@click.option(
-    "--danger", is_flag=True, help="GURPS sense roll: something dangerous (Danger Sense)."
-)
-@click.option("--danger-dice", metavar="N,N,N", help="GURPS: physical 3d6 for Danger Sense.")
-@click.option("--public", is_flag=True, help="GURPS: show a sense roll to the players.")
-@click.option("--override", is_flag=True, help="Glintlock: roll although Threat 6 is owed.")
-@click.option("--no-panic", is_flag=True, help="Gloom: a catastrophe calls no panic check.")
-@dice_options
-@output_options
-def roll(character: str, trait: str, as_json: bool, **options: Any) -> None:
+ROLL = Command(
+    ("roll",),
     """Roll a character's skill or stat and log it.
 
     GURPS sense rolls (Vision, Hearing, Taste, Smell) are against Per and secret unless
@@ -134,9 +93,31 @@ def roll(character: str, trait: str, as_json: bool, **options: Any) -> None:
       tracker roll Mira Vision --mod darkness:3 --danger
       tracker roll Aldric Hearing --mod hearing:normal-conversation@4
       tracker roll Vora HT --feat running
-    """
-    logged = open_tracker().rolls.roll(character, trait, **options)
+    """,
+    arguments=(
+        Argument("character", complete="characters", example="Wren"),
+        Argument("trait", complete="traits", example="Grit"),
+    ),
+    options=ROLL_OPTIONS,
+)
+"""A roll: the options of every installed system's rolls stand before --secret."""
+
+
+def _roll(character: str, trait: str, as_json: bool, **options: Any) -> None:
+    from tracker.systems import registry
+
+    request = registry.roll_request(trait, **options)
+    logged = open_tracker().rolls.roll(character, request)
     show_logged(logged, as_json, render_roll(logged.doc, logged.state.rules))
+
+
+roll = make_command(
+    ROLL,
+    _roll,
+    cls=complete.SystemOptions,
+    reads=lambda: readers("roll_options"),
+    later=lambda c: with_systems(c, "roll_options", before="--secret"),
+)
 
 
 def render_roll(doc: dict[str, Any], rules: RuleSystem) -> list[str]:
@@ -284,22 +265,30 @@ def threat_spend(tier, note, as_json) -> None:
     show_logged(logged, as_json, [line])
 
 
-@click.command("stress", cls=NumberArgs)
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("change", metavar="+N|-N")
-@click.option("--cause", help="What caused it.")
-@output_options
-def stress(character, change, cause, as_json) -> None:
+CAUSE = Option("--cause", "What caused it.")
+CHANGE = Argument("change", metavar="+N|-N")
+
+STRESS = Command(
+    ("stress",),
     """Add or clear stress (Gloom, Glintlock).
 
     \b
     Example:
       tracker stress Tomas +2 --cause "saw the drowned scribe"
-    """
+    """,
+    arguments=(Argument("character", complete="characters"), CHANGE),
+    options=(CAUSE,),
+)
+
+
+def _stress(character: str, change: str, cause: str | None, as_json: bool) -> None:
     logged = open_tracker().tracks.stress(character, _signed_int(change, "stress"), cause=cause)
     d = logged.doc
     words = f" ({'; '.join(STRESS_WORDS.get(w, w) for w in d['effects'])})" if d["effects"] else ""
     show_logged(logged, as_json, [f"{d['character']} stress {d['before']} → {d['after']}{words}."])
+
+
+stress = make_command(STRESS, _stress, cls=NumberArgs)
 
 
 def _signed_int(text: str, what: str) -> int:
@@ -309,13 +298,8 @@ def _signed_int(text: str, what: str) -> int:
         raise click.BadParameter(f"give the {what} change as +N or -N, not {text!r}") from None
 
 
-def _track_command(track: str):
-    @click.command(track, cls=NumberArgs)
-    @click.argument("character", shell_complete=complete.characters)
-    @click.argument("change", metavar="+N|-N")
-    @click.option("--cause", help="What caused it.")
-    @output_options
-    def command(character, change, cause, as_json) -> None:
+def _track_command(track: str) -> click.Command:
+    def command(character: str, change: str, cause: str | None, as_json: bool) -> None:
         logged = open_tracker().tracks.track(
             character, track, _signed_int(change, track.upper()), cause=cause
         )
@@ -327,11 +311,14 @@ def _track_command(track: str):
         "hp": 'tracker hp Vora -4 --cause "a goblin\'s spear"',
         "fp": "tracker fp Aldric -2",
     }
-    command.help = (
+    declared = Command(
+        (track,),
         f"Lose or regain {track.upper()} (tracked when the sheet has it).\n\n"
-        f"\b\nExample:\n  {example[track]}"
+        f"\b\nExample:\n  {example[track]}",
+        arguments=(Argument("character", complete="characters"), CHANGE),
+        options=(CAUSE,),
     )
-    return command
+    return make_command(declared, command, cls=NumberArgs)
 
 
 hp = _track_command("hp")
@@ -343,24 +330,36 @@ def condition() -> None:
     """Set and clear conditions (stunned, panicked, a wound...)."""
 
 
-@condition.command("set")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("name")
-@click.option("--duration", type=int, help="How long it lasts.")
-@click.option(
-    "--unit",
-    type=click.Choice(["seconds", "minutes", "hours", "days", "scenes", "sessions"]),
-    help="What --duration counts.",
-)
-@click.option("--note", help="What caused it.")
-@output_options
-def condition_set(character, name, duration, unit, note, as_json) -> None:
+CONDITION_SET = Command(
+    ("condition", "set"),
     """Put a condition on a character.
 
     \b
     Example:
       tracker condition set Vora "broken arm" --duration 2 --unit sessions
-    """
+    """,
+    arguments=(Argument("character", complete="characters"), Argument("name")),
+    options=(
+        Option("--duration", "How long it lasts.", "int"),
+        Option(
+            "--unit",
+            "What --duration counts.",
+            "choice",
+            choices=("seconds", "minutes", "hours", "days", "scenes", "sessions"),
+        ),
+        Option("--note", "What caused it."),
+    ),
+)
+
+
+def _condition_set(
+    character: str,
+    name: str,
+    duration: int | None,
+    unit: str | None,
+    note: str | None,
+    as_json: bool,
+) -> None:
     logged = open_tracker().tracks.condition_set(
         character, name, duration=duration, unit=unit, note=note
     )
@@ -370,21 +369,30 @@ def condition_set(character, name, duration, unit, note, as_json) -> None:
     show_logged(logged, as_json, [held])
 
 
-@condition.command("clear")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("name", shell_complete=complete.conditions_of("character"))
-@click.option("--note", help="What ended it.")
-@output_options
-def condition_clear(character, name, note, as_json) -> None:
+CONDITION_CLEAR = Command(
+    ("condition", "clear"),
     """End a condition.
 
     \b
     Example:
       tracker condition clear Vora "broken arm" --note "the splint came off"
-    """
+    """,
+    arguments=(
+        Argument("character", complete="characters"),
+        Argument("name", complete="conditions"),
+    ),
+    options=(Option("--note", "What ended it."),),
+)
+
+
+def _condition_clear(character: str, name: str, note: str | None, as_json: bool) -> None:
     logged = open_tracker().tracks.condition_clear(character, name, note=note)
     d = logged.doc
     show_logged(logged, as_json, [condition_ended(d["character"], d["condition"]) + "."])
+
+
+condition.add_command(make_command(CONDITION_SET, _condition_set))
+condition.add_command(make_command(CONDITION_CLEAR, _condition_clear))
 
 
 @click.group("tag")
@@ -429,18 +437,24 @@ def points_award(character, amount, reason, as_json) -> None:
     show_logged(logged, as_json, [f"{d['character']} has {plural(d['total'], 'character point')}."])
 
 
-@click.command("note")
-@click.argument("text")
-@output_options
-def note(text, as_json) -> None:
+NOTE = Command(
+    ("note",),
     """Log a line of narrative; replays show it in place.
 
     \b
     Example:
       tracker note "The lamps gutter as the archive door gives way."
-    """
+    """,
+    arguments=(Argument("text"),),
+)
+
+
+def _note(text: str, as_json: bool) -> None:
     logged = open_tracker().tracks.note(text)
     show_logged(logged, as_json, [dim(f"Noted (event {logged.doc['version']}).")])
+
+
+note = make_command(NOTE, _note)
 
 
 # -- obligations ----------------------------------------------------------------------------------
@@ -543,36 +557,29 @@ def obligations(ctx: click.Context, show_all: bool, as_json: bool) -> None:
         click.echo(f"{mark} [{ob.id}] {ob.what} {dim(f'(since event {ob.opened_version})')}")
 
 
-@obligations.command("dismiss", cls=NumberArgs)
-@click.argument("obligation", metavar="ID")
-@click.option("--reason", help="Why it is waived, for the record.")
-@output_options
-def obligations_dismiss(obligation, reason, as_json) -> None:
+DISMISS = Command(
+    ("obligations", "dismiss"),
     """Waive an obligation (a panic check the GM does not call), with a reason.
 
     \b
     Example:
       tracker obligations dismiss 19 --reason "no panic here"
-    """
+    """,
+    arguments=(Argument("obligation", metavar="ID"),),
+    options=(Option("--reason", "Why it is waived, for the record."),),
+)
+
+
+def _dismiss(obligation: str, reason: str | None, as_json: bool) -> None:
     logged = open_tracker().tracks.obligation_dismiss(obligation, reason=reason)
     show_logged(logged, as_json, [f"Dismissed [{obligation}]."])
 
 
-@click.command("status")
-@click.argument("character", required=False, shell_complete=complete.characters)
-@click.option(
-    "--as-of", metavar="EVENT|TIME", help="The GM's state as it stood at an event or time."
-)
-@click.option(
-    "--player-view",
-    is_flag=True,
-    help="As the players know it now, without --as-of: no secret rolls.",
-)
-@click.option("--receipt", is_flag=True, help="Print a receipt of the log's head for the players.")
-@output_options
-def status(
-    character: str | None, as_of: str | None, player_view: bool, receipt: bool, as_json: bool
-) -> None:
+obligations.add_command(make_command(DISMISS, _dismiss, cls=NumberArgs))
+
+
+STATUS = Command(
+    ("status",),
     """The campaign at a glance, or one character's tracks.
 
     \b
@@ -582,7 +589,21 @@ def status(
       tracker status --as-of 118            as it stood after event 118
       tracker status --as-of "2026-11-29 21:30"
       tracker status --receipt               a receipt players keep against a cut log
-    """
+    """,
+    arguments=(Argument("character", required=False, complete="characters"),),
+    options=(
+        Option("--as-of", "The GM's state as it stood at an event or time.", metavar="EVENT|TIME"),
+        Option(
+            "--player-view", "As the players know it now, without --as-of: no secret rolls.", "bool"
+        ),
+        Option("--receipt", "Print a receipt of the log's head for the players.", "bool"),
+    ),
+)
+
+
+def _status(
+    character: str | None, as_of: str | None, player_view: bool, receipt: bool, as_json: bool
+) -> None:
     tracker = open_tracker()
     if as_of and player_view:
         raise click.UsageError("give --as-of or --player-view, not both")
@@ -625,6 +646,9 @@ def status(
         click.echo("  " + character_line(ch.tracks(state.rules)))
     for ob in sorted(state.obligations.values(), key=lambda o: o.opened_version):
         click.echo(warn(ob.what))
+
+
+status = make_command(STATUS, _status)
 
 
 def character_line(t: dict[str, Any]) -> str:
@@ -680,46 +704,8 @@ class _ContestCommand(NumberArgs, complete.SystemOptions):
     campaign's system reads."""
 
 
-@click.command("contest", cls=_ContestCommand, reads="contest_options")
-@click.argument("a", shell_complete=complete.characters)
-@click.argument("trait_a", shell_complete=complete.traits_of("a"))
-@click.argument("b", shell_complete=complete.characters)
-@click.argument("trait_b", shell_complete=complete.traits_of("b"))
-@click.option(
-    "--mode",
-    type=click.Choice(["quick", "resistance", "regular", "dynamic"]),
-    help="quick (default); gurps: resistance, regular; gloom: dynamic (the dynamic floor).",
-)
-@click.option("--dice-a", metavar="N,N...", help="A's physical dice.")
-@click.option("--dice-b", metavar="N,N...", help="B's physical dice.")
-@click.option(
-    "--dl-a",
-    type=Difficulty(),
-    default=0,
-    metavar="N|NAME",
-    shell_complete=complete.difficulties,
-    help="Gloom: A's DL (the base floor), a number or a difficulty's name.",
-)
-@click.option(
-    "--dl-b",
-    type=Difficulty(),
-    default=0,
-    metavar="N|NAME",
-    shell_complete=complete.difficulties,
-    help="Gloom: B's DL.",
-)
-@click.option("--advantage-a", is_flag=True, help="Gloom: A rolls with advantage (gear, aid).")
-@click.option("--disadvantage-a", is_flag=True, help="Gloom: A rolls with disadvantage.")
-@click.option("--advantage-b", is_flag=True, help="Gloom: B rolls with advantage.")
-@click.option("--disadvantage-b", is_flag=True, help="Gloom: B rolls with disadvantage.")
-@click.option("--mod-a", "mods_a", multiple=True, metavar="N[:LABEL]", help="GURPS: A's modifier.")
-@click.option("--mod-b", "mods_b", multiple=True, metavar="N[:LABEL]", help="GURPS: B's modifier.")
-@click.option("--supernatural", is_flag=True, help="GURPS resistance: the Rule of 16.")
-@click.option("--seed", metavar="S", help="Seed the virtual dice.")
-@click.option("--secret", is_flag=True, help="A GM's secret contest.")
-@click.option("--public", is_flag=True, help="GURPS: a sense contest the players see.")
-@output_options
-def contest(a, trait_a, b, trait_b, as_json, **options) -> None:
+CONTEST = Command(
+    ("contest",),
     """A contest: A acts, B defends. Either side may be an opponent given as NAME SCORE.
 
     \b
@@ -728,8 +714,23 @@ def contest(a, trait_a, b, trait_b, as_json, **options) -> None:
       tracker contest Vora Broadsword Duellist 12 --mode quick
       tracker contest Wizard 18 Aldric Will --mode resistance --supernatural
       tracker contest Juno Piloting Ace 13 --mode dynamic
-    """
-    logged = open_tracker().rolls.contest(a, trait_a, b, trait_b, **options)
+    """,
+    arguments=(
+        Argument("a", complete="characters", example="Kade"),
+        Argument("trait_a", complete="traits:a", example="Hacking"),
+        Argument("b", complete="characters", example='"Corp netrunner"'),
+        Argument("trait_b", complete="traits:b", example="14"),
+    ),
+    options=CONTEST_OPTIONS,
+)
+"""A contest: the options of every installed system's contests stand before --seed."""
+
+
+def _contest(a: str, trait_a: str, b: str, trait_b: str, as_json: bool, **options: Any) -> None:
+    from tracker.systems import registry
+
+    request = registry.contest_request(**options)
+    logged = open_tracker().rolls.contest(a, trait_a, b, trait_b, request)
     d = logged.doc
     other = d["b"]["character"] if d["b"] else b
     head = f"{bold(d['a']['character'])} · {trait_a} vs {bold(other)} · {trait_b} · {d['mode']}"
@@ -751,6 +752,15 @@ def contest(a, trait_a, b, trait_b, as_json, **options) -> None:
         verdict += dim(f" ({'; '.join(remarks)})")
     notes = [dim(f"  {n}") for n in d.get("notes", [])]
     show_logged(logged, as_json, [head, "  " + "   ".join(sides), "  → " + verdict, *notes])
+
+
+contest = make_command(
+    CONTEST,
+    _contest,
+    cls=_ContestCommand,
+    reads=lambda: readers("contest_options"),
+    later=lambda c: with_systems(c, "contest_options", before="--seed"),
+)
 
 
 def _contest_side(side, rules: RuleSystem) -> str:
@@ -907,23 +917,14 @@ def effort(character, percent, as_json, **options) -> None:
 @click.option("--seed", metavar="S", help="Seed the virtual dice.")
 @click.option("--secret", is_flag=True, help="A GM's secret check (hidden from players).")
 @output_options
-def fright(character, mods, threat, dice, table_dice, effect_dice, seed, secret, as_json) -> None:
+def fright(character: str, as_json: bool, **options: Any) -> None:
     """GURPS: a Fright Check (Rule of 14), and on failure the fright table.
 
     \b
     Example:
       tracker fright Mira --mod alone --mod dark --threat "the drowned scribe"
     """
-    logged = open_tracker().gurps.fright(
-        character,
-        mods=mods,
-        threat=threat,
-        dice=dice,
-        table_dice=table_dice,
-        effect_dice=effect_dice,
-        seed=seed,
-        secret=secret,
-    )
+    logged = open_tracker().gurps.fright(character, **options)
     d = logged.doc
     mods_text = "".join(f" {signed(m['value'])} {m['label']}" for m in d["modifiers"])
     cap = " (Rule of 14)" if d["rule_of_14"] else ""

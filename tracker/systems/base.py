@@ -24,6 +24,7 @@ from tracker.errors import NotFound, Refused
 from tracker.events.effects import Effect
 from tracker.events.play import ContestRolled, ContestSide
 from tracker.systems.acts import SystemCommand
+from tracker.systems.commands import Option, odds_option, option_values
 from tracker.systems.dice import DiceSource, source_for
 
 if TYPE_CHECKING:
@@ -116,33 +117,16 @@ class CampaignView(Protocol):
 
 
 class RollRequest(msgspec.Struct, frozen=True):
-    """A roll as the GM asked for it at the table: the trait and every option typed. A system
-    reads the options its rulebook has and leaves the others."""
+    """A roll as the GM asked for it at the table: the trait, the dice, and ``options``, the
+    values of the options the campaign's system declares (``RuleSystem.roll_options``) as one
+    struct of them (``request.options.mods``)."""
 
     trait: str
     kind: str = "check"
-    dl: int | str = 0
-    """Gloom: the DL, a number or a difficulty's name ("hard")."""
-    mods: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    story: tuple[str, ...] = ()
-    advantage: bool = False
-    disadvantage: bool = False
-    trained: bool = False
-    skill: str | None = None
-    spell: bool = False
-    defense: bool = False
-    task: str | None = None
-    retry: str | None = None
-    feat: str | None = None
-    danger: bool = False
-    public: bool = False
-    override: bool = False
-    no_panic: bool = False
     dice: str | None = None
     seed: str | None = None
-    backlash_dice: str | None = None
-    danger_dice: str | None = None
+    secret: bool = False
+    options: Any = None
     source: DiceSource | None = None
     """Dice a command shares between this roll and what follows it (a project's day)."""
 
@@ -150,6 +134,14 @@ class RollRequest(msgspec.Struct, frozen=True):
         """The roll's dice: physical ones given with --dice, seeded, or the system's CSPRNG.
         A fresh source each time: a decision made again after a collision reads them again."""
         return self.source if self.source is not None else source_for(self.dice, self.seed)
+
+
+ROLL_OPTIONS: Final = (
+    Option("--secret", "A GM's secret roll (hidden from players).", "bool"),
+    Option("--dice", "Physical dice rolled at the table, as shown.", metavar="N,N..."),
+    Option("--seed", "Seed the virtual dice (reproducible).", metavar="S"),
+)
+"""The options of a roll every system reads (``RollRequest``'s own fields)."""
 
 
 class RollDecision(msgspec.Struct, frozen=True):
@@ -168,6 +160,8 @@ class RollDecision(msgspec.Struct, frozen=True):
     secret: bool = False
     dice_source: str | None = None
     followups: tuple[RollDecision, ...] = ()
+    task: str | None = None
+    """The named task whose attempts the roll counts (GURPS retries)."""
 
 
 class Side(msgspec.Struct, frozen=True):
@@ -185,24 +179,16 @@ class Side(msgspec.Struct, frozen=True):
 
 
 class ContestRequest(msgspec.Struct, frozen=True):
-    """A contest as the GM asked for it. ``running`` is the contest id and the next round of a
-    contest between these sides still under way (a GURPS regular contest), if there is one."""
+    """A contest as the GM asked for it; ``options`` as a roll's (``RuleSystem.
+    contest_options``). ``running`` is the contest id and the next round of a contest between
+    these sides still under way (a GURPS regular contest), if there is one."""
 
     mode: str | None = None
-    dl_a: int | str = 0
-    dl_b: int | str = 0
-    advantage_a: bool = False
-    disadvantage_a: bool = False
-    advantage_b: bool = False
-    disadvantage_b: bool = False
-    mods_a: tuple[str, ...] = ()
-    mods_b: tuple[str, ...] = ()
-    supernatural: bool = False
-    public: bool = False
-    """GURPS: a contest of a sense, shown to the players (a sense is rolled secretly)."""
     dice_a: str | None = None
     dice_b: str | None = None
     seed: str | None = None
+    secret: bool = False
+    options: Any = None
     running: tuple[str, int] | None = None
 
     def sources(self) -> tuple[DiceSource, DiceSource]:
@@ -211,6 +197,21 @@ class ContestRequest(msgspec.Struct, frozen=True):
         a = source_for(self.dice_a, None, "--dice-a") if self.dice_a else shared
         b = source_for(self.dice_b, None, "--dice-b") if self.dice_b else shared
         return a, b
+
+
+CONTEST_OPTIONS: Final = (
+    Option(
+        "--mode",
+        "quick (default); gurps: resistance, regular; gloom: dynamic (the dynamic floor).",
+        "choice",
+        choices=("quick", "resistance", "regular", "dynamic"),
+    ),
+    Option("--dice-a", "A's physical dice.", metavar="N,N..."),
+    Option("--dice-b", "B's physical dice.", metavar="N,N..."),
+    Option("--seed", "Seed the virtual dice.", metavar="S"),
+    Option("--secret", "A GM's secret contest.", "bool"),
+)
+"""The options of a contest every system reads (``ContestRequest``'s own fields)."""
 
 
 class ContestDecision(msgspec.Struct, frozen=True):
@@ -275,20 +276,9 @@ class RollLines(msgspec.Struct, frozen=True):
     after: tuple[str, ...] = ()
 
 
-class OddsOption(msgspec.Struct, frozen=True):
-    """One option of ``tracker odds NAME``, as the command line takes it."""
-
-    flag: str
-    help: str
-    kind: type = int
-    required: bool = False
-    default: Any = None
-    is_flag: bool = False
-    multiple: bool = False
-    choices: tuple[str, ...] | None = None
-    show_default: bool = False
-    metavar: str | None = None
-    dest: str | None = None
+# ``tracker odds NAME``'s options are declared as every command's are; this spells them as the
+# systems first did, a number unless said otherwise.
+OddsOption = odds_option
 
 
 class OddsReport(msgspec.Struct, frozen=True):
@@ -309,7 +299,7 @@ class OddsCommand(msgspec.Struct, frozen=True):
     """What ``tracker odds NAME`` takes, its help (examples included), and how it computes."""
 
     help: str
-    options: tuple[OddsOption, ...]
+    options: tuple[Option, ...]
     compute: Callable[..., OddsReport]
 
 
@@ -511,11 +501,13 @@ class RuleSystem:
     out and which moves with its source when the sheet changes."""
     difficulties: ClassVar[tuple[str, ...]] = ()
     """Difficulties a roll's ``dl`` may be given by name (Gloom: routine, hard...)."""
-    roll_options: ClassVar[frozenset[str]] = frozenset()
-    """The ``RollRequest`` fields the system reads beyond the trait and the dice: an option the
-    GM gives that it does not read is refused rather than logged as if it applied."""
-    contest_options: ClassVar[frozenset[str]] = frozenset()
-    """Likewise for ``ContestRequest`` beyond the mode and the dice."""
+    roll_options: ClassVar[tuple[Option, ...]] = ()
+    """The options of ``tracker roll`` the system reads beyond ``ROLL_OPTIONS``, each help
+    worded without the system's title ("a modifier.": the command says "GURPS: a modifier.").
+    Their values reach the system as ``RollRequest.options``; an option the GM gives that the
+    campaign's system does not declare is refused rather than logged as if it applied."""
+    contest_options: ClassVar[tuple[Option, ...]] = ()
+    """Likewise for ``tracker contest`` beyond ``CONTEST_OPTIONS``."""
     settings: ClassVar[frozenset[str]] = frozenset()
     """The campaign settings the system reads (``CampaignSettingsChanged``): a setting no
     system of the campaign reads is refused rather than logged for nothing."""
@@ -549,6 +541,15 @@ class RuleSystem:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> RuleSystem:
         return self
+
+    def roll_request(self, trait: str, **values: Any) -> RollRequest:
+        """A roll of ``trait``: ``values`` names ``RollRequest``'s own fields and the system's
+        roll options."""
+        return request_of(RollRequest, self.roll_options, {"trait": trait, **values})
+
+    def contest_request(self, **values: Any) -> ContestRequest:
+        """A contest's request, as ``roll_request`` makes a roll's."""
+        return request_of(ContestRequest, self.contest_options, values)
 
     def has(self, feature: str) -> bool:
         """Whether a table can use ``feature`` with this system."""
@@ -759,6 +760,14 @@ class RuleSystem:
     def demo(self) -> DemoEvening | None:
         """The campaign ``tracker demo`` makes for this system (None: none)."""
         return None
+
+
+def request_of(kind: type[Any], options: tuple[Option, ...], values: dict[str, Any]) -> Any:
+    """A ``RollRequest`` or ``ContestRequest`` (``kind``) of ``values``: its own fields, and
+    the rest as the struct of ``options``."""
+    values = dict(values)
+    own = {k: values.pop(k) for k in list(values) if k in kind.__struct_fields__}
+    return kind(**own, options=option_values(options, **values))
 
 
 def trait_value(system: RuleSystem, character: CharacterView, trait: str) -> tuple[int, str]:

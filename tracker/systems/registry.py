@@ -19,10 +19,13 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import Any, NamedTuple
 
+import msgspec
+
 from tracker.errors import Refused, TrackerError
 from tracker.events import catalog
 from tracker.systems.acts import SystemCommand
-from tracker.systems.base import RuleSystem
+from tracker.systems.base import ContestRequest, RollRequest, RuleSystem, request_of
+from tracker.systems.commands import Option
 
 GROUP = "tracker.systems"
 # A campaign stores its system's name in a column this wide; a name is one lower-case word.
@@ -278,3 +281,28 @@ def words_for(event_type: type) -> Callable[[Any, str], str] | None:
 
 # A stored event of a type no system loaded so far registered: load them all, and ask again.
 catalog.discover = systems
+
+
+def declared(what: str) -> tuple[Option, ...]:
+    """The options every installed system declares as ``what`` ("roll_options",
+    "contest_options"), each marked with the system that reads it, in the systems' order: the
+    options ``tracker roll`` and ``tracker contest`` take beyond their own."""
+    return tuple(
+        msgspec.structs.replace(o, system=s.name) for s in systems() for o in getattr(s, what)
+    )
+
+
+def readers(what: str, name: str) -> list[str]:
+    """The titles of the systems that declare an option called ``name`` as ``what``."""
+    return [s.title for s in systems() if any(o.name == name for o in getattr(s, what))]
+
+
+def roll_request(trait: str, **values: Any) -> RollRequest:
+    """A roll of ``trait`` as a command line gives it: ``RollRequest``'s own fields, and the
+    options of any installed system (which the campaign's system must read)."""
+    return request_of(RollRequest, declared("roll_options"), {"trait": trait, **values})
+
+
+def contest_request(**values: Any) -> ContestRequest:
+    """A contest as a command line gives it (``roll_request``)."""
+    return request_of(ContestRequest, declared("contest_options"), values)

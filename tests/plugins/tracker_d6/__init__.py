@@ -1,7 +1,8 @@
 """D6: a rule system in one file, installed as a plugin would be, for the tests.
 
-A character rolls one d6 against a score: at or under it is a hit, over it a miss, and a miss
-adds 1 stress (the system's one track, from 0 to 3). It answers everything tracker asks of a
+A character rolls one d6 against a score (raised for one roll with ``--edge N``, an option of
+its own): at or under it is a hit, over it a miss, and a miss adds 1 stress (the system's one
+track, from 0 to 3). It answers everything tracker asks of a
 rule system, so a whole evening plays through the command line: rolls, undo, replay, the
 exports and the report, import, verify, odds and the demo.
 """
@@ -31,10 +32,12 @@ from tracker.systems.base import (
     Style,
     trait_value,
 )
+from tracker.systems.commands import Option, option_values
 from tracker.systems.odds import Odds
 
 FACES = 6
 STRESS_LIMIT = 3
+ROLL = (Option("--edge", "added to the score for this roll.", "int", default=0, metavar="N"),)
 
 
 def _outcome(die: int, score: int) -> str:
@@ -56,7 +59,10 @@ class D6(RuleSystem):
     outcome_tones: ClassVar[Mapping[str, str]] = {"hit": "good", "miss": "bad"}
     score_range: ClassVar[tuple[int, int]] = (1, 6)
     dice_name: ClassVar[str] = "d6"
-    examples: ClassVar[tuple[RollRequest, ...]] = (RollRequest("Grit"),)
+    roll_options: ClassVar[tuple[Option, ...]] = ROLL
+    examples: ClassVar[tuple[RollRequest, ...]] = (
+        RollRequest("Grit", options=option_values(ROLL)),
+    )
 
     def stress_limit(self, setting: int) -> int:
         return STRESS_LIMIT
@@ -65,12 +71,15 @@ class D6(RuleSystem):
         self, request: RollRequest, character: CharacterView, campaign: CampaignView
     ) -> RollDecision:
         score, trait = trait_value(self, character, request.trait)
+        edge = request.options.edge or 0
+        score += edge
         (die,) = request.new_dice().roll(1, FACES, "a d6 roll")
         outcome = _outcome(die, score)
         result = {"dice": [die], "kept": die, "outcome": outcome, "success": outcome == "hit"}
         doc = {"trait": trait, "effective": score, **result, "notes": []}
         effects = (TrackChange("stress", 1, "a miss"),) if outcome == "miss" else ()
-        return RollDecision(trait, {"score": score}, result, (die,), doc, effects)
+        inputs = {"score": score, **({"edge": edge} if edge else {})}
+        return RollDecision(trait, inputs, result, (die,), doc, effects)
 
     def redecide(self, event: Any) -> str | None:
         if not isinstance(event, RollMade):

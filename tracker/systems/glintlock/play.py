@@ -55,24 +55,26 @@ def decide_roll(
     Rulebook: Glintlock, 'Core Mechanic', 'Tag-Driven Position', 'Natural 20 / Natural 1',
     'Mettle & Threat', 'Stress'; tracker/systems/glintlock/RULINGS.md.
     """
-    if floor(campaign) == "immediate" and not request.override:
+    if floor(campaign) == "immediate" and not request.options.override:
         raise Refused(
             f"Threat is {campaign.own.threat}: the GM must spend hard or dire before any player "
             "roll; log it with `tracker threat spend hard`, or pass --override to roll anyway."
         )
-    ch, skill = character, request.skill
+    ch, skill = character, request.options.skill
     stat, trait_name = trait_value(system, ch, request.trait)
     trained = (
-        request.trained or ch.is_trained(request.trait) or bool(skill and ch.is_trained(skill))
+        request.options.trained
+        or ch.is_trained(request.trait)
+        or bool(skill and ch.is_trained(skill))
     )
-    if skill and not request.trained and not ch.is_trained(skill):
+    if skill and not request.options.trained and not ch.is_trained(skill):
         raise Refused(f"{ch.name} is not trained in {skill}; leave out --skill or add it.")
-    tags = [glintlock.parse_tag(t) for t in request.tags]
+    tags = [glintlock.parse_tag(t) for t in request.options.tags]
     for name in ch.conditions:
         if name not in ch.own.pending_suppressed:
             tags.append(glintlock.Tag(-1, "condition"))
     effects: list[Effect] = []
-    for wanted in request.story:
+    for wanted in request.options.story:
         held = next((t for t in ch.own.story_tags if t.casefold() == wanted.casefold()), None)
         if held is None:
             have = ", ".join(ch.own.story_tags) or "none"
@@ -84,8 +86,8 @@ def decide_roll(
         effects.append(StoryTagSpent(held))
     source = request.new_dice()
     backlash: DiceSource | None
-    if request.backlash_dice is not None:
-        backlash = source_for(request.backlash_dice, None, "--backlash-dice")
+    if request.options.backlash_dice is not None:
+        backlash = source_for(request.options.backlash_dice, None, "--backlash-dice")
     else:
         backlash = None if source.kind == "physical" else source
     # An advantage die bought earlier lifts the position one step, never past controlled.
@@ -99,7 +101,7 @@ def decide_roll(
         tags=tags,
         stress=ch.stress,
         bonus=ch.own.pending_bonus,
-        spell=request.spell,
+        spell=request.options.spell,
         caster_class=ch.character_class,
         backlash_dice=backlash,
         position_steps=steps,
@@ -112,11 +114,11 @@ def decide_roll(
         "stress": ch.stress,
         "bonus": ch.own.pending_bonus,
         "position_steps": steps,
-        "spell": request.spell,
+        "spell": request.options.spell,
         "caster_class": ch.character_class,
         # As the GM asked: whether it was needed would tell the players where Threat stands,
         # which a secret roll may have moved.
-        "override": request.override,
+        "override": request.options.override,
     }
     doc: dict[str, Any] = {
         "trait": trait_name,
@@ -155,7 +157,7 @@ def decide_roll(
         )
     if ch.own.pending_bonus:
         doc["notes"].append(f"steel yourself: +{ch.own.pending_bonus} on the kept die")
-    if request.override:
+    if request.options.override:
         doc["notes"].append(
             f"rolled with --override before the spend Threat {campaign.own.threat} owes"
             if floor(campaign) == "immediate"

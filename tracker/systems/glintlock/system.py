@@ -17,7 +17,8 @@ from tracker.systems.base import (
     RollRequest,
     RuleSystem,
 )
-from tracker.systems.glintlock import play, words
+from tracker.systems.commands import Option, option_values
+from tracker.systems.glintlock import options, play, words
 from tracker.systems.glintlock import rules as glintlock
 from tracker.systems.glintlock.commands import COMMANDS
 from tracker.systems.glintlock.folding import GlintlockFolding
@@ -29,10 +30,7 @@ class Glintlock(RuleSystem):
     name: ClassVar[str] = "glintlock"
     title: ClassVar[str] = "Glintlock"
     order: ClassVar[int] = 3
-    roll_options: ClassVar[frozenset[str]] = frozenset(
-        {"tags", "story", "trained", "skill", "spell", "override", "backlash_dice"}
-    )
-    contest_options: ClassVar[frozenset[str]] = frozenset()
+    roll_options: ClassVar[tuple[Option, ...]] = options.ROLL
     settings: ClassVar[frozenset[str]] = frozenset({"threat_carries_over", "breaking_table"})
     spend_kinds: ClassVar[tuple[str, ...]] = tuple(glintlock.METTLE_COSTS)
     features: ClassVar[frozenset[str]] = frozenset(
@@ -53,7 +51,9 @@ class Glintlock(RuleSystem):
         "weak_hit": "mixed",
         "miss": "bad",
     }
-    examples: ClassVar[tuple[RollRequest, ...]] = (RollRequest("Grit", tags=("1:gear",)),)
+    examples: ClassVar[tuple[RollRequest, ...]] = (
+        RollRequest("Grit", options=option_values(options.ROLL, tags=("1:gear",))),
+    )
     score_range: ClassVar[tuple[int, int]] = (0, 10)
     contest_refusal: ClassVar[str] = (
         "Glintlock has no contested rolls; roll the acting character against the position the "

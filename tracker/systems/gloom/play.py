@@ -91,22 +91,22 @@ def decide_roll(
     opens a panic check unless ``no_panic``; a failed panic check gives ``panicked``).
     """
     rank, trait_name = trait_value(system, character, request.trait)
-    dl, named = gloom.difficulty(request.dl, rank)
+    dl, named = gloom.difficulty(request.options.dl, rank)
     forced = _disadvantaged(character, campaign)
-    disadvantage = request.disadvantage or bool(forced)
-    reasons = _mode_reasons(rank, forced, request.advantage, disadvantage)
+    disadvantage = request.options.disadvantage or bool(forced)
+    reasons = _mode_reasons(rank, forced, request.options.advantage, disadvantage)
     result = gloom.check(
         rank,
         dl,
         dice=request.new_dice(),
-        advantage=request.advantage,
+        advantage=request.options.advantage,
         disadvantage=disadvantage,
         why=reasons,
     )
     inputs: dict[str, Any] = {
         "rank": rank,
         "dl": dl,
-        "advantage": request.advantage,
+        "advantage": request.options.advantage,
         "disadvantage": disadvantage,
         "mode": result.mode,
         "reasons": reasons,
@@ -138,7 +138,7 @@ def decide_roll(
                 f"Perfect success: {character.name} may restore 1 stress "
                 f"(`tracker stress {character.name} -1 --cause 'perfect success'`)."
             )
-        if result.panic_check and not request.no_panic:
+        if result.panic_check and not request.options.no_panic:
             effects.append(_panic_owed(character.name))
     return RollDecision(
         trait=trait_name,
@@ -179,10 +179,14 @@ def decide_contest(
         disadvantage = disadvantage or bool(forced)
         return side, rank, disadvantage, _mode_reasons(rank, forced, advantage, disadvantage)
 
-    a, a_rank, a_dis, a_why = rank_of(a, request.advantage_a, request.disadvantage_a)
-    b, b_rank, b_dis, b_why = rank_of(b, request.advantage_b, request.disadvantage_b)
-    dl_a, _ = gloom.difficulty(request.dl_a, a_rank)
-    dl_b, _ = gloom.difficulty(request.dl_b, b_rank)
+    a, a_rank, a_dis, a_why = rank_of(
+        a, request.options.advantage_a, request.options.disadvantage_a
+    )
+    b, b_rank, b_dis, b_why = rank_of(
+        b, request.options.advantage_b, request.options.disadvantage_b
+    )
+    dl_a, _ = gloom.difficulty(request.options.dl_a, a_rank)
+    dl_b, _ = gloom.difficulty(request.options.dl_b, b_rank)
     src_a, src_b = request.sources()
     if mode == "quick":
         result = gloom.contest(
@@ -193,8 +197,8 @@ def decide_contest(
             a_dl=dl_a,
             b_dl=dl_b,
             tie_rule=campaign.tie_rule,
-            a_advantage=request.advantage_a,
-            b_advantage=request.advantage_b,
+            a_advantage=request.options.advantage_a,
+            b_advantage=request.options.advantage_b,
             a_disadvantage=a_dis,
             b_disadvantage=b_dis,
             a_why=a_why,
@@ -208,8 +212,8 @@ def decide_contest(
             dice_b=src_b,
             base_dl=dl_a,
             defender_dl=dl_b,
-            a_advantage=request.advantage_a,
-            b_advantage=request.advantage_b,
+            a_advantage=request.options.advantage_a,
+            b_advantage=request.options.advantage_b,
             a_disadvantage=a_dis,
             b_disadvantage=b_dis,
             a_why=a_why,
@@ -243,7 +247,7 @@ def _side_inputs(rank: int, dl: int, request: ContestRequest, side: str) -> dict
     it (gear, a wound, improvised tools), recorded only when given."""
     inputs: dict[str, Any] = {"rank": rank, "dl": dl}
     for asked in ("advantage", "disadvantage"):
-        if getattr(request, f"{asked}_{side}"):
+        if getattr(request.options, f"{asked}_{side}"):
             inputs[asked] = True
     return inputs
 

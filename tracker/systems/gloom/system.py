@@ -14,7 +14,8 @@ from tracker.systems.base import (
     RollRequest,
     RuleSystem,
 )
-from tracker.systems.gloom import play, words
+from tracker.systems.commands import Option, option_values
+from tracker.systems.gloom import options, play, words
 from tracker.systems.gloom import rules as gloom
 from tracker.systems.gloom.folding import GloomFolding
 
@@ -25,12 +26,8 @@ class Gloom(RuleSystem):
     name: ClassVar[str] = "gloom"
     title: ClassVar[str] = "Gloom"
     order: ClassVar[int] = 1
-    roll_options: ClassVar[frozenset[str]] = frozenset(
-        {"dl", "advantage", "disadvantage", "no_panic"}
-    )
-    contest_options: ClassVar[frozenset[str]] = frozenset(
-        {"dl_a", "dl_b", "advantage_a", "disadvantage_a", "advantage_b", "disadvantage_b"}
-    )
+    roll_options: ClassVar[tuple[Option, ...]] = options.ROLL
+    contest_options: ClassVar[tuple[Option, ...]] = options.CONTEST
     settings: ClassVar[frozenset[str]] = frozenset({"tie_rule", "stress_limit"})
     difficulties: ClassVar[tuple[str, ...]] = (*gloom.DIFFICULTY, gloom.IMPOSSIBLE)
     features: ClassVar[frozenset[str]] = frozenset(
@@ -46,7 +43,9 @@ class Gloom(RuleSystem):
         "overshoot": "bad",
         "catastrophe": "bad",
     }
-    examples: ClassVar[tuple[RollRequest, ...]] = (RollRequest("Hacking", dl=5),)
+    examples: ClassVar[tuple[RollRequest, ...]] = (
+        RollRequest("Hacking", options=option_values(options.ROLL, dl=5)),
+    )
     score_range: ClassVar[tuple[int, int]] = (1, 30)
 
     def stress_words(self, stress: int, limit: int) -> list[str]:

@@ -277,7 +277,7 @@ def decide_roll(
     Rulebook: GURPS, 'The Success Roll', 'Default Rolls', 'Repeated Attempts', 'Sense
     Rolls', 'Swimming', 'Running & Sprinting'; tracker/systems/gurps/RULINGS.md.
     """
-    trait, feat, mods = request.trait, request.feat, list(request.mods)
+    trait, feat, mods = request.trait, request.options.feat, list(request.options.mods)
     if feat not in (None, "running"):
         raise BadInput(
             f"--feat is running (an HT or Running roll to sprint), not {feat!r}; give --feat "
@@ -321,18 +321,22 @@ def decide_roll(
     if sense:
         modifiers.extend(sense_modifiers(sense, traits))
     retry_mode = None
-    if request.task:
-        record = character.own.tasks.get(request.task, {"attempts": 0, "failures": 0, "mode": None})
-        retry_mode = request.retry or record.get("mode") or "retry-freely"
+    if request.options.task:
+        record = character.own.tasks.get(
+            request.options.task, {"attempts": 0, "failures": 0, "mode": None}
+        )
+        retry_mode = request.options.retry or record.get("mode") or "retry-freely"
         if retry_mode not in tables.RETRY_MODES:
             raise BadInput(f"--retry is one of {', '.join(tables.RETRY_MODES)}; give one of those.")
         penalty = retry_modifier(retry_mode, record["attempts"], record["failures"])
         if penalty is not None and penalty.value:
             modifiers.append(penalty)
-    elif request.retry:
+    elif request.options.retry:
         raise BadInput("--retry needs --task NAME, so earlier attempts can be counted.")
-    result = success_roll(base.value, modifiers, dice=request.new_dice(), defense=request.defense)
-    inputs = roll_inputs(base, modifiers, defense=request.defense, retry_mode=retry_mode)
+    result = success_roll(
+        base.value, modifiers, dice=request.new_dice(), defense=request.options.defense
+    )
+    inputs = roll_inputs(base, modifiers, defense=request.options.defense, retry_mode=retry_mode)
     doc: dict[str, Any] = {
         "trait": base.skill if base.source == "skill" else trait,
         "base": base.value,
@@ -369,19 +373,19 @@ def decide_roll(
     )
     doc["notes"].extend(feat_notes(trait, feat, surface, result.outcome))
     doc["notes"].extend(difficulty_notes(modifiers))
-    influenced = secret_influence(campaign, character, request.mods)
+    influenced = secret_influence(campaign, character, request.options.mods)
     attempted = _after_a_secret(campaign, character, request)
     if influenced:
         doc["notes"].append(kept_secret(influenced, COULD_BE_INFLUENCE))
     if attempted:
         doc["notes"].append(kept_secret(attempted, "an earlier attempt at this task"))
     followups: tuple[RollDecision, ...] = ()
-    if request.danger and sense is None:
+    if request.options.danger and sense is None:
         raise BadInput(
             "--danger is for a sense roll (Vision, Hearing, Taste or Smell); roll a sense, or "
             "leave --danger out."
         )
-    if request.danger and not result.success and character.has_trait("Danger Sense"):
+    if request.options.danger and not result.success and character.has_trait("Danger Sense"):
         danger = _danger_sense(character, request)
         followups = (danger,)
     return RollDecision(
@@ -391,8 +395,9 @@ def decide_roll(
         dice=result.dice,
         doc=doc,
         effects=tuple(effects),
-        secret=(sense is not None and not request.public) or bool(influenced or attempted),
+        secret=(sense is not None and not request.options.public) or bool(influenced or attempted),
         followups=followups,
+        task=request.options.task,
     )
 
 
@@ -403,19 +408,21 @@ def _after_a_secret(
     character is unshown, it could be an earlier attempt at this task, whose failure (or its
     absence) the retry's penalty and mode would tell. Asked alike whatever task the secret one
     was about, and whatever it was: that is what it keeps from the players."""
-    return campaign.unrevealed(character.character_id) if request.task else ()
+    return campaign.unrevealed(character.character_id) if request.options.task else ()
 
 
 def _danger_sense(character: CharacterView, request: RollRequest) -> RollDecision:
     """Danger Sense: the GM rolls the character's Per again, in secret (GURPS, 'Sense
     Rolls'). It follows the failed roll it was rolled for; the GM's own roll, no buy-up takes
     it for the player's."""
-    if request.dice and not request.danger_dice:
+    if request.dice and not request.options.danger_dice:
         raise BadInput(
             f"{character.name}'s Danger Sense rolls Per again; give those dice too with "
             "--danger-dice N,N,N."
         )
-    dice = source_for(request.danger_dice, f"{request.seed}:danger" if request.seed else None)
+    dice = source_for(
+        request.options.danger_dice, f"{request.seed}:danger" if request.seed else None
+    )
     per = base_skill(character, "Per")
     result = success_roll(per.value, [], dice=dice)
     return RollDecision(
@@ -478,12 +485,12 @@ def decide_contest(
             "A GURPS contest is quick, resistance or regular; use --mode quick, resistance or "
             "regular."
         )
-    if request.supernatural and mode != "resistance":
+    if request.options.supernatural and mode != "resistance":
         raise BadInput(
             "--supernatural (the Rule of 16) is for a resistance roll; add --mode resistance."
         )
-    a_base, a_mods, a_eff = effective(a, request.mods_a, campaign.tech_level)
-    b_base, b_mods, b_eff = effective(b, request.mods_b, campaign.tech_level)
+    a_base, a_mods, a_eff = effective(a, request.options.mods_a, campaign.tech_level)
+    b_base, b_mods, b_eff = effective(b, request.options.mods_b, campaign.tech_level)
     src_a, src_b = request.sources()
     extra: dict[str, Any] = {}
     contest_id = round_number = None
@@ -493,7 +500,7 @@ def decide_contest(
         extra["margin_of_victory"] = result.margin_of_victory
     elif mode == "resistance":
         result = resistance_roll(
-            a_eff, b_eff, dice_a=src_a, dice_b=src_b, supernatural=request.supernatural
+            a_eff, b_eff, dice_a=src_a, dice_b=src_b, supernatural=request.options.supernatural
         )
         extra["margin_of_victory"] = result.margin_of_victory
         extra["rule_of_16"] = result.rule_of_16
@@ -512,9 +519,9 @@ def decide_contest(
     # A sense rolled in a contest is secret, as a sense roll is (GURPS, 'Sense Rolls').
     senses = any(side.character is not None and sense_of(side.trait or "") for side in (a, b))
     return ContestDecision(
-        secret=(senses and not request.public)
-        or bool(secret_influence(campaign, a.character, request.mods_a))
-        or bool(secret_influence(campaign, b.character, request.mods_b)),
+        secret=(senses and not request.options.public)
+        or bool(secret_influence(campaign, a.character, request.options.mods_a))
+        or bool(secret_influence(campaign, b.character, request.options.mods_b)),
         mode=mode,
         a=contest_side(a, side_inputs(a_base, a_mods, a_eff), a_roll.to_dict()),
         b=None

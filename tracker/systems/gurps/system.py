@@ -16,7 +16,8 @@ from tracker.systems.base import (
     RollRequest,
     RuleSystem,
 )
-from tracker.systems.gurps import play, words
+from tracker.systems.commands import Option, option_values
+from tracker.systems.gurps import options, play, words
 from tracker.systems.gurps.folding import GurpsFolding
 
 # Basic Set: a sheet without these starts them at the attribute they derive from.
@@ -29,12 +30,8 @@ class Gurps(RuleSystem):
     name: ClassVar[str] = "gurps"
     title: ClassVar[str] = "GURPS"
     order: ClassVar[int] = 2
-    roll_options: ClassVar[frozenset[str]] = frozenset(
-        {"mods", "defense", "task", "retry", "feat", "danger", "public", "danger_dice"}
-    )
-    contest_options: ClassVar[frozenset[str]] = frozenset(
-        {"mods_a", "mods_b", "supernatural", "public"}
-    )
+    roll_options: ClassVar[tuple[Option, ...]] = options.ROLL
+    contest_options: ClassVar[tuple[Option, ...]] = options.CONTEST
     settings: ClassVar[frozenset[str]] = frozenset({"cinematic", "tech_level", "fright_table"})
     spend_kinds: ClassVar[tuple[str, ...]] = ("buy-up",)
     derived: ClassVar[tuple[tuple[str, str], ...]] = DERIVED_STATS
@@ -61,7 +58,9 @@ class Gurps(RuleSystem):
     }
     dice_name: ClassVar[str] = "3d6"
     dice_join: ClassVar[str] = "+"
-    examples: ClassVar[tuple[RollRequest, ...]] = (RollRequest("Lockpicking"),)
+    examples: ClassVar[tuple[RollRequest, ...]] = (
+        RollRequest("Lockpicking", options=option_values(options.ROLL)),
+    )
     score_range: ClassVar[tuple[int, int]] = (0, 40)
     sheet_stats: ClassVar[frozenset[str]] = frozenset({"st", "dx", "iq", "ht"})
 

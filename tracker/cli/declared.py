@@ -1,0 +1,195 @@
+"""Click commands made from declarations (``tracker.systems.commands``).
+
+A declaration says what a command takes; this makes the click command that parses it, with the
+completion each argument and option names, and calls the handler with what was given. Help,
+Tab, ``tracker shell`` and ``COMMANDS.md`` then read that one command.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import click
+import msgspec
+
+from tracker.cli import complete
+from tracker.cli.options import Difficulty, output_params, use_db
+from tracker.systems.commands import Argument, Command, Option
+
+# What each name a declaration gives for ``complete`` is completed by; the ones that take a
+# character read it from the argument named after the colon ("traits:a"), else "character".
+_COMPLETIONS: dict[str, Callable[[str], complete.Completions]] = {
+    "characters": lambda _: complete.characters,
+    "traits": complete.traits_of,
+    "conditions": complete.conditions_of,
+    "spend_kinds": lambda _: complete.spend_kinds,
+    "difficulties": lambda _: complete.difficulties,
+    "campaigns": lambda _: complete.campaigns,
+    "projects": lambda _: complete.projects,
+}
+
+
+def completion(name: str | None) -> complete.Completions | None:
+    """The completion a declaration names, or None."""
+    if name is None:
+        return None
+    what, _, of = name.partition(":")
+    return _COMPLETIONS[what](of or "character")
+
+
+def _type(kind: str, choices: Iterable[str] | None) -> Any:
+    if kind == "choice":
+        return click.Choice(list(choices or ()))
+    if kind == "difficulty":
+        return Difficulty()
+    return int if kind == "int" else str
+
+
+def click_option(option: Option, help: str | None = None) -> click.Option:
+    """``option`` as click takes it; ``help`` for words other than the declaration's own."""
+    settings: dict[str, Any] = {"help": option.help if help is None else help}
+    if option.is_flag:
+        settings["is_flag"] = True
+    else:
+        settings["type"] = _type(option.kind, option.choices)
+    if option.show_default:
+        settings["show_default"] = True
+    if option.required:
+        settings["required"] = True
+    # Only a default that is there is given: click tells "no default" from a default of None.
+    if option.default is not None:
+        settings["default"] = option.default
+    if option.multiple:
+        settings["multiple"] = True
+    if option.metavar:
+        settings["metavar"] = option.metavar
+    if option.complete:
+        settings["shell_complete"] = completion(option.complete)
+    return click.Option([option.flag, option.name], **settings)
+
+
+def options_of(*options: Option) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A decorator adding ``options``, in their order, to a command made with
+    ``click.command``."""
+
+    def add(fn: Callable[..., Any]) -> Callable[..., Any]:
+        # click reads a function's parameters from this list, in reverse.
+        made = getattr(fn, "__click_params__", [])
+        made.extend(click_option(o) for o in reversed(options))
+        fn.__click_params__ = made  # type: ignore[attr-defined]
+        return fn
+
+    return add
+
+
+def click_argument(argument: Argument) -> click.Argument:
+    settings: dict[str, Any] = {"type": _type(argument.kind, argument.choices)}
+    if argument.nargs != 1:
+        settings["nargs"] = argument.nargs
+    if not argument.required:
+        settings["required"] = False
+    if argument.default is not None:
+        settings["default"] = argument.default
+    if argument.metavar:
+        settings["metavar"] = argument.metavar
+    if argument.complete:
+        settings["shell_complete"] = completion(argument.complete)
+    return click.Argument([argument.name], **settings)
+
+
+def make_command(
+    declared: Command,
+    handler: Callable[..., Any],
+    *,
+    cls: type[click.Command] = click.Command,
+    output: bool = True,
+    later: Callable[[Command], Command] | None = None,
+    **settings: Any,
+) -> click.Command:
+    """The click command ``declared`` describes, calling ``handler`` with its arguments and
+    options by name. ``output`` adds ``--json`` and ``--db``/``--campaign`` (as
+    ``output_options`` does). ``later`` completes the declaration when its parameters are first
+    read (a help page, a parse, a Tab), not when the command is listed: the options of every
+    installed system (``with_systems``), whose loading a command that lists ``roll`` among
+    others does not pay for."""
+
+    def params(whole: Command) -> list[click.Parameter]:
+        made: list[click.Parameter] = [click_argument(a) for a in whole.arguments]
+        made += [click_option(o) for o in whole.options]
+        return made + (output_params() if output else [])
+
+    callback = handler
+    if output:
+
+        @functools.wraps(handler)
+        def callback(*args: Any, db_override=None, campaign_override=None, **kwargs: Any) -> Any:
+            use_db(db_override, campaign_override)
+            return handler(*args, **kwargs)
+
+    if later is not None:
+        cls = type(cls.__name__, (_Later, cls), {})
+        settings["later"] = (lambda: later(declared), params)
+    return cls(
+        declared.name,
+        callback=callback,
+        params=None if later is not None else params(declared),
+        help=inspect.cleandoc(declared.help),
+        short_help=declared.short_help,
+        **settings,
+    )
+
+
+class _Later(click.Command):
+    """A command whose parameters are made when first read (``make_command``'s ``later``), and
+    made again when the declaration they come from has changed since (a system installed or
+    removed: ``registry.refresh``)."""
+
+    def __init__(
+        self,
+        *args: Any,
+        later: tuple[Callable[[], Command], Callable[[Command], list[click.Parameter]]],
+        **kwargs: Any,
+    ) -> None:
+        self._declare, self._make = later
+        self._made: tuple[Command, list[click.Parameter]] | None = None
+        super().__init__(*args, **kwargs)
+
+    @property  # type: ignore[override]
+    def params(self) -> list[click.Parameter]:
+        whole = self._declare()
+        if self._made is None or self._made[0] != whole:
+            self._made = (whole, self._make(whole))
+        return self._made[1]
+
+    @params.setter
+    def params(self, value: list[click.Parameter]) -> None:
+        """click sets the parameters it was given (none): they are made from the declaration."""
+
+
+def with_systems(declared: Command, what: str, before: str) -> Command:
+    """``declared`` with the options every installed system declares as ``what``
+    ("roll_options"), put before its option ``before``; each one's help says whose it is
+    ("GURPS: a modifier.") unless it names its system already."""
+    from tracker.systems import registry
+
+    theirs: dict[str, Option] = {}
+    for option in registry.declared(what):
+        title = registry.get(option.system or "").title
+        worded = option.help if option.help.startswith(title) else f"{title}: {option.help}"
+        theirs.setdefault(option.name, msgspec.structs.replace(option, help=worded))
+    at = next(i for i, o in enumerate(declared.options) if o.flag == before)
+    options = (*declared.options[:at], *theirs.values(), *declared.options[at:])
+    return msgspec.structs.replace(declared, options=options)
+
+
+def readers(what: str) -> dict[str, set[str]]:
+    """The systems that read each option declared as ``what``, by the option's name."""
+    from tracker.systems import registry
+
+    found: dict[str, set[str]] = {}
+    for option in registry.declared(what):
+        found.setdefault(option.name, set()).add(option.system or "")
+    return found

@@ -1,0 +1,144 @@
+"""Commands as data: what a command takes, declared once.
+
+A ``Command`` names its path, its help (examples included), its ``Argument``s and its
+``Option``s. The command line is made from these (``tracker.cli.declared``), and so are Tab
+completion, ``tracker shell`` and ``tracker/cli/COMMANDS.md``, which read the command line; a
+form that asks for a roll can be made from the same values. They live beside the rule systems,
+with no click in them, so that a system declares the options its rolls read
+(``RuleSystem.roll_options``) and the values a command line gave reach it as one struct of
+their own (``options_struct``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import msgspec
+
+Kind = Literal["int", "str", "bool", "choice", "difficulty"]
+"""What an option or argument takes: a number, text, nothing (a flag), one of ``choices``, or a
+difficulty (a number, or a name of one the campaign's system has)."""
+
+
+class Option(msgspec.Struct, frozen=True):
+    """One option of a command as the command line takes it.
+
+    ``complete`` names what Tab offers for its value ("characters", "traits", "conditions",
+    "difficulties", "spend_kinds"; "traits:a" for the traits of the character given as the
+    argument ``a``); ``system`` the rule system that reads it, None for every system."""
+
+    flag: str
+    help: str
+    kind: Kind = "str"
+    dest: str | None = None
+    metavar: str | None = None
+    multiple: bool = False
+    choices: tuple[str, ...] | None = None
+    default: Any = None
+    required: bool = False
+    show_default: bool = False
+    example: str | None = None
+    complete: str | None = None
+    system: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The name its value goes by: ``dest``, else the flag's words (``--no-panic``:
+        ``no_panic``)."""
+        return self.dest or self.flag.removeprefix("--").replace("-", "_")
+
+    @property
+    def is_flag(self) -> bool:
+        return self.kind == "bool"
+
+    def empty(self) -> Any:
+        """Its value when the command line does not give it."""
+        if self.multiple:
+            return ()
+        if self.is_flag:
+            return False
+        return self.default
+
+
+class Argument(msgspec.Struct, frozen=True):
+    """One argument of a command: ``nargs`` -1 takes every word left."""
+
+    name: str
+    help: str = ""
+    kind: Kind = "str"
+    metavar: str | None = None
+    nargs: int = 1
+    required: bool = True
+    default: Any = None
+    choices: tuple[str, ...] | None = None
+    complete: str | None = None
+    example: str | None = None
+
+
+class Command(msgspec.Struct, frozen=True):
+    """A command: its words (``("threat", "spend")``), its help with examples, what it takes."""
+
+    path: tuple[str, ...]
+    help: str
+    arguments: tuple[Argument, ...] = ()
+    options: tuple[Option, ...] = ()
+    short_help: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.path[-1]
+
+
+def odds_option(
+    flag: str,
+    help: str,
+    kind: type = int,
+    *,
+    is_flag: bool = False,
+    choices: tuple[str, ...] | None = None,
+    **settings: Any,
+) -> Option:
+    """An ``Option`` as ``tracker odds NAME`` declares it: a number unless it says otherwise."""
+    named: Kind = "bool" if is_flag else "choice" if choices else "str" if kind is str else "int"
+    return Option(flag, help, named, choices=choices, **settings)
+
+
+_TYPES: dict[str, Any] = {
+    "int": int | None,
+    "str": str | None,
+    "bool": bool,
+    "choice": str | None,
+    "difficulty": int | str,
+}
+
+
+@functools.cache
+def options_struct(name: str, options: tuple[Option, ...]) -> type[msgspec.Struct]:
+    """A frozen struct with a field for each of ``options`` (the first of a name counting), at
+    its value when not given: what a command's options came to, as one typed value."""
+    fields: dict[str, tuple[str, Any, Any]] = {}
+    for option in options:
+        if option.name in fields:
+            continue
+        kind = _TYPES[option.kind]
+        if option.multiple:
+            kind = tuple[Any, ...]
+        fields[option.name] = (option.name, kind, option.empty())
+    return msgspec.defstruct(name, list(fields.values()), frozen=True)
+
+
+def option_values(options: tuple[Option, ...], **values: Any) -> Any:
+    """``values`` as the struct of ``options`` (``options_struct``); a sequence given to an
+    option taken many times is kept as a tuple."""
+    many = {o.name for o in options if o.multiple}
+    return options_struct("Options", options)(
+        **{k: tuple(v) if k in many else v for k, v in values.items()}
+    )
+
+
+def given(options: Sequence[Option], values: Any) -> list[Option]:
+    """The options of ``options`` whose value in ``values`` (a struct) is not what it is when
+    left out: those the command line gave."""
+    return [o for o in options if hasattr(values, o.name) and getattr(values, o.name) != o.empty()]

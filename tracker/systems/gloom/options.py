@@ -1,0 +1,44 @@
+"""The options of a roll and a contest that Gloom reads (``RuleSystem.roll_options``)."""
+
+from __future__ import annotations
+
+from tracker.systems.commands import Option
+
+ROLL = (
+    Option(
+        "--dl",
+        "the difficulty level (floor): a number from 0 to 20 (0 when left out: routine), or "
+        "routine, standard, hard, extreme or impossible.",
+        "difficulty",
+        default=0,
+        metavar="N|NAME",
+        complete="difficulties",
+        example="--dl hard",
+    ),
+    Option("--advantage", "roll 2d20, keep the best.", "bool"),
+    Option("--disadvantage", "roll 2d20, keep the worst.", "bool"),
+    Option("--no-panic", "a catastrophe calls no panic check.", "bool"),
+)
+
+CONTEST = (
+    Option(
+        "--dl-a",
+        "A's DL (the base floor), a number or a difficulty's name.",
+        "difficulty",
+        default=0,
+        metavar="N|NAME",
+        complete="difficulties",
+    ),
+    Option(
+        "--dl-b",
+        "B's DL.",
+        "difficulty",
+        default=0,
+        metavar="N|NAME",
+        complete="difficulties",
+    ),
+    Option("--advantage-a", "A rolls with advantage (gear, aid).", "bool"),
+    Option("--disadvantage-a", "A rolls with disadvantage.", "bool"),
+    Option("--advantage-b", "B rolls with advantage.", "bool"),
+    Option("--disadvantage-b", "B rolls with disadvantage.", "bool"),
+)
