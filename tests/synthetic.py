@@ -306,7 +306,7 @@ def _gloom(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
         ob = panics[0]
         name = state.characters[ob.character_id].name
         if rng.random() < 0.7:
-            return lambda: batch.rolls.panic(name, "Mind", seed=seed)
+            return lambda: batch.rolls.roll_of_kind("panic", name, "Mind", seed=seed)
         return lambda: batch.tracks.obligation_dismiss(ob.id, reason="the GM waives it")
     pick = rng.random()
     if pick < 0.6:

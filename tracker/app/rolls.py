@@ -26,7 +26,6 @@ from tracker.systems import registry
 from tracker.systems.base import (
     ContestDecision,
     ContestRequest,
-    Feature,
     RollDecision,
     RollRequest,
     RuleSystem,
@@ -136,13 +135,16 @@ def _roll_made(
     )
 
 
-def _answering(state: CampaignState, ch: Character, roll: RollMade, hidden: bool) -> RollMade:
-    """A panic check names the catastrophes whose checks it discharges, so that undoing one of
-    them takes the check with it (or is refused). A public check does not name a secret
-    catastrophe: the link would tell the players what that sealed roll was."""
+def _answering(
+    state: CampaignState, ch: Character, roll: RollMade, hidden: bool, owes: str
+) -> RollMade:
+    """A roll that answers an obligation (Gloom's panic check answers the ``owes`` a catastrophe
+    opened) names the events that opened those it discharges, so that undoing one of them
+    takes the answer with it (or is refused). A public roll does not name a secret event: the
+    link would tell the players what that sealed roll was."""
     owed = [
         ob.opened_by
-        for ob in state.open_obligations("panic-check", ch.character_id)
+        for ob in state.open_obligations(owes, ch.character_id)
         if hidden or not ob.secret
     ]
     if not owed:
@@ -164,8 +166,8 @@ class Rolls:
 
         def decide(state: CampaignState) -> Decision:
             rules = state.rules
-            if kind == "panic":
-                registry.require(rules, Feature.PANIC_CHECKS, "The panic check")
+            if kind != "check":
+                named = registry.roll_kind(rules, kind)
             asked = _own(rules, request, "roll")
             ch = self.table.character(name, state)
             decided = rules.decide_roll(asked, ch, state)
@@ -173,8 +175,8 @@ class Rolls:
             roll = _roll_made(
                 state, ch, decided, kind, dice_source, task=decided.task, seed=seed_text
             )
-            if kind == "panic":
-                roll = _answering(state, ch, roll, hidden)
+            if kind != "check" and named.answers:
+                roll = _answering(state, ch, roll, hidden, named.answers)
             # What the rules call for at once (Danger Sense) follows the roll it answers. After
             # a secret roll it is stored inside that roll's event, so that nobody sees whether
             # it was rolled; after a public one (whose failure everyone saw) it is a secret event
@@ -223,8 +225,9 @@ class Rolls:
 
         return self.table.play(decide, at_table="rolling")
 
-    def panic(
+    def roll_of_kind(
         self,
+        kind: str,
         name: str,
         trait: str,
         *,
@@ -232,9 +235,10 @@ class Rolls:
         seed: str | None = None,
         secret: bool = False,
     ) -> Logged:
-        """The panic check a catastrophe called for (``Feature.PANIC_CHECKS``): a check at DL 0
-        on a trait the GM names."""
-        return self.roll(name, RollRequest(trait, "panic", dice, seed, secret))
+        """A roll of a kind the campaign's system names (``RuleSystem.roll_kinds``: Gloom's
+        panic check) on a trait the GM names; refused, naming the systems that have it, in a
+        campaign whose system has no such roll."""
+        return self.roll(name, RollRequest(trait, kind, dice, seed, secret))
 
     def contest(
         self,

@@ -960,7 +960,9 @@ def panic(character, trait, dice, seed, secret, as_json) -> None:
     Example:
       tracker panic Juno Mind
     """
-    logged = open_tracker().rolls.panic(character, trait, dice=dice, seed=seed, secret=secret)
+    logged = open_tracker().rolls.roll_of_kind(
+        "panic", character, trait, dice=dice, seed=seed, secret=secret
+    )
     show_logged(logged, as_json, render_roll(logged.doc, logged.state.rules))
 
 

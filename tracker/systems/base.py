@@ -46,7 +46,6 @@ class Feature:
     STORY_TAGS: Final = "story tags"
     BREAKING_POINT: Final = "breaking point"
     CONTESTS: Final = "contests"
-    PANIC_CHECKS: Final = "panic checks"
     DEFAULTS: Final = "skill defaults"
     CHARACTER_POINTS: Final = "character points"
     SENSE_ROLLS: Final = "sense rolls"
@@ -142,6 +141,16 @@ ROLL_OPTIONS: Final = (
     Option("--seed", "Seed the virtual dice (reproducible).", metavar="S"),
 )
 """The options of a roll every system reads (``RollRequest``'s own fields)."""
+
+
+class RollKind(NamedTuple):
+    """A kind of roll a system has beyond a check (``RuleSystem.roll_kinds``)."""
+
+    what: str
+    """What it is called in a refusal: "The panic check"."""
+    answers: str | None = None
+    """The kind of obligation a roll of it discharges, which it names (Gloom's panic check
+    answers the "panic-check" a catastrophe opened)."""
 
 
 class RollDecision(msgspec.Struct, frozen=True):
@@ -526,6 +535,9 @@ class RuleSystem:
     folding: ClassVar[Folding] = Folding()
     commands: ClassVar[tuple[SystemCommand, ...]] = ()
     """The commands the system adds to tracker (``tracker.systems.acts``)."""
+    roll_kinds: ClassVar[Mapping[str, RollKind]] = {}
+    """The kinds of roll the system has beyond a check, by the ``RollRequest.kind`` that asks
+    for one (Gloom: "panic")."""
     event_words: ClassVar[Mapping[type, Callable[[Any, str], str]]] = {}
     """How ``tracker log`` and ``replay`` say each event the system owns in a line, given the
     event and the name of the character it is about ("" for none)."""

@@ -24,7 +24,7 @@ import msgspec
 from tracker.errors import Refused, TrackerError
 from tracker.events import catalog
 from tracker.systems.acts import SystemCommand
-from tracker.systems.base import ContestRequest, RollRequest, RuleSystem, request_of
+from tracker.systems.base import ContestRequest, RollKind, RollRequest, RuleSystem, request_of
 from tracker.systems.commands import Option
 
 GROUP = "tracker.systems"
@@ -246,6 +246,17 @@ def require(
             f"{what} {verb} a {titles} rule and this campaign plays {system.name}; switch to a "
             f"{elsewhere} campaign with `tracker campaign use NAME`, or give --campaign NAME."
         )
+
+
+def roll_kind(system: RuleSystem, kind: str) -> RollKind:
+    """``system``'s roll of ``kind``; refused, naming the systems that have one, when it has
+    none."""
+    own = system.roll_kinds.get(kind)
+    if own is None:
+        what = next((s.roll_kinds[kind].what for s in systems() if kind in s.roll_kinds), None)
+        require(system, lambda s: kind in s.roll_kinds, what or f"A {kind} roll")
+        raise AssertionError("unreachable")  # require refused
+    return own
 
 
 def commands_at(path: tuple[str, ...]) -> list[SystemCommand]:

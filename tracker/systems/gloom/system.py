@@ -11,13 +11,14 @@ from tracker.systems.base import (
     Feature,
     Folding,
     OddsCommand,
+    RollKind,
     RollRequest,
     RuleSystem,
 )
 from tracker.systems.commands import Option, option_values
 from tracker.systems.gloom import options, play, words
 from tracker.systems.gloom import rules as gloom
-from tracker.systems.gloom.folding import GloomFolding
+from tracker.systems.gloom.folding import PANIC, GloomFolding
 
 
 class Gloom(RuleSystem):
@@ -30,10 +31,11 @@ class Gloom(RuleSystem):
     contest_options: ClassVar[tuple[Option, ...]] = options.CONTEST
     settings: ClassVar[frozenset[str]] = frozenset({"tie_rule", "stress_limit"})
     difficulties: ClassVar[tuple[str, ...]] = (*gloom.DIFFICULTY, gloom.IMPOSSIBLE)
-    features: ClassVar[frozenset[str]] = frozenset(
-        {Feature.STRESS, Feature.CONTESTS, Feature.PANIC_CHECKS}
-    )
+    features: ClassVar[frozenset[str]] = frozenset({Feature.STRESS, Feature.CONTESTS})
     folding: ClassVar[Folding] = GloomFolding()
+    roll_kinds: ClassVar[Mapping[str, RollKind]] = {
+        "panic": RollKind("The panic check", answers=PANIC)
+    }
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "perfect": "good",
         "special": "good",
