@@ -27,6 +27,7 @@ from tracker.cli.render import (
     printable,
     warn,
 )
+from tracker.systems import registry
 from tracker.systems.base import RuleSystem
 from tracker.words import outcome_words
 
@@ -65,6 +66,15 @@ def show_logged(logged, as_json: bool, lines: list[str]) -> None:
     for ob in logged.discharged:
         if ob.kind != "threat-floor":
             click.echo(dim(f"  done: {OBLIGATION_WORDS.get(ob.kind, ob.kind)} ({ob.how})."))
+
+
+def act(path: tuple[str, ...], as_json: bool, **given: Any) -> None:
+    """Run the campaign's system's own command at ``path`` and show what it logged in that
+    system's words."""
+    logged = open_tracker().acting.run(path, **given)
+    rules = logged.state.rules
+    render = registry.command(rules, path).render
+    show_logged(logged, as_json, [] if render is None else render(logged.doc, TerminalStyle(rules)))
 
 
 # -- roll -----------------------------------------------------------------------------------------
@@ -252,36 +262,28 @@ def threat() -> None:
 @click.argument("amount", type=int)
 @click.option("--reason", help="Why (an exploration turn in danger...).")
 @output_options
-def threat_add(amount, reason, as_json) -> None:
+def threat_add(as_json: bool, **options: Any) -> None:
     """Add Threat outside a roll (+1 per exploration turn in danger).
 
     \b
     Example:
       tracker threat add 1 --reason "exploration turn in danger"
     """
-    logged = open_tracker().acting.run(("threat", "add"), amount=amount, reason=reason)
-    d = logged.doc
-    lost = f" ({d['lost']} lost past 6)" if d["lost"] else ""
-    show_logged(logged, as_json, [f"Threat {d['before']} → {d['after']}{lost}."])
+    act(("threat", "add"), as_json, **options)
 
 
 @threat.command("spend")
 @click.argument("tier", type=click.Choice(["free", "soft", "hard", "dire"]))
 @click.option("--note", help="The move the GM made.")
 @output_options
-def threat_spend(tier, note, as_json) -> None:
+def threat_spend(as_json: bool, **options: Any) -> None:
     """Spend Threat on a GM move: free 0, soft 1, hard 2, dire 3.
 
     \b
     Example:
       tracker threat spend hard --note "the shelves collapse"
     """
-    logged = open_tracker().acting.run(("threat", "spend"), tier=tier, note=note)
-    d = logged.doc
-    line = f"Threat {d['before']} → {d['after']}."
-    if logged.discharged:
-        line += " Spending floor met."
-    show_logged(logged, as_json, [line])
+    act(("threat", "spend"), as_json, **options)
 
 
 @click.command("stress", cls=NumberArgs)

@@ -1,7 +1,9 @@
-"""Glintlock's own commands: the GM's Threat gained and spent outside a roll."""
+"""Glintlock's own commands: the GM's Threat gained and spent outside a roll; each with the
+words the terminal shows."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -9,6 +11,7 @@ import msgspec
 from tracker.errors import BadInput
 from tracker.events import play as ev
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table
+from tracker.systems.base import Style
 from tracker.systems.glintlock import rules as glintlock
 
 
@@ -47,15 +50,39 @@ def threat_add(table: Table, state: Any, request: ThreatAdd) -> Acted:
     return Acted((Entry(payload),), {"reason": request.reason, **change.to_dict()})
 
 
+def threat_added_words(doc: Mapping[str, Any], style: Style) -> list[str]:
+    lost = f" ({doc['lost']} lost past 6)" if doc["lost"] else ""
+    return [f"Threat {doc['before']} → {doc['after']}{lost}."]
+
+
 def threat_spend(table: Table, state: Any, request: ThreatSpend) -> Acted:
     spent = glintlock.spend_threat(state.own.threat, request.tier)
     payload = ev.ThreatSpent(tier=request.tier, cost=spent.cost, note=request.note)
     return Acted((Entry(payload),), {"note": request.note, **spent.to_dict()})
 
 
+def threat_spent_words(doc: Mapping[str, Any], style: Style) -> list[str]:
+    # In play Threat at 4 or more always has its floor open, so the spend the rules say meets
+    # it is the spend that discharges it.
+    met = " Spending floor met." if doc["discharges_floor"] else ""
+    return [f"Threat {doc['before']} → {doc['after']}.{met}"]
+
+
 COMMANDS = (
-    SystemCommand(("threat", "add"), ThreatAdd, threat_add, "Threat", at_table="adding Threat"),
     SystemCommand(
-        ("threat", "spend"), ThreatSpend, threat_spend, "Threat", at_table="spending Threat"
+        ("threat", "add"),
+        ThreatAdd,
+        threat_add,
+        "Threat",
+        at_table="adding Threat",
+        render=threat_added_words,
+    ),
+    SystemCommand(
+        ("threat", "spend"),
+        ThreatSpend,
+        threat_spend,
+        "Threat",
+        at_table="spending Threat",
+        render=threat_spent_words,
     ),
 )
