@@ -260,7 +260,9 @@ def _glintlock(batch: _Batch, state: CampaignState, rng: random.Random, seed: st
     if state.open_obligations("breaking-point"):
         ob = state.open_obligations("breaking-point")[0]
         name = state.characters[ob.character_id].name
-        return lambda: batch.tracks.breaking_point(name, "freezes", "fear of deep water")
+        return lambda: batch.acting.run(
+            ("breaking-point",), character=name, result="freezes", consequence="fear of deep water"
+        )
     pick = rng.random()
     if pick < 0.55:
         tags = [f"{rng.choice([1, 1, -1])}:{rng.choice(['gear', 'power', 'scene'])}"]
@@ -276,7 +278,9 @@ def _glintlock(batch: _Batch, state: CampaignState, rng: random.Random, seed: st
         condition = next(iter(ch.conditions), None) if action == "suppress-condition" else None
         return lambda: batch.tracks.spend(who, action, cost=cost, condition=condition)
     if pick < 0.74:
-        return lambda: batch.tracks.gain(who, rng.choice(["deep-cut", "invoke-weakness"]))
+        return lambda: batch.acting.run(
+            ("gain",), character=who, action=rng.choice(["deep-cut", "invoke-weakness"])
+        )
     if pick < 0.84:
         return lambda: batch.tracks.stress(who, rng.choice([1, 1, 2, -1]), cause="the dark")
     if pick < 0.9:
@@ -284,7 +288,9 @@ def _glintlock(batch: _Batch, state: CampaignState, rng: random.Random, seed: st
             ("threat", "add"), amount=1, reason="exploration turn in danger"
         )
     if pick < 0.95:
-        return lambda: batch.tracks.tag_add(who, rng.choice(["the old map", "a favour owed"]))
+        return lambda: batch.acting.run(
+            ("tag", "add"), character=who, name=rng.choice(["the old map", "a favour owed"])
+        )
     if pick < 0.97:
         return lambda: batch.acting.run(("threat", "spend"), tier="free", note="the wind rises")
     return lambda: batch.acting.run(("threat", "spend"), tier="soft", note="trouble is announced")

@@ -1,5 +1,6 @@
-"""Tracks and currencies: Mettle spent and gained, Threat, stress, HP and FP, conditions, story
-tags, character points, notes, and the obligations the GM resolves by hand.
+"""Tracks and currencies: Mettle spent, stress, HP and FP, conditions, character points, notes,
+and the obligations the GM resolves by hand. A system's own commands (Mettle gained, Threat,
+story tags, the breaking point) are its own (``tracker.systems.acts``).
 
 Each command is refused in a campaign whose system lacks the feature it needs (``Feature``),
 with the systems that have it named; the rules behind it (what a Mettle spend costs, what a
@@ -7,10 +8,6 @@ Threat spend is allowed, what a buy-up costs) are asked of the campaign's system
 """
 
 from __future__ import annotations
-
-from typing import Any
-
-import msgspec
 
 from tracker.app.deciding import Decision, Logged, new_event
 from tracker.app.table import Table
@@ -122,19 +119,6 @@ class Tracks:
 
         return self.table.play(decide, at_table="buying up a roll")
 
-    def gain(self, name: str, action: str, *, note: str | None = None) -> Logged:
-        def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.METTLE, "Gaining Mettle")
-            ch = self.table.character(name, state)
-            change = state.rules.gain_mettle(ch, action)
-            payload = ev.MettleGained(
-                character_id=ch.character_id, action=action, amount=change.delta, note=note
-            )
-            doc = {"character": ch.name, "action": action, **change.to_dict()}
-            return Decision([new_event(payload, state=state)], doc)
-
-        return self.table.play(decide, at_table="gaining Mettle")
-
     def stress(self, name: str, delta: int, *, cause: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
             registry.require(state.rules, Feature.STRESS, "Stress")
@@ -230,18 +214,6 @@ class Tracks:
 
         return self.table.play(decide)
 
-    def tag_add(self, name: str, tag: str) -> Logged:
-        def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.STORY_TAGS, "Story tags", "are")
-            ch = self.table.character(name, state)
-            if not tag.strip():
-                raise BadInput("Name the story tag, like 'the old map'.")
-            payload = ev.StoryTagGained(character_id=ch.character_id, name=tag.strip())
-            doc = {"character": ch.name, "story_tag": tag.strip()}
-            return Decision([new_event(payload, state=state)], doc)
-
-        return self.table.play(decide)
-
     def points_award(self, name: str, points: int, *, reason: str | None = None) -> Logged:
         """Award character points.
 
@@ -292,56 +264,6 @@ class Tracks:
             # What a secret roll opened is dismissed in secret: the players never saw it owed.
             event = new_event(payload, state=state, visibility="gm" if ob.secret else "public")
             return Decision([event], {"obligation": ob.to_dict(), "secret": ob.secret})
-
-        return self.table.play(decide)
-
-    def breaking_point(
-        self,
-        name: str,
-        result: str | None,
-        consequence: str,
-        *,
-        dice: str | None = None,
-        seed: str | None = None,
-    ) -> Logged:
-        """Resolve a breaking point: the table's result as the GM read it, or (``result``
-        None) rolled on the campaign's breaking table; the lasting consequence; stress cleared."""
-
-        def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.BREAKING_POINT, "The breaking point")
-            clears = state.rules.breaking_point_clears
-            ch = self.table.character(name, state)
-            open_ = state.open_obligations("breaking-point", ch.character_id)
-            if not open_:
-                raise Refused(
-                    f"{ch.name} is not at the breaking point (stress {ch.stress}); add stress "
-                    f"with `tracker stress {ch.name} +N` first if it is due."
-                )
-            if not consequence.strip() or (result is not None and not result.strip()):
-                raise BadInput("Give the breaking table's result and the lasting consequence.")
-            rolled: dict[str, Any] | None = None
-            text = (result or "").strip()
-            if result is None:
-                rolled = _roll_breaking_table(state, dice, seed)
-                text = rolled["text"]
-            elif dice or seed:
-                raise BadInput("--dice and --seed roll the campaign's table; leave out RESULT.")
-            payload = ev.BreakingPointResolved(
-                character_id=ch.character_id,
-                result=text,
-                consequence=consequence.strip(),
-                cleared=clears,
-                obligation=open_[0].id,
-                roll=msgspec.UNSET if rolled is None else rolled,
-            )
-            doc = {
-                "character": ch.name,
-                "result": text,
-                "roll": rolled,
-                "consequence": consequence.strip(),
-                "stress_after": max(ch.stress - clears, 0),
-            }
-            return Decision([new_event(payload, state=state)], doc)
 
         return self.table.play(decide)
 
@@ -402,21 +324,3 @@ def _obligation(state: CampaignState, ident: str) -> Obligation:
         ids = ", ".join(state.obligations) or "none"
         raise NotFound(f"No open obligation {ident} (open: {ids}); see `tracker obligations`.")
     return ob
-
-
-def _roll_breaking_table(state: CampaignState, dice: str | None, seed: str | None) -> dict:
-    """A roll on the campaign's breaking table: the dice, their total and the row's text."""
-    from tracker.systems.dice import source_for
-
-    table = state.breaking_table
-    if table is None:
-        raise BadInput(
-            f'"{state.name}" has no breaking table of its own; give the result as the table '
-            "reads (`tracker breaking-point NAME RESULT CONSEQUENCE`), or load one with "
-            "`tracker campaign set --breaking-table FILE`."
-        )
-    count, faces = (int(n) for n in table["dice"].split("d"))
-    rolled = source_for(dice, seed).roll(count, faces, "the breaking table")
-    total = sum(rolled)
-    row = next(r for r in table["rows"] if r["first"] <= total <= r["last"])
-    return {"dice": list(rolled), "total": total, "text": row["text"]}

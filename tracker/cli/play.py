@@ -240,17 +240,14 @@ def spend(character, action, cost, condition, note, to, as_json) -> None:
 @click.argument("action", type=click.Choice(["deep-cut", "lean-into-condition", "invoke-weakness"]))
 @click.option("--note", help="What happened.")
 @output_options
-def gain(character, action, note, as_json) -> None:
+def gain(as_json: bool, **options: Any) -> None:
     """Glintlock: gain 1 Mettle for a deep cut, leaning into a condition, or a weakness.
 
     \b
     Example:
       tracker gain Wren deep-cut --note "the ledger burns"
     """
-    logged = open_tracker().tracks.gain(character, action, note=note)
-    d = logged.doc
-    lost = " (at 6 already: lost)" if d["lost"] else ""
-    show_logged(logged, as_json, [f"{d['character']} gains 1 Mettle ({d['after']}){lost}."])
+    act(("gain",), as_json, **options)
 
 
 @click.group("threat")
@@ -398,15 +395,14 @@ def tag() -> None:
 @click.argument("character", shell_complete=complete.characters)
 @click.argument("name")
 @output_options
-def tag_add(character, name, as_json) -> None:
+def tag_add(as_json: bool, **options: Any) -> None:
     """Give a character a story tag to spend on a roll with --story NAME.
 
     \b
     Example:
       tracker tag add Wren "the old map"
     """
-    logged = open_tracker().tracks.tag_add(character, name)
-    show_logged(logged, as_json, [f'{logged.doc["character"]} holds the story tag "{name}".'])
+    act(("tag", "add"), as_json, **options)
 
 
 @click.group("points")
@@ -468,23 +464,14 @@ def breaking_point(character, texts, dice, seed, as_json) -> None:
     if len(texts) > 2:
         raise click.UsageError("give RESULT and CONSEQUENCE (quote each), or CONSEQUENCE alone")
     result, consequence = (None, texts[0]) if len(texts) == 1 else texts
-    logged = open_tracker().tracks.breaking_point(
-        character, result, consequence, dice=dice, seed=seed
-    )
-    d = logged.doc
-    rolled = ""
-    if d["roll"]:
-        r = d["roll"]
-        shown = "+".join(map(str, r["dice"])) + (f" = {r['total']}" if len(r["dice"]) > 1 else "")
-        rolled = f"breaking table {shown}: "
-    show_logged(
-        logged,
+    act(
+        ("breaking-point",),
         as_json,
-        [
-            f"{d['character']}: {rolled}{d['result'].rstrip('.')}; "
-            f"lasting: {d['consequence'].rstrip('.')}. "
-            f"Stress {d['stress_after']}."
-        ],
+        character=character,
+        result=result,
+        consequence=consequence,
+        dice=dice,
+        seed=seed,
     )
 
 

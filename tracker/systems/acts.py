@@ -62,6 +62,8 @@ class SystemCommand(msgspec.Struct, frozen=True):
     what: str
     """What it does, for the refusal in a campaign whose system has no such command
     ("Threat": "Threat is a Glintlock rule and this campaign plays gurps; ...")."""
+    verb: str = "is"
+    """How that refusal goes on after ``what`` ("Story tags are a Glintlock rule")."""
     at_table: str | None = None
     """Play that only happens in a running session ("adding Threat"); None: bookkeeping."""
     render: Callable[[Mapping[str, Any], Any], list[str]] | None = None

@@ -41,9 +41,6 @@ class Feature:
 
     STRESS: Final = "stress"
     METTLE: Final = "mettle"
-    THREAT: Final = "threat"
-    STORY_TAGS: Final = "story tags"
-    BREAKING_POINT: Final = "breaking point"
     CONTESTS: Final = "contests"
     PANIC_CHECKS: Final = "panic checks"
     DEFAULTS: Final = "skill defaults"
@@ -622,19 +619,11 @@ class RuleSystem:
     # Each is asked only of a system that has its feature; the defaults refuse, for a system
     # that declares the feature and forgets the rule.
 
-    breaking_point_clears: ClassVar[int] = 0
-    """The stress a resolved breaking point clears (``Feature.BREAKING_POINT``)."""
-
     def spend_mettle(self, character: CharacterView, action: str, cost: int | None) -> Any:
         """A Mettle spend on ``action`` priced for the character, as a value with ``base``,
         ``cost``, ``doubled`` and ``to_dict()``; refused when it cannot be made
         (``Feature.METTLE``)."""
         raise Refused(f"{self.title} has no Mettle to spend.")
-
-    def gain_mettle(self, character: CharacterView, action: str) -> Any:
-        """Mettle gained for ``action`` besides a roll, as a track's move with ``delta`` and
-        ``to_dict()`` (``Feature.METTLE``)."""
-        raise Refused(f"{self.title} has no Mettle to gain.")
 
     def buy_up(self, outcome: str | None, target: str | None) -> tuple[str, int]:
         """The outcome a roll's ``outcome`` is bought up to (one step up, or ``target``) and its

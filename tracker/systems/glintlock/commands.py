@@ -1,5 +1,5 @@
-"""Glintlock's own commands: the GM's Threat gained and spent outside a roll; each with the
-words the terminal shows."""
+"""Glintlock's own commands: Mettle gained, the GM's Threat gained and spent outside a
+roll, story tags, and the breaking point resolved; each with the words the terminal shows."""
 
 from __future__ import annotations
 
@@ -8,11 +8,44 @@ from typing import Any
 
 import msgspec
 
-from tracker.errors import BadInput
+from tracker.errors import BadInput, Refused
 from tracker.events import play as ev
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table
 from tracker.systems.base import Style
 from tracker.systems.glintlock import rules as glintlock
+
+# -- Mettle ---------------------------------------------------------------------------------------
+
+
+class GainMettle(msgspec.Struct, frozen=True):
+    character: str
+    action: str
+    note: str | None = None
+
+
+def gain_mettle(table: Table, state: Any, request: GainMettle) -> Acted:
+    """Gain Mettle besides a roll: a deep cut, leaning into a condition, a weakness invoked."""
+    ch = table.character(request.character, state)
+    action = request.action
+    if action == "lean-into-condition" and not ch.conditions:
+        raise Refused(
+            f"{ch.name} has no condition to lean into; set one with "
+            f"`tracker condition set {ch.name} NAME` first."
+        )
+    change = glintlock.gain_mettle(ch.own.mettle, action)
+    payload = ev.MettleGained(
+        character_id=ch.character_id, action=action, amount=change.delta, note=request.note
+    )
+    doc = {"character": ch.name, "action": action, **change.to_dict()}
+    return Acted((Entry(payload),), doc)
+
+
+def gained_words(doc: Mapping[str, Any], style: Style) -> list[str]:
+    lost = " (at 6 already: lost)" if doc["lost"] else ""
+    return [f"{doc['character']} gains 1 Mettle ({doc['after']}){lost}."]
+
+
+# -- Threat ---------------------------------------------------------------------------------------
 
 
 class ThreatAdd(msgspec.Struct, frozen=True):
@@ -68,7 +101,118 @@ def threat_spent_words(doc: Mapping[str, Any], style: Style) -> list[str]:
     return [f"Threat {doc['before']} → {doc['after']}.{met}"]
 
 
+# -- story tags -----------------------------------------------------------------------------------
+
+
+class AddTag(msgspec.Struct, frozen=True):
+    character: str
+    name: str
+
+
+def tag_add(table: Table, state: Any, request: AddTag) -> Acted:
+    ch = table.character(request.character, state)
+    tag = request.name.strip()
+    if not tag:
+        raise BadInput("Name the story tag, like 'the old map'.")
+    payload = ev.StoryTagGained(character_id=ch.character_id, name=tag)
+    return Acted((Entry(payload),), {"character": ch.name, "story_tag": tag})
+
+
+def tag_added_words(doc: Mapping[str, Any], style: Style) -> list[str]:
+    return [f'{doc["character"]} holds the story tag "{doc["story_tag"]}".']
+
+
+# -- the breaking point ---------------------------------------------------------------------------
+
+
+class ResolveBreakingPoint(msgspec.Struct, frozen=True):
+    character: str
+    consequence: str
+    result: str | None = None
+    """The table's result as the GM read it; None: rolled on the campaign's breaking table."""
+    dice: str | None = None
+    seed: str | None = None
+
+
+def breaking_point(table: Table, state: Any, request: ResolveBreakingPoint) -> Acted:
+    """Resolve a breaking point: the table's result (given, or rolled on the campaign's breaking
+    table), the lasting consequence, and stress cleared."""
+    result, consequence = request.result, request.consequence
+    ch = table.character(request.character, state)
+    open_ = state.open_obligations("breaking-point", ch.character_id)
+    if not open_:
+        raise Refused(
+            f"{ch.name} is not at the breaking point (stress {ch.stress}); add stress "
+            f"with `tracker stress {ch.name} +N` first if it is due."
+        )
+    if not consequence.strip() or (result is not None and not result.strip()):
+        raise BadInput("Give the breaking table's result and the lasting consequence.")
+    rolled: dict[str, Any] | None = None
+    text = (result or "").strip()
+    if result is None:
+        rolled = _roll_breaking_table(state, request.dice, request.seed)
+        text = rolled["text"]
+    elif request.dice or request.seed:
+        raise BadInput("--dice and --seed roll the campaign's table; leave out RESULT.")
+    clears = glintlock.BREAKING_POINT_CLEARS
+    payload = ev.BreakingPointResolved(
+        character_id=ch.character_id,
+        result=text,
+        consequence=consequence.strip(),
+        cleared=clears,
+        obligation=open_[0].id,
+        roll=msgspec.UNSET if rolled is None else rolled,
+    )
+    doc = {
+        "character": ch.name,
+        "result": text,
+        "roll": rolled,
+        "consequence": consequence.strip(),
+        "stress_after": max(ch.stress - clears, 0),
+    }
+    return Acted((Entry(payload),), doc)
+
+
+def _roll_breaking_table(state: Any, dice: str | None, seed: str | None) -> dict[str, Any]:
+    """A roll on the campaign's breaking table: the dice, their total and the row's text."""
+    from tracker.systems.dice import source_for
+
+    table = state.breaking_table
+    if table is None:
+        raise BadInput(
+            f'"{state.name}" has no breaking table of its own; give the result as the table '
+            "reads (`tracker breaking-point NAME RESULT CONSEQUENCE`), or load one with "
+            "`tracker campaign set --breaking-table FILE`."
+        )
+    count, faces = (int(n) for n in table["dice"].split("d"))
+    rolled = source_for(dice, seed).roll(count, faces, "the breaking table")
+    total = sum(rolled)
+    row = next(r for r in table["rows"] if r["first"] <= total <= r["last"])
+    return {"dice": list(rolled), "total": total, "text": row["text"]}
+
+
+def resolved_words(doc: Mapping[str, Any], style: Style) -> list[str]:
+    rolled = ""
+    if doc["roll"]:
+        r = doc["roll"]
+        shown = "+".join(map(str, r["dice"])) + (f" = {r['total']}" if len(r["dice"]) > 1 else "")
+        rolled = f"breaking table {shown}: "
+    return [
+        f"{doc['character']}: {rolled}{doc['result'].rstrip('.')}; "
+        f"lasting: {doc['consequence'].rstrip('.')}. "
+        f"Stress {doc['stress_after']}."
+    ]
+
+
 COMMANDS = (
+    SystemCommand(
+        ("gain",),
+        GainMettle,
+        gain_mettle,
+        "Gaining Mettle",
+        at_table="gaining Mettle",
+        render=gained_words,
+    ),
     SystemCommand(
         ("threat", "add"),
         ThreatAdd,
@@ -84,5 +228,15 @@ COMMANDS = (
         "Threat",
         at_table="spending Threat",
         render=threat_spent_words,
+    ),
+    SystemCommand(
+        ("tag", "add"), AddTag, tag_add, "Story tags", verb="are", render=tag_added_words
+    ),
+    SystemCommand(
+        ("breaking-point",),
+        ResolveBreakingPoint,
+        breaking_point,
+        "The breaking point",
+        render=resolved_words,
     ),
 )

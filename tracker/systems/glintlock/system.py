@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any, ClassVar
 
-from tracker.errors import Refused
 from tracker.systems.acts import SystemCommand
 from tracker.systems.base import (
     CharacterView,
@@ -39,9 +38,6 @@ class Glintlock(RuleSystem):
         {
             Feature.STRESS,
             Feature.METTLE,
-            Feature.THREAT,
-            Feature.STORY_TAGS,
-            Feature.BREAKING_POINT,
         }
     )
     detail_column: ClassVar[str] = "Position"
@@ -95,8 +91,6 @@ class Glintlock(RuleSystem):
         """
         return frozenset({"mettle"} if threat_carries_over else {"mettle", "threat"})
 
-    breaking_point_clears: ClassVar[int] = glintlock.BREAKING_POINT_CLEARS
-
     def spend_mettle(
         self, character: CharacterView, action: str, cost: int | None
     ) -> glintlock.MettleSpend:
@@ -108,14 +102,6 @@ class Glintlock(RuleSystem):
         return glintlock.spend_mettle(
             character.own.mettle, action, stress=character.stress, base=cost, name=character.name
         )
-
-    def gain_mettle(self, character: CharacterView, action: str) -> glintlock.TrackChange:
-        if action == "lean-into-condition" and not character.conditions:
-            raise Refused(
-                f"{character.name} has no condition to lean into; set one with "
-                f"`tracker condition set {character.name} NAME` first."
-            )
-        return glintlock.gain_mettle(character.own.mettle, action)
 
     decide_roll = play.decide_roll
     conditions_ruled = play.conditions_ruled
