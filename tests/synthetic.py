@@ -276,7 +276,9 @@ def _glintlock(batch: _Batch, state: CampaignState, rng: random.Random, seed: st
         action = rng.choice(sorted(METTLE_COSTS))
         cost = 2 if action == "class-feature" else None
         condition = next(iter(ch.conditions), None) if action == "suppress-condition" else None
-        return lambda: batch.tracks.spend(who, action, cost=cost, condition=condition)
+        return lambda: batch.acting.run(
+            ("spend",), character=who, action=action, cost=cost, condition=condition
+        )
     if pick < 0.74:
         return lambda: batch.acting.run(
             ("gain",), character=who, action=rng.choice(["deep-cut", "invoke-weakness"])
@@ -378,7 +380,7 @@ def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
     if pick < 0.76:
         return lambda: batch.tracks.points_award(who, 1)
     if pick < 0.82:
-        return lambda: batch.tracks.spend(who, "buy-up")
+        return lambda: batch.acting.run(("spend",), character=who, action="buy-up")
     if not state.own.projects:
         return lambda: batch.gurps.project_start("Bridge", skill="Engineer", hours=400)
     return lambda: batch.gurps.project_roll("Bridge", rng.choice(["Mira", "Aldric"]), seed=seed)

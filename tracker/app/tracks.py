@@ -1,10 +1,10 @@
-"""Tracks and currencies: Mettle spent, stress, HP and FP, conditions, character points, notes,
-and the obligations the GM resolves by hand. A system's own commands (Mettle gained, Threat,
-story tags, the breaking point) are its own (``tracker.systems.acts``).
+"""Tracks and currencies: stress, HP and FP, conditions, character points, notes, and the
+obligations the GM resolves by hand. A system's own commands (Mettle, Threat, story tags, the
+breaking point, buy-ups) are its own (``tracker.systems.acts``).
 
 Each command is refused in a campaign whose system lacks the feature it needs (``Feature``),
-with the systems that have it named; the rules behind it (what a Mettle spend costs, what a
-Threat spend is allowed, what a buy-up costs) are asked of the campaign's system.
+with the systems that have it named; the rules behind it (how far stress goes, how low HP
+falls) are asked of the campaign's system.
 """
 
 from __future__ import annotations
@@ -13,10 +13,9 @@ from tracker.app.deciding import Decision, Logged, new_event
 from tracker.app.table import Table
 from tracker.errors import BadInput, NotFound, Refused
 from tracker.events import play as ev
-from tracker.projections.campaign import CampaignState, Character, Obligation
+from tracker.projections.campaign import CampaignState, Obligation
 from tracker.systems import registry
-from tracker.systems.base import Feature
-from tracker.words import kept_secret, plural
+from tracker.systems.base import Feature, condition_named
 
 
 class Tracks:
@@ -30,94 +29,6 @@ class Tracks:
         players = self.table.player_state(until_version=state.version)
         ch = players.characters.get(character_id)
         return ch is not None and condition in ch.conditions
-
-    def spend(
-        self,
-        name: str,
-        action: str,
-        *,
-        cost: int | None = None,
-        condition: str | None = None,
-        note: str | None = None,
-        to: str | None = None,
-        roll: str | None = None,
-    ) -> Logged:
-        """Glintlock Mettle spends; GURPS character-point buy-ups (``buy-up``)."""
-        if action == "buy-up":
-            return self._buy_up(name, to, roll)
-
-        def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.METTLE, "Spending Mettle")
-            ch = self.table.character(name, state)
-            suppress = None
-            if action == "suppress-condition":
-                suppress = _condition_named(ch, condition)
-            spent = state.rules.spend_mettle(ch, action, cost)
-            payload = ev.MettleSpent(
-                character_id=ch.character_id,
-                action=action,
-                base=spent.base,
-                cost=spent.cost,
-                doubled=spent.doubled,
-                note=note,
-                condition=suppress,
-            )
-            doc = {"character": ch.name, **spent.to_dict(), "note": note, "condition": suppress}
-            return Decision([new_event(payload, state=state)], doc)
-
-        return self.table.play(decide, at_table="spending Mettle")
-
-    def _buy_up(self, name: str, to: str | None, roll_id: str | None) -> Logged:
-        def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.CHARACTER_POINTS, "Buying up a roll")
-            if not state.cinematic:
-                raise Refused(
-                    "Buy-ups are for cinematic campaigns and this one is not; turn them on with "
-                    "`tracker campaign set --cinematic`."
-                )
-            ch = self.table.character(name, state)
-            if ch.own.last_roll_id is None or (
-                roll_id and not ch.own.last_roll_id.startswith(roll_id)
-            ):
-                raise Refused(f"{ch.name} has no recent roll to buy up; roll first.")
-            target, cost = state.rules.buy_up(ch.own.last_roll_outcome, to)
-            if cost > ch.own.points:
-                raise Refused(
-                    f"{ch.name} has {plural(ch.own.points, 'character point')} and that buy-up "
-                    f"costs {cost}; award points with `tracker points award` or buy a smaller step "
-                    "with --to."
-                )
-            payload = ev.RollBoughtUp(
-                character_id=ch.character_id,
-                roll_event_id=ch.own.last_roll_id,
-                from_outcome=ch.own.last_roll_outcome,
-                to_outcome=target,
-                cost=cost,
-            )
-            # Buying up a secret roll is as secret as the roll: the buy-up names the roll and
-            # the outcome it had. So is buying up a public roll with an unshown secret event
-            # about the character after it: that the buy-up passes over it would say the secret
-            # was no roll to buy up (a Danger Sense roll, a Fright Check).
-            rolled = self.table.store.find_event(state.campaign_id, ch.own.last_roll_id).version
-            since = state.unrevealed(ch.character_id, after=rolled)
-            hidden = ch.own.last_roll_secret or bool(since)
-            doc = {
-                "character": ch.name,
-                "roll_event_id": ch.own.last_roll_id,
-                "from": ch.own.last_roll_outcome,
-                "to": target,
-                "cost": cost,
-                "points_left": ch.own.points - cost,
-                "secret": hidden,
-                "roll_secret": ch.own.last_roll_secret,
-                "notes": []
-                if ch.own.last_roll_secret or not since
-                else [kept_secret(since, "a roll this buy-up would pass over")],
-            }
-            visibility = "gm" if hidden else "public"
-            return Decision([new_event(payload, state=state, visibility=visibility)], doc)
-
-        return self.table.play(decide, at_table="buying up a roll")
 
     def stress(self, name: str, delta: int, *, cause: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
@@ -202,7 +113,7 @@ class Tracks:
     def condition_clear(self, name: str, condition: str, *, note: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
             ch = self.table.character(name, state)
-            label = _condition_named(ch, condition)
+            label = condition_named(ch, condition)
             payload = ev.ConditionCleared(character_id=ch.character_id, name=label, note=note)
             # A condition the players never knew of (only a secret roll set it) ends in secret;
             # one they know of ends for all to see, even if a secret roll set it again since.
@@ -303,19 +214,6 @@ class Tracks:
             return Decision([new_event(payload, state=state, visibility=visibility)], doc)
 
         return self.table.play(decide)
-
-
-def _condition_named(ch: Character, condition: str | None) -> str:
-    if not condition:
-        raise BadInput("Name the condition with --condition NAME.")
-    for name in ch.conditions:
-        if name.casefold() == condition.casefold():
-            return name
-    have = ", ".join(ch.conditions) or "none"
-    raise Refused(
-        f"{ch.name} has no condition {condition!r} (conditions: {have}); check the spelling, "
-        f"or see `tracker status {ch.name}`."
-    )
 
 
 def _obligation(state: CampaignState, ident: str) -> Obligation:

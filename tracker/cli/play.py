@@ -29,7 +29,6 @@ from tracker.cli.render import (
 )
 from tracker.systems import registry
 from tracker.systems.base import RuleSystem
-from tracker.words import outcome_words
 
 STRESS_WORDS = {
     "shaken": "shaken: counts as a -1 condition tag on rolls",
@@ -73,7 +72,7 @@ def act(path: tuple[str, ...], as_json: bool, **given: Any) -> None:
     system's words."""
     logged = open_tracker().acting.run(path, **given)
     rules = logged.state.rules
-    render = registry.command(rules, path).render
+    render = registry.command(rules, path, given).render
     show_logged(logged, as_json, [] if render is None else render(logged.doc, TerminalStyle(rules)))
 
 
@@ -199,7 +198,7 @@ def effect_words(effects: list[dict[str, Any]], who: str) -> list[str]:
     help="buy-up: the outcome to buy (default: one step up).",
 )
 @output_options
-def spend(character, action, cost, condition, note, to, as_json) -> None:
+def spend(as_json: bool, **options: Any) -> None:
     """Spend Mettle (Glintlock) or character points on a buy-up (GURPS cinematic).
 
     \b
@@ -208,31 +207,7 @@ def spend(character, action, cost, condition, note, to, as_json) -> None:
       tracker spend Wren class-feature --cost 3
       tracker spend Mira buy-up --to success
     """
-    logged = open_tracker().tracks.spend(
-        character, action, cost=cost, condition=condition, note=note, to=to
-    )
-    d = logged.doc
-    if action == "buy-up":
-        line = (
-            f"{d['character']} spends {plural(d['cost'], 'character point')}: "
-            f"{outcome_words(d['from'])} → {outcome_word(d['to'], logged.state.rules)} "
-            f"({plural(d['points_left'], 'point')} left)."
-        ) + (dim(" (secret, as the roll was)") if d.get("roll_secret") else "")
-        if d.get("secret") and not d.get("roll_secret"):
-            line += dim(" (secret)")
-        line = "\n".join([line, *(dim(f"  {n}") for n in d.get("notes", []))])
-    else:
-        doubled = " (doubled: strained)" if d["doubled"] else ""
-        what = {
-            "steel-yourself": ": +2 on the next roll",
-            "advantage-die": ": one step better position on the next roll",
-            "suppress-condition": f": {d.get('condition')} suppressed on the next roll",
-        }.get(action, "")
-        line = (
-            f"{d['character']} spends {d['cost']} Mettle{doubled} on "
-            f"{action.replace('-', ' ')} ({d['after']} left){what}."
-        )
-    show_logged(logged, as_json, [line])
+    act(("spend",), as_json, **options)
 
 
 @click.command("gain")

@@ -1,4 +1,4 @@
-"""Glintlock's own commands: Mettle gained, the GM's Threat gained and spent outside a
+"""Glintlock's own commands: Mettle spent and gained, the GM's Threat gained and spent outside a
 roll, story tags, and the breaking point resolved; each with the words the terminal shows."""
 
 from __future__ import annotations
@@ -11,16 +11,66 @@ import msgspec
 from tracker.errors import BadInput, Refused
 from tracker.events import play as ev
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table
-from tracker.systems.base import Style
+from tracker.systems.base import Style, condition_named
 from tracker.systems.glintlock import rules as glintlock
 
 # -- Mettle ---------------------------------------------------------------------------------------
+
+
+class SpendMettle(msgspec.Struct, frozen=True):
+    character: str
+    action: str
+    cost: int | None = None
+    condition: str | None = None
+    note: str | None = None
 
 
 class GainMettle(msgspec.Struct, frozen=True):
     character: str
     action: str
     note: str | None = None
+
+
+def spend_mettle(table: Table, state: Any, request: SpendMettle) -> Acted:
+    """Spend Mettle on an action, priced for the character (doubled when strained)."""
+    ch = table.character(request.character, state)
+    action = request.action
+    suppress = None
+    if action == "suppress-condition":
+        suppress = condition_named(ch, request.condition)
+    waiting = {
+        "steel-yourself": bool(ch.own.pending_bonus),
+        "advantage-die": bool(ch.own.pending_steps),
+    }
+    glintlock.one_at_a_time(action, waiting=waiting.get(action, False), name=ch.name)
+    spent = glintlock.spend_mettle(
+        ch.own.mettle, action, stress=ch.stress, base=request.cost, name=ch.name
+    )
+    payload = ev.MettleSpent(
+        character_id=ch.character_id,
+        action=action,
+        base=spent.base,
+        cost=spent.cost,
+        doubled=spent.doubled,
+        note=request.note,
+        condition=suppress,
+    )
+    doc = {"character": ch.name, **spent.to_dict(), "note": request.note, "condition": suppress}
+    return Acted((Entry(payload),), doc)
+
+
+def spent_words(doc: Mapping[str, Any], style: Style) -> list[str]:
+    doubled = " (doubled: strained)" if doc["doubled"] else ""
+    action = doc["action"]
+    what = {
+        "steel-yourself": ": +2 on the next roll",
+        "advantage-die": ": one step better position on the next roll",
+        "suppress-condition": f": {doc.get('condition')} suppressed on the next roll",
+    }.get(action, "")
+    return [
+        f"{doc['character']} spends {doc['cost']} Mettle{doubled} on "
+        f"{action.replace('-', ' ')} ({doc['after']} left){what}."
+    ]
 
 
 def gain_mettle(table: Table, state: Any, request: GainMettle) -> Acted:
@@ -205,6 +255,14 @@ def resolved_words(doc: Mapping[str, Any], style: Style) -> list[str]:
 
 
 COMMANDS = (
+    SystemCommand(
+        ("spend",),
+        SpendMettle,
+        spend_mettle,
+        "Spending Mettle",
+        at_table="spending Mettle",
+        render=spent_words,
+    ),
     SystemCommand(
         ("gain",),
         GainMettle,

@@ -34,12 +34,7 @@ class Glintlock(RuleSystem):
     contest_options: ClassVar[frozenset[str]] = frozenset()
     settings: ClassVar[frozenset[str]] = frozenset({"threat_carries_over", "breaking_table"})
     spend_kinds: ClassVar[tuple[str, ...]] = tuple(glintlock.METTLE_COSTS)
-    features: ClassVar[frozenset[str]] = frozenset(
-        {
-            Feature.STRESS,
-            Feature.METTLE,
-        }
-    )
+    features: ClassVar[frozenset[str]] = frozenset({Feature.STRESS})
     detail_column: ClassVar[str] = "Position"
     folding: ClassVar[Folding] = GlintlockFolding()
     commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
@@ -90,18 +85,6 @@ class Glintlock(RuleSystem):
         ``threat_carries_over``.
         """
         return frozenset({"mettle"} if threat_carries_over else {"mettle", "threat"})
-
-    def spend_mettle(
-        self, character: CharacterView, action: str, cost: int | None
-    ) -> glintlock.MettleSpend:
-        waiting = {
-            "steel-yourself": bool(character.own.pending_bonus),
-            "advantage-die": bool(character.own.pending_steps),
-        }
-        glintlock.one_at_a_time(action, waiting=waiting.get(action, False), name=character.name)
-        return glintlock.spend_mettle(
-            character.own.mettle, action, stress=character.stress, base=cost, name=character.name
-        )
 
     decide_roll = play.decide_roll
     conditions_ruled = play.conditions_ruled
