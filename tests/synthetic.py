@@ -336,7 +336,9 @@ def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
     owed = state.open_obligations("assign-trait")
     if owed and rng.random() < 0.8:
         name = state.characters[owed[0].character_id].name
-        return lambda: batch.tracks.trait_assign(name, "Quirk: hums when afraid")
+        return lambda: batch.acting.run(
+            ("trait", "assign"), character=name, name="Quirk: hums when afraid"
+        )
     running = state.open_obligations("regular-contest")
     if running:
         ob = running[0]
@@ -378,7 +380,7 @@ def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
     if pick < 0.7:
         return lambda: batch.tracks.track(who, rng.choice(["hp", "fp"]), rng.choice([-1, -2, 1]))
     if pick < 0.76:
-        return lambda: batch.tracks.points_award(who, 1)
+        return lambda: batch.acting.run(("points", "award"), character=who, amount=1)
     if pick < 0.82:
         return lambda: batch.acting.run(("spend",), character=who, action="buy-up")
     if not state.own.projects:

@@ -1,10 +1,10 @@
-"""Tracks and currencies: stress, HP and FP, conditions, character points, notes, and the
-obligations the GM resolves by hand. A system's own commands (Mettle, Threat, story tags, the
-breaking point, buy-ups) are its own (``tracker.systems.acts``).
+"""Tracks every system may keep: stress, HP and FP, conditions, notes, and the obligations the
+GM resolves by hand. A system's own currencies (Mettle, Threat, character points) are its own
+commands (``tracker.systems.acts``, run by ``tracker.app.acting``).
 
-Each command is refused in a campaign whose system lacks the feature it needs (``Feature``),
-with the systems that have it named; the rules behind it (how far stress goes, how low HP
-falls) are asked of the campaign's system.
+Stress is refused in a campaign whose system lacks it (``Feature.STRESS``), with the systems
+that have it named; the rules behind a track (how far stress goes, how low HP falls) are
+asked of the campaign's system.
 """
 
 from __future__ import annotations
@@ -125,30 +125,6 @@ class Tracks:
 
         return self.table.play(decide)
 
-    def points_award(self, name: str, points: int, *, reason: str | None = None) -> Logged:
-        """Award character points.
-
-        GURPS, 'Repeated Attempts': "the GM may allow players to spend bonus character points
-        to alter recent outcomes"; spending is how points leave a character (`tracker spend
-        NAME buy-up`). An award of 0 or less is refused with that, and with undoing an award
-        given by mistake.
-        """
-
-        def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.CHARACTER_POINTS, "Character points", "are")
-            if points < 1:
-                raise BadInput(
-                    f"Award 1 or more character points, not {points}; to take points away, "
-                    "undo the award (`tracker undo EVENT`, see `tracker log`), or spend them "
-                    "with `tracker spend NAME buy-up`."
-                )
-            ch = self.table.character(name, state)
-            payload = ev.PointsAwarded(character_id=ch.character_id, points=points, reason=reason)
-            doc = {"character": ch.name, "points": points, "total": ch.own.points + points}
-            return Decision([new_event(payload, state=state)], doc)
-
-        return self.table.play(decide)
-
     def note(self, text: str) -> Logged:
         def decide(state: CampaignState) -> Decision:
             if not text.strip():
@@ -175,43 +151,6 @@ class Tracks:
             # What a secret roll opened is dismissed in secret: the players never saw it owed.
             event = new_event(payload, state=state, visibility="gm" if ob.secret else "public")
             return Decision([event], {"obligation": ob.to_dict(), "secret": ob.secret})
-
-        return self.table.play(decide)
-
-    def trait_assign(
-        self, name: str, trait: str, *, kind: str | None = None, obligation: str | None = None
-    ) -> Logged:
-        def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.FRIGHT_CHECKS, "Assigning fright traits")
-            ch = self.table.character(name, state)
-            owed = [
-                o
-                for o in state.open_obligations("assign-trait", ch.character_id)
-                if (obligation is None or o.id == obligation)
-                and (kind is None or o.data.get("trait") == kind)
-            ]
-            if not owed:
-                raise Refused(
-                    f"No trait is owed to {ch.name}; `tracker obligations` lists what is owed."
-                )
-            # Unless named, a public trait assignment settles what the players know is owed
-            # first: settling a secret one would tell them a secret check was made and failed.
-            ob = next((o for o in owed if not o.secret), owed[0])
-            if not trait.strip():
-                raise BadInput("Name the trait, like 'Quirk: flinches at water'.")
-            payload = ev.TraitAssigned(
-                character_id=ch.character_id,
-                kind=ob.data.get("trait", kind or "quirk"),
-                name=trait.strip(),
-                points=ob.data.get("points"),
-                obligation=ob.id,
-            )
-            doc = {"character": ch.name, "kind": payload.kind, "trait": payload.name}
-            # A trait owed by a secret fright check is the GM's secret too: in the players'
-            # view it would tell them the check was made and failed.
-            visibility = "gm" if ob.secret else "public"
-            doc["secret"] = ob.secret
-            return Decision([new_event(payload, state=state, visibility=visibility)], doc)
 
         return self.table.play(decide)
 

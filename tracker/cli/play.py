@@ -390,16 +390,14 @@ def points() -> None:
 @click.argument("amount", type=int)
 @click.option("--reason", help="What earned them.")
 @output_options
-def points_award(character, amount, reason, as_json) -> None:
+def points_award(as_json: bool, **options: Any) -> None:
     """Award character points (cinematic campaigns spend them on buy-ups).
 
     \b
     Example:
       tracker points award Mira 2 --reason "the archive opened"
     """
-    logged = open_tracker().tracks.points_award(character, amount, reason=reason)
-    d = logged.doc
-    show_logged(logged, as_json, [f"{d['character']} has {plural(d['total'], 'character point')}."])
+    act(("points", "award"), as_json, **options)
 
 
 @click.command("note")
@@ -465,16 +463,14 @@ def trait() -> None:
 )
 @click.option("--obligation", metavar="ID", help="Which owed trait, when several are owed.")
 @output_options
-def trait_assign(character, name, kind, obligation, as_json) -> None:
+def trait_assign(as_json: bool, **options: Any) -> None:
     """Assign the trait a fright result owes a character.
 
     \b
     Example:
       tracker trait assign Vora "Fear of deep water" --kind phobia
     """
-    logged = open_tracker().tracks.trait_assign(character, name, kind=kind, obligation=obligation)
-    d = logged.doc
-    show_logged(logged, as_json, [f'{d["character"]} gains the {d["kind"]} "{d["trait"]}".'])
+    act(("trait", "assign"), as_json, **options)
 
 
 @click.group("obligations", invoke_without_command=True)

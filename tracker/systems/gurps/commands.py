@@ -1,5 +1,5 @@
-"""GURPS's own commands: character points spent on buy-ups, with the words the terminal
-shows."""
+"""GURPS's own commands: character points awarded and spent on buy-ups, and the trait a fright
+result owes assigned; each with the words the terminal shows."""
 
 from __future__ import annotations
 
@@ -8,13 +8,19 @@ from typing import Any
 
 import msgspec
 
-from tracker.errors import Refused
+from tracker.errors import BadInput, Refused
 from tracker.events import play as ev
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table
 from tracker.systems.base import Style
 from tracker.words import kept_secret, outcome_words, plural
 
-# -- buy-ups --------------------------------------------------------------------------------------
+# -- character points -----------------------------------------------------------------------------
+
+
+class AwardPoints(msgspec.Struct, frozen=True):
+    character: str
+    amount: int
+    reason: str | None = None
 
 
 class BuyUp(msgspec.Struct, frozen=True):
@@ -23,6 +29,31 @@ class BuyUp(msgspec.Struct, frozen=True):
     """The outcome to buy; None: one step up."""
     roll: str | None = None
     """The roll to buy up, by the start of its event id: the character's last roll, checked."""
+
+
+def points_award(table: Table, state: Any, request: AwardPoints) -> Acted:
+    """Award character points.
+
+    GURPS, 'Repeated Attempts': "the GM may allow players to spend bonus character points
+    to alter recent outcomes"; spending is how points leave a character (`tracker spend
+    NAME buy-up`). An award of 0 or less is refused with that, and with undoing an award
+    given by mistake.
+    """
+    points = request.amount
+    if points < 1:
+        raise BadInput(
+            f"Award 1 or more character points, not {points}; to take points away, "
+            "undo the award (`tracker undo EVENT`, see `tracker log`), or spend them "
+            "with `tracker spend NAME buy-up`."
+        )
+    ch = table.character(request.character, state)
+    payload = ev.PointsAwarded(character_id=ch.character_id, points=points, reason=request.reason)
+    doc = {"character": ch.name, "points": points, "total": ch.own.points + points}
+    return Acted((Entry(payload),), doc)
+
+
+def awarded_words(doc: Mapping[str, Any], style: Style) -> list[str]:
+    return [f"{doc['character']} has {plural(doc['total'], 'character point')}."]
 
 
 def buy_up(table: Table, state: Any, request: BuyUp) -> Acted:
@@ -98,7 +129,63 @@ def bought_words(doc: Mapping[str, Any], style: Style) -> list[str]:
     return ["\n".join([line, *(style.dim(f"  {n}") for n in doc.get("notes", []))])]
 
 
+# -- traits a fright result owes ------------------------------------------------------------------
+
+
+class AssignTrait(msgspec.Struct, frozen=True):
+    character: str
+    name: str
+    kind: str | None = None
+    obligation: str | None = None
+
+
+def trait_assign(table: Table, state: Any, request: AssignTrait) -> Acted:
+    kind, obligation = request.kind, request.obligation
+    ch = table.character(request.character, state)
+    owed = [
+        o
+        for o in state.open_obligations("assign-trait", ch.character_id)
+        if (obligation is None or o.id == obligation)
+        and (kind is None or o.data.get("trait") == kind)
+    ]
+    if not owed:
+        raise Refused(f"No trait is owed to {ch.name}; `tracker obligations` lists what is owed.")
+    # Unless named, a public trait assignment settles what the players know is owed first:
+    # settling a secret one would tell them a secret check was made and failed.
+    ob = next((o for o in owed if not o.secret), owed[0])
+    if not request.name.strip():
+        raise BadInput("Name the trait, like 'Quirk: flinches at water'.")
+    payload = ev.TraitAssigned(
+        character_id=ch.character_id,
+        kind=ob.data.get("trait", kind or "quirk"),
+        name=request.name.strip(),
+        points=ob.data.get("points"),
+        obligation=ob.id,
+    )
+    # A trait owed by a secret fright check is the GM's secret too: in the players' view it
+    # would tell them the check was made and failed.
+    doc = {
+        "character": ch.name,
+        "kind": payload.kind,
+        "trait": payload.name,
+        "secret": ob.secret,
+    }
+    return Acted((Entry(payload, "gm" if ob.secret else "public"),), doc)
+
+
+def assigned_words(doc: Mapping[str, Any], style: Style) -> list[str]:
+    return [f'{doc["character"]} gains the {doc["kind"]} "{doc["trait"]}".']
+
+
 COMMANDS = (
+    SystemCommand(
+        ("points", "award"),
+        AwardPoints,
+        points_award,
+        "Character points",
+        verb="are",
+        render=awarded_words,
+    ),
     SystemCommand(
         ("spend",),
         BuyUp,
@@ -107,5 +194,12 @@ COMMANDS = (
         at_table="buying up a roll",
         render=bought_words,
         chosen_by=("action", ("buy-up",)),
+    ),
+    SystemCommand(
+        ("trait", "assign"),
+        AssignTrait,
+        trait_assign,
+        "Assigning fright traits",
+        render=assigned_words,
     ),
 )
