@@ -261,7 +261,9 @@ def _glintlock(batch: _Batch, state: CampaignState, rng: random.Random, seed: st
     if state.open_obligations("breaking-point"):
         ob = state.open_obligations("breaking-point")[0]
         name = state.characters[ob.character_id].name
-        return lambda: batch.tracks.breaking_point(name, "freezes", "fear of deep water")
+        return lambda: batch.acting.run(
+            ("breaking-point",), character=name, result="freezes", consequence="fear of deep water"
+        )
     pick = rng.random()
     if pick < 0.55:
         tags = [f"{rng.choice([1, 1, -1])}:{rng.choice(['gear', 'power', 'scene'])}"]
@@ -278,9 +280,13 @@ def _glintlock(batch: _Batch, state: CampaignState, rng: random.Random, seed: st
         action = rng.choice(sorted(METTLE_COSTS))
         cost = 2 if action == "class-feature" else None
         condition = next(iter(ch.conditions), None) if action == "suppress-condition" else None
-        return lambda: batch.tracks.spend(who, action, cost=cost, condition=condition)
+        return lambda: batch.acting.run(
+            ("spend",), character=who, action=action, cost=cost, condition=condition
+        )
     if pick < 0.74:
-        return lambda: batch.tracks.gain(who, rng.choice(["deep-cut", "invoke-weakness"]))
+        return lambda: batch.acting.run(
+            ("gain",), character=who, action=rng.choice(["deep-cut", "invoke-weakness"])
+        )
     if pick < 0.84:
         return lambda: batch.tracks.stress(who, rng.choice([1, 1, 2, -1]), cause="the dark")
     if pick < 0.9:
@@ -288,7 +294,9 @@ def _glintlock(batch: _Batch, state: CampaignState, rng: random.Random, seed: st
             ("threat", "add"), amount=1, reason="exploration turn in danger"
         )
     if pick < 0.95:
-        return lambda: batch.tracks.tag_add(who, rng.choice(["the old map", "a favour owed"]))
+        return lambda: batch.acting.run(
+            ("tag", "add"), character=who, name=rng.choice(["the old map", "a favour owed"])
+        )
     if pick < 0.97:
         return lambda: batch.acting.run(("threat", "spend"), tier="free", note="the wind rises")
     return lambda: batch.acting.run(("threat", "spend"), tier="soft", note="trouble is announced")
@@ -337,7 +345,9 @@ def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
     owed = state.open_obligations("assign-trait")
     if owed and rng.random() < 0.8:
         name = state.characters[owed[0].character_id].name
-        return lambda: batch.tracks.trait_assign(name, "Quirk: hums when afraid")
+        return lambda: batch.acting.run(
+            ("trait", "assign"), character=name, name="Quirk: hums when afraid"
+        )
     running = state.open_obligations("regular-contest")
     if running:
         ob = running[0]
@@ -384,9 +394,9 @@ def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
     if pick < 0.7:
         return lambda: batch.tracks.track(who, rng.choice(["hp", "fp"]), rng.choice([-1, -2, 1]))
     if pick < 0.76:
-        return lambda: batch.tracks.points_award(who, 1)
+        return lambda: batch.acting.run(("points", "award"), character=who, amount=1)
     if pick < 0.82:
-        return lambda: batch.tracks.spend(who, "buy-up")
+        return lambda: batch.acting.run(("spend",), character=who, action="buy-up")
     if not state.own.projects:
         return lambda: batch.gurps.project_start("Bridge", skill="Engineer", hours=400)
     return lambda: batch.gurps.project_roll("Bridge", rng.choice(["Mira", "Aldric"]), seed=seed)

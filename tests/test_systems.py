@@ -333,3 +333,30 @@ def test_a_rolls_effects_differ_exactly_when_their_stored_spellings_do(count):
             spelled = Counter(canonical(e.to_json()) for e in stored)
             same = spelled == Counter(canonical(e.to_json()) for e in expected)
             assert (effects_differ(stored, expected) is None) == same, (stored, expected)
+
+
+@pytest.mark.parametrize(
+    ("action", "owner", "kind"),
+    [
+        ("flashback", "glintlock", "Spending Mettle"),
+        ("no-such-spend", "glintlock", "Spending Mettle"),
+        ("buy-up", "gurps", "Buying up a roll"),
+    ],
+)
+def test_a_command_systems_share_is_the_one_its_argument_chooses(action, owner, kind):
+    """``tracker spend`` is a Mettle spend in Glintlock and a buy-up in GURPS: the action
+    chooses which (a buy-up by name, a Mettle spend otherwise), and a campaign whose system
+    has not the one chosen is told whose it is, as before the commands were the systems'."""
+    from tracker.errors import Refused
+
+    given = {"character": "Wren", "action": action}
+    assert registry.command(registry.get(owner), ("spend",), given).what == kind
+    assert [c.what for c in registry.commands_at(("spend",), given)] == [kind]
+    title = registry.get(owner).title
+    for other in {"gloom", "gurps", "glintlock"} - {owner}:
+        with pytest.raises(Refused) as refused:
+            registry.command(registry.get(other), ("spend",), given)
+        assert str(refused.value).startswith(
+            f"{kind} is a {title} rule and this campaign plays {other}; switch to a {title} "
+            "campaign with `tracker campaign use NAME`"
+        )

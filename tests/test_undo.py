@@ -308,8 +308,8 @@ def test_any_run_of_play_undo_and_redo_across_processes_folds_as_a_rebuild(
             who, roll_request("Grit", seed=str(rng.random()), override=True)
         ),
         lambda t, who: t.tracks.stress(who, rng.choice([1, 1, -1])),
-        lambda t, who: t.tracks.gain(who, "deep-cut"),
-        lambda t, who: t.tracks.spend(who, "steel-yourself"),
+        lambda t, who: t.acting.run(("gain",), character=who, action="deep-cut"),
+        lambda t, who: t.acting.run(("spend",), character=who, action="steel-yourself"),
         lambda t, who: t.acting.run(("threat", "add"), amount=1),
         lambda t, who: t.tracks.note("a note"),
         lambda t, who: t.history.undo(cascade=rng.random() < 0.5),

@@ -28,11 +28,11 @@ class Acting:
     def run(self, path: tuple[str, ...], **given: Any) -> Logged:
         """Run the campaign's system's command at ``path`` with ``given`` arguments and options
         by name (as its request type names them)."""
-        known = registry.commands_at(path)
+        known = registry.commands_at(path, given)
         at_table = known[0].at_table if known else None
 
         def decide(state: CampaignState) -> Decision:
-            command = registry.command(state.rules, path)
+            command = registry.command(state.rules, path, given)
             try:
                 request = msgspec.convert(given, command.request)
             except msgspec.ValidationError as exc:

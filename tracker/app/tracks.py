@@ -1,25 +1,21 @@
-"""Tracks and currencies: Mettle spent and gained, Threat, stress, HP and FP, conditions, story
-tags, character points, notes, and the obligations the GM resolves by hand.
+"""Tracks every system may keep: stress, HP and FP, conditions, notes, and the obligations the
+GM resolves by hand. A system's own currencies (Mettle, Threat, character points) are its own
+commands (``tracker.systems.acts``, run by ``tracker.app.acting``).
 
-Each command is refused in a campaign whose system lacks the feature it needs (``Feature``),
-with the systems that have it named; the rules behind it (what a Mettle spend costs, what a
-Threat spend is allowed, what a buy-up costs) are asked of the campaign's system.
+Stress is refused in a campaign whose system lacks it (``Feature.STRESS``), with the systems
+that have it named; the rules behind a track (how far stress goes, how low HP falls) are
+asked of the campaign's system.
 """
 
 from __future__ import annotations
-
-from typing import Any
-
-import msgspec
 
 from tracker.app.deciding import Decision, Logged, new_event
 from tracker.app.table import Table
 from tracker.errors import BadInput, NotFound, Refused
 from tracker.events import play as ev
-from tracker.projections.campaign import CampaignState, Character, Obligation
+from tracker.projections.campaign import CampaignState, Obligation
 from tracker.systems import registry
-from tracker.systems.base import Feature
-from tracker.words import kept_secret, plural
+from tracker.systems.base import Feature, condition_named
 
 
 class Tracks:
@@ -33,107 +29,6 @@ class Tracks:
         players = self.table.player_state(until_version=state.version)
         ch = players.characters.get(character_id)
         return ch is not None and condition in ch.conditions
-
-    def spend(
-        self,
-        name: str,
-        action: str,
-        *,
-        cost: int | None = None,
-        condition: str | None = None,
-        note: str | None = None,
-        to: str | None = None,
-        roll: str | None = None,
-    ) -> Logged:
-        """Glintlock Mettle spends; GURPS character-point buy-ups (``buy-up``)."""
-        if action == "buy-up":
-            return self._buy_up(name, to, roll)
-
-        def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.METTLE, "Spending Mettle")
-            ch = self.table.character(name, state)
-            suppress = None
-            if action == "suppress-condition":
-                suppress = _condition_named(ch, condition)
-            spent = state.rules.spend_mettle(ch, action, cost)
-            payload = ev.MettleSpent(
-                character_id=ch.character_id,
-                action=action,
-                base=spent.base,
-                cost=spent.cost,
-                doubled=spent.doubled,
-                note=note,
-                condition=suppress,
-            )
-            doc = {"character": ch.name, **spent.to_dict(), "note": note, "condition": suppress}
-            return Decision([new_event(payload, state=state)], doc)
-
-        return self.table.play(decide, at_table="spending Mettle")
-
-    def _buy_up(self, name: str, to: str | None, roll_id: str | None) -> Logged:
-        def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.CHARACTER_POINTS, "Buying up a roll")
-            if not state.cinematic:
-                raise Refused(
-                    "Buy-ups are for cinematic campaigns and this one is not; turn them on with "
-                    "`tracker campaign set --cinematic`."
-                )
-            ch = self.table.character(name, state)
-            if ch.own.last_roll_id is None or (
-                roll_id and not ch.own.last_roll_id.startswith(roll_id)
-            ):
-                raise Refused(f"{ch.name} has no recent roll to buy up; roll first.")
-            target, cost = state.rules.buy_up(ch.own.last_roll_outcome, to)
-            if cost > ch.own.points:
-                raise Refused(
-                    f"{ch.name} has {plural(ch.own.points, 'character point')} and that buy-up "
-                    f"costs {cost}; award points with `tracker points award` or buy a smaller step "
-                    "with --to."
-                )
-            payload = ev.RollBoughtUp(
-                character_id=ch.character_id,
-                roll_event_id=ch.own.last_roll_id,
-                from_outcome=ch.own.last_roll_outcome,
-                to_outcome=target,
-                cost=cost,
-            )
-            # Buying up a secret roll is as secret as the roll: the buy-up names the roll and
-            # the outcome it had. So is buying up a public roll with an unshown secret event
-            # about the character after it: that the buy-up passes over it would say the secret
-            # was no roll to buy up (a Danger Sense roll, a Fright Check).
-            rolled = self.table.store.find_event(state.campaign_id, ch.own.last_roll_id).version
-            since = state.unrevealed(ch.character_id, after=rolled)
-            hidden = ch.own.last_roll_secret or bool(since)
-            doc = {
-                "character": ch.name,
-                "roll_event_id": ch.own.last_roll_id,
-                "from": ch.own.last_roll_outcome,
-                "to": target,
-                "cost": cost,
-                "points_left": ch.own.points - cost,
-                "secret": hidden,
-                "roll_secret": ch.own.last_roll_secret,
-                "notes": []
-                if ch.own.last_roll_secret or not since
-                else [kept_secret(since, "a roll this buy-up would pass over")],
-            }
-            visibility = "gm" if hidden else "public"
-            return Decision([new_event(payload, state=state, visibility=visibility)], doc)
-
-        return self.table.play(decide, at_table="buying up a roll")
-
-    def gain(self, name: str, action: str, *, note: str | None = None) -> Logged:
-        def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.METTLE, "Gaining Mettle")
-            ch = self.table.character(name, state)
-            change = state.rules.gain_mettle(ch, action)
-            payload = ev.MettleGained(
-                character_id=ch.character_id, action=action, amount=change.delta, note=note
-            )
-            doc = {"character": ch.name, "action": action, **change.to_dict()}
-            return Decision([new_event(payload, state=state)], doc)
-
-        return self.table.play(decide, at_table="gaining Mettle")
 
     def stress(self, name: str, delta: int, *, cause: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
@@ -218,7 +113,7 @@ class Tracks:
     def condition_clear(self, name: str, condition: str, *, note: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
             ch = self.table.character(name, state)
-            label = _condition_named(ch, condition)
+            label = condition_named(ch, condition)
             payload = ev.ConditionCleared(character_id=ch.character_id, name=label, note=note)
             # A condition the players never knew of (only a secret roll set it) ends in secret;
             # one they know of ends for all to see, even if a secret roll set it again since.
@@ -227,42 +122,6 @@ class Tracks:
             )
             event = new_event(payload, state=state, visibility="gm" if hidden else "public")
             return Decision([event], {"character": ch.name, "condition": label, "secret": hidden})
-
-        return self.table.play(decide)
-
-    def tag_add(self, name: str, tag: str) -> Logged:
-        def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.STORY_TAGS, "Story tags", "are")
-            ch = self.table.character(name, state)
-            if not tag.strip():
-                raise BadInput("Name the story tag, like 'the old map'.")
-            payload = ev.StoryTagGained(character_id=ch.character_id, name=tag.strip())
-            doc = {"character": ch.name, "story_tag": tag.strip()}
-            return Decision([new_event(payload, state=state)], doc)
-
-        return self.table.play(decide)
-
-    def points_award(self, name: str, points: int, *, reason: str | None = None) -> Logged:
-        """Award character points.
-
-        GURPS, 'Repeated Attempts': "the GM may allow players to spend bonus character points
-        to alter recent outcomes"; spending is how points leave a character (`tracker spend
-        NAME buy-up`). An award of 0 or less is refused with that, and with undoing an award
-        given by mistake.
-        """
-
-        def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.CHARACTER_POINTS, "Character points", "are")
-            if points < 1:
-                raise BadInput(
-                    f"Award 1 or more character points, not {points}; to take points away, "
-                    "undo the award (`tracker undo EVENT`, see `tracker log`), or spend them "
-                    "with `tracker spend NAME buy-up`."
-                )
-            ch = self.table.character(name, state)
-            payload = ev.PointsAwarded(character_id=ch.character_id, points=points, reason=reason)
-            doc = {"character": ch.name, "points": points, "total": ch.own.points + points}
-            return Decision([new_event(payload, state=state)], doc)
 
         return self.table.play(decide)
 
@@ -295,106 +154,6 @@ class Tracks:
 
         return self.table.play(decide)
 
-    def breaking_point(
-        self,
-        name: str,
-        result: str | None,
-        consequence: str,
-        *,
-        dice: str | None = None,
-        seed: str | None = None,
-    ) -> Logged:
-        """Resolve a breaking point: the table's result as the GM read it, or (``result``
-        None) rolled on the campaign's breaking table; the lasting consequence; stress cleared."""
-
-        def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.BREAKING_POINT, "The breaking point")
-            clears = state.rules.breaking_point_clears
-            ch = self.table.character(name, state)
-            open_ = state.open_obligations("breaking-point", ch.character_id)
-            if not open_:
-                raise Refused(
-                    f"{ch.name} is not at the breaking point (stress {ch.stress}); add stress "
-                    f"with `tracker stress {ch.name} +N` first if it is due."
-                )
-            if not consequence.strip() or (result is not None and not result.strip()):
-                raise BadInput("Give the breaking table's result and the lasting consequence.")
-            rolled: dict[str, Any] | None = None
-            text = (result or "").strip()
-            if result is None:
-                rolled = _roll_breaking_table(state, dice, seed)
-                text = rolled["text"]
-            elif dice or seed:
-                raise BadInput("--dice and --seed roll the campaign's table; leave out RESULT.")
-            payload = ev.BreakingPointResolved(
-                character_id=ch.character_id,
-                result=text,
-                consequence=consequence.strip(),
-                cleared=clears,
-                obligation=open_[0].id,
-                roll=msgspec.UNSET if rolled is None else rolled,
-            )
-            doc = {
-                "character": ch.name,
-                "result": text,
-                "roll": rolled,
-                "consequence": consequence.strip(),
-                "stress_after": max(ch.stress - clears, 0),
-            }
-            return Decision([new_event(payload, state=state)], doc)
-
-        return self.table.play(decide)
-
-    def trait_assign(
-        self, name: str, trait: str, *, kind: str | None = None, obligation: str | None = None
-    ) -> Logged:
-        def decide(state: CampaignState) -> Decision:
-            registry.require(state.rules, Feature.FRIGHT_CHECKS, "Assigning fright traits")
-            ch = self.table.character(name, state)
-            owed = [
-                o
-                for o in state.open_obligations("assign-trait", ch.character_id)
-                if (obligation is None or o.id == obligation)
-                and (kind is None or o.data.get("trait") == kind)
-            ]
-            if not owed:
-                raise Refused(
-                    f"No trait is owed to {ch.name}; `tracker obligations` lists what is owed."
-                )
-            # Unless named, a public trait assignment settles what the players know is owed
-            # first: settling a secret one would tell them a secret check was made and failed.
-            ob = next((o for o in owed if not o.secret), owed[0])
-            if not trait.strip():
-                raise BadInput("Name the trait, like 'Quirk: flinches at water'.")
-            payload = ev.TraitAssigned(
-                character_id=ch.character_id,
-                kind=ob.data.get("trait", kind or "quirk"),
-                name=trait.strip(),
-                points=ob.data.get("points"),
-                obligation=ob.id,
-            )
-            doc = {"character": ch.name, "kind": payload.kind, "trait": payload.name}
-            # A trait owed by a secret fright check is the GM's secret too: in the players'
-            # view it would tell them the check was made and failed.
-            visibility = "gm" if ob.secret else "public"
-            doc["secret"] = ob.secret
-            return Decision([new_event(payload, state=state, visibility=visibility)], doc)
-
-        return self.table.play(decide)
-
-
-def _condition_named(ch: Character, condition: str | None) -> str:
-    if not condition:
-        raise BadInput("Name the condition with --condition NAME.")
-    for name in ch.conditions:
-        if name.casefold() == condition.casefold():
-            return name
-    have = ", ".join(ch.conditions) or "none"
-    raise Refused(
-        f"{ch.name} has no condition {condition!r} (conditions: {have}); check the spelling, "
-        f"or see `tracker status {ch.name}`."
-    )
-
 
 def _obligation(state: CampaignState, ident: str) -> Obligation:
     ob = state.obligations.get(ident)
@@ -402,21 +161,3 @@ def _obligation(state: CampaignState, ident: str) -> Obligation:
         ids = ", ".join(state.obligations) or "none"
         raise NotFound(f"No open obligation {ident} (open: {ids}); see `tracker obligations`.")
     return ob
-
-
-def _roll_breaking_table(state: CampaignState, dice: str | None, seed: str | None) -> dict:
-    """A roll on the campaign's breaking table: the dice, their total and the row's text."""
-    from tracker.systems.dice import source_for
-
-    table = state.breaking_table
-    if table is None:
-        raise BadInput(
-            f'"{state.name}" has no breaking table of its own; give the result as the table '
-            "reads (`tracker breaking-point NAME RESULT CONSEQUENCE`), or load one with "
-            "`tracker campaign set --breaking-table FILE`."
-        )
-    count, faces = (int(n) for n in table["dice"].split("d"))
-    rolled = source_for(dice, seed).roll(count, faces, "the breaking table")
-    total = sum(rolled)
-    row = next(r for r in table["rows"] if r["first"] <= total <= r["last"])
-    return {"dice": list(rolled), "total": total, "text": row["text"]}

@@ -28,9 +28,9 @@ from tracker.cli.render import (
     printable,
     warn,
 )
+from tracker.systems import registry
 from tracker.systems.base import CONTEST_OPTIONS, ROLL_OPTIONS, RuleSystem
 from tracker.systems.commands import Argument, Command, Option
-from tracker.words import outcome_words
 
 STRESS_WORDS = {
     "shaken": "shaken: counts as a -1 condition tag on rolls",
@@ -67,6 +67,15 @@ def show_logged(logged, as_json: bool, lines: list[str]) -> None:
     for ob in logged.discharged:
         if ob.kind != "threat-floor":
             click.echo(dim(f"  done: {OBLIGATION_WORDS.get(ob.kind, ob.kind)} ({ob.how})."))
+
+
+def act(path: tuple[str, ...], as_json: bool, **given: Any) -> None:
+    """Run the campaign's system's own command at ``path`` and show what it logged in that
+    system's words."""
+    logged = open_tracker().acting.run(path, **given)
+    rules = logged.state.rules
+    render = registry.command(rules, path, given).render
+    show_logged(logged, as_json, [] if render is None else render(logged.doc, TerminalStyle(rules)))
 
 
 # -- roll -----------------------------------------------------------------------------------------
@@ -170,7 +179,7 @@ def effect_words(effects: list[dict[str, Any]], who: str) -> list[str]:
     help="buy-up: the outcome to buy (default: one step up).",
 )
 @output_options
-def spend(character, action, cost, condition, note, to, as_json) -> None:
+def spend(as_json: bool, **options: Any) -> None:
     """Spend Mettle (Glintlock) or character points on a buy-up (GURPS cinematic).
 
     \b
@@ -179,31 +188,7 @@ def spend(character, action, cost, condition, note, to, as_json) -> None:
       tracker spend Wren class-feature --cost 3
       tracker spend Mira buy-up --to success
     """
-    logged = open_tracker().tracks.spend(
-        character, action, cost=cost, condition=condition, note=note, to=to
-    )
-    d = logged.doc
-    if action == "buy-up":
-        line = (
-            f"{d['character']} spends {plural(d['cost'], 'character point')}: "
-            f"{outcome_words(d['from'])} → {outcome_word(d['to'], logged.state.rules)} "
-            f"({plural(d['points_left'], 'point')} left)."
-        ) + (dim(" (secret, as the roll was)") if d.get("roll_secret") else "")
-        if d.get("secret") and not d.get("roll_secret"):
-            line += dim(" (secret)")
-        line = "\n".join([line, *(dim(f"  {n}") for n in d.get("notes", []))])
-    else:
-        doubled = " (doubled: strained)" if d["doubled"] else ""
-        what = {
-            "steel-yourself": ": +2 on the next roll",
-            "advantage-die": ": one step better position on the next roll",
-            "suppress-condition": f": {d.get('condition')} suppressed on the next roll",
-        }.get(action, "")
-        line = (
-            f"{d['character']} spends {d['cost']} Mettle{doubled} on "
-            f"{action.replace('-', ' ')} ({d['after']} left){what}."
-        )
-    show_logged(logged, as_json, [line])
+    act(("spend",), as_json, **options)
 
 
 @click.command("gain")
@@ -211,17 +196,14 @@ def spend(character, action, cost, condition, note, to, as_json) -> None:
 @click.argument("action", type=click.Choice(["deep-cut", "lean-into-condition", "invoke-weakness"]))
 @click.option("--note", help="What happened.")
 @output_options
-def gain(character, action, note, as_json) -> None:
+def gain(as_json: bool, **options: Any) -> None:
     """Glintlock: gain 1 Mettle for a deep cut, leaning into a condition, or a weakness.
 
     \b
     Example:
       tracker gain Wren deep-cut --note "the ledger burns"
     """
-    logged = open_tracker().tracks.gain(character, action, note=note)
-    d = logged.doc
-    lost = " (at 6 already: lost)" if d["lost"] else ""
-    show_logged(logged, as_json, [f"{d['character']} gains 1 Mettle ({d['after']}){lost}."])
+    act(("gain",), as_json, **options)
 
 
 @click.group("threat")
@@ -233,36 +215,28 @@ def threat() -> None:
 @click.argument("amount", type=int)
 @click.option("--reason", help="Why (an exploration turn in danger...).")
 @output_options
-def threat_add(amount, reason, as_json) -> None:
+def threat_add(as_json: bool, **options: Any) -> None:
     """Add Threat outside a roll (+1 per exploration turn in danger).
 
     \b
     Example:
       tracker threat add 1 --reason "exploration turn in danger"
     """
-    logged = open_tracker().acting.run(("threat", "add"), amount=amount, reason=reason)
-    d = logged.doc
-    lost = f" ({d['lost']} lost past 6)" if d["lost"] else ""
-    show_logged(logged, as_json, [f"Threat {d['before']} → {d['after']}{lost}."])
+    act(("threat", "add"), as_json, **options)
 
 
 @threat.command("spend")
 @click.argument("tier", type=click.Choice(["free", "soft", "hard", "dire"]))
 @click.option("--note", help="The move the GM made.")
 @output_options
-def threat_spend(tier, note, as_json) -> None:
+def threat_spend(as_json: bool, **options: Any) -> None:
     """Spend Threat on a GM move: free 0, soft 1, hard 2, dire 3.
 
     \b
     Example:
       tracker threat spend hard --note "the shelves collapse"
     """
-    logged = open_tracker().acting.run(("threat", "spend"), tier=tier, note=note)
-    d = logged.doc
-    line = f"Threat {d['before']} → {d['after']}."
-    if logged.discharged:
-        line += " Spending floor met."
-    show_logged(logged, as_json, [line])
+    act(("threat", "spend"), as_json, **options)
 
 
 CAUSE = Option("--cause", "What caused it.")
@@ -404,15 +378,14 @@ def tag() -> None:
 @click.argument("character", shell_complete=complete.characters)
 @click.argument("name")
 @output_options
-def tag_add(character, name, as_json) -> None:
+def tag_add(as_json: bool, **options: Any) -> None:
     """Give a character a story tag to spend on a roll with --story NAME.
 
     \b
     Example:
       tracker tag add Wren "the old map"
     """
-    logged = open_tracker().tracks.tag_add(character, name)
-    show_logged(logged, as_json, [f'{logged.doc["character"]} holds the story tag "{name}".'])
+    act(("tag", "add"), as_json, **options)
 
 
 @click.group("points")
@@ -425,16 +398,14 @@ def points() -> None:
 @click.argument("amount", type=int)
 @click.option("--reason", help="What earned them.")
 @output_options
-def points_award(character, amount, reason, as_json) -> None:
+def points_award(as_json: bool, **options: Any) -> None:
     """Award character points (cinematic campaigns spend them on buy-ups).
 
     \b
     Example:
       tracker points award Mira 2 --reason "the archive opened"
     """
-    logged = open_tracker().tracks.points_award(character, amount, reason=reason)
-    d = logged.doc
-    show_logged(logged, as_json, [f"{d['character']} has {plural(d['total'], 'character point')}."])
+    act(("points", "award"), as_json, **options)
 
 
 NOTE = Command(
@@ -480,23 +451,14 @@ def breaking_point(character, texts, dice, seed, as_json) -> None:
     if len(texts) > 2:
         raise click.UsageError("give RESULT and CONSEQUENCE (quote each), or CONSEQUENCE alone")
     result, consequence = (None, texts[0]) if len(texts) == 1 else texts
-    logged = open_tracker().tracks.breaking_point(
-        character, result, consequence, dice=dice, seed=seed
-    )
-    d = logged.doc
-    rolled = ""
-    if d["roll"]:
-        r = d["roll"]
-        shown = "+".join(map(str, r["dice"])) + (f" = {r['total']}" if len(r["dice"]) > 1 else "")
-        rolled = f"breaking table {shown}: "
-    show_logged(
-        logged,
+    act(
+        ("breaking-point",),
         as_json,
-        [
-            f"{d['character']}: {rolled}{d['result'].rstrip('.')}; "
-            f"lasting: {d['consequence'].rstrip('.')}. "
-            f"Stress {d['stress_after']}."
-        ],
+        character=character,
+        result=result,
+        consequence=consequence,
+        dice=dice,
+        seed=seed,
     )
 
 
@@ -515,16 +477,14 @@ def trait() -> None:
 )
 @click.option("--obligation", metavar="ID", help="Which owed trait, when several are owed.")
 @output_options
-def trait_assign(character, name, kind, obligation, as_json) -> None:
+def trait_assign(as_json: bool, **options: Any) -> None:
     """Assign the trait a fright result owes a character.
 
     \b
     Example:
       tracker trait assign Vora "Fear of deep water" --kind phobia
     """
-    logged = open_tracker().tracks.trait_assign(character, name, kind=kind, obligation=obligation)
-    d = logged.doc
-    show_logged(logged, as_json, [f'{d["character"]} gains the {d["kind"]} "{d["trait"]}".'])
+    act(("trait", "assign"), as_json, **options)
 
 
 @click.group("obligations", invoke_without_command=True)

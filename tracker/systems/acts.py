@@ -62,6 +62,14 @@ class SystemCommand(msgspec.Struct, frozen=True):
     what: str
     """What it does, for the refusal in a campaign whose system has no such command
     ("Threat": "Threat is a Glintlock rule and this campaign plays gurps; ...")."""
+    verb: str = "is"
+    """How that refusal goes on after ``what`` ("Story tags are a Glintlock rule")."""
+    chosen_by: tuple[str, tuple[str, ...]] | None = None
+    """Where systems' commands share a path and do different things (``tracker spend``: a
+    Mettle action in one, a buy-up in another), the argument that tells them apart and the
+    values of it that choose this command; None: every value no command at the path names.
+    A campaign whose system has no command of the kind chosen is refused with that kind's
+    ``what``."""
     at_table: str | None = None
     """Play that only happens in a running session ("adding Threat"); None: bookkeeping."""
     render: Callable[[Mapping[str, Any], Any], list[str]] | None = None

@@ -1,10 +1,11 @@
 """What the rest of tracker asks of a rule system, and the values it asks with.
 
 A rule system is a ``RuleSystem``: its name and title, the features the table can use with it
-(``Feature``: Mettle, Threat, fright checks, ...), its sheets' score range, how its tracks move,
-and, from its own package, how it decides a roll or a contest, reads a stored one back, renders
-its results and plays its demo evening. The built-in systems and any installed plugin are found
-through the ``tracker.systems`` entry-point group (``tracker.systems.registry``).
+(``Feature``: stress, panic checks, ...), its own commands (``tracker.systems.acts``: Mettle,
+Threat, buy-ups, ...), its sheets' score range, how its tracks move, and, from its own package,
+how it decides a roll or a contest, reads a stored one back, renders its results and plays its
+demo evening. The built-in systems and any installed plugin are found through the
+``tracker.systems`` entry-point group (``tracker.systems.registry``).
 
 A system sees the campaign only through the small protocols below (``CharacterView``,
 ``CampaignView``): it never imports the projections that build them, so the systems stay pure.
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple, Protocol
 
 import msgspec
 
-from tracker.errors import NotFound, Refused
+from tracker.errors import BadInput, NotFound, Refused
 from tracker.events.effects import Effect
 from tracker.events.play import ContestRolled, ContestSide
 from tracker.systems.acts import SystemCommand
@@ -41,10 +42,6 @@ class Feature:
     """
 
     STRESS: Final = "stress"
-    METTLE: Final = "mettle"
-    THREAT: Final = "threat"
-    STORY_TAGS: Final = "story tags"
-    BREAKING_POINT: Final = "breaking point"
     CONTESTS: Final = "contests"
     DEFAULTS: Final = "skill defaults"
     CHARACTER_POINTS: Final = "character points"
@@ -634,29 +631,6 @@ class RuleSystem:
         """The tracks a session start sets back to 0 ("mettle", "threat")."""
         return frozenset()
 
-    # -- currencies ------------------------------------------------------------------------------
-    # Each is asked only of a system that has its feature; the defaults refuse, for a system
-    # that declares the feature and forgets the rule.
-
-    breaking_point_clears: ClassVar[int] = 0
-    """The stress a resolved breaking point clears (``Feature.BREAKING_POINT``)."""
-
-    def spend_mettle(self, character: CharacterView, action: str, cost: int | None) -> Any:
-        """A Mettle spend on ``action`` priced for the character, as a value with ``base``,
-        ``cost``, ``doubled`` and ``to_dict()``; refused when it cannot be made
-        (``Feature.METTLE``)."""
-        raise Refused(f"{self.title} has no Mettle to spend.")
-
-    def gain_mettle(self, character: CharacterView, action: str) -> Any:
-        """Mettle gained for ``action`` besides a roll, as a track's move with ``delta`` and
-        ``to_dict()`` (``Feature.METTLE``)."""
-        raise Refused(f"{self.title} has no Mettle to gain.")
-
-    def buy_up(self, outcome: str | None, target: str | None) -> tuple[str, int]:
-        """The outcome a roll's ``outcome`` is bought up to (one step up, or ``target``) and its
-        price in character points (``Feature.CHARACTER_POINTS``)."""
-        raise Refused(f"{self.title} has no buy-ups.")
-
     # -- rolls -----------------------------------------------------------------------------------
 
     def decide_roll(
@@ -805,6 +779,21 @@ def trait_value(system: RuleSystem, character: CharacterView, trait: str) -> tup
             f"with `tracker character update {who} {option} {pair}`{also}, or check the spelling."
         )
     return value, name
+
+
+def condition_named(character: CharacterView, condition: str | None) -> str:
+    """A condition of the character's by name (any case), as the character has it spelled;
+    one sentence when none is given or the character has no such condition."""
+    if not condition:
+        raise BadInput("Name the condition with --condition NAME.")
+    for name in character.conditions:
+        if name.casefold() == condition.casefold():
+            return name
+    have = ", ".join(character.conditions) or "none"
+    raise Refused(
+        f"{character.name} has no condition {condition!r} (conditions: {have}); check the "
+        f"spelling, or see `tracker status {character.name}`."
+    )
 
 
 def contest_side(side: Side, inputs: dict[str, Any], result: dict[str, Any]) -> ContestSide:

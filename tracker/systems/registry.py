@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import import_module
 from typing import Any, NamedTuple
 
@@ -259,19 +259,26 @@ def roll_kind(system: RuleSystem, kind: str) -> RollKind:
     return own
 
 
-def commands_at(path: tuple[str, ...]) -> list[SystemCommand]:
-    """Every installed system's command at ``path`` on the command line."""
-    return [c for system in systems() for c in system.commands if c.path == path]
+def commands_at(
+    path: tuple[str, ...], given: Mapping[str, Any] | None = None
+) -> list[SystemCommand]:
+    """Every installed system's command at ``path`` on the command line, of the kind ``given``
+    (the arguments and options by name) chooses (``SystemCommand.chosen_by``)."""
+    chosen = _chosen(path, given or {})
+    return [c for system in systems() for c in system.commands if chosen(c)]
 
 
-def command(system: RuleSystem, path: tuple[str, ...]) -> SystemCommand:
-    """``system``'s command at ``path``; refused, naming the systems that have one, when it
-    has none."""
-    own = next((c for c in system.commands if c.path == path), None)
+def command(
+    system: RuleSystem, path: tuple[str, ...], given: Mapping[str, Any] | None = None
+) -> SystemCommand:
+    """``system``'s command at ``path`` of the kind ``given`` chooses; refused, naming the
+    systems that have one, when it has none."""
+    chosen = _chosen(path, given or {})
+    own = next((c for c in system.commands if chosen(c)), None)
     if own is None:
-        others = commands_at(path)
-        what = others[0].what if others else " ".join(path)
-        require(system, lambda s: any(c.path == path for c in s.commands), what)
+        others = commands_at(path, given)
+        what, verb = (others[0].what, others[0].verb) if others else (" ".join(path), "is")
+        require(system, lambda s: any(chosen(c) for c in s.commands), what, verb)
         raise AssertionError("unreachable")  # require refused
     return own
 
@@ -317,3 +324,16 @@ def roll_request(trait: str, **values: Any) -> RollRequest:
 def contest_request(**values: Any) -> ContestRequest:
     """A contest as a command line gives it (``roll_request``)."""
     return request_of(ContestRequest, declared("contest_options"), values)
+
+
+def _chosen(path: tuple[str, ...], given: Mapping[str, Any]) -> Callable[[SystemCommand], bool]:
+    """Whether a command is of the kind at ``path`` that ``given`` chooses: one whose
+    ``chosen_by`` names the value given, where any installed command does; else one that
+    names none."""
+
+    def names(c: SystemCommand) -> bool:
+        return c.chosen_by is not None and given.get(c.chosen_by[0]) in c.chosen_by[1]
+
+    at = [c for system in systems() for c in system.commands if c.path == path]
+    named = any(names(c) for c in at)
+    return lambda c: c.path == path and (names(c) if named else c.chosen_by is None)

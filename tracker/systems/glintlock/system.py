@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any, ClassVar
 
-from tracker.errors import Refused
 from tracker.systems.acts import SystemCommand
 from tracker.systems.base import (
     CharacterView,
@@ -33,15 +32,7 @@ class Glintlock(RuleSystem):
     roll_options: ClassVar[tuple[Option, ...]] = options.ROLL
     settings: ClassVar[frozenset[str]] = frozenset({"threat_carries_over", "breaking_table"})
     spend_kinds: ClassVar[tuple[str, ...]] = tuple(glintlock.METTLE_COSTS)
-    features: ClassVar[frozenset[str]] = frozenset(
-        {
-            Feature.STRESS,
-            Feature.METTLE,
-            Feature.THREAT,
-            Feature.STORY_TAGS,
-            Feature.BREAKING_POINT,
-        }
-    )
+    features: ClassVar[frozenset[str]] = frozenset({Feature.STRESS})
     detail_column: ClassVar[str] = "Position"
     folding: ClassVar[Folding] = GlintlockFolding()
     event_words = words.EVENT_WORDS
@@ -95,28 +86,6 @@ class Glintlock(RuleSystem):
         ``threat_carries_over``.
         """
         return frozenset({"mettle"} if threat_carries_over else {"mettle", "threat"})
-
-    breaking_point_clears: ClassVar[int] = glintlock.BREAKING_POINT_CLEARS
-
-    def spend_mettle(
-        self, character: CharacterView, action: str, cost: int | None
-    ) -> glintlock.MettleSpend:
-        waiting = {
-            "steel-yourself": bool(character.own.pending_bonus),
-            "advantage-die": bool(character.own.pending_steps),
-        }
-        glintlock.one_at_a_time(action, waiting=waiting.get(action, False), name=character.name)
-        return glintlock.spend_mettle(
-            character.own.mettle, action, stress=character.stress, base=cost, name=character.name
-        )
-
-    def gain_mettle(self, character: CharacterView, action: str) -> glintlock.TrackChange:
-        if action == "lean-into-condition" and not character.conditions:
-            raise Refused(
-                f"{character.name} has no condition to lean into; set one with "
-                f"`tracker condition set {character.name} NAME` first."
-            )
-        return glintlock.gain_mettle(character.own.mettle, action)
 
     decide_roll = play.decide_roll
     conditions_ruled = play.conditions_ruled

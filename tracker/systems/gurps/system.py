@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any, ClassVar
 
-from tracker.errors import BadInput, Refused
+from tracker.errors import BadInput
+from tracker.systems.acts import SystemCommand
 from tracker.systems.base import (
     CharacterView,
     DemoEvening,
@@ -18,6 +19,7 @@ from tracker.systems.base import (
 )
 from tracker.systems.commands import Option, option_values
 from tracker.systems.gurps import options, play, words
+from tracker.systems.gurps.commands import COMMANDS
 from tracker.systems.gurps.folding import GurpsFolding
 
 # Basic Set: a sheet without these starts them at the attribute they derive from.
@@ -49,6 +51,7 @@ class Gurps(RuleSystem):
     )
     folding: ClassVar[Folding] = GurpsFolding()
     event_words = words.EVENT_WORDS
+    commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
     detail_column: ClassVar[str] = "Margin"
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "critical_success": "good",
@@ -133,21 +136,6 @@ class Gurps(RuleSystem):
                 move, running_yards, jumping_skill=jumping
             )
         return out
-
-    def buy_up(self, outcome: str | None, target: str | None) -> tuple[str, int]:
-        """Character points turn an outcome into a better one, step by step (GURPS,
-        'Repeated Attempts'): one step up unless ``target`` names another."""
-        from tracker.systems.gurps.rules.attempts import buy_up_cost
-        from tracker.systems.gurps.rules.success import OUTCOMES
-
-        if target is None:
-            if outcome is None or outcome == OUTCOMES[-1]:
-                raise Refused(
-                    "That roll is already a critical success, so there is nothing to buy; buy up "
-                    "another roll instead."
-                )
-            target = OUTCOMES[OUTCOMES.index(outcome) + 1]
-        return target, buy_up_cost(outcome or "", target)
 
     def track_floor(self, track: str, top: int | None) -> int:
         # HP may fall to -5 x HP (death), FP to -FP (unconsciousness).
