@@ -12,6 +12,8 @@ from tracker.errors import BadInput, Refused
 from tracker.events import play as ev
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table
 from tracker.systems.base import Style
+from tracker.systems.gurps.rules.attempts import buy_up_cost
+from tracker.systems.gurps.rules.success import OUTCOMES
 from tracker.words import kept_secret, outcome_words, plural
 
 # -- character points -----------------------------------------------------------------------------
@@ -109,13 +111,13 @@ def _bought(outcome: str | None, target: str | None) -> tuple[str, int]:
     from tracker.systems.gurps import rules as gurps
 
     if target is None:
-        if outcome is None or outcome == gurps.OUTCOMES[-1]:
+        if outcome is None or outcome == OUTCOMES[-1]:
             raise Refused(
                 "That roll is already a critical success, so there is nothing to buy; buy up "
                 "another roll instead."
             )
-        target = gurps.OUTCOMES[gurps.OUTCOMES.index(outcome) + 1]
-    return target, gurps.buy_up_cost(outcome or "", target)
+        target = OUTCOMES[OUTCOMES.index(outcome) + 1]
+    return target, buy_up_cost(outcome or "", target)
 
 
 def bought_words(doc: Mapping[str, Any], style: Style) -> list[str]:
