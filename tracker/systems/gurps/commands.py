@@ -108,7 +108,6 @@ def buy_up(table: Table, state: Any, request: BuyUp) -> Acted:
 def _bought(outcome: str | None, target: str | None) -> tuple[str, int]:
     """The outcome a roll's ``outcome`` is bought up to and its price in character points:
     step by step (GURPS, 'Repeated Attempts'), one step up unless ``target`` names another."""
-    from tracker.systems.gurps import rules as gurps
 
     if target is None:
         if outcome is None or outcome == OUTCOMES[-1]:
