@@ -56,6 +56,18 @@ from tracker.systems.base import Feature, RuleSystem
 TIE_RULES = ("stat", "defender")
 
 
+class NewCampaign(msgspec.Struct, frozen=True):
+    """The table settings a new campaign starts with, as the GM gave them to `campaign new`;
+    each system reads those its rulebook leaves to the GM and refuses the others."""
+
+    tie_rule: str = "stat"
+    cinematic: bool = False
+    stress_limit: int | None = None
+    threat_carries_over: bool = False
+    tech_level: int | None = None
+    fright_table: str | None = None
+
+
 class Campaigns:
     """Campaigns, sessions and characters at one table."""
 
@@ -65,18 +77,12 @@ class Campaigns:
     # -- campaigns -------------------------------------------------------------------------------
 
     def campaign_new(
-        self,
-        name: str,
-        system: str,
-        *,
-        tie_rule: str = "stat",
-        cinematic: bool = False,
-        stress_limit: int | None = None,
-        threat_carries_over: bool = False,
-        tech_level: int | None = None,
-        fright_table: str | None = None,
+        self, name: str, system: str, settings: NewCampaign | None = None
     ) -> CampaignRow:
-        """Make a campaign playing ``system`` with the table settings given, and select it."""
+        """Make a campaign playing ``system`` with the table settings given (the rulebook's
+        and tracker's defaults without them), and select it."""
+        settings = NewCampaign() if settings is None else settings
+        tie_rule, cinematic = settings.tie_rule, settings.cinematic
         name = name.strip()
         if not name:
             raise BadInput("A campaign needs a name; give one in quotes.")
@@ -97,25 +103,25 @@ class Campaigns:
         rules = registry.get(system)
         given = {
             "tie_rule": None if tie_rule == "stat" else tie_rule,
-            "stress_limit": stress_limit,
-            "threat_carries_over": threat_carries_over or None,
-            "tech_level": tech_level,
-            "fright_table": fright_table,
+            "stress_limit": settings.stress_limit,
+            "threat_carries_over": settings.threat_carries_over or None,
+            "tech_level": settings.tech_level,
+            "fright_table": settings.fright_table,
         }
-        settings = checked_settings(rules, {k: v for k, v in given.items() if v is not None})
+        checked = checked_settings(rules, {k: v for k, v in given.items() if v is not None})
         campaign_id = str(uuid.uuid4())
         created = CampaignCreated(
             name=name,
             system=system,
             tie_rule=tie_rule,
             cinematic=cinematic,
-            stress_limit=settings.pop("stress_limit", 6),
-            threat_carries_over=settings.pop("threat_carries_over", False),
+            stress_limit=checked.pop("stress_limit", 6),
+            threat_carries_over=checked.pop("threat_carries_over", False),
         )
-        settings.pop("tie_rule", None)
+        checked.pop("tie_rule", None)
         events = [new_event(created)]
-        if settings:
-            events.append(new_event(CampaignSettingsChanged(**settings)))
+        if checked:
+            events.append(new_event(CampaignSettingsChanged(**checked)))
         store = self.table.store
         store.create_campaign(campaign_id, name, system, events)
         store.set_setting(CURRENT, campaign_id)

@@ -64,8 +64,10 @@ def campaign_new(name: str, system: str, as_json: bool, **settings: Any) -> None
       tracker campaign new "Ashes of Veyra" --system glintlock
       tracker campaign new "The Salt Road" --system gurps --cinematic --tech-level 3
     """
+    from tracker.app.campaigns import NewCampaign
+
     tracker = open_tracker()
-    row = tracker.campaigns.campaign_new(name, system, **settings)
+    row = tracker.campaigns.campaign_new(name, system, NewCampaign(**settings))
     if as_json:
         emit_json(
             {
