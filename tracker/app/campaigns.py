@@ -56,6 +56,36 @@ from tracker.systems.base import Feature, RuleSystem
 TIE_RULES = ("stat", "defender")
 
 
+class SheetChange(msgspec.Struct, frozen=True):
+    """What the GM gave `character update`: scores as ``KEY=N``, what is gained and dropped,
+    a newer sheet file, and ``npc``: the character handed to the GM (True), to a player
+    (False), or left with whoever plays them (None)."""
+
+    stats: Sequence[str] = ()
+    skills: Sequence[str] = ()
+    drop_skills: Sequence[str] = ()
+    trained: Sequence[str] = ()
+    traits: Sequence[str] = ()
+    drop_traits: Sequence[str] = ()
+    character_class: str | None = None
+    sheet_path: str | None = None
+    reset_tracks: bool = False
+    note: str | None = None
+    npc: bool | None = None
+
+
+class NewCampaign(msgspec.Struct, frozen=True):
+    """The table settings a new campaign starts with, as the GM gave them to `campaign new`;
+    each system reads those its rulebook leaves to the GM and refuses the others."""
+
+    tie_rule: str = "stat"
+    cinematic: bool = False
+    stress_limit: int | None = None
+    threat_carries_over: bool = False
+    tech_level: int | None = None
+    fright_table: str | None = None
+
+
 class Campaigns:
     """Campaigns, sessions and characters at one table."""
 
@@ -65,18 +95,12 @@ class Campaigns:
     # -- campaigns -------------------------------------------------------------------------------
 
     def campaign_new(
-        self,
-        name: str,
-        system: str,
-        *,
-        tie_rule: str = "stat",
-        cinematic: bool = False,
-        stress_limit: int | None = None,
-        threat_carries_over: bool = False,
-        tech_level: int | None = None,
-        fright_table: str | None = None,
+        self, name: str, system: str, settings: NewCampaign | None = None
     ) -> CampaignRow:
-        """Make a campaign playing ``system`` with the table settings given, and select it."""
+        """Make a campaign playing ``system`` with the table settings given (the rulebook's
+        and tracker's defaults without them), and select it."""
+        settings = NewCampaign() if settings is None else settings
+        tie_rule, cinematic = settings.tie_rule, settings.cinematic
         name = name.strip()
         if not name:
             raise BadInput("A campaign needs a name; give one in quotes.")
@@ -97,25 +121,25 @@ class Campaigns:
         rules = registry.get(system)
         given = {
             "tie_rule": None if tie_rule == "stat" else tie_rule,
-            "stress_limit": stress_limit,
-            "threat_carries_over": threat_carries_over or None,
-            "tech_level": tech_level,
-            "fright_table": fright_table,
+            "stress_limit": settings.stress_limit,
+            "threat_carries_over": settings.threat_carries_over or None,
+            "tech_level": settings.tech_level,
+            "fright_table": settings.fright_table,
         }
-        settings = checked_settings(rules, {k: v for k, v in given.items() if v is not None})
+        checked = checked_settings(rules, {k: v for k, v in given.items() if v is not None})
         campaign_id = str(uuid.uuid4())
         created = CampaignCreated(
             name=name,
             system=system,
             tie_rule=tie_rule,
             cinematic=cinematic,
-            stress_limit=settings.pop("stress_limit", 6),
-            threat_carries_over=settings.pop("threat_carries_over", False),
+            stress_limit=checked.pop("stress_limit", 6),
+            threat_carries_over=checked.pop("threat_carries_over", False),
         )
-        settings.pop("tie_rule", None)
+        checked.pop("tie_rule", None)
         events = [new_event(created)]
-        if settings:
-            events.append(new_event(CampaignSettingsChanged(**settings)))
+        if checked:
+            events.append(new_event(CampaignSettingsChanged(**checked)))
         store = self.table.store
         store.create_campaign(campaign_id, name, system, events)
         store.set_setting(CURRENT, campaign_id)
@@ -297,84 +321,44 @@ class Campaigns:
         state, _, _ = self.table.decide_and_append(decide)
         return state.characters[character_id]
 
-    def character_update(
-        self,
-        name: str,
-        *,
-        stats: Sequence[str] = (),
-        skills: Sequence[str] = (),
-        drop_skills: Sequence[str] = (),
-        trained: Sequence[str] = (),
-        traits: Sequence[str] = (),
-        drop_traits: Sequence[str] = (),
-        character_class: str | None = None,
-        sheet_path: str | None = None,
-        reset_tracks: bool = False,
-        note: str | None = None,
-        npc: bool | None = None,
-    ) -> Logged:
+    def character_update(self, name: str, change: SheetChange) -> Logged:
         """Change a character's sheet as an event: options, or a newer sheet file whose
-        differences from the sheet as it stands are logged (options given too win). ``npc``
-        hands the character to the GM (True) or to a player (False)."""
-        sheet = read_sheet(sheet_path) if sheet_path else None
-        new_stats = parse_pairs(stats, "--stat")
-        new_skills = parse_pairs(skills, "--skill")
+        differences from the sheet as it stands are logged (options given too win)."""
+        sheet = read_sheet(change.sheet_path) if change.sheet_path else None
+        scores = parse_pairs(change.stats, "--stat"), parse_pairs(change.skills, "--skill")
 
         def decide(state: CampaignState) -> Decision:
             ch = self.table.character(name, state, retired_ok=True)
-            change: dict[str, Any] = {
-                "stats": {},
-                "skills": {},
-                "dropped_skills": [],
-                "trained": [],
-                "traits": [],
-                "dropped_traits": [],
-            }
-            if sheet is not None:
-                _check_sheet_system(state, sheet, "update")
-                if sheet.name and sheet.name.strip().casefold() != ch.name.casefold():
-                    raise Refused(
-                        f'{sheet.source} is the sheet of "{sheet.name}", not {ch.name}; give '
-                        f"{ch.name}'s own sheet, or add {sheet.name} with `tracker character add`."
-                    )
-                change = _sheet_changes(ch, sheet, state.rules)
-            change["stats"].update(_changed(ch.stats, new_stats))
-            change["skills"].update(_changed(ch.skills, new_skills))
-            for key in drop_skills:
-                if ch.skill_name(key) is None:
-                    raise Refused(f"{ch.name} has no skill {key} to drop; check the spelling.")
-                change["dropped_skills"].append(ch.skill_name(key))
-            change["trained"] += [t for t in trained if not ch.is_trained(t)]
-            change["traits"] += [t for t in traits if not _has(ch.traits, t)]
-            for t in drop_traits:
-                if not _has(ch.traits, t):
-                    raise Refused(f"{ch.name} has no trait {t} to drop; check the spelling.")
-                change["dropped_traits"].append(t)
-            check_scores(state.rules, change["stats"], "Stat")
-            check_scores(state.rules, change["skills"], "Skill")
-            cls = character_class or (sheet.character_class if sheet else None)
-            if cls is not None and cls == ch.character_class:
-                cls = None
-            played_by = npc if npc is not None else (sheet.npc if sheet else None)
-            if played_by is not None and played_by == ch.npc:
-                played_by = None
-            if not any(change.values()) and cls is None and played_by is None and not reset_tracks:
+            diff = _sheet_diff(state, ch, sheet)
+            _add_given(diff, ch, change, *scores)
+            check_scores(state.rules, diff["stats"], "Stat")
+            check_scores(state.rules, diff["skills"], "Skill")
+            given_class = change.character_class or (sheet.character_class if sheet else None)
+            cls = _anew(given_class, ch.character_class)
+            given_npc = change.npc if change.npc is not None else (sheet.npc if sheet else None)
+            played_by = _anew(given_npc, ch.npc)
+            if (
+                not any(diff.values())
+                and cls is None
+                and played_by is None
+                and not change.reset_tracks
+            ):
                 raise Refused(
                     f"{ch.name}'s sheet already reads so; nothing was logged. Give what changed "
                     "(--stat, --skill, --trait, --drop-skill, ...) or a newer --sheet."
                 )
             updated = CharacterUpdated(
                 character_id=ch.character_id,
-                stats=change["stats"],
-                skills=change["skills"],
-                dropped_skills=tuple(change["dropped_skills"]),
-                trained=tuple(change["trained"]),
-                traits=tuple(change["traits"]),
-                dropped_traits=tuple(change["dropped_traits"]),
+                stats=diff["stats"],
+                skills=diff["skills"],
+                dropped_skills=tuple(diff["dropped_skills"]),
+                trained=tuple(diff["trained"]),
+                traits=tuple(diff["traits"]),
+                dropped_traits=tuple(diff["dropped_traits"]),
                 character_class=cls,
                 sheet=sheet.source if sheet else None,
-                reset_tracks=reset_tracks,
-                note=note,
+                reset_tracks=change.reset_tracks,
+                note=change.note,
                 npc=msgspec.UNSET if played_by is None else played_by,
             )
             doc = {"character": ch.name, "before": ch.to_dict(), **msgspec.to_builtins(updated)}
@@ -499,6 +483,56 @@ def _check_sheet_system(state: CampaignState, sheet: Sheet, verb: str) -> None:
             f"any stat of theirs; it is not a {state.rules.title} sheet. Add those stats to it, "
             "or add it to a campaign of its own system."
         )
+
+
+def _sheet_diff(state: CampaignState, ch: Character, sheet: Sheet | None) -> dict[str, Any]:
+    """What a newer sheet file changes of ``ch``'s sheet (nothing without one); a sheet of
+    another system, or of another character, is refused."""
+    if sheet is None:
+        return {
+            "stats": {},
+            "skills": {},
+            "dropped_skills": [],
+            "trained": [],
+            "traits": [],
+            "dropped_traits": [],
+        }
+    _check_sheet_system(state, sheet, "update")
+    if sheet.name and sheet.name.strip().casefold() != ch.name.casefold():
+        raise Refused(
+            f'{sheet.source} is the sheet of "{sheet.name}", not {ch.name}; give '
+            f"{ch.name}'s own sheet, or add {sheet.name} with `tracker character add`."
+        )
+    return _sheet_changes(ch, sheet, state.rules)
+
+
+def _add_given(
+    diff: dict[str, Any],
+    ch: Character,
+    change: SheetChange,
+    stats: dict[str, int],
+    skills: dict[str, int],
+) -> None:
+    """Add to ``diff`` what the options change of ``ch``'s sheet (``stats`` and ``skills``
+    read from them), over what a sheet file changes; a skill or trait to drop that the
+    character lacks is refused."""
+    diff["stats"].update(_changed(ch.stats, stats))
+    diff["skills"].update(_changed(ch.skills, skills))
+    for key in change.drop_skills:
+        if ch.skill_name(key) is None:
+            raise Refused(f"{ch.name} has no skill {key} to drop; check the spelling.")
+        diff["dropped_skills"].append(ch.skill_name(key))
+    diff["trained"] += [t for t in change.trained if not ch.is_trained(t)]
+    diff["traits"] += [t for t in change.traits if not _has(ch.traits, t)]
+    for t in change.drop_traits:
+        if not _has(ch.traits, t):
+            raise Refused(f"{ch.name} has no trait {t} to drop; check the spelling.")
+        diff["dropped_traits"].append(t)
+
+
+def _anew(given: Any, now: Any) -> Any:
+    """``given``, or None when it is what the sheet says already: an update logs changes."""
+    return None if given == now else given
 
 
 def _has(names: Sequence[str], wanted: str) -> bool:

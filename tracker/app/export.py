@@ -26,12 +26,13 @@ from tracker.projections.campaign import (
     NOT_UNDOABLE,
     UNDO_TYPES,
     CampaignState,
+    Character,
     ReferenceCheck,
     apply,
     fold,
     refold_state,
 )
-from tracker.systems.base import Feature
+from tracker.systems.base import Feature, RuleSystem
 from tracker.systems.registry import UnknownSystem
 from tracker.words import reads_as
 
@@ -122,33 +123,15 @@ class Exports:
     def roll_report(self, flt: RollFilter, *, player_view: bool = False) -> dict[str, Any]:
         """Everything the HTML report shows: the rows, the luck against exact odds, and the
         tracks over time (Mettle, Threat, stress, HP, FP) after each roll."""
-        from tracker.projections.rolls import luck, roll_rows
+        from tracker.projections.rolls import luck
 
         state = self.table.player_state() if player_view else self.table.state()
         flt = self._named(flt, state)
-        replay = CampaignState(state.campaign_id)
-        replay.revoked = set(state.revoked)
-        replay.fixed_revoked = True
+        rules = state.rules
         rows: list[RollRow] = []
         tracks: dict[str, list[dict[str, Any]]] = {}
         threat: list[dict[str, Any]] = []
-        # In the players' view, their stream: the tracks after each roll are what they saw,
-        # and a sealed roll changed none of them.
-        events = metered(
-            self.table.player_events() if player_view else self.table.store.read(state.campaign_id),
-            self.table.meter,
-            f"Reporting {state.name}'s rolls",
-            state.version,
-        )
-
-        def tap(stream: Iterator[StoredEvent]) -> Iterator[StoredEvent]:
-            for event in stream:
-                apply(replay, event)
-                yield event
-
-        rules = state.rules
-        bought = self.table.amended(player_view=player_view)
-        for row in roll_rows(tap(events), rules, state.revoked, bought):
+        for row, replay in self._replayed(state, player_view):
             if not flt.keep(row):
                 continue
             rows.append(row)
@@ -157,18 +140,12 @@ class Exports:
             for ch in replay.characters.values():
                 if flt.character and ch.name.casefold() != flt.character.casefold():
                     continue
-                point = {"version": row.version, "time": row.time, "stress": ch.stress}
-                if ch.hp is not None:
-                    point["hp"] = ch.hp
-                if ch.fp is not None:
-                    point["fp"] = ch.fp
-                tracks.setdefault(ch.name, []).append(rules.folding.chart(replay, ch, point))
+                tracks.setdefault(ch.name, []).append(_track_point(rules, replay, ch, row))
             # The campaign's own tracks (Glintlock's Threat), where its system keeps any.
             kept = rules.folding.chart(replay, None, {})
             if kept:
                 threat.append({"version": row.version, "time": row.time, **kept})
-        counted = [r for r in rows if not r.sealed]
-        summary = luck(counted, rules)
+        summary = luck([r for r in rows if not r.sealed], rules)
         return {
             "campaign": state.name,
             "system": state.system,
@@ -191,6 +168,33 @@ class Exports:
             "tracks": tracks,
             "threat": threat,
         }
+
+    def _replayed(
+        self, state: CampaignState, player_view: bool
+    ) -> Iterator[tuple[RollRow, CampaignState]]:
+        """Every roll row of the campaign, each with the campaign replayed up to it. In the
+        players' view, their stream: the tracks after each roll are what they saw, and a
+        sealed roll changed none of them."""
+        from tracker.projections.rolls import roll_rows
+
+        replay = CampaignState(state.campaign_id)
+        replay.revoked = set(state.revoked)
+        replay.fixed_revoked = True
+        events = metered(
+            self.table.player_events() if player_view else self.table.store.read(state.campaign_id),
+            self.table.meter,
+            f"Reporting {state.name}'s rolls",
+            state.version,
+        )
+
+        def tap(stream: Iterator[StoredEvent]) -> Iterator[StoredEvent]:
+            for event in stream:
+                apply(replay, event)
+                yield event
+
+        bought = self.table.amended(player_view=player_view)
+        for row in roll_rows(tap(events), state.rules, state.revoked, bought):
+            yield row, replay
 
     def export_events(self, out: TextIO) -> dict[str, Any]:
         """Write every campaign's log as JSON lines: a header, then each event in position order."""
@@ -257,6 +261,19 @@ class Exports:
         current = self.table.store.get_setting(CURRENT)
         playing = next((r.name for r in rows if r.campaign_id == current), None)
         return {"events": imported, "campaigns": header["campaigns"], "current": playing}
+
+
+def _track_point(
+    rules: RuleSystem, replay: CampaignState, ch: Character, row: RollRow
+) -> dict[str, Any]:
+    """A character's tracks after a roll, as the report charts them: stress, HP and FP where
+    the sheet has them, and what else the rule system charts."""
+    point = {"version": row.version, "time": row.time, "stress": ch.stress}
+    if ch.hp is not None:
+        point["hp"] = ch.hp
+    if ch.fp is not None:
+        point["fp"] = ch.fp
+    return rules.folding.chart(replay, ch, point)
 
 
 @contextlib.contextmanager

@@ -264,29 +264,13 @@ class Verifier:
     def campaign(self, row: CampaignRow) -> VerifyReport:
         """One campaign's chain walked, and its rolls decided again as they go by. The chain
         needs no rules: a campaign whose system is not installed still has it walked."""
-        rules: RuleSystem | None
-        try:
-            rules = registry.get(row.system)
-            unchecked = None
-        except TrackerError:
-            rules = None
-            unchecked = (
-                f'its rolls were not decided again, as the rule system "{row.system}" is not '
-                "installed here; install the package that provides it and verify again"
-            )
+        rules, unchecked = _rules_for(row)
         counted = rolls = 0
         mismatches: list[Mismatch] = []
-
-        # The events the undos and reveals name, from a read of those alone.
-        named = {
-            ident
-            for event in self.table.store.read(
-                row.campaign_id, types=[EventsRevoked.TYPE, EventsRevealed.TYPE], sparse=True
-            )
-            if isinstance(event.data, (EventsRevoked, EventsRevealed))
-            for ident in event.data.event_ids
-        }
+        named = self._named(row)
         references = ReferenceCheck(named)
+        head = self.table.store.head(row.campaign_id).version
+        walk = self._walk(row, head, named) if rules is not None else None
 
         def checking(stream: Iterable[StoredEvent]) -> Iterator[StoredEvent]:
             nonlocal counted, rolls
@@ -307,19 +291,6 @@ class Verifier:
                     mismatches.append(Mismatch(event.version, event.event_id, reason))
                 yield event
 
-        # The log folded as it is walked, with the events in force that its undos leave: each
-        # event must be one the rules would have taken in the state before it (a spend of
-        # Mettle the log never gave, a roll for a character never added, is not).
-        head = self.table.store.head(row.campaign_id).version
-        walk = (
-            LogCheck(
-                refold_state(row.campaign_id, self.table.loader.revoked(row, head)),
-                redecide=False,  # done just above, in words that name an unreadable roll
-                named=named,
-            )
-            if rules is not None
-            else None
-        )
         logged = self.table.store.read(row.campaign_id, until_version=head)
         logged = metered(logged, self.table.meter, f"Verifying {row.name}", head)
         problem = check_chain(checking(logged))
@@ -332,6 +303,27 @@ class Verifier:
             mismatches.extend(self.snapshots(row, counted))
         return VerifyReport(row.name, counted, problem, tuple(mismatches), rolls, unchecked)
 
+    def _named(self, row: CampaignRow) -> set[str]:
+        """The events the undos and reveals name, from a read of those alone."""
+        return {
+            ident
+            for event in self.table.store.read(
+                row.campaign_id, types=[EventsRevoked.TYPE, EventsRevealed.TYPE], sparse=True
+            )
+            if isinstance(event.data, (EventsRevoked, EventsRevealed))
+            for ident in event.data.event_ids
+        }
+
+    def _walk(self, row: CampaignRow, head: int, named: set[str]) -> LogCheck:
+        """The log folded as it is walked, with the events in force that its undos leave: each
+        event must be one the rules would have taken in the state before it (a spend of
+        Mettle the log never gave, a roll for a character never added, is not)."""
+        return LogCheck(
+            refold_state(row.campaign_id, self.table.loader.revoked(row, head)),
+            redecide=False,  # done as the chain is walked, in words that name an unreadable roll
+            named=named,
+        )
+
     def snapshots(self, row: CampaignRow, head: int) -> list[Mismatch]:
         """Every stored snapshot of the campaign against a fold of the log up to its head.
 
@@ -341,87 +333,117 @@ class Verifier:
         store = self.table.store
         found: list[Mismatch] = []
         bad: list[tuple[str, int]] = []
-        for name, projection_version, version, head_hash, text in store.snapshots_of(
-            row.campaign_id
-        ):
+        for stored in store.snapshots_of(row.campaign_id):
+            name, projection_version = stored[:2]
             if projection_version != PROJECTION_VERSION:
                 continue  # an older tracker's cache, which this one never reads
-            if type(version) is not int or not isinstance(head_hash, str):
-                # A row no tracker wrote (the table's columns take any value in SQLite).
+            mismatch = self._snapshot_mismatch(row, head, stored)
+            if mismatch is not None:
                 bad.append((name, projection_version))
-                found.append(Mismatch(0, "-", f"the {name} snapshot cannot be read"))
-                continue
-            at = next(
-                store.read(row.campaign_id, after_version=version - 1, until_version=version),
-                None,
-            )
-            where = f"the {name} snapshot, folded to event {version}"
-            if at is None or at.hash != head_hash:
-                bad.append((name, projection_version))
-                found.append(
-                    Mismatch(
-                        version,
-                        at.event_id if at else "-",
-                        f"{where} ({head_hash[:12]}…), saw events the log no longer holds: the log "
-                        f"was cut short (it ends at event {head}) or replaced",
-                    )
-                )
-                continue
-            players = name in (PLAYERS_SNAPSHOT, PLAYERS_SESSION_SNAPSHOT)
-            try:
-                doc = loads_payload(text)
-                if (doc["campaign_id"], doc["name"], doc["system"]) != (
-                    row.campaign_id,
-                    row.name,
-                    row.system,
-                ):
-                    raise ValueError("another campaign's state")
-                revoked = set(from_snapshot(doc).revoked)
-                revealed = set(doc["revealed"]) if players else set()
-            except (*SNAPSHOT_ERRORS, TrackerError):
-                bad.append((name, projection_version))
-                found.append(Mismatch(version, at.event_id, f"{where}, cannot be read"))
-                continue
-            # The players' state was folded with reveals the log holds: one naming an event
-            # no reveal names would show the players a secret.
-            if players and not revealed <= self.table.revealed(row):
-                bad.append((name, projection_version))
-                found.append(
-                    Mismatch(
-                        version,
-                        at.event_id,
-                        f"{where}, counts as revealed an event no reveal in the log names",
-                    )
-                )
-                continue
-            label = f"Checking {row.name}'s {name} snapshot"
-            events = metered(
-                store.read(row.campaign_id, until_version=version),
-                self.table.meter,
-                label,
-                version,
-            )
-            # The players' state is the fold of their stream, as it stood with what was
-            # revealed then.
-            if players:
-                events = player_stream(events, revealed)
-            try:
-                folded = fold(events, row.campaign_id, refold_state(row.campaign_id, revoked))
-            except LogUnfoldable:
-                continue  # the log itself is at fault, and the walk above named where
-            shown = to_snapshot(folded)
-            if players:
-                shown["revealed"] = sorted(revealed)
-            # Compared as JSON both ways: the stored one went through JSON once.
-            expected = loads_payload(json.dumps(shown))
-            if canonical_json(doc) != canonical_json(expected):
-                bad.append((name, projection_version))
-                found.append(
-                    Mismatch(
-                        version, at.event_id, f"{where}, holds a state the log does not fold to"
-                    )
-                )
+                found.append(mismatch)
         for name, projection_version in bad:
             with contextlib.suppress(*store.errors):  # a read-only database keeps its cache
                 store.forget_snapshot(row.campaign_id, name, projection_version)
         return found
+
+    def _snapshot_mismatch(
+        self, row: CampaignRow, head: int, stored: tuple[str, int, int, str, str]
+    ) -> Mismatch | None:
+        """What is wrong with one stored snapshot (``EventStore.snapshots_of``'s row), or None
+        when the log still holds the event it was folded to and folds to what it holds."""
+        name, _, version, head_hash, text = stored
+        if type(version) is not int or not isinstance(head_hash, str):
+            # A row no tracker wrote (the table's columns take any value in SQLite).
+            return Mismatch(0, "-", f"the {name} snapshot cannot be read")
+        at = next(
+            self.table.store.read(
+                row.campaign_id, after_version=version - 1, until_version=version
+            ),
+            None,
+        )
+        where = f"the {name} snapshot, folded to event {version}"
+        if at is None or at.hash != head_hash:
+            return Mismatch(
+                version,
+                at.event_id if at else "-",
+                f"{where} ({head_hash[:12]}…), saw events the log no longer holds: the log "
+                f"was cut short (it ends at event {head}) or replaced",
+            )
+        players = name in (PLAYERS_SNAPSHOT, PLAYERS_SESSION_SNAPSHOT)
+        try:
+            doc, revoked, revealed = _snapshot_read(row, text, players)
+        except (*SNAPSHOT_ERRORS, TrackerError):
+            return Mismatch(version, at.event_id, f"{where}, cannot be read")
+        # The players' state was folded with reveals the log holds: one naming an event
+        # no reveal names would show the players a secret.
+        if players and not revealed <= self.table.revealed(row):
+            return Mismatch(
+                version,
+                at.event_id,
+                f"{where}, counts as revealed an event no reveal in the log names",
+            )
+        try:
+            expected = self._refolded(row, name, version, revoked, revealed if players else None)
+        except LogUnfoldable:
+            return None  # the log itself is at fault, and the walk above named where
+        if canonical_json(doc) != canonical_json(expected):
+            return Mismatch(
+                version, at.event_id, f"{where}, holds a state the log does not fold to"
+            )
+        return None
+
+    def _refolded(
+        self,
+        row: CampaignRow,
+        name: str,
+        version: int,
+        revoked: set[str],
+        revealed: set[str] | None,
+    ) -> dict[str, Any]:
+        """The snapshot ``name`` should hold: the log folded up to ``version`` with the undos
+        it names in force; the players' (``revealed`` given) is the fold of their stream, as it
+        stood with what was revealed then."""
+        label = f"Checking {row.name}'s {name} snapshot"
+        events = metered(
+            self.table.store.read(row.campaign_id, until_version=version),
+            self.table.meter,
+            label,
+            version,
+        )
+        if revealed is not None:
+            events = player_stream(events, revealed)
+        folded = fold(events, row.campaign_id, refold_state(row.campaign_id, revoked))
+        shown = to_snapshot(folded)
+        if revealed is not None:
+            shown["revealed"] = sorted(revealed)
+        # Compared as JSON both ways: the stored one went through JSON once.
+        return loads_payload(json.dumps(shown))
+
+
+def _snapshot_read(
+    row: CampaignRow, text: str, players: bool
+) -> tuple[dict[str, Any], set[str], set[str]]:
+    """A stored snapshot's state, the undos it was folded with, and (the ``players``' own)
+    the reveals; a snapshot of another campaign's state is refused as unreadable."""
+    doc = loads_payload(text)
+    if (doc["campaign_id"], doc["name"], doc["system"]) != (
+        row.campaign_id,
+        row.name,
+        row.system,
+    ):
+        raise ValueError("another campaign's state")
+    revoked = set(from_snapshot(doc).revoked)
+    revealed = set(doc["revealed"]) if players else set()
+    return doc, revoked, revealed
+
+
+def _rules_for(row: CampaignRow) -> tuple[RuleSystem | None, str | None]:
+    """The campaign's rule system, or None and why its rolls go unchecked: it is not installed
+    here."""
+    try:
+        return registry.get(row.system), None
+    except TrackerError:
+        return None, (
+            f'its rolls were not decided again, as the rule system "{row.system}" is not '
+            "installed here; install the package that provides it and verify again"
+        )

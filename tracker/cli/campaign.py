@@ -64,8 +64,10 @@ def campaign_new(name: str, system: str, as_json: bool, **settings: Any) -> None
       tracker campaign new "Ashes of Veyra" --system glintlock
       tracker campaign new "The Salt Road" --system gurps --cinematic --tech-level 3
     """
+    from tracker.app.campaigns import NewCampaign
+
     tracker = open_tracker()
-    row = tracker.campaigns.campaign_new(name, system, **settings)
+    row = tracker.campaigns.campaign_new(name, system, NewCampaign(**settings))
     if as_json:
         emit_json(
             {
@@ -416,10 +418,12 @@ def character_update(name: str, as_json: bool, **options: Any) -> None:
       tracker character update Mira --sheet fixtures/sheets/gurps-mira.toml
       tracker character update Harbourmaster --npc     the GM plays him from here on
     """
+    from tracker.app.campaigns import SheetChange
     from tracker.cli.play import show_logged
 
     tracker = open_tracker()
-    logged = tracker.campaigns.character_update(name, sheet_path=options.pop("sheet"), **options)
+    change = SheetChange(sheet_path=options.pop("sheet"), **options)
+    logged = tracker.campaigns.character_update(name, change)
     d = logged.doc
     after = logged.state.characters[d["character_id"]]
     show_logged(logged, as_json, [f"Updated {bold(d['character'])}: {update_words(d, after)}."])

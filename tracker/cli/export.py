@@ -44,44 +44,10 @@ def _target(path: str | None, *, private: bool = True) -> Iterator[TextIO]:
     the next export to it (``tracker.app.partfiles``). What is not a plain file
     (``/dev/stdout``, a pipe) is written as it goes."""
     if path is None or path in STANDARD_OUTPUT:
-        try:
-            yield sys.stdout
-            sys.stdout.flush()
-        except BrokenPipeError:
-            # The reader stopped reading (`| head`): as any filter, stop quietly, without a
-            # word about free space nothing lacks.
-            with contextlib.suppress(OSError):
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            raise SystemExit(141) from None
-        except KeyboardInterrupt:
-            click.echo("Stopped; the export is cut short, and nothing was logged.", err=True)
-            raise SystemExit(130) from None
-        except OSError as exc:
-            raise click.ClickException(
-                f"Cannot write the export to standard output ({exc.strerror}); free some space, "
-                "or give -o a file elsewhere."
-            ) from None
+        with _standard_output() as out:
+            yield out
         return
-    mode = 0o600 if private else 0o666
-    beside = _beside(path, private)
-    try:
-        if beside is not None:
-            fd, part, final = beside
-        else:
-            part = final = None
-            # A stream given by name (/dev/stdout) is written on after what it holds: it may be
-            # a file the shell opened for the command (`>> log`), which O_TRUNC would empty.
-            stream = path.startswith(("/dev/", "/proc/"))
-            flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if stream else os.O_TRUNC)
-            fd = os.open(path, flags, mode)
-    except OSError as exc:
-        fix = {
-            errno.ENOENT: "give -o a path in a folder that exists",
-            errno.EACCES: "give -o a path in a folder you can write to",
-            errno.EPERM: "give -o a path in a folder you can write to",
-            errno.EISDIR: "give -o a file name, not a folder",
-        }.get(exc.errno or 0, "give -o another path")
-        raise click.ClickException(f"Cannot write {path} ({exc.strerror}); {fix}.") from None
+    fd, part, final = _opened(path, private)
     try:
         with _stopped_cleanly(), open(fd, "w", encoding="utf-8", newline="") as handle:
             yield handle
@@ -102,6 +68,52 @@ def _target(path: str | None, *, private: bool = True) -> Iterator[TextIO]:
         if part is not None:
             with contextlib.suppress(OSError):
                 os.unlink(part)
+
+
+@contextlib.contextmanager
+def _standard_output() -> Iterator[TextIO]:
+    """The standard output, for an export written as it goes; a reader that stops reading,
+    Ctrl-C and a full disk end the command with a line, not a traceback."""
+    try:
+        yield sys.stdout
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader stopped reading (`| head`): as any filter, stop quietly, without a
+        # word about free space nothing lacks.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(141) from None
+    except KeyboardInterrupt:
+        click.echo("Stopped; the export is cut short, and nothing was logged.", err=True)
+        raise SystemExit(130) from None
+    except OSError as exc:
+        raise click.ClickException(
+            f"Cannot write the export to standard output ({exc.strerror}); free some space, "
+            "or give -o a file elsewhere."
+        ) from None
+
+
+def _opened(path: str, private: bool) -> tuple[int, str | None, str | None]:
+    """The file an export to ``path`` is written in, opened: a new one beside it and where it
+    goes when whole, or ``path`` itself (None, None) where it is written in place. A path
+    that cannot be written is refused with what to give -o instead."""
+    beside = _beside(path, private)
+    if beside is not None:
+        return beside
+    # A stream given by name (/dev/stdout) is written on after what it holds: it may be
+    # a file the shell opened for the command (`>> log`), which O_TRUNC would empty.
+    stream = path.startswith(("/dev/", "/proc/"))
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if stream else os.O_TRUNC)
+    try:
+        return os.open(path, flags, 0o600 if private else 0o666), None, None
+    except OSError as exc:
+        fix = {
+            errno.ENOENT: "give -o a path in a folder that exists",
+            errno.EACCES: "give -o a path in a folder you can write to",
+            errno.EPERM: "give -o a path in a folder you can write to",
+            errno.EISDIR: "give -o a file name, not a folder",
+        }.get(exc.errno or 0, "give -o another path")
+        raise click.ClickException(f"Cannot write {path} ({exc.strerror}); {fix}.") from None
 
 
 def _beside(path: str, private: bool) -> tuple[int, str, str] | None:

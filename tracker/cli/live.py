@@ -348,80 +348,22 @@ def make_app(
 ) -> Starlette:
     """The live view's web app for ``live``'s campaign; ``key`` opens the GM's view; ``hosts``
     are the Host headers it answers (by default those of a server on 127.0.0.1)."""
-    feed = Feed(live)
-    hub = Hub(feed, every)
-
-    def is_gm(request: Request) -> bool:
-        given = request.cookies.get(COOKIE, "")
-        return bool(given) and hmac.compare_digest(given.encode(), key.encode())
-
-    def refused() -> Response:
-        return HTMLResponse(
-            _page("refused"),
-            status_code=403,
-            headers=HEADERS,
-        )
+    hub = Hub(Feed(live), every)
+    token = live.campaign_id[:8]
 
     async def players_page(request: Request) -> Response:
         return HTMLResponse(_page(PLAYERS), headers=HEADERS)
 
     async def gm_page(request: Request) -> Response:
-        given = request.query_params.get("key")
-        if given is not None:
-            if not hmac.compare_digest(given.encode(), key.encode()):
-                return refused()
-            # The key goes into a cookie and out of the address bar and the history.
-            response = RedirectResponse("/gm", status_code=303, headers=HEADERS)
-            response.set_cookie(COOKIE, key, httponly=True, samesite="strict", path="/gm")
-            return response
-        if not is_gm(request):
-            return refused()
-        return HTMLResponse(_page(GM), headers=HEADERS)
-
-    token = live.campaign_id[:8]
-
-    async def stream(request: Request, view: str) -> Response:
-        # An id is the campaign's token and the event's version: a page that comes back from
-        # another campaign or database (or with an id past the head) starts afresh.
-        given = request.headers.get("last-event-id") or ""
-        prefix, _, number = given.rpartition("-")
-        seen = int(number) if prefix == token and number.isdigit() and len(number) < 16 else -1
-        queue = hub.join(view)
-
-        async def events() -> AsyncIterator[ServerSentEvent]:
-            nonlocal seen
-            try:
-                # Joined first, then caught up: what is logged meanwhile comes through the
-                # queue, and anything sent already is skipped by its id. A new page starts at
-                # the running session.
-                if (given and seen < 0) or seen > await feed.call(live.head):
-                    seen = -1
-                    yield ServerSentEvent(data="{}", event="reset")
-                if seen < 0:
-                    seen = await feed.call(live.session_start)
-                seen, batch = await feed.call(feed.messages, view, seen)
-                while True:
-                    for ident, kind, data in batch:
-                        yield ServerSentEvent(
-                            data=data, event=kind, id=None if ident is None else f"{token}-{ident}"
-                        )
-                    fresh = await queue.get()
-                    if fresh is None:
-                        return
-                    batch = [m for m in fresh if m[0] is None or m[0] > seen]
-                    seen = max([seen, *(m[0] for m in batch if m[0] is not None)])
-            finally:
-                hub.leave(view, queue)
-
-        return EventSourceResponse(events(), ping=15, headers=HEADERS)
+        return _gm_page(request, key)
 
     async def players_events(request: Request) -> Response:
-        return await stream(request, PLAYERS)
+        return _stream(request, hub, PLAYERS, token)
 
     async def gm_events(request: Request) -> Response:
-        if not is_gm(request):
+        if not _holds_key(request, key):
             return Response("The GM's view needs the key `tracker serve` printed.", 403)
-        return await stream(request, GM)
+        return _stream(request, hub, GM, token)
 
     async def asset(request: Request) -> Response:
         name = request.path_params["name"]
@@ -450,6 +392,83 @@ def make_app(
     )
     app.state.hub = hub
     return app
+
+
+def _holds_key(request: Request, key: str) -> bool:
+    """Whether the request comes from the GM's browser: its cookie holds the key."""
+    given = request.cookies.get(COOKIE, "")
+    return bool(given) and hmac.compare_digest(given.encode(), key.encode())
+
+
+def _gm_page(request: Request, key: str) -> Response:
+    """The GM's page for a browser that holds the key; one that gives it in the address is
+    sent back without it, holding it in a cookie."""
+    given = request.query_params.get("key")
+    if given is not None:
+        if not hmac.compare_digest(given.encode(), key.encode()):
+            return _refused()
+        # The key goes into a cookie and out of the address bar and the history.
+        response = RedirectResponse("/gm", status_code=303, headers=HEADERS)
+        response.set_cookie(COOKIE, key, httponly=True, samesite="strict", path="/gm")
+        return response
+    if not _holds_key(request, key):
+        return _refused()
+    return HTMLResponse(_page(GM), headers=HEADERS)
+
+
+def _refused() -> Response:
+    return HTMLResponse(
+        _page("refused"),
+        status_code=403,
+        headers=HEADERS,
+    )
+
+
+def _stream(request: Request, hub: Hub, view: str, token: str) -> Response:
+    """A view's feed for one page, from the last event it saw (``Last-Event-ID``)."""
+    # An id is the campaign's token and the event's version: a page that comes back from
+    # another campaign or database (or with an id past the head) starts afresh.
+    given = request.headers.get("last-event-id") or ""
+    prefix, _, number = given.rpartition("-")
+    seen = int(number) if prefix == token and number.isdigit() and len(number) < 16 else -1
+    queue = hub.join(view)
+    events = _events(hub, view, queue, given, seen, token)
+    return EventSourceResponse(events, ping=15, headers=HEADERS)
+
+
+async def _events(
+    hub: Hub,
+    view: str,
+    queue: asyncio.Queue[list[Message] | None],
+    given: str,
+    seen: int,
+    token: str,
+) -> AsyncIterator[ServerSentEvent]:
+    """What a page missed since event ``seen`` (its ``given`` id), then what is logged, until
+    the page leaves or the server stops."""
+    feed = hub.feed
+    try:
+        # Joined first, then caught up: what is logged meanwhile comes through the
+        # queue, and anything sent already is skipped by its id. A new page starts at
+        # the running session.
+        if (given and seen < 0) or seen > await feed.call(feed.live.head):
+            seen = -1
+            yield ServerSentEvent(data="{}", event="reset")
+        if seen < 0:
+            seen = await feed.call(feed.live.session_start)
+        seen, batch = await feed.call(feed.messages, view, seen)
+        while True:
+            for ident, kind, data in batch:
+                yield ServerSentEvent(
+                    data=data, event=kind, id=None if ident is None else f"{token}-{ident}"
+                )
+            fresh = await queue.get()
+            if fresh is None:
+                return
+            batch = [m for m in fresh if m[0] is None or m[0] > seen]
+            seen = max([seen, *(m[0] for m in batch if m[0] is not None)])
+    finally:
+        hub.leave(view, queue)
 
 
 ASSETS = {"live.js": "text/javascript", "live.css": "text/css"}

@@ -53,10 +53,7 @@ def _summary(event, names: dict[str, str]) -> str:
         case c.CampaignCreated(name=name, system=system):
             return f'campaign "{name}" created ({system})'
         case c.CampaignSettingsChanged() as e:
-            changed = ", ".join(
-                f"{name.replace('_', ' ')} {_setting(value)}" for name, value in e.changed().items()
-            )
-            return f"settings: {changed}" + (f" ({e.note})" if e.note else "")
+            return _settings_line(e)
         case c.SessionStarted(number=number, title=title):
             named = f' "{title}"' if title else ""
             return f"session {number}{named} started"
@@ -72,30 +69,9 @@ def _summary(event, names: dict[str, str]) -> str:
         case c.CharacterDefaultSet(skill=skill, expression=expression):
             return f"{who}: {skill} defaults to {expression}"
         case p.RollMade() as e:
-            rules = _rules_of(e.system)
-            line = f"{who} rolls " + "; then ".join(
-                _roll_words(roll, rules) for roll in e.with_followups()
-            )
-            return _remarked(line, rules, e)
+            return _roll_line(e, who)
         case p.ContestRolled() as e:
-            a, b = e.a.name, e.b_named
-            won = {"a": a, "b": b}.get(e.winner or "")
-            verdict = f"{won} wins" if won else ("no change" if not e.decided else "stalemate")
-            if e.result.get("margin_of_victory"):
-                verdict += f" by {e.result['margin_of_victory']}"
-            if e.mode == "influence" and e.result.get("on_pc"):
-                margin = e.result.get("modifier")
-                held = f", {b} influenced (±{margin})" if margin else f", {b} not swayed"
-                line = f"{a} uses {e.a.trait} on {b}: {verdict}{held}"
-            elif e.mode == "influence":
-                line = f"{a} uses {e.a.trait} on {b}: {verdict}, reaction {e.result['level']}"
-            else:
-                round_ = f", round {e.round}" if e.round else ""
-                line = f"{e.mode} contest {a} vs {b}{round_}: {verdict}"
-            rules = _rules_of(e.system)
-            if rules is not None:
-                line += "".join(f" · {f.name}{facts_words(f, rules)}" for f in rules.roll_facts(e))
-            return _remarked(line, rules, e)
+            return _contest_line(e)
         case p.StressChanged(delta=delta, cause=cause):
             return f"{who} stress {delta:+d}" + (f" ({cause})" if cause else "")
         case p.TrackChanged(track=track, delta=delta):
@@ -121,6 +97,43 @@ def _summary(event, names: dict[str, str]) -> str:
             return f"an event tracker cannot read ({event.type}: {reason})"
     said = registry.words_for(type(event.data))
     return event.type if said is None else said(event.data, who)
+
+
+def _settings_line(e: c.CampaignSettingsChanged) -> str:
+    changed = ", ".join(
+        f"{name.replace('_', ' ')} {_setting(value)}" for name, value in e.changed().items()
+    )
+    return f"settings: {changed}" + (f" ({e.note})" if e.note else "")
+
+
+def _roll_line(e: p.RollMade, who: str) -> str:
+    """A roll and what followed it at once, as its system words them."""
+    rules = _rules_of(e.system)
+    line = f"{who} rolls " + "; then ".join(_roll_words(roll, rules) for roll in e.with_followups())
+    return _remarked(line, rules, e)
+
+
+def _contest_line(e: p.ContestRolled) -> str:
+    """A contest: who won it and by how much (an influence roll, whom it swayed), then the
+    facts its system records of it."""
+    a, b = e.a.name, e.b_named
+    won = {"a": a, "b": b}.get(e.winner or "")
+    verdict = f"{won} wins" if won else ("no change" if not e.decided else "stalemate")
+    if e.result.get("margin_of_victory"):
+        verdict += f" by {e.result['margin_of_victory']}"
+    if e.mode == "influence" and e.result.get("on_pc"):
+        margin = e.result.get("modifier")
+        held = f", {b} influenced (±{margin})" if margin else f", {b} not swayed"
+        line = f"{a} uses {e.a.trait} on {b}: {verdict}{held}"
+    elif e.mode == "influence":
+        line = f"{a} uses {e.a.trait} on {b}: {verdict}, reaction {e.result['level']}"
+    else:
+        round_ = f", round {e.round}" if e.round else ""
+        line = f"{e.mode} contest {a} vs {b}{round_}: {verdict}"
+    rules = _rules_of(e.system)
+    if rules is not None:
+        line += "".join(f" · {f.name}{facts_words(f, rules)}" for f in rules.roll_facts(e))
+    return _remarked(line, rules, e)
 
 
 def _setting(value) -> str:

@@ -5,12 +5,18 @@ from __future__ import annotations
 import contextlib
 import secrets
 import socket
+from typing import TYPE_CHECKING
 
 import click
 
 from tracker.cli.options import db_options, open_tracker
 from tracker.cli.render import bold, warn
 from tracker.errors import BadInput
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+    from tracker.store.eventstore import CampaignRow
 
 LOCAL = "127.0.0.1"
 
@@ -50,7 +56,8 @@ def serve(host: str, port: int, allowed: tuple[str, ...]) -> None:
       tracker serve --host 0.0.0.0 --allow-host gm-laptop.lan
     """
     try:
-        import uvicorn
+        # Imported here to say a missing web server at once; ``_run`` serves with it.
+        import uvicorn  # noqa: F401
 
         from tracker.cli.live import Hosts, make_app
     except ImportError:
@@ -72,6 +79,20 @@ def serve(host: str, port: int, allowed: tuple[str, ...]) -> None:
     tracker.warm = False
     live = Live(tracker)
     key = secrets.token_urlsafe(24)
+    sock = _listening(host, port)
+    bound_at, bound = sock.getsockname()[:2]
+    _announce(live.row, host, bound, key)
+    # A name given to --host is answered, as is the address it was bound at.
+    try:
+        hosts = Hosts(bound_at, (host, *allowed))
+    except ValueError:  # a --host the system took that is no name a browser sends
+        hosts = Hosts(bound_at, allowed)
+    _run(make_app(live, key, hosts=hosts), sock)
+    click.echo("Stopped.")
+
+
+def _listening(host: str, port: int) -> socket.socket:
+    """A socket bound at ``host`` and ``port``; one taken already is refused with a sentence."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -82,10 +103,14 @@ def serve(host: str, port: int, allowed: tuple[str, ...]) -> None:
         raise BadInput(
             f"Cannot listen on {host}:{port} ({exc.strerror}); pick another --port."
         ) from None
-    bound_at, bound = sock.getsockname()[:2]
+    return sock
+
+
+def _announce(row: CampaignRow, host: str, port: int, key: str) -> None:
+    """Say what is served and the two pages' addresses, and warn when others can reach them."""
     shown = "localhost" if host == LOCAL else host
-    base = f"http://{shown}:{bound}"
-    click.echo(f'Serving "{bold(live.row.name)}" ({live.row.system}). Ctrl-C stops.')
+    base = f"http://{shown}:{port}"
+    click.echo(f'Serving "{bold(row.name)}" ({row.system}). Ctrl-C stops.')
     click.echo(f"  Players: {base}/")
     click.echo(f"  GM:      {base}/gm?key={key}")
     if host != LOCAL:
@@ -95,12 +120,11 @@ def serve(host: str, port: int, allowed: tuple[str, ...]) -> None:
                 "keep the GM's address to yourself."
             )
         )
-    # A name given to --host is answered, as is the address it was bound at.
-    try:
-        hosts = Hosts(bound_at, (host, *allowed))
-    except ValueError:  # a --host the system took that is no name a browser sends
-        hosts = Hosts(bound_at, allowed)
-    app = make_app(live, key, hosts=hosts)
+
+
+def _run(app: Starlette, sock: socket.socket) -> None:
+    """Serve ``app`` on ``sock`` until Ctrl-C."""
+    import uvicorn
 
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: object) -> None:
@@ -112,7 +136,6 @@ def serve(host: str, port: int, allowed: tuple[str, ...]) -> None:
     # The server stops on Ctrl-C and hands the signal back once it has.
     with contextlib.suppress(KeyboardInterrupt):
         Server(config).run(sockets=[sock])
-    click.echo("Stopped.")
 
 
 COMMANDS = [serve]
