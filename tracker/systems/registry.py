@@ -255,7 +255,7 @@ def command(system: RuleSystem, path: tuple[str, ...]) -> SystemCommand:
     own = next((c for c in system.commands if c.path == path), None)
     if own is None:
         others = commands_at(path)
-        what = others[0].what if others else " ".join(path)
-        require(system, lambda s: any(c.path == path for c in s.commands), what)
+        what, verb = (others[0].what, others[0].verb) if others else (" ".join(path), "is")
+        require(system, lambda s: any(c.path == path for c in s.commands), what, verb)
         raise AssertionError("unreachable")  # require refused
     return own

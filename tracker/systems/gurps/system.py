@@ -7,6 +7,7 @@ from importlib import resources
 from typing import Any, ClassVar
 
 from tracker.errors import BadInput, Refused
+from tracker.systems.acts import SystemCommand
 from tracker.systems.base import (
     CharacterView,
     DemoEvening,
@@ -17,6 +18,7 @@ from tracker.systems.base import (
     RuleSystem,
 )
 from tracker.systems.gurps import play, words
+from tracker.systems.gurps.commands import COMMANDS
 from tracker.systems.gurps.folding import GurpsFolding
 
 # Basic Set: a sheet without these starts them at the attribute they derive from.
@@ -51,6 +53,7 @@ class Gurps(RuleSystem):
         }
     )
     folding: ClassVar[Folding] = GurpsFolding()
+    commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
     detail_column: ClassVar[str] = "Margin"
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "critical_success": "good",

@@ -1,0 +1,303 @@
+"""GURPS's own commands: extra effort and the Fright Check (rolls against Will) here, influence
+rolls (``influence``) and major projects (``projects``) beside them.
+
+Each is a ``SystemCommand`` (``tracker.systems.acts``): a campaign of another system is refused
+it, naming GURPS, and what it decides is logged as every command's events are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from tracker.errors import Refused
+from tracker.events import play as ev
+from tracker.events.effects import Effect, TrackChange
+from tracker.events.envelope import new_event_id
+from tracker.systems.acts import Acted, Entry, SystemCommand, Table
+from tracker.systems.base import CampaignView, CharacterView, Terminal
+from tracker.systems.dice import source_for
+from tracker.systems.gurps import influence, play, projects
+from tracker.systems.gurps import rules as gurps
+from tracker.words import kept_secret
+
+# -- extra effort ---------------------------------------------------------------------------------
+
+
+class Effort(msgspec.Struct, frozen=True):
+    character: str
+    percent: int
+    motivated: bool = False
+    skill: str | None = None
+    dice: str | None = None
+    seed: str | None = None
+    secret: bool = False
+
+
+def effort_asked(request: Effort) -> None:
+    """Dice that cannot be read are refused before anything else."""
+    source_for(request.dice, request.seed)
+
+
+def extra_effort(table: Table, state: Any, request: Effort) -> Acted:
+    """Extra effort: a Will roll (or a Will-based skill's, ``skill``, as the rulebook allows:
+    which skills are Will-based is the GM's call) at -1 per 5% more (rounded up), +5 when
+    motivated. It always costs 1 FP, and a critical failure as many HP as well."""
+    source = source_for(request.dice, request.seed)
+    dice_source, seed_text = table.dice_recorded(source)
+    ch = table.character(request.character, state)
+    skill = request.skill
+    trait = skill or "Will"
+    will = play.base_skill(ch, trait, play.defaults_for(ch, trait))
+    result = gurps.extra_effort(
+        will.value,
+        request.percent,
+        dice=source,
+        motivated=request.motivated,
+        machine=ch.has_trait("Machine"),
+    )
+    roll = result.roll
+    effects: list[Effect] = [TrackChange("fp", -result.fp_cost, "extra effort")]
+    if result.hp_loss:
+        effects.append(TrackChange("hp", -result.hp_loss, "extra effort, critical failure"))
+    inputs = play.roll_inputs(
+        will, roll.modifiers, percent=request.percent, motivated=request.motivated
+    )
+    stored = {
+        **roll.to_dict(),
+        "granted": result.granted,
+        "fp_cost": result.fp_cost,
+        "hp_loss": result.hp_loss,
+    }
+    named = (ch.skill_name(skill) or skill) if skill else "Will"
+    payload = ev.RollMade(
+        character_id=ch.character_id,
+        system=state.system,
+        trait=named,
+        kind="extra-effort",
+        inputs=inputs,
+        dice_source=dice_source,
+        dice=tuple(roll.dice),
+        result=stored,
+        effects=tuple(effects),
+        seed=seed_text,
+    )
+    event_id = new_event_id()
+    doc = {
+        "event_id": event_id,
+        "system": state.system,
+        "character": ch.name,
+        "kind": "extra-effort",
+        "trait": named,
+        "base": will.value,
+        "modifiers": inputs["modifiers"],
+        "effective": roll.effective,
+        "dice": list(roll.dice),
+        "kept": roll.total,
+        "outcome": roll.outcome,
+        "success": roll.success,
+        "margin": roll.margin,
+        "percent": request.percent,
+        "granted": result.granted,
+        "secret": request.secret,
+        "effects": table.effects_shown(state, ch, effects),
+    }
+    return Acted((Entry(payload, "gm" if request.secret else "public", event_id),), doc)
+
+
+def effort_lines(d: Mapping[str, Any], style: Terminal) -> list[str]:
+    mods = "".join(f" {m['value']:+d} {m['label']}" for m in d["modifiers"])
+    head = (
+        f"{style.bold(d['character'])} · extra effort +{d['percent']}% · "
+        f"{d['trait']} {d['base']}{mods}"
+    )
+    dice = "+".join(map(str, d["dice"]))
+    verdict = "granted" if d["granted"] else "not granted"
+    return [
+        head,
+        f"  3d6 {dice} = {d['kept']} vs {d['effective']} → {style.outcome(d['outcome'])}"
+        f" ({verdict})",
+        "  " + ", ".join(style.effect_words(d["effects"], d["character"])),
+    ]
+
+
+# -- the Fright Check -----------------------------------------------------------------------------
+
+
+class Fright(msgspec.Struct, frozen=True):
+    character: str
+    mods: tuple[str, ...] = ()
+    threat: str | None = None
+    dice: str | None = None
+    table_dice: str | None = None
+    effect_dice: str | None = None
+    seed: str | None = None
+    secret: bool = False
+
+
+def fright_check(table: Table, state: Any, request: Fright) -> Acted:
+    """A Fright Check, and on failure the fright table with its effects."""
+    ch = table.character(request.character, state)
+    will = ch.stat("Will")
+    if will is None:
+        will = ch.stat("IQ")
+    if will is None:
+        raise Refused(f"{ch.name}'s sheet has no Will or IQ; add one (--stat Will=N).")
+    threat, dice = request.threat, request.dice
+    modifiers = [play.fright_modifier(m) for m in request.mods]
+    modifiers += play.fright_traits(ch)
+    exposures, since = _exposures(state, ch, threat, table.now())
+    if exposures:
+        modifiers.append(gurps.fright_modifier("previous-exposure", exposures))
+    # A secret event about the character in the last 24 hours could be a check against this
+    # threat, which its modifier would show: this one is secret as well, whatever threat (or
+    # other thing) the secret one was about.
+    after_a_secret = state.unrevealed(ch.character_id, since=since) if threat else []
+    hidden = request.secret or bool(after_a_secret)
+    shared = source_for(None, request.seed)
+    own_table = gurps.fright_table_from_rows(state.fright_table) if state.fright_table else None
+    result = gurps.fright_check(
+        will,
+        modifiers,
+        dice=source_for(dice, None) if dice else shared,
+        table_dice=source_for(request.table_dice, None, "--table-dice")
+        if request.table_dice
+        else shared,
+        effect_dice=source_for(request.effect_dice, None, "--effect-dice")
+        if request.effect_dice
+        else shared,
+        unfazeable=ch.has_trait("Unfazeable"),
+        ht=ch.stat("HT"),
+        table=own_table or gurps.FRIGHT_TABLE,
+        character=ch.name,
+    )
+    effects, notes = play.fright_effects(ch, result)
+    roll = result.roll
+    inputs = {
+        "will": will,
+        "modifiers": [m.to_dict() for m in modifiers],
+        "ht": ch.stat("HT"),
+        "exposures": exposures,
+    }
+    if own_table is not None:
+        # Looked up in the campaign's own table: `verify` then holds the row to it.
+        inputs["table"] = "campaign"
+    payload = ev.FrightChecked(
+        character_id=ch.character_id,
+        inputs=inputs,
+        dice_source="physical" if dice else shared.kind,
+        result=result.to_dict(),
+        effects=tuple(effects),
+        threat=threat,
+    )
+    if hidden and not request.secret:
+        notes = [*notes, kept_secret(after_a_secret, "a check against this threat")]
+    looked_up = None
+    if result.table is not None:
+        t = result.table
+        looked_up = {
+            "dice": list(t.dice),
+            "total": t.total,
+            "row": t.row,
+            "text": t.text,
+            "margin_of_failure": t.margin_of_failure,
+            "effects": [e.to_dict() for e in t.effects],
+        }
+    event_id = new_event_id()
+    doc = {
+        "event_id": event_id,
+        "system": state.system,
+        "character": ch.name,
+        "trait": "Fright Check",
+        "will": will,
+        "modified_will": result.modified_will,
+        "effective": result.effective,
+        "rule_of_14": result.rule_of_14,
+        "modifiers": [m.to_dict() for m in roll.modifiers],
+        "dice": list(roll.dice),
+        "kept": roll.total,
+        "total": roll.total,
+        "outcome": roll.outcome,
+        "success": roll.success,
+        "margin": roll.margin,
+        "table": looked_up,
+        "effects": [e.to_json() for e in effects],
+        "notes": notes,
+        "secret": hidden,
+    }
+    return Acted((Entry(payload, "gm" if hidden else "public", event_id),), doc)
+
+
+def _exposures(
+    state: CampaignView, ch: CharacterView, threat: str | None, now: str
+) -> tuple[int, str]:
+    """Earlier Fright Checks against the same threat within 24 hours of ``now``, counted from
+    the log, and the time 24 hours back (ISO)."""
+    import pendulum
+
+    since = pendulum.parse(now).subtract(hours=24)
+    if not threat:
+        return 0, since.isoformat()
+    counted = [
+        x
+        for x in state.own.exposures
+        if x["character_id"] == ch.character_id
+        and x["threat"].casefold() == threat.casefold()
+        and pendulum.parse(x["at"]) >= since
+    ]
+    return len(counted), since.isoformat()
+
+
+def fright_lines(d: Mapping[str, Any], style: Terminal) -> list[str]:
+    mods_text = "".join(f" {m['value']:+d} {m['label']}" for m in d["modifiers"])
+    cap = " (Rule of 14)" if d["rule_of_14"] else ""
+    lines = [
+        f"{style.bold(d['character'])} · Fright Check · Will {d['will']}{mods_text} = "
+        f"{d['effective']}{cap}",
+        f"  3d6: {'+'.join(map(str, d['dice']))} = {d['total']}  →  {style.outcome(d['outcome'])}",
+    ]
+    if d["table"]:
+        t = d["table"]
+        lines.append(
+            f"  fright table: {'+'.join(map(str, t['dice']))} + {t['margin_of_failure']} "
+            f"(the margin of failure) = "
+            f"{t['total']} → row {t['row']}: {t['text']}"
+        )
+    effects = style.effect_words(d["effects"], d["character"])
+    if effects:
+        lines.append("  " + "  ".join(effects))
+    lines += [style.dim(f"  {n}") for n in d["notes"]]
+    return lines
+
+
+COMMANDS = (
+    SystemCommand(
+        ("influence",),
+        influence.Influence,
+        influence.influence,
+        "Influence rolls",
+        at_table="rolling",
+        render=influence.influence_lines,
+        verb="are",
+    ),
+    SystemCommand(
+        ("effort",),
+        Effort,
+        extra_effort,
+        "Extra effort",
+        at_table="rolling",
+        render=effort_lines,
+        check=effort_asked,
+    ),
+    SystemCommand(
+        ("fright",),
+        Fright,
+        fright_check,
+        "The Fright Check",
+        at_table="rolling",
+        render=fright_lines,
+    ),
+    *projects.COMMANDS,
+)
