@@ -48,11 +48,7 @@ class Feature:
     PANIC_CHECKS: Final = "panic checks"
     DEFAULTS: Final = "skill defaults"
     CHARACTER_POINTS: Final = "character points"
-    SENSE_ROLLS: Final = "sense rolls"
     FRIGHT_CHECKS: Final = "fright checks"
-    INFLUENCE: Final = "influence rolls"
-    EXTRA_EFFORT: Final = "extra effort"
-    PROJECTS: Final = "major projects"
 
 
 class CharacterView(Protocol):
