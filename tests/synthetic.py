@@ -18,7 +18,6 @@ import pendulum
 
 from tracker.app.acting import Acting
 from tracker.app.campaigns import Campaigns, NewCampaign
-from tracker.app.gurps_extras import GurpsExtras
 from tracker.app.history import History
 from tracker.app.rolls import Rolls
 from tracker.app.table import Table
@@ -86,7 +85,6 @@ class _Batch(Table):
         self.rolls = Rolls(self)
         self.tracks = Tracks(self)
         self.acting = Acting(self)
-        self.gurps = GurpsExtras(self)
         self.history = History(self, self.campaigns)
         self._row = row
         self._state = tracker.state(row)
@@ -97,6 +95,10 @@ class _Batch(Table):
 
     def campaign(self, name: str | None = None) -> CampaignRow:
         return self._row
+
+    def now(self) -> str:
+        # The play's own clock: a Fright Check's 24 hours are counted back from it.
+        return self._clock.format(_TIME_FORMAT)
 
     def state(self, campaign: CampaignRow | None = None) -> CampaignState:
         return self._state
@@ -385,12 +387,12 @@ def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
             contest_request(mode=mode, seed=seed),
         )
     if pick < 0.63:
-        return lambda: batch.gurps.fright(
-            who,
+        return lambda: batch.acting.run(
+            ("fright",),
+            character=who,
             mods=rng.choice([(), ("alone",), ("in-combat",)]),
             threat=rng.choice(["the ghoul", "the drowned scribe"]),
             seed=seed,
-            now=batch._clock.format(_TIME_FORMAT),
         )
     if pick < 0.7:
         return lambda: batch.tracks.track(who, rng.choice(["hp", "fp"]), rng.choice([-1, -2, 1]))
@@ -399,8 +401,12 @@ def _gurps(batch: _Batch, state: CampaignState, rng: random.Random, seed: str) -
     if pick < 0.82:
         return lambda: batch.acting.run(("spend",), character=who, action="buy-up")
     if not state.own.projects:
-        return lambda: batch.gurps.project_start("Bridge", skill="Engineer", hours=400)
-    return lambda: batch.gurps.project_roll("Bridge", rng.choice(["Mira", "Aldric"]), seed=seed)
+        return lambda: batch.acting.run(
+            ("project", "start"), name="Bridge", skill="Engineer", hours=400
+        )
+    return lambda: batch.acting.run(
+        ("project", "roll"), name="Bridge", workers=(rng.choice(["Mira", "Aldric"]),), seed=seed
+    )
 
 
 _PLAYERS = {"glintlock": _glintlock, "gloom": _gloom, "gurps": _gurps}

@@ -40,10 +40,10 @@ def test_the_check_finds_a_name_compared(tmp_path):
     assert names_used(module, {"gurps", "glintlock"}) == [(1, "gurps")]
 
 
-def test_only_the_gurps_extras_reach_into_one_system_package():
+def test_nothing_outside_the_systems_reaches_into_one_system_package():
     """A command of one system's own (fright checks, influence, extra effort, projects) lives in
-    ``tracker/app/gurps_extras.py``, behind the features that gate it; everywhere else the code
-    asks the campaign's system through the registry, never a system's package by its name."""
+    that system's package, declared among its commands; everywhere else the code asks the
+    campaign's system through the registry, never a system's package by its name."""
     systems = {name.casefold() for name in registry.names()}
     reaching = set()
     for path in sorted(PACKAGE.rglob("*.py")):
@@ -59,4 +59,4 @@ def test_only_the_gurps_extras_reach_into_one_system_package():
                 parts = module.split(".")
                 if parts[:2] == ["tracker", "systems"] and len(parts) > 2 and parts[2] in systems:
                     reaching.add(str(path.relative_to(PACKAGE.parent)))
-    assert reaching == {"tracker/app/gurps_extras.py"}
+    assert reaching == set()

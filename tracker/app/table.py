@@ -35,7 +35,7 @@ from tracker.projections.campaign import (
 )
 from tracker.projections.player import player_stream
 from tracker.store.backend import Backend
-from tracker.store.eventstore import CampaignRow, EventStore
+from tracker.store.eventstore import CampaignRow, EventStore, now_utc
 from tracker.store.location import (
     prepare_sqlite_file,
     refuse_foreign_sqlite,
@@ -195,6 +195,10 @@ class Table:
                 f"`tracker undo {character.retired_version}` brings them back into play."
             )
         return character
+
+    def now(self) -> str:
+        """The time at the table (ISO 8601, UTC), which a window of play is counted back from."""
+        return now_utc()
 
     # -- what the players may know ---------------------------------------------------------------
 

@@ -6,7 +6,7 @@ loop) with a handler group per subject::
     tracker.campaigns   campaigns, sessions, characters, status, obligations, the log
     tracker.rolls       rolls, panic checks, contests
     tracker.tracks      Mettle, Threat, stress, HP and FP, conditions, tags, points, notes
-    tracker.gurps       fright checks, influence, extra effort, major projects
+    tracker.acting      each rule system's own commands (``tracker.systems.acts``)
     tracker.history     undo, redo, replay, the state as of an event or a time
     tracker.exports     the roll history's exports and report, the log's export and import
     tracker.verifier    the hash chains, and every roll decided again
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from tracker.app.acting import Acting
     from tracker.app.campaigns import Campaigns
     from tracker.app.export import Exports
-    from tracker.app.gurps_extras import GurpsExtras
     from tracker.app.history import History
     from tracker.app.rolls import Rolls
     from tracker.app.tracks import Tracks
@@ -60,12 +59,6 @@ class Tracker(Table):
         from tracker.app.tracks import Tracks
 
         return Tracks(self)
-
-    @cached_property
-    def gurps(self) -> GurpsExtras:
-        from tracker.app.gurps_extras import GurpsExtras
-
-        return GurpsExtras(self)
 
     @cached_property
     def history(self) -> History:

@@ -70,12 +70,26 @@ def show_logged(logged, as_json: bool, lines: list[str]) -> None:
 
 
 def act(path: tuple[str, ...], as_json: bool, **given: Any) -> None:
-    """Run the campaign's system's own command at ``path`` and show what it logged in that
-    system's words."""
+    """Run the campaign's system's own command at ``path`` with ``given`` arguments and options,
+    and print it as that system words it (``SystemCommand.render``)."""
     logged = open_tracker().acting.run(path, **given)
     rules = logged.state.rules
-    render = registry.command(rules, path, given).render
-    show_logged(logged, as_json, [] if render is None else render(logged.doc, TerminalStyle(rules)))
+    render = None if as_json else registry.command(rules, path, given).render
+    show_logged(logged, as_json, render(logged.doc, CommandTerminal(rules)) if render else [])
+
+
+class CommandTerminal(TerminalStyle):
+    """The terminal as a system's command words its document (``tracker.systems.base.Terminal``):
+    a roll, a contest's side and effects worded as the core's own commands word them."""
+
+    def roll_lines(self, doc: dict[str, Any]) -> list[str]:
+        return render_roll(doc, self.rules)
+
+    def contest_line(self, side: dict[str, Any]) -> str:
+        return _contest_side(side, self.rules)
+
+    def effect_words(self, effects: list[dict[str, Any]], who: str) -> list[str]:
+        return effect_words(effects, who)
 
 
 # -- roll -----------------------------------------------------------------------------------------
@@ -769,52 +783,15 @@ def influence(character, skill, subject, will, as_json, **options) -> None:
       tracker influence Aldric Diplomacy "Harbour master" 11 --reaction-mod +1:appearance
       tracker influence Vesna "Sex Appeal" Mira --secret
     """
-    logged = open_tracker().gurps.influence(character, skill, subject, will, **options)
-    d = logged.doc
-    if "note" in d:
-        show_logged(logged, as_json, [d["note"]])
-        return
-    head = f"{bold(d['a']['character'])} · {d['skill']} vs {bold(d['b']['character'])} · Will"
-    if d.get("secret"):
-        head += dim(" (secret)")
-    if d["a"]["modifiers"]:
-        given = "".join(f" {m['value']:+d} {m['label']}" for m in d["a"]["modifiers"])
-        head += f"\n  {d['skill']} {d['a']['base']}{given} = effective {d['a']['effective']}"
-    notes = [dim(f"  {n}") for n in d.get("notes", [])]
-    rules = logged.state.rules
-    sides = [_contest_side(d["a"], rules), _contest_side(d["b"], rules)]
-    if d["winner"] is None:
-        verdict = "tie"
-    else:
-        verdict = f"{d['winner']} wins" + (
-            f" by {d['margin_of_victory']}" if d["margin_of_victory"] else ""
-        )
-    if d["on_pc"]:
-        subject, margin = d["b"]["character"], d["modifier"]
-        if margin:
-            reading = (
-                f"{subject} is influenced by {d['a']['character']}: -{margin} (or +{margin}) on "
-                f"the rolls it bears on, as the GM rules (--mod influence:{d['a']['character']})"
-            )
-        else:
-            reading = f"{subject} is not swayed"
-        show_logged(
-            logged, as_json, [head, "  " + "   ".join(sides), f"  → {verdict}: {reading}", *notes]
-        )
-        return
-    lines = [head, "  " + "   ".join(sides), f"  → {verdict}: {d['contest_level']}"]
-    if d["reaction"] is not None:
-        r = d["reaction"]
-        mods = "".join(f" {m['value']:+d}" for m in r["modifiers"])
-        lines.append(
-            f"  reaction roll {'+'.join(map(str, r['dice']))}{mods} = {r['total']}: {r['level']}"
-        )
-    level = click.style(d["level"], fg=GOOD if d["level"] in REACTION_GOOD else BAD, bold=True)
-    lines.append(f"  {d['b']['character']}'s reaction: {level}")
-    show_logged(logged, as_json, [*lines, *notes])
-
-
-REACTION_GOOD = ("Neutral", "Good", "Very Good", "Excellent")
+    act(
+        ("influence",),
+        as_json,
+        character=character,
+        skill=skill,
+        subject=subject,
+        will=will,
+        **options,
+    )
 
 
 @click.command(
@@ -843,22 +820,7 @@ def effort(character, percent, as_json, **options) -> None:
       tracker effort Mira 50 --motivated --dice 3,4,5
       tracker effort Aldric 20 --skill Meditation
     """
-    logged = open_tracker().gurps.effort(character, percent, **options)
-    d = logged.doc
-    mods = "".join(f" {m['value']:+d} {m['label']}" for m in d["modifiers"])
-    head = (
-        f"{bold(d['character'])} · extra effort +{d['percent']}% · {d['trait']} {d['base']}{mods}"
-    )
-    dice = "+".join(map(str, d["dice"]))
-    verdict = "granted" if d["granted"] else "not granted"
-    lines = [
-        head,
-        f"  3d6 {dice} = {d['kept']} vs {d['effective']} → "
-        f"{outcome_word(d['outcome'], logged.state.rules)}"
-        f" ({verdict})",
-        "  " + ", ".join(effect_words(d["effects"], d["character"])),
-    ]
-    show_logged(logged, as_json, lines)
+    act(("effort",), as_json, character=character, percent=percent, **options)
 
 
 @click.command("fright")
@@ -884,28 +846,7 @@ def fright(character: str, as_json: bool, **options: Any) -> None:
     Example:
       tracker fright Mira --mod alone --mod dark --threat "the drowned scribe"
     """
-    logged = open_tracker().gurps.fright(character, **options)
-    d = logged.doc
-    mods_text = "".join(f" {signed(m['value'])} {m['label']}" for m in d["modifiers"])
-    cap = " (Rule of 14)" if d["rule_of_14"] else ""
-    lines = [
-        f"{bold(d['character'])} · Fright Check · Will {d['will']}{mods_text} = "
-        f"{d['effective']}{cap}",
-        f"  3d6: {'+'.join(map(str, d['dice']))} = {d['total']}  →  "
-        f"{outcome_word(d['outcome'], logged.state.rules)}",
-    ]
-    if d["table"]:
-        t = d["table"]
-        lines.append(
-            f"  fright table: {'+'.join(map(str, t['dice']))} + {t['margin_of_failure']} "
-            f"(the margin of failure) = "
-            f"{t['total']} → row {t['row']}: {t['text']}"
-        )
-    effects = effect_words(d["effects"], d["character"])
-    if effects:
-        lines.append("  " + "  ".join(effects))
-    lines += [dim(f"  {n}") for n in d["notes"]]
-    show_logged(logged, as_json, lines)
+    act(("fright",), as_json, character=character, **options)
 
 
 @click.command("panic")
@@ -943,8 +884,7 @@ def project_start(name, skill, hours, as_json) -> None:
     Example:
       tracker project start "Archive catalogue" --skill Lockpicking --hours 40
     """
-    logged = open_tracker().gurps.project_start(name, skill=skill, hours=hours)
-    show_logged(logged, as_json, [f'Project "{name}" started: {hours} man-hours of {skill}.'])
+    act(("project", "start"), as_json, name=name, skill=skill, hours=hours)
 
 
 @project.command("roll", short_help="Roll a day of a project's team, and its supervisor's.")
@@ -989,7 +929,7 @@ def project_start(name, skill, hours, as_json) -> None:
 )
 @click.option("--seed", metavar="S", help="Seed the virtual dice.")
 @output_options
-def project_roll(name, workers, mods, supervisor_bonus, as_json, **options) -> None:
+def project_roll(name, workers, supervisor_bonus, as_json, **options) -> None:
     """Roll one day of a project's team: each WORKER's roll, and with --supervisor the one
     supervisor roll that gives the whole team its bonus. A supervisor does not work that day.
 
@@ -998,23 +938,14 @@ def project_roll(name, workers, mods, supervisor_bonus, as_json, **options) -> N
       tracker project roll Bridge Vora
       tracker project roll Bridge Vora Mira --supervisor Aldric --supervisor-skill Administration
     """
-    logged = open_tracker().gurps.project_roll(
-        name, workers, mods=mods, supervisor_bonus=int(supervisor_bonus), **options
+    act(
+        ("project", "roll"),
+        as_json,
+        name=name,
+        workers=workers,
+        supervisor_bonus=int(supervisor_bonus),
+        **options,
     )
-    d = logged.doc
-    lines = []
-    if d["supervisor"]:
-        lines += render_roll(d["supervisor"], logged.state.rules)
-    for worker in d["workers"]:
-        lines += render_roll(worker, logged.state.rules)
-        lost = f", {worker['destroyed']} hours destroyed" if worker["destroyed"] else ""
-        lines.append(f"  +{worker['man_hours']} man-hours{lost}")
-    lost = f", {d['destroyed']} hours destroyed" if d["destroyed"] else ""
-    lines.append(
-        f"Day {d['days']} of {d['project']}: +{d['man_hours']} man-hours{lost}: "
-        f"{d['done']}/{d['needed']}"
-    )
-    show_logged(logged, as_json, lines)
 
 
 @project.command("status")
@@ -1026,19 +957,7 @@ def project_status(as_json) -> None:
     Example:
       tracker project status --json
     """
-    state, _ = open_tracker().campaigns.status()
-    projects = [p.to_dict() for p in state.own.projects.values()]
-    if as_json:
-        emit_json({"projects": projects})
-        return
-    if not projects:
-        click.echo("No projects yet; start one with `tracker project start`.")
-    for p in projects:
-        mark = click.style("done", fg=GOOD) if p["complete"] else f"{p['remaining']} to go"
-        click.echo(
-            f"{bold(p['name'])} ({p['skill']}): {p['done']}/{p['man_hours']} man-hours, "
-            f"{plural(p['days'], 'day')}, {mark}"
-        )
+    act(("project", "status"), as_json)
 
 
 COMMANDS = [

@@ -60,6 +60,10 @@ class TerminalStyle:
         colour = TONE_COLOURS[self.rules.tone(name)]
         return click.style(outcome_words(name).upper(), fg=colour, bold=True)
 
+    def tone(self, text: str, tone: str, *, bold: bool = False) -> str:
+        # Not bold is no mark at all: click would reset boldness for False.
+        return click.style(text, fg=TONE_COLOURS[tone], bold=bold or None)
+
 
 def dice_words(dice: Sequence[int], kept: int | None, rules: RuleSystem) -> str:
     """Dice as the table reads them: ``3+4+5 = 12`` when they are added, ``15, 3 (kept 3)`` when one

@@ -6,17 +6,24 @@ A system lists its commands (``RuleSystem.commands``): ``tracker threat add`` is
 the typed request it takes (a ``msgspec.Struct`` of its arguments and options, by name), and
 ``decide``, which reads the campaign's state and returns what to log (``Acted``) or refuses
 with one sentence. The app runs it the way it runs every command that logs: decided on the
-freshest state under the write lock, nothing appended on a refusal.
+freshest state under the write lock, nothing appended on a refusal. A listing
+(``logs=False``: ``tracker project status``) decides the same way on the state as it stands and
+logs nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import msgspec
 
 from tracker.events.catalog import EventPayload
+from tracker.events.effects import Effect
+from tracker.systems.dice import DiceSource
+
+if TYPE_CHECKING:
+    from tracker.systems.base import Side, Terminal
 
 
 class Entry(NamedTuple):
@@ -24,6 +31,9 @@ class Entry(NamedTuple):
 
     payload: EventPayload
     visibility: str = "public"
+    event_id: str | None = None
+    """The id it is logged under, when the command's document names it
+    (``tracker.events.envelope.new_event_id``); None: a new one."""
 
 
 class Acted(NamedTuple):
@@ -49,6 +59,27 @@ class Table(Protocol):
         """Whether the players' own view, at ``state``'s version, shows the condition."""
         ...
 
+    def side(self, state: Any, name: str, trait: str) -> Side:
+        """A contest side: a character and its trait, or an opponent given as a name and a
+        score; one sentence when it is neither."""
+        ...
+
+    def effects_shown(
+        self, state: Any, character: Any, effects: Sequence[Effect]
+    ) -> list[dict[str, Any]]:
+        """Each effect as a roll's document shows it: a currency track with the values it moves
+        from and to, a track the sheet lacks marked as not applied."""
+        ...
+
+    def dice_recorded(self, source: DiceSource) -> tuple[str, str | None]:
+        """Where a roll's dice come from as its event records them ("system", "seeded",
+        "physical"), and the seed if any."""
+        ...
+
+    def now(self) -> str:
+        """The time at the table (ISO 8601, UTC), which a window of play is counted back from."""
+        ...
+
 
 class SystemCommand(msgspec.Struct, frozen=True):
     """One command a rule system adds to tracker."""
@@ -72,5 +103,12 @@ class SystemCommand(msgspec.Struct, frozen=True):
     ``what``."""
     at_table: str | None = None
     """Play that only happens in a running session ("adding Threat"); None: bookkeeping."""
-    render: Callable[[Mapping[str, Any], Any], list[str]] | None = None
-    """Its document as the terminal shows it, given the style (``Style``)."""
+    render: Callable[[Mapping[str, Any], Terminal], list[str]] | None = None
+    """Its document as the terminal shows it (``tracker.systems.base.Terminal``)."""
+    verb: str = "is"
+    """The verb the refusal puts after ``what``: "are" for "Major projects"."""
+    logs: bool = True
+    """False: a listing, which decides on the state as it stands and logs nothing."""
+    check: Callable[[Any], None] | None = None
+    """(request) -> None: refuses with ``BadInput`` what the request alone makes impossible
+    (dice given for more workers than named), before any campaign is read."""

@@ -45,11 +45,7 @@ class Feature:
     CONTESTS: Final = "contests"
     DEFAULTS: Final = "skill defaults"
     CHARACTER_POINTS: Final = "character points"
-    SENSE_ROLLS: Final = "sense rolls"
     FRIGHT_CHECKS: Final = "fright checks"
-    INFLUENCE: Final = "influence rolls"
-    EXTRA_EFFORT: Final = "extra effort"
-    PROJECTS: Final = "major projects"
 
 
 class CharacterView(Protocol):
@@ -270,6 +266,27 @@ class Style(Protocol):
 
     def outcome(self, name: str) -> str:
         """An outcome's words, marked by how it reads (its tone)."""
+        ...
+
+
+class Terminal(Style, Protocol):
+    """What a system's command words its document with (``SystemCommand.render``): the marks
+    of ``Style``, and the lines every command that rolls shows alike."""
+
+    def tone(self, text: str, tone: str, *, bold: bool = False) -> str:
+        """Words marked by how they read: "good", "mixed" or "bad"."""
+        ...
+
+    def roll_lines(self, doc: Mapping[str, Any]) -> list[str]:
+        """A logged roll's document as ``tracker roll`` shows it, with its effects and notes."""
+        ...
+
+    def contest_line(self, side: Mapping[str, Any]) -> str:
+        """One side of a contest's document: who, at what, the dice and the outcome."""
+        ...
+
+    def effect_words(self, effects: Sequence[Mapping[str, Any]], who: str) -> list[str]:
+        """Each effect of a document (``effects_shown``) in words, about the character ``who``."""
         ...
 
 

@@ -1,5 +1,10 @@
-"""GURPS's own commands: character points awarded and spent on buy-ups, and the trait a fright
-result owes assigned; each with the words the terminal shows."""
+"""GURPS's own commands: extra effort and the Fright Check (rolls against Will) here; influence
+rolls (``influence``), major projects (``projects``), and character points and fright traits
+(``points``) beside them.
+
+Each is a ``SystemCommand`` (``tracker.systems.acts``): a campaign of another system is refused
+it, naming GURPS, and what it decides is logged as every command's events are.
+"""
 
 from __future__ import annotations
 
@@ -8,199 +13,296 @@ from typing import Any
 
 import msgspec
 
-from tracker.errors import BadInput, Refused
+from tracker.errors import Refused
 from tracker.events import play as ev
+from tracker.events.effects import Effect, TrackChange
+from tracker.events.envelope import new_event_id
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table
-from tracker.systems.base import Style
-from tracker.systems.gurps.rules.attempts import buy_up_cost
-from tracker.systems.gurps.rules.success import OUTCOMES
-from tracker.words import kept_secret, outcome_words, plural
+from tracker.systems.base import CampaignView, CharacterView, Terminal
+from tracker.systems.dice import source_for
+from tracker.systems.gurps import influence, play, points, projects
+from tracker.systems.gurps.rules import feats
+from tracker.systems.gurps.rules import fright as frights
+from tracker.systems.gurps.rules.fright import fright_modifier
+from tracker.systems.gurps.rules.fright_table import FRIGHT_TABLE, fright_table_from_rows
+from tracker.words import kept_secret
 
-# -- character points -----------------------------------------------------------------------------
+# -- extra effort ---------------------------------------------------------------------------------
 
 
-class AwardPoints(msgspec.Struct, frozen=True):
+class Effort(msgspec.Struct, frozen=True):
     character: str
-    amount: int
-    reason: str | None = None
+    percent: int
+    motivated: bool = False
+    skill: str | None = None
+    dice: str | None = None
+    seed: str | None = None
+    secret: bool = False
 
 
-class BuyUp(msgspec.Struct, frozen=True):
-    character: str
-    to: str | None = None
-    """The outcome to buy; None: one step up."""
-    roll: str | None = None
-    """The roll to buy up, by the start of its event id: the character's last roll, checked."""
+def effort_asked(request: Effort) -> None:
+    """Dice that cannot be read are refused before anything else."""
+    source_for(request.dice, request.seed)
 
 
-def points_award(table: Table, state: Any, request: AwardPoints) -> Acted:
-    """Award character points.
-
-    GURPS, 'Repeated Attempts': "the GM may allow players to spend bonus character points
-    to alter recent outcomes"; spending is how points leave a character (`tracker spend
-    NAME buy-up`). An award of 0 or less is refused with that, and with undoing an award
-    given by mistake.
-    """
-    points = request.amount
-    if points < 1:
-        raise BadInput(
-            f"Award 1 or more character points, not {points}; to take points away, "
-            "undo the award (`tracker undo EVENT`, see `tracker log`), or spend them "
-            "with `tracker spend NAME buy-up`."
-        )
+def extra_effort(table: Table, state: Any, request: Effort) -> Acted:
+    """Extra effort: a Will roll (or a Will-based skill's, ``skill``, as the rulebook allows:
+    which skills are Will-based is the GM's call) at -1 per 5% more (rounded up), +5 when
+    motivated. It always costs 1 FP, and a critical failure as many HP as well."""
+    source = source_for(request.dice, request.seed)
+    dice_source, seed_text = table.dice_recorded(source)
     ch = table.character(request.character, state)
-    payload = ev.PointsAwarded(character_id=ch.character_id, points=points, reason=request.reason)
-    doc = {"character": ch.name, "points": points, "total": ch.own.points + points}
-    return Acted((Entry(payload),), doc)
-
-
-def awarded_words(doc: Mapping[str, Any], style: Style) -> list[str]:
-    return [f"{doc['character']} has {plural(doc['total'], 'character point')}."]
-
-
-def buy_up(table: Table, state: Any, request: BuyUp) -> Acted:
-    """Spend character points to buy a character's last roll up to a better outcome."""
-    if not state.cinematic:
-        raise Refused(
-            "Buy-ups are for cinematic campaigns and this one is not; turn them on with "
-            "`tracker campaign set --cinematic`."
-        )
-    ch = table.character(request.character, state)
-    own = ch.own
-    if own.last_roll_id is None or (request.roll and not own.last_roll_id.startswith(request.roll)):
-        raise Refused(f"{ch.name} has no recent roll to buy up; roll first.")
-    target, cost = _bought(own.last_roll_outcome, request.to)
-    if cost > own.points:
-        raise Refused(
-            f"{ch.name} has {plural(own.points, 'character point')} and that buy-up "
-            f"costs {cost}; award points with `tracker points award` or buy a smaller step "
-            "with --to."
-        )
-    payload = ev.RollBoughtUp(
-        character_id=ch.character_id,
-        roll_event_id=own.last_roll_id,
-        from_outcome=own.last_roll_outcome,
-        to_outcome=target,
-        cost=cost,
+    skill = request.skill
+    trait = skill or "Will"
+    will = play.base_skill(ch, trait, play.defaults_for(ch, trait))
+    result = feats.extra_effort(
+        will.value,
+        request.percent,
+        dice=source,
+        motivated=request.motivated,
+        machine=ch.has_trait("Machine"),
     )
-    # Buying up a secret roll is as secret as the roll: the buy-up names the roll and the
-    # outcome it had. So is buying up a public roll with an unshown secret event about the
-    # character after it: that the buy-up passes over it would say the secret was no roll to
-    # buy up (a Danger Sense roll, a Fright Check).
-    since = state.unrevealed(ch.character_id, after=table.version_of(own.last_roll_id))
-    hidden = own.last_roll_secret or bool(since)
-    doc = {
-        "character": ch.name,
-        "roll_event_id": own.last_roll_id,
-        "from": own.last_roll_outcome,
-        "to": target,
-        "cost": cost,
-        "points_left": own.points - cost,
-        "secret": hidden,
-        "roll_secret": own.last_roll_secret,
-        "notes": []
-        if own.last_roll_secret or not since
-        else [kept_secret(since, "a roll this buy-up would pass over")],
+    roll = result.roll
+    effects: list[Effect] = [TrackChange("fp", -result.fp_cost, "extra effort")]
+    if result.hp_loss:
+        effects.append(TrackChange("hp", -result.hp_loss, "extra effort, critical failure"))
+    inputs = play.roll_inputs(
+        will, roll.modifiers, percent=request.percent, motivated=request.motivated
+    )
+    stored = {
+        **roll.to_dict(),
+        "granted": result.granted,
+        "fp_cost": result.fp_cost,
+        "hp_loss": result.hp_loss,
     }
-    return Acted((Entry(payload, "gm" if hidden else "public"),), doc)
+    named = (ch.skill_name(skill) or skill) if skill else "Will"
+    payload = ev.RollMade(
+        character_id=ch.character_id,
+        system=state.system,
+        trait=named,
+        kind="extra-effort",
+        inputs=inputs,
+        dice_source=dice_source,
+        dice=tuple(roll.dice),
+        result=stored,
+        effects=tuple(effects),
+        seed=seed_text,
+    )
+    event_id = new_event_id()
+    doc = {
+        "event_id": event_id,
+        "system": state.system,
+        "character": ch.name,
+        "kind": "extra-effort",
+        "trait": named,
+        "base": will.value,
+        "modifiers": inputs["modifiers"],
+        "effective": roll.effective,
+        "dice": list(roll.dice),
+        "kept": roll.total,
+        "outcome": roll.outcome,
+        "success": roll.success,
+        "margin": roll.margin,
+        "percent": request.percent,
+        "granted": result.granted,
+        "secret": request.secret,
+        "effects": table.effects_shown(state, ch, effects),
+    }
+    return Acted((Entry(payload, "gm" if request.secret else "public", event_id),), doc)
 
 
-def _bought(outcome: str | None, target: str | None) -> tuple[str, int]:
-    """The outcome a roll's ``outcome`` is bought up to and its price in character points:
-    step by step (GURPS, 'Repeated Attempts'), one step up unless ``target`` names another."""
-
-    if target is None:
-        if outcome is None or outcome == OUTCOMES[-1]:
-            raise Refused(
-                "That roll is already a critical success, so there is nothing to buy; buy up "
-                "another roll instead."
-            )
-        target = OUTCOMES[OUTCOMES.index(outcome) + 1]
-    return target, buy_up_cost(outcome or "", target)
-
-
-def bought_words(doc: Mapping[str, Any], style: Style) -> list[str]:
-    line = (
-        f"{doc['character']} spends {plural(doc['cost'], 'character point')}: "
-        f"{outcome_words(doc['from'])} → {style.outcome(doc['to'])} "
-        f"({plural(doc['points_left'], 'point')} left)."
-    ) + (style.dim(" (secret, as the roll was)") if doc.get("roll_secret") else "")
-    if doc.get("secret") and not doc.get("roll_secret"):
-        line += style.dim(" (secret)")
-    return ["\n".join([line, *(style.dim(f"  {n}") for n in doc.get("notes", []))])]
-
-
-# -- traits a fright result owes ------------------------------------------------------------------
-
-
-class AssignTrait(msgspec.Struct, frozen=True):
-    character: str
-    name: str
-    kind: str | None = None
-    obligation: str | None = None
-
-
-def trait_assign(table: Table, state: Any, request: AssignTrait) -> Acted:
-    kind, obligation = request.kind, request.obligation
-    ch = table.character(request.character, state)
-    owed = [
-        o
-        for o in state.open_obligations("assign-trait", ch.character_id)
-        if (obligation is None or o.id == obligation)
-        and (kind is None or o.data.get("trait") == kind)
+def effort_lines(d: Mapping[str, Any], style: Terminal) -> list[str]:
+    mods = "".join(f" {m['value']:+d} {m['label']}" for m in d["modifiers"])
+    head = (
+        f"{style.bold(d['character'])} · extra effort +{d['percent']}% · "
+        f"{d['trait']} {d['base']}{mods}"
+    )
+    dice = "+".join(map(str, d["dice"]))
+    verdict = "granted" if d["granted"] else "not granted"
+    return [
+        head,
+        f"  3d6 {dice} = {d['kept']} vs {d['effective']} → {style.outcome(d['outcome'])}"
+        f" ({verdict})",
+        "  " + ", ".join(style.effect_words(d["effects"], d["character"])),
     ]
-    if not owed:
-        raise Refused(f"No trait is owed to {ch.name}; `tracker obligations` lists what is owed.")
-    # Unless named, a public trait assignment settles what the players know is owed first:
-    # settling a secret one would tell them a secret check was made and failed.
-    ob = next((o for o in owed if not o.secret), owed[0])
-    if not request.name.strip():
-        raise BadInput("Name the trait, like 'Quirk: flinches at water'.")
-    payload = ev.TraitAssigned(
-        character_id=ch.character_id,
-        kind=ob.data.get("trait", kind or "quirk"),
-        name=request.name.strip(),
-        points=ob.data.get("points"),
-        obligation=ob.id,
+
+
+# -- the Fright Check -----------------------------------------------------------------------------
+
+
+class Fright(msgspec.Struct, frozen=True):
+    character: str
+    mods: tuple[str, ...] = ()
+    threat: str | None = None
+    dice: str | None = None
+    table_dice: str | None = None
+    effect_dice: str | None = None
+    seed: str | None = None
+    secret: bool = False
+
+
+def fright_check(table: Table, state: Any, request: Fright) -> Acted:
+    """A Fright Check, and on failure the fright table with its effects."""
+    ch = table.character(request.character, state)
+    will = ch.stat("Will")
+    if will is None:
+        will = ch.stat("IQ")
+    if will is None:
+        raise Refused(f"{ch.name}'s sheet has no Will or IQ; add one (--stat Will=N).")
+    threat, dice = request.threat, request.dice
+    modifiers = [play.fright_modifier(m) for m in request.mods]
+    modifiers += play.fright_traits(ch)
+    exposures, since = _exposures(state, ch, threat, table.now())
+    if exposures:
+        modifiers.append(fright_modifier("previous-exposure", exposures))
+    # A secret event about the character in the last 24 hours could be a check against this
+    # threat, which its modifier would show: this one is secret as well, whatever threat (or
+    # other thing) the secret one was about.
+    after_a_secret = state.unrevealed(ch.character_id, since=since) if threat else []
+    hidden = request.secret or bool(after_a_secret)
+    shared = source_for(None, request.seed)
+    own_table = fright_table_from_rows(state.fright_table) if state.fright_table else None
+    result = frights.fright_check(
+        will,
+        modifiers,
+        dice=source_for(dice, None) if dice else shared,
+        table_dice=source_for(request.table_dice, None, "--table-dice")
+        if request.table_dice
+        else shared,
+        effect_dice=source_for(request.effect_dice, None, "--effect-dice")
+        if request.effect_dice
+        else shared,
+        unfazeable=ch.has_trait("Unfazeable"),
+        ht=ch.stat("HT"),
+        table=own_table or FRIGHT_TABLE,
+        character=ch.name,
     )
-    # A trait owed by a secret fright check is the GM's secret too: in the players' view it
-    # would tell them the check was made and failed.
-    doc = {
-        "character": ch.name,
-        "kind": payload.kind,
-        "trait": payload.name,
-        "secret": ob.secret,
+    effects, notes = play.fright_effects(ch, result)
+    roll = result.roll
+    inputs = {
+        "will": will,
+        "modifiers": [m.to_dict() for m in modifiers],
+        "ht": ch.stat("HT"),
+        "exposures": exposures,
     }
-    return Acted((Entry(payload, "gm" if ob.secret else "public"),), doc)
+    if own_table is not None:
+        # Looked up in the campaign's own table: `verify` then holds the row to it.
+        inputs["table"] = "campaign"
+    payload = ev.FrightChecked(
+        character_id=ch.character_id,
+        inputs=inputs,
+        dice_source="physical" if dice else shared.kind,
+        result=result.to_dict(),
+        effects=tuple(effects),
+        threat=threat,
+    )
+    if hidden and not request.secret:
+        notes = [*notes, kept_secret(after_a_secret, "a check against this threat")]
+    looked_up = None
+    if result.table is not None:
+        t = result.table
+        looked_up = {
+            "dice": list(t.dice),
+            "total": t.total,
+            "row": t.row,
+            "text": t.text,
+            "margin_of_failure": t.margin_of_failure,
+            "effects": [e.to_dict() for e in t.effects],
+        }
+    event_id = new_event_id()
+    doc = {
+        "event_id": event_id,
+        "system": state.system,
+        "character": ch.name,
+        "trait": "Fright Check",
+        "will": will,
+        "modified_will": result.modified_will,
+        "effective": result.effective,
+        "rule_of_14": result.rule_of_14,
+        "modifiers": [m.to_dict() for m in roll.modifiers],
+        "dice": list(roll.dice),
+        "kept": roll.total,
+        "total": roll.total,
+        "outcome": roll.outcome,
+        "success": roll.success,
+        "margin": roll.margin,
+        "table": looked_up,
+        "effects": [e.to_json() for e in effects],
+        "notes": notes,
+        "secret": hidden,
+    }
+    return Acted((Entry(payload, "gm" if hidden else "public", event_id),), doc)
 
 
-def assigned_words(doc: Mapping[str, Any], style: Style) -> list[str]:
-    return [f'{doc["character"]} gains the {doc["kind"]} "{doc["trait"]}".']
+def _exposures(
+    state: CampaignView, ch: CharacterView, threat: str | None, now: str
+) -> tuple[int, str]:
+    """Earlier Fright Checks against the same threat within 24 hours of ``now``, counted from
+    the log, and the time 24 hours back (ISO)."""
+    import pendulum
+
+    since = pendulum.parse(now).subtract(hours=24)
+    if not threat:
+        return 0, since.isoformat()
+    counted = [
+        x
+        for x in state.own.exposures
+        if x["character_id"] == ch.character_id
+        and x["threat"].casefold() == threat.casefold()
+        and pendulum.parse(x["at"]) >= since
+    ]
+    return len(counted), since.isoformat()
+
+
+def fright_lines(d: Mapping[str, Any], style: Terminal) -> list[str]:
+    mods_text = "".join(f" {m['value']:+d} {m['label']}" for m in d["modifiers"])
+    cap = " (Rule of 14)" if d["rule_of_14"] else ""
+    lines = [
+        f"{style.bold(d['character'])} · Fright Check · Will {d['will']}{mods_text} = "
+        f"{d['effective']}{cap}",
+        f"  3d6: {'+'.join(map(str, d['dice']))} = {d['total']}  →  {style.outcome(d['outcome'])}",
+    ]
+    if d["table"]:
+        t = d["table"]
+        lines.append(
+            f"  fright table: {'+'.join(map(str, t['dice']))} + {t['margin_of_failure']} "
+            f"(the margin of failure) = "
+            f"{t['total']} → row {t['row']}: {t['text']}"
+        )
+    effects = style.effect_words(d["effects"], d["character"])
+    if effects:
+        lines.append("  " + "  ".join(effects))
+    lines += [style.dim(f"  {n}") for n in d["notes"]]
+    return lines
 
 
 COMMANDS = (
     SystemCommand(
-        ("points", "award"),
-        AwardPoints,
-        points_award,
-        "Character points",
+        ("influence",),
+        influence.Influence,
+        influence.influence,
+        "Influence rolls",
+        at_table="rolling",
+        render=influence.influence_lines,
         verb="are",
-        render=awarded_words,
     ),
     SystemCommand(
-        ("spend",),
-        BuyUp,
-        buy_up,
-        "Buying up a roll",
-        at_table="buying up a roll",
-        render=bought_words,
-        chosen_by=("action", ("buy-up",)),
+        ("effort",),
+        Effort,
+        extra_effort,
+        "Extra effort",
+        at_table="rolling",
+        render=effort_lines,
+        check=effort_asked,
     ),
     SystemCommand(
-        ("trait", "assign"),
-        AssignTrait,
-        trait_assign,
-        "Assigning fright traits",
-        render=assigned_words,
+        ("fright",),
+        Fright,
+        fright_check,
+        "The Fright Check",
+        at_table="rolling",
+        render=fright_lines,
     ),
+    *projects.COMMANDS,
+    *points.COMMANDS,
 )

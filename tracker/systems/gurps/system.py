@@ -42,11 +42,7 @@ class Gurps(RuleSystem):
             Feature.CONTESTS,
             Feature.DEFAULTS,
             Feature.CHARACTER_POINTS,
-            Feature.SENSE_ROLLS,
             Feature.FRIGHT_CHECKS,
-            Feature.INFLUENCE,
-            Feature.EXTRA_EFFORT,
-            Feature.PROJECTS,
         }
     )
     folding: ClassVar[Folding] = GurpsFolding()

@@ -1,0 +1,312 @@
+"""GURPS's major projects (``tracker project``): a team's daily rolls add man-hours until the
+project is done (GURPS, 'Major projects')."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from tracker.errors import BadInput, NotFound, Refused
+from tracker.events import play as ev
+from tracker.events.envelope import new_event_id
+from tracker.systems.acts import Acted, Entry, SystemCommand, Table
+from tracker.systems.base import CampaignView, RollRequest, Terminal
+from tracker.systems.dice import source_for
+from tracker.systems.gurps import play
+from tracker.systems.gurps.folding import Project
+from tracker.systems.gurps.rules.projects import project_day, supervisor_modifier
+from tracker.words import plural
+
+# The skills a supervisor directs a project's team with (GURPS, 'Major projects').
+SUPERVISING = ("leadership", "administration")
+
+
+class ProjectStart(msgspec.Struct, frozen=True):
+    name: str
+    skill: str
+    hours: int
+
+
+class ProjectRoll(msgspec.Struct, frozen=True):
+    name: str
+    workers: tuple[str, ...]
+    mods: tuple[str, ...] = ()
+    supervisor: str | None = None
+    supervisor_skill: str = "Leadership"
+    supervisor_bonus: int = 1
+    supervisor_dice: str | None = None
+    dice: tuple[str, ...] = ()
+    destroyed_dice: tuple[str, ...] = ()
+    seed: str | None = None
+
+
+class ProjectStatus(msgspec.Struct, frozen=True):
+    pass
+
+
+def project_start(table: Table, state: Any, request: ProjectStart) -> Acted:
+    name, hours = request.name, request.hours
+    if hours < 1:
+        raise BadInput(f"A project needs 1 or more man-hours, not {hours}; give --hours 1 or more.")
+    if _project(state, name, missing_ok=True):
+        raise Refused(f'A project named "{name}" already exists; pick another name.')
+    payload = ev.ProjectStarted(
+        project_id=str(uuid.uuid4()), name=name.strip(), skill=request.skill, man_hours=hours
+    )
+    return Acted(
+        (Entry(payload),), {"project": name.strip(), "skill": request.skill, "man_hours": hours}
+    )
+
+
+def day_asked(request: ProjectRoll) -> None:
+    """A day's team and dice that cannot go together, whatever the project."""
+    workers, dice = request.workers, request.dice
+    if request.supervisor_skill.casefold() not in SUPERVISING:
+        raise BadInput(
+            f"A supervisor rolls Leadership or Administration, not {request.supervisor_skill}; "
+            "give --supervisor-skill leadership or administration."
+        )
+    if not workers:
+        raise BadInput("A project day needs a worker; name one or more after the project.")
+    if dice and len(dice) != len(workers):
+        raise BadInput(
+            f"--dice was given {_times(len(dice))} for "
+            f"{plural(len(workers), 'worker')}; give it once per worker, in the order the "
+            "workers are named."
+        )
+    supervisor_modifier(request.supervisor_bonus)
+
+
+def project_roll(table: Table, state: Any, request: ProjectRoll) -> Acted:
+    """One day of a project's team: each worker's skill roll and the man-hours it adds.
+
+    A supervisor directs the day instead of working (GURPS, 'Major projects': "A supervisor
+    using Leadership or Administration instead of working personally can give the team +1 to
+    +2 on success"): one Leadership or Administration roll for the whole team, logged first as
+    a roll of its own; its success gives every worker +1 (or +2, the GM's choice) that day.
+    Every event of the day carries the same day id in its inputs, so the project counts days,
+    not rolls.
+
+    ``mods`` apply to every worker's roll; ``dice`` are the workers' physical 3d6, one set per
+    worker in the order named; ``destroyed_dice`` the 2d of each critical failure, in the order
+    the workers are named.
+    """
+    workers, dice, destroyed_dice = request.workers, request.dice, request.destroyed_dice
+    bonus = supervisor_modifier(request.supervisor_bonus)
+    found = _project(state, request.name)
+    team = [table.character(name, state) for name in workers]
+    seen: set[str] = set()
+    for ch in team:
+        if ch.character_id in seen:
+            raise BadInput(
+                f"{ch.name} is named twice; a worker rolls once a day, so name each worker once."
+            )
+        seen.add(ch.character_id)
+    day = str(uuid.uuid4())
+    extra = list(request.mods)
+    shared = source_for(None, request.seed)
+    entries = []
+    supervised: dict[str, Any] | None = None
+    if request.supervisor is not None:
+        boss = table.character(request.supervisor, state)
+        if boss.character_id in seen:
+            raise BadInput(
+                f"{boss.name} cannot supervise and work the same day, since a supervisor "
+                "directs instead of working; leave them out of the workers, or name another "
+                "character with --supervisor."
+            )
+        led = play.decide_roll(
+            None,
+            RollRequest(
+                request.supervisor_skill,
+                source=source_for(request.supervisor_dice, None, "--supervisor-dice")
+                if request.supervisor_dice
+                else shared,
+            ),
+            boss,
+            state,
+        )
+        event_id = new_event_id()
+        payload = ev.RollMade(
+            character_id=boss.character_id,
+            system=state.system,
+            trait=led.trait,
+            kind="supervision",
+            inputs={**led.inputs, "project_id": found.project_id, "day": day},
+            dice_source="physical" if request.supervisor_dice else shared.kind,
+            dice=led.dice,
+            result=led.result,
+        )
+        entries.append(Entry(payload, "gm" if led.secret else "public", event_id))
+        supervised = {
+            "event_id": event_id,
+            "character": boss.name,
+            "secret": led.secret,
+            **led.doc,
+        }
+        if led.result["success"]:
+            extra.append(f"{bonus.value}:supervisor {boss.name} ({led.trait})")
+    done = found.done
+    crits = 0
+    rolled = []
+    for i, ch in enumerate(team):
+        worked = play.decide_roll(
+            None,
+            RollRequest(
+                found.skill,
+                mods=tuple(extra),
+                source=source_for(dice[i], None) if dice else shared,
+            ),
+            ch,
+            state,
+        )
+        destroying = shared
+        if worked.result["outcome"] == "critical_failure" and destroyed_dice:
+            if crits >= len(destroyed_dice):
+                raise BadInput(
+                    f"{ch.name}'s critical failure destroys 2d hours of work, but "
+                    f"--destroyed-dice was given {_times(len(destroyed_dice))}; give it once "
+                    "per critical failure, in the order the workers are named."
+                )
+            destroying = source_for(destroyed_dice[crits], None, "--destroyed-dice")
+            crits += 1
+        worker_day = project_day(worked.result["outcome"], dice=destroying)
+        result = {
+            **worked.result,
+            "man_hours": worker_day.man_hours,
+            "destroyed": worker_day.destroyed_hours,
+            "destroyed_dice": list(worker_day.dice),
+        }
+        payload = ev.RollMade(
+            character_id=ch.character_id,
+            system=state.system,
+            trait=worked.trait,
+            kind="project",
+            inputs={**worked.inputs, "project_id": found.project_id, "day": day},
+            dice_source="physical" if dice else shared.kind,
+            dice=tuple(result["dice"]),
+            result=result,
+            task=None,
+        )
+        # Secret as the rules make a roll of the same skill and modifiers: a sense, or a margin
+        # a secret influence left.
+        event_id = new_event_id()
+        entries.append(Entry(payload, "gm" if worked.secret else "public", event_id))
+        # As the project's fold adds it up: no day takes the work below none.
+        done = max(done + worker_day.man_hours - worker_day.destroyed_hours, 0)
+        rolled.append(
+            {
+                **worked.doc,
+                "event_id": event_id,
+                "character": ch.name,
+                "kind": "project",
+                "man_hours": worker_day.man_hours,
+                "destroyed": worker_day.destroyed_hours,
+                "secret": worked.secret,
+                "effects": [],
+            }
+        )
+    doc = {
+        "event_id": entries[-1].event_id,
+        "system": state.system,
+        "kind": "project-day",
+        "project": found.name,
+        "day": day,
+        "days": found.days + 1,
+        "supervisor": supervised,
+        "workers": rolled,
+        "man_hours": sum(w["man_hours"] for w in rolled),
+        "destroyed": sum(w["destroyed"] for w in rolled),
+        "done": done,
+        "needed": found.man_hours,
+        "effects": [],
+    }
+    return Acted(tuple(entries), doc)
+
+
+def project_status(table: Table, state: Any, request: ProjectStatus) -> Acted:
+    """Every project's progress; it logs nothing."""
+    return Acted((), {"projects": [p.to_dict() for p in state.own.projects.values()]})
+
+
+def _times(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count} times")
+
+
+def _project(state: CampaignView, name: str, missing_ok: bool = False) -> Project | None:
+    for project in state.own.projects.values():
+        if project.name.casefold() == name.strip().casefold() or project.project_id == name:
+            return project
+    if missing_ok:
+        return None
+    have = ", ".join(p.name for p in state.own.projects.values()) or "none"
+    raise NotFound(
+        f'No project named "{name}" (projects: {have}); start one with '
+        "`tracker project start NAME --skill SKILL --hours N`."
+    )
+
+
+def start_lines(d: Mapping[str, Any], style: Terminal) -> list[str]:
+    return [f'Project "{d["project"]}" started: {d["man_hours"]} man-hours of {d["skill"]}.']
+
+
+def day_lines(d: Mapping[str, Any], style: Terminal) -> list[str]:
+    lines = []
+    if d["supervisor"]:
+        lines += style.roll_lines(d["supervisor"])
+    for worker in d["workers"]:
+        lines += style.roll_lines(worker)
+        lost = f", {worker['destroyed']} hours destroyed" if worker["destroyed"] else ""
+        lines.append(f"  +{worker['man_hours']} man-hours{lost}")
+    lost = f", {d['destroyed']} hours destroyed" if d["destroyed"] else ""
+    lines.append(
+        f"Day {d['days']} of {d['project']}: +{d['man_hours']} man-hours{lost}: "
+        f"{d['done']}/{d['needed']}"
+    )
+    return lines
+
+
+def status_lines(d: Mapping[str, Any], style: Terminal) -> list[str]:
+    if not d["projects"]:
+        return ["No projects yet; start one with `tracker project start`."]
+    lines = []
+    for p in d["projects"]:
+        mark = style.tone("done", "good") if p["complete"] else f"{p['remaining']} to go"
+        lines.append(
+            f"{style.bold(p['name'])} ({p['skill']}): {p['done']}/{p['man_hours']} man-hours, "
+            f"{plural(p['days'], 'day')}, {mark}"
+        )
+    return lines
+
+
+COMMANDS = (
+    SystemCommand(
+        ("project", "start"),
+        ProjectStart,
+        project_start,
+        "Major projects",
+        render=start_lines,
+        verb="are",
+    ),
+    SystemCommand(
+        ("project", "roll"),
+        ProjectRoll,
+        project_roll,
+        "Major projects",
+        render=day_lines,
+        verb="are",
+        check=day_asked,
+    ),
+    SystemCommand(
+        ("project", "status"),
+        ProjectStatus,
+        project_status,
+        "Major projects",
+        render=status_lines,
+        verb="are",
+        logs=False,
+    ),
+)
