@@ -13,7 +13,7 @@ from tracker.errors import BadInput, NotFound, Refused
 from tracker.events import play as ev
 from tracker.events.envelope import new_event_id
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table
-from tracker.systems.base import CampaignView, RollRequest, Terminal
+from tracker.systems.base import CampaignView, Terminal
 from tracker.systems.dice import source_for
 from tracker.systems.gurps import play
 from tracker.systems.gurps.folding import Project
@@ -120,7 +120,7 @@ def project_roll(table: Table, state: Any, request: ProjectRoll) -> Acted:
             )
         led = play.decide_roll(
             None,
-            RollRequest(
+            state.rules.roll_request(
                 request.supervisor_skill,
                 source=source_for(request.supervisor_dice, None, "--supervisor-dice")
                 if request.supervisor_dice
@@ -155,7 +155,7 @@ def project_roll(table: Table, state: Any, request: ProjectRoll) -> Acted:
     for i, ch in enumerate(team):
         worked = play.decide_roll(
             None,
-            RollRequest(
+            state.rules.roll_request(
                 found.skill,
                 mods=tuple(extra),
                 source=source_for(dice[i], None) if dice else shared,
