@@ -3,10 +3,12 @@ it may ask of the table it runs at.
 
 A system lists its commands (``RuleSystem.commands``): ``tracker threat add`` is Glintlock's,
 ``tracker points award`` GURPS's. Each is a ``SystemCommand``: its path on the command line,
-the typed request it takes (a ``msgspec.Struct`` of its arguments and options, by name), and
+the typed request it takes (a ``msgspec.Struct`` of its arguments and options, by name),
 ``decide``, which reads the campaign's state and returns what to log (``Acted``) or refuses
-with one sentence. The app runs it the way it runs every command that logs: decided on the
-freshest state under the write lock, nothing appended on a refusal.
+with one sentence, and its declaration (a ``tracker.systems.commands.Command``), from which
+the command line, ``tracker shell`` and Tab completion offer it. The app runs it the way it
+runs every command that logs: decided on the freshest state under the write lock, nothing
+appended on a refusal.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, NamedTuple, Protocol
 import msgspec
 
 from tracker.events.catalog import EventPayload
+from tracker.systems.commands import Command
 
 
 class Entry(NamedTuple):
@@ -66,3 +69,8 @@ class SystemCommand(msgspec.Struct, frozen=True):
     """Play that only happens in a running session ("adding Threat"); None: bookkeeping."""
     render: Callable[[Mapping[str, Any], Any], list[str]] | None = None
     """Its document as the terminal shows it, given the style (``Style``)."""
+    declared: Command | None = None
+    """What it takes on the command line, with its help and examples: tracker's command line
+    offers it as ``tracker WORD ...`` (unless tracker has a command of that word already),
+    made from this, with ``--json`` printing its document. Its arguments and options are named
+    as ``request``'s fields; None: no command line of its own."""

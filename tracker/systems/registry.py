@@ -306,3 +306,16 @@ def roll_request(trait: str, **values: Any) -> RollRequest:
 def contest_request(**values: Any) -> ContestRequest:
     """A contest as a command line gives it (``roll_request``)."""
     return request_of(ContestRequest, declared("contest_options"), values)
+
+
+def built_in(system: RuleSystem) -> bool:
+    """Whether ``system`` is one of tracker's own (a module of the ``tracker`` package), not
+    an outside package's: the command reference tracker ships names only what every
+    installation has."""
+    return type(system).__module__.partition(".")[0] == "tracker"
+
+
+def command_lines() -> list[tuple[RuleSystem, SystemCommand]]:
+    """Every installed system's commands that declare a command line of their own
+    (``SystemCommand.declared``), with the system of each, in the systems' order."""
+    return [(s, c) for s in systems() for c in s.commands if c.declared is not None]
