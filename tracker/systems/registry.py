@@ -157,8 +157,9 @@ def _group_lines(path: str) -> list[tuple[str, str]]:
 
 def refresh() -> None:
     """Forget what was found, so systems installed (or removed) since are seen."""
-    global _found
+    global _found, _said
     _found = None
+    _said = None
     _loaded.clear()
 
 
