@@ -43,15 +43,21 @@ def glintlock(run) -> Run:
 PLUGINS = Path(__file__).resolve().parent / "plugins"
 
 
-def install_d6(site: Path) -> Path:
-    """The D6 rule system (``tests/plugins/tracker_d6``) as a separately installed package is:
-    an entry point in the ``tracker.systems`` group, in a distribution's metadata under ``site``.
-    Returns ``site``; ``site`` and ``PLUGINS`` go on the path (or PYTHONPATH) to install it."""
-    info = site / "tracker_d6-0.1.dist-info"
+def install_plugin(site: Path, distribution: str, entry_point: str) -> Path:
+    """A rule system under ``tests/plugins`` as a separately installed package is: an entry
+    point (``name = module:Class``) in the ``tracker.systems`` group, in the metadata of the
+    distribution ``distribution`` under ``site``. Returns ``site``; ``site`` and ``PLUGINS`` go
+    on the path (or PYTHONPATH) to install it."""
+    info = site / f"{distribution.replace('-', '_')}-0.1.dist-info"
     info.mkdir(parents=True, exist_ok=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tracker-d6\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[tracker.systems]\nd6 = tracker_d6:D6\n")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[tracker.systems]\n{entry_point}\n")
     return site
+
+
+def install_d6(site: Path) -> Path:
+    """The D6 rule system (``tests/plugins/tracker_d6``), installed under ``site``."""
+    return install_plugin(site, "tracker-d6", "d6 = tracker_d6:D6")
 
 
 @pytest.fixture
@@ -60,6 +66,22 @@ def d6_installed(tmp_path_factory, monkeypatch):
     from tracker.systems import registry
 
     site = install_d6(tmp_path_factory.mktemp("site"))
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    registry.refresh()
+    yield site
+    registry.refresh()
+
+
+@pytest.fixture
+def pool_installed(tmp_path_factory, monkeypatch):
+    """Pool (``tests/plugins/tracker_pool``: a d6 pool with Momentum, a command and an event
+    of its own) installed for the test, as D6 is."""
+    from tracker.systems import registry
+
+    site = install_plugin(
+        tmp_path_factory.mktemp("site"), "tracker-pool", "pool = tracker_pool:Pool"
+    )
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.syspath_prepend(str(PLUGINS))
     registry.refresh()

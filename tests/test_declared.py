@@ -39,3 +39,44 @@ def test_an_odds_option_is_a_number_unless_it_says_otherwise():
     assert odds_option("--dl", "x", kind=str).kind == "str"
     assert odds_option("--dynamic", "x", is_flag=True).kind == "bool"
     assert odds_option("--tie-rule", "x", kind=str, choices=("stat",)).kind == "choice"
+
+
+def test_a_systems_declared_command_is_on_the_command_line_unless_tracker_has_the_word(
+    run, monkeypatch
+):
+    """A command a system declares (``SystemCommand.declared``) is made from its declaration
+    when asked for; a word tracker has a command for stays tracker's."""
+    from tracker.cli import cli, known
+    from tracker.systems import registry
+    from tracker.systems.acts import SystemCommand
+    from tracker.systems.commands import Argument, Command
+
+    class Omen(msgspec.Struct, frozen=True):
+        sign: str
+        note: str | None = None
+
+    def declared(path: tuple[str, ...], help: str) -> SystemCommand:
+        command = Command(
+            path, help, arguments=(Argument("sign"),), options=(Option("--note", "Why."),)
+        )
+        return SystemCommand(path, Omen, lambda *_: None, "Omens", declared=command)
+
+    glintlock = registry.get("glintlock")
+    theirs = [
+        (
+            glintlock,
+            declared(("omen", "read"), "Read an omen.\n\n\b\nExample:\n  tracker omen read crow"),
+        ),
+        (glintlock, declared(("threat", "read"), "Not tracker's.")),
+    ]
+    monkeypatch.setattr(registry, "command_lines", lambda: theirs)
+    listed = run.ok("--help").stdout
+    assert "omen" in listed
+    assert known("omen")
+    assert "omen read [OPTIONS] SIGN" in run.ok("omen read --help").stdout
+    assert "read" not in run.ok("threat --help").stdout  # tracker's own group, as it was
+    run.ok("campaign new Ashes --system glintlock")
+    refused = run("omen read crow")
+    assert refused.exit_code == 1
+    assert "omen read is a rule no installed system has" in refused.stderr
+    assert "omen" not in cli.commands  # made for the line, not kept

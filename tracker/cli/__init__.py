@@ -104,13 +104,28 @@ COMMAND_MODULES = {
 def _load(name: str) -> click.Command | None:
     module_name = COMMAND_MODULES.get(name)
     if module_name is None:
-        return None
+        # A word of tracker's own is never a system's: a system adds only words it lacks.
+        from tracker.cli import acts
+
+        return acts.load(name)
     module = importlib.import_module(f"tracker.cli.{module_name}")
     return next((c for c in module.COMMANDS if c.name == name), None)
 
 
+def _more() -> list[str]:
+    from tracker.cli import acts
+
+    return acts.names()
+
+
 cli.lazy_commands = COMMAND_MODULES
 cli.load_command = _load
+cli.more_commands = _more
+
+
+def known(name: str) -> bool:
+    """Whether ``name`` is a command here: tracker's own, or an installed system's."""
+    return name in COMMAND_MODULES or name in _more()
 
 
 def main() -> None:

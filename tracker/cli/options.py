@@ -30,15 +30,19 @@ class TrackerGroup(click.Group):
 
     lazy_commands: dict[str, str] = {}  # noqa: RUF012 - set once on the root group
     load_command = None
+    # The names of the commands the installed rule systems add (``tracker.cli.acts``): loaded
+    # by ``load_command`` too, but made anew each time, as the systems installed may change.
+    more_commands = None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *self.lazy_commands})
+        more = self.more_commands() if self.more_commands is not None else ()
+        return sorted({*super().list_commands(ctx), *self.lazy_commands, *more})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
         if command is None and self.load_command is not None:
             command = self.load_command(cmd_name)
-            if command is not None:
+            if command is not None and cmd_name in self.lazy_commands:
                 self.add_command(command)
         return command
 

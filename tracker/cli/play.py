@@ -26,6 +26,7 @@ from tracker.cli.render import (
     local_time,
     plural,
     printable,
+    track_word,
     warn,
 )
 from tracker.systems import registry
@@ -166,9 +167,14 @@ def effect_words(effects: list[dict[str, Any]], who: str) -> list[str]:
             name = TRACK_WORDS[track]
             cause = f" of {e['cause']}" if e.get("cause") else ""
             words.append(f"{-e['delta']} {name}{cause}, not applied: {who}'s sheet has no {name}")
+        elif track and "after" in e:
+            # A currency of the system's own (``Folding.currencies``): where it went, and what
+            # went past its top.
+            lost = f", {e['lost']} lost past the top" if e.get("lost") else ""
+            words.append(f"{signed(e['delta'])} {track_word(track)} ({e['after']}{lost})")
         elif track:
             cause = f" ({e['cause']})" if e.get("cause") else ""
-            words.append(f"{signed(e['delta'])} {TRACK_WORDS[track]}{cause}")
+            words.append(f"{signed(e['delta'])} {track_word(track)}{cause}")
         elif "condition" in e:
             words.append(condition_began(e["condition"], e.get("duration"), e.get("unit")))
         elif "story_tag_spent" in e:

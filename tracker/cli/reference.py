@@ -23,10 +23,12 @@ story.
 
 def reference() -> str:
     """Every command and option of ``tracker``, in Markdown."""
-    from tracker.cli import cli
+    from tracker.cli import COMMAND_MODULES, acts, cli
 
     root = click.Context(cli, info_name="tracker")
-    names = cli.list_commands(root)
+    # What tracker's own systems add, not an outside package installed beside it.
+    ours = {*COMMAND_MODULES, *acts.names(built_in=True)}
+    names = [name for name in cli.list_commands(root) if name in ours]
     out = [HEADER, "## Contents", ""]
     out += [f"[{name}](#tracker-{name})" + ("," if name != names[-1] else "") for name in names]
     out += ["", "## Before any command", ""]

@@ -20,6 +20,12 @@ MIXED = "yellow"
 TRACK_WORDS = {"mettle": "Mettle", "threat": "Threat", "stress": "stress", "hp": "HP", "fp": "FP"}
 
 
+def track_word(track: str) -> str:
+    """The name a track goes by at the table: tracker's words for those it has always shown,
+    else a system's own track by its name, capitalised ("momentum": "Momentum")."""
+    return TRACK_WORDS.get(track) or track.capitalize()
+
+
 def printable(text: str) -> str:
     """``text`` from the log as a terminal may show it: a control character (an escape
     sequence in an imported name, a line break) spelled as its escape instead of acted on."""

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
+from tracker.cli.render import track_word
 from tracker.systems.dice import PHYSICAL
 
 PALETTE = ("#2563eb", "#d97706", "#059669", "#c026d3", "#dc2626", "#0891b2", "#65a30d", "#7c3aed")
@@ -334,8 +335,14 @@ def _tracks_section(report: dict[str, Any], colours: dict[str, str]) -> str:
         for name, points in (report.get("tracks") or {}).items()
         if not (only and name.casefold() != only.casefold())
     }
-    threat = {p["version"]: p["threat"] for p in report.get("threat") or []}
-    versions = sorted({v for points in tracks.values() for v in points} | set(threat))
+    # The campaign's own tracks, where its system keeps any: Glintlock's Threat, charted with
+    # Mettle; any other (a system's own pool) on a chart of its own.
+    kept = report.get("threat") or []
+    threat = {p["version"]: p["threat"] for p in kept if "threat" in p}
+    own = sorted({key for p in kept for key in p} - {"version", "time", "threat"})
+    versions = sorted(
+        {v for points in tracks.values() for v in points} | {p["version"] for p in kept}
+    )
     points = [p for by_version in tracks.values() for p in by_version.values()]
     sessions = {r["version"]: r.get("session") for r in report.get("rows") or []}
     marks = [
@@ -353,6 +360,11 @@ def _tracks_section(report: dict[str, Any], colours: dict[str, str]) -> str:
         if threat:
             series.append(("Threat", [threat.get(v) for v in versions], THREAT_COLOUR, True))
         specs.append(("Mettle and Threat", series, (0, 6)))
+    for key in own:
+        values = {p["version"]: p.get(key) for p in kept}
+        name = track_word(key)
+        series = [(name, [values.get(v) for v in versions], THREAT_COLOUR, False)]
+        specs.append((name, series, None))
     if any("hp" in p or "fp" in p for p in points):
         hp_fp = [
             (f"{n} {key.upper()}", line(n, key), colours[n], key == "fp")

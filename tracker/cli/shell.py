@@ -161,9 +161,9 @@ class Completer:
     def words(self, before: list[str], incomplete: str = "") -> list[str]:
         from click.shell_completion import ShellComplete
 
-        from tracker.cli import COMMAND_MODULES, cli
+        from tracker.cli import cli, known
 
-        if before and (before[0] == "shell" or before[0] not in COMMAND_MODULES):
+        if before and (before[0] == "shell" or not known(before[0])):
             return []  # nothing follows a word that is no command here
         completer = ShellComplete(cli, {"obj": self.obj}, "tracker", "")
         try:

@@ -3,12 +3,13 @@ it may ask of the table it runs at.
 
 A system lists its commands (``RuleSystem.commands``): ``tracker threat add`` is Glintlock's,
 ``tracker points award`` GURPS's. Each is a ``SystemCommand``: its path on the command line,
-the typed request it takes (a ``msgspec.Struct`` of its arguments and options, by name), and
+the typed request it takes (a ``msgspec.Struct`` of its arguments and options, by name),
 ``decide``, which reads the campaign's state and returns what to log (``Acted``) or refuses
-with one sentence. The app runs it the way it runs every command that logs: decided on the
-freshest state under the write lock, nothing appended on a refusal. A listing
-(``logs=False``: ``tracker project status``) decides the same way on the state as it stands and
-logs nothing.
+with one sentence, and its declaration (a ``tracker.systems.commands.Command``), from which
+the command line, ``tracker shell`` and Tab completion offer it. The app runs it the way it
+runs every command that logs: decided on the freshest state under the write lock, nothing
+appended on a refusal. A listing (``logs=False``: ``tracker project status``) decides the same
+way on the state as it stands and logs nothing.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import msgspec
 
 from tracker.events.catalog import EventPayload
 from tracker.events.effects import Effect
+from tracker.systems.commands import Command
 from tracker.systems.dice import DiceSource
 
 if TYPE_CHECKING:
@@ -112,3 +114,8 @@ class SystemCommand(msgspec.Struct, frozen=True):
     check: Callable[[Any], None] | None = None
     """(request) -> None: refuses with ``BadInput`` what the request alone makes impossible
     (dice given for more workers than named), before any campaign is read."""
+    declared: Command | None = None
+    """What it takes on the command line, with its help and examples: tracker's command line
+    offers it as ``tracker WORD ...`` (unless tracker has a command of that word already),
+    made from this, with ``--json`` printing its document. Its arguments and options are named
+    as ``request``'s fields; None: no command line of its own."""

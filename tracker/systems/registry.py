@@ -157,8 +157,9 @@ def _group_lines(path: str) -> list[tuple[str, str]]:
 
 def refresh() -> None:
     """Forget what was found, so systems installed (or removed) since are seen."""
-    global _found
+    global _found, _said
     _found = None
+    _said = None
     _loaded.clear()
 
 
@@ -337,3 +338,16 @@ def _chosen(path: tuple[str, ...], given: Mapping[str, Any]) -> Callable[[System
     at = [c for system in systems() for c in system.commands if c.path == path]
     named = any(names(c) for c in at)
     return lambda c: c.path == path and (names(c) if named else c.chosen_by is None)
+
+
+def built_in(system: RuleSystem) -> bool:
+    """Whether ``system`` is one of tracker's own (a module of the ``tracker`` package), not
+    an outside package's: the command reference tracker ships names only what every
+    installation has."""
+    return type(system).__module__.partition(".")[0] == "tracker"
+
+
+def command_lines() -> list[tuple[RuleSystem, SystemCommand]]:
+    """Every installed system's commands that declare a command line of their own
+    (``SystemCommand.declared``), with the system of each, in the systems' order."""
+    return [(s, c) for s in systems() for c in s.commands if c.declared is not None]

@@ -1,0 +1,359 @@
+"""Pool: a d6 dice-pool system with a currency of its own, installed as an outside package
+would be, for the tests. It touches nothing of tracker but its public pieces.
+
+A character rolls as many d6 as the trait's score; each 5 or 6 is a success. No success is a
+miss, one a hit, two or more a flourish. Each success beyond the first adds 1 Momentum to the
+party's pool (at most 6; what goes past is lost). ``tracker momentum spend CHARACTER N --on
+TEXT`` spends it (an event of the system's own, ``PoolMomentumSpent``), and ``--push`` on a
+roll adds a die for 1 Momentum. While the pool is full, the GM owes a complication: the
+obligation opens as the pool fills and is met when Momentum is spent. Rulings of this system:
+the pool carries over from session to session, and so does a complication owed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from importlib import resources
+from typing import Any, ClassVar
+
+import msgspec
+
+from tracker.errors import BadInput, Refused
+from tracker.events.catalog import EventPayload, event_type
+from tracker.events.effects import TrackChange, effects_text
+from tracker.events.play import RollMade
+from tracker.systems.acts import Acted, Entry, SystemCommand, Table
+from tracker.systems.base import (
+    CampaignView,
+    CharacterView,
+    DemoEvening,
+    Folding,
+    OddsCommand,
+    OddsOption,
+    OddsReport,
+    Part,
+    RollDecision,
+    RollFacts,
+    RollLines,
+    RollRequest,
+    RuleSystem,
+    Style,
+    effects_differ,
+    trait_value,
+)
+from tracker.systems.commands import Argument, Command, Option, option_values
+from tracker.systems.odds import Odds
+
+FACES = 6
+SUCCESS_FACE = 5
+POOL_MAX = 6
+PUSH_COST = 1
+COMPLICATION = "pool-complication"
+OUTCOMES = ("miss", "hit", "flourish")
+ROLL = (Option("--push", "add a die for 1 Momentum from the party's pool.", "bool"),)
+
+
+@event_type
+class MomentumSpent(EventPayload, frozen=True):
+    """Pool: Momentum spent from the party's pool by a character, on what the table says."""
+
+    TYPE: ClassVar[str] = "PoolMomentumSpent"
+    character_field: ClassVar[str | None] = "character_id"
+    character_id: str
+    amount: int
+    on: str
+
+
+# -- the rules --------------------------------------------------------------------------------
+
+
+def successes(dice: tuple[int, ...]) -> int:
+    return sum(die >= SUCCESS_FACE for die in dice)
+
+
+def outcome(dice: tuple[int, ...]) -> str:
+    return OUTCOMES[min(successes(dice), len(OUTCOMES) - 1)]
+
+
+def effects(dice: tuple[int, ...], push: bool) -> tuple[TrackChange, ...]:
+    """What a roll does to the pool: a push costs 1; each success beyond the first adds 1."""
+    paid = (TrackChange("momentum", -PUSH_COST, "a push"),) if push else ()
+    beyond = successes(dice) - 1
+    gained = (TrackChange("momentum", beyond, "successes beyond the first"),) if beyond > 0 else ()
+    return paid + gained
+
+
+def _odds(dice: int) -> OddsReport:
+    """Exact, by the binomial count of successes (each die 2 in 6), so a big pool costs no
+    walk over every fall."""
+    count = dice
+    if not 1 <= count <= 40:
+        raise BadInput(f"A pool of {count} d6 is not rolled here; give 1 to 40 dice.")
+    p = Fraction(FACES - SUCCESS_FACE + 1, FACES)
+    by = [math.comb(count, k) * p**k * (1 - p) ** (count - k) for k in range(count + 1)]
+    chances = {
+        "miss": by[0],
+        "hit": by[1] if count >= 1 else Fraction(0),
+        "flourish": sum(by[2:], Fraction(0)),
+    }
+    odds = Odds("pool", "roll", chances, success=1 - chances["miss"])
+    return OddsReport(odds, f"Pool · {count}d6", odds.to_dict())
+
+
+# -- the state --------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class PoolCampaign(Part):
+    momentum: int = 0
+
+
+def _owed(state: Any) -> bool:
+    return bool(state.open_obligations(COMPLICATION))
+
+
+def _set_pool(state: Any, value: int, raw: Any, how: str) -> None:
+    """Move the pool, opening the complication as it fills and meeting it as it is spent."""
+    before = state.own.momentum
+    state.own.momentum = min(max(value, 0), POOL_MAX)
+    if state.own.momentum == POOL_MAX and not _owed(state):
+        state.open(
+            raw,
+            COMPLICATION,
+            f"The party's pool is full ({POOL_MAX} Momentum): the GM owes a complication.",
+        )
+    elif state.own.momentum < before:
+        for ob in state.open_obligations(COMPLICATION):
+            state.discharge(ob, raw, how)
+
+
+def _spent(state: Any, e: MomentumSpent, raw: Any) -> None:
+    _set_pool(state, state.own.momentum - e.amount, raw, f"{e.amount} Momentum spent")
+
+
+def _could_spend(state: Any, e: MomentumSpent) -> str | None:
+    held = state.own.momentum
+    return (
+        f"the pool would hold {held} Momentum for a spend of {e.amount}"
+        if held < e.amount
+        else None
+    )
+
+
+class PoolFolding(Folding):
+    campaign_part: ClassVar[type[Part]] = PoolCampaign
+    handlers: ClassVar[dict[type, Any]] = {MomentumSpent: _spent}
+    preconditions: ClassVar[dict[type, Any]] = {MomentumSpent: _could_spend}
+
+    def track_moved(self, state: Any, ch: Any, track: str, delta: int, raw: Any) -> None:
+        if track == "momentum":
+            _set_pool(state, state.own.momentum + delta, raw, "Momentum pushed")
+
+    def roll_problem(self, state: Any, ch: Any, event: Any) -> str | None:
+        if event.inputs.get("push") and state.own.momentum < PUSH_COST:
+            return "it pushed with no Momentum in the pool"
+        return None
+
+    def campaign_doc(self, state: Any, doc: dict[str, Any]) -> dict[str, Any]:
+        return {**doc, "momentum": state.own.momentum, "complication_owed": _owed(state)}
+
+    def readings(self, state: Any, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
+        return {"Momentum": state.own.momentum, **doc} if ch is None else doc
+
+    def chart(self, state: Any, ch: Any, point: dict[str, Any]) -> dict[str, Any]:
+        return {**point, "momentum": state.own.momentum} if ch is None else point
+
+    def currencies(self, state: Any, ch: Any) -> dict[str, tuple[int, int]]:
+        return {"momentum": (state.own.momentum, POOL_MAX)}
+
+    def headline(self, state: Any) -> str:
+        return f" · Momentum {state.own.momentum}" + (
+            " (complication owed)" if _owed(state) else ""
+        )
+
+
+# -- the command ------------------------------------------------------------------------------
+
+
+class SpendMomentum(msgspec.Struct, frozen=True):
+    character: str
+    amount: int
+    on: str
+
+
+def spend(table: Table, state: Any, request: SpendMomentum) -> Acted:
+    ch = table.character(request.character, state)
+    if request.amount < 1:
+        raise BadInput(
+            f"Momentum is spent 1 or more at a time, not {request.amount}; "
+            'give 1 or more, like `tracker momentum spend Ash 1 --on "a second wind"`.'
+        )
+    held = state.own.momentum
+    if held < request.amount:
+        raise Refused(
+            f"The party's pool holds {held} Momentum and {ch.name} would spend "
+            f"{request.amount}; spend {held} or less."
+        )
+    payload = MomentumSpent(character_id=ch.character_id, amount=request.amount, on=request.on)
+    doc = {
+        "character": ch.name,
+        "amount": request.amount,
+        "on": request.on,
+        "before": held,
+        "after": held - request.amount,
+    }
+    return Acted((Entry(payload),), doc)
+
+
+def _render_spend(doc: Mapping[str, Any], style: Style) -> list[str]:
+    return [
+        f"{style.bold(doc['character'])} spends {doc['amount']} Momentum on {doc['on']}: "
+        f"the pool {doc['before']} → {doc['after']}."
+    ]
+
+
+SPEND = Command(
+    ("momentum", "spend"),
+    """Spend Momentum from the party's pool on something a character does.
+
+    \b
+    Example:
+      tracker momentum spend Ash 2 --on "a second wind"
+    """,
+    arguments=(
+        Argument("character", complete="characters", example="Ash"),
+        Argument("amount", kind="int", metavar="N", example="2"),
+    ),
+    options=(
+        Option("--on", "What the Momentum buys.", required=True, example='--on "a second wind"'),
+    ),
+)
+
+
+def _spend_words(e: MomentumSpent, who: str) -> str:
+    return f"{who} spends {e.amount} Momentum on {e.on}"
+
+
+# -- the system -------------------------------------------------------------------------------
+
+
+class Pool(RuleSystem):
+    """A pool of d6, as many as the score; each 5 or 6 a success."""
+
+    name: ClassVar[str] = "pool"
+    title: ClassVar[str] = "Pool"
+    outcome_tones: ClassVar[Mapping[str, str]] = {"miss": "bad", "hit": "good", "flourish": "good"}
+    score_range: ClassVar[tuple[int, int]] = (1, 8)
+    dice_name: ClassVar[str] = "d6"
+    roll_options: ClassVar[tuple[Option, ...]] = ROLL
+    examples: ClassVar[tuple[RollRequest, ...]] = (
+        RollRequest("Nerve", options=option_values(ROLL)),
+    )
+    folding: ClassVar[Folding] = PoolFolding()
+    commands: ClassVar[tuple[SystemCommand, ...]] = (
+        SystemCommand(
+            ("momentum", "spend"),
+            SpendMomentum,
+            spend,
+            "Momentum",
+            at_table="spending Momentum",
+            render=_render_spend,
+            declared=SPEND,
+        ),
+    )
+    event_words: ClassVar[Mapping[type, Any]] = {MomentumSpent: _spend_words}
+
+    def decide_roll(
+        self, request: RollRequest, character: CharacterView, campaign: CampaignView
+    ) -> RollDecision:
+        score, trait = trait_value(self, character, request.trait)
+        push = bool(request.options.push)
+        if push and campaign.own.momentum < PUSH_COST:
+            raise Refused("The party's pool holds no Momentum to push with; roll without --push.")
+        count = score + push
+        if count < 1:
+            raise BadInput(
+                f"{character.name}'s {trait} is {score}: a pool of no dice is not rolled."
+            )
+        dice = request.new_dice().roll(count, FACES, f"a pool of {count}d6")
+        got = outcome(dice)
+        result = {
+            "dice": list(dice),
+            "kept": None,
+            "successes": successes(dice),
+            "outcome": got,
+            "success": got != "miss",
+        }
+        doc = {"trait": trait, "effective": count, **result, "notes": []}
+        inputs = {"score": score, **({"push": True} if push else {})}
+        return RollDecision(trait, inputs, result, dice, doc, effects(dice, push))
+
+    def redecide(self, event: Any) -> str | None:
+        if not isinstance(event, RollMade):
+            return None
+        count = event.inputs["score"] + bool(event.inputs.get("push"))
+        if len(event.dice) != count:
+            return f"{len(event.dice)} dice are stored for a pool of {count}"
+        now, stored = outcome(event.dice), event.result["outcome"]
+        if now != stored:
+            return f"the outcome is stored as {stored} but is {now}"
+        return effects_differ(event.effects, effects(event.dice, bool(event.inputs.get("push"))))
+
+    def priced(self, event: Any) -> str | None:
+        if isinstance(event, MomentumSpent) and not 1 <= event.amount <= POOL_MAX:
+            return f"Momentum is spent 1 to {POOL_MAX} at a time, not {event.amount}"
+        return None
+
+    def roll_facts(self, event: Any) -> list[RollFacts]:
+        if not isinstance(event, RollMade):
+            return []
+        result = event.result
+        count = len(event.dice)
+        return [
+            RollFacts(
+                event.character_id,
+                None,
+                event.kind,
+                event.trait,
+                event.inputs["score"],
+                "push +1 die" if event.inputs.get("push") else "",
+                count,
+                event.dice,
+                FACES,
+                None,
+                result["outcome"],
+                result["success"],
+                None,
+                None,
+                effects_text(event.effects),
+                count,
+            )
+        ]
+
+    def chance(self, key: Any) -> Fraction:
+        return _odds(dice=key).odds.success
+
+    def render_roll(self, doc: Mapping[str, Any], style: Style) -> RollLines:
+        head = f"{style.bold(doc['character'])} · {doc['trait']} ({doc['effective']}d6)"
+        dice = ", ".join(map(str, doc["dice"]))
+        worded = f"{doc['successes']} success" + ("" if doc["successes"] == 1 else "es")
+        return RollLines(head, f"  {dice}: {worded}  →  {style.outcome(doc['outcome'])}")
+
+    def odds_command(self) -> OddsCommand:
+        return OddsCommand(
+            help="Pool: the chance of each outcome.\n\n\b\nExample:\n  tracker odds pool --dice 3",
+            options=(OddsOption("--dice", "How many d6 are rolled.", required=True),),
+            compute=_odds,
+        )
+
+    def demo(self) -> DemoEvening:
+        here = resources.files(__name__)
+        return DemoEvening(
+            "The Long Road",
+            "The pool fills",
+            (here / "ash.toml", here / "bram.toml"),
+            here / "evening.txt",
+        )

@@ -1,0 +1,222 @@
+"""An outside rule system with a currency, an event, a command and an option of its own: Pool
+(``tests/plugins/tracker_pool``), installed through entry-point metadata as a package from
+elsewhere would be, playing through every door tracker has."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from test_completion import answers
+from test_tamper import payload_of, rewrite
+
+from tracker.app import Tracker
+from tracker.cli.shell import Completer
+from tracker.testing import SystemContract
+
+PLUGIN = Path(__file__).resolve().parent / "plugins" / "tracker_pool"
+
+
+class TestPool(SystemContract):
+    """The contract, as an outside package would run it from its own tests."""
+
+    name = "pool"
+
+    @pytest.fixture(autouse=True)
+    def installed(self, pool_installed):
+        return pool_installed
+
+
+@pytest.fixture
+def road(pool_installed, run):
+    """A Pool campaign with Ash (Nerve 3) and Bram (Brawn 4), a session started."""
+    run.ok("campaign new 'The Long Road' --system pool")
+    run.ok(["character", "add", "--sheet", str(PLUGIN / "ash.toml")])
+    run.ok(["character", "add", "--sheet", str(PLUGIN / "bram.toml")])
+    run.ok("session start")
+    return run
+
+
+def momentum(run, *words: str) -> int:
+    return run.json(["status", *words])["momentum"]
+
+
+def test_rolls_fill_the_pool_and_a_spend_empties_it_with_the_complication_met(road):
+    first = road.json("roll Ash Nerve --dice 5,6,1")  # two successes: +1
+    assert (first["outcome"], first["effects"][0]["after"]) == ("flourish", 1)
+    shown = road.ok("roll Bram Brawn --dice 5,6,6,6").stdout  # four: +3, the pool at 4
+    assert "FLOURISH" in shown
+    assert "+3 Momentum (4)" in shown
+    full = road.ok("roll Bram Brawn --dice 6,6,6,1").stdout  # +2: the pool is full
+    assert "the GM owes a complication" in full
+    [owed] = road.json("obligations")["obligations"]
+    assert owed["kind"] == "pool-complication"
+    assert road.ok("status").stdout.splitlines()[0].endswith("Momentum 6 (complication owed)")
+
+    spent = road.ok(["momentum", "spend", "Ash", "2", "--on", "a second wind"]).stdout
+    assert "Ash spends 2 Momentum on a second wind: the pool 6 → 4." in spent
+    assert "done: pool complication (2 Momentum spent)" in spent
+    assert road.json("obligations")["obligations"] == []
+    assert road.json("log")["events"][-1]["type"] == "PoolMomentumSpent"
+
+
+def test_a_spend_past_the_pool_is_one_sentence_and_logs_nothing(road):
+    road.ok("roll Ash Nerve --dice 5,6,1")
+    before = road.event_count()
+    refused = road(["momentum", "spend", "Ash", "3", "--on", "everything"])
+    assert refused.exit_code == 1
+    assert refused.stderr == (
+        "Refused: The party's pool holds 1 Momentum and Ash would spend 3; spend 1 or less.\n"
+    )
+    negative = road(["momentum", "spend", "Ash", "-1", "--on", "nothing"])
+    assert negative.exit_code == 2
+    assert "Momentum is spent 1 or more at a time, not -1" in negative.stderr
+    assert road.event_count() == before
+
+
+def test_the_spend_as_json_and_undone_and_redone(road):
+    road.ok("roll Bram Brawn --dice 5,6,6,1")  # +2
+    doc = road.json(["momentum", "spend", "Bram", "2", "--on", "a shove", "--json"])
+    assert {k: doc[k] for k in ("character", "amount", "on", "before", "after")} == {
+        "character": "Bram",
+        "amount": 2,
+        "on": "a shove",
+        "before": 2,
+        "after": 0,
+    }
+    assert doc["event_id"]
+    assert momentum(road) == 0
+    undone = road.ok("undo").stdout
+    assert "Bram spends 2 Momentum on a shove" in undone
+    assert momentum(road) == 2
+    road.ok("redo")
+    assert momentum(road) == 0
+    # Undoing the roll the spend drew on is refused while the spend stands.
+    roll = road.json("log")["events"][-4]
+    assert roll["type"] == "RollMade"
+    assert road(["undo", roll["event_id"]]).exit_code == 1
+
+
+def test_replay_and_log_say_the_spend_in_the_systems_words(road):
+    road.ok("roll Bram Brawn --dice 5,6,6,1")
+    road.ok(["momentum", "spend", "Bram", "1", "--on", "a shove"])
+    assert "Bram spends 1 Momentum on a shove" in road.ok("log").stdout
+    replay = road.ok("replay").stdout
+    assert "Bram spends 1 Momentum on a shove" in replay
+    assert "Momentum 2 → 1" in replay
+
+
+def test_a_push_costs_a_die_of_momentum_and_is_refused_with_none(road):
+    refused = road("roll Ash Nerve --push --dice 5,6,1,1")
+    assert refused.exit_code == 1
+    assert "no Momentum to push with" in refused.stderr
+    road.ok("roll Ash Nerve --dice 5,6,1")  # +1
+    pushed = road.json("roll Ash Nerve --push --dice 1,2,3,5")  # four dice, one success
+    assert (pushed["effective"], pushed["outcome"]) == (4, "hit")
+    assert momentum(road) == 0
+    assert road.json("verify")["ok"]
+
+
+def test_a_secret_rolls_momentum_stays_with_the_gm(road):
+    road.ok("roll Ash Nerve --dice 5,6,1")  # +1, seen by all
+    road.ok("roll Bram Brawn --dice 6,6,6,1 --secret")  # +2, the GM's
+    assert momentum(road) == 3
+    players = road.json("status --player-view")
+    assert players["momentum"] == 1
+    assert "6, 6, 6" not in road.ok("log --player-view").stdout
+    rows = list(csv.DictReader(io.StringIO(road.ok("export rolls --player-view").stdout)))
+    assert [r["outcome"] for r in rows] == ["flourish", ""]
+    assert rows[1]["dice"] == rows[1]["effects"] == ""
+
+
+def test_the_roll_history_exports_the_pools_rolls(road):
+    road.ok("roll Ash Nerve --dice 5,6,1")
+    road.ok("roll Ash Nerve --push --dice 5,6,6,6")
+    rows = list(csv.DictReader(io.StringIO(road.ok("export rolls").stdout)))
+    assert [(r["system"], r["dice"], r["effective"], r["outcome"]) for r in rows] == [
+        ("pool", "5 6 1", "3", "flourish"),
+        ("pool", "5 6 6 6", "4", "flourish"),
+    ]
+    assert rows[1]["modifiers"] == "push +1 die"
+    assert float(rows[0]["p_success"]) == pytest.approx(1 - (4 / 6) ** 3)
+    lines = road.ok("export rolls --format jsonl").stdout.splitlines()
+    assert sum(json.loads(line).get("system") == "pool" for line in lines) == 2
+
+
+def test_a_forged_spend_the_pool_could_not_afford_rehashed_is_found(road):
+    road.ok("roll Ash Nerve --dice 5,6,1")  # +1
+    road.ok(["momentum", "spend", "Ash", "1", "--on", "a breath"])
+    assert road.json("verify")["ok"]
+
+    def spend_more(events):
+        spend = next(r for r in events if r["type"] == "PoolMomentumSpent")
+        payload = payload_of(spend)
+        payload["amount"] = 4
+        spend["payload"] = json.dumps(payload)
+        return events
+
+    rewrite(road.db, spend_more)
+    result = road("verify")
+    assert result.exit_code == 1, result.output
+    assert "the pool would hold 1 Momentum for a spend of 4" in result.stderr
+
+
+def test_the_shell_takes_and_completes_the_systems_command(road):
+    road.ok("roll Bram Brawn --dice 5,6,6,1")
+    script = "momentum spend Bram 1 --on 'a shove'\nmomentum spend Bram 9 --on 'all'\n"
+    result = road(["shell"], input=script + "status --json\n")
+    assert result.exit_code == 0, result.output
+    assert "Bram spends 1 Momentum on a shove: the pool 2 → 1." in result.stdout
+    assert "holds 1 Momentum and Bram would spend 9" in result.stderr
+    assert '"momentum": 1' in result.stdout
+
+    tracker = Tracker(str(road.db))
+    complete = Completer({"tracker": tracker, "db": str(road.db), "campaign": None})
+    assert "momentum" in complete.words([])
+    assert complete.words(["momentum"]) == ["spend"]
+    assert complete.words(["momentum", "spend"]) == ["Ash", "Bram"]
+    assert "--on" in complete.words(["momentum", "spend", "Bram", "1"], "--")
+    tracker.close()
+    shown = road(["shell"], input="help momentum spend\n").stdout
+    assert "Usage: momentum spend [OPTIONS] CHARACTER N" in shown
+    assert '    momentum spend Ash 2 --on "a second wind"' in shown
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_tab_completes_the_systems_command_at_the_terminal(road, shell):
+    assert answers(road.db, shell, "tracker mom") == ["momentum"]
+    assert answers(road.db, shell, "tracker momentum ") == ["spend"]
+    assert answers(road.db, shell, "tracker momentum spend B") == ["Bram"]
+
+
+def test_help_offers_it_and_the_shipped_reference_names_only_tracker_own(road):
+    from tracker.cli import cli
+    from tracker.cli.reference import reference
+
+    assert "momentum" in road.ok("--help").stdout
+    assert "--push" in road.ok("roll --help").stdout
+    assert "momentum" not in reference()
+    # Made anew for each line, never kept on the command line: gone with the plugin.
+    assert "momentum" not in cli.commands
+
+
+def test_a_gloom_campaign_refuses_the_command_and_the_option(pool_installed, run):
+    run.ok("campaign new Drift --system gloom")
+    run.ok("character add Kade --skill Hacking=14")
+    run.ok("session start")
+    before = run.event_count()
+    refused = run(["momentum", "spend", "Kade", "1", "--on", "a hack"])
+    assert refused.exit_code == 1
+    assert refused.stderr == (
+        "Refused: Momentum is a Pool rule and this campaign plays gloom; switch to a Pool "
+        "campaign with `tracker campaign use NAME`, or give --campaign NAME.\n"
+    )
+    pushed = run("roll Kade Hacking --push")
+    assert pushed.exit_code == 2
+    assert "--push is a Pool option; a Gloom roll does not use it, so leave it out." in (
+        pushed.stderr
+    )
+    assert run.event_count() == before

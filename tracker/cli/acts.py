@@ -1,0 +1,88 @@
+"""The installed rule systems' own commands on the command line, made from their declarations.
+
+A system's command (``tracker.systems.acts.SystemCommand``) that declares a command line
+(``declared``) is offered as ``tracker WORD ...``: its first word a command of the root group,
+a group when it has words after it (``tracker momentum spend``). A word tracker has a command
+of its own for is tracker's: such a command is written by hand. The commands are made when
+asked for (the root group's ``load_command``), anew each time, so a system installed or
+removed since is seen (``registry.refresh``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from tracker.cli.declared import make_command
+from tracker.cli.options import NumberArgs, emit_json, open_tracker
+from tracker.cli.render import TerminalStyle, dim, warn
+from tracker.systems.acts import SystemCommand
+from tracker.systems.base import RuleSystem
+
+
+def _declared(built_in: bool = False) -> list[tuple[RuleSystem, SystemCommand]]:
+    from tracker.cli import COMMAND_MODULES
+    from tracker.systems import registry
+
+    found = []
+    for system, command in registry.command_lines():
+        if command.path[0] in COMMAND_MODULES or (built_in and not registry.built_in(system)):
+            continue
+        found.append((system, command))
+    return found
+
+
+def names(*, built_in: bool = False) -> list[str]:
+    """The first words of every installed system's commands tracker does not have already;
+    ``built_in``: of tracker's own systems only."""
+    return sorted({command.path[0] for _, command in _declared(built_in)})
+
+
+def load(name: str) -> click.Command | None:
+    """The command (or group) the installed systems declare as ``name``; None if none does."""
+    mine = [(s, c) for s, c in _declared() if c.path[0] == name]
+    return _made(mine, 0) if mine else None
+
+
+def _made(commands: list[tuple[RuleSystem, SystemCommand]], depth: int) -> click.Command:
+    """The command at ``depth`` words into the paths of ``commands`` (which share those):
+    the one command ending there, else a group of the words that follow."""
+    here = [(s, c) for s, c in commands if len(c.path) == depth + 1]
+    if here:
+        return _leaf(here[0][1])  # the first system's declaration of a path counts
+    name = commands[0][1].path[depth]
+    below: dict[str, list[tuple[RuleSystem, SystemCommand]]] = {}
+    for system, command in commands:
+        below.setdefault(command.path[depth + 1], []).append((system, command))
+    titles = " and ".join(dict.fromkeys(s.title for s, _ in commands))
+    whats = ", ".join(dict.fromkeys(c.what for _, c in commands))
+    group = click.Group(name, help=f"{titles}: {whats}.")
+    for word, theirs in sorted(below.items()):
+        group.add_command(_made(theirs, depth + 1), word)
+    return group
+
+
+def _leaf(command: SystemCommand) -> click.Command:
+    path = command.path
+
+    def handler(as_json: bool = False, **values: Any) -> None:
+        logged = open_tracker().acting.run(path, **values)
+        if as_json:
+            emit_json(logged.doc)
+            return
+        if command.render is not None:
+            lines = command.render(logged.doc, TerminalStyle(logged.state.rules))
+        else:
+            lines = [f"Logged: tracker {' '.join(path)}."]
+        for line in lines:
+            click.echo(line)
+        for ob in [*logged.opened, *logged.raised]:
+            click.echo(warn(ob.what))
+        for ob in logged.discharged:
+            click.echo(dim(f"  done: {ob.kind.replace('-', ' ')} ({ob.how})."))
+
+    assert command.declared is not None
+    numbers = any(a.kind == "int" for a in command.declared.arguments)
+    # A number given as an argument may be negative (`-2`): the command's own rules say no.
+    return make_command(command.declared, handler, cls=NumberArgs if numbers else click.Command)
