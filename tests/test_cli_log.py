@@ -171,7 +171,7 @@ BAD_INPUT = [
     ("session end", 1, "No session is running"),
     ('campaign new "" --system gloom', 2, "needs a name"),
     ("campaign new X --system dnd", 2, "dnd"),
-    ("campaign new X --system gloom --cinematic", 2, "GURPS option"),
+    ("campaign new X --system gloom --cinematic", 2, "GURPS setting"),
     ("log --session two", 2, "two"),
     ("frobnicate", 2, "No such command"),
 ]

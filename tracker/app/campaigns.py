@@ -113,14 +113,10 @@ class Campaigns:
             )
         if tie_rule not in TIE_RULES:
             raise BadInput("--tie-rule must be stat or defender; give one of those.")
-        if cinematic and not registry.get(system).has(Feature.CHARACTER_POINTS):
-            raise BadInput(
-                f"--cinematic is a {registry.titles_with(Feature.CHARACTER_POINTS)} option; "
-                f"leave it out for {system}."
-            )
         rules = registry.get(system)
         given = {
             "tie_rule": None if tie_rule == "stat" else tie_rule,
+            "cinematic": cinematic or None,
             "stress_limit": settings.stress_limit,
             "threat_carries_over": settings.threat_carries_over or None,
             "tech_level": settings.tech_level,
@@ -137,6 +133,7 @@ class Campaigns:
             threat_carries_over=checked.pop("threat_carries_over", False),
         )
         checked.pop("tie_rule", None)
+        checked.pop("cinematic", None)
         events = [new_event(created)]
         if checked:
             events.append(new_event(CampaignSettingsChanged(**checked)))

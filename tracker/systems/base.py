@@ -44,8 +44,6 @@ class Feature:
     STRESS: Final = "stress"
     CONTESTS: Final = "contests"
     DEFAULTS: Final = "skill defaults"
-    CHARACTER_POINTS: Final = "character points"
-    FRIGHT_CHECKS: Final = "fright checks"
 
 
 class CharacterView(Protocol):

@@ -41,8 +41,6 @@ class Gurps(RuleSystem):
         {
             Feature.CONTESTS,
             Feature.DEFAULTS,
-            Feature.CHARACTER_POINTS,
-            Feature.FRIGHT_CHECKS,
         }
     )
     folding: ClassVar[Folding] = GurpsFolding()
