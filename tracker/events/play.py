@@ -1,4 +1,8 @@
-"""Events of play at the table: rolls, contests, fright checks, currencies, stress, conditions.
+"""Events of play every rule system shares: rolls, contests, stress, HP and FP, conditions,
+notes, obligations dismissed, and undo, redo and reveal. A system's own events (Glintlock's
+Mettle and Threat, GURPS's Fright Checks and points) are defined in its package
+(``tracker/systems/NAME/events.py``), registered in the same catalog under the type names
+tracker has always stored.
 
 Events record facts, not recomputations: a roll keeps its inputs (trait, base value, every labelled
 modifier, tags), the dice as rolled and their source, the decided result, and the effects it
@@ -99,67 +103,6 @@ class ContestRolled(EventPayload, frozen=True):
 
 
 @event_type
-class FrightChecked(EventPayload, frozen=True):
-    """A GURPS Fright Check, and on failure the table roll with its structured effects."""
-
-    TYPE: ClassVar[str] = "FrightChecked"
-    character_field: ClassVar[str | None] = "character_id"
-    rolls: ClassVar[bool] = True
-    character_id: str
-    inputs: dict[str, Any]
-    dice_source: str
-    result: dict[str, Any]
-    effects: tuple[Effect, ...] = ()
-    threat: str | None = None
-
-
-@event_type
-class MettleSpent(EventPayload, frozen=True):
-    """Glintlock: Mettle spent on an action, at the cost the stress level made it."""
-
-    TYPE: ClassVar[str] = "MettleSpent"
-    character_field: ClassVar[str | None] = "character_id"
-    character_id: str
-    action: str
-    base: int
-    cost: int
-    doubled: bool = False
-    note: str | None = None
-    condition: str | None = None
-
-
-@event_type
-class MettleGained(EventPayload, frozen=True):
-    """Glintlock: Mettle gained besides a roll (deep cut, leaning into a condition, a weakness)."""
-
-    TYPE: ClassVar[str] = "MettleGained"
-    character_field: ClassVar[str | None] = "character_id"
-    character_id: str
-    action: str
-    amount: int = 1
-    note: str | None = None
-
-
-@event_type
-class ThreatAdded(EventPayload, frozen=True):
-    """Glintlock: Threat the GM gains outside a roll (an exploration turn in danger)."""
-
-    TYPE: ClassVar[str] = "ThreatAdded"
-    amount: int
-    reason: str | None = None
-
-
-@event_type
-class ThreatSpent(EventPayload, frozen=True):
-    """Glintlock: a GM move paid for with Threat (free, soft, hard or dire)."""
-
-    TYPE: ClassVar[str] = "ThreatSpent"
-    tier: str
-    cost: int
-    note: str | None = None
-
-
-@event_type
 class StressChanged(EventPayload, frozen=True):
     """Stress gained or cleared, with its cause."""
 
@@ -206,27 +149,6 @@ class ConditionCleared(EventPayload, frozen=True):
     note: str | None = None
 
 
-@event_type
-class StoryTagGained(EventPayload, frozen=True):
-    """Glintlock: a story tag the character may spend once for +1 on a roll."""
-
-    TYPE: ClassVar[str] = "StoryTagGained"
-    character_field: ClassVar[str | None] = "character_id"
-    character_id: str
-    name: str
-
-
-@event_type
-class PointsAwarded(EventPayload, frozen=True):
-    """GURPS: character points awarded (spent on buy-ups in cinematic campaigns)."""
-
-    TYPE: ClassVar[str] = "PointsAwarded"
-    character_field: ClassVar[str | None] = "character_id"
-    character_id: str
-    points: int
-    reason: str | None = None
-
-
 class RollAmended(EventPayload, frozen=True):
     """What every event that changes the outcome a roll stands at after the fact (a GURPS
     buy-up) holds: the roll is never changed; its history, the log and the live view say the
@@ -241,60 +163,12 @@ class RollAmended(EventPayload, frozen=True):
 
 
 @event_type
-class RollBoughtUp(RollAmended, frozen=True):
-    """GURPS cinematic: points spent to improve a roll's outcome; the roll itself never changes."""
-
-    TYPE: ClassVar[str] = "RollBoughtUp"
-    cost: int
-
-
-@event_type
-class TraitAssigned(EventPayload, frozen=True):
-    """GURPS: the GM assigns a trait a fright result called for (a quirk, delusion, phobia)."""
-
-    TYPE: ClassVar[str] = "TraitAssigned"
-    character_field: ClassVar[str | None] = "character_id"
-    changes_sheet: ClassVar[bool] = True
-    character_id: str
-    kind: str
-    name: str
-    points: int | None = None
-    obligation: str | None = None
-
-
-@event_type
-class BreakingPointResolved(EventPayload, frozen=True):
-    """Glintlock: the breaking point at stress 6 resolved: table result, 3 stress cleared."""
-
-    TYPE: ClassVar[str] = "BreakingPointResolved"
-    character_field: ClassVar[str | None] = "character_id"
-    character_id: str
-    result: str
-    consequence: str
-    cleared: int = 3
-    obligation: str | None = None
-    # The roll on the campaign's breaking table that gave ``result``, when it was rolled here.
-    roll: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
-
-
-@event_type
 class ObligationDismissed(EventPayload, frozen=True):
     """The GM waives an obligation (a panic check not called for, say), with the reason."""
 
     TYPE: ClassVar[str] = "ObligationDismissed"
     obligation: str
     reason: str | None = None
-
-
-@event_type
-class ProjectStarted(EventPayload, frozen=True):
-    """GURPS: a major project and the man-hours it needs."""
-
-    TYPE: ClassVar[str] = "ProjectStarted"
-    project_id: str
-    name: str
-    skill: str
-    man_hours: int
 
 
 @event_type

@@ -9,10 +9,17 @@ from typing import Any
 import msgspec
 
 from tracker.errors import BadInput, Refused
-from tracker.events import play as ev
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table
 from tracker.systems.base import Style, condition_named
 from tracker.systems.glintlock import rules as glintlock
+from tracker.systems.glintlock.events import (
+    BreakingPointResolved,
+    MettleGained,
+    MettleSpent,
+    StoryTagGained,
+    ThreatAdded,
+    ThreatSpent,
+)
 
 # -- Mettle ---------------------------------------------------------------------------------------
 
@@ -46,7 +53,7 @@ def spend_mettle(table: Table, state: Any, request: SpendMettle) -> Acted:
     spent = glintlock.spend_mettle(
         ch.own.mettle, action, stress=ch.stress, base=request.cost, name=ch.name
     )
-    payload = ev.MettleSpent(
+    payload = MettleSpent(
         character_id=ch.character_id,
         action=action,
         base=spent.base,
@@ -83,7 +90,7 @@ def gain_mettle(table: Table, state: Any, request: GainMettle) -> Acted:
             f"`tracker condition set {ch.name} NAME` first."
         )
     change = glintlock.gain_mettle(ch.own.mettle, action)
-    payload = ev.MettleGained(
+    payload = MettleGained(
         character_id=ch.character_id, action=action, amount=change.delta, note=request.note
     )
     doc = {"character": ch.name, "action": action, **change.to_dict()}
@@ -129,7 +136,7 @@ def threat_add(table: Table, state: Any, request: ThreatAdd) -> Acted:
             "like `tracker threat add 1`."
         )
     change = glintlock.apply_track(state.own.threat, amount)
-    payload = ev.ThreatAdded(amount=amount, reason=request.reason)
+    payload = ThreatAdded(amount=amount, reason=request.reason)
     return Acted((Entry(payload),), {"reason": request.reason, **change.to_dict()})
 
 
@@ -140,7 +147,7 @@ def threat_added_words(doc: Mapping[str, Any], style: Style) -> list[str]:
 
 def threat_spend(table: Table, state: Any, request: ThreatSpend) -> Acted:
     spent = glintlock.spend_threat(state.own.threat, request.tier)
-    payload = ev.ThreatSpent(tier=request.tier, cost=spent.cost, note=request.note)
+    payload = ThreatSpent(tier=request.tier, cost=spent.cost, note=request.note)
     return Acted((Entry(payload),), {"note": request.note, **spent.to_dict()})
 
 
@@ -164,7 +171,7 @@ def tag_add(table: Table, state: Any, request: AddTag) -> Acted:
     tag = request.name.strip()
     if not tag:
         raise BadInput("Name the story tag, like 'the old map'.")
-    payload = ev.StoryTagGained(character_id=ch.character_id, name=tag)
+    payload = StoryTagGained(character_id=ch.character_id, name=tag)
     return Acted((Entry(payload),), {"character": ch.name, "story_tag": tag})
 
 
@@ -205,7 +212,7 @@ def breaking_point(table: Table, state: Any, request: ResolveBreakingPoint) -> A
     elif request.dice or request.seed:
         raise BadInput("--dice and --seed roll the campaign's table; leave out RESULT.")
     clears = glintlock.BREAKING_POINT_CLEARS
-    payload = ev.BreakingPointResolved(
+    payload = BreakingPointResolved(
         character_id=ch.character_id,
         result=text,
         consequence=consequence.strip(),

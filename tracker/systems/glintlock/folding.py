@@ -12,6 +12,14 @@ from tracker.events import play as p
 from tracker.events.effects import Effect, StoryTagSpent
 from tracker.systems.base import Folding, Part, placed
 from tracker.systems.glintlock import rules as glintlock
+from tracker.systems.glintlock.events import (
+    BreakingPointResolved,
+    MettleGained,
+    MettleSpent,
+    StoryTagGained,
+    ThreatAdded,
+    ThreatSpent,
+)
 
 FLOOR = "threat-floor"
 BREAKING = "breaking-point"
@@ -102,7 +110,7 @@ def _set_threat(state: Any, value: int, raw: StoredEvent) -> None:
     _update_floor(state, raw)
 
 
-def _mettle_spent(state: Any, e: p.MettleSpent, raw: StoredEvent) -> None:
+def _mettle_spent(state: Any, e: MettleSpent, raw: StoredEvent) -> None:
     own = state.characters[e.character_id].own
     own.mettle = max(own.mettle - e.cost, 0)
     bonus, steps = _next_roll(e.action)
@@ -127,27 +135,27 @@ def _next_roll(action: str) -> tuple[int, int]:
     return 0, 0
 
 
-def _mettle_gained(state: Any, e: p.MettleGained, _: StoredEvent) -> None:
+def _mettle_gained(state: Any, e: MettleGained, _: StoredEvent) -> None:
     own = state.characters[e.character_id].own
     own.mettle = min(own.mettle + e.amount, glintlock.METTLE_MAX)
 
 
-def _threat_added(state: Any, e: p.ThreatAdded, raw: StoredEvent) -> None:
+def _threat_added(state: Any, e: ThreatAdded, raw: StoredEvent) -> None:
     _set_threat(state, state.own.threat + e.amount, raw)
 
 
-def _threat_spent(state: Any, e: p.ThreatSpent, raw: StoredEvent) -> None:
+def _threat_spent(state: Any, e: ThreatSpent, raw: StoredEvent) -> None:
     if e.tier in ("hard", "dire"):
         for ob in state.open_obligations(FLOOR):
             state.discharge(ob, raw, f"{e.tier} spend")
     _set_threat(state, state.own.threat - e.cost, raw)
 
 
-def _story_tag_gained(state: Any, e: p.StoryTagGained, _: StoredEvent) -> None:
+def _story_tag_gained(state: Any, e: StoryTagGained, _: StoredEvent) -> None:
     state.characters[e.character_id].own.story_tags.append(e.name)
 
 
-def _breaking_point(state: Any, e: p.BreakingPointResolved, raw: StoredEvent) -> None:
+def _breaking_point(state: Any, e: BreakingPointResolved, raw: StoredEvent) -> None:
     ch = state.characters[e.character_id]
     ch.own.consequences.append(e.consequence)
     for ob in state.open_obligations(BREAKING, ch.character_id):
@@ -155,7 +163,7 @@ def _breaking_point(state: Any, e: p.BreakingPointResolved, raw: StoredEvent) ->
     state.set_stress(ch, -e.cleared, raw)
 
 
-def _pre_mettle(state: Any, e: p.MettleSpent) -> str | None:
+def _pre_mettle(state: Any, e: MettleSpent) -> str | None:
     ch = state.characters[e.character_id]
     if ch.own.mettle < e.cost:
         return f"{ch.name} would have {ch.own.mettle} Mettle for a spend of {e.cost}"
@@ -168,19 +176,19 @@ def _pre_mettle(state: Any, e: p.MettleSpent) -> str | None:
     return None
 
 
-def _pre_gain(state: Any, e: p.MettleGained) -> str | None:
+def _pre_gain(state: Any, e: MettleGained) -> str | None:
     ch = state.characters[e.character_id]
     if e.action == "lean-into-condition" and not ch.conditions:
         return f"{ch.name} would have no condition to lean into"
     return None
 
 
-def _pre_threat(state: Any, e: p.ThreatSpent) -> str | None:
+def _pre_threat(state: Any, e: ThreatSpent) -> str | None:
     threat = state.own.threat
     return f"Threat would be {threat} for a spend of {e.cost}" if threat < e.cost else None
 
 
-def _pre_breaking_point(state: Any, e: p.BreakingPointResolved) -> str | None:
+def _pre_breaking_point(state: Any, e: BreakingPointResolved) -> str | None:
     owed = state.open_obligations(BREAKING, e.character_id)
     return None if owed else "the breaking point would not be owed"
 
@@ -189,18 +197,18 @@ class GlintlockFolding(Folding):
     campaign_part: ClassVar[type[Part]] = GlintlockCampaign
     character_part: ClassVar[type[Part]] = GlintlockCharacter
     handlers: ClassVar[dict[type, Any]] = {
-        p.MettleSpent: _mettle_spent,
-        p.MettleGained: _mettle_gained,
-        p.ThreatAdded: _threat_added,
-        p.ThreatSpent: _threat_spent,
-        p.StoryTagGained: _story_tag_gained,
-        p.BreakingPointResolved: _breaking_point,
+        MettleSpent: _mettle_spent,
+        MettleGained: _mettle_gained,
+        ThreatAdded: _threat_added,
+        ThreatSpent: _threat_spent,
+        StoryTagGained: _story_tag_gained,
+        BreakingPointResolved: _breaking_point,
     }
     preconditions: ClassVar[dict[type, Any]] = {
-        p.MettleSpent: _pre_mettle,
-        p.MettleGained: _pre_gain,
-        p.ThreatSpent: _pre_threat,
-        p.BreakingPointResolved: _pre_breaking_point,
+        MettleSpent: _pre_mettle,
+        MettleGained: _pre_gain,
+        ThreatSpent: _pre_threat,
+        BreakingPointResolved: _pre_breaking_point,
     }
 
     def rolled(self, state: Any, ch: Any, event: p.RollMade, raw: StoredEvent) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from tracker.errors import Refused, TrackerError
 from tracker.events.effects import Effect, StoryTagSpent, TrackChange, effects_text
-from tracker.events.play import MettleGained, MettleSpent, RollMade, ThreatAdded, ThreatSpent
+from tracker.events.play import RollMade
 from tracker.systems.base import (
     CampaignView,
     CharacterView,
@@ -29,6 +29,7 @@ from tracker.systems.base import (
 )
 from tracker.systems.dice import DiceSource, source_for
 from tracker.systems.glintlock import rules as glintlock
+from tracker.systems.glintlock.events import MettleGained, MettleSpent, ThreatAdded, ThreatSpent
 from tracker.systems.glintlock.folding import floor
 
 FACES = 20

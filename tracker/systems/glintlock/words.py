@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tracker.events.play import (
+from tracker.systems.base import OddsCommand, OddsOption, OddsReport, RollLines, Style
+from tracker.systems.glintlock.events import (
     BreakingPointResolved,
     MettleGained,
     MettleSpent,
@@ -14,7 +15,6 @@ from tracker.events.play import (
     ThreatAdded,
     ThreatSpent,
 )
-from tracker.systems.base import OddsCommand, OddsOption, OddsReport, RollLines, Style
 
 POSITION_WORDS = {"desperate": ": keep lower", "controlled": ": keep higher", "risky": ""}
 

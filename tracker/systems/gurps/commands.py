@@ -21,6 +21,7 @@ from tracker.systems.acts import Acted, Entry, SystemCommand, Table
 from tracker.systems.base import CampaignView, CharacterView, Terminal
 from tracker.systems.dice import source_for
 from tracker.systems.gurps import influence, play, points, projects
+from tracker.systems.gurps.events import FrightChecked
 from tracker.systems.gurps.rules import feats
 from tracker.systems.gurps.rules import fright as frights
 from tracker.systems.gurps.rules.fright import fright_modifier
@@ -188,7 +189,7 @@ def fright_check(table: Table, state: Any, request: Fright) -> Acted:
     if own_table is not None:
         # Looked up in the campaign's own table: `verify` then holds the row to it.
         inputs["table"] = "campaign"
-    payload = ev.FrightChecked(
+    payload = FrightChecked(
         character_id=ch.character_id,
         inputs=inputs,
         dice_source="physical" if dice else shared.kind,

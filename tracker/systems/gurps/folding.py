@@ -11,6 +11,13 @@ from typing import Any, ClassVar
 from tracker.events import StoredEvent
 from tracker.events import play as p
 from tracker.systems.base import Folding, Part, placed
+from tracker.systems.gurps.events import (
+    FrightChecked,
+    PointsAwarded,
+    ProjectStarted,
+    RollBoughtUp,
+    TraitAssigned,
+)
 
 # Fright Checks kept to count the exposures to one threat within a day (the newest are enough).
 RECENT_EXPOSURES = 50
@@ -87,7 +94,7 @@ class GurpsCampaign(Part):
         return part
 
 
-def _fright_checked(state: Any, e: p.FrightChecked, raw: StoredEvent) -> None:
+def _fright_checked(state: Any, e: FrightChecked, raw: StoredEvent) -> None:
     state.apply_effects(e.effects, raw, e.character_id)
     if e.threat:
         state.own.exposures.append(
@@ -95,18 +102,18 @@ def _fright_checked(state: Any, e: p.FrightChecked, raw: StoredEvent) -> None:
         )
 
 
-def _points_awarded(state: Any, e: p.PointsAwarded, _: StoredEvent) -> None:
+def _points_awarded(state: Any, e: PointsAwarded, _: StoredEvent) -> None:
     state.characters[e.character_id].own.points += e.points
 
 
-def _bought_up(state: Any, e: p.RollBoughtUp, _: StoredEvent) -> None:
+def _bought_up(state: Any, e: RollBoughtUp, _: StoredEvent) -> None:
     own = state.characters[e.character_id].own
     own.points -= e.cost
     if own.last_roll_id == e.roll_event_id:
         own.last_roll_outcome = e.to_outcome
 
 
-def _trait_assigned(state: Any, e: p.TraitAssigned, raw: StoredEvent) -> None:
+def _trait_assigned(state: Any, e: TraitAssigned, raw: StoredEvent) -> None:
     ch = state.characters[e.character_id]
     ch.traits_gained.append({"kind": e.kind, "name": e.name, "points": e.points})
     ob = state.obligations.get(e.obligation or "")
@@ -114,11 +121,11 @@ def _trait_assigned(state: Any, e: p.TraitAssigned, raw: StoredEvent) -> None:
         state.discharge(ob, raw, f"{e.kind} assigned: {e.name}")
 
 
-def _project_started(state: Any, e: p.ProjectStarted, _: StoredEvent) -> None:
+def _project_started(state: Any, e: ProjectStarted, _: StoredEvent) -> None:
     state.own.projects[e.project_id] = Project(e.project_id, e.name, e.skill, e.man_hours)
 
 
-def _pre_buy_up(state: Any, e: p.RollBoughtUp) -> str | None:
+def _pre_buy_up(state: Any, e: RollBoughtUp) -> str | None:
     ch = state.characters[e.character_id]
     own = ch.own
     if not state.cinematic:
@@ -135,7 +142,7 @@ def _pre_buy_up(state: Any, e: p.RollBoughtUp) -> str | None:
     return None
 
 
-def _pre_trait(state: Any, e: p.TraitAssigned) -> str | None:
+def _pre_trait(state: Any, e: TraitAssigned) -> str | None:
     return None if e.obligation in state.obligations else "the obligation would not be open"
 
 
@@ -153,15 +160,15 @@ class GurpsFolding(Folding):
     campaign_part: ClassVar[type[Part]] = GurpsCampaign
     character_part: ClassVar[type[Part]] = GurpsCharacter
     handlers: ClassVar[dict[type, Any]] = {
-        p.FrightChecked: _fright_checked,
-        p.PointsAwarded: _points_awarded,
-        p.RollBoughtUp: _bought_up,
-        p.TraitAssigned: _trait_assigned,
-        p.ProjectStarted: _project_started,
+        FrightChecked: _fright_checked,
+        PointsAwarded: _points_awarded,
+        RollBoughtUp: _bought_up,
+        TraitAssigned: _trait_assigned,
+        ProjectStarted: _project_started,
     }
     preconditions: ClassVar[dict[type, Any]] = {
-        p.RollBoughtUp: _pre_buy_up,
-        p.TraitAssigned: _pre_trait,
+        RollBoughtUp: _pre_buy_up,
+        TraitAssigned: _pre_trait,
     }
 
     def rolled(self, state: Any, ch: Any, e: p.RollMade, raw: StoredEvent) -> None:

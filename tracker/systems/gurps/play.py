@@ -27,14 +27,7 @@ from tracker.events.effects import (
     TrackChange,
     effects_text,
 )
-from tracker.events.play import (
-    ContestRolled,
-    ContestSide,
-    FrightChecked,
-    PointsAwarded,
-    RollBoughtUp,
-    RollMade,
-)
+from tracker.events.play import ContestRolled, ContestSide, RollMade
 from tracker.systems.base import (
     CampaignView,
     CharacterView,
@@ -52,6 +45,7 @@ from tracker.systems.base import (
 )
 from tracker.systems.dice import PhysicalDice, source_for
 from tracker.systems.gurps import tables
+from tracker.systems.gurps.events import FrightChecked, PointsAwarded, RollBoughtUp
 
 # base_skill, decide_roll and fright_modifier are read here from the sheet and the campaign; the
 # rules' own, which they call, are reached through their modules.

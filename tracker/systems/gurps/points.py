@@ -9,9 +9,9 @@ from typing import Any
 import msgspec
 
 from tracker.errors import BadInput, Refused
-from tracker.events import play as ev
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table
 from tracker.systems.base import Style
+from tracker.systems.gurps.events import PointsAwarded, RollBoughtUp, TraitAssigned
 from tracker.systems.gurps.rules.attempts import buy_up_cost
 from tracker.systems.gurps.rules.success import OUTCOMES
 from tracker.words import kept_secret, outcome_words, plural
@@ -49,7 +49,7 @@ def points_award(table: Table, state: Any, request: AwardPoints) -> Acted:
             "with `tracker spend NAME buy-up`."
         )
     ch = table.character(request.character, state)
-    payload = ev.PointsAwarded(character_id=ch.character_id, points=points, reason=request.reason)
+    payload = PointsAwarded(character_id=ch.character_id, points=points, reason=request.reason)
     doc = {"character": ch.name, "points": points, "total": ch.own.points + points}
     return Acted((Entry(payload),), doc)
 
@@ -76,7 +76,7 @@ def buy_up(table: Table, state: Any, request: BuyUp) -> Acted:
             f"costs {cost}; award points with `tracker points award` or buy a smaller step "
             "with --to."
         )
-    payload = ev.RollBoughtUp(
+    payload = RollBoughtUp(
         character_id=ch.character_id,
         roll_event_id=own.last_roll_id,
         from_outcome=own.last_roll_outcome,
@@ -156,7 +156,7 @@ def trait_assign(table: Table, state: Any, request: AssignTrait) -> Acted:
     ob = next((o for o in owed if not o.secret), owed[0])
     if not request.name.strip():
         raise BadInput("Name the trait, like 'Quirk: flinches at water'.")
-    payload = ev.TraitAssigned(
+    payload = TraitAssigned(
         character_id=ch.character_id,
         kind=ob.data.get("trait", kind or "quirk"),
         name=request.name.strip(),

@@ -16,6 +16,7 @@ from tracker.systems.acts import Acted, Entry, SystemCommand, Table
 from tracker.systems.base import CampaignView, Terminal
 from tracker.systems.dice import source_for
 from tracker.systems.gurps import play
+from tracker.systems.gurps.events import ProjectStarted
 from tracker.systems.gurps.folding import Project
 from tracker.systems.gurps.rules.projects import project_day, supervisor_modifier
 from tracker.words import plural
@@ -53,7 +54,7 @@ def project_start(table: Table, state: Any, request: ProjectStart) -> Acted:
         raise BadInput(f"A project needs 1 or more man-hours, not {hours}; give --hours 1 or more.")
     if _project(state, name, missing_ok=True):
         raise Refused(f'A project named "{name}" already exists; pick another name.')
-    payload = ev.ProjectStarted(
+    payload = ProjectStarted(
         project_id=str(uuid.uuid4()), name=name.strip(), skill=request.skill, man_hours=hours
     )
     return Acted(

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tracker.events.play import (
+from tracker.systems.base import OddsCommand, OddsOption, OddsReport, RollLines, Style
+from tracker.systems.gurps.events import (
     FrightChecked,
     PointsAwarded,
     ProjectStarted,
     RollBoughtUp,
     TraitAssigned,
 )
-from tracker.systems.base import OddsCommand, OddsOption, OddsReport, RollLines, Style
 from tracker.words import by_margin, outcome_words, plural
 
 
