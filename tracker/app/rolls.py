@@ -19,6 +19,7 @@ from tracker.app.deciding import Decision, Logged, new_event
 from tracker.app.names import check_name
 from tracker.app.table import Table
 from tracker.errors import BadInput
+from tracker.events import NewEvent
 from tracker.events.effects import Effect, TrackChange
 from tracker.events.play import ContestRolled, RollMade
 from tracker.projections.campaign import CampaignState, Character
@@ -152,6 +153,57 @@ def _answering(
     return msgspec.structs.replace(roll, inputs={**roll.inputs, "answers": owed})
 
 
+def _roll_doc(
+    state: CampaignState,
+    ch: Character,
+    decided: RollDecision,
+    asked: RollRequest,
+    kind: str,
+    event: NewEvent,
+    hidden: bool,
+    dice_source: str,
+) -> dict[str, Any]:
+    """A logged roll's document: what its system decided, where it was logged and how, the
+    effects as the GM sees them, and each roll the rules called for at once under its kind."""
+    doc = {
+        **decided.doc,
+        "event_id": event.event_id,
+        "system": state.system,
+        "character": ch.name,
+        "kind": kind,
+        "secret": hidden,
+        "dice_source": dice_source,
+        "effects": describe_effects(state, ch, decided.effects),
+    }
+    unruled = conditions_unruled(ch, state.rules.conditions_ruled(ch, asked))
+    if unruled:
+        doc["notes"] = [*doc.get("notes", []), unruled]
+    # In the document, under its kind ("danger_sense"), after the roll's own fields.
+    for then in decided.followups:
+        doc[(then.kind or kind).replace("-", "_")] = dict(then.result)
+    return doc
+
+
+def _contest_rolled(
+    state: CampaignState, decided: ContestDecision, dice_source: str, b_side: Side
+) -> ContestRolled:
+    """The event a decided contest is logged as; side B is named even when it did not roll."""
+    return ContestRolled(
+        system=state.system,
+        mode=decided.mode,
+        a=decided.a,
+        b=decided.b,
+        winner=decided.winner,
+        result=decided.result,
+        dice_source=dice_source,
+        contest_id=decided.contest_id,
+        round=decided.round,
+        decided=decided.decided,
+        effects=decided.effects,
+        b_name=b_side.name if decided.b is None else msgspec.UNSET,
+    )
+
+
 class Rolls:
     """Rolls, panic checks and contests at one table."""
 
@@ -190,22 +242,7 @@ class Rolls:
                 roll = msgspec.structs.replace(roll, then=inside)
                 answers = ()
             event = new_event(roll, state=state, visibility="gm" if hidden else "public")
-            doc = {
-                **decided.doc,
-                "event_id": event.event_id,
-                "system": state.system,
-                "character": ch.name,
-                "kind": kind,
-                "secret": hidden,
-                "dice_source": dice_source,
-                "effects": describe_effects(state, ch, decided.effects),
-            }
-            unruled = conditions_unruled(ch, rules.conditions_ruled(ch, asked))
-            if unruled:
-                doc["notes"] = [*doc.get("notes", []), unruled]
-            # In the document, under its kind ("danger_sense"), after the roll's own fields.
-            for then in decided.followups:
-                doc[(then.kind or kind).replace("-", "_")] = dict(then.result)
+            doc = _roll_doc(state, ch, decided, asked, kind, event, hidden, dice_source)
             followups = [
                 new_event(
                     _roll_made(
@@ -267,20 +304,7 @@ class Rolls:
             asked = msgspec.structs.replace(own, running=_running(state, a_side, b_side))
             decided = state.rules.decide_contest(asked, a_side, b_side, state)
             kind = "physical" if request.dice_a or request.dice_b else asked.sources()[0].kind
-            payload = ContestRolled(
-                system=state.system,
-                mode=decided.mode,
-                a=decided.a,
-                b=decided.b,
-                winner=decided.winner,
-                result=decided.result,
-                dice_source=kind,
-                contest_id=decided.contest_id,
-                round=decided.round,
-                decided=decided.decided,
-                effects=decided.effects,
-                b_name=b_side.name if decided.b is None else msgspec.UNSET,
-            )
+            payload = _contest_rolled(state, decided, kind, b_side)
             rounds = [] if secret or decided.secret else _after_a_secret(state, decided)
             hidden = secret or decided.secret or bool(rounds)
             event = new_event(payload, state=state, visibility="gm" if hidden else "public")

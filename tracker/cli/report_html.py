@@ -327,6 +327,16 @@ def _trails_section(report: dict[str, Any], colours: dict[str, str]) -> str:
     )
 
 
+def _session_marks(report: dict[str, Any], versions: list[int]) -> list[tuple[int, str]]:
+    """Where a new session begins along the charts' versions, and its name."""
+    sessions = {r["version"]: r.get("session") for r in report.get("rows") or []}
+    return [
+        (i + 1, f"session {sessions.get(v)}")
+        for i, v in enumerate(versions)
+        if i and sessions.get(v) != sessions.get(versions[i - 1])
+    ]
+
+
 def _tracks_section(report: dict[str, Any], colours: dict[str, str]) -> str:
     only = (report.get("filters") or {}).get("character")
     # Keyed by version: a contest's two sides are one event and give the same point twice.
@@ -344,12 +354,7 @@ def _tracks_section(report: dict[str, Any], colours: dict[str, str]) -> str:
         {v for points in tracks.values() for v in points} | {p["version"] for p in kept}
     )
     points = [p for by_version in tracks.values() for p in by_version.values()]
-    sessions = {r["version"]: r.get("session") for r in report.get("rows") or []}
-    marks = [
-        (i + 1, f"session {sessions.get(v)}")
-        for i, v in enumerate(versions)
-        if i and sessions.get(v) != sessions.get(versions[i - 1])
-    ]
+    marks = _session_marks(report, versions)
 
     def line(name: str, key: str) -> list[float | None]:
         return [tracks[name][v].get(key) if v in tracks[name] else None for v in versions]
