@@ -254,3 +254,12 @@ def test_the_database_and_campaign_given_after_the_command_are_the_ones_complete
         "Hacking",
     ]
     assert not (Path.home() / ".local" / "share" / "tracker").exists()
+
+
+def test_a_campaign_without_projects_is_offered_none_and_one_with_them_its_own(table):
+    """What a system keeps by name (GURPS's projects) is asked of the campaign's system: a
+    Gloom campaign, which keeps none, is offered nothing, never an error."""
+    assert answers(table.db, "bash", "tracker project roll --campaign 'Neon Drift' ") == []
+    table.ok("project start 'The Bridge' --skill Engineer --hours 400")
+    line = "tracker project roll --campaign 'Iron and Ink' "
+    assert answers(table.db, "bash", line) == ["The Bridge"]

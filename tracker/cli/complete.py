@@ -115,7 +115,7 @@ def campaigns(ctx: click.Context, param: click.Parameter, incomplete: str) -> li
 def projects(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """The campaign's major projects."""
     state = _state(ctx)
-    names = [] if state is None else [p.name for p in state.own.projects.values()]
+    names = [] if state is None else state.rules.folding.named(state, "projects")
     return _matching(names, incomplete)
 
 

@@ -476,6 +476,11 @@ class Folding:
         """What ``tracker character show`` adds of what play left on the character."""
         return []
 
+    def named(self, state: Any, kind: str) -> list[str]:
+        """The names of what the system keeps of ``kind`` (GURPS: "projects"), for Tab to offer
+        where a command takes one; none of a kind it does not keep."""
+        return []
+
     def lapses_at_start(self, state: Any) -> tuple[str, ...]:
         """What a session's start lets lapse, said as it starts (what Mettle bought last
         session and no roll used)."""

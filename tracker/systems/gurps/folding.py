@@ -232,3 +232,6 @@ class GurpsFolding(Folding):
 
     def readings(self, state: Any, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
         return doc if ch is None else placed(doc, "conditions", {"CP": ch.own.points})
+
+    def named(self, state: Any, kind: str) -> list[str]:
+        return [pr.name for pr in state.own.projects.values()] if kind == "projects" else []
