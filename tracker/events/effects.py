@@ -1,14 +1,14 @@
 """The effects an event records: what a roll (or a fright result) did to the campaign.
 
 A roll stores the effects its rules decided, never a recomputation: a track moved, a condition
-set, an obligation opened, a story tag spent, a stat changed. Each is a typed value with one way
+set, an obligation opened, a stat changed, or an effect a system registers of its own
+(``effect_shape``: Glintlock's story tag spent). Each is a typed value with one way
 in from JSON (``effect_from_json``) and one way out (``Effect.to_json``); the stored shapes are
 the ones tracker has always written, told apart by their leading key::
 
     {"track": "mettle", "delta": 1}                      TrackChange (+ "cause")
     {"condition": "stunned", "duration": 2, ...}         ConditionApplied (+ "modifier")
     {"obligation": "panic-check", "what": "..."}         ObligationOpened (+ "suffix", "data")
-    {"story_tag_spent": "the old map"}                   StoryTagSpent
     {"stat_change": "IQ", "delta": -1}                   StatChanged
 
 Any of them may name the ``character_id`` it applies to; without one it applies to the
@@ -18,8 +18,8 @@ wrote, and its event does not decode.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -113,18 +113,6 @@ class ObligationOpened(
         return f"owes {self.obligation}"
 
 
-class StoryTagSpent(
-    msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=False, forbid_unknown_fields=True
-):
-    """A held story tag used on the roll (Glintlock), and so spent."""
-
-    tag: str = msgspec.field(name="story_tag_spent")
-    character_id: str | None = None
-
-    def words(self) -> str:
-        return f"spent {self.tag}"
-
-
 class StatChanged(
     msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=False, forbid_unknown_fields=True
 ):
@@ -138,28 +126,56 @@ class StatChanged(
         return f"{self.delta:+d} {self.stat}"
 
 
-# The leading key of each stored shape, and the type it is read as.
+E = TypeVar("E", bound="Effect")
+
+# The leading key of each stored shape, and the type it is read as: those every system shares
+# here, a system's own registered by it (``effect_shape``).
 _SHAPES: dict[str, type[Effect]] = {
     "track": TrackChange,
     "condition": ConditionApplied,
     "obligation": ObligationOpened,
-    "story_tag_spent": StoryTagSpent,
     "stat_change": StatChanged,
 }
+
+
+def effect_shape(key: str) -> Callable[[type[E]], type[E]]:
+    """Register a rule system's own effect, stored with the leading key ``key`` (Glintlock's
+    story tag spent)."""
+
+    def register(cls: type[E]) -> type[E]:
+        _SHAPES[key] = cls
+        return cls
+
+    return register
 
 
 def effect_from_json(doc: Any) -> Effect:
     """The typed effect a stored effect describes; ``ValueError`` when it describes none."""
     if isinstance(doc, Mapping):
-        # The leading key comes first in every stored shape: usually one lookup finds it.
-        for key in doc:
-            shape = _SHAPES.get(key)
-            if shape is not None:
-                try:
-                    return msgspec.convert(doc, shape)
-                except msgspec.ValidationError as exc:
-                    raise ValueError(f"a {key} effect: {exc}") from None
+        shape = _shape_of(doc)
+        if shape is None:
+            # Perhaps a system's own, not registered yet: the catalog loads every system once.
+            from tracker.events.catalog import types_where
+
+            types_where(lambda cls: False)
+            shape = _shape_of(doc)
+        if shape is not None:
+            try:
+                return msgspec.convert(doc, shape)
+            except msgspec.ValidationError as exc:
+                raise ValueError(
+                    f"a {next(k for k in doc if k in _SHAPES)} effect: {exc}"
+                ) from None
     raise ValueError(f"an effect must name one of {', '.join(_SHAPES)}")
+
+
+def _shape_of(doc: Mapping[str, Any]) -> type[Effect] | None:
+    # The leading key comes first in every stored shape: usually one lookup finds it.
+    for key in doc:
+        shape = _SHAPES.get(key)
+        if shape is not None:
+            return shape
+    return None
 
 
 def effects_text(effects: Iterable[Effect]) -> str:

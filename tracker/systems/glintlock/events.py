@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import msgspec
 
 from tracker.events.catalog import EventPayload, event_type
+from tracker.events.effects import Effect, effect_shape
 
 
 @event_type
@@ -79,3 +80,17 @@ class BreakingPointResolved(EventPayload, frozen=True):
     obligation: str | None = None
     # The roll on the campaign's breaking table that gave ``result``, when it was rolled here.
     roll: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+
+
+@effect_shape("story_tag_spent")
+class StoryTagSpent(
+    msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=False, forbid_unknown_fields=True
+):
+    """A held story tag used on the roll, and so spent: an effect its roll stores as
+    ``{"story_tag_spent": "the old map"}``."""
+
+    tag: str = msgspec.field(name="story_tag_spent")
+    character_id: str | None = None
+
+    def words(self) -> str:
+        return f"spent {self.tag}"

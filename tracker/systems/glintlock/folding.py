@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from tracker.events import StoredEvent
 from tracker.events import play as p
-from tracker.events.effects import Effect, StoryTagSpent
+from tracker.events.effects import Effect
 from tracker.systems.base import Folding, Part, placed
 from tracker.systems.glintlock import rules as glintlock
 from tracker.systems.glintlock.events import (
@@ -17,6 +17,7 @@ from tracker.systems.glintlock.events import (
     MettleGained,
     MettleSpent,
     StoryTagGained,
+    StoryTagSpent,
     ThreatAdded,
     ThreatSpent,
 )

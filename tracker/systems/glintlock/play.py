@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from tracker.errors import Refused, TrackerError
-from tracker.events.effects import Effect, StoryTagSpent, TrackChange, effects_text
+from tracker.events.effects import Effect, TrackChange, effects_text
 from tracker.events.play import RollMade
 from tracker.systems.base import (
     CampaignView,
@@ -29,7 +29,13 @@ from tracker.systems.base import (
 )
 from tracker.systems.dice import DiceSource, source_for
 from tracker.systems.glintlock import rules as glintlock
-from tracker.systems.glintlock.events import MettleGained, MettleSpent, ThreatAdded, ThreatSpent
+from tracker.systems.glintlock.events import (
+    MettleGained,
+    MettleSpent,
+    StoryTagSpent,
+    ThreatAdded,
+    ThreatSpent,
+)
 from tracker.systems.glintlock.folding import floor
 
 FACES = 20
