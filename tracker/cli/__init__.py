@@ -71,7 +71,6 @@ COMMAND_MODULES = {
     "panic": "play",
     "spend": "play",
     "gain": "play",
-    "threat": "play",
     "stress": "play",
     "hp": "play",
     "fp": "play",

@@ -226,39 +226,6 @@ def gain(as_json: bool, **options: Any) -> None:
     act(("gain",), as_json, **options)
 
 
-@click.group("threat")
-def threat() -> None:
-    """Glintlock: the GM's Threat."""
-
-
-@threat.command("add", cls=NumberArgs)
-@click.argument("amount", type=int)
-@click.option("--reason", help="Why (an exploration turn in danger...).")
-@output_options
-def threat_add(as_json: bool, **options: Any) -> None:
-    """Add Threat outside a roll (+1 per exploration turn in danger).
-
-    \b
-    Example:
-      tracker threat add 1 --reason "exploration turn in danger"
-    """
-    act(("threat", "add"), as_json, **options)
-
-
-@threat.command("spend")
-@click.argument("tier", type=click.Choice(["free", "soft", "hard", "dire"]))
-@click.option("--note", help="The move the GM made.")
-@output_options
-def threat_spend(as_json: bool, **options: Any) -> None:
-    """Spend Threat on a GM move: free 0, soft 1, hard 2, dire 3.
-
-    \b
-    Example:
-      tracker threat spend hard --note "the shelves collapse"
-    """
-    act(("threat", "spend"), as_json, **options)
-
-
 CAUSE = Option("--cause", "What caused it.")
 CHANGE = Argument("change", metavar="+N|-N")
 
@@ -976,7 +943,6 @@ COMMANDS = [
     roll,
     spend,
     gain,
-    threat,
     stress,
     hp,
     fp,

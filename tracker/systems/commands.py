@@ -85,6 +85,10 @@ class Command(msgspec.Struct, frozen=True):
     arguments: tuple[Argument, ...] = ()
     options: tuple[Option, ...] = ()
     short_help: str | None = None
+    group_help: str | None = None
+    """The help of the group its first word makes, when it has words after that (``tracker
+    threat``: "Glintlock: the GM's Threat."); None: one made of the systems' titles and
+    ``what``."""
 
     @property
     def name(self) -> str:

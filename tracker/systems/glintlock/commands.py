@@ -11,6 +11,7 @@ import msgspec
 from tracker.errors import BadInput, Refused
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table
 from tracker.systems.base import Style, condition_named
+from tracker.systems.commands import Argument, Command, Option
 from tracker.systems.glintlock import rules as glintlock
 from tracker.systems.glintlock.events import (
     BreakingPointResolved,
@@ -261,6 +262,34 @@ def resolved_words(doc: Mapping[str, Any], style: Style) -> list[str]:
     ]
 
 
+THREAT_GROUP = "Glintlock: the GM's Threat."
+
+THREAT_ADD = Command(
+    ("threat", "add"),
+    """Add Threat outside a roll (+1 per exploration turn in danger).
+
+    \b
+    Example:
+      tracker threat add 1 --reason "exploration turn in danger"
+    """,
+    arguments=(Argument("amount", kind="int"),),
+    options=(Option("--reason", "Why (an exploration turn in danger...)."),),
+    group_help=THREAT_GROUP,
+)
+
+THREAT_SPEND = Command(
+    ("threat", "spend"),
+    """Spend Threat on a GM move: free 0, soft 1, hard 2, dire 3.
+
+    \b
+    Example:
+      tracker threat spend hard --note "the shelves collapse"
+    """,
+    arguments=(Argument("tier", kind="choice", choices=("free", "soft", "hard", "dire")),),
+    options=(Option("--note", "The move the GM made."),),
+    group_help=THREAT_GROUP,
+)
+
 COMMANDS = (
     SystemCommand(
         ("spend",),
@@ -285,6 +314,7 @@ COMMANDS = (
         "Threat",
         at_table="adding Threat",
         render=threat_added_words,
+        declared=THREAT_ADD,
     ),
     SystemCommand(
         ("threat", "spend"),
@@ -293,6 +323,7 @@ COMMANDS = (
         "Threat",
         at_table="spending Threat",
         render=threat_spent_words,
+        declared=THREAT_SPEND,
     ),
     SystemCommand(
         ("tag", "add"), AddTag, tag_add, "Story tags", verb="are", render=tag_added_words
