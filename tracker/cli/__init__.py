@@ -70,7 +70,6 @@ COMMAND_MODULES = {
     "effort": "play",
     "panic": "play",
     "spend": "play",
-    "gain": "play",
     "stress": "play",
     "hp": "play",
     "fp": "play",

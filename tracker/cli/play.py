@@ -211,21 +211,6 @@ def spend(as_json: bool, **options: Any) -> None:
     act(("spend",), as_json, **options)
 
 
-@click.command("gain")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("action", type=click.Choice(["deep-cut", "lean-into-condition", "invoke-weakness"]))
-@click.option("--note", help="What happened.")
-@output_options
-def gain(as_json: bool, **options: Any) -> None:
-    """Glintlock: gain 1 Mettle for a deep cut, leaning into a condition, or a weakness.
-
-    \b
-    Example:
-      tracker gain Wren deep-cut --note "the ledger burns"
-    """
-    act(("gain",), as_json, **options)
-
-
 CAUSE = Option("--cause", "What caused it.")
 CHANGE = Argument("change", metavar="+N|-N")
 
@@ -942,7 +927,6 @@ COMMANDS = [
     project,
     roll,
     spend,
-    gain,
     stress,
     hp,
     fp,

@@ -262,6 +262,25 @@ def resolved_words(doc: Mapping[str, Any], style: Style) -> list[str]:
     ]
 
 
+GAIN = Command(
+    ("gain",),
+    """Glintlock: gain 1 Mettle for a deep cut, leaning into a condition, or a weakness.
+
+    \b
+    Example:
+      tracker gain Wren deep-cut --note "the ledger burns"
+    """,
+    arguments=(
+        Argument("character", complete="characters"),
+        Argument(
+            "action",
+            kind="choice",
+            choices=("deep-cut", "lean-into-condition", "invoke-weakness"),
+        ),
+    ),
+    options=(Option("--note", "What happened."),),
+)
+
 THREAT_GROUP = "Glintlock: the GM's Threat."
 
 THREAT_ADD = Command(
@@ -306,6 +325,7 @@ COMMANDS = (
         "Gaining Mettle",
         at_table="gaining Mettle",
         render=gained_words,
+        declared=GAIN,
     ),
     SystemCommand(
         ("threat", "add"),
