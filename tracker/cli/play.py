@@ -341,25 +341,6 @@ condition.add_command(make_command(CONDITION_SET, _condition_set))
 condition.add_command(make_command(CONDITION_CLEAR, _condition_clear))
 
 
-@click.group("tag")
-def tag() -> None:
-    """Glintlock story tags: +1 on one roll, then spent."""
-
-
-@tag.command("add")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("name")
-@output_options
-def tag_add(as_json: bool, **options: Any) -> None:
-    """Give a character a story tag to spend on a roll with --story NAME.
-
-    \b
-    Example:
-      tracker tag add Wren "the old map"
-    """
-    act(("tag", "add"), as_json, **options)
-
-
 @click.group("points")
 def points() -> None:
     """GURPS character points."""
@@ -931,7 +912,6 @@ COMMANDS = [
     hp,
     fp,
     condition,
-    tag,
     points,
     note,
     breaking_point,

@@ -281,6 +281,18 @@ GAIN = Command(
     options=(Option("--note", "What happened."),),
 )
 
+TAG_ADD = Command(
+    ("tag", "add"),
+    """Give a character a story tag to spend on a roll with --story NAME.
+
+    \b
+    Example:
+      tracker tag add Wren "the old map"
+    """,
+    arguments=(Argument("character", complete="characters"), Argument("name")),
+    group_help="Glintlock story tags: +1 on one roll, then spent.",
+)
+
 THREAT_GROUP = "Glintlock: the GM's Threat."
 
 THREAT_ADD = Command(
@@ -346,7 +358,13 @@ COMMANDS = (
         declared=THREAT_SPEND,
     ),
     SystemCommand(
-        ("tag", "add"), AddTag, tag_add, "Story tags", verb="are", render=tag_added_words
+        ("tag", "add"),
+        AddTag,
+        tag_add,
+        "Story tags",
+        verb="are",
+        render=tag_added_words,
+        declared=TAG_ADD,
     ),
     SystemCommand(
         ("breaking-point",),
