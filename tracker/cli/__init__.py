@@ -74,7 +74,6 @@ COMMAND_MODULES = {
     "hp": "play",
     "fp": "play",
     "condition": "play",
-    "points": "play",
     "project": "play",
     "note": "play",
     "breaking-point": "play",

@@ -341,26 +341,6 @@ condition.add_command(make_command(CONDITION_SET, _condition_set))
 condition.add_command(make_command(CONDITION_CLEAR, _condition_clear))
 
 
-@click.group("points")
-def points() -> None:
-    """GURPS character points."""
-
-
-@points.command("award", cls=NumberArgs)
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("amount", type=int)
-@click.option("--reason", help="What earned them.")
-@output_options
-def points_award(as_json: bool, **options: Any) -> None:
-    """Award character points (cinematic campaigns spend them on buy-ups).
-
-    \b
-    Example:
-      tracker points award Mira 2 --reason "the archive opened"
-    """
-    act(("points", "award"), as_json, **options)
-
-
 NOTE = Command(
     ("note",),
     """Log a line of narrative; replays show it in place.
@@ -912,7 +892,6 @@ COMMANDS = [
     hp,
     fp,
     condition,
-    points,
     note,
     breaking_point,
     trait,

@@ -11,6 +11,7 @@ import msgspec
 from tracker.errors import BadInput, Refused
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table
 from tracker.systems.base import Style
+from tracker.systems.commands import Argument, Command, Option
 from tracker.systems.gurps.events import PointsAwarded, RollBoughtUp, TraitAssigned
 from tracker.systems.gurps.rules.attempts import buy_up_cost
 from tracker.systems.gurps.rules.success import OUTCOMES
@@ -178,6 +179,19 @@ def assigned_words(doc: Mapping[str, Any], style: Style) -> list[str]:
     return [f'{doc["character"]} gains the {doc["kind"]} "{doc["trait"]}".']
 
 
+POINTS_AWARD = Command(
+    ("points", "award"),
+    """Award character points (cinematic campaigns spend them on buy-ups).
+
+    \b
+    Example:
+      tracker points award Mira 2 --reason "the archive opened"
+    """,
+    arguments=(Argument("character", complete="characters"), Argument("amount", kind="int")),
+    options=(Option("--reason", "What earned them."),),
+    group_help="GURPS character points.",
+)
+
 COMMANDS = (
     SystemCommand(
         ("points", "award"),
@@ -186,6 +200,7 @@ COMMANDS = (
         "Character points",
         verb="are",
         render=awarded_words,
+        declared=POINTS_AWARD,
     ),
     SystemCommand(
         ("spend",),
