@@ -77,7 +77,6 @@ COMMAND_MODULES = {
     "project": "play",
     "note": "play",
     "breaking-point": "play",
-    "trait": "play",
     "obligations": "play",
     "status": "play",
     "undo": "history",

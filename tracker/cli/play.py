@@ -395,31 +395,6 @@ def breaking_point(character, texts, dice, seed, as_json) -> None:
     )
 
 
-@click.group("trait")
-def trait() -> None:
-    """GURPS: traits a fright result calls for."""
-
-
-@trait.command("assign")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("name")
-@click.option(
-    "--kind",
-    type=click.Choice(["quirk", "delusion", "phobia"]),
-    help="Which kind the fright result owes, when it does not say.",
-)
-@click.option("--obligation", metavar="ID", help="Which owed trait, when several are owed.")
-@output_options
-def trait_assign(as_json: bool, **options: Any) -> None:
-    """Assign the trait a fright result owes a character.
-
-    \b
-    Example:
-      tracker trait assign Vora "Fear of deep water" --kind phobia
-    """
-    act(("trait", "assign"), as_json, **options)
-
-
 @click.group("obligations", invoke_without_command=True)
 @click.option("--all", "show_all", is_flag=True, help="Also the recently discharged ones.")
 @output_options
@@ -894,7 +869,6 @@ COMMANDS = [
     condition,
     note,
     breaking_point,
-    trait,
     obligations,
     status,
 ]

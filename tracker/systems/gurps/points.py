@@ -192,6 +192,27 @@ POINTS_AWARD = Command(
     group_help="GURPS character points.",
 )
 
+TRAIT_ASSIGN = Command(
+    ("trait", "assign"),
+    """Assign the trait a fright result owes a character.
+
+    \b
+    Example:
+      tracker trait assign Vora "Fear of deep water" --kind phobia
+    """,
+    arguments=(Argument("character", complete="characters"), Argument("name")),
+    options=(
+        Option(
+            "--kind",
+            "Which kind the fright result owes, when it does not say.",
+            "choice",
+            choices=("quirk", "delusion", "phobia"),
+        ),
+        Option("--obligation", "Which owed trait, when several are owed.", metavar="ID"),
+    ),
+    group_help="GURPS: traits a fright result calls for.",
+)
+
 COMMANDS = (
     SystemCommand(
         ("points", "award"),
@@ -217,5 +238,6 @@ COMMANDS = (
         trait_assign,
         "Assigning fright traits",
         render=assigned_words,
+        declared=TRAIT_ASSIGN,
     ),
 )
