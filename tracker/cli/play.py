@@ -717,32 +717,6 @@ def effort(character, percent, as_json, **options) -> None:
     act(("effort",), as_json, character=character, percent=percent, **options)
 
 
-@click.command("fright")
-@click.argument("character", shell_complete=complete.characters)
-@click.option(
-    "--mod",
-    "mods",
-    multiple=True,
-    metavar="N[:LABEL]|NAME",
-    help="A modifier, or a name from the table: in-combat, far, remote, alone, dark, touched.",
-)
-@click.option("--threat", metavar="NAME", help="What frightened them (counts exposures in 24 h).")
-@click.option("--dice", metavar="N,N,N", help="Physical 3d6 for the check.")
-@click.option("--table-dice", metavar="N,N,N", help="Physical 3d6 for the fright table.")
-@click.option("--effect-dice", metavar="N,...", help="Physical d6 for the result's own dice.")
-@click.option("--seed", metavar="S", help="Seed the virtual dice.")
-@click.option("--secret", is_flag=True, help="A GM's secret check (hidden from players).")
-@output_options
-def fright(character: str, as_json: bool, **options: Any) -> None:
-    """GURPS: a Fright Check (Rule of 14), and on failure the fright table.
-
-    \b
-    Example:
-      tracker fright Mira --mod alone --mod dark --threat "the drowned scribe"
-    """
-    act(("fright",), as_json, character=character, **options)
-
-
 @click.command("panic")
 @click.argument("character", shell_complete=complete.characters)
 @click.argument("trait", shell_complete=complete.traits_of("character"))
@@ -858,7 +832,6 @@ COMMANDS = [
     contest,
     influence,
     effort,
-    fright,
     panic,
     project,
     roll,

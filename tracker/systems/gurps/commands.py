@@ -19,6 +19,7 @@ from tracker.events.effects import Effect, TrackChange
 from tracker.events.envelope import new_event_id
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table
 from tracker.systems.base import CampaignView, CharacterView, Terminal
+from tracker.systems.commands import Argument, Command, Option
 from tracker.systems.dice import source_for
 from tracker.systems.gurps import influence, play, points, projects
 from tracker.systems.gurps.events import FrightChecked
@@ -277,6 +278,32 @@ def fright_lines(d: Mapping[str, Any], style: Terminal) -> list[str]:
     return lines
 
 
+FRIGHT = Command(
+    ("fright",),
+    """GURPS: a Fright Check (Rule of 14), and on failure the fright table.
+
+    \b
+    Example:
+      tracker fright Mira --mod alone --mod dark --threat "the drowned scribe"
+    """,
+    arguments=(Argument("character", complete="characters"),),
+    options=(
+        Option(
+            "--mod",
+            "A modifier, or a name from the table: in-combat, far, remote, alone, dark, touched.",
+            dest="mods",
+            multiple=True,
+            metavar="N[:LABEL]|NAME",
+        ),
+        Option("--threat", "What frightened them (counts exposures in 24 h).", metavar="NAME"),
+        Option("--dice", "Physical 3d6 for the check.", metavar="N,N,N"),
+        Option("--table-dice", "Physical 3d6 for the fright table.", metavar="N,N,N"),
+        Option("--effect-dice", "Physical d6 for the result's own dice.", metavar="N,..."),
+        Option("--seed", "Seed the virtual dice.", metavar="S"),
+        Option("--secret", "A GM's secret check (hidden from players).", "bool"),
+    ),
+)
+
 COMMANDS = (
     SystemCommand(
         ("influence",),
@@ -303,6 +330,7 @@ COMMANDS = (
         "The Fright Check",
         at_table="rolling",
         render=fright_lines,
+        declared=FRIGHT,
     ),
     *projects.COMMANDS,
     *points.COMMANDS,
