@@ -73,7 +73,6 @@ COMMAND_MODULES = {
     "hp": "play",
     "fp": "play",
     "condition": "play",
-    "project": "play",
     "note": "play",
     "breaking-point": "play",
     "obligations": "play",

@@ -735,105 +735,11 @@ def panic(character, trait, dice, seed, secret, as_json) -> None:
     show_logged(logged, as_json, render_roll(logged.doc, logged.state.rules))
 
 
-@click.group("project")
-def project() -> None:
-    """GURPS major projects: daily rolls add man-hours."""
-
-
-@project.command("start")
-@click.argument("name")
-@click.option("--skill", required=True, help="The skill each worker rolls.")
-@click.option("--hours", type=int, required=True, help="Man-hours the project needs.")
-@output_options
-def project_start(name, skill, hours, as_json) -> None:
-    """Start a major project.
-
-    \b
-    Example:
-      tracker project start "Archive catalogue" --skill Lockpicking --hours 40
-    """
-    act(("project", "start"), as_json, name=name, skill=skill, hours=hours)
-
-
-@project.command("roll", short_help="Roll a day of a project's team, and its supervisor's.")
-@click.argument("name", shell_complete=complete.projects)
-@click.argument("workers", nargs=-1, required=True, shell_complete=complete.characters)
-@click.option(
-    "--mod", "mods", multiple=True, metavar="N[:LABEL]", help="A modifier to every worker's roll."
-)
-@click.option(
-    "--supervisor",
-    metavar="NAME",
-    shell_complete=complete.characters,
-    help="A character directing the day instead of working: one Leadership roll for the team; "
-    "success gives every worker +1.",
-)
-@click.option(
-    "--supervisor-skill",
-    type=click.Choice(["Leadership", "Administration"], case_sensitive=False),
-    default="Leadership",
-    show_default=True,
-    help="The skill the supervisor rolls.",
-)
-@click.option(
-    "--supervisor-bonus",
-    type=click.Choice(["1", "2"]),
-    default="1",
-    show_default=True,
-    help="What a successful supervisor gives (+1, or +2 at the GM's choice).",
-)
-@click.option("--supervisor-dice", metavar="N,N,N", help="The supervisor's physical 3d6.")
-@click.option(
-    "--dice",
-    metavar="N,N,N",
-    multiple=True,
-    help="A worker's physical 3d6: once per worker, in the order named.",
-)
-@click.option(
-    "--destroyed-dice",
-    metavar="N,N",
-    multiple=True,
-    help="Physical 2d for work destroyed: once per critical failure, in the workers' order.",
-)
-@click.option("--seed", metavar="S", help="Seed the virtual dice.")
-@output_options
-def project_roll(name, workers, supervisor_bonus, as_json, **options) -> None:
-    """Roll one day of a project's team: each WORKER's roll, and with --supervisor the one
-    supervisor roll that gives the whole team its bonus. A supervisor does not work that day.
-
-    \b
-    Examples:
-      tracker project roll Bridge Vora
-      tracker project roll Bridge Vora Mira --supervisor Aldric --supervisor-skill Administration
-    """
-    act(
-        ("project", "roll"),
-        as_json,
-        name=name,
-        workers=workers,
-        supervisor_bonus=int(supervisor_bonus),
-        **options,
-    )
-
-
-@project.command("status")
-@output_options
-def project_status(as_json) -> None:
-    """Progress of every project.
-
-    \b
-    Example:
-      tracker project status --json
-    """
-    act(("project", "status"), as_json)
-
-
 COMMANDS = [
     contest,
     influence,
     effort,
     panic,
-    project,
     roll,
     spend,
     stress,

@@ -36,6 +36,9 @@ class Option(msgspec.Struct, frozen=True):
     metavar: str | None = None
     multiple: bool = False
     choices: tuple[str, ...] | None = None
+    """The values it takes; of a number (``kind`` "int"), as their digits."""
+    case_sensitive: bool = True
+    """False: a choice is taken in any case ("leadership" for "Leadership")."""
     default: Any = None
     required: bool = False
     show_default: bool = False
