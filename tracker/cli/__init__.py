@@ -65,7 +65,6 @@ COMMAND_MODULES = {
     "character": "campaign",
     "roll": "play",
     "contest": "play",
-    "influence": "play",
     "effort": "play",
     "panic": "play",
     "spend": "play",

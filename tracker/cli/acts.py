@@ -93,6 +93,7 @@ def _leaf(command: SystemCommand) -> click.Command:
             click.echo(dim(f"  done: {words} ({ob.how})."))
 
     assert command.declared is not None
-    numbers = any(a.kind == "int" for a in command.declared.arguments)
+    declared = command.declared
+    numbers = declared.negative or any(a.kind == "int" for a in declared.arguments)
     # A number given as an argument may be negative (`-2`): the command's own rules say no.
-    return make_command(command.declared, handler, cls=NumberArgs if numbers else click.Command)
+    return make_command(declared, handler, cls=NumberArgs if numbers else click.Command)

@@ -637,57 +637,6 @@ def _contest_side(side, rules: RuleSystem) -> str:
     return f"{side['character']} ({side['effective']}): {rules.dice_name} {dice} → {verdict}"
 
 
-@click.command("influence", cls=NumberArgs)
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("skill", shell_complete=complete.traits_of("character"))
-@click.argument("subject", shell_complete=complete.characters)
-@click.argument("will", required=False, default="Will")
-@click.option("--mod", "mods", multiple=True, metavar="N[:LABEL]", help="A modifier to the skill.")
-@click.option(
-    "--reaction-mod",
-    "reaction_mods",
-    multiple=True,
-    metavar="N[:LABEL]",
-    help="The influencer's reaction modifier (appearance, status...): it applies to the "
-    "influence roll, and to Diplomacy's reaction roll too.",
-)
-@click.option("--dice-a", metavar="N,N,N", help="The influencer's physical 3d6.")
-@click.option("--dice-b", metavar="N,N,N", help="The subject's physical 3d6 (Will).")
-@click.option("--reaction-dice", metavar="N,N,N", help="Diplomacy: physical 3d6 for the reaction.")
-@click.option("--seed", metavar="S", help="Seed the virtual dice.")
-@click.option("--indomitable", is_flag=True, help="The subject is Indomitable.")
-@click.option("--empathy", is_flag=True, help="The influencer has Empathy (beats Indomitable).")
-@click.option("--unfazeable", is_flag=True, help="The subject is Unfazeable (no Intimidation).")
-@click.option("--slave-mentality", is_flag=True, help="The subject complies without a roll.")
-@click.option("--secret", is_flag=True, help="A GM's secret roll.")
-@output_options
-def influence(character, skill, subject, will, as_json, **options) -> None:
-    """GURPS: an influence roll, read as the subject's reaction.
-
-    A Quick Contest of an influence skill (Diplomacy, Fast-Talk, Intimidation, Savoir-Faire,
-    Sex Appeal, Streetwise) against the subject's Will: a character, or a name and a Will score.
-    A win is Good (Sex Appeal: Very Good), a loss or a tie Bad (Intimidation: Very Bad).
-    Diplomacy also rolls a reaction and takes the better of the two.
-
-    On a player's character (one not added with --npc) no reaction is read: a win leaves its
-    margin of victory on that character, for the rolls it bears on (--mod influence:NAME).
-
-    \b
-    Examples:
-      tracker influence Aldric Diplomacy "Harbour master" 11 --reaction-mod +1:appearance
-      tracker influence Vesna "Sex Appeal" Mira --secret
-    """
-    act(
-        ("influence",),
-        as_json,
-        character=character,
-        skill=skill,
-        subject=subject,
-        will=will,
-        **options,
-    )
-
-
 @click.command(
     "effort", cls=NumberArgs, short_help="GURPS: extra effort (a Will roll; always 1 FP)."
 )
@@ -737,7 +686,6 @@ def panic(character, trait, dice, seed, secret, as_json) -> None:
 
 COMMANDS = [
     contest,
-    influence,
     effort,
     panic,
     roll,

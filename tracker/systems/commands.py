@@ -88,6 +88,9 @@ class Command(msgspec.Struct, frozen=True):
     arguments: tuple[Argument, ...] = ()
     options: tuple[Option, ...] = ()
     short_help: str | None = None
+    negative: bool = False
+    """Whether an argument may be a negative number (``-2``) rather than an option; so it may
+    whenever one takes a number."""
     group_help: str | None = None
     """The help of the group its first word makes, when it has words after that (``tracker
     threat``: "Glintlock: the GM's Threat."); None: one made of the systems' titles and

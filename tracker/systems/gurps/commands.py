@@ -304,6 +304,54 @@ FRIGHT = Command(
     ),
 )
 
+INFLUENCE = Command(
+    ("influence",),
+    """GURPS: an influence roll, read as the subject's reaction.
+
+    A Quick Contest of an influence skill (Diplomacy, Fast-Talk, Intimidation, Savoir-Faire,
+    Sex Appeal, Streetwise) against the subject's Will: a character, or a name and a Will score.
+    A win is Good (Sex Appeal: Very Good), a loss or a tie Bad (Intimidation: Very Bad).
+    Diplomacy also rolls a reaction and takes the better of the two.
+
+    On a player's character (one not added with --npc) no reaction is read: a win leaves its
+    margin of victory on that character, for the rolls it bears on (--mod influence:NAME).
+
+    \b
+    Examples:
+      tracker influence Aldric Diplomacy "Harbour master" 11 --reaction-mod +1:appearance
+      tracker influence Vesna "Sex Appeal" Mira --secret
+    """,
+    arguments=(
+        Argument("character", complete="characters"),
+        Argument("skill", complete="traits:character"),
+        Argument("subject", complete="characters"),
+        Argument("will", required=False, default="Will"),
+    ),
+    options=(
+        Option(
+            "--mod", "A modifier to the skill.", dest="mods", multiple=True, metavar="N[:LABEL]"
+        ),
+        Option(
+            "--reaction-mod",
+            "The influencer's reaction modifier (appearance, status...): it applies to the "
+            "influence roll, and to Diplomacy's reaction roll too.",
+            dest="reaction_mods",
+            multiple=True,
+            metavar="N[:LABEL]",
+        ),
+        Option("--dice-a", "The influencer's physical 3d6.", metavar="N,N,N"),
+        Option("--dice-b", "The subject's physical 3d6 (Will).", metavar="N,N,N"),
+        Option("--reaction-dice", "Diplomacy: physical 3d6 for the reaction.", metavar="N,N,N"),
+        Option("--seed", "Seed the virtual dice.", metavar="S"),
+        Option("--indomitable", "The subject is Indomitable.", "bool"),
+        Option("--empathy", "The influencer has Empathy (beats Indomitable).", "bool"),
+        Option("--unfazeable", "The subject is Unfazeable (no Intimidation).", "bool"),
+        Option("--slave-mentality", "The subject complies without a roll.", "bool"),
+        Option("--secret", "A GM's secret roll.", "bool"),
+    ),
+    negative=True,
+)
+
 COMMANDS = (
     SystemCommand(
         ("influence",),
@@ -313,6 +361,7 @@ COMMANDS = (
         at_table="rolling",
         render=influence.influence_lines,
         verb="are",
+        declared=INFLUENCE,
     ),
     SystemCommand(
         ("effort",),
