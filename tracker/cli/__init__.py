@@ -65,7 +65,6 @@ COMMAND_MODULES = {
     "character": "campaign",
     "roll": "play",
     "contest": "play",
-    "effort": "play",
     "panic": "play",
     "spend": "play",
     "stress": "play",

@@ -637,35 +637,6 @@ def _contest_side(side, rules: RuleSystem) -> str:
     return f"{side['character']} ({side['effective']}): {rules.dice_name} {dice} → {verdict}"
 
 
-@click.command(
-    "effort", cls=NumberArgs, short_help="GURPS: extra effort (a Will roll; always 1 FP)."
-)
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("percent", type=int)
-@click.option("--motivated", is_flag=True, help="A matter of life, death or deep conviction: +5.")
-@click.option(
-    "--skill",
-    metavar="SKILL",
-    shell_complete=complete.traits_of("character"),
-    help="A Will-based skill to roll instead of Will (the GM says which are).",
-)
-@dice_options
-@output_options
-def effort(character, percent, as_json, **options) -> None:
-    """GURPS: extra effort for PERCENT more than normal (a Will roll; always 1 FP).
-
-    Will (or a Will-based skill, --skill) at -1 per 5% (rounded up), +5 when motivated. A
-    critical failure also costs 1 HP.
-
-    \b
-    Examples:
-      tracker effort Vora 20            lift 20% more
-      tracker effort Mira 50 --motivated --dice 3,4,5
-      tracker effort Aldric 20 --skill Meditation
-    """
-    act(("effort",), as_json, character=character, percent=percent, **options)
-
-
 @click.command("panic")
 @click.argument("character", shell_complete=complete.characters)
 @click.argument("trait", shell_complete=complete.traits_of("character"))
@@ -686,7 +657,6 @@ def panic(character, trait, dice, seed, secret, as_json) -> None:
 
 COMMANDS = [
     contest,
-    effort,
     panic,
     roll,
     spend,

@@ -18,7 +18,7 @@ from tracker.events import play as ev
 from tracker.events.effects import Effect, TrackChange
 from tracker.events.envelope import new_event_id
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table
-from tracker.systems.base import CampaignView, CharacterView, Terminal
+from tracker.systems.base import ROLL_OPTIONS, CampaignView, CharacterView, Terminal
 from tracker.systems.commands import Argument, Command, Option
 from tracker.systems.dice import source_for
 from tracker.systems.gurps import influence, play, points, projects
@@ -304,6 +304,33 @@ FRIGHT = Command(
     ),
 )
 
+EFFORT = Command(
+    ("effort",),
+    """GURPS: extra effort for PERCENT more than normal (a Will roll; always 1 FP).
+
+    Will (or a Will-based skill, --skill) at -1 per 5% (rounded up), +5 when motivated. A
+    critical failure also costs 1 HP.
+
+    \b
+    Examples:
+      tracker effort Vora 20            lift 20% more
+      tracker effort Mira 50 --motivated --dice 3,4,5
+      tracker effort Aldric 20 --skill Meditation
+    """,
+    arguments=(Argument("character", complete="characters"), Argument("percent", kind="int")),
+    options=(
+        Option("--motivated", "A matter of life, death or deep conviction: +5.", "bool"),
+        Option(
+            "--skill",
+            "A Will-based skill to roll instead of Will (the GM says which are).",
+            metavar="SKILL",
+            complete="traits:character",
+        ),
+        *ROLL_OPTIONS,
+    ),
+    short_help="GURPS: extra effort (a Will roll; always 1 FP).",
+)
+
 INFLUENCE = Command(
     ("influence",),
     """GURPS: an influence roll, read as the subject's reaction.
@@ -371,6 +398,7 @@ COMMANDS = (
         at_table="rolling",
         render=effort_lines,
         check=effort_asked,
+        declared=EFFORT,
     ),
     SystemCommand(
         ("fright",),
