@@ -72,7 +72,6 @@ COMMAND_MODULES = {
     "fp": "play",
     "condition": "play",
     "note": "play",
-    "breaking-point": "play",
     "obligations": "play",
     "status": "play",
     "undo": "history",

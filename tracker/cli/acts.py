@@ -17,6 +17,7 @@ import click
 from tracker.cli.declared import make_command
 from tracker.cli.options import NumberArgs, emit_json, open_tracker
 from tracker.cli.render import dim, warn
+from tracker.errors import BadInput
 from tracker.systems.acts import SystemCommand
 from tracker.systems.base import RuleSystem
 
@@ -71,6 +72,11 @@ def _leaf(command: SystemCommand) -> click.Command:
         from tracker.cli.play import OBLIGATION_WORDS, CommandTerminal
         from tracker.systems import registry
 
+        if command.taken is not None:
+            try:
+                values = command.taken(values)
+            except BadInput as exc:
+                raise click.UsageError(str(exc)) from None
         logged = open_tracker().acting.run(path, **values)
         if as_json:
             emit_json(logged.doc)

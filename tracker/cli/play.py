@@ -364,37 +364,6 @@ note = make_command(NOTE, _note)
 # -- obligations ----------------------------------------------------------------------------------
 
 
-@click.command("breaking-point", short_help="Glintlock: resolve a breaking point.")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("texts", nargs=-1, required=True, metavar="[RESULT] CONSEQUENCE")
-@click.option("--dice", metavar="N,N...", help="Physical dice for the campaign's table.")
-@click.option("--seed", metavar="S", help="Seed the virtual dice for the campaign's table.")
-@output_options
-def breaking_point(character, texts, dice, seed, as_json) -> None:
-    """Glintlock: resolve a breaking point (table result, lasting consequence; clears 3).
-
-    With the table's RESULT as the GM read it, it is logged as given; with the CONSEQUENCE
-    alone, tracker rolls on the campaign's own breaking table (`campaign set --breaking-table`).
-
-    \b
-    Examples:
-      tracker breaking-point Tomas freezes "fear of deep water"
-      tracker breaking-point Tomas "fear of deep water" --dice 4
-    """
-    if len(texts) > 2:
-        raise click.UsageError("give RESULT and CONSEQUENCE (quote each), or CONSEQUENCE alone")
-    result, consequence = (None, texts[0]) if len(texts) == 1 else texts
-    act(
-        ("breaking-point",),
-        as_json,
-        character=character,
-        result=result,
-        consequence=consequence,
-        dice=dice,
-        seed=seed,
-    )
-
-
 @click.group("obligations", invoke_without_command=True)
 @click.option("--all", "show_all", is_flag=True, help="Also the recently discharged ones.")
 @output_options
@@ -665,7 +634,6 @@ COMMANDS = [
     fp,
     condition,
     note,
-    breaking_point,
     obligations,
     status,
 ]

@@ -192,6 +192,15 @@ class ResolveBreakingPoint(msgspec.Struct, frozen=True):
     seed: str | None = None
 
 
+def breaking_point_taken(values: dict[str, Any]) -> dict[str, Any]:
+    """The command line's one or two texts as the result (if given) and the consequence."""
+    texts = values.pop("texts")
+    if len(texts) > 2:
+        raise BadInput("give RESULT and CONSEQUENCE (quote each), or CONSEQUENCE alone")
+    result, consequence = (None, texts[0]) if len(texts) == 1 else texts
+    return {**values, "result": result, "consequence": consequence}
+
+
 def breaking_point(table: Table, state: Any, request: ResolveBreakingPoint) -> Acted:
     """Resolve a breaking point: the table's result (given, or rolled on the campaign's breaking
     table), the lasting consequence, and stress cleared."""
@@ -261,6 +270,29 @@ def resolved_words(doc: Mapping[str, Any], style: Style) -> list[str]:
         f"Stress {doc['stress_after']}."
     ]
 
+
+BREAKING_POINT = Command(
+    ("breaking-point",),
+    """Glintlock: resolve a breaking point (table result, lasting consequence; clears 3).
+
+    With the table's RESULT as the GM read it, it is logged as given; with the CONSEQUENCE
+    alone, tracker rolls on the campaign's own breaking table (`campaign set --breaking-table`).
+
+    \b
+    Examples:
+      tracker breaking-point Tomas freezes "fear of deep water"
+      tracker breaking-point Tomas "fear of deep water" --dice 4
+    """,
+    arguments=(
+        Argument("character", complete="characters"),
+        Argument("texts", nargs=-1, metavar="[RESULT] CONSEQUENCE"),
+    ),
+    options=(
+        Option("--dice", "Physical dice for the campaign's table.", metavar="N,N..."),
+        Option("--seed", "Seed the virtual dice for the campaign's table.", metavar="S"),
+    ),
+    short_help="Glintlock: resolve a breaking point.",
+)
 
 GAIN = Command(
     ("gain",),
@@ -372,5 +404,7 @@ COMMANDS = (
         breaking_point,
         "The breaking point",
         render=resolved_words,
+        taken=breaking_point_taken,
+        declared=BREAKING_POINT,
     ),
 )
