@@ -66,7 +66,6 @@ COMMAND_MODULES = {
     "roll": "play",
     "contest": "play",
     "panic": "play",
-    "spend": "play",
     "stress": "play",
     "hp": "play",
     "fp": "play",

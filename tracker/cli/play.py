@@ -187,30 +187,6 @@ def effect_words(effects: list[dict[str, Any]], who: str) -> list[str]:
 # -- currencies -----------------------------------------------------------------------------------
 
 
-@click.command("spend")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("action", shell_complete=complete.spend_kinds)
-@click.option("--cost", type=int, help="Base cost, for actions with a choice (class-feature).")
-@click.option("--condition", help="suppress-condition: the condition to suppress.")
-@click.option("--note", help="What the spend bought.")
-@click.option(
-    "--to",
-    type=click.Choice(["failure", "success", "critical_success"]),
-    help="buy-up: the outcome to buy (default: one step up).",
-)
-@output_options
-def spend(as_json: bool, **options: Any) -> None:
-    """Spend Mettle (Glintlock) or character points on a buy-up (GURPS cinematic).
-
-    \b
-    Examples:
-      tracker spend Wren steel-yourself
-      tracker spend Wren class-feature --cost 3
-      tracker spend Mira buy-up --to success
-    """
-    act(("spend",), as_json, **options)
-
-
 CAUSE = Option("--cause", "What caused it.")
 CHANGE = Argument("change", metavar="+N|-N")
 
@@ -628,7 +604,6 @@ COMMANDS = [
     contest,
     panic,
     roll,
-    spend,
     stress,
     hp,
     fp,

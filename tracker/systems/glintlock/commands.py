@@ -21,6 +21,7 @@ from tracker.systems.glintlock.events import (
     ThreatAdded,
     ThreatSpent,
 )
+from tracker.systems.spending import SPEND
 
 # -- Mettle ---------------------------------------------------------------------------------------
 
@@ -361,6 +362,7 @@ COMMANDS = (
         "Spending Mettle",
         at_table="spending Mettle",
         render=spent_words,
+        declared=SPEND,
     ),
     SystemCommand(
         ("gain",),

@@ -15,6 +15,7 @@ from tracker.systems.commands import Argument, Command, Option
 from tracker.systems.gurps.events import PointsAwarded, RollBoughtUp, TraitAssigned
 from tracker.systems.gurps.rules.attempts import buy_up_cost
 from tracker.systems.gurps.rules.success import OUTCOMES
+from tracker.systems.spending import SPEND
 from tracker.words import kept_secret, outcome_words, plural
 
 # -- character points -----------------------------------------------------------------------------
@@ -230,6 +231,7 @@ COMMANDS = (
         "Buying up a roll",
         at_table="buying up a roll",
         render=bought_words,
+        declared=SPEND,
         chosen_by=("action", ("buy-up",)),
     ),
     SystemCommand(
