@@ -16,7 +16,7 @@ import click
 
 from tracker.cli.declared import make_command
 from tracker.cli.options import NumberArgs, emit_json, open_tracker
-from tracker.cli.render import dim, warn
+from tracker.cli.render import warn
 from tracker.errors import BadInput
 from tracker.systems.acts import SystemCommand
 from tracker.systems.base import RuleSystem
@@ -69,7 +69,7 @@ def _leaf(command: SystemCommand) -> click.Command:
     path = command.path
 
     def handler(as_json: bool = False, **values: Any) -> None:
-        from tracker.cli.play import OBLIGATION_WORDS, CommandTerminal
+        from tracker.cli.play import CommandTerminal, done_line
         from tracker.systems import registry
 
         if command.taken is not None:
@@ -93,10 +93,9 @@ def _leaf(command: SystemCommand) -> click.Command:
         for ob in [*logged.opened, *logged.raised]:
             click.echo(warn(ob.what))
         for ob in logged.discharged:
-            if ob.kind == "threat-floor":
-                continue  # met as the Threat spent says
-            words = OBLIGATION_WORDS.get(ob.kind, ob.kind.replace("-", " "))
-            click.echo(dim(f"  done: {words} ({ob.how})."))
+            done = done_line(ob, ob.kind.replace("-", " "))
+            if done is not None:
+                click.echo(done)
 
     assert command.declared is not None
     declared = command.declared

@@ -66,8 +66,17 @@ def show_logged(logged, as_json: bool, lines: list[str]) -> None:
     for ob in [*logged.opened, *logged.raised]:
         click.echo(warn(ob.what))
     for ob in logged.discharged:
-        if ob.kind != "threat-floor":
-            click.echo(dim(f"  done: {OBLIGATION_WORDS.get(ob.kind, ob.kind)} ({ob.how})."))
+        done = done_line(ob, ob.kind)
+        if done is not None:
+            click.echo(done)
+
+
+def done_line(ob, otherwise: str) -> str | None:
+    """The line saying an obligation was discharged, worded ``otherwise`` if tracker has no
+    words for its kind; None for one met as the line before says already."""
+    if ob.kind == "threat-floor":
+        return None
+    return dim(f"  done: {OBLIGATION_WORDS.get(ob.kind, otherwise)} ({ob.how}).")
 
 
 def act(path: tuple[str, ...], as_json: bool, **given: Any) -> None:
