@@ -67,14 +67,14 @@ def test_a_systems_declared_command_is_on_the_command_line_unless_tracker_has_th
             glintlock,
             declared(("omen", "read"), "Read an omen.\n\n\b\nExample:\n  tracker omen read crow"),
         ),
-        (glintlock, declared(("threat", "read"), "Not tracker's.")),
+        (glintlock, declared(("condition", "read"), "Not tracker's.")),
     ]
     monkeypatch.setattr(registry, "command_lines", lambda: theirs)
     listed = run.ok("--help").stdout
     assert "omen" in listed
     assert known("omen")
     assert "omen read [OPTIONS] SIGN" in run.ok("omen read --help").stdout
-    assert "read" not in run.ok("threat --help").stdout  # tracker's own group, as it was
+    assert "read" not in run.ok("condition --help").stdout  # tracker's own group, as it was
     run.ok("campaign new Ashes --system glintlock")
     refused = run("omen read crow")
     assert refused.exit_code == 1

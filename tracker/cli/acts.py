@@ -16,7 +16,8 @@ import click
 
 from tracker.cli.declared import make_command
 from tracker.cli.options import NumberArgs, emit_json, open_tracker
-from tracker.cli.render import TerminalStyle, dim, warn
+from tracker.cli.render import warn
+from tracker.errors import BadInput
 from tracker.systems.acts import SystemCommand
 from tracker.systems.base import RuleSystem
 
@@ -57,7 +58,8 @@ def _made(commands: list[tuple[RuleSystem, SystemCommand]], depth: int) -> click
         below.setdefault(command.path[depth + 1], []).append((system, command))
     titles = " and ".join(dict.fromkeys(s.title for s, _ in commands))
     whats = ", ".join(dict.fromkeys(c.what for _, c in commands))
-    group = click.Group(name, help=f"{titles}: {whats}.")
+    said = next((c.declared.group_help for _, c in commands if c.declared.group_help), None)
+    group = click.Group(name, help=said or f"{titles}: {whats}.")
     for word, theirs in sorted(below.items()):
         group.add_command(_made(theirs, depth + 1), word)
     return group
@@ -67,12 +69,23 @@ def _leaf(command: SystemCommand) -> click.Command:
     path = command.path
 
     def handler(as_json: bool = False, **values: Any) -> None:
+        from tracker.cli.play import CommandTerminal, done_line
+        from tracker.systems import registry
+
+        if command.taken is not None:
+            try:
+                values = command.taken(values)
+            except BadInput as exc:
+                raise click.UsageError(str(exc)) from None
         logged = open_tracker().acting.run(path, **values)
         if as_json:
             emit_json(logged.doc)
             return
-        if command.render is not None:
-            lines = command.render(logged.doc, TerminalStyle(logged.state.rules))
+        # The campaign's system's command at the path, as the values choose it (``spend``).
+        rules = logged.state.rules
+        render = registry.command(rules, path, values).render
+        if render is not None:
+            lines = render(logged.doc, CommandTerminal(rules))
         else:
             lines = [f"Logged: tracker {' '.join(path)}."]
         for line in lines:
@@ -80,9 +93,12 @@ def _leaf(command: SystemCommand) -> click.Command:
         for ob in [*logged.opened, *logged.raised]:
             click.echo(warn(ob.what))
         for ob in logged.discharged:
-            click.echo(dim(f"  done: {ob.kind.replace('-', ' ')} ({ob.how})."))
+            done = done_line(ob, ob.kind.replace("-", " "))
+            if done is not None:
+                click.echo(done)
 
     assert command.declared is not None
-    numbers = any(a.kind == "int" for a in command.declared.arguments)
+    declared = command.declared
+    numbers = declared.negative or any(a.kind == "int" for a in declared.arguments)
     # A number given as an argument may be negative (`-2`): the command's own rules say no.
-    return make_command(command.declared, handler, cls=NumberArgs if numbers else click.Command)
+    return make_command(declared, handler, cls=NumberArgs if numbers else click.Command)

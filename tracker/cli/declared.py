@@ -40,9 +40,12 @@ def completion(name: str | None) -> complete.Completions | None:
     return _COMPLETIONS[what](of or "character")
 
 
-def _type(kind: str, choices: Iterable[str] | None) -> Any:
+def _type(kind: str, choices: Iterable[str] | None, case_sensitive: bool = True) -> Any:
     if kind == "choice":
-        return click.Choice(list(choices or ()))
+        return click.Choice(list(choices or ()), case_sensitive=case_sensitive)
+    if kind == "int" and choices is not None:
+        # One of some numbers: given as its digits, taken as the number.
+        return click.Choice([int(c) for c in choices], case_sensitive=case_sensitive)
     if kind == "difficulty":
         return Difficulty()
     return int if kind == "int" else str
@@ -54,7 +57,7 @@ def click_option(option: Option, help: str | None = None) -> click.Option:
     if option.is_flag:
         settings["is_flag"] = True
     else:
-        settings["type"] = _type(option.kind, option.choices)
+        settings["type"] = _type(option.kind, option.choices, option.case_sensitive)
     if option.show_default:
         settings["show_default"] = True
     if option.required:
@@ -89,8 +92,9 @@ def click_argument(argument: Argument) -> click.Argument:
     settings: dict[str, Any] = {"type": _type(argument.kind, argument.choices)}
     if argument.nargs != 1:
         settings["nargs"] = argument.nargs
-    if not argument.required:
-        settings["required"] = False
+    if not argument.required or argument.nargs == -1:
+        # click takes every word left (nargs -1) as optional unless told.
+        settings["required"] = argument.required
     if argument.default is not None:
         settings["default"] = argument.default
     if argument.metavar:

@@ -66,8 +66,17 @@ def show_logged(logged, as_json: bool, lines: list[str]) -> None:
     for ob in [*logged.opened, *logged.raised]:
         click.echo(warn(ob.what))
     for ob in logged.discharged:
-        if ob.kind != "threat-floor":
-            click.echo(dim(f"  done: {OBLIGATION_WORDS.get(ob.kind, ob.kind)} ({ob.how})."))
+        done = done_line(ob, ob.kind)
+        if done is not None:
+            click.echo(done)
+
+
+def done_line(ob, otherwise: str) -> str | None:
+    """The line saying an obligation was discharged, worded ``otherwise`` if tracker has no
+    words for its kind; None for one met as the line before says already."""
+    if ob.kind == "threat-floor":
+        return None
+    return dim(f"  done: {OBLIGATION_WORDS.get(ob.kind, otherwise)} ({ob.how}).")
 
 
 def act(path: tuple[str, ...], as_json: bool, **given: Any) -> None:
@@ -185,78 +194,6 @@ def effect_words(effects: list[dict[str, Any]], who: str) -> list[str]:
 
 
 # -- currencies -----------------------------------------------------------------------------------
-
-
-@click.command("spend")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("action", shell_complete=complete.spend_kinds)
-@click.option("--cost", type=int, help="Base cost, for actions with a choice (class-feature).")
-@click.option("--condition", help="suppress-condition: the condition to suppress.")
-@click.option("--note", help="What the spend bought.")
-@click.option(
-    "--to",
-    type=click.Choice(["failure", "success", "critical_success"]),
-    help="buy-up: the outcome to buy (default: one step up).",
-)
-@output_options
-def spend(as_json: bool, **options: Any) -> None:
-    """Spend Mettle (Glintlock) or character points on a buy-up (GURPS cinematic).
-
-    \b
-    Examples:
-      tracker spend Wren steel-yourself
-      tracker spend Wren class-feature --cost 3
-      tracker spend Mira buy-up --to success
-    """
-    act(("spend",), as_json, **options)
-
-
-@click.command("gain")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("action", type=click.Choice(["deep-cut", "lean-into-condition", "invoke-weakness"]))
-@click.option("--note", help="What happened.")
-@output_options
-def gain(as_json: bool, **options: Any) -> None:
-    """Glintlock: gain 1 Mettle for a deep cut, leaning into a condition, or a weakness.
-
-    \b
-    Example:
-      tracker gain Wren deep-cut --note "the ledger burns"
-    """
-    act(("gain",), as_json, **options)
-
-
-@click.group("threat")
-def threat() -> None:
-    """Glintlock: the GM's Threat."""
-
-
-@threat.command("add", cls=NumberArgs)
-@click.argument("amount", type=int)
-@click.option("--reason", help="Why (an exploration turn in danger...).")
-@output_options
-def threat_add(as_json: bool, **options: Any) -> None:
-    """Add Threat outside a roll (+1 per exploration turn in danger).
-
-    \b
-    Example:
-      tracker threat add 1 --reason "exploration turn in danger"
-    """
-    act(("threat", "add"), as_json, **options)
-
-
-@threat.command("spend")
-@click.argument("tier", type=click.Choice(["free", "soft", "hard", "dire"]))
-@click.option("--note", help="The move the GM made.")
-@output_options
-def threat_spend(as_json: bool, **options: Any) -> None:
-    """Spend Threat on a GM move: free 0, soft 1, hard 2, dire 3.
-
-    \b
-    Example:
-      tracker threat spend hard --note "the shelves collapse"
-    """
-    act(("threat", "spend"), as_json, **options)
 
 
 CAUSE = Option("--cause", "What caused it.")
@@ -389,45 +326,6 @@ condition.add_command(make_command(CONDITION_SET, _condition_set))
 condition.add_command(make_command(CONDITION_CLEAR, _condition_clear))
 
 
-@click.group("tag")
-def tag() -> None:
-    """Glintlock story tags: +1 on one roll, then spent."""
-
-
-@tag.command("add")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("name")
-@output_options
-def tag_add(as_json: bool, **options: Any) -> None:
-    """Give a character a story tag to spend on a roll with --story NAME.
-
-    \b
-    Example:
-      tracker tag add Wren "the old map"
-    """
-    act(("tag", "add"), as_json, **options)
-
-
-@click.group("points")
-def points() -> None:
-    """GURPS character points."""
-
-
-@points.command("award", cls=NumberArgs)
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("amount", type=int)
-@click.option("--reason", help="What earned them.")
-@output_options
-def points_award(as_json: bool, **options: Any) -> None:
-    """Award character points (cinematic campaigns spend them on buy-ups).
-
-    \b
-    Example:
-      tracker points award Mira 2 --reason "the archive opened"
-    """
-    act(("points", "award"), as_json, **options)
-
-
 NOTE = Command(
     ("note",),
     """Log a line of narrative; replays show it in place.
@@ -449,62 +347,6 @@ note = make_command(NOTE, _note)
 
 
 # -- obligations ----------------------------------------------------------------------------------
-
-
-@click.command("breaking-point", short_help="Glintlock: resolve a breaking point.")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("texts", nargs=-1, required=True, metavar="[RESULT] CONSEQUENCE")
-@click.option("--dice", metavar="N,N...", help="Physical dice for the campaign's table.")
-@click.option("--seed", metavar="S", help="Seed the virtual dice for the campaign's table.")
-@output_options
-def breaking_point(character, texts, dice, seed, as_json) -> None:
-    """Glintlock: resolve a breaking point (table result, lasting consequence; clears 3).
-
-    With the table's RESULT as the GM read it, it is logged as given; with the CONSEQUENCE
-    alone, tracker rolls on the campaign's own breaking table (`campaign set --breaking-table`).
-
-    \b
-    Examples:
-      tracker breaking-point Tomas freezes "fear of deep water"
-      tracker breaking-point Tomas "fear of deep water" --dice 4
-    """
-    if len(texts) > 2:
-        raise click.UsageError("give RESULT and CONSEQUENCE (quote each), or CONSEQUENCE alone")
-    result, consequence = (None, texts[0]) if len(texts) == 1 else texts
-    act(
-        ("breaking-point",),
-        as_json,
-        character=character,
-        result=result,
-        consequence=consequence,
-        dice=dice,
-        seed=seed,
-    )
-
-
-@click.group("trait")
-def trait() -> None:
-    """GURPS: traits a fright result calls for."""
-
-
-@trait.command("assign")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("name")
-@click.option(
-    "--kind",
-    type=click.Choice(["quirk", "delusion", "phobia"]),
-    help="Which kind the fright result owes, when it does not say.",
-)
-@click.option("--obligation", metavar="ID", help="Which owed trait, when several are owed.")
-@output_options
-def trait_assign(as_json: bool, **options: Any) -> None:
-    """Assign the trait a fright result owes a character.
-
-    \b
-    Example:
-      tracker trait assign Vora "Fear of deep water" --kind phobia
-    """
-    act(("trait", "assign"), as_json, **options)
 
 
 @click.group("obligations", invoke_without_command=True)
@@ -749,112 +591,6 @@ def _contest_side(side, rules: RuleSystem) -> str:
     return f"{side['character']} ({side['effective']}): {rules.dice_name} {dice} → {verdict}"
 
 
-@click.command("influence", cls=NumberArgs)
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("skill", shell_complete=complete.traits_of("character"))
-@click.argument("subject", shell_complete=complete.characters)
-@click.argument("will", required=False, default="Will")
-@click.option("--mod", "mods", multiple=True, metavar="N[:LABEL]", help="A modifier to the skill.")
-@click.option(
-    "--reaction-mod",
-    "reaction_mods",
-    multiple=True,
-    metavar="N[:LABEL]",
-    help="The influencer's reaction modifier (appearance, status...): it applies to the "
-    "influence roll, and to Diplomacy's reaction roll too.",
-)
-@click.option("--dice-a", metavar="N,N,N", help="The influencer's physical 3d6.")
-@click.option("--dice-b", metavar="N,N,N", help="The subject's physical 3d6 (Will).")
-@click.option("--reaction-dice", metavar="N,N,N", help="Diplomacy: physical 3d6 for the reaction.")
-@click.option("--seed", metavar="S", help="Seed the virtual dice.")
-@click.option("--indomitable", is_flag=True, help="The subject is Indomitable.")
-@click.option("--empathy", is_flag=True, help="The influencer has Empathy (beats Indomitable).")
-@click.option("--unfazeable", is_flag=True, help="The subject is Unfazeable (no Intimidation).")
-@click.option("--slave-mentality", is_flag=True, help="The subject complies without a roll.")
-@click.option("--secret", is_flag=True, help="A GM's secret roll.")
-@output_options
-def influence(character, skill, subject, will, as_json, **options) -> None:
-    """GURPS: an influence roll, read as the subject's reaction.
-
-    A Quick Contest of an influence skill (Diplomacy, Fast-Talk, Intimidation, Savoir-Faire,
-    Sex Appeal, Streetwise) against the subject's Will: a character, or a name and a Will score.
-    A win is Good (Sex Appeal: Very Good), a loss or a tie Bad (Intimidation: Very Bad).
-    Diplomacy also rolls a reaction and takes the better of the two.
-
-    On a player's character (one not added with --npc) no reaction is read: a win leaves its
-    margin of victory on that character, for the rolls it bears on (--mod influence:NAME).
-
-    \b
-    Examples:
-      tracker influence Aldric Diplomacy "Harbour master" 11 --reaction-mod +1:appearance
-      tracker influence Vesna "Sex Appeal" Mira --secret
-    """
-    act(
-        ("influence",),
-        as_json,
-        character=character,
-        skill=skill,
-        subject=subject,
-        will=will,
-        **options,
-    )
-
-
-@click.command(
-    "effort", cls=NumberArgs, short_help="GURPS: extra effort (a Will roll; always 1 FP)."
-)
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("percent", type=int)
-@click.option("--motivated", is_flag=True, help="A matter of life, death or deep conviction: +5.")
-@click.option(
-    "--skill",
-    metavar="SKILL",
-    shell_complete=complete.traits_of("character"),
-    help="A Will-based skill to roll instead of Will (the GM says which are).",
-)
-@dice_options
-@output_options
-def effort(character, percent, as_json, **options) -> None:
-    """GURPS: extra effort for PERCENT more than normal (a Will roll; always 1 FP).
-
-    Will (or a Will-based skill, --skill) at -1 per 5% (rounded up), +5 when motivated. A
-    critical failure also costs 1 HP.
-
-    \b
-    Examples:
-      tracker effort Vora 20            lift 20% more
-      tracker effort Mira 50 --motivated --dice 3,4,5
-      tracker effort Aldric 20 --skill Meditation
-    """
-    act(("effort",), as_json, character=character, percent=percent, **options)
-
-
-@click.command("fright")
-@click.argument("character", shell_complete=complete.characters)
-@click.option(
-    "--mod",
-    "mods",
-    multiple=True,
-    metavar="N[:LABEL]|NAME",
-    help="A modifier, or a name from the table: in-combat, far, remote, alone, dark, touched.",
-)
-@click.option("--threat", metavar="NAME", help="What frightened them (counts exposures in 24 h).")
-@click.option("--dice", metavar="N,N,N", help="Physical 3d6 for the check.")
-@click.option("--table-dice", metavar="N,N,N", help="Physical 3d6 for the fright table.")
-@click.option("--effect-dice", metavar="N,...", help="Physical d6 for the result's own dice.")
-@click.option("--seed", metavar="S", help="Seed the virtual dice.")
-@click.option("--secret", is_flag=True, help="A GM's secret check (hidden from players).")
-@output_options
-def fright(character: str, as_json: bool, **options: Any) -> None:
-    """GURPS: a Fright Check (Rule of 14), and on failure the fright table.
-
-    \b
-    Example:
-      tracker fright Mira --mod alone --mod dark --threat "the drowned scribe"
-    """
-    act(("fright",), as_json, character=character, **options)
-
-
 @click.command("panic")
 @click.argument("character", shell_complete=complete.characters)
 @click.argument("trait", shell_complete=complete.traits_of("character"))
@@ -873,119 +609,15 @@ def panic(character, trait, dice, seed, secret, as_json) -> None:
     show_logged(logged, as_json, render_roll(logged.doc, logged.state.rules))
 
 
-@click.group("project")
-def project() -> None:
-    """GURPS major projects: daily rolls add man-hours."""
-
-
-@project.command("start")
-@click.argument("name")
-@click.option("--skill", required=True, help="The skill each worker rolls.")
-@click.option("--hours", type=int, required=True, help="Man-hours the project needs.")
-@output_options
-def project_start(name, skill, hours, as_json) -> None:
-    """Start a major project.
-
-    \b
-    Example:
-      tracker project start "Archive catalogue" --skill Lockpicking --hours 40
-    """
-    act(("project", "start"), as_json, name=name, skill=skill, hours=hours)
-
-
-@project.command("roll", short_help="Roll a day of a project's team, and its supervisor's.")
-@click.argument("name", shell_complete=complete.projects)
-@click.argument("workers", nargs=-1, required=True, shell_complete=complete.characters)
-@click.option(
-    "--mod", "mods", multiple=True, metavar="N[:LABEL]", help="A modifier to every worker's roll."
-)
-@click.option(
-    "--supervisor",
-    metavar="NAME",
-    shell_complete=complete.characters,
-    help="A character directing the day instead of working: one Leadership roll for the team; "
-    "success gives every worker +1.",
-)
-@click.option(
-    "--supervisor-skill",
-    type=click.Choice(["Leadership", "Administration"], case_sensitive=False),
-    default="Leadership",
-    show_default=True,
-    help="The skill the supervisor rolls.",
-)
-@click.option(
-    "--supervisor-bonus",
-    type=click.Choice(["1", "2"]),
-    default="1",
-    show_default=True,
-    help="What a successful supervisor gives (+1, or +2 at the GM's choice).",
-)
-@click.option("--supervisor-dice", metavar="N,N,N", help="The supervisor's physical 3d6.")
-@click.option(
-    "--dice",
-    metavar="N,N,N",
-    multiple=True,
-    help="A worker's physical 3d6: once per worker, in the order named.",
-)
-@click.option(
-    "--destroyed-dice",
-    metavar="N,N",
-    multiple=True,
-    help="Physical 2d for work destroyed: once per critical failure, in the workers' order.",
-)
-@click.option("--seed", metavar="S", help="Seed the virtual dice.")
-@output_options
-def project_roll(name, workers, supervisor_bonus, as_json, **options) -> None:
-    """Roll one day of a project's team: each WORKER's roll, and with --supervisor the one
-    supervisor roll that gives the whole team its bonus. A supervisor does not work that day.
-
-    \b
-    Examples:
-      tracker project roll Bridge Vora
-      tracker project roll Bridge Vora Mira --supervisor Aldric --supervisor-skill Administration
-    """
-    act(
-        ("project", "roll"),
-        as_json,
-        name=name,
-        workers=workers,
-        supervisor_bonus=int(supervisor_bonus),
-        **options,
-    )
-
-
-@project.command("status")
-@output_options
-def project_status(as_json) -> None:
-    """Progress of every project.
-
-    \b
-    Example:
-      tracker project status --json
-    """
-    act(("project", "status"), as_json)
-
-
 COMMANDS = [
     contest,
-    influence,
-    effort,
-    fright,
     panic,
-    project,
     roll,
-    spend,
-    gain,
-    threat,
     stress,
     hp,
     fp,
     condition,
-    tag,
-    points,
     note,
-    breaking_point,
-    trait,
     obligations,
     status,
 ]

@@ -114,6 +114,10 @@ class SystemCommand(msgspec.Struct, frozen=True):
     check: Callable[[Any], None] | None = None
     """(request) -> None: refuses with ``BadInput`` what the request alone makes impossible
     (dice given for more workers than named), before any campaign is read."""
+    taken: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    """The request's fields from the values ``declared``'s command line gave, when they are not
+    the same (``tracker breaking-point``'s one or two texts); raises ``BadInput`` for words it
+    cannot read, which the command line reports as it does a wrong word. None: the same."""
     declared: Command | None = None
     """What it takes on the command line, with its help and examples: tracker's command line
     offers it as ``tracker WORD ...`` (unless tracker has a command of that word already),

@@ -36,6 +36,9 @@ class Option(msgspec.Struct, frozen=True):
     metavar: str | None = None
     multiple: bool = False
     choices: tuple[str, ...] | None = None
+    """The values it takes; of a number (``kind`` "int"), as their digits."""
+    case_sensitive: bool = True
+    """False: a choice is taken in any case ("leadership" for "Leadership")."""
     default: Any = None
     required: bool = False
     show_default: bool = False
@@ -85,6 +88,13 @@ class Command(msgspec.Struct, frozen=True):
     arguments: tuple[Argument, ...] = ()
     options: tuple[Option, ...] = ()
     short_help: str | None = None
+    negative: bool = False
+    """Whether an argument may be a negative number (``-2``) rather than an option; so it may
+    whenever one takes a number."""
+    group_help: str | None = None
+    """The help of the group its first word makes, when it has words after that (``tracker
+    threat``: "Glintlock: the GM's Threat."); None: one made of the systems' titles and
+    ``what``."""
 
     @property
     def name(self) -> str:

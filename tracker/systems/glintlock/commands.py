@@ -11,6 +11,7 @@ import msgspec
 from tracker.errors import BadInput, Refused
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table
 from tracker.systems.base import Style, condition_named
+from tracker.systems.commands import Argument, Command, Option
 from tracker.systems.glintlock import rules as glintlock
 from tracker.systems.glintlock.events import (
     BreakingPointResolved,
@@ -20,6 +21,7 @@ from tracker.systems.glintlock.events import (
     ThreatAdded,
     ThreatSpent,
 )
+from tracker.systems.spending import SPEND
 
 # -- Mettle ---------------------------------------------------------------------------------------
 
@@ -191,6 +193,15 @@ class ResolveBreakingPoint(msgspec.Struct, frozen=True):
     seed: str | None = None
 
 
+def breaking_point_taken(values: dict[str, Any]) -> dict[str, Any]:
+    """The command line's one or two texts as the result (if given) and the consequence."""
+    texts = values.pop("texts")
+    if len(texts) > 2:
+        raise BadInput("give RESULT and CONSEQUENCE (quote each), or CONSEQUENCE alone")
+    result, consequence = (None, texts[0]) if len(texts) == 1 else texts
+    return {**values, "result": result, "consequence": consequence}
+
+
 def breaking_point(table: Table, state: Any, request: ResolveBreakingPoint) -> Acted:
     """Resolve a breaking point: the table's result (given, or rolled on the campaign's breaking
     table), the lasting consequence, and stress cleared."""
@@ -261,6 +272,88 @@ def resolved_words(doc: Mapping[str, Any], style: Style) -> list[str]:
     ]
 
 
+BREAKING_POINT = Command(
+    ("breaking-point",),
+    """Glintlock: resolve a breaking point (table result, lasting consequence; clears 3).
+
+    With the table's RESULT as the GM read it, it is logged as given; with the CONSEQUENCE
+    alone, tracker rolls on the campaign's own breaking table (`campaign set --breaking-table`).
+
+    \b
+    Examples:
+      tracker breaking-point Tomas freezes "fear of deep water"
+      tracker breaking-point Tomas "fear of deep water" --dice 4
+    """,
+    arguments=(
+        Argument("character", complete="characters"),
+        Argument("texts", nargs=-1, metavar="[RESULT] CONSEQUENCE"),
+    ),
+    options=(
+        Option("--dice", "Physical dice for the campaign's table.", metavar="N,N..."),
+        Option("--seed", "Seed the virtual dice for the campaign's table.", metavar="S"),
+    ),
+    short_help="Glintlock: resolve a breaking point.",
+)
+
+GAIN = Command(
+    ("gain",),
+    """Glintlock: gain 1 Mettle for a deep cut, leaning into a condition, or a weakness.
+
+    \b
+    Example:
+      tracker gain Wren deep-cut --note "the ledger burns"
+    """,
+    arguments=(
+        Argument("character", complete="characters"),
+        Argument(
+            "action",
+            kind="choice",
+            choices=("deep-cut", "lean-into-condition", "invoke-weakness"),
+        ),
+    ),
+    options=(Option("--note", "What happened."),),
+)
+
+TAG_ADD = Command(
+    ("tag", "add"),
+    """Give a character a story tag to spend on a roll with --story NAME.
+
+    \b
+    Example:
+      tracker tag add Wren "the old map"
+    """,
+    arguments=(Argument("character", complete="characters"), Argument("name")),
+    group_help="Glintlock story tags: +1 on one roll, then spent.",
+)
+
+THREAT_GROUP = "Glintlock: the GM's Threat."
+
+THREAT_ADD = Command(
+    ("threat", "add"),
+    """Add Threat outside a roll (+1 per exploration turn in danger).
+
+    \b
+    Example:
+      tracker threat add 1 --reason "exploration turn in danger"
+    """,
+    arguments=(Argument("amount", kind="int"),),
+    options=(Option("--reason", "Why (an exploration turn in danger...)."),),
+    group_help=THREAT_GROUP,
+)
+
+THREAT_SPEND = Command(
+    ("threat", "spend"),
+    """Spend Threat on a GM move: free 0, soft 1, hard 2, dire 3.
+
+    \b
+    Example:
+      tracker threat spend hard --note "the shelves collapse"
+    """,
+    arguments=(Argument("tier", kind="choice", choices=("free", "soft", "hard", "dire")),),
+    options=(Option("--note", "The move the GM made."),),
+    group_help=THREAT_GROUP,
+)
+
 COMMANDS = (
     SystemCommand(
         ("spend",),
@@ -269,6 +362,7 @@ COMMANDS = (
         "Spending Mettle",
         at_table="spending Mettle",
         render=spent_words,
+        declared=SPEND,
     ),
     SystemCommand(
         ("gain",),
@@ -277,6 +371,7 @@ COMMANDS = (
         "Gaining Mettle",
         at_table="gaining Mettle",
         render=gained_words,
+        declared=GAIN,
     ),
     SystemCommand(
         ("threat", "add"),
@@ -285,6 +380,7 @@ COMMANDS = (
         "Threat",
         at_table="adding Threat",
         render=threat_added_words,
+        declared=THREAT_ADD,
     ),
     SystemCommand(
         ("threat", "spend"),
@@ -293,9 +389,16 @@ COMMANDS = (
         "Threat",
         at_table="spending Threat",
         render=threat_spent_words,
+        declared=THREAT_SPEND,
     ),
     SystemCommand(
-        ("tag", "add"), AddTag, tag_add, "Story tags", verb="are", render=tag_added_words
+        ("tag", "add"),
+        AddTag,
+        tag_add,
+        "Story tags",
+        verb="are",
+        render=tag_added_words,
+        declared=TAG_ADD,
     ),
     SystemCommand(
         ("breaking-point",),
@@ -303,5 +406,7 @@ COMMANDS = (
         breaking_point,
         "The breaking point",
         render=resolved_words,
+        taken=breaking_point_taken,
+        declared=BREAKING_POINT,
     ),
 )

@@ -11,9 +11,11 @@ import msgspec
 from tracker.errors import BadInput, Refused
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table
 from tracker.systems.base import Style
+from tracker.systems.commands import Argument, Command, Option
 from tracker.systems.gurps.events import PointsAwarded, RollBoughtUp, TraitAssigned
 from tracker.systems.gurps.rules.attempts import buy_up_cost
 from tracker.systems.gurps.rules.success import OUTCOMES
+from tracker.systems.spending import SPEND
 from tracker.words import kept_secret, outcome_words, plural
 
 # -- character points -----------------------------------------------------------------------------
@@ -178,6 +180,40 @@ def assigned_words(doc: Mapping[str, Any], style: Style) -> list[str]:
     return [f'{doc["character"]} gains the {doc["kind"]} "{doc["trait"]}".']
 
 
+POINTS_AWARD = Command(
+    ("points", "award"),
+    """Award character points (cinematic campaigns spend them on buy-ups).
+
+    \b
+    Example:
+      tracker points award Mira 2 --reason "the archive opened"
+    """,
+    arguments=(Argument("character", complete="characters"), Argument("amount", kind="int")),
+    options=(Option("--reason", "What earned them."),),
+    group_help="GURPS character points.",
+)
+
+TRAIT_ASSIGN = Command(
+    ("trait", "assign"),
+    """Assign the trait a fright result owes a character.
+
+    \b
+    Example:
+      tracker trait assign Vora "Fear of deep water" --kind phobia
+    """,
+    arguments=(Argument("character", complete="characters"), Argument("name")),
+    options=(
+        Option(
+            "--kind",
+            "Which kind the fright result owes, when it does not say.",
+            "choice",
+            choices=("quirk", "delusion", "phobia"),
+        ),
+        Option("--obligation", "Which owed trait, when several are owed.", metavar="ID"),
+    ),
+    group_help="GURPS: traits a fright result calls for.",
+)
+
 COMMANDS = (
     SystemCommand(
         ("points", "award"),
@@ -186,6 +222,7 @@ COMMANDS = (
         "Character points",
         verb="are",
         render=awarded_words,
+        declared=POINTS_AWARD,
     ),
     SystemCommand(
         ("spend",),
@@ -194,6 +231,7 @@ COMMANDS = (
         "Buying up a roll",
         at_table="buying up a roll",
         render=bought_words,
+        declared=SPEND,
         chosen_by=("action", ("buy-up",)),
     ),
     SystemCommand(
@@ -202,5 +240,6 @@ COMMANDS = (
         trait_assign,
         "Assigning fright traits",
         render=assigned_words,
+        declared=TRAIT_ASSIGN,
     ),
 )
