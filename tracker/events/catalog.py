@@ -18,6 +18,7 @@ from typing import Any, ClassVar, TypeVar
 
 import msgspec
 
+from tracker.events import effects as effects_module
 from tracker.events.effects import Effect, TrackChange, effect_from_json
 from tracker.events.upcasters import upcast
 
@@ -32,21 +33,23 @@ _discovered = False
 
 
 def _known(type_: str) -> type[EventPayload] | None:
-    global _discovered
     cls = CATALOG.get(type_)
-    if cls is None and not _discovered and discover is not None:
-        _discovered = True
-        discover()
+    if cls is None and not _discovered:
+        _discover_once()
         cls = CATALOG.get(type_)
     return cls
 
 
-def types_where(holds: Callable[[type[EventPayload]], bool]) -> list[str]:
-    """The names of every event type of every installed system of which ``holds``."""
+def _discover_once() -> None:
     global _discovered
     if not _discovered and discover is not None:
         _discovered = True
         discover()
+
+
+def types_where(holds: Callable[[type[EventPayload]], bool]) -> list[str]:
+    """The names of every event type of every installed system of which ``holds``."""
+    _discover_once()
     return [name for name, cls in CATALOG.items() if holds(cls)]
 
 
@@ -318,3 +321,7 @@ class CharacterDefaultSet(EventPayload, frozen=True):
     character_id: str
     skill: str
     expression: str
+
+
+# A stored effect of a key no system loaded so far registered: load them all, as for a type.
+effects_module.discover = _discover_once

@@ -128,6 +128,10 @@ class StatChanged(
 
 E = TypeVar("E", bound="Effect")
 
+# Loads every installed rule system, whose modules register the effects each owns: set by the
+# event catalog, which loads them for the event types it does not know.
+discover: Callable[[], object] | None = None
+
 # The leading key of each stored shape, and the type it is read as: those every system shares
 # here, a system's own registered by it (``effect_shape``).
 _SHAPES: dict[str, type[Effect]] = {
@@ -153,11 +157,9 @@ def effect_from_json(doc: Any) -> Effect:
     """The typed effect a stored effect describes; ``ValueError`` when it describes none."""
     if isinstance(doc, Mapping):
         shape = _shape_of(doc)
-        if shape is None:
-            # Perhaps a system's own, not registered yet: the catalog loads every system once.
-            from tracker.events.catalog import types_where
-
-            types_where(lambda cls: False)
+        if shape is None and discover is not None:
+            # Perhaps a system's own, not registered yet: have every system loaded, once.
+            discover()
             shape = _shape_of(doc)
         if shape is not None:
             try:
