@@ -87,9 +87,7 @@ class _AtTable:
         return self._table.store.find_event(campaign_id, event_id).version
 
     def players_see(self, state: CampaignState, character_id: str, condition: str) -> bool:
-        players = self._table.player_state(until_version=state.version)
-        ch = players.characters.get(character_id)
-        return ch is not None and condition in ch.conditions
+        return self._table.players_see(state, character_id, condition)
 
     def side(self, state: CampaignState, name: str, trait: str) -> Side:
         return rolls.side(self._table, state, name, trait)

@@ -288,6 +288,13 @@ class Table:
             events, revealed, self._secret_before(campaign, revealed, after_version)
         )
 
+    def players_see(self, state: CampaignState, character_id: str, condition: str) -> bool:
+        """Whether the players' own view, at ``state``'s version, shows the condition on the
+        character: clearing one a secret event set must not tell them it was there."""
+        players = self.player_state(until_version=state.version)
+        ch = players.characters.get(character_id)
+        return ch is not None and condition in ch.conditions
+
     def player_state(
         self, campaign: CampaignRow | None = None, *, until_version: int | None = None
     ) -> CampaignState:

@@ -4,8 +4,8 @@
 loop) with a handler group per subject::
 
     tracker.campaigns   campaigns, sessions, characters, status, obligations, the log
-    tracker.rolls       rolls, panic checks, contests
-    tracker.tracks      Mettle, Threat, stress, HP and FP, conditions, tags, points, notes
+    tracker.rolls       rolls (and the kinds a system names), contests
+    tracker.tracks      stress, HP and FP, conditions, notes, obligations dismissed
     tracker.acting      each rule system's own commands (``tracker.systems.acts``)
     tracker.history     undo, redo, replay, the state as of an event or a time
     tracker.exports     the roll history's exports and report, the log's export and import

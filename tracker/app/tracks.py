@@ -19,16 +19,10 @@ from tracker.systems.base import Feature, condition_named
 
 
 class Tracks:
-    """Tracks, currencies, conditions and obligations at one table."""
+    """Stress, HP and FP, conditions, notes and obligations dismissed at one table."""
 
     def __init__(self, table: Table) -> None:
         self.table = table
-
-    def _players_see(self, state: CampaignState, character_id: str, condition: str) -> bool:
-        """Whether the players' own state, at ``state``'s version, shows the condition."""
-        players = self.table.player_state(until_version=state.version)
-        ch = players.characters.get(character_id)
-        return ch is not None and condition in ch.conditions
 
     def stress(self, name: str, delta: int, *, cause: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
@@ -117,7 +111,7 @@ class Tracks:
             payload = ev.ConditionCleared(character_id=ch.character_id, name=label, note=note)
             # A condition the players never knew of (only a secret roll set it) ends in secret;
             # one they know of ends for all to see, even if a secret roll set it again since.
-            hidden = ch.conditions[label].secret and not self._players_see(
+            hidden = ch.conditions[label].secret and not self.table.players_see(
                 state, ch.character_id, label
             )
             event = new_event(payload, state=state, visibility="gm" if hidden else "public")
