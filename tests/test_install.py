@@ -96,4 +96,4 @@ def test_the_wheel_installs_as_a_tool_that_works(wheel, installer, tmp_path):
 
     # The live view's extra came along: its server imports in the tool's own environment.
     python = tmp_path / TOOL_PYTHON[installer]
-    subprocess.run([python, "-c", "import tracker.cli.live"], check=True, env=env)
+    subprocess.run([python, "-c", "import tracker.web.server"], check=True, env=env)

@@ -180,7 +180,7 @@ def test_a_roll_points_bought_up_reads_as_it_ended_in_the_feed(tmp_path):
     the undo that takes the buy-up back, the roll then reading as first rolled."""
     from tracker.app.live import Live
     from tracker.app.tracker import Tracker
-    from tracker.cli.live import GM, PLAYERS, Feed
+    from tracker.web.server import GM, PLAYERS, Feed
 
     db = tmp_path / "salt.db"
     tracker(db, "campaign", "new", "Salt", "--system", "gurps", "--cinematic")
@@ -216,7 +216,7 @@ def test_a_buy_up_kept_secret_reaches_the_players_feed_when_revealed(tmp_path):
     first rolled, and the reveal sends it again as it ended."""
     from tracker.app.live import Live
     from tracker.app.tracker import Tracker
-    from tracker.cli.live import PLAYERS, Feed
+    from tracker.web.server import PLAYERS, Feed
 
     db = tmp_path / "salt.db"
     tracker(db, "campaign", "new", "Salt", "--system", "gurps", "--cinematic")
@@ -391,7 +391,7 @@ def test_a_page_opened_by_a_name_the_server_is_not_is_refused_on_every_route(tab
 
 def test_on_every_address_any_address_is_answered_and_still_no_other_name():
     """--host 0.0.0.0: a phone opens the machine's LAN address, which no name stands for."""
-    from tracker.cli.live import Hosts
+    from tracker.web.server import Hosts
 
     everywhere = Hosts("0.0.0.0", ("0.0.0.0", "tv.lan"))
     for host in ("192.168.1.20:8765", "[fe80::1]:8765", "localhost", "tv.lan", "127.0.0.1"):

@@ -59,7 +59,7 @@ def serve(host: str, port: int, allowed: tuple[str, ...]) -> None:
         # Imported here to say a missing web server at once; ``_run`` serves with it.
         import uvicorn  # noqa: F401
 
-        from tracker.cli.live import Hosts, make_app
+        from tracker.web.server import Hosts, make_app
     except ImportError:
         raise BadInput(
             "tracker serve needs its web server: install it with pip install 'tracker[serve]'."

@@ -369,7 +369,7 @@ def make_app(
         name = request.path_params["name"]
         if name not in ASSETS:
             return Response("Not found.", 404)
-        body = (resources.files("tracker.cli") / "static" / name).read_bytes()
+        body = (resources.files("tracker.web") / "static" / name).read_bytes()
         return Response(body, media_type=ASSETS[name], headers=HEADERS)
 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -475,7 +475,7 @@ ASSETS = {"live.js": "text/javascript", "live.css": "text/css"}
 
 
 def _page(view: str) -> str:
-    html = (resources.files("tracker.cli") / "static" / "live.html").read_text(encoding="utf-8")
+    html = (resources.files("tracker.web") / "static" / "live.html").read_text(encoding="utf-8")
     return html.replace("{{view}}", view)
 
 
