@@ -691,3 +691,115 @@ def test_what_a_secret_event_was_about_does_not_change_the_players_feed(tmp_path
                 )
             )
     assert len(seen) == 1
+
+
+# -- a page that follows the table ----------------------------------------------------------------
+
+
+def test_the_feed_follows_the_campaign_the_table_turns_to(table):
+    """`campaign use` or `campaign new` in another process: every page is told to start afresh
+    and is sent the new campaign's session, without a restart or a reload."""
+    tracker(table, "campaign", "new", "Veyra", "--system", "glintlock")
+    tracker(table, "character", "add", "Wren", "--stat", "Grit=3")
+    tracker(table, "session", "start", "--title", "The drowned archive")
+    tracker(table, "campaign", "use", "Iron")
+    iron = head(table)
+    with serving(table) as server:
+        request = urllib.request.Request(server.base + "/events")
+        with urllib.request.urlopen(request, timeout=15) as response:
+            got = b""
+            while f"-{iron}".encode() not in got or b"event: board" not in got:
+                got += response.readline()
+            tracker(table, "campaign", "use", "Veyra")
+            deadline = time.monotonic() + 15
+            while b'"campaign": "Veyra"' not in got.split(b"event: reset")[-1]:
+                assert time.monotonic() < deadline, got[-400:]
+                got += response.readline()
+    before, _, after = got.partition(b"event: reset")
+    assert b"The salt mines" in before
+    assert b"The drowned archive" not in before
+    texts = [i["text"] for i in items(after)]
+    assert texts == ['session 1 "The drowned archive" started']
+    # A page that comes back with an id of the campaign it showed starts afresh too.
+    with serving(table) as server:
+        request = urllib.request.Request(server.base + "/events")
+        request.add_header("Last-Event-ID", re.search(rb"id: (\S+)", before).group(1).decode())
+        with urllib.request.urlopen(request, timeout=15) as response:
+            sse_reset = response.readline() + response.readline()  # the first message
+    assert b"event: reset" in sse_reset
+
+
+def test_a_view_opened_on_a_campaign_by_name_stays_on_it(table):
+    from tracker.app.live import Live
+    from tracker.app.tracker import Tracker
+
+    tracker(table, "campaign", "new", "Veyra", "--system", "glintlock")
+    tracker(table, "campaign", "use", "Iron")
+    following, pinned = Tracker(str(table)), Tracker(str(table), campaign="Iron")
+    live, stays = Live(following), Live(pinned)
+    assert (live.follow(), stays.follow()) == (False, False)
+    tracker(table, "campaign", "use", "Veyra")
+    assert (live.follow(), live.board(player_view=True)["campaign"]) == (True, "Veyra")
+    assert (live.follow(), stays.follow(), stays.row.name) == (False, False, "Iron")
+    following.close()
+    pinned.close()
+
+
+def test_after_the_session_ends_the_page_keeps_it_as_the_nights_recap(table):
+    """At `session end` the feed and the luck stay on the session that ended, and a reveal
+    after it arrives there; the next session's start clears them."""
+    from tracker.app.live import Live
+    from tracker.app.tracker import Tracker
+    from tracker.web.server import PLAYERS, Feed
+
+    tracker(table, "roll", "Mira", "Lockpicking", "--dice", "3,4,5")
+    tracker(table, "roll", "Vora", "Broadsword", "--secret", "--dice", "6,6,6")
+    tracker(table, "session", "end")
+    opened = Tracker(str(table))
+    live, feed = Live(opened), Feed(Live(opened))
+
+    def sent(after: int) -> list[dict]:
+        return [json.loads(b) for _, kind, b in feed.messages(PLAYERS, after)[1] if kind == "item"]
+
+    shown = sent(live.session_start())
+    assert shown[0]["text"] == 'session 1 "The salt mines" started'
+    assert [i["sealed"] for i in shown[1:3]] == [False, True]
+    board = live.board(player_view=True)
+    assert (board["session"]["number"], board["running"]) == (1, False)
+    assert board["luck"]["Mira"]["rolls"] == 1
+    assert "Vora" not in board["luck"]
+    tracker(table, "reveal", "--session", "1")
+    reveal = sent(head(table) - 1)[0]
+    assert "Vora rolls Broadsword" in reveal["reveals"][0]["text"]
+    assert live.board(player_view=True)["luck"]["Vora"]["rolls"] == 1
+    tracker(table, "session", "start")
+    assert live.board(player_view=True)["running"] is True
+    assert sent(live.session_start())[0]["text"].startswith("session 2")
+    opened.close()
+
+
+def test_an_undo_and_a_redo_say_what_they_took_back_and_put_back(table):
+    """In the players' view a secret roll taken back stays a secret roll."""
+    from tracker.app.live import Live
+    from tracker.app.tracker import Tracker
+    from tracker.web.server import GM, PLAYERS, Feed
+
+    tracker(table, "roll", "Vora", "Broadsword", "--secret", "--dice", "6,6,6")
+    secret = head(table)
+    tracker(table, "undo")
+    tracker(table, "redo")
+    tracker(table, "roll", "Mira", "Lockpicking", "--dice", "3,4,5")
+    tracker(table, "undo")
+    opened = Tracker(str(table))
+    feed = Feed(Live(opened))
+    for view, shown in ((PLAYERS, "a secret roll for Vora"), (GM, "Vora rolls Broadsword")):
+        texts = [json.loads(b)["text"] for _, k, b in feed.messages(view, secret)[1] if k == "item"]
+        undo, redo, _, undo_mira = texts
+        assert undo.startswith("undo: 1 event taken back — ")
+        assert f"#{secret} {shown}" in undo
+        assert redo.startswith("redo")
+        assert f"#{secret} {shown}" in redo
+        assert "Mira rolls Lockpicking at 12: 3+4+5 = 12 → success" in undo_mira
+        if view == PLAYERS:
+            assert all("Broadsword" not in t and "6+6+6" not in t for t in texts)
+    opened.close()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracker.app.table import Table
+from tracker.errors import TrackerError
 from tracker.events import StoredEvent
 from tracker.events.play import ContestRolled
 from tracker.projections.campaign import CampaignState
@@ -102,6 +103,30 @@ class Live:
     def __init__(self, table: Table, campaign: CampaignRow | None = None) -> None:
         self.table = table
         self.row = campaign or table.campaign()
+        # A view opened on a campaign by name stays on it; otherwise it follows the current
+        # campaign, as the next command typed at the table would.
+        self.pinned = campaign is not None or table.chosen is not None
+
+    def follow(self) -> bool:
+        """Whether the current campaign is another since last asked (``campaign use`` or
+        ``campaign new`` in any process); if so, the view follows it from now on. Two small
+        reads: asked when the database changed, never per page."""
+        if self.pinned:
+            return False
+        try:
+            row = self.table.campaign()
+        except TrackerError:  # no campaign is current any more: stay on the one shown
+            return False
+        if row.campaign_id == self.row.campaign_id:
+            return False
+        self.row = row
+        return True
+
+    @property
+    def token(self) -> str:
+        """What the feed's event ids begin with: a page that comes back from another campaign
+        (or database) is told to start afresh."""
+        return self.campaign_id[:8]
 
     @property
     def campaign_id(self) -> str:
@@ -116,14 +141,13 @@ class Live:
         return self.table.store.head(self.campaign_id).version
 
     def session_start(self) -> int:
-        """The version just before the running session's first event (the head when no
-        session is running): where a follower that has seen nothing starts."""
+        """The version just before the first event of the session shown (the running one, else
+        the last that ended, whose recap stays up until the next starts; the head when there
+        has been none): where a follower that has seen nothing starts."""
         state = self.table.state(self.row)
-        if state.current_session is None:
+        if state.session is None:
             return state.version
-        first = next(
-            self.table.store.read(self.campaign_id, session_id=state.current_session), None
-        )
+        first = next(self.table.store.read(self.campaign_id, session_id=state.session.number), None)
         return first.version - 1 if first is not None else state.version
 
     def since(self, version: int, *, player_view: bool) -> Page:
@@ -147,13 +171,14 @@ class Live:
 
     def board(self, *, player_view: bool) -> dict[str, Any]:
         """The campaign now, as the view may know it: each character's tracks, Threat, what is
-        owed, the running session and its luck so far."""
+        owed, and the session shown with its luck: the running one, else the last that ended
+        (``running`` false), which the table reads as the night's recap."""
         from tracker.projections.player import SEALED_TYPE
         from tracker.projections.rolls import luck, roll_rows, row_sources
 
         state = self.table.player_state(self.row) if player_view else self.table.state(self.row)
         rules = state.rules
-        session = state.session if state.current_session is not None else None
+        session = state.session
         luck_doc: dict[str, Any] = {}
         if session is not None:
             wanted = {*row_sources(), SEALED_TYPE}
@@ -184,6 +209,7 @@ class Live:
             "system_title": rules.title,
             "version": state.version,
             "session": session.to_dict() if session else None,
+            "running": state.current_session is not None,
             "threat": rules.folding.campaign_doc(state, {}).get("threat"),
             "characters": [{**ch.tracks(rules), "npc": ch.npc} for ch in state.characters.values()],
             "obligations": [

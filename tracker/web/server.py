@@ -18,8 +18,9 @@ reconnects sends ``Last-Event-ID`` and is sent what it missed. After each batch 
 ``board`` message (tracks, Threat, what is owed, the session's luck), which has no id.
 
 One task watches the head (one indexed lookup every ``EVERY`` seconds) and, when it moves,
-reads what is new once per view and hands it to every page of that view. Database work runs
-in one worker thread at a time.
+reads what is new once per view and hands it to every page of that view. When the current
+campaign is another (``Live.follow``), every page is sent a ``reset`` and the new campaign's
+session. Database work runs in one worker thread at a time.
 """
 
 from __future__ import annotations
@@ -45,9 +46,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tracker.app.live import Live, Page
 from tracker.cli.log import summarize
+from tracker.errors import NotFound
 from tracker.events import StoredEvent
 from tracker.events import play as p
-from tracker.projections.player import Sealed
+from tracker.projections.player import Sealed, player_stream
 from tracker.projections.rolls import amending_types
 
 EVERY = 0.1
@@ -62,6 +64,8 @@ HEADERS = {
 }
 
 Message = tuple[int | None, str, str]
+# Sent first when the view moved to another campaign: the page drops what it shows.
+RESET: Message = (None, "reset", "{}")
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 # A host name as --allow-host takes it: letters, digits, hyphens (underscores, as some local
@@ -156,7 +160,7 @@ class Feed:
         self.live = live
         self.lock = threading.Lock()
         self.names: dict[str, str] = {}
-        self.boards: dict[tuple[str, int], str] = {}
+        self.boards: dict[tuple[str, str, int], str] = {}
 
     async def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         def locked() -> Any:
@@ -177,7 +181,7 @@ class Feed:
             (e.version, "item", json.dumps(self.item(e, page, view, bought), ensure_ascii=False))
             for e in page.events
         ]
-        key = (view, page.head)
+        key = (view, self.live.campaign_id, page.head)
         board = self.boards.get(key)
         if board is None:
             board = json.dumps(self.live.board(player_view=players), ensure_ascii=False)
@@ -222,8 +226,10 @@ class Feed:
         store, cid = self.live.table.store, self.live.campaign_id
         if isinstance(data, p.EventsRevoked):
             doc["undoes"] = list(data.event_ids)
+            doc["text"] += self._naming(data.event_ids, view)
         elif isinstance(data, p.EventsRestored):
             doc["restores"] = list(data.event_ids)
+            doc["text"] += self._naming(data.event_ids, view)
         elif isinstance(data, p.EventsRevealed):
             doc["reveals"] = [
                 self.item(store.find_event(cid, ident), page, view, bought)
@@ -235,6 +241,31 @@ class Feed:
         if amends:
             doc["amends"] = amends
         return doc
+
+    def _naming(self, ids: tuple[str, ...] | list[str], view: str, shown: int = 3) -> str:
+        """What an undo or a redo took back or put back, as the view may read it (a secret
+        roll the players were not shown stays "a secret roll for ..."): the first few lines."""
+        store, cid = self.live.table.store, self.live.campaign_id
+        revealed = self.live.table.revealed(self.live.row) if view == PLAYERS else set()
+        lines = []
+        for ident in list(ids)[:shown]:
+            try:
+                event = store.find_event(cid, ident)
+            except NotFound:  # an undo names only events of its log; an import may not
+                continue
+            if view == PLAYERS:
+                event = next(player_stream([event], revealed), None)
+                if event is None:
+                    continue
+            if isinstance(event.data, Sealed):
+                who = self.names.get(event.character_id or "", "the GM")
+                lines.append(f"#{event.version} a secret roll for {who}")
+            else:
+                lines.append(f"#{event.version} {summarize(event, self.names)}")
+        if not lines:
+            return ""
+        more = len(ids) - shown
+        return " — " + "; ".join(lines) + (f"; and {more} more" if more > 0 else "")
 
     def _bought_rolls(self, event: StoredEvent, view: str) -> list[StoredEvent]:
         """The rolls whose outcome ``event`` changed: the roll a buy-up bought up, or those of
@@ -307,15 +338,22 @@ class Hub:
             watcher.close()
 
     async def _step(self, watcher: Any) -> None:
-        """Wait for the log to move (or a moment), and hand each view what is new."""
+        """Wait for the log to move (or a moment), and hand each view what is new; when the
+        current campaign is another, every page starts afresh on it."""
         if watcher.listening:
-            # PostgreSQL: woken by an append's notification (or once a second).
-            if not await asyncio.to_thread(watcher.wait, 1.0):
-                return
+            # PostgreSQL: woken by an append's notification, or once a second to see whether
+            # the current campaign changed (choosing one appends nothing, so notifies nothing).
+            woken = await asyncio.to_thread(watcher.wait, 1.0)
         else:
             await asyncio.sleep(self.every)
-            if not watcher.changed():
+            woken = watcher.changed()
+            if not woken:
                 return
+        if await self.feed.call(self.feed.live.follow):
+            await self._switch()
+            return
+        if not woken:
+            return
         head = await self.feed.call(self.feed.live.head)
         if head == self.head:
             return
@@ -327,6 +365,18 @@ class Hub:
             for queue in list(queues):
                 queue.put_nowait(batch)
         self.head = head
+
+    async def _switch(self) -> None:
+        """Every page told to start afresh, and sent the new campaign's session shown."""
+        live = self.feed.live
+        self.head = await self.feed.call(live.head)
+        start = await self.feed.call(live.session_start)
+        for view, queues in self.pages.items():
+            if not queues:
+                continue
+            _, batch = await self.feed.call(self.feed.messages, view, start)
+            for queue in list(queues):
+                queue.put_nowait([RESET, *batch])
 
     def join(self, view: str) -> asyncio.Queue[list[Message] | None]:
         queue: asyncio.Queue[list[Message] | None] = asyncio.Queue()
@@ -349,7 +399,6 @@ def make_app(
     """The live view's web app for ``live``'s campaign; ``key`` opens the GM's view; ``hosts``
     are the Host headers it answers (by default those of a server on 127.0.0.1)."""
     hub = Hub(Feed(live), every)
-    token = live.campaign_id[:8]
 
     async def players_page(request: Request) -> Response:
         return HTMLResponse(_page(PLAYERS), headers=HEADERS)
@@ -358,12 +407,12 @@ def make_app(
         return _gm_page(request, key)
 
     async def players_events(request: Request) -> Response:
-        return _stream(request, hub, PLAYERS, token)
+        return _stream(request, hub, PLAYERS)
 
     async def gm_events(request: Request) -> Response:
         if not _holds_key(request, key):
             return Response("The GM's view needs the key `tracker serve` printed.", 403)
-        return _stream(request, hub, GM, token)
+        return _stream(request, hub, GM)
 
     async def asset(request: Request) -> Response:
         name = request.path_params["name"]
@@ -424,15 +473,16 @@ def _refused() -> Response:
     )
 
 
-def _stream(request: Request, hub: Hub, view: str, token: str) -> Response:
+def _stream(request: Request, hub: Hub, view: str) -> Response:
     """A view's feed for one page, from the last event it saw (``Last-Event-ID``)."""
     # An id is the campaign's token and the event's version: a page that comes back from
     # another campaign or database (or with an id past the head) starts afresh.
     given = request.headers.get("last-event-id") or ""
     prefix, _, number = given.rpartition("-")
+    token = hub.feed.live.token
     seen = int(number) if prefix == token and number.isdigit() and len(number) < 16 else -1
     queue = hub.join(view)
-    events = _events(hub, view, queue, given, seen, token)
+    events = _events(hub, view, queue, given, seen)
     return EventSourceResponse(events, ping=15, headers=HEADERS)
 
 
@@ -442,7 +492,6 @@ async def _events(
     queue: asyncio.Queue[list[Message] | None],
     given: str,
     seen: int,
-    token: str,
 ) -> AsyncIterator[ServerSentEvent]:
     """What a page missed since event ``seen`` (its ``given`` id), then what is logged, until
     the page leaves or the server stops."""
@@ -458,6 +507,7 @@ async def _events(
             seen = await feed.call(feed.live.session_start)
         seen, batch = await feed.call(feed.messages, view, seen)
         while True:
+            token = feed.live.token
             for ident, kind, data in batch:
                 yield ServerSentEvent(
                     data=data, event=kind, id=None if ident is None else f"{token}-{ident}"
@@ -465,6 +515,8 @@ async def _events(
             fresh = await queue.get()
             if fresh is None:
                 return
+            if fresh and fresh[0] == RESET:  # another campaign: its versions start over
+                seen = -1
             batch = [m for m in fresh if m[0] is None or m[0] > seen]
             seen = max([seen, *(m[0] for m in batch if m[0] is not None)])
     finally:

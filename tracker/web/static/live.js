@@ -40,6 +40,11 @@ function strike(ids, undone) {
 function add(item) {
   if (items.has(item.id)) return;
   const feed = document.getElementById("feed");
+  // A new session begins: the last one's recap gives way to it.
+  if (item.type === "SessionStarted" && !item.undone) {
+    items.clear();
+    feed.replaceChildren();
+  }
   const li = render(item);
   li.classList.add("fresh");
   items.set(item.id, li);
@@ -67,9 +72,18 @@ function track(name, value, max) {
 
 function board(b) {
   document.getElementById("campaign").textContent = b.campaign;
-  const session = b.session ? `session ${b.session.number}` +
-    (b.session.title ? ` · ${b.session.title}` : "") : "no session running";
+  let session = "no session yet";
+  if (b.session) {
+    session = `session ${b.session.number}` + (b.session.title ? ` · ${b.session.title}` : "");
+    // After its end the session stays up as the night's recap until the next one starts.
+    if (!b.running) session += " · ended: the night's recap";
+  }
   document.getElementById("where").textContent = `${b.system_title} · ${session}`;
+  document.body.classList.toggle("recap", Boolean(b.session && !b.running));
+  document.getElementById("feed-title").textContent = b.session && !b.running
+    ? `Session ${b.session.number}, as it went (newest first)` : "The session, newest first";
+  document.getElementById("luck-title").textContent = b.session && !b.running
+    ? `Luck in session ${b.session.number}` : "Luck this session";
   document.title = `${b.campaign} · tracker`;
   const threat = document.getElementById("threat");
   if (b.threat !== null && b.threat !== undefined) {
@@ -102,9 +116,13 @@ function board(b) {
   luck.replaceChildren(...(rows.length ? rows.map((l) => {
     const li = el("li");
     const sign = l.luck >= 0 ? "+" : "−";
-    li.append(el("span", "", `${l.character} · ${l.successes}/${l.rolls}`),
-              el("span", l.luck >= 0 ? "up" : "down",
-                 `${sign}${Math.abs(l.luck).toFixed(1)} vs the odds`));
+    // Successes against what the exact odds of these very rolls expected.
+    const who = el("span", "who", l.character);
+    who.append(el("small", "", `${l.successes} of ${l.rolls} succeeded, ` +
+                                `${l.expected.toFixed(1)} expected`));
+    li.append(who, el("span", l.luck >= 0 ? "up" : "down",
+                      `${sign}${Math.abs(l.luck).toFixed(1)}`));
+    li.title = l.luck >= 0 ? "luckier than the odds" : "unluckier than the odds";
     return li;
   }) : [el("li", "none", "no rolls yet")]));
 }
