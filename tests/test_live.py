@@ -803,3 +803,31 @@ def test_an_undo_and_a_redo_say_what_they_took_back_and_put_back(table):
         if view == PLAYERS:
             assert all("Broadsword" not in t and "6+6+6" not in t for t in texts)
     opened.close()
+
+
+def test_each_feed_line_says_what_it_moved_and_a_sealed_one_moves_nothing(tmp_path):
+    from tracker.app.live import Live
+    from tracker.app.tracker import Tracker
+    from tracker.web.server import GM, PLAYERS, Feed
+
+    db = tmp_path / "veyra.db"
+    tracker(db, "campaign", "new", "Veyra", "--system", "glintlock")
+    tracker(db, "character", "add", "Wren", "--stat", "Grit=3")
+    tracker(db, "session", "start")
+    start = head(db)
+    tracker(db, "roll", "Wren", "Grit", "--dice", "15,16")  # weak hit: +1 Mettle, +1 Threat
+    tracker(db, "roll", "Wren", "Grit", "--secret", "--dice", "2,3")  # a miss, kept secret
+    tracker(db, "stress", "Wren", "+2", "--cause", "the scribe")
+    opened = Tracker(str(db))
+    feed = Feed(Live(opened))
+
+    def moved(view: str) -> list[list[str]]:
+        sent = [json.loads(b) for _, k, b in feed.messages(view, start)[1] if k == "item"]
+        return [item.get("changes", []) for item in sent]
+
+    weak, secret, stress = moved(PLAYERS)
+    assert sorted(weak) == ["Threat +1", "Wren Mettle +1"]
+    assert (secret, stress) == ([], ["Wren stress +2"])
+    weak, secret, stress = moved(GM)
+    assert secret == ["Threat +2"]  # a miss: the GM gains 2 Threat
+    opened.close()

@@ -73,6 +73,18 @@ def _readings(state: CampaignState) -> dict[tuple[str | None, str], Any]:
     return out
 
 
+def changes_made(walk: CampaignState, event: StoredEvent) -> list[Change]:
+    """Fold ``event`` into ``walk`` and say which tracks it moved, as a replay shows them."""
+    before = _readings(walk)
+    apply(walk, event)
+    after = _readings(walk)
+    return [
+        Change(who, track, before.get((who, track)), value)
+        for (who, track), value in after.items()
+        if before.get((who, track)) != value
+    ]
+
+
 @dataclass(frozen=True, slots=True)
 class Dependent:
     event: StoredEvent
@@ -393,14 +405,7 @@ class History:
             if event.session_id != session:
                 apply(walk, event)
                 continue
-            before = _readings(walk)
-            apply(walk, event)
-            after = _readings(walk)
-            changes = [
-                Change(who, track, before.get((who, track)), value)
-                for (who, track), value in after.items()
-                if before.get((who, track)) != value
-            ]
+            changes = changes_made(walk, event)
             names = {c.character_id: c.name for c in walk.characters.values()}
             yield ReplayLine(event, event.event_id in state.revoked, changes, names)
 

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from tracker.app.history import Change, changes_made
 from tracker.app.table import Table
 from tracker.errors import TrackerError
 from tracker.events import StoredEvent
@@ -168,6 +169,20 @@ class Live:
             events = list(store.read(self.campaign_id, after_version=version, until_version=head))
         state = self.table.state(self.row)
         return Page(events, set(state.revoked), head)
+
+    def changes(self, page: Page, after: int, *, player_view: bool) -> dict[str, list[Change]]:
+        """What each event of ``page`` (read after version ``after``) moved on the tracks, by
+        its id, as the view knows it: in the players' view a sealed event moved nothing. The
+        walk starts from the state just before (a snapshot of the session's start serves)."""
+        if not page.events:
+            return {}
+        if player_view:
+            walk = self.table.player_state(self.row, until_version=after)
+        else:
+            revoked = self.table.state(self.row).revoked
+            walk = self.table.loader.refold(self.row, revoked, until_version=after)
+        walk.fixed_revoked = True
+        return {event.event_id: changes_made(walk, event) for event in page.events}
 
     def board(self, *, player_view: bool) -> dict[str, Any]:
         """The campaign now, as the view may know it: each character's tracks, Threat, what is

@@ -44,6 +44,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from tracker.app.history import Change
 from tracker.app.live import Live, Page
 from tracker.cli.log import summarize
 from tracker.errors import NotFound
@@ -177,10 +178,13 @@ class Feed:
         page = self.live.since(after, player_view=players)
         # Read once a batch: which rolls points bought up, as this view may know it.
         bought = self.live.table.amended(self.live.row, player_view=players) if page.events else {}
-        out: list[Message] = [
-            (e.version, "item", json.dumps(self.item(e, page, view, bought), ensure_ascii=False))
-            for e in page.events
-        ]
+        moved = self.live.changes(page, after, player_view=players)
+        out: list[Message] = []
+        for e in page.events:
+            doc = self.item(e, page, view, bought)
+            if moved.get(e.event_id):
+                doc["changes"] = [_change_words(c) for c in moved[e.event_id]]
+            out.append((e.version, "item", json.dumps(doc, ensure_ascii=False)))
         key = (view, self.live.campaign_id, page.head)
         board = self.boards.get(key)
         if board is None:
@@ -296,6 +300,15 @@ class Feed:
                 if shown(roll):
                     rolls.append(roll)
         return rolls
+
+
+def _change_words(change: Change) -> str:
+    """A track an event moved, as a feed line says it: "Wren Mettle +1", "Threat 3 → 5"."""
+    who = f"{change.who} " if change.who else ""
+    before, after = change.before, change.after
+    if isinstance(before, int) and isinstance(after, int) and not isinstance(after, bool):
+        return f"{who}{change.track} {after - before:+d}"
+    return f"{who}{change.track}: {'—' if before is None else before} → {after}"
 
 
 class Hub:
