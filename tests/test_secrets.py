@@ -195,6 +195,9 @@ PLAYER_OUTPUTS = [
     "export rolls --player-view --format csv",
     "export rolls --player-view --format jsonl",
     "export rolls --player-view --format html",
+    "recap --session 1",
+    "recap --session 1 --json",
+    "recap --session 1 --html",
 ]
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")

@@ -52,7 +52,7 @@ class ReplayLine:
     names: dict[str, str]
 
 
-def _readings(state: CampaignState) -> dict[tuple[str | None, str], Any]:
+def readings(state: CampaignState) -> dict[tuple[str | None, str], Any]:
     """Every track the campaign's system keeps, by (character or None, track)."""
     rules = state.rules
     out: dict[tuple[str | None, str], Any] = {
@@ -75,14 +75,26 @@ def _readings(state: CampaignState) -> dict[tuple[str | None, str], Any]:
 
 def changes_made(walk: CampaignState, event: StoredEvent) -> list[Change]:
     """Fold ``event`` into ``walk`` and say which tracks it moved, as a replay shows them."""
-    before = _readings(walk)
+    before = readings(walk)
     apply(walk, event)
-    after = _readings(walk)
+    after = readings(walk)
     return [
         Change(who, track, before.get((who, track)), value)
         for (who, track), value in after.items()
         if before.get((who, track)) != value
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionWalk:
+    """A session's replay: ``lines`` are folded into ``walk`` as they are read, so that once
+    they are all read ``walk`` is the campaign as the session left it (in the view asked for).
+    ``state`` is the campaign as it stands now."""
+
+    state: CampaignState
+    number: int
+    walk: CampaignState
+    lines: Iterator[ReplayLine]
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,6 +377,12 @@ class History:
         """A session (the running or last one when none is named) event by event, with the
         changes each event made to the tracks; revoked events are marked and changed nothing.
         In the players' view, their stream alone: a sealed event changed nothing they saw."""
+        walked = self.walk(session, player_view=player_view)
+        return walked.state, walked.lines
+
+    def walk(self, session: int | None = None, *, player_view: bool = False) -> SessionWalk:
+        """A session's replay (``replay``) with the state its lines are folded into, so that a
+        reader who has read every line holds the campaign as the session left it."""
         state = self.table.state()
         if session is None:
             session = state.current_session or (state.session.number if state.session else None)
@@ -376,7 +394,7 @@ class History:
             )
         span = self.table.store.session_span(state.campaign_id, session)
         if span is None:
-            return state, iter(())
+            return SessionWalk(state, session, state, iter(()))
         first, last = span
         if player_view:
             # The players' walk folds their stream alone, where a sealed event changed nothing,
@@ -384,15 +402,16 @@ class History:
             walk = self.table.player_state(until_version=first - 1)
             walk.fixed_revoked = True
             events = self.table.player_events(session=session)
-            return state, self._replay_lines(state, session, walk, events)
-        # The state just before the session, from the snapshot taken as it began when one
-        # agrees: a replay of tonight reads tonight's events, not the whole log.
-        walk = self.table.refold(state.revoked, until_version=first - 1)
-        walk.fixed_revoked = True
-        events = self.table.store.read(
-            state.campaign_id, after_version=first - 1, until_version=last
-        )
-        return state, self._replay_lines(state, session, walk, events)
+        else:
+            # The state just before the session, from the snapshot taken as it began when one
+            # agrees: a replay of tonight reads tonight's events, not the whole log.
+            walk = self.table.refold(state.revoked, until_version=first - 1)
+            walk.fixed_revoked = True
+            events = self.table.store.read(
+                state.campaign_id, after_version=first - 1, until_version=last
+            )
+        lines = self._replay_lines(state, session, walk, events)
+        return SessionWalk(state, session, walk, lines)
 
     def _replay_lines(
         self,

@@ -9,11 +9,13 @@ loop) with a handler group per subject::
     tracker.acting      each rule system's own commands (``tracker.systems.acts``)
     tracker.history     undo, redo, replay, the state as of an event or a time
     tracker.exports     the roll history's exports and report, the log's export and import
+    tracker.recaps      a session's recap: notes, rolls, luck, what changed, what is owed
     tracker.verifier    the hash chains, and every roll decided again
 
 Each group works through the table alone; none calls into another except where it says so
-(history and the exports look sessions up through ``campaigns``). A group's module is imported
-the first time it is used: a roll at the table loads the rolls, not the exporters.
+(history, the exports and the recaps look sessions up through ``campaigns``; the recaps walk a
+session through ``history``). A group's module is imported the first time it is used: a roll
+at the table loads the rolls, not the exporters.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
     from tracker.app.campaigns import Campaigns
     from tracker.app.export import Exports
     from tracker.app.history import History
+    from tracker.app.recap import Recaps
     from tracker.app.rolls import Rolls
     from tracker.app.tracks import Tracks
     from tracker.app.verify import Verifier
@@ -71,6 +74,12 @@ class Tracker(Table):
         from tracker.app.export import Exports
 
         return Exports(self, self.campaigns)
+
+    @cached_property
+    def recaps(self) -> Recaps:
+        from tracker.app.recap import Recaps
+
+        return Recaps(self, self.campaigns, self.history)
 
     @cached_property
     def verifier(self) -> Verifier:

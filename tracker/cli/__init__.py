@@ -77,6 +77,7 @@ COMMAND_MODULES = {
     "redo": "history",
     "replay": "history",
     "reveal": "history",
+    "recap": "recap",
     "export": "export",
     "import": "export",
     "log": "log",

@@ -71,7 +71,8 @@ def click_option(option: Option, help: str | None = None) -> click.Option:
         settings["metavar"] = option.metavar
     if option.complete:
         settings["shell_complete"] = completion(option.complete)
-    return click.Option([option.flag, option.name], **settings)
+    flags = [option.flag, option.short] if option.short else [option.flag]
+    return click.Option([*flags, option.name], **settings)
 
 
 def options_of(*options: Option) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

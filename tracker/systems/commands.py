@@ -45,6 +45,8 @@ class Option(msgspec.Struct, frozen=True):
     example: str | None = None
     complete: str | None = None
     system: str | None = None
+    short: str | None = None
+    """A one-letter flag it also goes by ("-o"), as a command line spells it."""
 
     @property
     def name(self) -> str:
