@@ -754,6 +754,7 @@ def test_after_the_session_ends_the_page_keeps_it_as_the_nights_recap(table):
 
     tracker(table, "roll", "Mira", "Lockpicking", "--dice", "3,4,5")
     tracker(table, "roll", "Vora", "Broadsword", "--secret", "--dice", "6,6,6")
+    tracker(table, "hp", "Vora", "-3", "--cause", "a falling stone")
     tracker(table, "session", "end")
     opened = Tracker(str(table))
     live, feed = Live(opened), Feed(Live(opened))
@@ -768,12 +769,16 @@ def test_after_the_session_ends_the_page_keeps_it_as_the_nights_recap(table):
     assert (board["session"]["number"], board["running"]) == (1, False)
     assert board["luck"]["Mira"]["rolls"] == 1
     assert "Vora" not in board["luck"]
+    # What the night changed, as `tracker recap` says it, stays up beside it.
+    vora = next(c for c in board["recap"] if c["character"] == "Vora")
+    assert [(c["track"], c["after"] - c["before"]) for c in vora["tracks"]] == [("HP", -3)]
     tracker(table, "reveal", "--session", "1")
     reveal = sent(head(table) - 1)[0]
     assert "Vora rolls Broadsword" in reveal["reveals"][0]["text"]
     assert live.board(player_view=True)["luck"]["Vora"]["rolls"] == 1
     tracker(table, "session", "start")
     assert live.board(player_view=True)["running"] is True
+    assert live.board(player_view=True)["recap"] is None
     assert sent(live.session_start())[0]["text"].startswith("session 2")
     opened.close()
 

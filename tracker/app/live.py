@@ -233,7 +233,20 @@ class Live:
             ],
             "luck": luck_doc,
             "player_view": player_view,
+            "recap": self._recap(player_view)
+            if session and state.current_session is None
+            else None,
         }
+
+    def _recap(self, player_view: bool) -> list[dict[str, Any]] | None:
+        """What the session that ended changed, character by character, as ``tracker recap``
+        says it in the same view: the TV shows it until the next session starts."""
+        recaps = getattr(self.table, "recaps", None)
+        if recaps is None:  # a bare table, as a test may open, has no recaps
+            return None
+        import msgspec
+
+        return msgspec.to_builtins(recaps.recap(player_view=player_view).changes)
 
     def state(self) -> CampaignState:
         return self.table.state(self.row)

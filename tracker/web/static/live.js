@@ -109,6 +109,20 @@ function board(b) {
     }
     return li;
   }));
+  // After a session ends: what it changed, as `tracker recap` says it.
+  const recap = document.getElementById("recap");
+  recap.hidden = !b.recap;
+  if (b.recap) {
+    const lines = b.recap.map((c) => {
+      const li = el("li");
+      li.append(el("b", "", c.character || b.campaign));
+      const moved = c.tracks.map((x) => `${x.track} ${x.before ?? "—"} → ${x.after ?? "—"}`);
+      li.append(el("span", "", " " + [...moved, ...c.lasting].join(" · ")));
+      return li;
+    });
+    document.getElementById("recap-list").replaceChildren(
+      ...(lines.length ? lines : [el("li", "none", "nothing changed")]));
+  }
   const owed = document.getElementById("owed");
   owed.replaceChildren(...(b.obligations.length
     ? b.obligations.map((o) => el("li", "", o.what))
