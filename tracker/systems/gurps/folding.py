@@ -128,7 +128,7 @@ def _project_started(state: Any, e: ProjectStarted, _: StoredEvent) -> None:
 def _pre_buy_up(state: Any, e: RollBoughtUp) -> str | None:
     ch = state.characters[e.character_id]
     own = ch.own
-    if not state.cinematic:
+    if not state.setting("cinematic"):
         return "buy-ups are for cinematic campaigns, and this one would not be"
     if own.last_roll_id != e.roll_event_id:
         return "the roll it bought up would not be the last roll"
