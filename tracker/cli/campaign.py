@@ -518,10 +518,6 @@ def character_show(name: str, as_of: str | None, run_up: int, as_json: bool) -> 
     for skill, exprs in found.defaults.items():
         click.echo(f"  {skill} defaults to {', '.join(exprs)}")
     # What play has left on the sheet: rolls already use it, so the sheet must say it.
-    for gained in found.traits_gained:
-        points = gained.get("points")
-        worth = f", {plural(points, 'point')}" if points is not None else ""
-        click.echo(f"  Gained in play: {gained['name']} ({gained['kind']}{worth})")
     for line in state.rules.folding.sheet_lines(found):
         click.echo(line)
     if movement:
