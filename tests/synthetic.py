@@ -17,7 +17,7 @@ from collections.abc import Callable
 import pendulum
 
 from tracker.app.acting import Acting
-from tracker.app.campaigns import Campaigns, NewCampaign
+from tracker.app.campaigns import Campaigns
 from tracker.app.history import History
 from tracker.app.rolls import Rolls
 from tracker.app.table import Table
@@ -174,7 +174,7 @@ def generate(
 ) -> CampaignRow:
     """Create campaign ``name`` and play it until its log holds at least ``events`` events."""
     rng = random.Random(f"{seed}")
-    settings = NewCampaign(cinematic=cinematic or system == "gurps")
+    settings = {"cinematic": True} if cinematic or system == "gurps" else {}
     row = tracker.campaigns.campaign_new(name, system, settings)
     for char, stats, skills in SHEETS[system]:
         tracker.campaigns.character_add(

@@ -195,3 +195,69 @@ def test_a_breaking_table_that_cannot_be_read_is_refused(run, tmp_path, text, wo
     table = tmp_path / "breaking.toml"
     table.write_text(text, encoding="utf-8")
     refused(run, ["campaign", "set", "--breaking-table", str(table)], words, code=2)
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        ("--system gloom --tie-rule bogus", "'bogus' is not one of 'stat', 'defender'"),
+        ("--system gloom --stress-limit 21", "--stress-limit is 1 to 20, not 21"),
+        ("--system gurps --tech-level 13", "A tech level is 0 to 12, not 13"),
+        ("--system gurps --tie-rule defender", "--tie-rule is a Gloom setting"),
+        ("--system gloom --cinematic", "--cinematic is a GURPS setting"),
+        ("--system gurps --threat-carries-over", "--threat-carries-over is a Glintlock"),
+        ("--system glintlock --breaking-table x.toml", "No such option '--breaking-table'"),
+    ],
+)
+def test_campaign_new_refuses_a_setting_it_cannot_take_and_makes_nothing(run, command, words):
+    result = run(f"campaign new Bad {command}")
+    assert result.exit_code == 2, result.output
+    assert words in result.stderr
+    assert "Bad" not in run.ok("campaign list").stdout
+
+
+def test_campaign_new_refuses_a_folder_for_a_fright_table(run, tmp_path):
+    result = run(["campaign", "new", "Salt", "--system", "gurps", "--fright-table", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "is a directory" in result.stderr
+    assert "Salt" not in run.ok("campaign list").stdout
+
+
+def test_campaign_new_logs_the_settings_given_and_set_shows_them_in_its_words(run):
+    run.ok(["campaign", "new", "Salt", "--system", "gurps", "--cinematic", "--tech-level", "3"])
+    run.ok(["campaign", "set", "--fright-table", str(GENTLE)])
+    assert run.json("campaign set")["settings"]["tech_level"] == 3
+    shown = run.ok("campaign set").stdout
+    assert "cinematic: yes" in shown
+    assert "tech level: 3" in shown
+    assert "fright table: the campaign's own (" in shown
+    said = run.ok("campaign set --no-cinematic --fright-table rulebook").stdout
+    assert "cinematic yes → no" in said
+    assert "fright table the campaign's own (" in said
+    assert "→ the rulebook's" in said
+    refused(run, "campaign set --fright-table none", "has those settings already")
+
+
+def test_a_glintlock_campaign_shows_its_breaking_table_and_threat(run):
+    run.ok("campaign new Ashes --system glintlock --threat-carries-over")
+    shown = run.ok("campaign set").stdout
+    assert "Threat carries over: yes" in shown
+    assert "breaking table: none (the GM reads the result)" in shown
+    said = run.ok(["campaign", "set", "--breaking-table", str(BREAKING)]).stdout
+    assert "breaking table none (the GM reads the result) → the campaign's own (1d6)" in said
+
+
+def test_a_setting_refuses_a_value_its_option_does_not_take_in_one_sentence():
+    from tracker.systems.commands import Option, Setting
+
+    weather = Setting(
+        "weather",
+        "weather",
+        Option("--weather", "the sky.", "choice", choices=("sun", "rain", "fog")),
+    )
+    assert weather.problem("hail") == "--weather must be sun, rain or fog; give one of those."
+    assert weather.problem("fog") is None
+    depth = Setting("depth", "depth", Option("--depth", "how deep.", "int"), limits=(1, 3))
+    assert depth.problem(4) == "--depth is 1 to 3, not 4; give one from 1 to 3."
+    assert depth.problem("2") is not None
+    assert (depth.text(None), depth.text(2), weather.text(True)) == ("none", "2", "yes")

@@ -20,11 +20,12 @@ from typing import NamedTuple
 import pytest
 
 from tracker.systems import base, registry
+from tracker.systems.commands import Setting
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tracker"
 
 # What the generic code holds today: lower a figure when a change takes words out, never raise it.
-CEILING = {"literals": 115, "branches": 30, "flags": 3}
+CEILING = {"literals": 59, "branches": 22, "flags": 3}
 
 # Issue 33's targets: at most 20 literals of one system's vocabulary in generic code, no branch
 # on one, and at most 3 ``Feature`` flags (those every system may have). When the counts reach
@@ -123,6 +124,11 @@ def _plain(text: str) -> str:
     return re.sub(r"[\s_-]+", " ", text.casefold()).strip(" ")
 
 
+def _word(declared: object) -> str:
+    """What a system declares, as a word: a campaign setting by the name the log stores."""
+    return declared.name if isinstance(declared, Setting) else str(declared)
+
+
 def own_systems() -> dict[str, base.RuleSystem]:
     """tracker's own systems by name (not a plugin a test has installed meanwhile)."""
     systems = {name: registry.get(name) for name in registry.names()}
@@ -139,7 +145,7 @@ def vocabulary() -> dict[str, tuple[set[str], set[str]]]:
     for name, system in own_systems().items():
         words = set()
         for attribute in DECLARED:
-            words |= {_plain(str(word)) for word in getattr(system, attribute)}
+            words |= {_plain(_word(declared)) for declared in getattr(system, attribute)}
         declared[name] = words
     owners = Counter(word for words in declared.values() for word in words)
     found = {}

@@ -133,6 +133,20 @@ class SystemContract:
         low, high = system.score_range
         assert low <= high
 
+    def test_its_settings_are_ones_the_log_stores_and_campaign_set_shows(self, system, run):
+        """A campaign setting is stored in the fields the log's settings events have: one
+        named otherwise could be declared, but never logged."""
+        from tracker.events.catalog import SETTINGS
+
+        for setting in system.settings:
+            assert setting.name in SETTINGS, f"the log has no field for {setting.name}"
+            assert setting.option.flag.startswith("--")
+            assert setting.words
+            assert setting.new is None or setting.new.flag == setting.option.flag
+        run.ok(f"campaign new Settings --system {system.name}")
+        shown = run.json("campaign set")["settings"]
+        assert list(shown) == [setting.name for setting in system.settings]
+
     def test_every_fall_of_every_example_roll_decides_renders_and_reads_back(self, system, table):
         state = table.state()
         character = next(iter(state.characters.values()))

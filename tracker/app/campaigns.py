@@ -8,7 +8,7 @@ a session frames an evening of play; a character joins with its sheet. ``status`
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -35,7 +35,7 @@ from tracker.events import (
     StoredEvent,
 )
 from tracker.events.catalog import (
-    SETTINGS,
+    CREATED,
     CampaignSettingsChanged,
     CharacterRetired,
     CharacterUpdated,
@@ -52,8 +52,7 @@ from tracker.projections.campaign import (
 from tracker.store.eventstore import CampaignRow
 from tracker.systems import registry
 from tracker.systems.base import Feature, RuleSystem
-
-TIE_RULES = ("stat", "defender")
+from tracker.systems.commands import NO_TABLE, Setting
 
 
 class SheetChange(msgspec.Struct, frozen=True):
@@ -74,18 +73,6 @@ class SheetChange(msgspec.Struct, frozen=True):
     npc: bool | None = None
 
 
-class NewCampaign(msgspec.Struct, frozen=True):
-    """The table settings a new campaign starts with, as the GM gave them to `campaign new`;
-    each system reads those its rulebook leaves to the GM and refuses the others."""
-
-    tie_rule: str = "stat"
-    cinematic: bool = False
-    stress_limit: int | None = None
-    threat_carries_over: bool = False
-    tech_level: int | None = None
-    fright_table: str | None = None
-
-
 class Campaigns:
     """Campaigns, sessions and characters at one table."""
 
@@ -95,12 +82,11 @@ class Campaigns:
     # -- campaigns -------------------------------------------------------------------------------
 
     def campaign_new(
-        self, name: str, system: str, settings: NewCampaign | None = None
+        self, name: str, system: str, settings: Mapping[str, Any] | None = None
     ) -> CampaignRow:
-        """Make a campaign playing ``system`` with the table settings given (the rulebook's
-        and tracker's defaults without them), and select it."""
-        settings = NewCampaign() if settings is None else settings
-        tie_rule, cinematic = settings.tie_rule, settings.cinematic
+        """Make a campaign playing ``system`` with the table settings given (by the name each
+        is stored under, as ``campaign new`` takes them: ``registry.campaign_settings``), the
+        rulebook's and tracker's defaults for the rest, and select it."""
         name = name.strip()
         if not name:
             raise BadInput("A campaign needs a name; give one in quotes.")
@@ -111,30 +97,13 @@ class Campaigns:
                 f"The system must be one of {', '.join(known)}, not {system!r}; give one of "
                 "those with --system."
             )
-        if tie_rule not in TIE_RULES:
-            raise BadInput("--tie-rule must be stat or defender; give one of those.")
         rules = registry.get(system)
-        given = {
-            "tie_rule": None if tie_rule == "stat" else tie_rule,
-            "cinematic": cinematic or None,
-            "stress_limit": settings.stress_limit,
-            "threat_carries_over": settings.threat_carries_over or None,
-            "tech_level": settings.tech_level,
-            "fright_table": settings.fright_table,
-        }
-        checked = checked_settings(rules, {k: v for k, v in given.items() if v is not None})
+        checked = checked_settings(rules, _given_at_creation(settings or {}))
+        # A creation stores the settings it has fields for, at the table's default when not
+        # given; a change logged with it, the others given.
+        stored = {key: checked.pop(key, default) for key, default in CREATED.items()}
         campaign_id = str(uuid.uuid4())
-        created = CampaignCreated(
-            name=name,
-            system=system,
-            tie_rule=tie_rule,
-            cinematic=cinematic,
-            stress_limit=checked.pop("stress_limit", 6),
-            threat_carries_over=checked.pop("threat_carries_over", False),
-        )
-        checked.pop("tie_rule", None)
-        checked.pop("cinematic", None)
-        events = [new_event(created)]
+        events = [new_event(CampaignCreated(name=name, system=system, **stored))]
         if checked:
             events.append(new_event(CampaignSettingsChanged(**checked)))
         store = self.table.store
@@ -148,7 +117,7 @@ class Campaigns:
 
         def decide(state: CampaignState) -> Decision:
             wanted = checked_settings(state.rules, given)
-            changed = {k: v for k, v in wanted.items() if _setting_now(state, k) != _comparable(v)}
+            changed = {k: v for k, v in wanted.items() if state.setting(k) != _comparable(v)}
             if not changed:
                 raise Refused(
                     f'"{state.name}" has those settings already; nothing was logged. '
@@ -157,7 +126,7 @@ class Campaigns:
             payload = CampaignSettingsChanged(note=note, **changed)
             doc = {
                 "campaign": state.name,
-                "before": {k: _setting_now(state, k) for k in changed},
+                "before": {k: state.setting(k) for k in changed},
                 "after": {k: _comparable(v) for k, v in changed.items()},
                 "note": note,
             }
@@ -168,7 +137,7 @@ class Campaigns:
     def settings(self) -> tuple[CampaignState, dict[str, Any]]:
         """The campaign's settings its rule system reads, as they stand."""
         state = self.table.state()
-        return state, {k: _setting_now(state, k) for k in SETTINGS if k in state.rules.settings}
+        return state, {s.name: state.setting(s.name) for s in state.rules.settings}
 
     def campaign_list(self) -> list[tuple[CampaignRow, bool, int]]:
         """Every campaign, whether it is the current one, and its number of events."""
@@ -565,45 +534,48 @@ def _sheet_changes(ch: Character, sheet: Sheet, rules: RuleSystem) -> dict[str, 
     }
 
 
-STRESS_LIMITS = (1, 20)
-RULEBOOK = "rulebook"
-NONE = "none"
+def _given_at_creation(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """Of the settings ``campaign new`` passed on, those the GM gave: a value its option has
+    when left out (a flag not given, a choice at its default) is not one."""
+    options = {s.name: s.new for s in registry.campaign_settings() if s.new is not None}
+    return {
+        name: value
+        for name, value in settings.items()
+        if name not in options or value != options[name].empty()
+    }
 
 
-def checked_settings(rules: RuleSystem, given: dict[str, Any]) -> dict[str, Any]:
+def checked_settings(rules: RuleSystem, given: Mapping[str, Any]) -> dict[str, Any]:
     """The settings the GM gave, checked for the campaign's rule system: one the system does
     not read, or a value it cannot use, is refused with a sentence. A table given as a file
-    path is read; "rulebook" (None) goes back to the rulebook's own."""
+    path is read; a word of ``NO_TABLE`` (None) goes back to having none of its own."""
     out: dict[str, Any] = {}
     for name, value in given.items():
         if value is None:
             continue
-        _usable(rules, name, value)
-        if name in ("fright_table", "breaking_table"):
-            value = None if value in (RULEBOOK, NONE) else read_data(value, "table")
+        setting = _usable(rules, name, value)
+        if setting.table:
+            value = None if value in NO_TABLE else read_data(value, "table")
         out[name] = rules.check_setting(name, value)
     return out
 
 
-def _usable(rules: RuleSystem, name: str, value: Any) -> None:
-    """Refuse a setting the rule system does not read, or a tie rule or stress limit it has
-    no use for."""
-    option = "--" + name.replace("_", "-")
-    if name not in rules.settings:
-        readers = [s.title for s in registry.systems() if name in s.settings]
+def _usable(rules: RuleSystem, name: str, value: Any) -> Setting:
+    """The declaration of the setting ``name`` of ``rules``; refused when the rule system does
+    not read it, or its option does not take ``value``."""
+    setting = rules.setting(name)
+    if setting is None:
+        readers = [s for s in registry.campaign_settings() if s.name == name]
+        flag = readers[0].option.flag if readers else "--" + name.replace("_", "-")
+        titles = [s.title for s in registry.systems() if s.setting(name) is not None]
         raise BadInput(
-            f"{option} is a {' and '.join(readers) or 'no'} setting and "
+            f"{flag} is a {' and '.join(titles) or 'no'} setting and "
             f"{rules.title} does not use it; leave it out here."
         )
-    if name == "tie_rule" and value not in TIE_RULES:
-        raise BadInput("--tie-rule must be stat or defender; give one of those.")
-    if name == "stress_limit" and (
-        type(value) is not int or not STRESS_LIMITS[0] <= value <= STRESS_LIMITS[1]
-    ):
-        raise BadInput(
-            f"--stress-limit is {STRESS_LIMITS[0]} to {STRESS_LIMITS[1]}, not {value}; give "
-            f"one from {STRESS_LIMITS[0]} to {STRESS_LIMITS[1]}."
-        )
+    problem = setting.problem(value)
+    if problem is not None:
+        raise BadInput(problem)
+    return setting
 
 
 def logged_settings_problem(
@@ -621,14 +593,6 @@ def logged_settings_problem(
     except TrackerError as exc:
         return str(exc).split("; ")[0]
     return None
-
-
-# What a creation stores of a setting its system may not read: the table's default.
-CREATED = {"tie_rule": "stat", "stress_limit": 6, "cinematic": False, "threat_carries_over": False}
-
-
-def _setting_now(state: CampaignState, name: str) -> Any:
-    return getattr(state, name)
 
 
 def _comparable(value: Any) -> Any:

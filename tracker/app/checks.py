@@ -15,12 +15,13 @@ from typing import Any
 
 import msgspec
 
-from tracker.app.campaigns import CREATED, logged_settings_problem
+from tracker.app.campaigns import logged_settings_problem
 from tracker.app.names import check_name
 from tracker.app.sheets import check_scores
 from tracker.errors import TrackerError
 from tracker.events import StoredEvent
 from tracker.events.catalog import (
+    CREATED,
     CampaignCreated,
     CampaignSettingsChanged,
     CharacterAdded,

@@ -7,7 +7,8 @@ from typing import Any
 import click
 
 from tracker.cli import complete
-from tracker.cli.options import NumberArgs, SystemName, emit_json, open_tracker, output_options
+from tracker.cli.declared import make_command, with_options
+from tracker.cli.options import NumberArgs, emit_json, open_tracker, output_options
 from tracker.cli.render import (
     TRACK_WORDS,
     bold,
@@ -19,6 +20,7 @@ from tracker.cli.render import (
     warn,
 )
 from tracker.errors import BadInput
+from tracker.systems.commands import Argument, Command, Option
 
 
 @click.group("campaign")
@@ -26,36 +28,7 @@ def campaign() -> None:
     """Create, list and choose campaigns."""
 
 
-@campaign.command("new")
-@click.argument("name")
-@click.option(
-    "--system",
-    required=True,
-    type=SystemName(),
-    help="The rule system the campaign plays.",
-)
-@click.option(
-    "--tie-rule",
-    type=click.Choice(["stat", "defender"]),
-    default="stat",
-    show_default=True,
-    help="Gloom: who wins a contested roll when both dice are equal.",
-)
-@click.option("--cinematic", is_flag=True, help="GURPS: players may buy up rolls with points.")
-@click.option("--stress-limit", type=int, help="Gloom: the stress that brings disadvantage (6).")
-@click.option(
-    "--threat-carries-over",
-    is_flag=True,
-    help="Glintlock: Threat is kept between sessions (tracker's default resets it to 0 at each).",
-)
-@click.option("--tech-level", type=int, metavar="TL", help="GURPS: the campaign's tech level.")
-@click.option(
-    "--fright-table",
-    type=click.Path(dir_okay=False),
-    help="GURPS: the campaign's own fright table (TOML or JSON rows).",
-)
-@output_options
-def campaign_new(name: str, system: str, as_json: bool, **settings: Any) -> None:
+def _campaign_new(name: str, system: str, as_json: bool, **settings: Any) -> None:
     """Create a campaign and make it the current one, with the table settings its rulebook
     leaves to the GM (`tracker campaign set` changes them later).
 
@@ -64,10 +37,8 @@ def campaign_new(name: str, system: str, as_json: bool, **settings: Any) -> None
       tracker campaign new "Ashes of Veyra" --system glintlock
       tracker campaign new "The Salt Road" --system gurps --cinematic --tech-level 3
     """
-    from tracker.app.campaigns import NewCampaign
-
     tracker = open_tracker()
-    row = tracker.campaigns.campaign_new(name, system, NewCampaign(**settings))
+    row = tracker.campaigns.campaign_new(name, system, settings)
     if as_json:
         emit_json(
             {
@@ -83,62 +54,24 @@ def campaign_new(name: str, system: str, as_json: bool, **settings: Any) -> None
     )
 
 
-SETTING_WORDS = {
-    "tie_rule": "tie rule",
-    "cinematic": "cinematic",
-    "stress_limit": "stress limit",
-    "threat_carries_over": "Threat carries over",
-    "tech_level": "tech level",
-    "fright_table": "fright table",
-    "breaking_table": "breaking table",
-}
+CAMPAIGN_NEW = Command(
+    ("campaign", "new"),
+    _campaign_new.__doc__ or "",
+    arguments=(Argument("name", example='"Ashes of Veyra"'),),
+    options=(
+        Option(
+            "--system",
+            "The rule system the campaign plays.",
+            "system",
+            required=True,
+            example="--system glintlock",
+        ),
+    ),
+)
+"""A new campaign: the options of the settings every installed system reads follow --system."""
 
 
-def _setting_text(name: str, value: Any) -> str:
-    if name == "fright_table":
-        return "the rulebook's" if value is None else f"the campaign's own ({len(value)} rows)"
-    if name == "breaking_table":
-        return (
-            "none (the GM reads the result)"
-            if value is None
-            else f"the campaign's own ({value['dice']})"
-        )
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return "none" if value is None else str(value)
-
-
-@campaign.command(
-    "set",
-    cls=complete.SystemOptions,
-    reads="settings",
-    short_help="Change or show the campaign's table settings.",
-)
-@click.option(
-    "--tie-rule", type=click.Choice(["stat", "defender"]), help="Gloom: who wins equal dice."
-)
-@click.option("--cinematic/--no-cinematic", default=None, help="GURPS: buy-ups with points.")
-@click.option("--stress-limit", type=int, help="Gloom: the stress that brings disadvantage.")
-@click.option(
-    "--threat-carries-over/--threat-resets",
-    default=None,
-    help="Glintlock: keep Threat between sessions, or reset it to 0 at each session start "
-    "(tracker's default, as Mettle resets; the rulebook says only that Threat starts 0).",
-)
-@click.option("--tech-level", type=int, metavar="TL", help="GURPS: the campaign's tech level.")
-@click.option(
-    "--fright-table",
-    metavar="FILE|rulebook",
-    help="GURPS: the campaign's own fright table (TOML or JSON rows), or `rulebook`.",
-)
-@click.option(
-    "--breaking-table",
-    metavar="FILE|none",
-    help="Glintlock: the campaign's breaking table (TOML or JSON: dice and rows), or `none`.",
-)
-@click.option("--note", help="Why the table changed it.")
-@output_options
-def campaign_set(note: str | None, as_json: bool, **given: Any) -> None:
+def _campaign_set(note: str | None, as_json: bool, **given: Any) -> None:
     """Change the campaign's table settings, as an event (only what is given changes); with
     no setting given, show them.
 
@@ -159,15 +92,62 @@ def campaign_set(note: str | None, as_json: bool, **given: Any) -> None:
             return
         click.echo(f"{bold(state.name)} ({state.rules.title})")
         for name, value in settings.items():
-            click.echo(f"  {SETTING_WORDS[name]}: {_setting_text(name, value)}")
+            setting = state.rules.setting(name)
+            click.echo(f"  {setting.words}: {setting.text(value)}")
         return
     logged = tracker.campaigns.campaign_set(note=note, **given)
     d = logged.doc
+    rules = logged.state.rules
     changes = ", ".join(
-        f"{SETTING_WORDS[k]} {_setting_text(k, d['before'][k])} → {_setting_text(k, v)}"
+        f"{s.words} {s.text(d['before'][k])} → {s.text(v)}"
         for k, v in d["after"].items()
+        if (s := rules.setting(k)) is not None
     )
     show_logged(logged, as_json, [f'"{d["campaign"]}": {changes}.'])
+
+
+CAMPAIGN_SET = Command(
+    ("campaign", "set"),
+    _campaign_set.__doc__ or "",
+    options=(Option("--note", "Why the table changed it.", example='--note "a gentler Gloom"'),),
+    short_help="Change or show the campaign's table settings.",
+)
+"""A change of settings: the options of the settings every installed system reads come before
+--note."""
+
+
+def _with_settings(declared: Command, at_creation: bool, before: str | None) -> Command:
+    """``declared`` with the option of each campaign setting an installed system reads that
+    ``campaign new`` (``at_creation``) or ``campaign set`` takes, put before ``before``."""
+    from tracker.systems import registry
+
+    settings = registry.campaign_settings()
+    options = [s.new if at_creation else s.option for s in settings]
+    return with_options(declared, [o for o in options if o is not None], before)
+
+
+def _setting_readers() -> dict[str, set[str]]:
+    """The systems that read each campaign setting, by its name."""
+    from tracker.systems import registry
+
+    found: dict[str, set[str]] = {}
+    for setting in registry.settings():
+        found.setdefault(setting.name, set()).add(setting.system or "")
+    return found
+
+
+campaign.add_command(
+    make_command(CAMPAIGN_NEW, _campaign_new, later=lambda c: _with_settings(c, True, before=None))
+)
+campaign.add_command(
+    make_command(
+        CAMPAIGN_SET,
+        _campaign_set,
+        cls=complete.SystemOptions,
+        reads=_setting_readers,
+        later=lambda c: _with_settings(c, False, before="--note"),
+    )
+)
 
 
 @campaign.command("list")
@@ -250,7 +230,7 @@ def session_start(title: str | None, as_json: bool) -> None:
         return
     name = f' "{info.title}"' if info.title else ""
     line = f"Session {info.number}{name} started {local_time(info.started_at, 'HH:mm')}."
-    reset = sorted(state.rules.session_resets(state.threat_carries_over))
+    reset = sorted(state.rules.session_resets(state))
     if reset:
         line += f" {' and '.join(TRACK_WORDS[t] for t in reset)} reset to 0."
     click.echo(line)
@@ -538,10 +518,6 @@ def character_show(name: str, as_of: str | None, run_up: int, as_json: bool) -> 
     for skill, exprs in found.defaults.items():
         click.echo(f"  {skill} defaults to {', '.join(exprs)}")
     # What play has left on the sheet: rolls already use it, so the sheet must say it.
-    for gained in found.traits_gained:
-        points = gained.get("points")
-        worth = f", {plural(points, 'point')}" if points is not None else ""
-        click.echo(f"  Gained in play: {gained['name']} ({gained['kind']}{worth})")
     for line in state.rules.folding.sheet_lines(found):
         click.echo(line)
     if movement:

@@ -16,7 +16,7 @@ import click
 import msgspec
 
 from tracker.cli import complete
-from tracker.cli.options import Difficulty, output_params, use_db
+from tracker.cli.options import Difficulty, SystemName, output_params, use_db
 from tracker.systems.commands import Argument, Command, Option
 
 # What each name a declaration gives for ``complete`` is completed by; the ones that take a
@@ -48,12 +48,20 @@ def _type(kind: str, choices: Iterable[str] | None, case_sensitive: bool = True)
         return click.Choice([int(c) for c in choices], case_sensitive=case_sensitive)
     if kind == "difficulty":
         return Difficulty()
+    if kind == "file":
+        return click.Path(dir_okay=False)
+    if kind == "system":
+        return SystemName()
     return int if kind == "int" else str
 
 
 def click_option(option: Option, help: str | None = None) -> click.Option:
     """``option`` as click takes it; ``help`` for words other than the declaration's own."""
     settings: dict[str, Any] = {"help": option.help if help is None else help}
+    flags = option.flag if option.off is None else f"{option.flag}/{option.off}"
+    if option.off is not None:
+        # Given in neither form, it is None: a change of setting is only what the GM said.
+        settings["default"] = None
     if option.is_flag:
         settings["is_flag"] = True
     else:
@@ -71,8 +79,8 @@ def click_option(option: Option, help: str | None = None) -> click.Option:
         settings["metavar"] = option.metavar
     if option.complete:
         settings["shell_complete"] = completion(option.complete)
-    flags = [option.flag, option.short] if option.short else [option.flag]
-    return click.Option([*flags, option.name], **settings)
+    given = [flags, option.short] if option.short else [flags]
+    return click.Option([*given, option.name], **settings)
 
 
 def options_of(*options: Option) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -176,18 +184,27 @@ class _Later(click.Command):
 
 def with_systems(declared: Command, what: str, before: str) -> Command:
     """``declared`` with the options every installed system declares as ``what``
-    ("roll_options"), put before its option ``before``; each one's help says whose it is
-    ("GURPS: a modifier.") unless it names its system already."""
+    ("roll_options"), put before its option ``before``."""
+    from tracker.systems import registry
+
+    return with_options(declared, registry.declared(what), before)
+
+
+def with_options(declared: Command, options: Iterable[Option], before: str | None) -> Command:
+    """``declared`` with ``options``, each marked with the system that reads it, put before its
+    option ``before`` (None: after the last); each one's help says whose it is ("GURPS: a
+    modifier.") unless it names its system already, and of those of one name the first
+    counts."""
     from tracker.systems import registry
 
     theirs: dict[str, Option] = {}
-    for option in registry.declared(what):
+    for option in options:
         title = registry.get(option.system or "").title
         worded = option.help if option.help.startswith(title) else f"{title}: {option.help}"
         theirs.setdefault(option.name, msgspec.structs.replace(option, help=worded))
-    at = next(i for i, o in enumerate(declared.options) if o.flag == before)
-    options = (*declared.options[:at], *theirs.values(), *declared.options[at:])
-    return msgspec.structs.replace(declared, options=options)
+    own = declared.options
+    at = next((i for i, o in enumerate(own) if o.flag == before), len(own))
+    return msgspec.structs.replace(declared, options=(*own[:at], *theirs.values(), *own[at:]))
 
 
 def readers(what: str) -> dict[str, set[str]]:

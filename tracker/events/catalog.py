@@ -220,16 +220,22 @@ class CampaignSettingsChanged(EventPayload, frozen=True):
         }
 
 
-SETTINGS = (
-    "tie_rule",
-    "cinematic",
-    "stress_limit",
-    "threat_carries_over",
-    "tech_level",
-    "fright_table",
-    "breaking_table",
+SETTINGS = tuple(
+    name for name in CampaignSettingsChanged.__struct_fields__ if name not in ("note", "salt")
 )
-"""The campaign settings a ``CampaignSettingsChanged`` may set."""
+"""The campaign settings a ``CampaignSettingsChanged`` may set, named as it stores them."""
+
+CREATED = {
+    field.name: field.default
+    for field in msgspec.structs.fields(CampaignCreated)
+    if field.name in SETTINGS
+}
+"""The settings a ``CampaignCreated`` stores whatever the system reads, at the table's default
+unless ``campaign new`` was given one."""
+
+UNSET_SETTINGS = {name: CREATED.get(name) for name in SETTINGS}
+"""Every setting a campaign has before its creation is folded: the table's default of those a
+creation stores, None (not set) of the others."""
 
 
 @event_type

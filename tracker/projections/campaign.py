@@ -267,15 +267,10 @@ class CampaignState:
     campaign_id: str
     name: str = ""
     system: str = ""
-    tie_rule: str = "stat"
-    cinematic: bool = False
-    stress_limit: int = 6
-    threat_carries_over: bool = False
-    # GURPS: the campaign's tech level (best equipment), and its own fright table's rows.
-    tech_level: int | None = None
-    fright_table: list[dict[str, Any]] | None = None
-    # Glintlock: the campaign's breaking table ({"dice": "1d6", "rows": [...]}).
-    breaking_table: dict[str, Any] | None = None
+    # The table settings, by the name the log stores each under (``RuleSystem.settings`` says
+    # which the campaign's system reads): every one a creation or a change may store, those
+    # never set at their default.
+    settings: dict[str, Any] = field(default_factory=lambda: dict(c.UNSET_SETTINGS))
     version: int = 0
     head_hash: str = ""
     # When the event folded last was recorded: the next is stamped no earlier. Not stored with
@@ -307,6 +302,16 @@ class CampaignState:
     # The rule system ``system`` names, looked up once (when the campaign's creation is folded,
     # or a snapshot read): the fold asks it at every track's move.
     rules: RuleSystem = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+
+    def setting(self, name: str) -> Any:
+        """The campaign setting ``name`` as it stands (``CampaignView.setting``)."""
+        return self.settings.get(name)
+
+    @property
+    def stress_limit(self) -> int:
+        """The stress limit the campaign set, which the stress track of every system with one
+        reads (``RuleSystem.stress_limit``)."""
+        return self.settings["stress_limit"]
 
     def character(self, name: str) -> Character | None:
         """A character by name, matched without regard to case; failing that, the one whose
@@ -631,15 +636,12 @@ def _campaign_created(state: CampaignState, e: c.CampaignCreated, _: StoredEvent
     state.system = e.system
     state.rules = registry.get(e.system)
     state.own = state.rules.folding.new_campaign()
-    state.tie_rule = e.tie_rule
-    state.cinematic = e.cinematic
-    state.stress_limit = e.stress_limit
-    state.threat_carries_over = e.threat_carries_over
+    state.settings.update({name: getattr(e, name) for name in c.CREATED})
 
 
 def _settings_changed(state: CampaignState, e: c.CampaignSettingsChanged, _: StoredEvent) -> None:
     for name, value in e.changed().items():
-        setattr(state, name, list(value) if isinstance(value, tuple) else value)
+        state.settings[name] = list(value) if isinstance(value, tuple) else value
 
 
 def _session_started(state: CampaignState, e: c.SessionStarted, raw: StoredEvent) -> None:
@@ -980,15 +982,9 @@ _HANDLERS: dict[type, Callable[[CampaignState, Any, StoredEvent], None]] = {
 
 # -- snapshots -----------------------------------------------------------------------------------
 
-_STATE_FIELDS = (
-    "campaign_id",
-    "name",
-    "system",
-    *c.SETTINGS,
-    "version",
-    "head_hash",
-    "current_session",
-)
+# A snapshot holds the settings between these, each under its own name.
+_STATE_FIELDS = ("campaign_id", "name", "system")
+_STATE_FIELDS_AFTER = ("version", "head_hash", "current_session")
 _CHARACTER_TRACKS = (
     "stress",
     "hp",
@@ -1002,6 +998,8 @@ _CHARACTER_TRACKS = (
 def to_snapshot(state: CampaignState) -> dict[str, Any]:
     """The state as plain JSON values (the snapshot cache stores this)."""
     doc = {name: getattr(state, name) for name in _STATE_FIELDS}
+    doc.update({name: state.settings[name] for name in c.SETTINGS})
+    doc.update({name: getattr(state, name) for name in _STATE_FIELDS_AFTER})
     doc["session"] = state.session.to_dict() if state.session else None
     doc["characters"] = [_character_snapshot(ch) for ch in state.characters.values()]
     doc["obligations"] = [o.to_dict() for o in state.obligations.values()]
@@ -1026,8 +1024,9 @@ def _character_snapshot(ch: Character) -> dict[str, Any]:
 def from_snapshot(doc: dict[str, Any]) -> CampaignState:
     """Rebuild a state from ``to_snapshot``'s document."""
     state = CampaignState(doc["campaign_id"])
-    for name in _STATE_FIELDS[1:]:
+    for name in (*_STATE_FIELDS[1:], *_STATE_FIELDS_AFTER):
         setattr(state, name, doc[name])
+    state.settings = {name: doc[name] for name in c.SETTINGS}
     state.rules = registry.get(state.system)
     folding = state.rules.folding
     s = doc["session"]

@@ -25,7 +25,7 @@ from tracker.errors import BadInput, NotFound, Refused
 from tracker.events.effects import Effect
 from tracker.events.play import ContestRolled, ContestSide
 from tracker.systems.acts import SystemCommand
-from tracker.systems.commands import Option, odds_option, option_values
+from tracker.systems.commands import Option, Setting, odds_option, option_values
 from tracker.systems.dice import DiceSource, source_for
 
 if TYPE_CHECKING:
@@ -82,14 +82,15 @@ class CampaignView(Protocol):
     """What a system reads of the campaign (the campaign projection's ``CampaignState``)."""
 
     system: str
-    tie_rule: str
-    cinematic: bool
     stress_limit: int
-    threat_carries_over: bool
-    tech_level: int | None
-    fright_table: Sequence[Mapping[str, Any]] | None
+    """The stress that brings the track's top in a system with stress, as the campaign set it
+    (``RuleSystem.stress_limit``)."""
     own: Any
     """What the system keeps of the campaign (``Folding.campaign_part``)."""
+
+    def setting(self, name: str) -> Any:
+        """The campaign setting ``name`` (one of ``RuleSystem.settings``) as it stands."""
+        ...
 
     def open_obligations(
         self, kind: str | None = None, character_id: str | None = None
@@ -534,9 +535,10 @@ class RuleSystem:
     campaign's system does not declare is refused rather than logged as if it applied."""
     contest_options: ClassVar[tuple[Option, ...]] = ()
     """Likewise for ``tracker contest`` beyond ``CONTEST_OPTIONS``."""
-    settings: ClassVar[frozenset[str]] = frozenset()
-    """The campaign settings the system reads (``CampaignSettingsChanged``): a setting no
-    system of the campaign reads is refused rather than logged for nothing."""
+    settings: ClassVar[tuple[Setting, ...]] = ()
+    """The campaign settings the system reads (``CampaignSettingsChanged``), with the options
+    of ``campaign new`` and ``campaign set`` that give them: a setting the campaign's system
+    does not read is refused rather than logged for nothing."""
     spend_kinds: ClassVar[tuple[str, ...]] = ()
     """What ``tracker spend NAME KIND`` takes in this system (Mettle spends, a buy-up)."""
     track_max: ClassVar[Mapping[str, int]] = {}
@@ -600,10 +602,18 @@ class RuleSystem:
             if name.casefold() not in have and source.casefold() in have
         }
 
+    def setting(self, name: str) -> Setting | None:
+        """The declaration of the campaign setting ``name``, if the system reads it."""
+        return next((s for s in self.settings if s.name == name), None)
+
     def check_setting(self, name: str, value: Any) -> Any:
-        """A campaign setting's value as the system will read it, checked (one sentence when it
-        cannot be used); ``value`` is what the GM gave, a table as read from its file."""
-        return value
+        """A campaign setting's value as the system will read it, checked by its declaration's
+        ``check`` (one sentence when it cannot be used); ``value`` is what the GM gave, a table
+        as read from its file."""
+        declared = self.setting(name)
+        if value is None or declared is None or declared.check is None:
+            return value
+        return declared.check(value)
 
     def check_default(self, expression: str) -> None:
         """Refuse a skill default the system cannot read (``Feature.DEFAULTS`` only)."""
@@ -647,8 +657,8 @@ class RuleSystem:
         threshold reached, or how far tracker lets the track fall. Default: nothing."""
         return []
 
-    def session_resets(self, threat_carries_over: bool) -> frozenset[str]:
-        """The tracks a session start sets back to 0 ("mettle", "threat")."""
+    def session_resets(self, campaign: CampaignView) -> frozenset[str]:
+        """The tracks a session start sets back to 0 in ``campaign`` ("mettle", "threat")."""
         return frozenset()
 
     # -- rolls -----------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Commands as data: what a command takes, declared once.
 
 A ``Command`` names its path, its help (examples included), its ``Argument``s and its
-``Option``s. The command line is made from these (``tracker.cli.declared``), and so are Tab
+``Option``s; a ``Setting`` names a campaign setting a rule system reads and the options that
+give it. The command line is made from these (``tracker.cli.declared``), and so are Tab
 completion, ``tracker shell`` and ``tracker/cli/COMMANDS.md``, which read the command line; a
 form that asks for a roll can be made from the same values. They live beside the rule systems,
 with no click in them, so that a system declares the options its rolls read
@@ -12,14 +13,15 @@ their own (``options_struct``).
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import msgspec
 
-Kind = Literal["int", "str", "bool", "choice", "difficulty"]
-"""What an option or argument takes: a number, text, nothing (a flag), one of ``choices``, or a
-difficulty (a number, or a name of one the campaign's system has)."""
+Kind = Literal["int", "str", "bool", "choice", "difficulty", "file", "system"]
+"""What an option or argument takes: a number, text, nothing (a flag), one of ``choices``, a
+difficulty (a number, or a name of one the campaign's system has), the path of a file, or the
+name of an installed rule system."""
 
 
 class Option(msgspec.Struct, frozen=True):
@@ -47,6 +49,9 @@ class Option(msgspec.Struct, frozen=True):
     system: str | None = None
     short: str | None = None
     """A one-letter flag it also goes by ("-o"), as a command line spells it."""
+    off: str | None = None
+    """A flag's other form, which says no (``--no-cinematic``); with one, a flag given in
+    neither form is None."""
 
     @property
     def name(self) -> str:
@@ -63,7 +68,7 @@ class Option(msgspec.Struct, frozen=True):
         if self.multiple:
             return ()
         if self.is_flag:
-            return False
+            return None if self.off else False
         return self.default
 
 
@@ -123,6 +128,8 @@ _TYPES: dict[str, Any] = {
     "bool": bool,
     "choice": str | None,
     "difficulty": int | str,
+    "file": str | None,
+    "system": str | None,
 }
 
 
@@ -135,6 +142,8 @@ def options_struct(name: str, options: tuple[Option, ...]) -> type[msgspec.Struc
         if option.name in fields:
             continue
         kind = _TYPES[option.kind]
+        if option.off:
+            kind = bool | None
         if option.multiple:
             kind = tuple[Any, ...]
         fields[option.name] = (option.name, kind, option.empty())
@@ -154,3 +163,56 @@ def given(options: Sequence[Option], values: Any) -> list[Option]:
     """The options of ``options`` whose value in ``values`` (a struct) is not what it is when
     left out: those the command line gave."""
     return [o for o in options if hasattr(values, o.name) and getattr(values, o.name) != o.empty()]
+
+
+NO_TABLE = ("rulebook", "none")
+"""What a table setting takes in place of a file: the campaign has no table of its own."""
+
+
+class Setting(msgspec.Struct, frozen=True):
+    """A campaign setting a rule system reads: one its rulebook leaves to the GM.
+
+    ``name`` is the field the log stores it in (``CampaignSettingsChanged``), ``words`` how the
+    GM reads it ("tie rule"). ``option`` sets it with ``campaign set``, ``new`` with ``campaign
+    new`` (None: only ``campaign set`` takes it); each option's help is worded without the
+    system's title, which the command adds. A value given is held to the option's choices and
+    to ``limits`` (a number's lowest and highest), then to ``check``, which returns it as the
+    system reads it or refuses it in one sentence saying what to do. A ``table`` is given as
+    the path of a file (TOML or JSON), which is read for ``check``, or as a word of
+    ``NO_TABLE`` (None: no table of its own). ``unset`` is how None reads, ``shown`` how any
+    other value does (else "yes" or "no" for a flag, the value itself otherwise)."""
+
+    name: str
+    words: str
+    option: Option
+    new: Option | None = None
+    limits: tuple[int, int] | None = None
+    table: bool = False
+    check: Callable[[Any], Any] | None = None
+    unset: str = "none"
+    shown: Callable[[Any], str] | None = None
+    system: str | None = None
+
+    def text(self, value: Any) -> str:
+        """``value`` as the GM reads it."""
+        if value is None:
+            return self.unset
+        if self.shown is not None:
+            return self.shown(value)
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        return str(value)
+
+    def problem(self, value: Any) -> str | None:
+        """Why ``value`` (not None) is not one the option takes, in one sentence; None when it
+        is."""
+        flag, choices = self.option.flag, self.option.choices
+        if choices is not None and value not in choices:
+            *rest, last = choices
+            listed = f"{', '.join(rest)} or {last}" if rest else last
+            return f"{flag} must be {listed}; give one of those."
+        if self.limits is not None:
+            low, high = self.limits
+            if type(value) is not int or not low <= value <= high:
+                return f"{flag} is {low} to {high}, not {value}; give one from {low} to {high}."
+        return None

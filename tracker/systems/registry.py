@@ -25,7 +25,7 @@ from tracker.errors import Refused, TrackerError
 from tracker.events import catalog
 from tracker.systems.acts import SystemCommand
 from tracker.systems.base import ContestRequest, RollKind, RollRequest, RuleSystem, request_of
-from tracker.systems.commands import Option
+from tracker.systems.commands import Option, Setting
 
 GROUP = "tracker.systems"
 # A campaign stores its system's name in a column this wide; a name is one lower-case word.
@@ -309,6 +309,38 @@ def declared(what: str) -> tuple[Option, ...]:
     return tuple(
         msgspec.structs.replace(o, system=s.name) for s in systems() for o in getattr(s, what)
     )
+
+
+def settings() -> tuple[Setting, ...]:
+    """The campaign settings every installed system reads, each (and its options) marked with
+    that system, in the systems' order."""
+    found = []
+    for s in systems():
+        for setting in s.settings:
+            marked = {"system": s.name, "dest": setting.name}
+            found.append(
+                msgspec.structs.replace(
+                    setting,
+                    system=s.name,
+                    option=msgspec.structs.replace(setting.option, **marked),
+                    new=None
+                    if setting.new is None
+                    else msgspec.structs.replace(setting.new, **marked),
+                )
+            )
+    return tuple(found)
+
+
+def campaign_settings() -> tuple[Setting, ...]:
+    """The campaign settings of every installed system (``settings``), each name once (the
+    first system to declare it gives its options), as ``campaign new`` and ``campaign set``
+    take them: in the order the log's events hold them (``catalog.SETTINGS``), which the
+    commands have always listed them in, then any other."""
+    found: dict[str, Setting] = {}
+    for setting in settings():
+        found.setdefault(setting.name, setting)
+    stored = {name: at for at, name in enumerate(catalog.SETTINGS)}
+    return tuple(sorted(found.values(), key=lambda s: stored.get(s.name, len(stored))))
 
 
 def readers(what: str, name: str) -> list[str]:

@@ -245,7 +245,7 @@ def _roll_breaking_table(state: Any, dice: str | None, seed: str | None) -> dict
     """A roll on the campaign's breaking table: the dice, their total and the row's text."""
     from tracker.systems.dice import source_for
 
-    table = state.breaking_table
+    table = state.setting("breaking_table")
     if table is None:
         raise BadInput(
             f'"{state.name}" has no breaking table of its own; give the result as the table '

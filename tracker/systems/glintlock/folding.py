@@ -254,7 +254,7 @@ class GlintlockFolding(Folding):
             ch.own.mettle = 0
             # What Mettle bought for "the next roll" lapses with the session it was bought in.
             ch.own.consume(tuple(ch.own.pending_ids))
-        if "threat" in state.rules.session_resets(state.threat_carries_over):
+        if "threat" in state.rules.session_resets(state):
             state.own.threat = 0
         # The floor the last session's end let lapse is owed again when Threat carried over
         # at 4 or more: it follows the Threat on hand (the ruling beside ``spending_floor``).

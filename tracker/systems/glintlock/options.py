@@ -1,8 +1,11 @@
-"""The options of a roll that Glintlock reads (``RuleSystem.roll_options``)."""
+"""The options of a roll that Glintlock reads (``RuleSystem.roll_options``), and the campaign
+settings it reads (``RuleSystem.settings``)."""
 
 from __future__ import annotations
 
-from tracker.systems.commands import Option
+from typing import Any
+
+from tracker.systems.commands import Option, Setting
 
 ROLL = (
     Option(
@@ -14,4 +17,45 @@ ROLL = (
     Option("--spell", "a spell (backlash on a natural 1).", "bool"),
     Option("--backlash-dice", "physical 2d12 for backlash.", metavar="N,N"),
     Option("--override", "roll although Threat 6 is owed.", "bool"),
+)
+
+
+def _breaking_table(value: Any) -> dict[str, Any]:
+    """A campaign's breaking table: its dice and a row for every total they give."""
+    from tracker.systems.glintlock.rules import breaking_table
+
+    table = breaking_table(value)
+    return {"dice": f"{table.count}d{table.faces}", "rows": list(table.rows)}
+
+
+SETTINGS = (
+    Setting(
+        "threat_carries_over",
+        "Threat carries over",
+        Option(
+            "--threat-carries-over",
+            "keep Threat between sessions, or reset it to 0 at each session start (tracker's "
+            "default, as Mettle resets; the rulebook says only that Threat starts 0).",
+            "bool",
+            off="--threat-resets",
+        ),
+        new=Option(
+            "--threat-carries-over",
+            "Threat is kept between sessions (tracker's default resets it to 0 at each).",
+            "bool",
+        ),
+    ),
+    Setting(
+        "breaking_table",
+        "breaking table",
+        Option(
+            "--breaking-table",
+            "the campaign's breaking table (TOML or JSON: dice and rows), or `none`.",
+            metavar="FILE|none",
+        ),
+        table=True,
+        check=_breaking_table,
+        unset="none (the GM reads the result)",
+        shown=lambda table: f"the campaign's own ({table['dice']})",
+    ),
 )

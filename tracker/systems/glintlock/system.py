@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from importlib import resources
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from tracker.systems.acts import SystemCommand
 from tracker.systems.base import (
+    CampaignView,
     CharacterView,
     DemoEvening,
     Feature,
@@ -16,7 +17,7 @@ from tracker.systems.base import (
     RollRequest,
     RuleSystem,
 )
-from tracker.systems.commands import Option, option_values
+from tracker.systems.commands import Option, Setting, option_values
 from tracker.systems.glintlock import options, play, words
 from tracker.systems.glintlock import rules as glintlock
 from tracker.systems.glintlock.commands import COMMANDS
@@ -30,7 +31,7 @@ class Glintlock(RuleSystem):
     title: ClassVar[str] = "Glintlock"
     order: ClassVar[int] = 3
     roll_options: ClassVar[tuple[Option, ...]] = options.ROLL
-    settings: ClassVar[frozenset[str]] = frozenset({"threat_carries_over", "breaking_table"})
+    settings: ClassVar[tuple[Setting, ...]] = options.SETTINGS
     spend_kinds: ClassVar[tuple[str, ...]] = tuple(glintlock.METTLE_COSTS)
     features: ClassVar[frozenset[str]] = frozenset({Feature.STRESS})
     detail_column: ClassVar[str] = "Position"
@@ -63,20 +64,13 @@ class Glintlock(RuleSystem):
             f"like `tracker roll {character.name} Grit --skill {trait}`."
         )
 
-    def check_setting(self, name: str, value: Any) -> Any:
-        """A campaign's breaking table: its dice and a row for every total they give."""
-        if name == "breaking_table" and value is not None:
-            table = glintlock.breaking_table(value)
-            return {"dice": f"{table.count}d{table.faces}", "rows": list(table.rows)}
-        return value
-
     def stress_limit(self, setting: int) -> int:
         return glintlock.STRESS_MAX
 
     def stress_words(self, stress: int, limit: int) -> list[str]:
         return list(glintlock.stress_effects(stress))
 
-    def session_resets(self, threat_carries_over: bool) -> frozenset[str]:
+    def session_resets(self, campaign: CampaignView) -> frozenset[str]:
         """Mettle is 0 at every session start; Threat too, unless the campaign carries it over.
 
         Rulebook: Glintlock, 'Mettle & Threat': Mettle "starts 0 per session", Threat only
@@ -85,7 +79,8 @@ class Glintlock(RuleSystem):
         anyone has rolled; a campaign that reads "starts 0" as once only sets
         ``threat_carries_over``.
         """
-        return frozenset({"mettle"} if threat_carries_over else {"mettle", "threat"})
+        carried = campaign.setting("threat_carries_over")
+        return frozenset({"mettle"} if carried else {"mettle", "threat"})
 
     decide_roll = play.decide_roll
     conditions_ruled = play.conditions_ruled

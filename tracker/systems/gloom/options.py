@@ -1,8 +1,10 @@
-"""The options of a roll and a contest that Gloom reads (``RuleSystem.roll_options``)."""
+"""The options of a roll and a contest that Gloom reads (``RuleSystem.roll_options``), and the
+campaign settings it reads (``RuleSystem.settings``)."""
 
 from __future__ import annotations
 
-from tracker.systems.commands import Option
+from tracker.systems.commands import Option, Setting
+from tracker.systems.gloom.rules import TIE_RULES
 
 ROLL = (
     Option(
@@ -41,4 +43,27 @@ CONTEST = (
     Option("--disadvantage-a", "A rolls with disadvantage.", "bool"),
     Option("--advantage-b", "B rolls with advantage.", "bool"),
     Option("--disadvantage-b", "B rolls with disadvantage.", "bool"),
+)
+
+SETTINGS = (
+    Setting(
+        "tie_rule",
+        "tie rule",
+        Option("--tie-rule", "who wins equal dice.", "choice", choices=TIE_RULES),
+        new=Option(
+            "--tie-rule",
+            "who wins a contested roll when both dice are equal.",
+            "choice",
+            choices=TIE_RULES,
+            default=TIE_RULES[0],
+            show_default=True,
+        ),
+    ),
+    Setting(
+        "stress_limit",
+        "stress limit",
+        Option("--stress-limit", "the stress that brings disadvantage.", "int"),
+        new=Option("--stress-limit", "the stress that brings disadvantage (6).", "int"),
+        limits=(1, 20),
+    ),
 )

@@ -196,7 +196,7 @@ def decide_contest(
             dice_b=src_b,
             a_dl=dl_a,
             b_dl=dl_b,
-            tie_rule=campaign.tie_rule,
+            tie_rule=campaign.setting("tie_rule"),
             a_advantage=request.options.advantage_a,
             b_advantage=request.options.advantage_b,
             a_disadvantage=a_dis,
@@ -228,7 +228,7 @@ def decide_contest(
         "a": contest_roll_doc(a, result.a.to_dict(), a_rank),
         "b": contest_roll_doc(b, result.b.to_dict(), b_rank),
         "reason": result.reason,
-        "tie_rule": campaign.tie_rule,
+        "tie_rule": campaign.setting("tie_rule"),
         "effects": [e.to_json() for e in effects],
     }
     return ContestDecision(
@@ -274,12 +274,9 @@ def rolled_from(
             _forced_from(ch, campaign, inputs["disadvantage"]) if tracks else None
         )
     if isinstance(event, ContestRolled):
-        tie_rule = event.result.get("tie_rule")
-        if tracks and event.mode == "quick" and tie_rule != campaign.tie_rule:
-            return (
-                f"it breaks ties by {tie_rule!r} where the campaign's tie rule is "
-                f"{campaign.tie_rule!r}"
-            )
+        tie_rule, campaigns = event.result.get("tie_rule"), campaign.setting("tie_rule")
+        if tracks and event.mode == "quick" and tie_rule != campaigns:
+            return f"it breaks ties by {tie_rule!r} where the campaign's tie rule is {campaigns!r}"
         for side in (event.a, event.b):
             if side is None:
                 continue

@@ -15,7 +15,7 @@ from tracker.systems.base import (
     RollRequest,
     RuleSystem,
 )
-from tracker.systems.commands import Option, option_values
+from tracker.systems.commands import Option, Setting, option_values
 from tracker.systems.gloom import options, play, words
 from tracker.systems.gloom import rules as gloom
 from tracker.systems.gloom.folding import PANIC, GloomFolding
@@ -29,7 +29,7 @@ class Gloom(RuleSystem):
     order: ClassVar[int] = 1
     roll_options: ClassVar[tuple[Option, ...]] = options.ROLL
     contest_options: ClassVar[tuple[Option, ...]] = options.CONTEST
-    settings: ClassVar[frozenset[str]] = frozenset({"tie_rule", "stress_limit"})
+    settings: ClassVar[tuple[Setting, ...]] = options.SETTINGS
     difficulties: ClassVar[tuple[str, ...]] = (*gloom.DIFFICULTY, gloom.IMPOSSIBLE)
     features: ClassVar[frozenset[str]] = frozenset({Feature.STRESS, Feature.CONTESTS})
     folding: ClassVar[Folding] = GloomFolding()

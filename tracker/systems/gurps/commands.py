@@ -163,7 +163,8 @@ def fright_check(table: Table, state: Any, request: Fright) -> Acted:
     after_a_secret = state.unrevealed(ch.character_id, since=since) if threat else []
     hidden = request.secret or bool(after_a_secret)
     shared = source_for(None, request.seed)
-    own_table = fright_table_from_rows(state.fright_table) if state.fright_table else None
+    rows = state.setting("fright_table")
+    own_table = fright_table_from_rows(rows) if rows else None
     result = frights.fright_check(
         will,
         modifiers,

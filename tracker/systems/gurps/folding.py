@@ -18,6 +18,7 @@ from tracker.systems.gurps.events import (
     RollBoughtUp,
     TraitAssigned,
 )
+from tracker.words import plural
 
 # Fright Checks kept to count the exposures to one threat within a day (the newest are enough).
 RECENT_EXPOSURES = 50
@@ -128,7 +129,7 @@ def _project_started(state: Any, e: ProjectStarted, _: StoredEvent) -> None:
 def _pre_buy_up(state: Any, e: RollBoughtUp) -> str | None:
     ch = state.characters[e.character_id]
     own = ch.own
-    if not state.cinematic:
+    if not state.setting("cinematic"):
         return "buy-ups are for cinematic campaigns, and this one would not be"
     if own.last_roll_id != e.roll_event_id:
         return "the roll it bought up would not be the last roll"
@@ -136,8 +137,6 @@ def _pre_buy_up(state: Any, e: RollBoughtUp) -> str | None:
         stood = own.last_roll_outcome
         return f"it buys up from {e.from_outcome}, where that roll would stand at {stood}"
     if own.points < e.cost:
-        from tracker.words import plural
-
         return f"{ch.name} would have {plural(own.points, 'character point')} for {e.cost}"
     return None
 
@@ -154,6 +153,11 @@ def _contest_side(side: p.ContestSide) -> dict[str, Any]:
 
 def _running(state: Any, contest_id: str) -> list[Any]:
     return [o for o in state.open_obligations(RUNNING) if o.data.get("contest_id") == contest_id]
+
+
+def _worth(gained: dict[str, Any]) -> str:
+    points = gained.get("points")
+    return f", {plural(points, 'point')}" if points is not None else ""
 
 
 class GurpsFolding(Folding):
@@ -224,6 +228,13 @@ class GurpsFolding(Folding):
         doc["traits_gained"] = list(ch.traits_gained)
         doc["stat_changes"] = dict(ch.stat_changes)
         return doc
+
+    def sheet_lines(self, ch: Any) -> list[str]:
+        # What a fright check left (a quirk, a phobia) is on the sheet as rolls read it.
+        return [
+            f"  Gained in play: {gained['name']} ({gained['kind']}{_worth(gained)})"
+            for gained in ch.traits_gained
+        ]
 
     def campaign_doc(self, state: Any, doc: dict[str, Any]) -> dict[str, Any]:
         if state.own.projects:

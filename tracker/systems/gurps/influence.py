@@ -96,7 +96,7 @@ def influence(table: Table, state: Any, request: Influence) -> Acted:
         if request.reaction_dice
         else shared
     )
-    a_base, a_mods, _ = play.effective(a_side, mods, state.tech_level)
+    a_base, a_mods, _ = play.effective(a_side, mods, state.setting("tech_level"))
     reacting = play.reaction_modifiers(request.reaction_mods)
     a_mods = [*a_mods, *reacting]
     a_eff = effective_skill(a_base, a_mods)

@@ -1,8 +1,13 @@
-"""The options of a roll and a contest that GURPS reads (``RuleSystem.roll_options``)."""
+"""The options of a roll and a contest that GURPS reads (``RuleSystem.roll_options``), and the
+campaign settings it reads (``RuleSystem.settings``)."""
 
 from __future__ import annotations
 
-from tracker.systems.commands import Option
+from collections.abc import Mapping
+from typing import Any
+
+from tracker.errors import BadInput
+from tracker.systems.commands import Option, Setting
 
 RETRIES = ("one-chance", "retry-with-damage", "retry-at-penalty", "retry-freely")
 
@@ -29,4 +34,58 @@ CONTEST = (
     Option("--mod-b", "B's modifier.", dest="mods_b", multiple=True, metavar="N[:LABEL]"),
     Option("--supernatural", "GURPS resistance: the Rule of 16.", "bool"),
     Option("--public", "a sense contest the players see.", "bool"),
+)
+
+
+TECH_LEVELS = (0, 12)
+
+
+def _tech_level(value: int) -> int:
+    low, high = TECH_LEVELS
+    if not low <= value <= high:
+        raise BadInput(
+            f"A tech level is {low} to {high}, not {value}; give --tech-level from {low} to {high}."
+        )
+    return value
+
+
+def _fright_table(value: Any) -> tuple[Any, ...]:
+    """A campaign's own fright table: rows shaped like the rulebook's, checked whole."""
+    from tracker.systems.gurps.rules.fright_table import fright_table_from_rows
+
+    rows = value.get("rows") if isinstance(value, Mapping) else value
+    if not isinstance(rows, list):
+        raise BadInput(
+            "A fright table file holds its rows as a list named rows; add [[rows]] entries."
+        )
+    fright_table_from_rows(rows)
+    return tuple(rows)
+
+
+TECH_LEVEL = Option("--tech-level", "the campaign's tech level.", "int", metavar="TL")
+
+SETTINGS = (
+    Setting(
+        "cinematic",
+        "cinematic",
+        Option("--cinematic", "buy-ups with points.", "bool", off="--no-cinematic"),
+        new=Option("--cinematic", "players may buy up rolls with points.", "bool"),
+    ),
+    Setting("tech_level", "tech level", TECH_LEVEL, new=TECH_LEVEL, check=_tech_level),
+    Setting(
+        "fright_table",
+        "fright table",
+        Option(
+            "--fright-table",
+            "the campaign's own fright table (TOML or JSON rows), or `rulebook`.",
+            metavar="FILE|rulebook",
+        ),
+        new=Option(
+            "--fright-table", "the campaign's own fright table (TOML or JSON rows).", "file"
+        ),
+        table=True,
+        check=_fright_table,
+        unset="the rulebook's",
+        shown=lambda rows: f"the campaign's own ({len(rows)} rows)",
+    ),
 )

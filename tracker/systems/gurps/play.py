@@ -311,7 +311,7 @@ def decide_roll(
     ):
         # "Subtract your current encumbrance level": the sheet's, unless the roll gives one.
         mods.append(f"encumbrance:{carried}")
-    modifiers = [parse_modifier(m, campaign.tech_level) for m in mods]
+    modifiers = [parse_modifier(m, campaign.setting("tech_level")) for m in mods]
     if sense:
         modifiers.extend(sense_modifiers(sense, traits))
     retry_mode = None
@@ -345,7 +345,7 @@ def decide_roll(
         "margin": result.margin,
         "notes": [],
     }
-    if campaign.cinematic and character.own.points and result.outcome != OUTCOMES[-1]:
+    if campaign.setting("cinematic") and character.own.points and result.outcome != OUTCOMES[-1]:
         # Only when the next step up is affordable: a hint for a buy-up that would be refused
         # sends the GM to a refusal.
         up = OUTCOMES[OUTCOMES.index(result.outcome) + 1]
@@ -483,8 +483,8 @@ def decide_contest(
         raise BadInput(
             "--supernatural (the Rule of 16) is for a resistance roll; add --mode resistance."
         )
-    a_base, a_mods, a_eff = effective(a, request.options.mods_a, campaign.tech_level)
-    b_base, b_mods, b_eff = effective(b, request.options.mods_b, campaign.tech_level)
+    a_base, a_mods, a_eff = effective(a, request.options.mods_a, campaign.setting("tech_level"))
+    b_base, b_mods, b_eff = effective(b, request.options.mods_b, campaign.setting("tech_level"))
     src_a, src_b = request.sources()
     extra: dict[str, Any] = {}
     contest_id = round_number = None

@@ -62,7 +62,7 @@ def awarded_words(doc: Mapping[str, Any], style: Style) -> list[str]:
 
 def buy_up(table: Table, state: Any, request: BuyUp) -> Acted:
     """Spend character points to buy a character's last roll up to a better outcome."""
-    if not state.cinematic:
+    if not state.setting("cinematic"):
         raise Refused(
             "Buy-ups are for cinematic campaigns and this one is not; turn them on with "
             "`tracker campaign set --cinematic`."

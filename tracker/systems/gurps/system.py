@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any, ClassVar
 
-from tracker.errors import BadInput
 from tracker.systems.acts import SystemCommand
 from tracker.systems.base import (
     CharacterView,
@@ -17,7 +16,7 @@ from tracker.systems.base import (
     RollRequest,
     RuleSystem,
 )
-from tracker.systems.commands import Option, option_values
+from tracker.systems.commands import Option, Setting, option_values
 from tracker.systems.gurps import options, play, words
 from tracker.systems.gurps.commands import COMMANDS
 from tracker.systems.gurps.folding import GurpsFolding
@@ -34,7 +33,7 @@ class Gurps(RuleSystem):
     order: ClassVar[int] = 2
     roll_options: ClassVar[tuple[Option, ...]] = options.ROLL
     contest_options: ClassVar[tuple[Option, ...]] = options.CONTEST
-    settings: ClassVar[frozenset[str]] = frozenset({"cinematic", "tech_level", "fright_table"})
+    settings: ClassVar[tuple[Setting, ...]] = options.SETTINGS
     spend_kinds: ClassVar[tuple[str, ...]] = ("buy-up",)
     derived: ClassVar[tuple[tuple[str, str], ...]] = DERIVED_STATS
     features: ClassVar[frozenset[str]] = frozenset(
@@ -60,23 +59,6 @@ class Gurps(RuleSystem):
     )
     score_range: ClassVar[tuple[int, int]] = (0, 40)
     sheet_stats: ClassVar[frozenset[str]] = frozenset({"st", "dx", "iq", "ht"})
-
-    def check_setting(self, name: str, value: Any) -> Any:
-        """A campaign's own fright table (rows shaped like the rulebook's, checked whole);
-        a tech level of 0 to 12."""
-        from tracker.systems.gurps.rules.fright_table import fright_table_from_rows
-
-        if name == "fright_table" and value is not None:
-            rows = value.get("rows") if isinstance(value, Mapping) else value
-            if not isinstance(rows, list):
-                raise BadInput(
-                    "A fright table file holds its rows as a list named rows; add [[rows]] entries."
-                )
-            fright_table_from_rows(rows)
-            return tuple(rows)
-        if name == "tech_level" and value is not None and not 0 <= value <= 12:
-            raise BadInput(f"A tech level is 0 to 12, not {value}; give --tech-level from 0 to 12.")
-        return value
 
     def check_default(self, expression: str) -> None:
         from tracker.systems.gurps.rules.defaults import parse_default
