@@ -38,13 +38,6 @@ STRESS_WORDS = {
     "strained": "strained: Mettle costs double",
     "breaking_point": "breaking point",
 }
-OBLIGATION_WORDS = {
-    "panic-check": "the panic check",
-    "breaking-point": "the breaking point",
-    "assign-trait": "the trait owed",
-    "regular-contest": "the regular contest",
-    "threat-floor": "the spending floor",
-}
 
 
 def outcome_word(outcome: str, rules: RuleSystem) -> str:
@@ -66,17 +59,19 @@ def show_logged(logged, as_json: bool, lines: list[str]) -> None:
     for ob in [*logged.opened, *logged.raised]:
         click.echo(warn(ob.what))
     for ob in logged.discharged:
-        done = done_line(ob, ob.kind)
+        done = done_line(ob, logged.state.rules, ob.kind)
         if done is not None:
             click.echo(done)
 
 
-def done_line(ob, otherwise: str) -> str | None:
-    """The line saying an obligation was discharged, worded ``otherwise`` if tracker has no
-    words for its kind; None for one met as the line before says already."""
-    if ob.kind == "threat-floor":
+def done_line(ob, rules: RuleSystem, otherwise: str) -> str | None:
+    """The line saying an obligation was discharged, in the words its system has for its kind
+    (``RuleSystem.obligations``), else worded ``otherwise``; None for one met as the line
+    before says already."""
+    said = rules.obligations.get(ob.kind)
+    if said is not None and said.done is None:
         return None
-    return dim(f"  done: {OBLIGATION_WORDS.get(ob.kind, otherwise)} ({ob.how}).")
+    return dim(f"  done: {said.done if said is not None else otherwise} ({ob.how}).")
 
 
 def act(path: tuple[str, ...], as_json: bool, **given: Any) -> None:

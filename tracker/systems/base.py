@@ -144,6 +144,18 @@ class RollKind(NamedTuple):
     answers the "panic-check" a catastrophe opened)."""
 
 
+class ObligationKind(NamedTuple):
+    """How tracker speaks of a kind of obligation the system's rules open
+    (``RuleSystem.obligations``)."""
+
+    done: str | None
+    """What the line saying one was met calls it ("the panic check"); None when the command
+    that met it says so itself (a hard spend that pays the spending floor)."""
+    kept: str | None = None
+    """Why the GM may not dismiss one, as the refusal says it (the rules say how it is met);
+    None: the GM may waive it."""
+
+
 class RollDecision(msgspec.Struct, frozen=True):
     """A roll decided by its system: what the event records, and the document the command
     shows. ``followups`` are rolls the rules call for at once (Danger Sense's secret roll); the
@@ -552,6 +564,9 @@ class RuleSystem:
     folding: ClassVar[Folding] = Folding()
     commands: ClassVar[tuple[SystemCommand, ...]] = ()
     """The commands the system adds to tracker (``tracker.systems.acts``)."""
+    obligations: ClassVar[Mapping[str, ObligationKind]] = {}
+    """How tracker speaks of each kind of obligation the system's rules open, by its kind
+    (Gloom: "panic-check"); a kind not named here is called by its name."""
     roll_kinds: ClassVar[Mapping[str, RollKind]] = {}
     """The kinds of roll the system has beyond a check, by the ``RollRequest.kind`` that asks
     for one (Gloom: "panic")."""

@@ -12,6 +12,7 @@ from tracker.systems.base import (
     DemoEvening,
     Feature,
     Folding,
+    ObligationKind,
     OddsCommand,
     RollRequest,
     RuleSystem,
@@ -20,7 +21,7 @@ from tracker.systems.commands import Option, option_values
 from tracker.systems.glintlock import options, play, words
 from tracker.systems.glintlock import rules as glintlock
 from tracker.systems.glintlock.commands import COMMANDS
-from tracker.systems.glintlock.folding import GlintlockFolding
+from tracker.systems.glintlock.folding import BREAKING, FLOOR, GlintlockFolding
 
 
 class Glintlock(RuleSystem):
@@ -37,6 +38,15 @@ class Glintlock(RuleSystem):
     folding: ClassVar[Folding] = GlintlockFolding()
     event_words = words.EVENT_WORDS
     commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
+    obligations: ClassVar[Mapping[str, ObligationKind]] = {
+        BREAKING: ObligationKind("the breaking point"),
+        # A hard or dire spend pays the floor, and its own line says so.
+        FLOOR: ObligationKind(
+            None,
+            kept="The spending floor is discharged by a hard or dire spend, not dismissed; "
+            "log one with `tracker threat spend hard`.",
+        ),
+    }
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "strong_hit": "good",
         "weak_hit": "mixed",

@@ -13,6 +13,7 @@ from tracker.systems.base import (
     DemoEvening,
     Feature,
     Folding,
+    ObligationKind,
     OddsCommand,
     RollRequest,
     RuleSystem,
@@ -20,7 +21,7 @@ from tracker.systems.base import (
 from tracker.systems.commands import Option, option_values
 from tracker.systems.gurps import options, play, words
 from tracker.systems.gurps.commands import COMMANDS
-from tracker.systems.gurps.folding import GurpsFolding
+from tracker.systems.gurps.folding import RUNNING, GurpsFolding
 
 # Basic Set: a sheet without these starts them at the attribute they derive from.
 DERIVED_STATS = (("HP", "ST"), ("FP", "HT"), ("Will", "IQ"), ("Per", "IQ"))
@@ -46,6 +47,10 @@ class Gurps(RuleSystem):
     folding: ClassVar[Folding] = GurpsFolding()
     event_words = words.EVENT_WORDS
     commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
+    obligations: ClassVar[Mapping[str, ObligationKind]] = {
+        "assign-trait": ObligationKind("the trait owed"),
+        RUNNING: ObligationKind("the regular contest"),
+    }
     detail_column: ClassVar[str] = "Margin"
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "critical_success": "good",
