@@ -24,7 +24,6 @@ from tracker.cli.render import (
     dim,
     lasting,
     local_time,
-    plural,
     printable,
     track_word,
     warn,
@@ -32,12 +31,6 @@ from tracker.cli.render import (
 from tracker.systems import registry
 from tracker.systems.base import CONTEST_OPTIONS, ROLL_OPTIONS, RuleSystem
 from tracker.systems.commands import Argument, Command, Option
-
-STRESS_WORDS = {
-    "shaken": "shaken: counts as a -1 condition tag on rolls",
-    "strained": "strained: Mettle costs double",
-    "breaking_point": "breaking point",
-}
 
 
 def outcome_word(outcome: str, rules: RuleSystem) -> str:
@@ -94,7 +87,7 @@ class CommandTerminal(TerminalStyle):
         return _contest_side(side, self.rules)
 
     def effect_words(self, effects: list[dict[str, Any]], who: str) -> list[str]:
-        return effect_words(effects, who)
+        return effect_words(effects, who, self.rules)
 
 
 # -- roll -----------------------------------------------------------------------------------------
@@ -152,21 +145,21 @@ def render_roll(doc: dict[str, Any], rules: RuleSystem) -> list[str]:
     """A logged roll as its system words it, then its effects, notes and what followed it."""
     shown = rules.render_roll(doc, TerminalStyle(rules))
     secret = dim(" (secret)") if doc.get("secret") else ""
-    effects = effect_words(doc.get("effects", []), doc["character"])
+    effects = effect_words(doc.get("effects", []), doc["character"], rules)
     lines = [shown.head + secret, shown.dice + ("   " + "  ".join(effects) if effects else "")]
     lines += [dim(f"  {n}") for n in doc.get("notes", [])]
     return [*lines, *shown.after]
 
 
-def effect_words(effects: list[dict[str, Any]], who: str) -> list[str]:
+def effect_words(effects: list[dict[str, Any]], who: str, rules: RuleSystem) -> list[str]:
+    """Each effect of a document in words: the system's own (``RuleSystem.effect_said``), else
+    tracker's."""
     words = []
     for e in effects:
         track = e.get("track")
-        if track in ("mettle", "threat"):
-            name = TRACK_WORDS[track]
-            owner = f"{who} " if track == "mettle" else ""
-            lost = f", {e['lost']} lost past 6" if e.get("lost") else ""
-            words.append(f"{signed(e['delta'])} {name} ({owner}{e['after']}{lost})")
+        said = rules.effect_said(e, who)
+        if said is not None:
+            words.append(said)
         elif track and e.get("untracked"):
             name = TRACK_WORDS[track]
             cause = f" of {e['cause']}" if e.get("cause") else ""
@@ -181,8 +174,6 @@ def effect_words(effects: list[dict[str, Any]], who: str) -> list[str]:
             words.append(f"{signed(e['delta'])} {track_word(track)}{cause}")
         elif "condition" in e:
             words.append(condition_began(e["condition"], e.get("duration"), e.get("unit")))
-        elif "story_tag_spent" in e:
-            words.append(f"story tag spent: {e['story_tag_spent']}")
         elif "stat_change" in e:
             words.append(f"{e['stat_change']} {signed(e['delta'])} for good")
     return words
@@ -210,7 +201,8 @@ STRESS = Command(
 def _stress(character: str, change: str, cause: str | None, as_json: bool) -> None:
     logged = open_tracker().tracks.stress(character, _signed_int(change, "stress"), cause=cause)
     d = logged.doc
-    words = f" ({'; '.join(STRESS_WORDS.get(w, w) for w in d['effects'])})" if d["effects"] else ""
+    said = logged.state.rules.stress_said
+    words = f" ({'; '.join(said.get(w, w) for w in d['effects'])})" if d["effects"] else ""
     show_logged(logged, as_json, [f"{d['character']} stress {d['before']} → {d['after']}{words}."])
 
 
@@ -449,8 +441,8 @@ def _status(
         if as_json:
             emit_json(doc)
             return
-        click.echo(character_line(doc))
-        for line in lasting_lines(doc):
+        click.echo(character_line(doc, state.rules))
+        for line in lasting_lines(doc, state.rules):
             click.echo(line)
         return
     if as_json:
@@ -460,7 +452,7 @@ def _status(
     head = f"{bold(printable(state.name))} ({state.system}) · {session} · {state.version:,} events"
     click.echo(head + state.rules.folding.headline(state))
     for ch in state.characters.values():
-        click.echo("  " + character_line(ch.tracks(state.rules)))
+        click.echo("  " + character_line(ch.tracks(state.rules), state.rules))
     for ob in sorted(state.obligations.values(), key=lambda o: o.opened_version):
         click.echo(warn(ob.what))
 
@@ -468,49 +460,29 @@ def _status(
 status = make_command(STATUS, _status)
 
 
-def character_line(t: dict[str, Any]) -> str:
-    parts = [bold(printable(t["name"]))]
-    if "mettle" in t:
-        parts.append(f"Mettle {t['mettle']}")
-    if "stress" in t:
-        parts.append(f"stress {t['stress']}")
-    if "hp" in t:
-        parts.append(f"HP {t['hp']}/{t['hp_max']}")
-    if "fp" in t:
-        parts.append(f"FP {t['fp']}/{t['fp_max']}")
-    if t.get("points"):
-        parts.append(f"{t['points']} CP")
-    if t["conditions"]:
-        parts.append(
-            ", ".join(
-                c["name"] + (f" (±{c['modifier']})" if c.get("modifier") else "")
-                for c in t["conditions"]
-            )
-        )
-    if t.get("story_tags"):
-        parts.append("story: " + ", ".join(t["story_tags"]))
-    nxt = t.get("next_roll") or {}
-    if nxt.get("bonus") or nxt.get("position_steps"):
-        parts.append(dim(f"next roll +{nxt['bonus']}, {nxt['position_steps']} step(s) better"))
-    if t.get("retired_at") is not None:
-        parts.append(dim(f"retired at event {t['retired_at']}"))
-    return " · ".join(parts)
+def character_line(t: dict[str, Any], rules: RuleSystem) -> str:
+    """A character's tracks in one line: those every system keeps, and the system's own where
+    it puts them (``Folding.status_parts``)."""
+    conditions = ", ".join(
+        c["name"] + (f" (±{c['modifier']})" if c.get("modifier") else "") for c in t["conditions"]
+    )
+    retired = t.get("retired_at")
+    parts: dict[str, str | None] = {
+        "name": bold(printable(t["name"])),
+        "stress": f"stress {t['stress']}" if "stress" in t else None,
+        "hp": f"HP {t['hp']}/{t['hp_max']}" if "hp" in t else None,
+        "fp": f"FP {t['fp']}/{t['fp_max']}" if "fp" in t else None,
+        "conditions": conditions or None,
+        "retired": dim(f"retired at event {retired}") if retired is not None else None,
+    }
+    parts = rules.folding.status_parts(t, parts, TerminalStyle(rules))
+    return " · ".join(part for part in parts.values() if part)
 
 
-def lasting_lines(t: dict[str, Any]) -> list[str]:
+def lasting_lines(t: dict[str, Any], rules: RuleSystem) -> list[str]:
     """What play has left on a character for good, one line each, as ``character show`` says
     it: the one-line summary has no room for them, and ``--json`` has them all."""
-    lines = [f"  Breaking point: {printable(c)}" for c in t.get("consequences", ())]
-    for gained in t.get("traits_gained", ()):
-        points = gained.get("points")
-        worth = f", {plural(points, 'point')}" if points is not None else ""
-        lines.append(f"  Gained in play: {printable(gained['name'])} ({gained['kind']}{worth})")
-    lines += [
-        f"  {printable(stat)} {signed(delta)} for good"
-        for stat, delta in (t.get("stat_changes") or {}).items()
-        if delta
-    ]
-    return lines
+    return [printable(line) for line in rules.folding.status_lines(t)]
 
 
 # -- contests, fright checks, panic, projects -----------------------------------------------------

@@ -488,6 +488,20 @@ class Folding:
         """What ``tracker character show`` adds of what play left on the character."""
         return []
 
+    def status_parts(
+        self, doc: Mapping[str, Any], parts: dict[str, str | None], style: Style
+    ) -> dict[str, str | None]:
+        """``tracker status``'s line of a character: ``parts`` holds what every system shows
+        of it, by name ("name", "stress", "hp", "fp", "conditions", "retired"; None where the
+        character has none) in their order, and the system puts what it keeps of ``doc`` (its
+        ``character_doc``) where it reads best (``placed``)."""
+        return parts
+
+    def status_lines(self, doc: Mapping[str, Any]) -> list[str]:
+        """What ``tracker status CHARACTER`` says under that line of what the system keeps of
+        ``doc``, one line each: what play has left on the character for good."""
+        return []
+
     def named(self, state: Any, kind: str) -> list[str]:
         """The names of what the system keeps of ``kind`` (GURPS: "projects"), for Tab to offer
         where a command takes one; none of a kind it does not keep."""
@@ -768,6 +782,16 @@ class RuleSystem:
     dice_join: ClassVar[str] = ", "
     """How a roll's dice are written together: "4, 12" for dice read one by one, "4+3+1" for
     dice that are added."""
+
+    stress_said: ClassVar[Mapping[str, str]] = {}
+    """How ``tracker stress`` says each of ``stress_words`` whose word alone says too little
+    ("strained": "strained: Mettle costs double")."""
+
+    def effect_said(self, effect: Mapping[str, Any], who: str) -> str | None:
+        """An effect of a roll's document (as ``Table.effects_shown`` gives it) in words, where
+        the system words it itself (a currency of its own, a story tag spent), about the
+        character ``who``; None: in tracker's words."""
+        return None
 
     def render_roll(self, doc: Mapping[str, Any], style: Style) -> RollLines:
         """A decided roll's document (``RollDecision.doc`` with what the command added) as the

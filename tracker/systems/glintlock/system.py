@@ -107,6 +107,8 @@ class Glintlock(RuleSystem):
     rolled = staticmethod(play.rolled)
     chance = staticmethod(play.chance)
     render_roll = staticmethod(words.render_roll)
+    stress_said: ClassVar[Mapping[str, str]] = words.STRESS_SAID
+    effect_said = staticmethod(words.effect_said)
 
     def odds_command(self) -> OddsCommand:
         return words.ODDS

@@ -34,9 +34,7 @@ class Gloom(RuleSystem):
     difficulties: ClassVar[tuple[str, ...]] = (*gloom.DIFFICULTY, gloom.IMPOSSIBLE)
     features: ClassVar[frozenset[str]] = frozenset({Feature.STRESS, Feature.CONTESTS})
     folding: ClassVar[Folding] = GloomFolding()
-    obligations: ClassVar[Mapping[str, ObligationKind]] = {
-        PANIC: ObligationKind("the panic check")
-    }
+    obligations: ClassVar[Mapping[str, ObligationKind]] = {PANIC: ObligationKind("the panic check")}
     roll_kinds: ClassVar[Mapping[str, RollKind]] = {
         "panic": RollKind("The panic check", answers=PANIC)
     }
