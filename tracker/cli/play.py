@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import click
+import msgspec
 
 from tracker.cli import complete
-from tracker.cli.declared import make_command, options_of, readers, with_systems
+from tracker.cli.declared import make_command, readers, with_systems
 from tracker.cli.options import NumberArgs, emit_json, open_tracker, output_options
 from tracker.cli.render import (
     BAD,
@@ -93,35 +94,29 @@ class CommandTerminal(TerminalStyle):
 # -- roll -----------------------------------------------------------------------------------------
 
 
-# The dice options of a roll, on commands not (yet) made from declarations (effort, panic).
-dice_options = options_of(*ROLL_OPTIONS)
-
-
 ROLL = Command(
     ("roll",),
-    """Roll a character's skill or stat and log it.
-
-    GURPS sense rolls (Vision, Hearing, Taste, Smell) are against Per and secret unless
-    --public; Climbing and Swimming default to DX-5 and HT-4, and a failed Swimming roll
-    costs 1 FP.
-
-    \b
-    Examples:
-      tracker roll Wren Grit --tag 1:gear --tag 1:power
-      tracker roll Tomas Wits --tag -1:condition --dice 1,12
-      tracker roll Kade Hacking --dl 5
-      tracker roll Mira Lockpicking --mod -2:darkness --dice 3,4,1
-      tracker roll Mira Vision --mod darkness:3 --danger
-      tracker roll Aldric Hearing --mod hearing:normal-conversation@4
-      tracker roll Vora HT --feat running
-    """,
+    "Roll a character's skill or stat and log it.",
     arguments=(
         Argument("character", complete="characters", example="Wren"),
         Argument("trait", complete="traits", example="Grit"),
     ),
     options=ROLL_OPTIONS,
+    short_help="Roll a character's skill or stat and log it.",
 )
-"""A roll: the options of every installed system's rolls stand before --secret."""
+"""A roll: the options of every installed system's rolls stand before --secret, and its help
+says what each system says of its rolls, with the examples each gives."""
+
+
+def _roll_declared(declared: Command) -> Command:
+    from tracker.systems import registry
+
+    systems = registry.systems()
+    examples = "\n".join(f"  {line}" for system in systems for line in system.roll_examples)
+    said = [system.roll_help for system in systems if system.roll_help]
+    worded = "\n\n".join([declared.help, *said, f"\b\nExamples:\n{examples}"])
+    whole = msgspec.structs.replace(declared, help=worded)
+    return with_systems(whole, "roll_options", before="--secret")
 
 
 def _roll(character: str, trait: str, as_json: bool, **options: Any) -> None:
@@ -137,7 +132,7 @@ roll = make_command(
     _roll,
     cls=complete.SystemOptions,
     reads=lambda: readers("roll_options"),
-    later=lambda c: with_systems(c, "roll_options", before="--secret"),
+    later=_roll_declared,
 )
 
 
@@ -368,15 +363,31 @@ def obligations(ctx: click.Context, show_all: bool, as_json: bool) -> None:
 
 DISMISS = Command(
     ("obligations", "dismiss"),
-    """Waive an obligation (a panic check the GM does not call), with a reason.
-
-    \b
-    Example:
-      tracker obligations dismiss 19 --reason "no panic here"
-    """,
+    "Waive an obligation, with a reason.",
     arguments=(Argument("obligation", metavar="ID"),),
     options=(Option("--reason", "Why it is waived, for the record."),),
 )
+"""Its help gives an obligation the installed systems' rules say the GM may well waive."""
+
+
+def _dismiss_declared(declared: Command) -> Command:
+    from tracker.systems import registry
+
+    waived = next(
+        (
+            said.waived
+            for system in registry.systems()
+            for said in system.obligations.values()
+            if said.waived
+        ),
+        None,
+    )
+    what, reason = waived or ("one the rules leave to the GM", "not called for")
+    worded = (
+        f"Waive an obligation ({what}), with a reason.\n\n\b\nExample:\n"
+        f'  tracker obligations dismiss 19 --reason "{reason}"'
+    )
+    return msgspec.structs.replace(declared, help=worded)
 
 
 def _dismiss(obligation: str, reason: str | None, as_json: bool) -> None:
@@ -384,7 +395,7 @@ def _dismiss(obligation: str, reason: str | None, as_json: bool) -> None:
     show_logged(logged, as_json, [f"Dismissed [{obligation}]."])
 
 
-obligations.add_command(make_command(DISMISS, _dismiss, cls=NumberArgs))
+obligations.add_command(make_command(DISMISS, _dismiss, cls=NumberArgs, later=_dismiss_declared))
 
 
 STATUS = Command(
@@ -558,27 +569,8 @@ def _contest_side(side, rules: RuleSystem) -> str:
     return f"{side['character']} ({side['effective']}): {rules.dice_name} {dice} → {verdict}"
 
 
-@click.command("panic")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("trait", shell_complete=complete.traits_of("character"))
-@dice_options
-@output_options
-def panic(character, trait, dice, seed, secret, as_json) -> None:
-    """Gloom: the panic check a catastrophe called for (failure: panicked).
-
-    \b
-    Example:
-      tracker panic Juno Mind
-    """
-    logged = open_tracker().rolls.roll_of_kind(
-        "panic", character, trait, dice=dice, seed=seed, secret=secret
-    )
-    show_logged(logged, as_json, render_roll(logged.doc, logged.state.rules))
-
-
 COMMANDS = [
     contest,
-    panic,
     roll,
     stress,
     hp,

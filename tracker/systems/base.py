@@ -154,6 +154,9 @@ class ObligationKind(NamedTuple):
     kept: str | None = None
     """Why the GM may not dismiss one, as the refusal says it (the rules say how it is met);
     None: the GM may waive it."""
+    waived: tuple[str, str] | None = None
+    """One the GM may well waive, and a reason given for it ("a panic check the GM does not
+    call", "no panic here"): ``tracker obligations dismiss --help``'s example."""
 
 
 class RollDecision(msgspec.Struct, frozen=True):
@@ -569,6 +572,11 @@ class RuleSystem:
     """The top of each currency track the system keeps (Mettle and Threat stop at 6)."""
     outcome_tones: ClassVar[Mapping[str, str]] = {}
     """How each outcome reads at the table: "good", "mixed" (a success at a cost) or "bad"."""
+    roll_help: ClassVar[str] = ""
+    """What ``tracker roll --help`` says of the system's rolls beyond what every roll does, as
+    one paragraph (GURPS: sense rolls); empty for nothing."""
+    roll_examples: ClassVar[tuple[str, ...]] = ()
+    """Command lines ``tracker roll --help`` shows as examples of the system's rolls."""
     examples: ClassVar[tuple[RollRequest, ...]] = ()
     """Rolls of the first character of the system's demo evening that between them reach every
     outcome the system has: its contract suite rolls them with every fall of the dice."""

@@ -52,6 +52,10 @@ class Glintlock(RuleSystem):
         "weak_hit": "mixed",
         "miss": "bad",
     }
+    roll_examples: ClassVar[tuple[str, ...]] = (
+        "tracker roll Wren Grit --tag 1:gear --tag 1:power",
+        "tracker roll Tomas Wits --tag -1:condition --dice 1,12",
+    )
     examples: ClassVar[tuple[RollRequest, ...]] = (
         RollRequest("Grit", options=option_values(options.ROLL, tags=("1:gear",))),
     )

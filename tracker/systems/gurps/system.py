@@ -60,6 +60,17 @@ class Gurps(RuleSystem):
     }
     dice_name: ClassVar[str] = "3d6"
     dice_join: ClassVar[str] = "+"
+    roll_help: ClassVar[str] = (
+        "GURPS sense rolls (Vision, Hearing, Taste, Smell) are against Per and secret unless "
+        "--public; Climbing and Swimming default to DX-5 and HT-4, and a failed Swimming roll "
+        "costs 1 FP."
+    )
+    roll_examples: ClassVar[tuple[str, ...]] = (
+        "tracker roll Mira Lockpicking --mod -2:darkness --dice 3,4,1",
+        "tracker roll Mira Vision --mod darkness:3 --danger",
+        "tracker roll Aldric Hearing --mod hearing:normal-conversation@4",
+        "tracker roll Vora HT --feat running",
+    )
     examples: ClassVar[tuple[RollRequest, ...]] = (
         RollRequest("Lockpicking", options=option_values(options.ROLL)),
     )
