@@ -399,6 +399,18 @@ Handler = Callable[[Any, Any, Any], None]
 Precondition = Callable[[Any, Any], "str | None"]
 
 
+class TrackChart(NamedTuple):
+    """Tracks of the system's own that the roll history's report draws on one chart
+    (``Folding.charts``): each character's ``each`` and the campaign's ``shared``, as
+    ``Folding.chart`` names them in its points."""
+
+    title: str
+    each: str
+    shared: str | None = None
+    top: int | None = None
+    """The top of the chart's scale (both tracks stop there); None: as high as they go."""
+
+
 class Folding:
     """How a rule system folds the log: the events it owns, and its part in those every
     system shares. The campaign projection calls each hook where the rules may add to what
@@ -413,6 +425,9 @@ class Folding:
     """The system's state of each character, as ``ch.own``."""
     handlers: ClassVar[Mapping[type, Handler]] = {}
     """How each event type the system owns changes the state."""
+    charts: ClassVar[tuple[TrackChart, ...]] = ()
+    """The tracks of ``chart``'s points the report draws together; a campaign's track none
+    of them names has a chart of its own."""
     preconditions: ClassVar[Mapping[type, Precondition]] = {}
     """Why an event of a type the system owns could not stand where an undo would leave it."""
 

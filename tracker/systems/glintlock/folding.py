@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from tracker.events import StoredEvent
 from tracker.events import play as p
 from tracker.events.effects import Effect
-from tracker.systems.base import Folding, Part, Style, placed
+from tracker.systems.base import Folding, Part, Style, TrackChart, placed
 from tracker.systems.glintlock import rules as glintlock
 from tracker.systems.glintlock.events import (
     BreakingPointResolved,
@@ -206,6 +206,9 @@ class GlintlockFolding(Folding):
         StoryTagGained: _story_tag_gained,
         BreakingPointResolved: _breaking_point,
     }
+    charts: ClassVar[tuple[TrackChart, ...]] = (
+        TrackChart("Mettle and Threat", "mettle", "threat", glintlock.METTLE_MAX),
+    )
     preconditions: ClassVar[dict[type, Any]] = {
         MettleSpent: _pre_mettle,
         MettleGained: _pre_gain,
