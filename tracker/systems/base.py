@@ -484,7 +484,8 @@ class Folding:
     def readings(self, state: Any, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
         """The tracks a replay's "what changed" compares, by the name it shows them with:
         ``doc`` holds those every system keeps of ``ch`` (of the campaign when ``ch`` is
-        None); the system adds its own ("Mettle", "Threat", "CP")."""
+        None); the system adds its own ("Mettle", "Threat", "CP"). Those of the campaign are
+        what the live page shows the players of it too."""
         return doc
 
     def chart(self, state: Any, ch: Any, point: dict[str, Any]) -> dict[str, Any]:

@@ -71,11 +71,11 @@ function board(b) {
     (b.session.title ? ` · ${b.session.title}` : "") : "no session running";
   document.getElementById("where").textContent = `${b.system_title} · ${session}`;
   document.title = `${b.campaign} · tracker`;
-  const threat = document.getElementById("threat");
-  if (b.threat !== null && b.threat !== undefined) {
-    threat.hidden = false;
-    threat.replaceChildren("Threat ", el("b", "", String(b.threat)));
-  }
+  const shared = document.getElementById("shared");
+  const kept = Object.entries(b.shared || {});
+  shared.hidden = kept.length === 0;
+  shared.replaceChildren(...kept.flatMap(([name, value], i) =>
+    [i ? " · " : "", name + " ", el("b", "", String(value))]));
   const chars = document.getElementById("characters");
   chars.replaceChildren(...b.characters.filter((c) => c.retired_at === undefined).map((c) => {
     const li = el("li");
