@@ -795,6 +795,12 @@ class RuleSystem:
         ``replay`` and the contest's own text all say these."""
         return []
 
+    def contest_said(self, event: Any, verdict: str) -> str | None:
+        """A stored contest's line in the log, before its dice, where the system words it
+        itself (GURPS: an influence roll, whom it swayed); ``verdict`` says who won and by how
+        much. None: "quick contest A vs B: verdict"."""
+        return None
+
     def chance(self, key: Any) -> Fraction:
         """The exact chance of success of the roll ``key`` describes (``RollFacts``)."""
         raise NotImplementedError

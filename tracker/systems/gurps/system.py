@@ -189,6 +189,7 @@ class Gurps(RuleSystem):
     at_stake = staticmethod(play.at_stake)
     roll_facts = staticmethod(play.roll_facts)
     roll_remarks = staticmethod(words.roll_remarks)
+    contest_said = staticmethod(words.contest_said)
     rolled = staticmethod(play.rolled)
     chance = staticmethod(play.chance)
     decide_contest = play.decide_contest
