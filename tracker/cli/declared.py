@@ -21,6 +21,7 @@ from tracker.systems.commands import Argument, Command, Option
 
 # What each name a declaration gives for ``complete`` is completed by; the ones that take a
 # character read it from the argument named after the colon ("traits:a"), else "character".
+# Any other name is of what the campaign's system keeps (``complete.named``).
 _COMPLETIONS: dict[str, Callable[[str], complete.Completions]] = {
     "characters": lambda _: complete.characters,
     "traits": complete.traits_of,
@@ -28,7 +29,6 @@ _COMPLETIONS: dict[str, Callable[[str], complete.Completions]] = {
     "spend_kinds": lambda _: complete.spend_kinds,
     "difficulties": lambda _: complete.difficulties,
     "campaigns": lambda _: complete.campaigns,
-    "projects": lambda _: complete.projects,
 }
 
 
@@ -37,6 +37,8 @@ def completion(name: str | None) -> complete.Completions | None:
     if name is None:
         return None
     what, _, of = name.partition(":")
+    if what not in _COMPLETIONS:
+        return complete.named(what)
     return _COMPLETIONS[what](of or "character")
 
 
