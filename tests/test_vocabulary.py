@@ -24,7 +24,7 @@ from tracker.systems import base, registry
 PACKAGE = Path(__file__).resolve().parent.parent / "tracker"
 
 # What the generic code holds today: lower a figure when a change takes words out, never raise it.
-CEILING = {"literals": 115, "branches": 30, "flags": 3}
+CEILING = {"literals": 61, "branches": 8, "flags": 3}
 
 # Issue 33's targets: at most 20 literals of one system's vocabulary in generic code, no branch
 # on one, and at most 3 ``Feature`` flags (those every system may have). When the counts reach
