@@ -225,7 +225,9 @@ def test_the_tours_hold_every_event_type(tmp_path):
         table = Table(folder)
         play_tour(table, system)
         seen |= event_types(table)
-    assert seen == set(CATALOG), f"no tour logs {sorted(set(CATALOG) - seen)}"
+    # tracker's own events: a plugin another test installed in this process registers its own.
+    own = {name for name, cls in CATALOG.items() if cls.__module__.startswith("tracker.")}
+    assert seen == own, f"no tour logs {sorted(own - seen)}"
 
 
 def read_everything(table: Table) -> None:

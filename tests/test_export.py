@@ -416,8 +416,8 @@ def test_player_view_tracks_do_not_give_a_secret_roll_away(glintlock):
     player = tracker.exports.roll_report(RollFilter(), player_view=True)
     gm = tracker.exports.roll_report(RollFilter())
     tracker.close()
-    assert [p["threat"] for p in gm["threat"]] == [1, 3, 4]
-    assert [p["threat"] for p in player["threat"]] == [1, 2]
+    assert [p["threat"] for p in gm["shared"]] == [1, 3, 4]
+    assert [p["threat"] for p in player["shared"]] == [1, 2]
     assert glintlock.json("status")["threat"] == 4
     assert glintlock.json("status --player-view")["threat"] == 2
 

@@ -174,6 +174,26 @@ def test_the_boards_hold_no_floor_a_sessions_end_let_lapse(tmp_path):
     opened.close()
 
 
+def test_the_boards_show_the_campaigns_own_tracks_by_name(tmp_path):
+    """What a campaign's system keeps of the campaign (Glintlock's Threat) reaches both pages
+    under the name the table knows it by; a system that keeps nothing of it sends none."""
+    from tracker.app.live import Live
+    from tracker.app.tracker import Tracker
+
+    db = tmp_path / "both.db"
+    tracker(db, "campaign", "new", "Veyra", "--system", "glintlock")
+    tracker(db, "session", "start")
+    tracker(db, "threat", "add", "3")
+    tracker(db, "campaign", "new", "Drift", "--system", "gloom")
+    opened = Tracker(str(db))
+    boards = {}
+    for name in ("Veyra", "Drift"):
+        tracker(db, "campaign", "use", name)
+        boards[name] = [Live(opened).board(player_view=p)["shared"] for p in (True, False)]
+    opened.close()
+    assert boards == {"Veyra": [{"Threat": 3}] * 2, "Drift": [{}, {}]}
+
+
 def test_a_roll_points_bought_up_reads_as_it_ended_in_the_feed(tmp_path):
     """The feed shows a roll as it ended: what its dice gave and that points bought it up. The
     buy-up carries the roll again (``amends``) for a page that showed it before, and so does

@@ -23,7 +23,7 @@ from tracker.events.effects import Effect
 from tracker.projections.campaign import CampaignState, Character
 from tracker.systems import registry
 from tracker.systems.acts import Acted, Entry, SystemCommand
-from tracker.systems.base import Side
+from tracker.systems.base import RollRequest, Side
 from tracker.systems.dice import DiceSource
 
 
@@ -102,3 +102,8 @@ class _AtTable:
 
     def now(self) -> str:
         return self._table.now()
+
+    def roll(self, state: CampaignState, name: str, request: RollRequest) -> Acted:
+        decision = rolls.Rolls(self._table).decided(state, name, request)
+        entries = (Entry(e.data, e.visibility, e.event_id) for e in decision.events)
+        return Acted(tuple(entries), decision.doc)

@@ -122,7 +122,7 @@ class Exports:
 
     def roll_report(self, flt: RollFilter, *, player_view: bool = False) -> dict[str, Any]:
         """Everything the HTML report shows: the rows, the luck against exact odds, and the
-        tracks over time (Mettle, Threat, stress, HP, FP) after each roll."""
+        tracks over time (stress, HP, FP, and the system's own) after each roll."""
         from tracker.projections.rolls import luck
 
         state = self.table.player_state() if player_view else self.table.state()
@@ -130,7 +130,7 @@ class Exports:
         rules = state.rules
         rows: list[RollRow] = []
         tracks: dict[str, list[dict[str, Any]]] = {}
-        threat: list[dict[str, Any]] = []
+        shared: list[dict[str, Any]] = []
         for row, replay in self._replayed(state, player_view):
             if not flt.keep(row):
                 continue
@@ -141,10 +141,10 @@ class Exports:
                 if flt.character and ch.name.casefold() != flt.character.casefold():
                     continue
                 tracks.setdefault(ch.name, []).append(_track_point(rules, replay, ch, row))
-            # The campaign's own tracks (Glintlock's Threat), where its system keeps any.
+            # The campaign's own tracks, where its system keeps any.
             kept = rules.folding.chart(replay, None, {})
             if kept:
-                threat.append({"version": row.version, "time": row.time, **kept})
+                shared.append({"version": row.version, "time": row.time, **kept})
         summary = luck([r for r in rows if not r.sealed], rules)
         return {
             "campaign": state.name,
@@ -166,7 +166,7 @@ class Exports:
             "luck": summary.to_dict(),
             "trails": {name: c.trail.tolist() for name, c in summary.characters.items()},
             "tracks": tracks,
-            "threat": threat,
+            "shared": shared,
         }
 
     def _replayed(

@@ -225,7 +225,8 @@ class Live:
             "version": state.version,
             "session": session.to_dict() if session else None,
             "running": state.current_session is not None,
-            "threat": rules.folding.campaign_doc(state, {}).get("threat"),
+            # The campaign's own tracks, by the names the table knows them by (Threat).
+            "shared": rules.folding.readings(state, None, {}),
             "characters": [{**ch.tracks(rules), "npc": ch.npc} for ch in state.characters.values()],
             "obligations": [
                 o.to_dict()

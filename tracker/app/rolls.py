@@ -213,54 +213,63 @@ class Rolls:
     def roll(self, name: str, request: RollRequest) -> Logged:
         """Roll a character's trait under the campaign's rules and log it; the system reads the
         options it declares (``RollRequest.options``) and refuses any other given."""
+        recorded = dice_kind(request.new_dice())
+        return self.table.play(
+            lambda state: self.decided(state, name, request, recorded), at_table="rolling"
+        )
+
+    def decided(
+        self,
+        state: CampaignState,
+        name: str,
+        request: RollRequest,
+        recorded: tuple[str, str | None] | None = None,
+    ) -> Decision:
+        """What a roll of the character ``name`` logs in ``state``, and its document;
+        ``recorded`` is where its dice come from as the event records them (``dice_kind``),
+        when the command has read that already."""
         kind, secret = request.kind, request.secret
-        dice_source, seed_text = dice_kind(request.new_dice())
-
-        def decide(state: CampaignState) -> Decision:
-            rules = state.rules
-            if kind != "check":
-                named = registry.roll_kind(rules, kind)
-            asked = _own(rules, request, "roll")
-            ch = self.table.character(name, state)
-            decided = rules.decide_roll(asked, ch, state)
-            hidden = secret or decided.secret
-            roll = _roll_made(
-                state, ch, decided, kind, dice_source, task=decided.task, seed=seed_text
+        dice_source, seed_text = recorded or dice_kind(request.new_dice())
+        rules = state.rules
+        if kind != "check":
+            named = registry.roll_kind(rules, kind)
+        asked = _own(rules, request, "roll")
+        ch = self.table.character(name, state)
+        decided = rules.decide_roll(asked, ch, state)
+        hidden = secret or decided.secret
+        roll = _roll_made(state, ch, decided, kind, dice_source, task=decided.task, seed=seed_text)
+        if kind != "check" and named.answers:
+            roll = _answering(state, ch, roll, hidden, named.answers)
+        # What the rules call for at once (Danger Sense) follows the roll it answers. After a
+        # secret roll it is stored inside that roll's event, so that nobody sees whether it was
+        # rolled; after a public one (whose failure everyone saw) it is a secret event of its
+        # own that names the roll it answers.
+        answers = decided.followups
+        if hidden and answers:
+            inside = tuple(
+                _roll_made(state, ch, t, t.kind or kind, t.dice_source or dice_source)
+                for t in answers
             )
-            if kind != "check" and named.answers:
-                roll = _answering(state, ch, roll, hidden, named.answers)
-            # What the rules call for at once (Danger Sense) follows the roll it answers. After
-            # a secret roll it is stored inside that roll's event, so that nobody sees whether
-            # it was rolled; after a public one (whose failure everyone saw) it is a secret event
-            # of its own that names the roll it answers.
-            answers = decided.followups
-            if hidden and answers:
-                inside = tuple(
-                    _roll_made(state, ch, t, t.kind or kind, t.dice_source or dice_source)
-                    for t in answers
-                )
-                roll = msgspec.structs.replace(roll, then=inside)
-                answers = ()
-            event = new_event(roll, state=state, visibility="gm" if hidden else "public")
-            doc = _roll_doc(state, ch, decided, asked, kind, event, hidden, dice_source)
-            followups = [
-                new_event(
-                    _roll_made(
-                        state,
-                        ch,
-                        then,
-                        then.kind or kind,
-                        then.dice_source or dice_source,
-                        after=event.event_id,
-                    ),
-                    state=state,
-                    visibility="gm" if then.secret else "public",
-                )
-                for then in answers
-            ]
-            return Decision([event, *followups], doc)
-
-        return self.table.play(decide, at_table="rolling")
+            roll = msgspec.structs.replace(roll, then=inside)
+            answers = ()
+        event = new_event(roll, state=state, visibility="gm" if hidden else "public")
+        doc = _roll_doc(state, ch, decided, asked, kind, event, hidden, dice_source)
+        followups = [
+            new_event(
+                _roll_made(
+                    state,
+                    ch,
+                    then,
+                    then.kind or kind,
+                    then.dice_source or dice_source,
+                    after=event.event_id,
+                ),
+                state=state,
+                visibility="gm" if then.secret else "public",
+            )
+            for then in answers
+        ]
+        return Decision([event, *followups], doc)
 
     def roll_of_kind(
         self,

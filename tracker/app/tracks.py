@@ -136,11 +136,9 @@ class Tracks:
     def obligation_dismiss(self, obligation: str, *, reason: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
             ob = _obligation(state, obligation)
-            if ob.kind == "threat-floor":
-                raise Refused(
-                    "The spending floor is discharged by a hard or dire spend, not dismissed; "
-                    "log one with `tracker threat spend hard`."
-                )
+            said = state.rules.obligations.get(ob.kind)
+            if said is not None and said.kept is not None:
+                raise Refused(said.kept)
             payload = ev.ObligationDismissed(obligation=ob.id, reason=reason)
             # What a secret roll opened is dismissed in secret: the players never saw it owed.
             event = new_event(payload, state=state, visibility="gm" if ob.secret else "public")

@@ -65,7 +65,6 @@ COMMAND_MODULES = {
     "character": "campaign",
     "roll": "play",
     "contest": "play",
-    "panic": "play",
     "stress": "play",
     "hp": "play",
     "fp": "play",

@@ -93,7 +93,7 @@ def _leaf(command: SystemCommand) -> click.Command:
         for ob in [*logged.opened, *logged.raised]:
             click.echo(warn(ob.what))
         for ob in logged.discharged:
-            done = done_line(ob, ob.kind.replace("-", " "))
+            done = done_line(ob, rules, ob.kind.replace("-", " "))
             if done is not None:
                 click.echo(done)
 

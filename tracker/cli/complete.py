@@ -112,11 +112,18 @@ def campaigns(ctx: click.Context, param: click.Parameter, incomplete: str) -> li
     return _matching(names, incomplete)
 
 
-def projects(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
-    """The campaign's major projects."""
-    state = _state(ctx)
-    names = [] if state is None else state.rules.folding.named(state, "projects")
-    return _matching(names, incomplete)
+def named(kind: str) -> Completions:
+    """What the campaign's rule system keeps under ``kind`` (``Folding.named``: GURPS's
+    projects)."""
+
+    def complete(
+        ctx: click.Context, param: click.Parameter, incomplete: str
+    ) -> list[CompletionItem]:
+        state = _state(ctx)
+        names = [] if state is None else state.rules.folding.named(state, kind)
+        return _matching(names, incomplete)
+
+    return complete
 
 
 def difficulties(

@@ -21,6 +21,7 @@ from tracker.systems.commands import Argument, Command, Option
 
 # What each name a declaration gives for ``complete`` is completed by; the ones that take a
 # character read it from the argument named after the colon ("traits:a"), else "character".
+# Any other name is of what the campaign's system keeps (``complete.named``).
 _COMPLETIONS: dict[str, Callable[[str], complete.Completions]] = {
     "characters": lambda _: complete.characters,
     "traits": complete.traits_of,
@@ -28,7 +29,6 @@ _COMPLETIONS: dict[str, Callable[[str], complete.Completions]] = {
     "spend_kinds": lambda _: complete.spend_kinds,
     "difficulties": lambda _: complete.difficulties,
     "campaigns": lambda _: complete.campaigns,
-    "projects": lambda _: complete.projects,
 }
 
 
@@ -37,6 +37,8 @@ def completion(name: str | None) -> complete.Completions | None:
     if name is None:
         return None
     what, _, of = name.partition(":")
+    if what not in _COMPLETIONS:
+        return complete.named(what)
     return _COMPLETIONS[what](of or "character")
 
 
@@ -83,20 +85,6 @@ def click_option(option: Option, help: str | None = None) -> click.Option:
     return click.Option([*given, option.name], **settings)
 
 
-def options_of(*options: Option) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """A decorator adding ``options``, in their order, to a command made with
-    ``click.command``."""
-
-    def add(fn: Callable[..., Any]) -> Callable[..., Any]:
-        # click reads a function's parameters from this list, in reverse.
-        made = getattr(fn, "__click_params__", [])
-        made.extend(click_option(o) for o in reversed(options))
-        fn.__click_params__ = made  # type: ignore[attr-defined]
-        return fn
-
-    return add
-
-
 def click_argument(argument: Argument) -> click.Argument:
     settings: dict[str, Any] = {"type": _type(argument.kind, argument.choices)}
     if argument.nargs != 1:
@@ -124,8 +112,9 @@ def make_command(
 ) -> click.Command:
     """The click command ``declared`` describes, calling ``handler`` with its arguments and
     options by name. ``output`` adds ``--json`` and ``--db``/``--campaign`` (as
-    ``output_options`` does). ``later`` completes the declaration when its parameters are first
-    read (a help page, a parse, a Tab), not when the command is listed: the options of every
+    ``output_options`` does). ``later`` completes the declaration: its parameters when they are
+    first read (a help page, a parse, a Tab), not when the command is listed, and its help each
+    time it is read: the options of every
     installed system (``with_systems``), whose loading a command that lists ``roll`` among
     others does not pay for."""
 
@@ -180,6 +169,16 @@ class _Later(click.Command):
     @params.setter
     def params(self, value: list[click.Parameter]) -> None:
         """click sets the parameters it was given (none): they are made from the declaration."""
+
+    @property  # type: ignore[override]
+    def help(self) -> str:
+        """The help of the declaration as it is now: it may be made of what the installed
+        systems declare (``tracker roll``'s examples)."""
+        return inspect.cleandoc(self._declare().help)
+
+    @help.setter
+    def help(self, value: str | None) -> None:
+        """click sets the help it was given: it is read from the declaration."""
 
 
 def with_systems(declared: Command, what: str, before: str) -> Command:

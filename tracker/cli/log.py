@@ -114,23 +114,18 @@ def _roll_line(e: p.RollMade, who: str) -> str:
 
 
 def _contest_line(e: p.ContestRolled) -> str:
-    """A contest: who won it and by how much (an influence roll, whom it swayed), then the
-    facts its system records of it."""
+    """A contest: who won it and by how much (as its system words it, ``contest_said``), then
+    the facts its system records of it."""
     a, b = e.a.name, e.b_named
     won = {"a": a, "b": b}.get(e.winner or "")
     verdict = f"{won} wins" if won else ("no change" if not e.decided else "stalemate")
     if e.result.get("margin_of_victory"):
         verdict += f" by {e.result['margin_of_victory']}"
-    if e.mode == "influence" and e.result.get("on_pc"):
-        margin = e.result.get("modifier")
-        held = f", {b} influenced (±{margin})" if margin else f", {b} not swayed"
-        line = f"{a} uses {e.a.trait} on {b}: {verdict}{held}"
-    elif e.mode == "influence":
-        line = f"{a} uses {e.a.trait} on {b}: {verdict}, reaction {e.result['level']}"
-    else:
+    rules = _rules_of(e.system)
+    line = rules.contest_said(e, verdict) if rules is not None else None
+    if line is None:
         round_ = f", round {e.round}" if e.round else ""
         line = f"{e.mode} contest {a} vs {b}{round_}: {verdict}"
-    rules = _rules_of(e.system)
     if rules is not None:
         line += "".join(f" · {f.name}{facts_words(f, rules)}" for f in rules.roll_facts(e))
     return _remarked(line, rules, e)

@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import click
+import msgspec
 
 from tracker.cli import complete
-from tracker.cli.declared import make_command, options_of, readers, with_systems
+from tracker.cli.declared import make_command, readers, with_systems
 from tracker.cli.options import NumberArgs, emit_json, open_tracker, output_options
 from tracker.cli.render import (
     BAD,
@@ -24,7 +25,6 @@ from tracker.cli.render import (
     dim,
     lasting,
     local_time,
-    plural,
     printable,
     track_word,
     warn,
@@ -32,19 +32,6 @@ from tracker.cli.render import (
 from tracker.systems import registry
 from tracker.systems.base import CONTEST_OPTIONS, ROLL_OPTIONS, RuleSystem
 from tracker.systems.commands import Argument, Command, Option
-
-STRESS_WORDS = {
-    "shaken": "shaken: counts as a -1 condition tag on rolls",
-    "strained": "strained: Mettle costs double",
-    "breaking_point": "breaking point",
-}
-OBLIGATION_WORDS = {
-    "panic-check": "the panic check",
-    "breaking-point": "the breaking point",
-    "assign-trait": "the trait owed",
-    "regular-contest": "the regular contest",
-    "threat-floor": "the spending floor",
-}
 
 
 def outcome_word(outcome: str, rules: RuleSystem) -> str:
@@ -66,17 +53,19 @@ def show_logged(logged, as_json: bool, lines: list[str]) -> None:
     for ob in [*logged.opened, *logged.raised]:
         click.echo(warn(ob.what))
     for ob in logged.discharged:
-        done = done_line(ob, ob.kind)
+        done = done_line(ob, logged.state.rules, ob.kind)
         if done is not None:
             click.echo(done)
 
 
-def done_line(ob, otherwise: str) -> str | None:
-    """The line saying an obligation was discharged, worded ``otherwise`` if tracker has no
-    words for its kind; None for one met as the line before says already."""
-    if ob.kind == "threat-floor":
+def done_line(ob, rules: RuleSystem, otherwise: str) -> str | None:
+    """The line saying an obligation was discharged, in the words its system has for its kind
+    (``RuleSystem.obligations``), else worded ``otherwise``; None for one met as the line
+    before says already."""
+    said = rules.obligations.get(ob.kind)
+    if said is not None and said.done is None:
         return None
-    return dim(f"  done: {OBLIGATION_WORDS.get(ob.kind, otherwise)} ({ob.how}).")
+    return dim(f"  done: {said.done if said is not None else otherwise} ({ob.how}).")
 
 
 def act(path: tuple[str, ...], as_json: bool, **given: Any) -> None:
@@ -99,41 +88,35 @@ class CommandTerminal(TerminalStyle):
         return _contest_side(side, self.rules)
 
     def effect_words(self, effects: list[dict[str, Any]], who: str) -> list[str]:
-        return effect_words(effects, who)
+        return effect_words(effects, who, self.rules)
 
 
 # -- roll -----------------------------------------------------------------------------------------
 
 
-# The dice options of a roll, on commands not (yet) made from declarations (effort, panic).
-dice_options = options_of(*ROLL_OPTIONS)
-
-
 ROLL = Command(
     ("roll",),
-    """Roll a character's skill or stat and log it.
-
-    GURPS sense rolls (Vision, Hearing, Taste, Smell) are against Per and secret unless
-    --public; Climbing and Swimming default to DX-5 and HT-4, and a failed Swimming roll
-    costs 1 FP.
-
-    \b
-    Examples:
-      tracker roll Wren Grit --tag 1:gear --tag 1:power
-      tracker roll Tomas Wits --tag -1:condition --dice 1,12
-      tracker roll Kade Hacking --dl 5
-      tracker roll Mira Lockpicking --mod -2:darkness --dice 3,4,1
-      tracker roll Mira Vision --mod darkness:3 --danger
-      tracker roll Aldric Hearing --mod hearing:normal-conversation@4
-      tracker roll Vora HT --feat running
-    """,
+    "Roll a character's skill or stat and log it.",
     arguments=(
         Argument("character", complete="characters", example="Wren"),
         Argument("trait", complete="traits", example="Grit"),
     ),
     options=ROLL_OPTIONS,
+    short_help="Roll a character's skill or stat and log it.",
 )
-"""A roll: the options of every installed system's rolls stand before --secret."""
+"""A roll: the options of every installed system's rolls stand before --secret, and its help
+says what each system says of its rolls, with the examples each gives."""
+
+
+def _roll_declared(declared: Command) -> Command:
+    from tracker.systems import registry
+
+    systems = registry.systems()
+    examples = "\n".join(f"  {line}" for system in systems for line in system.roll_examples)
+    said = [system.roll_help for system in systems if system.roll_help]
+    worded = "\n\n".join([declared.help, *said, f"\b\nExamples:\n{examples}"])
+    whole = msgspec.structs.replace(declared, help=worded)
+    return with_systems(whole, "roll_options", before="--secret")
 
 
 def _roll(character: str, trait: str, as_json: bool, **options: Any) -> None:
@@ -149,7 +132,7 @@ roll = make_command(
     _roll,
     cls=complete.SystemOptions,
     reads=lambda: readers("roll_options"),
-    later=lambda c: with_systems(c, "roll_options", before="--secret"),
+    later=_roll_declared,
 )
 
 
@@ -157,21 +140,21 @@ def render_roll(doc: dict[str, Any], rules: RuleSystem) -> list[str]:
     """A logged roll as its system words it, then its effects, notes and what followed it."""
     shown = rules.render_roll(doc, TerminalStyle(rules))
     secret = dim(" (secret)") if doc.get("secret") else ""
-    effects = effect_words(doc.get("effects", []), doc["character"])
+    effects = effect_words(doc.get("effects", []), doc["character"], rules)
     lines = [shown.head + secret, shown.dice + ("   " + "  ".join(effects) if effects else "")]
     lines += [dim(f"  {n}") for n in doc.get("notes", [])]
     return [*lines, *shown.after]
 
 
-def effect_words(effects: list[dict[str, Any]], who: str) -> list[str]:
+def effect_words(effects: list[dict[str, Any]], who: str, rules: RuleSystem) -> list[str]:
+    """Each effect of a document in words: the system's own (``RuleSystem.effect_said``), else
+    tracker's."""
     words = []
     for e in effects:
         track = e.get("track")
-        if track in ("mettle", "threat"):
-            name = TRACK_WORDS[track]
-            owner = f"{who} " if track == "mettle" else ""
-            lost = f", {e['lost']} lost past 6" if e.get("lost") else ""
-            words.append(f"{signed(e['delta'])} {name} ({owner}{e['after']}{lost})")
+        said = rules.effect_said(e, who)
+        if said is not None:
+            words.append(said)
         elif track and e.get("untracked"):
             name = TRACK_WORDS[track]
             cause = f" of {e['cause']}" if e.get("cause") else ""
@@ -186,8 +169,6 @@ def effect_words(effects: list[dict[str, Any]], who: str) -> list[str]:
             words.append(f"{signed(e['delta'])} {track_word(track)}{cause}")
         elif "condition" in e:
             words.append(condition_began(e["condition"], e.get("duration"), e.get("unit")))
-        elif "story_tag_spent" in e:
-            words.append(f"story tag spent: {e['story_tag_spent']}")
         elif "stat_change" in e:
             words.append(f"{e['stat_change']} {signed(e['delta'])} for good")
     return words
@@ -215,7 +196,8 @@ STRESS = Command(
 def _stress(character: str, change: str, cause: str | None, as_json: bool) -> None:
     logged = open_tracker().tracks.stress(character, _signed_int(change, "stress"), cause=cause)
     d = logged.doc
-    words = f" ({'; '.join(STRESS_WORDS.get(w, w) for w in d['effects'])})" if d["effects"] else ""
+    said = logged.state.rules.stress_said
+    words = f" ({'; '.join(said.get(w, w) for w in d['effects'])})" if d["effects"] else ""
     show_logged(logged, as_json, [f"{d['character']} stress {d['before']} → {d['after']}{words}."])
 
 
@@ -381,15 +363,31 @@ def obligations(ctx: click.Context, show_all: bool, as_json: bool) -> None:
 
 DISMISS = Command(
     ("obligations", "dismiss"),
-    """Waive an obligation (a panic check the GM does not call), with a reason.
-
-    \b
-    Example:
-      tracker obligations dismiss 19 --reason "no panic here"
-    """,
+    "Waive an obligation, with a reason.",
     arguments=(Argument("obligation", metavar="ID"),),
     options=(Option("--reason", "Why it is waived, for the record."),),
 )
+"""Its help gives an obligation the installed systems' rules say the GM may well waive."""
+
+
+def _dismiss_declared(declared: Command) -> Command:
+    from tracker.systems import registry
+
+    waived = next(
+        (
+            said.waived
+            for system in registry.systems()
+            for said in system.obligations.values()
+            if said.waived
+        ),
+        None,
+    )
+    what, reason = waived or ("one the rules leave to the GM", "not called for")
+    worded = (
+        f"Waive an obligation ({what}), with a reason.\n\n\b\nExample:\n"
+        f'  tracker obligations dismiss 19 --reason "{reason}"'
+    )
+    return msgspec.structs.replace(declared, help=worded)
 
 
 def _dismiss(obligation: str, reason: str | None, as_json: bool) -> None:
@@ -397,7 +395,7 @@ def _dismiss(obligation: str, reason: str | None, as_json: bool) -> None:
     show_logged(logged, as_json, [f"Dismissed [{obligation}]."])
 
 
-obligations.add_command(make_command(DISMISS, _dismiss, cls=NumberArgs))
+obligations.add_command(make_command(DISMISS, _dismiss, cls=NumberArgs, later=_dismiss_declared))
 
 
 STATUS = Command(
@@ -454,8 +452,8 @@ def _status(
         if as_json:
             emit_json(doc)
             return
-        click.echo(character_line(doc))
-        for line in lasting_lines(doc):
+        click.echo(character_line(doc, state.rules))
+        for line in lasting_lines(doc, state.rules):
             click.echo(line)
         return
     if as_json:
@@ -465,7 +463,7 @@ def _status(
     head = f"{bold(printable(state.name))} ({state.system}) · {session} · {state.version:,} events"
     click.echo(head + state.rules.folding.headline(state))
     for ch in state.characters.values():
-        click.echo("  " + character_line(ch.tracks(state.rules)))
+        click.echo("  " + character_line(ch.tracks(state.rules), state.rules))
     for ob in sorted(state.obligations.values(), key=lambda o: o.opened_version):
         click.echo(warn(ob.what))
 
@@ -473,49 +471,29 @@ def _status(
 status = make_command(STATUS, _status)
 
 
-def character_line(t: dict[str, Any]) -> str:
-    parts = [bold(printable(t["name"]))]
-    if "mettle" in t:
-        parts.append(f"Mettle {t['mettle']}")
-    if "stress" in t:
-        parts.append(f"stress {t['stress']}")
-    if "hp" in t:
-        parts.append(f"HP {t['hp']}/{t['hp_max']}")
-    if "fp" in t:
-        parts.append(f"FP {t['fp']}/{t['fp_max']}")
-    if t.get("points"):
-        parts.append(f"{t['points']} CP")
-    if t["conditions"]:
-        parts.append(
-            ", ".join(
-                c["name"] + (f" (±{c['modifier']})" if c.get("modifier") else "")
-                for c in t["conditions"]
-            )
-        )
-    if t.get("story_tags"):
-        parts.append("story: " + ", ".join(t["story_tags"]))
-    nxt = t.get("next_roll") or {}
-    if nxt.get("bonus") or nxt.get("position_steps"):
-        parts.append(dim(f"next roll +{nxt['bonus']}, {nxt['position_steps']} step(s) better"))
-    if t.get("retired_at") is not None:
-        parts.append(dim(f"retired at event {t['retired_at']}"))
-    return " · ".join(parts)
+def character_line(t: dict[str, Any], rules: RuleSystem) -> str:
+    """A character's tracks in one line: those every system keeps, and the system's own where
+    it puts them (``Folding.status_parts``)."""
+    conditions = ", ".join(
+        c["name"] + (f" (±{c['modifier']})" if c.get("modifier") else "") for c in t["conditions"]
+    )
+    retired = t.get("retired_at")
+    parts: dict[str, str | None] = {
+        "name": bold(printable(t["name"])),
+        "stress": f"stress {t['stress']}" if "stress" in t else None,
+        "hp": f"HP {t['hp']}/{t['hp_max']}" if "hp" in t else None,
+        "fp": f"FP {t['fp']}/{t['fp_max']}" if "fp" in t else None,
+        "conditions": conditions or None,
+        "retired": dim(f"retired at event {retired}") if retired is not None else None,
+    }
+    parts = rules.folding.status_parts(t, parts, TerminalStyle(rules))
+    return " · ".join(part for part in parts.values() if part)
 
 
-def lasting_lines(t: dict[str, Any]) -> list[str]:
+def lasting_lines(t: dict[str, Any], rules: RuleSystem) -> list[str]:
     """What play has left on a character for good, one line each, as ``character show`` says
     it: the one-line summary has no room for them, and ``--json`` has them all."""
-    lines = [f"  Breaking point: {printable(c)}" for c in t.get("consequences", ())]
-    for gained in t.get("traits_gained", ()):
-        points = gained.get("points")
-        worth = f", {plural(points, 'point')}" if points is not None else ""
-        lines.append(f"  Gained in play: {printable(gained['name'])} ({gained['kind']}{worth})")
-    lines += [
-        f"  {printable(stat)} {signed(delta)} for good"
-        for stat, delta in (t.get("stat_changes") or {}).items()
-        if delta
-    ]
-    return lines
+    return [printable(line) for line in rules.folding.status_lines(t)]
 
 
 # -- contests, fright checks, panic, projects -----------------------------------------------------
@@ -591,27 +569,8 @@ def _contest_side(side, rules: RuleSystem) -> str:
     return f"{side['character']} ({side['effective']}): {rules.dice_name} {dice} → {verdict}"
 
 
-@click.command("panic")
-@click.argument("character", shell_complete=complete.characters)
-@click.argument("trait", shell_complete=complete.traits_of("character"))
-@dice_options
-@output_options
-def panic(character, trait, dice, seed, secret, as_json) -> None:
-    """Gloom: the panic check a catastrophe called for (failure: panicked).
-
-    \b
-    Example:
-      tracker panic Juno Mind
-    """
-    logged = open_tracker().rolls.roll_of_kind(
-        "panic", character, trait, dice=dice, seed=seed, secret=secret
-    )
-    show_logged(logged, as_json, render_roll(logged.doc, logged.state.rules))
-
-
 COMMANDS = [
     contest,
-    panic,
     roll,
     stress,
     hp,

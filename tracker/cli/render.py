@@ -17,13 +17,22 @@ if TYPE_CHECKING:
 GOOD = "green"
 BAD = "red"
 MIXED = "yellow"
-TRACK_WORDS = {"mettle": "Mettle", "threat": "Threat", "stress": "stress", "hp": "HP", "fp": "FP"}
+
+
+class _TrackWords(dict[str, str]):
+    """The names tracks go by at the table: tracker's words for those every system shares,
+    and a system's own track by its name, capitalised ("mettle": "Mettle")."""
+
+    def __missing__(self, track: str) -> str:
+        return track.capitalize()
+
+
+TRACK_WORDS = _TrackWords(stress="stress", hp="HP", fp="FP")
 
 
 def track_word(track: str) -> str:
-    """The name a track goes by at the table: tracker's words for those it has always shown,
-    else a system's own track by its name, capitalised ("momentum": "Momentum")."""
-    return TRACK_WORDS.get(track) or track.capitalize()
+    """The name a track goes by at the table (``TRACK_WORDS``)."""
+    return TRACK_WORDS[track]
 
 
 def printable(text: str) -> str:

@@ -18,7 +18,7 @@ from tracker.cli.render import track_word
 from tracker.systems.dice import PHYSICAL
 
 PALETTE = ("#2563eb", "#d97706", "#059669", "#c026d3", "#dc2626", "#0891b2", "#65a30d", "#7c3aed")
-THREAT_COLOUR = "#374151"
+SHARED_COLOUR = "#374151"
 NARROW, WIDE, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 640, 1080, 270, 46, 14, 14, 38
 Series = tuple[str, list[float | None], str, bool]  # name, values over x = 1..n, colour, dashed
 
@@ -345,11 +345,14 @@ def _tracks_section(report: dict[str, Any], colours: dict[str, str]) -> str:
         for name, points in (report.get("tracks") or {}).items()
         if not (only and name.casefold() != only.casefold())
     }
-    # The campaign's own tracks, where its system keeps any: Glintlock's Threat, charted with
-    # Mettle; any other (a system's own pool) on a chart of its own.
-    kept = report.get("threat") or []
-    threat = {p["version"]: p["threat"] for p in kept if "threat" in p}
-    own = sorted({key for p in kept for key in p} - {"version", "time", "threat"})
+    # The campaign's own tracks, where its system keeps any: on the chart its system draws
+    # them on (``Folding.charts``), else each on a chart of its own.
+    from tracker.systems import registry
+
+    charts = registry.get(report["system"]).folding.charts
+    kept = report.get("shared") or []
+    drawn = {chart.shared for chart in charts}
+    own = sorted({key for p in kept for key in p} - {"version", "time"} - drawn)
     versions = sorted(
         {v for points in tracks.values() for v in points} | {p["version"] for p in kept}
     )
@@ -360,15 +363,19 @@ def _tracks_section(report: dict[str, Any], colours: dict[str, str]) -> str:
         return [tracks[name][v].get(key) if v in tracks[name] else None for v in versions]
 
     specs: list[tuple[str, list[Series], tuple[float, float] | None]] = []
-    if threat or any("mettle" in p for p in points):
-        series = [(f"{n} Mettle", line(n, "mettle"), colours[n], False) for n in tracks]
-        if threat:
-            series.append(("Threat", [threat.get(v) for v in versions], THREAT_COLOUR, True))
-        specs.append(("Mettle and Threat", series, (0, 6)))
+    for chart in charts:
+        shared = {p["version"]: p[chart.shared] for p in kept if chart.shared in p}
+        if shared or any(chart.each in p for p in points):
+            each = track_word(chart.each)
+            series = [(f"{n} {each}", line(n, chart.each), colours[n], False) for n in tracks]
+            if shared and chart.shared is not None:
+                values = [shared.get(v) for v in versions]
+                series.append((track_word(chart.shared), values, SHARED_COLOUR, True))
+            specs.append((chart.title, series, None if chart.top is None else (0, chart.top)))
     for key in own:
         values = {p["version"]: p.get(key) for p in kept}
         name = track_word(key)
-        series = [(name, [values.get(v) for v in versions], THREAT_COLOUR, False)]
+        series = [(name, [values.get(v) for v in versions], SHARED_COLOUR, False)]
         specs.append((name, series, None))
     if any("hp" in p or "fp" in p for p in points):
         hp_fp = [

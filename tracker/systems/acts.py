@@ -25,7 +25,7 @@ from tracker.systems.commands import Command
 from tracker.systems.dice import DiceSource
 
 if TYPE_CHECKING:
-    from tracker.systems.base import Side, Terminal
+    from tracker.systems.base import RollRequest, Side, Terminal
 
 
 class Entry(NamedTuple):
@@ -80,6 +80,11 @@ class Table(Protocol):
 
     def now(self) -> str:
         """The time at the table (ISO 8601, UTC), which a window of play is counted back from."""
+        ...
+
+    def roll(self, state: Any, name: str, request: RollRequest) -> Acted:
+        """A roll of the character ``name`` as ``tracker roll`` decides and logs it (of the
+        kind ``request.kind`` asks for: Gloom's panic check), with its document."""
         ...
 
 

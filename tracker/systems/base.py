@@ -145,6 +145,21 @@ class RollKind(NamedTuple):
     answers the "panic-check" a catastrophe opened)."""
 
 
+class ObligationKind(NamedTuple):
+    """How tracker speaks of a kind of obligation the system's rules open
+    (``RuleSystem.obligations``)."""
+
+    done: str | None
+    """What the line saying one was met calls it ("the panic check"); None when the command
+    that met it says so itself (a hard spend that pays the spending floor)."""
+    kept: str | None = None
+    """Why the GM may not dismiss one, as the refusal says it (the rules say how it is met);
+    None: the GM may waive it."""
+    waived: tuple[str, str] | None = None
+    """One the GM may well waive, and a reason given for it ("a panic check the GM does not
+    call", "no panic here"): ``tracker obligations dismiss --help``'s example."""
+
+
 class RollDecision(msgspec.Struct, frozen=True):
     """A roll decided by its system: what the event records, and the document the command
     shows. ``followups`` are rolls the rules call for at once (Danger Sense's secret roll); the
@@ -385,6 +400,18 @@ Handler = Callable[[Any, Any, Any], None]
 Precondition = Callable[[Any, Any], "str | None"]
 
 
+class TrackChart(NamedTuple):
+    """Tracks of the system's own that the roll history's report draws on one chart
+    (``Folding.charts``): each character's ``each`` and the campaign's ``shared``, as
+    ``Folding.chart`` names them in its points."""
+
+    title: str
+    each: str
+    shared: str | None = None
+    top: int | None = None
+    """The top of the chart's scale (both tracks stop there); None: as high as they go."""
+
+
 class Folding:
     """How a rule system folds the log: the events it owns, and its part in those every
     system shares. The campaign projection calls each hook where the rules may add to what
@@ -399,6 +426,9 @@ class Folding:
     """The system's state of each character, as ``ch.own``."""
     handlers: ClassVar[Mapping[type, Handler]] = {}
     """How each event type the system owns changes the state."""
+    charts: ClassVar[tuple[TrackChart, ...]] = ()
+    """The tracks of ``chart``'s points the report draws together; a campaign's track none
+    of them names has a chart of its own."""
     preconditions: ClassVar[Mapping[type, Precondition]] = {}
     """Why an event of a type the system owns could not stand where an undo would leave it."""
 
@@ -455,7 +485,8 @@ class Folding:
     def readings(self, state: Any, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
         """The tracks a replay's "what changed" compares, by the name it shows them with:
         ``doc`` holds those every system keeps of ``ch`` (of the campaign when ``ch`` is
-        None); the system adds its own ("Mettle", "Threat", "CP")."""
+        None); the system adds its own ("Mettle", "Threat", "CP"). Those of the campaign are
+        what the live page shows the players of it too."""
         return doc
 
     def chart(self, state: Any, ch: Any, point: dict[str, Any]) -> dict[str, Any]:
@@ -475,6 +506,20 @@ class Folding:
 
     def sheet_lines(self, ch: Any) -> list[str]:
         """What ``tracker character show`` adds of what play left on the character."""
+        return []
+
+    def status_parts(
+        self, doc: Mapping[str, Any], parts: dict[str, str | None], style: Style
+    ) -> dict[str, str | None]:
+        """``tracker status``'s line of a character: ``parts`` holds what every system shows
+        of it, by name ("name", "stress", "hp", "fp", "conditions", "retired"; None where the
+        character has none) in their order, and the system puts what it keeps of ``doc`` (its
+        ``character_doc``) where it reads best (``placed``)."""
+        return parts
+
+    def status_lines(self, doc: Mapping[str, Any]) -> list[str]:
+        """What ``tracker status CHARACTER`` says under that line of what the system keeps of
+        ``doc``, one line each: what play has left on the character for good."""
         return []
 
     def named(self, state: Any, kind: str) -> list[str]:
@@ -545,6 +590,11 @@ class RuleSystem:
     """The top of each currency track the system keeps (Mettle and Threat stop at 6)."""
     outcome_tones: ClassVar[Mapping[str, str]] = {}
     """How each outcome reads at the table: "good", "mixed" (a success at a cost) or "bad"."""
+    roll_help: ClassVar[str] = ""
+    """What ``tracker roll --help`` says of the system's rolls beyond what every roll does, as
+    one paragraph (GURPS: sense rolls); empty for nothing."""
+    roll_examples: ClassVar[tuple[str, ...]] = ()
+    """Command lines ``tracker roll --help`` shows as examples of the system's rolls."""
     examples: ClassVar[tuple[RollRequest, ...]] = ()
     """Rolls of the first character of the system's demo evening that between them reach every
     outcome the system has: its contract suite rolls them with every fall of the dice."""
@@ -554,6 +604,9 @@ class RuleSystem:
     folding: ClassVar[Folding] = Folding()
     commands: ClassVar[tuple[SystemCommand, ...]] = ()
     """The commands the system adds to tracker (``tracker.systems.acts``)."""
+    obligations: ClassVar[Mapping[str, ObligationKind]] = {}
+    """How tracker speaks of each kind of obligation the system's rules open, by its kind
+    (Gloom: "panic-check"); a kind not named here is called by its name."""
     roll_kinds: ClassVar[Mapping[str, RollKind]] = {}
     """The kinds of roll the system has beyond a check, by the ``RollRequest.kind`` that asks
     for one (Gloom: "panic")."""
@@ -752,6 +805,12 @@ class RuleSystem:
         ``replay`` and the contest's own text all say these."""
         return []
 
+    def contest_said(self, event: Any, verdict: str) -> str | None:
+        """A stored contest's line in the log, before its dice, where the system words it
+        itself (GURPS: an influence roll, whom it swayed); ``verdict`` says who won and by how
+        much. None: "quick contest A vs B: verdict"."""
+        return None
+
     def chance(self, key: Any) -> Fraction:
         """The exact chance of success of the roll ``key`` describes (``RollFacts``)."""
         raise NotImplementedError
@@ -763,6 +822,16 @@ class RuleSystem:
     dice_join: ClassVar[str] = ", "
     """How a roll's dice are written together: "4, 12" for dice read one by one, "4+3+1" for
     dice that are added."""
+
+    stress_said: ClassVar[Mapping[str, str]] = {}
+    """How ``tracker stress`` says each of ``stress_words`` whose word alone says too little
+    ("strained": "strained: Mettle costs double")."""
+
+    def effect_said(self, effect: Mapping[str, Any], who: str) -> str | None:
+        """An effect of a roll's document (as ``Table.effects_shown`` gives it) in words, where
+        the system words it itself (a currency of its own, a story tag spent), about the
+        character ``who``; None: in tracker's words."""
+        return None
 
     def render_roll(self, doc: Mapping[str, Any], style: Style) -> RollLines:
         """A decided roll's document (``RollDecision.doc`` with what the command added) as the

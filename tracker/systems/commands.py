@@ -29,7 +29,9 @@ class Option(msgspec.Struct, frozen=True):
 
     ``complete`` names what Tab offers for its value ("characters", "traits", "conditions",
     "difficulties", "spend_kinds"; "traits:a" for the traits of the character given as the
-    argument ``a``); ``system`` the rule system that reads it, None for every system."""
+    argument ``a``; any other name, what the campaign's system keeps of that kind, as
+    ``Folding.named`` gives it); ``system`` the rule system that reads it, None for every
+    system."""
 
     flag: str
     help: str

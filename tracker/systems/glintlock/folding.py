@@ -4,13 +4,14 @@ the spending floor it owes."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from tracker.events import StoredEvent
 from tracker.events import play as p
 from tracker.events.effects import Effect
-from tracker.systems.base import Folding, Part, placed
+from tracker.systems.base import Folding, Part, Style, TrackChart, placed
 from tracker.systems.glintlock import rules as glintlock
 from tracker.systems.glintlock.events import (
     BreakingPointResolved,
@@ -205,6 +206,9 @@ class GlintlockFolding(Folding):
         StoryTagGained: _story_tag_gained,
         BreakingPointResolved: _breaking_point,
     }
+    charts: ClassVar[tuple[TrackChart, ...]] = (
+        TrackChart("Mettle and Threat", "mettle", "threat", glintlock.METTLE_MAX),
+    )
     preconditions: ClassVar[dict[type, Any]] = {
         MettleSpent: _pre_mettle,
         MettleGained: _pre_gain,
@@ -308,6 +312,23 @@ class GlintlockFolding(Folding):
 
     def sheet_lines(self, ch: Any) -> list[str]:
         return [f"  Breaking point: {consequence}" for consequence in ch.own.consequences]
+
+    def status_parts(
+        self, doc: Mapping[str, Any], parts: dict[str, str | None], style: Style
+    ) -> dict[str, str | None]:
+        parts = placed(parts, "stress", {"mettle": f"Mettle {doc['mettle']}"})
+        after: dict[str, str | None] = {}
+        if doc.get("story_tags"):
+            after["story_tags"] = "story: " + ", ".join(doc["story_tags"])
+        waiting = doc.get("next_roll") or {}
+        if waiting.get("bonus") or waiting.get("position_steps"):
+            after["next_roll"] = style.dim(
+                f"next roll +{waiting['bonus']}, {waiting['position_steps']} step(s) better"
+            )
+        return placed(parts, "retired", after)
+
+    def status_lines(self, doc: Mapping[str, Any]) -> list[str]:
+        return [f"  Breaking point: {consequence}" for consequence in doc.get("consequences", ())]
 
     def lapses_at_start(self, state: Any) -> tuple[str, ...]:
         """What Mettle bought for the next roll that no roll used, which a session start lapses.

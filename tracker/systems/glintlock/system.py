@@ -13,6 +13,7 @@ from tracker.systems.base import (
     DemoEvening,
     Feature,
     Folding,
+    ObligationKind,
     OddsCommand,
     RollRequest,
     RuleSystem,
@@ -21,7 +22,7 @@ from tracker.systems.commands import Option, Setting, option_values
 from tracker.systems.glintlock import options, play, words
 from tracker.systems.glintlock import rules as glintlock
 from tracker.systems.glintlock.commands import COMMANDS
-from tracker.systems.glintlock.folding import GlintlockFolding
+from tracker.systems.glintlock.folding import BREAKING, FLOOR, GlintlockFolding
 
 
 class Glintlock(RuleSystem):
@@ -38,11 +39,24 @@ class Glintlock(RuleSystem):
     folding: ClassVar[Folding] = GlintlockFolding()
     event_words = words.EVENT_WORDS
     commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
+    obligations: ClassVar[Mapping[str, ObligationKind]] = {
+        BREAKING: ObligationKind("the breaking point"),
+        # A hard or dire spend pays the floor, and its own line says so.
+        FLOOR: ObligationKind(
+            None,
+            kept="The spending floor is discharged by a hard or dire spend, not dismissed; "
+            "log one with `tracker threat spend hard`.",
+        ),
+    }
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "strong_hit": "good",
         "weak_hit": "mixed",
         "miss": "bad",
     }
+    roll_examples: ClassVar[tuple[str, ...]] = (
+        "tracker roll Wren Grit --tag 1:gear --tag 1:power",
+        "tracker roll Tomas Wits --tag -1:condition --dice 1,12",
+    )
     examples: ClassVar[tuple[RollRequest, ...]] = (
         RollRequest("Grit", options=option_values(options.ROLL, tags=("1:gear",))),
     )
@@ -92,6 +106,8 @@ class Glintlock(RuleSystem):
     rolled = staticmethod(play.rolled)
     chance = staticmethod(play.chance)
     render_roll = staticmethod(words.render_roll)
+    stress_said: ClassVar[Mapping[str, str]] = words.STRESS_SAID
+    effect_said = staticmethod(words.effect_said)
 
     def odds_command(self) -> OddsCommand:
         return words.ODDS

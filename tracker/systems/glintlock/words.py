@@ -18,6 +18,33 @@ from tracker.systems.glintlock.events import (
 
 POSITION_WORDS = {"desperate": ": keep lower", "controlled": ": keep higher", "risky": ""}
 
+STRESS_SAID = {
+    "shaken": "shaken: counts as a -1 condition tag on rolls",
+    "strained": "strained: Mettle costs double",
+    "breaking_point": "breaking point",
+}
+"""What each Stress effect does, as ``tracker stress`` says it."""
+
+# Each currency's name at the table, and whether it is a character's own (Mettle) or the GM's.
+_CURRENCIES = {"mettle": ("Mettle", True), "threat": ("Threat", False)}
+
+
+def effect_said(effect: Mapping[str, Any], who: str) -> str | None:
+    """Mettle and Threat moved by a roll, where each went (whose Mettle), and what went past
+    the top of 6; a story tag the roll spent."""
+    from tracker.systems.glintlock import rules as glintlock
+
+    track = effect.get("track")
+    if track in _CURRENCIES:
+        name, own = _CURRENCIES[track]
+        owner = f"{who} " if own else ""
+        top = glintlock.METTLE_MAX if own else glintlock.THREAT_MAX
+        lost = f", {effect['lost']} lost past {top}" if effect.get("lost") else ""
+        return f"{effect['delta']:+d} {name} ({owner}{effect['after']}{lost})"
+    if "story_tag_spent" in effect:
+        return f"story tag spent: {effect['story_tag_spent']}"
+    return None
+
 
 def render_roll(doc: Mapping[str, Any], style: Style) -> RollLines:
     """A check: the stat (and training), the position the net tags give, both thresholds, the

@@ -6,10 +6,12 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import ClassVar
 
+from tracker.systems.acts import SystemCommand
 from tracker.systems.base import (
     DemoEvening,
     Feature,
     Folding,
+    ObligationKind,
     OddsCommand,
     RollKind,
     RollRequest,
@@ -18,6 +20,7 @@ from tracker.systems.base import (
 from tracker.systems.commands import Option, Setting, option_values
 from tracker.systems.gloom import options, play, words
 from tracker.systems.gloom import rules as gloom
+from tracker.systems.gloom.commands import COMMANDS, KIND
 from tracker.systems.gloom.folding import PANIC, GloomFolding
 
 
@@ -33,8 +36,14 @@ class Gloom(RuleSystem):
     difficulties: ClassVar[tuple[str, ...]] = (*gloom.DIFFICULTY, gloom.IMPOSSIBLE)
     features: ClassVar[frozenset[str]] = frozenset({Feature.STRESS, Feature.CONTESTS})
     folding: ClassVar[Folding] = GloomFolding()
+    obligations: ClassVar[Mapping[str, ObligationKind]] = {
+        PANIC: ObligationKind(
+            "the panic check", waived=("a panic check the GM does not call", "no panic here")
+        )
+    }
+    commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
     roll_kinds: ClassVar[Mapping[str, RollKind]] = {
-        "panic": RollKind("The panic check", answers=PANIC)
+        KIND: RollKind("The panic check", answers=PANIC)
     }
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "perfect": "good",
@@ -45,6 +54,7 @@ class Gloom(RuleSystem):
         "overshoot": "bad",
         "catastrophe": "bad",
     }
+    roll_examples: ClassVar[tuple[str, ...]] = ("tracker roll Kade Hacking --dl 5",)
     examples: ClassVar[tuple[RollRequest, ...]] = (
         RollRequest("Hacking", options=option_values(options.ROLL, dl=5)),
     )

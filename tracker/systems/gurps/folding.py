@@ -5,12 +5,13 @@ Check exposures, and the regular contests still running."""
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from tracker.events import StoredEvent
 from tracker.events import play as p
-from tracker.systems.base import Folding, Part, placed
+from tracker.systems.base import Folding, Part, Style, placed
 from tracker.systems.gurps.events import (
     FrightChecked,
     PointsAwarded,
@@ -240,6 +241,26 @@ class GurpsFolding(Folding):
         if state.own.projects:
             doc["projects"] = [pr.to_dict() for pr in state.own.projects.values()]
         return doc
+
+    def status_parts(
+        self, doc: Mapping[str, Any], parts: dict[str, str | None], style: Style
+    ) -> dict[str, str | None]:
+        points = doc.get("points")
+        return placed(parts, "conditions", {"points": f"{points} CP" if points else None})
+
+    def status_lines(self, doc: Mapping[str, Any]) -> list[str]:
+        """The traits a Fright Check left (with their worth) and the stats it moved for good."""
+        lines = []
+        for gained in doc.get("traits_gained", ()):
+            points = gained.get("points")
+            worth = f", {plural(points, 'point')}" if points is not None else ""
+            lines.append(f"  Gained in play: {gained['name']} ({gained['kind']}{worth})")
+        lines += [
+            f"  {stat} {delta:+d} for good"
+            for stat, delta in (doc.get("stat_changes") or {}).items()
+            if delta
+        ]
+        return lines
 
     def readings(self, state: Any, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
         return doc if ch is None else placed(doc, "conditions", {"CP": ch.own.points})

@@ -12,6 +12,7 @@ from tracker.systems.base import (
     DemoEvening,
     Feature,
     Folding,
+    ObligationKind,
     OddsCommand,
     RollRequest,
     RuleSystem,
@@ -19,7 +20,7 @@ from tracker.systems.base import (
 from tracker.systems.commands import Option, Setting, option_values
 from tracker.systems.gurps import options, play, words
 from tracker.systems.gurps.commands import COMMANDS
-from tracker.systems.gurps.folding import GurpsFolding
+from tracker.systems.gurps.folding import RUNNING, GurpsFolding
 
 # Basic Set: a sheet without these starts them at the attribute they derive from.
 DERIVED_STATS = (("HP", "ST"), ("FP", "HT"), ("Will", "IQ"), ("Per", "IQ"))
@@ -45,6 +46,10 @@ class Gurps(RuleSystem):
     folding: ClassVar[Folding] = GurpsFolding()
     event_words = words.EVENT_WORDS
     commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
+    obligations: ClassVar[Mapping[str, ObligationKind]] = {
+        "assign-trait": ObligationKind("the trait owed"),
+        RUNNING: ObligationKind("the regular contest"),
+    }
     detail_column: ClassVar[str] = "Margin"
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "critical_success": "good",
@@ -54,6 +59,17 @@ class Gurps(RuleSystem):
     }
     dice_name: ClassVar[str] = "3d6"
     dice_join: ClassVar[str] = "+"
+    roll_help: ClassVar[str] = (
+        "GURPS sense rolls (Vision, Hearing, Taste, Smell) are against Per and secret unless "
+        "--public; Climbing and Swimming default to DX-5 and HT-4, and a failed Swimming roll "
+        "costs 1 FP."
+    )
+    roll_examples: ClassVar[tuple[str, ...]] = (
+        "tracker roll Mira Lockpicking --mod -2:darkness --dice 3,4,1",
+        "tracker roll Mira Vision --mod darkness:3 --danger",
+        "tracker roll Aldric Hearing --mod hearing:normal-conversation@4",
+        "tracker roll Vora HT --feat running",
+    )
     examples: ClassVar[tuple[RollRequest, ...]] = (
         RollRequest("Lockpicking", options=option_values(options.ROLL)),
     )
@@ -155,6 +171,7 @@ class Gurps(RuleSystem):
     at_stake = staticmethod(play.at_stake)
     roll_facts = staticmethod(play.roll_facts)
     roll_remarks = staticmethod(words.roll_remarks)
+    contest_said = staticmethod(words.contest_said)
     rolled = staticmethod(play.rolled)
     chance = staticmethod(play.chance)
     decide_contest = play.decide_contest

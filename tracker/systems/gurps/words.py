@@ -268,6 +268,23 @@ def roll_remarks(event: Any) -> list[str]:
     return remarks
 
 
+INFLUENCE = "influence"
+"""The mode an influence roll is stored under (``ContestRolled.mode``)."""
+
+
+def contest_said(event: Any, verdict: str) -> str | None:
+    """An influence roll: who used which skill on whom, and the reaction it got (or, on a
+    player's character, whether it swayed them and by how much)."""
+    if event.mode != INFLUENCE:
+        return None
+    a, b = event.a.name, event.b_named
+    if event.result.get("on_pc"):
+        margin = event.result.get("modifier")
+        held = f", {b} influenced (±{margin})" if margin else f", {b} not swayed"
+        return f"{a} uses {event.a.trait} on {b}: {verdict}{held}"
+    return f"{a} uses {event.a.trait} on {b}: {verdict}, reaction {event.result['level']}"
+
+
 def _fright(e: FrightChecked, who: str) -> str:
     table = e.result.get("table")
     row = f", fright table row {table['row']}" if table else ""

@@ -87,11 +87,11 @@ function board(b) {
   document.getElementById("luck-title").textContent = b.session && !b.running
     ? `Luck in session ${b.session.number}` : "Luck this session";
   document.title = `${b.campaign} · tracker`;
-  const threat = document.getElementById("threat");
-  if (b.threat !== null && b.threat !== undefined) {
-    threat.hidden = false;
-    threat.replaceChildren("Threat ", el("b", "", String(b.threat)));
-  }
+  const shared = document.getElementById("shared");
+  const kept = Object.entries(b.shared || {});
+  shared.hidden = kept.length === 0;
+  shared.replaceChildren(...kept.flatMap(([name, value], i) =>
+    [i ? " · " : "", name + " ", el("b", "", String(value))]));
   const chars = document.getElementById("characters");
   chars.replaceChildren(...b.characters.filter((c) => c.retired_at === undefined).map((c) => {
     const li = el("li");

@@ -1,0 +1,68 @@
+"""Gloom's own command: the panic check a catastrophe calls for.
+
+It is a ``SystemCommand`` (``tracker.systems.acts``): a campaign of another system is refused
+it, naming Gloom, and the roll it makes is logged as every roll is (``Table.roll``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from tracker.systems.acts import Acted, SystemCommand, Table
+from tracker.systems.base import ROLL_OPTIONS, RollRequest
+from tracker.systems.commands import Argument, Command
+from tracker.systems.dice import source_for
+
+KIND = "panic"
+"""The kind of roll a panic check is (``RollMade.kind``, ``Gloom.roll_kinds``)."""
+
+
+class PanicCheck(msgspec.Struct, frozen=True):
+    character: str
+    trait: str
+    dice: str | None = None
+    seed: str | None = None
+    secret: bool = False
+
+
+def _asked(request: PanicCheck) -> None:
+    """Dice that cannot be read are refused before anything else."""
+    source_for(request.dice, request.seed)
+
+
+def panic_check(table: Table, state: Any, request: PanicCheck) -> Acted:
+    """A check, DL 0, on the trait the GM names; it answers the panic check a catastrophe
+    opened (``Gloom.roll_kinds``)."""
+    asked = RollRequest(request.trait, KIND, request.dice, request.seed, request.secret)
+    return table.roll(state, request.character, asked)
+
+
+PANIC = Command(
+    ("panic",),
+    """Gloom: the panic check a catastrophe called for (failure: panicked).
+
+    \b
+    Example:
+      tracker panic Juno Mind
+    """,
+    arguments=(
+        Argument("character", complete="characters"),
+        Argument("trait", complete="traits"),
+    ),
+    options=ROLL_OPTIONS,
+)
+
+COMMANDS = (
+    SystemCommand(
+        ("panic",),
+        PanicCheck,
+        panic_check,
+        "The panic check",
+        at_table="rolling",
+        render=lambda doc, style: style.roll_lines(doc),
+        check=_asked,
+        declared=PANIC,
+    ),
+)
