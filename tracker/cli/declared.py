@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import click
-import msgspec
 
 from tracker.cli import complete
 from tracker.cli.options import Difficulty, output_params, use_db
@@ -175,18 +174,10 @@ class _Later(click.Command):
 
 def with_systems(declared: Command, what: str, before: str) -> Command:
     """``declared`` with the options every installed system declares as ``what``
-    ("roll_options"), put before its option ``before``; each one's help says whose it is
-    ("GURPS: a modifier.") unless it names its system already."""
+    (``registry.with_options``)."""
     from tracker.systems import registry
 
-    theirs: dict[str, Option] = {}
-    for option in registry.declared(what):
-        title = registry.get(option.system or "").title
-        worded = option.help if option.help.startswith(title) else f"{title}: {option.help}"
-        theirs.setdefault(option.name, msgspec.structs.replace(option, help=worded))
-    at = next(i for i, o in enumerate(declared.options) if o.flag == before)
-    options = (*declared.options[:at], *theirs.values(), *declared.options[at:])
-    return msgspec.structs.replace(declared, options=options)
+    return registry.with_options(declared, what, before)
 
 
 def readers(what: str) -> dict[str, set[str]]:

@@ -25,7 +25,7 @@ from tracker.errors import Refused, TrackerError
 from tracker.events import catalog
 from tracker.systems.acts import SystemCommand
 from tracker.systems.base import ContestRequest, RollKind, RollRequest, RuleSystem, request_of
-from tracker.systems.commands import Option
+from tracker.systems.commands import Command, Option
 
 GROUP = "tracker.systems"
 # A campaign stores its system's name in a column this wide; a name is one lower-case word.
@@ -309,6 +309,29 @@ def declared(what: str) -> tuple[Option, ...]:
     return tuple(
         msgspec.structs.replace(o, system=s.name) for s in systems() for o in getattr(s, what)
     )
+
+
+def with_options(
+    command: Command, what: str, before: str, system: RuleSystem | None = None
+) -> Command:
+    """``command`` with the options every installed system (or ``system`` alone) declares as
+    ``what`` ("roll_options"), put before its option ``before``; each one's help says whose it
+    is ("GURPS: a modifier.") unless it names its system already. What a command line takes,
+    and what a form of the campaign's system offers."""
+    theirs: dict[str, Option] = {}
+    options = declared_by(system, what) if system is not None else declared(what)
+    for option in options:
+        title = get(option.system or "").title
+        worded = option.help if option.help.startswith(title) else f"{title}: {option.help}"
+        theirs.setdefault(option.name, msgspec.structs.replace(option, help=worded))
+    at = next(i for i, o in enumerate(command.options) if o.flag == before)
+    whole = (*command.options[:at], *theirs.values(), *command.options[at:])
+    return msgspec.structs.replace(command, options=whole)
+
+
+def declared_by(system: RuleSystem, what: str) -> tuple[Option, ...]:
+    """The options ``system`` declares as ``what``, each marked with the system."""
+    return tuple(msgspec.structs.replace(o, system=system.name) for o in getattr(system, what))
 
 
 def readers(what: str, name: str) -> list[str]:
