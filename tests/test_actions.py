@@ -64,7 +64,8 @@ def test_undo_and_redo_say_what_they_take_back_before_they_do(table):
 def test_a_campaign_offers_its_systems_commands_and_its_options_only(table):
     rules = table.state().rules
     paths = [c.path for c in declarations(rules)]
-    assert ("threat", "spend") in paths and ("session", "end") in paths
+    assert ("threat", "spend") in paths
+    assert ("session", "end") in paths
     roll = declaration(rules, ("roll",))
     names = {o.name for o in roll.options}
     assert {"tags", "trained", "secret", "dice"} <= names
