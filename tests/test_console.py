@@ -11,12 +11,13 @@ import http.cookiejar
 import json
 import re
 import secrets
+import time
 import urllib.error
 import urllib.request
 from contextlib import contextmanager
 
 import pytest
-from test_live import SHEETS, head, serving, sse, tracker
+from test_live import SHEETS, browser, head, serving, sse, tracker  # noqa: F401 (a fixture)
 
 
 class Client:
@@ -304,3 +305,110 @@ def test_the_rate_of_actions_is_bounded(table):
         assert 429 in codes
         assert set(codes) <= {403, 429}
         assert head(table) == before
+
+
+# -- in a real browser -----------------------------------------------------------------------------
+
+SHOTS = (1920, 1080), (1280, 800), (390, 844)
+
+
+def _texts(driver, selector: str) -> list[str]:
+    return [e.text for e in driver.find_elements("css selector", selector)]
+
+
+@pytest.mark.slow
+def test_a_roll_typed_in_the_console_with_the_keyboard_alone_reaches_the_players(
+    table,
+    browser,  # noqa: F811 (test_live's fixture)
+    tmp_path,
+):
+    from selenium.webdriver.common.keys import Keys
+    from test_live import feed_texts, wait_for
+
+    hostile = "<img src=x onerror=document.title='owned'>"
+    tracker(table, "character", "add", hostile, "--stat", "IQ=10")
+    tracker(table, "note", "<script>document.title='owned'</script>")
+    with table_served(table) as server:
+        browser.set_window_size(1280, 800)
+        browser.get(f"{server.base}/gm?key={server.key}")
+        wait_for(
+            browser,
+            lambda d: d.switch_to.active_element.get_attribute("name") == "character",
+            "focus",
+        )
+        before = head(table)
+        typing = browser.switch_to.active_element
+        typing.send_keys("Mira", Keys.TAB)
+        browser.switch_to.active_element.send_keys("Stealth", Keys.ENTER)
+        wait_for(browser, lambda d: head(table) == before + 1, "the roll in the log")
+        wait_for(browser, lambda d: "Stealth" in d.find_element("id", "result").text, "the result")
+        wait_for(browser, lambda d: any("Stealth" in t for t in feed_texts(d)), "the GM's feed")
+        # Names and notes are text, never markup, on the console.
+        assert any(hostile in t for t in _texts(browser, "#characters .name"))
+        assert browser.title != "owned"
+        assert not browser.find_elements("css selector", "#feed img, #characters img:not(.qr)")
+        for w, h in SHOTS:
+            browser.set_window_size(w, h)
+            time.sleep(0.4)
+            browser.save_screenshot(str(tmp_path / f"console-{w}.png"))
+        browser.get(server.base + "/")
+        wait_for(browser, lambda d: any("Stealth" in t for t in feed_texts(d)), "the players' page")
+        assert any("<script>" in t for t in feed_texts(browser))
+        assert browser.title != "owned"
+
+
+@pytest.mark.slow
+def test_a_phone_rolls_for_its_character_and_a_blind_request_stays_with_the_gm(
+    table,
+    browser,  # noqa: F811 (test_live's fixture)
+    tmp_path,
+):
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+    from test_live import feed_texts, wait_for
+
+    with table_served(table) as server:
+        console = gm(server)
+        browser.set_window_size(390, 844)
+        browser.delete_all_cookies()
+        browser.get(server.phones["Mira"].replace("localhost", "127.0.0.1"))
+        wait_for(browser, lambda d: d.find_element("id", "me-name").text == "Mira", "her character")
+        Select(browser.find_element("css selector", "#roll select[name=trait]")).select_by_value(
+            "Lockpicking"
+        )
+        browser.find_element("css selector", "#roll input[name=dice]").send_keys(
+            "3,4,2", Keys.ENTER
+        )
+        wait_for(browser, lambda d: any("Lockpicking" in t for t in feed_texts(d)), "her roll")
+        assert any(t.startswith("Mira") for t in feed_texts(browser) if "Lockpicking" in t)
+        for w, h in SHOTS:
+            browser.set_window_size(w, h)
+            time.sleep(0.4)
+            browser.save_screenshot(str(tmp_path / f"phone-{w}.png"))
+        browser.set_window_size(390, 844)
+        # The GM asks for a blind roll: it appears filled in on her phone.
+        ask = {"character": "Mira", "trait": "Per", "values": {"mods": ["-2"]}, "secret": True}
+        assert console.post("/gm/ask", ask)[0] == 200
+        wait_for(browser, lambda d: d.find_element("id", "asked").is_displayed(), "the request")
+        assert "Per -2, secret" in browser.find_element("id", "asked-text").text
+        browser.save_screenshot(str(tmp_path / "phone-asked-390.png"))
+        browser.find_element("css selector", "#answer input[name=dice]").send_keys(
+            "1,1,1", Keys.ENTER
+        )
+        wait_for(browser, lambda d: "The GM has it" in d.find_element("id", "result").text, "blind")
+        wait_for(
+            browser, lambda d: any("secret roll for Mira" in t for t in feed_texts(d)), "sealed"
+        )
+        time.sleep(0.5)
+        page = browser.find_element("tag name", "main").text
+        assert "critical" not in page
+        browser.get(server.base + "/")
+        wait_for(
+            browser, lambda d: any("secret roll for Mira" in t for t in feed_texts(d)), "sealed"
+        )
+        assert "critical" not in browser.find_element("tag name", "main").text
+        # Revealed from the console, it reaches the players.
+        desk = json.loads(console.get("/gm/state")[1])
+        event = desk["secrets"][0]["event"]
+        assert console.post("/gm/act", {"path": ["reveal"], "values": {"event": event}})[0] == 200
+        wait_for(browser, lambda d: any("critical" in t for t in feed_texts(d)), "the reveal")

@@ -60,6 +60,13 @@ function build(state) {
     }
     const doc = await Feed.post("/phone/roll", { trait, values });
     say(doc.ok ? doc.text : [doc.error], !doc.ok);
+    if (doc.ok) {
+      // Dice typed in are for one roll only; the trait stays chosen.
+      for (const f of form.querySelectorAll("input")) {
+        if (f.type === "checkbox") f.checked = false; else f.value = "";
+      }
+      for (const f of form.querySelectorAll("select")) if (f.name !== "trait") f.value = "";
+    }
   });
 }
 
