@@ -8,6 +8,9 @@ Two views, each a page and a feed of Server-Sent Events:
 - ``/gm`` and ``/gm/events``: everything, for whoever holds the key printed at start-up (a new
   one each start). ``/gm?key=KEY`` sets a cookie and drops the key from the address; a request
   without the cookie is refused before anything is read.
+- ``/gm`` is the GM's console, which acts through ``/gm/act``, ``/gm/ask`` and ``/gm/revoke``;
+  ``/phone`` a character's phone (``/phone/roll``). Those routes are ``tracker.web.console``'s,
+  guarded as ``tracker.web.guard`` says.
 
 Every request is answered only when its Host header names this server (``Hosts``): a page
 on another site that points a name of its own at this machine (DNS rebinding) is refused with
