@@ -73,8 +73,8 @@ function build(state) {
 function showMe(state) {
   me = state;
   const c = state.character;
-  document.getElementById("campaign").textContent = c.name;
-  document.getElementById("where").textContent = `${state.campaign} · ${state.system_title}`;
+  document.getElementById("campaign").textContent = state.campaign;
+  document.getElementById("where").textContent = `${state.system_title} · ${c.name}'s phone`;
   document.title = `${c.name} · tracker`;
   document.getElementById("me-name").textContent = c.name;
   document.getElementById("me-tracks").replaceChildren(Feed.tracks(c));
