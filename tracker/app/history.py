@@ -15,7 +15,7 @@ from typing import Any
 from tracker.app.campaigns import Campaigns
 from tracker.app.deciding import Decision, Logged, new_event
 from tracker.app.table import Table
-from tracker.errors import BadInput, NotFound, Refused
+from tracker.errors import BadInput, NotFound, Refused, TrackerError
 from tracker.events import CharacterAdded, SessionStarted, StoredEvent
 from tracker.events import play as ev
 from tracker.events.effects import ConditionApplied
@@ -148,6 +148,23 @@ class History:
             return Decision([new_event(payload, state=state)], doc, trial)
 
         return self.table.play(decide)
+
+    def next_undo(self, state: CampaignState) -> list[StoredEvent]:
+        """What ``undo`` without an argument would take back now: none when it would be
+        refused (no session running, nothing left in it)."""
+        try:
+            return self._targets(state, None, None)
+        except TrackerError:
+            return []
+
+    def next_redo(self, state: CampaignState) -> list[StoredEvent]:
+        """What ``redo`` would put back now, oldest first; none when there is nothing to redo."""
+        if not state.undo_stack:
+            return []
+        ids = set(state.undo_stack[-1]["event_ids"])
+        first = self.table.store.first_version(state.campaign_id, ids) or 1
+        read = self.table.store.read(state.campaign_id, after_version=first - 1)
+        return [e for e in read if e.event_id in ids]
 
     def redo(self, *, reason: str | None = None) -> Logged:
         """Restore the events the most recent undo still open to a redo revoked."""

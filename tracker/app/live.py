@@ -14,7 +14,6 @@ from typing import Any
 
 from tracker.app.history import Change, changes_made
 from tracker.app.table import Table
-from tracker.errors import TrackerError
 from tracker.events import StoredEvent
 from tracker.events.play import ContestRolled
 from tracker.projections.campaign import CampaignState
@@ -114,13 +113,13 @@ class Live:
         reads: asked when the database changed, never per page."""
         if self.pinned:
             return False
-        try:
-            row = self.table.campaign()
-        except TrackerError:  # no campaign is current any more: stay on the one shown
-            return False
-        if row.campaign_id == self.row.campaign_id:
-            return False
+        row = self.table.current()
+        if row is None or row.campaign_id == self.row.campaign_id:
+            return False  # none is current any more: stay on the one shown
         self.row = row
+        # What the table acts on from now (a console's forms) is the campaign shown.
+        if self.table.chosen is not None:
+            self.table.chosen = row.campaign_id
         return True
 
     @property

@@ -144,8 +144,7 @@ class Table:
                     f'No campaign named "{wanted}"; see `tracker campaign list` for the names.'
                 )
             return row
-        current = self.store.get_setting(CURRENT)
-        row = self.store.find_campaign(current) if current else None
+        row = self.current()
         if row is None:
             systems = "|".join(registry.names())
             raise Refused(
@@ -153,6 +152,12 @@ class Table:
                 f"{systems}` or choose one with `tracker campaign use NAME`."
             )
         return row
+
+    def current(self) -> CampaignRow | None:
+        """The current campaign (made or chosen last, in any process), whatever ``--campaign``
+        chose for this table; None when there is none."""
+        current = self.store.get_setting(CURRENT)
+        return self.store.find_campaign(current) if current else None
 
     def files(self) -> list[str]:
         """The files a commit to this SQLite database changes (the database and its write-ahead

@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import click
-import msgspec
 
 from tracker.cli import complete
 from tracker.cli.options import Difficulty, SystemName, output_params, use_db
@@ -183,27 +182,17 @@ class _Later(click.Command):
 
 def with_systems(declared: Command, what: str, before: str) -> Command:
     """``declared`` with the options every installed system declares as ``what``
-    ("roll_options"), put before its option ``before``."""
+    (``registry.with_options``)."""
     from tracker.systems import registry
 
-    return with_options(declared, registry.declared(what), before)
+    return registry.with_options(declared, what, before)
 
 
 def with_options(declared: Command, options: Iterable[Option], before: str | None) -> Command:
-    """``declared`` with ``options``, each marked with the system that reads it, put before its
-    option ``before`` (None: after the last); each one's help says whose it is ("GURPS: a
-    modifier.") unless it names its system already, and of those of one name the first
-    counts."""
+    """``declared`` with ``options`` (``registry.with_options``)."""
     from tracker.systems import registry
 
-    theirs: dict[str, Option] = {}
-    for option in options:
-        title = registry.get(option.system or "").title
-        worded = option.help if option.help.startswith(title) else f"{title}: {option.help}"
-        theirs.setdefault(option.name, msgspec.structs.replace(option, help=worded))
-    own = declared.options
-    at = next((i for i, o in enumerate(own) if o.flag == before), len(own))
-    return msgspec.structs.replace(declared, options=(*own[:at], *theirs.values(), *own[at:]))
+    return registry.with_options(declared, options, before)
 
 
 def readers(what: str) -> dict[str, set[str]]:

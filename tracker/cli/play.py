@@ -8,6 +8,16 @@ from typing import Any
 import click
 import msgspec
 
+from tracker.app.declared import (
+    CONDITION_CLEAR,
+    CONDITION_SET,
+    CONTEST,
+    DISMISS,
+    NOTE,
+    ROLL,
+    STRESS,
+    track_command,
+)
 from tracker.cli import complete
 from tracker.cli.declared import make_command, readers, with_systems
 from tracker.cli.options import NumberArgs, emit_json, open_tracker, output_options
@@ -30,7 +40,7 @@ from tracker.cli.render import (
     warn,
 )
 from tracker.systems import registry
-from tracker.systems.base import CONTEST_OPTIONS, ROLL_OPTIONS, RuleSystem
+from tracker.systems.base import RuleSystem
 from tracker.systems.commands import Argument, Command, Option
 
 
@@ -92,20 +102,6 @@ class CommandTerminal(TerminalStyle):
 
 
 # -- roll -----------------------------------------------------------------------------------------
-
-
-ROLL = Command(
-    ("roll",),
-    "Roll a character's skill or stat and log it.",
-    arguments=(
-        Argument("character", complete="characters", example="Wren"),
-        Argument("trait", complete="traits", example="Grit"),
-    ),
-    options=ROLL_OPTIONS,
-    short_help="Roll a character's skill or stat and log it.",
-)
-"""A roll: the options of every installed system's rolls stand before --secret, and its help
-says what each system says of its rolls, with the examples each gives."""
 
 
 def _roll_declared(declared: Command) -> Command:
@@ -177,22 +173,6 @@ def effect_words(effects: list[dict[str, Any]], who: str, rules: RuleSystem) -> 
 # -- currencies -----------------------------------------------------------------------------------
 
 
-CAUSE = Option("--cause", "What caused it.")
-CHANGE = Argument("change", metavar="+N|-N")
-
-STRESS = Command(
-    ("stress",),
-    """Add or clear stress (Gloom, Glintlock).
-
-    \b
-    Example:
-      tracker stress Tomas +2 --cause "saw the drowned scribe"
-    """,
-    arguments=(Argument("character", complete="characters"), CHANGE),
-    options=(CAUSE,),
-)
-
-
 def _stress(character: str, change: str, cause: str | None, as_json: bool) -> None:
     logged = open_tracker().tracks.stress(character, _signed_int(change, "stress"), cause=cause)
     d = logged.doc
@@ -220,18 +200,7 @@ def _track_command(track: str) -> click.Command:
         line = f"{d['character']} {track.upper()} {d['before']} → {d['after']} of {d['max']}."
         show_logged(logged, as_json, [line, *(warn(n) for n in d.get("notes", []))])
 
-    example = {
-        "hp": 'tracker hp Vora -4 --cause "a goblin\'s spear"',
-        "fp": "tracker fp Aldric -2",
-    }
-    declared = Command(
-        (track,),
-        f"Lose or regain {track.upper()} (tracked when the sheet has it).\n\n"
-        f"\b\nExample:\n  {example[track]}",
-        arguments=(Argument("character", complete="characters"), CHANGE),
-        options=(CAUSE,),
-    )
-    return make_command(declared, command, cls=NumberArgs)
+    return make_command(track_command(track), command, cls=NumberArgs)
 
 
 hp = _track_command("hp")
@@ -241,28 +210,6 @@ fp = _track_command("fp")
 @click.group("condition")
 def condition() -> None:
     """Set and clear conditions (stunned, panicked, a wound...)."""
-
-
-CONDITION_SET = Command(
-    ("condition", "set"),
-    """Put a condition on a character.
-
-    \b
-    Example:
-      tracker condition set Vora "broken arm" --duration 2 --unit sessions
-    """,
-    arguments=(Argument("character", complete="characters"), Argument("name")),
-    options=(
-        Option("--duration", "How long it lasts.", "int"),
-        Option(
-            "--unit",
-            "What --duration counts.",
-            "choice",
-            choices=("seconds", "minutes", "hours", "days", "scenes", "sessions"),
-        ),
-        Option("--note", "What caused it."),
-    ),
-)
 
 
 def _condition_set(
@@ -282,22 +229,6 @@ def _condition_set(
     show_logged(logged, as_json, [held])
 
 
-CONDITION_CLEAR = Command(
-    ("condition", "clear"),
-    """End a condition.
-
-    \b
-    Example:
-      tracker condition clear Vora "broken arm" --note "the splint came off"
-    """,
-    arguments=(
-        Argument("character", complete="characters"),
-        Argument("name", complete="conditions"),
-    ),
-    options=(Option("--note", "What ended it."),),
-)
-
-
 def _condition_clear(character: str, name: str, note: str | None, as_json: bool) -> None:
     logged = open_tracker().tracks.condition_clear(character, name, note=note)
     d = logged.doc
@@ -306,18 +237,6 @@ def _condition_clear(character: str, name: str, note: str | None, as_json: bool)
 
 condition.add_command(make_command(CONDITION_SET, _condition_set))
 condition.add_command(make_command(CONDITION_CLEAR, _condition_clear))
-
-
-NOTE = Command(
-    ("note",),
-    """Log a line of narrative; replays show it in place.
-
-    \b
-    Example:
-      tracker note "The lamps gutter as the archive door gives way."
-    """,
-    arguments=(Argument("text"),),
-)
 
 
 def _note(text: str, as_json: bool) -> None:
@@ -359,15 +278,6 @@ def obligations(ctx: click.Context, show_all: bool, as_json: bool) -> None:
     for ob in owed:
         mark = click.style("NOW", fg=BAD, bold=True) if ob.severity == "immediate" else "   "
         click.echo(f"{mark} [{ob.id}] {ob.what} {dim(f'(since event {ob.opened_version})')}")
-
-
-DISMISS = Command(
-    ("obligations", "dismiss"),
-    "Waive an obligation, with a reason.",
-    arguments=(Argument("obligation", metavar="ID"),),
-    options=(Option("--reason", "Why it is waived, for the record."),),
-)
-"""Its help gives an obligation the installed systems' rules say the GM may well waive."""
 
 
 def _dismiss_declared(declared: Command) -> Command:
@@ -502,28 +412,6 @@ def lasting_lines(t: dict[str, Any], rules: RuleSystem) -> list[str]:
 class _ContestCommand(NumberArgs, complete.SystemOptions):
     """A contest: an opponent's score may be typed negative, and Tab offers the options the
     campaign's system reads."""
-
-
-CONTEST = Command(
-    ("contest",),
-    """A contest: A acts, B defends. Either side may be an opponent given as NAME SCORE.
-
-    \b
-    Examples:
-      tracker contest Kade Hacking "Corp netrunner" 14 --dice-a 14 --dice-b 5
-      tracker contest Vora Broadsword Duellist 12 --mode quick
-      tracker contest Wizard 18 Aldric Will --mode resistance --supernatural
-      tracker contest Juno Piloting Ace 13 --mode dynamic
-    """,
-    arguments=(
-        Argument("a", complete="characters", example="Kade"),
-        Argument("trait_a", complete="traits:a", example="Hacking"),
-        Argument("b", complete="characters", example='"Corp netrunner"'),
-        Argument("trait_b", complete="traits:b", example="14"),
-    ),
-    options=CONTEST_OPTIONS,
-)
-"""A contest: the options of every installed system's contests stand before --seed."""
 
 
 def _contest(a: str, trait_a: str, b: str, trait_b: str, as_json: bool, **options: Any) -> None:

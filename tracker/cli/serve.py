@@ -10,13 +10,15 @@ from typing import TYPE_CHECKING
 import click
 
 from tracker.cli.options import db_options, open_tracker
-from tracker.cli.render import bold, warn
+from tracker.cli.render import bold, printable, warn
 from tracker.errors import BadInput
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
+    from tracker.app.live import Live
     from tracker.store.eventstore import CampaignRow
+    from tracker.web.guard import Phones
 
 LOCAL = "127.0.0.1"
 
@@ -81,13 +83,16 @@ def serve(host: str, port: int, allowed: tuple[str, ...]) -> None:
     key = secrets.token_urlsafe(24)
     sock = _listening(host, port)
     bound_at, bound = sock.getsockname()[:2]
+    base = f"http://{_reachable(host)}:{bound}"
+    phones = _phones(live)
     _announce(live.row, host, bound, key)
+    _announce_phones(live, phones, base)
     # A name given to --host is answered, as is the address it was bound at.
     try:
         hosts = Hosts(bound_at, (host, *allowed))
     except ValueError:  # a --host the system took that is no name a browser sends
         hosts = Hosts(bound_at, allowed)
-    _run(make_app(live, key, hosts=hosts), sock)
+    _run(make_app(live, key, hosts=hosts, phones=phones, base=base), sock)
     click.echo("Stopped.")
 
 
@@ -117,9 +122,49 @@ def _announce(row: CampaignRow, host: str, port: int, key: str) -> None:
         click.echo(
             warn(
                 f"Open on {host}: anyone on the network can read the players' page; "
-                "keep the GM's address to yourself."
+                "the GM's address and each phone's link act at the table: give each only to "
+                "its holder."
             )
         )
+
+
+def _reachable(host: str) -> str:
+    """The name a phone opens the server by: this machine's address on the local network
+    when it listens on every address, else the one given."""
+    if host == LOCAL:
+        return "localhost"
+    if host not in ("0.0.0.0", "::"):
+        return f"[{host}]" if ":" in host else host
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        # No packet is sent: connecting a UDP socket only picks the interface a route uses.
+        probe.connect(("192.0.2.1", 9))
+        return probe.getsockname()[0]
+    return host
+
+
+def _phones(live: Live) -> Phones:
+    from tracker.web.guard import Phones
+
+    phones = Phones()
+    state = live.state()
+    phones.issue(
+        cid for cid, ch in state.characters.items() if not ch.npc and ch.retired_version is None
+    )
+    return phones
+
+
+def _announce_phones(live: Live, phones: Phones, base: str) -> None:
+    """Each character's phone link (the console shows them too, with a QR code)."""
+    state = live.state()
+    lines = []
+    for cid, ch in state.characters.items():
+        key = phones.key_of(cid)
+        if key is not None:
+            lines.append(f"    {printable(ch.name)}: {base}/phone?key={key}")
+    if lines:
+        click.echo("  Phones (one link per character; the console revokes one):")
+        for line in lines:
+            click.echo(line)
 
 
 def _run(app: Starlette, sock: socket.socket) -> None:

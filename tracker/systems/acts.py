@@ -123,6 +123,9 @@ class SystemCommand(msgspec.Struct, frozen=True):
     """The request's fields from the values ``declared``'s command line gave, when they are not
     the same (``tracker breaking-point``'s one or two texts); raises ``BadInput`` for words it
     cannot read, which the command line reports as it does a wrong word. None: the same."""
+    discharges: tuple[str, ...] = ()
+    """The kinds of obligation it is the way to discharge ("threat-floor"): a front door
+    offers it beside each open one, filled in with the character it is about."""
     declared: Command | None = None
     """What it takes on the command line, with its help and examples: tracker's command line
     offers it as ``tracker WORD ...`` (unless tracker has a command of that word already),

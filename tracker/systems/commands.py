@@ -13,10 +13,12 @@ their own (``options_struct``).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import msgspec
+
+from tracker.errors import BadInput
 
 Kind = Literal["int", "str", "bool", "choice", "difficulty", "file", "system"]
 """What an option or argument takes: a number, text, nothing (a flag), one of ``choices``, a
@@ -54,6 +56,9 @@ class Option(msgspec.Struct, frozen=True):
     off: str | None = None
     """A flag's other form, which says no (``--no-cinematic``); with one, a flag given in
     neither form is None."""
+    gm_only: bool = False
+    """True: only the GM gives it (a roll kept from the players, an exception to the rules,
+    seeded dice); a player's phone neither offers nor takes it."""
 
     @property
     def name(self) -> str:
@@ -218,3 +223,87 @@ class Setting(msgspec.Struct, frozen=True):
             if type(value) is not int or not low <= value <= high:
                 return f"{flag} is {low} to {high}, not {value}; give one from {low} to {high}."
         return None
+
+
+# What one value sent by a form may hold: a form is typed by hand at the table, and a longer
+# value (or list) is a mistake or an attack, refused before anything reads it.
+LONGEST = 2000
+MOST = 24
+
+
+def taken(command: Command, values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` (by argument and option name, as a form or a JSON body sends them: text,
+    numbers, true/false, lists) as ``command`` declares them, what the command line's parser
+    makes of its words: every argument and option by name, each of its kind, those not given
+    at their value when left out. A name it does not declare, a required one missing or a
+    value of the wrong kind is refused with one sentence (``BadInput``)."""
+    said = " ".join(command.path)
+    known: dict[str, Argument | Option] = {a.name: a for a in command.arguments}
+    for option in command.options:
+        known.setdefault(option.name, option)
+    strange = sorted(set(values) - set(known))
+    if strange:
+        raise BadInput(f"{said} takes no {strange[0][:40]!r}; leave it out.")
+    out: dict[str, Any] = {}
+    for name, part in known.items():
+        many = part.multiple if isinstance(part, Option) else part.nargs == -1
+        value = values.get(name)
+        if value is None or value == "" or value == []:
+            if part.required and not (isinstance(part, Argument) and part.nargs == -1):
+                raise BadInput(f"{said} needs {name.replace('_', ' ')}.")
+            if isinstance(part, Option):
+                out[name] = part.empty()
+            else:
+                out[name] = () if many else part.default
+            continue
+        if many:
+            given = value if isinstance(value, list) else [value]
+            if len(given) > MOST:
+                raise BadInput(f"{said} takes at most {MOST} values of {name}.")
+            out[name] = tuple(_one(said, part, v) for v in given if v not in ("", None))
+        else:
+            out[name] = _one(said, part, value)
+    return out
+
+
+def _one(said: str, part: Argument | Option, value: Any) -> Any:
+    """One value of ``part`` as its kind takes it."""
+    kind, name = part.kind, part.name.replace("_", " ")
+    if isinstance(value, str) and len(value) > LONGEST:
+        raise BadInput(f"{said}: {name} is longer than {LONGEST} characters.")
+    if kind == "file":
+        # A form comes over the network: no page may have the server read a file of its own.
+        raise BadInput(f"{said}: {name} names a file; give it at the command line.")
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        if value in ("true", "on", "1"):
+            return True
+        if value in ("false", "off", "0"):
+            return False
+        raise BadInput(f"{said}: {name} is on or off.")
+    if kind == "int" or (kind == "difficulty" and _is_number(value)):
+        if isinstance(value, bool) or not _is_number(value):
+            raise BadInput(f"{said}: {name} takes a whole number, not {str(value)[:20]!r}.")
+        number = int(value)
+        if part.choices is not None and str(number) not in part.choices:
+            raise BadInput(f"{said}: {name} is one of {', '.join(part.choices)}.")
+        return number
+    if not isinstance(value, str):
+        raise BadInput(f"{said}: {name} takes text.")
+    if kind == "difficulty":
+        return value.strip().casefold()
+    if kind == "choice":
+        sensitive = getattr(part, "case_sensitive", True)
+        for choice in part.choices or ():
+            if choice == value or (not sensitive and choice.casefold() == value.casefold()):
+                return choice
+        raise BadInput(f"{said}: {name} is one of {', '.join(part.choices or ())}.")
+    return value
+
+
+def _is_number(value: Any) -> bool:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return True
+    text = value.strip() if isinstance(value, str) else ""
+    return text.lstrip("+-").isdigit() and len(text) < 12

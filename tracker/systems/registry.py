@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from importlib import import_module
 from typing import Any, NamedTuple
 
@@ -25,7 +25,7 @@ from tracker.errors import Refused, TrackerError
 from tracker.events import catalog
 from tracker.systems.acts import SystemCommand
 from tracker.systems.base import ContestRequest, RollKind, RollRequest, RuleSystem, request_of
-from tracker.systems.commands import Option, Setting
+from tracker.systems.commands import Command, Option, Setting
 
 GROUP = "tracker.systems"
 # A campaign stores its system's name in a column this wide; a name is one lower-case word.
@@ -341,6 +341,38 @@ def campaign_settings() -> tuple[Setting, ...]:
         found.setdefault(setting.name, setting)
     stored = {name: at for at, name in enumerate(catalog.SETTINGS)}
     return tuple(sorted(found.values(), key=lambda s: stored.get(s.name, len(stored))))
+
+
+def with_options(
+    command: Command,
+    what: str | Iterable[Option],
+    before: str | None,
+    system: RuleSystem | None = None,
+) -> Command:
+    """``command`` with the options every installed system (or ``system`` alone) declares as
+    ``what`` ("roll_options"), or with the options ``what`` lists, each marked with the system
+    that reads it, put before its option ``before`` (None: after the last); each one's help says
+    whose it is ("GURPS: a modifier.") unless it names its system already, and of those of one
+    name the first counts. What a command line takes, and what a form of the campaign's system
+    offers."""
+    theirs: dict[str, Option] = {}
+    if isinstance(what, str):
+        options = declared_by(system, what) if system is not None else declared(what)
+    else:
+        options = tuple(what)
+    for option in options:
+        title = get(option.system or "").title
+        worded = option.help if option.help.startswith(title) else f"{title}: {option.help}"
+        theirs.setdefault(option.name, msgspec.structs.replace(option, help=worded))
+    own = command.options
+    at = next((i for i, o in enumerate(own) if o.flag == before), len(own))
+    whole = (*own[:at], *theirs.values(), *own[at:])
+    return msgspec.structs.replace(command, options=whole)
+
+
+def declared_by(system: RuleSystem, what: str) -> tuple[Option, ...]:
+    """The options ``system`` declares as ``what``, each marked with the system."""
+    return tuple(msgspec.structs.replace(o, system=system.name) for o in getattr(system, what))
 
 
 def readers(what: str, name: str) -> list[str]:

@@ -8,6 +8,9 @@ Two views, each a page and a feed of Server-Sent Events:
 - ``/gm`` and ``/gm/events``: everything, for whoever holds the key printed at start-up (a new
   one each start). ``/gm?key=KEY`` sets a cookie and drops the key from the address; a request
   without the cookie is refused before anything is read.
+- ``/gm`` is the GM's console, which acts through ``/gm/act``, ``/gm/ask`` and ``/gm/revoke``;
+  ``/phone`` a character's phone (``/phone/roll``). Those routes are ``tracker.web.console``'s,
+  guarded as ``tracker.web.guard`` says.
 
 Every request is answered only when its Host header names this server (``Hosts``): a page
 on another site that points a name of its own at this machine (DNS rebinding) is refused with
@@ -47,11 +50,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from tracker.app.history import Change
 from tracker.app.live import Live, Page
 from tracker.cli.log import summarize
-from tracker.errors import NotFound
+from tracker.errors import NotFound, TrackerError
 from tracker.events import StoredEvent
 from tracker.events import play as p
 from tracker.projections.player import Sealed, player_stream
 from tracker.projections.rolls import amending_types
+from tracker.web.console import Console, Guard, answer, refused
+from tracker.web.guard import Bucket, Phones
 
 EVERY = 0.1
 COOKIE = "tracker_gm"
@@ -391,6 +396,18 @@ class Hub:
             for queue in list(queues):
                 queue.put_nowait([RESET, *batch])
 
+    @property
+    def token(self) -> str:
+        """What a feed's ids start with (``Live.token``)."""
+        return self.feed.live.token
+
+    async def follow(self) -> None:
+        """The console made another campaign current: every page turns to it now, not at the
+        watcher's next look."""
+        if await self.feed.call(self.feed.live.follow):
+            self.feed.names = {}
+            await self._switch()
+
     def join(self, view: str) -> asyncio.Queue[list[Message] | None]:
         queue: asyncio.Queue[list[Message] | None] = asyncio.Queue()
         self.pages[view].add(queue)
@@ -407,17 +424,31 @@ class Hub:
 
 
 def make_app(
-    live: Live, key: str, *, every: float = EVERY, hosts: Hosts | None = None
+    live: Live,
+    key: str,
+    *,
+    every: float = EVERY,
+    hosts: Hosts | None = None,
+    phones: Phones | None = None,
+    base: str | None = None,
+    rates: Rates | None = None,
 ) -> Starlette:
-    """The live view's web app for ``live``'s campaign; ``key`` opens the GM's view; ``hosts``
-    are the Host headers it answers (by default those of a server on 127.0.0.1)."""
+    """The live view's web app for ``live``'s campaign; ``key`` opens the GM's console;
+    ``hosts`` are the Host headers it answers (by default those of a server on 127.0.0.1);
+    ``phones`` the characters' phone keys; ``base`` the address phones open it by (by
+    default the one the console was opened by); ``rates`` the clients' token buckets."""
     hub = Hub(Feed(live), every)
+    # The console acts on the campaign served, whatever another process makes current.
+    live.table.chosen = live.campaign_id
+    phones = phones or Phones()
+    guard = Guard(key, phones)
+    console = Console(hub, guard, base)
 
     async def players_page(request: Request) -> Response:
         return HTMLResponse(_page(PLAYERS), headers=HEADERS)
 
     async def gm_page(request: Request) -> Response:
-        return _gm_page(request, key)
+        return _gm_page(request, key, guard.token("gm"))
 
     async def players_events(request: Request) -> Response:
         return _stream(request, hub, PLAYERS)
@@ -426,6 +457,41 @@ def make_app(
         if not _holds_key(request, key):
             return Response("The GM's view needs the key `tracker serve` printed.", 403)
         return _stream(request, hub, GM)
+
+    async def gm_state(request: Request) -> Response:
+        if not _holds_key(request, key):
+            return refused(403, "The GM's console needs the key `tracker serve` printed.")
+        return answer(await hub.feed.call(console.gm_state, request))
+
+    async def gm_qr(request: Request) -> Response:
+        if not _holds_key(request, key):
+            return refused(403, "The GM's console needs the key `tracker serve` printed.")
+        return console.qr(request, request.path_params["character"])
+
+    async def phone_page(request: Request) -> Response:
+        entry = console.phone_entry(request)
+        if entry is not None:
+            return entry
+        held = guard.phone(request)
+        if held is None:
+            return HTMLResponse(_static_page("phone.html", "refused", ""), 403, headers=HEADERS)
+        page = _static_page("phone.html", "phone", guard.token("phone:" + held[0]))
+        return HTMLResponse(page, headers=HEADERS)
+
+    async def phone_state(request: Request) -> Response:
+        held = guard.phone(request)
+        if held is None:
+            return refused(403, "This phone's link is not live; ask the GM for a new one.")
+        try:
+            return answer(await hub.feed.call(console.phone_state, held[1]))
+        except TrackerError as exc:
+            return refused(404, str(exc))
+
+    async def phone_events(request: Request) -> Response:
+        held = guard.phone(request)
+        if held is None:
+            return Response("This phone's link is not live; ask the GM for a new one.", 403)
+        return _stream(request, hub, PLAYERS, phone=(console, held[1]))
 
     async def asset(request: Request) -> Response:
         name = request.path_params["name"]
@@ -447,12 +513,25 @@ def make_app(
             Route("/events", players_events),
             Route("/gm", gm_page),
             Route("/gm/events", gm_events),
+            Route("/gm/state", gm_state),
+            Route("/gm/act", console.act, methods=["POST"]),
+            Route("/gm/ask", console.ask, methods=["POST"]),
+            Route("/gm/revoke", console.revoke, methods=["POST"]),
+            Route("/gm/qr/{character}", gm_qr),
+            Route("/phone", phone_page),
+            Route("/phone/state", phone_state),
+            Route("/phone/events", phone_events),
+            Route("/phone/roll", console.phone_roll, methods=["POST"]),
             Route("/static/{name}", asset),
         ],
-        middleware=[Middleware(ServedHostsOnly, hosts=hosts or Hosts("127.0.0.1"))],
+        middleware=[
+            Middleware(ServedHostsOnly, hosts=hosts or Hosts("127.0.0.1")),
+            Middleware(Throttled, rates=rates or RATES),
+        ],
         lifespan=_lifespan(lifespan),
     )
     app.state.hub = hub
+    app.state.phones = phones
     return app
 
 
@@ -462,8 +541,8 @@ def _holds_key(request: Request, key: str) -> bool:
     return bool(given) and hmac.compare_digest(given.encode(), key.encode())
 
 
-def _gm_page(request: Request, key: str) -> Response:
-    """The GM's page for a browser that holds the key; one that gives it in the address is
+def _gm_page(request: Request, key: str, token: str) -> Response:
+    """The GM's console for a browser that holds the key; one that gives it in the address is
     sent back without it, holding it in a cookie."""
     given = request.query_params.get("key")
     if given is not None:
@@ -475,28 +554,59 @@ def _gm_page(request: Request, key: str) -> Response:
         return response
     if not _holds_key(request, key):
         return _refused()
-    return HTMLResponse(_page(GM), headers=HEADERS)
+    return HTMLResponse(_static_page("console.html", GM, token), headers=HEADERS)
 
 
 def _refused() -> Response:
-    return HTMLResponse(
-        _page("refused"),
-        status_code=403,
-        headers=HEADERS,
-    )
+    return HTMLResponse(_static_page("console.html", "refused", ""), 403, headers=HEADERS)
 
 
-def _stream(request: Request, hub: Hub, view: str) -> Response:
-    """A view's feed for one page, from the last event it saw (``Last-Event-ID``)."""
+def _stream(
+    request: Request, hub: Hub, view: str, phone: tuple[Console, str] | None = None
+) -> Response:
+    """A view's feed for one page, from the last event it saw (``Last-Event-ID``); a
+    ``phone`` (the console and its character's id) is also sent its character after each
+    board, and the GM's requests of it."""
     # An id is the campaign's token and the event's version: a page that comes back from
     # another campaign or database (or with an id past the head) starts afresh.
     given = request.headers.get("last-event-id") or ""
     prefix, _, number = given.rpartition("-")
-    token = hub.feed.live.token
+    token = hub.token
     seen = int(number) if prefix == token and number.isdigit() and len(number) < 16 else -1
     queue = hub.join(view)
     events = _events(hub, view, queue, given, seen)
+    if phone is not None:
+        events = _phone_events(hub, queue, events, *phone)
     return EventSourceResponse(events, ping=15, headers=HEADERS)
+
+
+async def _phone_events(
+    hub: Hub,
+    queue: asyncio.Queue[list[Message] | None],
+    events: AsyncIterator[ServerSentEvent],
+    console: Console,
+    character_id: str,
+) -> AsyncIterator[ServerSentEvent]:
+    """The players' feed, and after each board the phone's character as the players know
+    it (``me``); the GM's request waiting, at once and whenever it changes."""
+    console.phones.join(character_id, queue)
+    try:
+        first = True
+        async for message in events:
+            yield message
+            if message.event == "board":
+                try:
+                    me = await hub.feed.call(console.phone_state, character_id)
+                except TrackerError:
+                    return  # the campaign served changed under this phone
+                yield ServerSentEvent(data=json.dumps(me, ensure_ascii=False), event="me")
+                if first:
+                    first = False
+                    yield ServerSentEvent(
+                        data=console.phones.waiting(character_id), event="request"
+                    )
+    finally:
+        console.phones.leave(character_id, queue)
 
 
 async def _events(
@@ -536,12 +646,52 @@ async def _events(
         hub.leave(view, queue)
 
 
-ASSETS = {"live.js": "text/javascript", "live.css": "text/css"}
+ASSETS = {
+    "live.js": "text/javascript",
+    "live.css": "text/css",
+    "feed.js": "text/javascript",
+    "console.js": "text/javascript",
+    "phone.js": "text/javascript",
+    "table.css": "text/css",
+}
 
 
 def _page(view: str) -> str:
     html = (resources.files("tracker.web") / "static" / "live.html").read_text(encoding="utf-8")
     return html.replace("{{view}}", view)
+
+
+def _static_page(name: str, view: str, token: str) -> str:
+    """A page of ``static/`` for ``view``, with the token its actions send back."""
+    html = (resources.files("tracker.web") / "static" / name).read_text(encoding="utf-8")
+    return html.replace("{{view}}", view).replace("{{csrf}}", token)
+
+
+Rates = dict[str, tuple[float, float]]
+RATES: Rates = {"POST": (20, 2.0), "GET": (240, 40.0)}
+"""Per client address: actions, 20 at once and then 2 a second; pages, feeds and their data,
+240 at once and then 40 a second (a page that loses the server reconnects by itself)."""
+TOO_MANY = "Too many requests from this address; wait a moment and try again.\n"
+
+
+class Throttled:
+    """Refuses, with 429, a client address past its bucket (``RATES``): actions counted apart
+    from pages, so a flood of page loads does not stop the GM rolling, nor the reverse."""
+
+    def __init__(self, app: ASGIApp, rates: Rates) -> None:
+        self.app = app
+        self.buckets = {method: Bucket(*rate) for method, rate in rates.items()}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not scope["path"].startswith("/static/"):
+            bucket = self.buckets["POST" if scope["method"] == "POST" else "GET"]
+            client = (scope.get("client") or ("?", 0))[0]
+            if not bucket.take(client):
+                await PlainTextResponse(TOO_MANY, status_code=429, headers=HEADERS)(
+                    scope, receive, send
+                )
+                return
+        await self.app(scope, receive, send)
 
 
 def _lifespan(fn: Callable[[Starlette], AsyncIterator[None]]) -> Any:

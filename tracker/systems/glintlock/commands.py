@@ -21,6 +21,7 @@ from tracker.systems.glintlock.events import (
     ThreatAdded,
     ThreatSpent,
 )
+from tracker.systems.glintlock.folding import BREAKING, FLOOR
 from tracker.systems.spending import SPEND
 
 # -- Mettle ---------------------------------------------------------------------------------------
@@ -389,6 +390,7 @@ COMMANDS = (
         "Threat",
         at_table="spending Threat",
         render=threat_spent_words,
+        discharges=(FLOOR,),
         declared=THREAT_SPEND,
     ),
     SystemCommand(
@@ -407,6 +409,7 @@ COMMANDS = (
         "The breaking point",
         render=resolved_words,
         taken=breaking_point_taken,
+        discharges=(BREAKING,),
         declared=BREAKING_POINT,
     ),
 )

@@ -16,7 +16,7 @@ ROLL = (
     Option("--skill", "the skill used (trained if listed).", metavar="SKILL"),
     Option("--spell", "a spell (backlash on a natural 1).", "bool"),
     Option("--backlash-dice", "physical 2d12 for backlash.", metavar="N,N"),
-    Option("--override", "roll although Threat 6 is owed.", "bool"),
+    Option("--override", "roll although Threat 6 is owed.", "bool", gm_only=True),
 )
 
 

@@ -19,7 +19,7 @@ ROLL = (
     ),
     Option("--advantage", "roll 2d20, keep the best.", "bool"),
     Option("--disadvantage", "roll 2d20, keep the worst.", "bool"),
-    Option("--no-panic", "a catastrophe calls no panic check.", "bool"),
+    Option("--no-panic", "a catastrophe calls no panic check.", "bool", gm_only=True),
 )
 
 CONTEST = (

@@ -24,9 +24,11 @@ ROLL = (
     Option("--task", "a named task, to count retries.", metavar="NAME"),
     Option("--retry", "how retries of the task work.", "choice", choices=RETRIES),
     Option("--feat", "a failed roll costs 1 FP.", "choice", choices=("running",)),
-    Option("--danger", "GURPS sense roll: something dangerous (Danger Sense).", "bool"),
-    Option("--danger-dice", "physical 3d6 for Danger Sense.", metavar="N,N,N"),
-    Option("--public", "show a sense roll to the players.", "bool"),
+    Option(
+        "--danger", "GURPS sense roll: something dangerous (Danger Sense).", "bool", gm_only=True
+    ),
+    Option("--danger-dice", "physical 3d6 for Danger Sense.", metavar="N,N,N", gm_only=True),
+    Option("--public", "show a sense roll to the players.", "bool", gm_only=True),
 )
 
 CONTEST = (

@@ -240,6 +240,7 @@ COMMANDS = (
         trait_assign,
         "Assigning fright traits",
         render=assigned_words,
+        discharges=("assign-trait",),
         declared=TRAIT_ASSIGN,
     ),
 )

@@ -1,0 +1,83 @@
+"""Declared commands run by name with a form's values (``tracker.app.actions``): the same
+handlers as the command line, the same refusals, nothing appended on one."""
+
+from __future__ import annotations
+
+import pytest
+
+from tracker.app.actions import declaration, declarations, perform
+from tracker.app.tracker import Tracker
+from tracker.errors import BadInput, Refused, TrackerError
+
+
+@pytest.fixture
+def table(glintlock) -> Tracker:
+    glintlock.ok("session start")
+    return Tracker(str(glintlock.db))
+
+
+def head(t: Tracker) -> int:
+    return t.store.head(t.campaign().campaign_id).version
+
+
+def test_a_roll_from_a_form_is_the_roll_the_command_line_logs(table, glintlock):
+    done = perform(
+        table, ("roll",), {"character": "wren", "trait": "grit", "tags": ["1:gear"], "dice": "15"}
+    )
+    cli = glintlock.json("roll Wren Grit --tag 1:gear --dice 15")
+    for key in ("character", "trait", "effective", "dice", "kept", "outcome", "position"):
+        assert done.doc[key] == cli[key]
+    assert [e.type for e in done.events] == ["RollMade"]
+
+
+@pytest.mark.parametrize(
+    ("values", "error"),
+    [
+        ({"character": "Wren", "trait": "Grit", "bogus": "1"}, BadInput),
+        ({"character": "Wren"}, BadInput),
+        ({"character": "Nobody", "trait": "Grit"}, Refused),
+        ({"character": "Wren", "trait": "Grit", "dice": "25"}, BadInput),
+        ({"character": "Wren", "trait": "Grit", "tags": ["x"] * 100}, BadInput),
+        ({"character": "Wren", "trait": "Grit", "override": "maybe"}, BadInput),
+        ({"character": "Wren", "trait": "Grit", "mods": ["-2"]}, BadInput),
+    ],
+)
+def test_a_refused_form_appends_nothing(table, values, error):
+    before = head(table)
+    with pytest.raises(error) as raised:
+        perform(table, ("roll",), values)
+    assert "\n" not in str(raised.value)
+    assert head(table) == before
+
+
+def test_undo_and_redo_say_what_they_take_back_before_they_do(table):
+    done = perform(table, ("stress",), {"character": "Tomas", "change": "+2"})
+    state = table.state()
+    assert [e.event_id for e in table.history.next_undo(state)] == [done.events[0].event_id]
+    perform(table, ("undo",), {})
+    state = table.state()
+    assert [e.event_id for e in table.history.next_redo(state)] == [done.events[0].event_id]
+    perform(table, ("redo",), {})
+    assert table.history.next_redo(table.state()) == []
+
+
+def test_a_campaign_offers_its_systems_commands_and_its_options_only(table):
+    rules = table.state().rules
+    paths = [c.path for c in declarations(rules)]
+    assert ("threat", "spend") in paths
+    assert ("session", "end") in paths
+    roll = declaration(rules, ("roll",))
+    names = {o.name for o in roll.options}
+    assert {"tags", "trained", "secret", "dice"} <= names
+    assert "mods" not in names  # GURPS's, not this campaign's
+    with pytest.raises(TrackerError):
+        declaration(rules, ("verify",))
+
+
+def test_a_session_ends_and_starts_from_a_form(table):
+    ended = perform(table, ("session", "end"), {})
+    assert [e.type for e in ended.events] == ["SessionEnded"]
+    started = perform(table, ("session", "start"), {"title": "Below"})
+    assert started.doc["title"] == "Below"
+    with pytest.raises(Refused):
+        perform(table, ("session", "start"), {})

@@ -1,0 +1,171 @@
+"""Declared commands run by name, with the values a form sent: how a front door other than
+the command line (the web console, a player's phone) acts at the table.
+
+Each action is a declaration (``tracker.app.declared``, or a rule system's own
+``SystemCommand.declared``) and the app-layer call the command line makes for it. The values
+are read as the declaration says (``tracker.systems.commands.taken``: what click's parser
+does for the command line), then handed to the same handler, decided under the store's write
+lock; a refusal is a ``TrackerError`` with one sentence, and nothing is appended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from tracker.app import declared as d
+from tracker.errors import BadInput, NotFound
+from tracker.events import StoredEvent
+from tracker.systems import registry
+from tracker.systems.base import RuleSystem
+from tracker.systems.commands import Command, taken
+
+if TYPE_CHECKING:
+    from tracker.app.tracker import Tracker
+    from tracker.projections.campaign import CampaignState
+
+
+class Done(NamedTuple):
+    """What an action did: the document its command shows (``--json``), and the events it
+    logged, oldest first (none for ``campaign use``, which logs nothing)."""
+
+    doc: dict[str, Any]
+    events: list[StoredEvent]
+
+
+Runner = Callable[["Tracker", dict[str, Any]], Done]
+
+
+def _logged(logged: Any) -> Done:
+    return Done(logged.doc, list(logged.events))
+
+
+def _change(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise BadInput(f"Give the {what} change as +N or -N, not {text[:20]!r}.") from None
+
+
+def _roll(t: Tracker, v: dict[str, Any]) -> Done:
+    character, trait = v.pop("character"), v.pop("trait")
+    return _logged(t.rolls.roll(character, registry.roll_request(trait, **v)))
+
+
+def _contest(t: Tracker, v: dict[str, Any]) -> Done:
+    sides = [v.pop(k) for k in ("a", "trait_a", "b", "trait_b")]
+    return _logged(t.rolls.contest(*sides, registry.contest_request(**v)))
+
+
+def _track(track: str) -> Runner:
+    def run(t: Tracker, v: dict[str, Any]) -> Done:
+        change = _change(v["change"], track.upper())
+        return _logged(t.tracks.track(v["character"], track, change, cause=v["cause"]))
+
+    return run
+
+
+def _session_start(t: Tracker, v: dict[str, Any]) -> Done:
+    state, info, lapsed = t.campaigns.session_start(v["title"])
+    doc = {"campaign": state.name, **info.to_dict(), "lapsed_spends": list(lapsed)}
+    return Done(doc, _since(t, state, 1))
+
+
+def _session_end(t: Tracker, v: dict[str, Any]) -> Done:
+    state, info, lapsed = t.campaigns.session_end()
+    doc = {"campaign": state.name, **info.to_dict(), "lapsed": [o.what for o in lapsed]}
+    return Done(doc, _since(t, state, 1))
+
+
+def _campaign_use(t: Tracker, v: dict[str, Any]) -> Done:
+    row = t.campaigns.campaign_use(v["name"])
+    t.chosen = row.name
+    return Done({"campaign": row.name, "system": row.system}, [])
+
+
+def _since(t: Tracker, state: CampaignState, count: int) -> list[StoredEvent]:
+    return list(t.store.read(state.campaign_id, after_version=state.version - count))
+
+
+CORE: dict[tuple[str, ...], tuple[Command, Runner]] = {
+    d.ROLL.path: (d.ROLL, _roll),
+    d.CONTEST.path: (d.CONTEST, _contest),
+    d.STRESS.path: (
+        d.STRESS,
+        lambda t, v: _logged(
+            t.tracks.stress(v["character"], _change(v["change"], "stress"), cause=v["cause"])
+        ),
+    ),
+    ("hp",): (d.track_command("hp"), _track("hp")),
+    ("fp",): (d.track_command("fp"), _track("fp")),
+    d.CONDITION_SET.path: (
+        d.CONDITION_SET,
+        lambda t, v: _logged(
+            t.tracks.condition_set(
+                v["character"], v["name"], duration=v["duration"], unit=v["unit"], note=v["note"]
+            )
+        ),
+    ),
+    d.CONDITION_CLEAR.path: (
+        d.CONDITION_CLEAR,
+        lambda t, v: _logged(t.tracks.condition_clear(v["character"], v["name"], note=v["note"])),
+    ),
+    d.NOTE.path: (d.NOTE, lambda t, v: _logged(t.tracks.note(v["text"]))),
+    d.DISMISS.path: (
+        d.DISMISS,
+        lambda t, v: _logged(t.tracks.obligation_dismiss(v["obligation"], reason=v["reason"])),
+    ),
+    d.UNDO.path: (
+        d.UNDO,
+        lambda t, v: _logged(t.history.undo(v["event"], cascade=v["cascade"], reason=v["reason"])),
+    ),
+    d.REDO.path: (d.REDO, lambda t, v: _logged(t.history.redo(reason=v["reason"]))),
+    d.REVEAL.path: (
+        d.REVEAL,
+        lambda t, v: _logged(t.history.reveal(v["event"], session=v["session"])),
+    ),
+    d.SESSION_START.path: (d.SESSION_START, _session_start),
+    d.SESSION_END.path: (d.SESSION_END, _session_end),
+    d.CAMPAIGN_USE.path: (d.CAMPAIGN_USE, _campaign_use),
+}
+"""The core's actions, by path."""
+
+
+def declaration(rules: RuleSystem, path: tuple[str, ...]) -> Command:
+    """What the action at ``path`` takes in a campaign of ``rules``: a roll or a contest with
+    the options that system reads, a system's own command as it declares it."""
+    if path == d.ROLL.path:
+        return registry.with_options(d.ROLL, "roll_options", "--secret", rules)
+    if path == d.CONTEST.path:
+        return registry.with_options(d.CONTEST, "contest_options", "--seed", rules)
+    if path in CORE:
+        return CORE[path][0]
+    for command in rules.commands:
+        if command.path == path and command.declared is not None and command.logs:
+            return command.declared
+    raise NotFound(f"There is no command {' '.join(path)[:60]!r} here; pick one the page offers.")
+
+
+def declarations(rules: RuleSystem) -> list[Command]:
+    """Every action a campaign of ``rules`` offers: the core's, then its system's own that log
+    (a listing such as ``project status`` is the command line's)."""
+    found = [declaration(rules, path) for path in CORE]
+    seen = set(CORE)
+    for command in rules.commands:
+        if command.declared is not None and command.logs and command.path not in seen:
+            seen.add(command.path)
+            found.append(command.declared)
+    return found
+
+
+def perform(tracker: Tracker, path: tuple[str, ...], values: Mapping[str, Any]) -> Done:
+    """Run the action at ``path`` with ``values`` (by argument and option name) in the
+    tracker's campaign, as the command line runs it."""
+    rules = tracker.state().rules
+    given = taken(declaration(rules, path), values)
+    if path in CORE:
+        return CORE[path][1](tracker, given)
+    command = registry.command(rules, path, given)
+    if command.taken is not None:
+        given = command.taken(given)
+    return _logged(tracker.acting.run(path, **given))

@@ -1,0 +1,462 @@
+"""The GM's console and the players' phones: the routes that act at the table.
+
+Every action goes through ``tracker.app.actions`` (the command line's handlers, decided under
+the store's write lock); a refusal comes back as its one sentence with 4xx and nothing logged.
+Every POST passes ``guard.Guard.check`` first: the client's rate, the key (the GM's cookie, or
+a phone's), JSON from no other origin, the page's token and a nonce never seen before.
+
+A phone acts for the one character its key is for: a roll of that character's, with options
+its system lets a player give (``Option.gm_only`` are the GM's), or the roll the GM asked of
+it, as the GM filled it in. What a phone is told of a roll is what the players' stream holds
+of it: of a blind (secret) roll, only that the GM has it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+
+from tracker.app.actions import declaration, declarations, perform
+from tracker.errors import BadInput, NotFound, TrackerError
+from tracker.systems.commands import Command, Option, taken
+from tracker.web import guard
+
+if TYPE_CHECKING:
+    from tracker.web.server import Hub
+
+GM_COOKIE = "tracker_gm"
+PHONE_COOKIE = "tracker_phone"
+NONCE = re.compile(r"[A-Za-z0-9_-]{16,64}")
+LARGEST_BODY = 16_384
+ROLL = ("roll",)
+
+
+class Refusal(Exception):
+    """A request refused before it reached the table: its status and one sentence."""
+
+    def __init__(self, status: int, sentence: str) -> None:
+        super().__init__(sentence)
+        self.status = status
+
+
+def refused(status: int, sentence: str) -> JSONResponse:
+    from tracker.web.server import HEADERS
+
+    return JSONResponse({"error": sentence}, status_code=status, headers=HEADERS)
+
+
+def answer(doc: dict[str, Any]) -> JSONResponse:
+    from tracker.web.server import HEADERS
+
+    return JSONResponse(doc, headers=HEADERS)
+
+
+class Guard:
+    """Who a request speaks for, and whether a POST may act (see the module's docstring)."""
+
+    def __init__(self, key: str, phones: guard.Phones) -> None:
+        self.key = key
+        self.phones = phones
+        self.secret = secrets.token_bytes(32)
+        self.nonces = guard.Nonces()
+
+    def is_gm(self, request: Request) -> bool:
+        import hmac
+
+        given = request.cookies.get(GM_COOKIE, "")
+        return bool(given) and hmac.compare_digest(given.encode(), self.key.encode())
+
+    def phone(self, request: Request) -> tuple[str, str] | None:
+        """The phone's key and the character it is for; None without a live key."""
+        key = request.cookies.get(PHONE_COOKIE, "")
+        holder = self.phones.holder(key) if key else None
+        return (key, holder) if holder else None
+
+    def token(self, identity: str) -> str:
+        return guard.csrf_token(self.secret, identity)
+
+    async def check(self, request: Request, identity: str) -> dict[str, Any]:
+        """The JSON body of a POST that may act as ``identity``; ``Refusal`` otherwise."""
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            raise Refusal(415, "Send the action as JSON, as the page does.")
+        origin = request.headers.get("origin")
+        if origin is not None and origin != f"{request.url.scheme}://{request.headers['host']}":
+            raise Refusal(403, "An action must come from this server's own page.")
+        import hmac
+
+        sent = request.headers.get("x-csrf-token", "")
+        if not hmac.compare_digest(sent.encode(), self.token(identity).encode()):
+            raise Refusal(403, "This page is out of date or not this server's; reload it.")
+        body = await request.body()
+        if len(body) > LARGEST_BODY:
+            raise Refusal(413, "That request is too large to be an action.")
+        try:
+            doc = json.loads(body)
+        except ValueError:
+            raise Refusal(400, "The request is not JSON; reload the page.") from None
+        if not isinstance(doc, dict):
+            raise Refusal(400, "The request is not an action; reload the page.")
+        nonce = doc.get("nonce")
+        if not isinstance(nonce, str) or not NONCE.fullmatch(nonce):
+            raise Refusal(400, "The request carries no nonce; reload the page.")
+        if not self.nonces.first(identity, nonce):
+            raise Refusal(409, "This request was sent already; nothing more was logged.")
+        return doc
+
+
+def _form(command: Command, *, player: bool = False) -> dict[str, Any]:
+    """A declaration as the pages draw a form of it; ``player``: without the GM's options."""
+    options = [o for o in command.options if not (player and o.gm_only)]
+    first = command.help.strip().splitlines()[0] if command.help.strip() else ""
+    return {
+        "path": list(command.path),
+        "title": " ".join(command.path),
+        "help": first,
+        "arguments": [
+            {
+                "name": a.name,
+                "kind": a.kind,
+                "choices": list(a.choices) if a.choices else None,
+                "required": a.required and a.nargs != -1,
+                "multiple": a.nargs == -1,
+                "complete": a.complete,
+                "help": a.help or a.metavar or a.name,
+                "metavar": a.metavar,
+            }
+            for a in command.arguments
+        ],
+        "options": [_option(o) for o in options],
+    }
+
+
+def _option(o: Option) -> dict[str, Any]:
+    return {
+        "name": o.name,
+        "flag": o.flag,
+        "kind": o.kind,
+        "choices": list(o.choices) if o.choices else None,
+        "multiple": o.multiple,
+        "required": o.required,
+        "complete": o.complete,
+        "help": o.help,
+        "metavar": o.metavar,
+        "default": o.default if isinstance(o.default, (int, str)) else None,
+    }
+
+
+def _traits(ch: Any) -> list[str]:
+    return [k for k in [*ch.stats, *ch.skills] if k.casefold() not in ("hp", "fp")]
+
+
+class Console:
+    """The console's and the phones' routes over one live campaign."""
+
+    def __init__(self, hub: Hub, guard_: Guard, base: str | None) -> None:
+        self.hub = hub
+        self.feed = hub.feed
+        self.guard = guard_
+        self.phones = guard_.phones
+        self.base = base
+
+    # -- what the console shows ------------------------------------------------------------------
+
+    def link(self, request: Request, character_id: str) -> str | None:
+        key = self.phones.key_of(character_id)
+        if key is None:
+            return None
+        base = self.base or f"{request.url.scheme}://{request.headers['host']}"
+        return f"{base}/phone?key={key}"
+
+    def gm_state(self, request: Request) -> dict[str, Any]:
+        """Everything the console's forms need, as the campaign stands now."""
+        from tracker.app.live import Page
+        from tracker.web.server import GM
+
+        live = self.feed.live
+        table = live.table
+        state = live.state()
+        rules = state.rules
+        self.phones.issue(
+            cid for cid, ch in state.characters.items() if not ch.npc and ch.retired_version is None
+        )
+        page = Page([], set(state.revoked), state.version)
+
+        def said(events: list[Any]) -> list[str]:
+            return [f"#{e.version} {self.feed.item(e, page, GM)['text']}" for e in events]
+
+        shown = table.revealed(live.row)
+        session = state.current_session or (state.next_session_number - 1)
+        secret = [
+            e
+            for e in table.store.read(live.campaign_id, session_id=session)
+            if e.visibility == "gm" and e.event_id not in shown
+        ]
+        characters = []
+        for cid, ch in state.characters.items():
+            if ch.retired_version is not None:
+                continue
+            waiting = self.phones.requests.get(cid)
+            characters.append(
+                {
+                    "id": cid,
+                    "name": ch.name,
+                    "npc": ch.npc,
+                    "traits": _traits(ch),
+                    "conditions": sorted(ch.conditions),
+                    "phone": None if ch.npc else self.link(request, cid),
+                    "asked": waiting.said if waiting else None,
+                }
+            )
+        discharging = {
+            kind: c.declared.path
+            for c in rules.commands
+            if c.declared is not None
+            for kind in c.discharges
+        }
+        obligations = []
+        for ob in sorted(state.obligations.values(), key=lambda o: o.opened_version):
+            ch = state.characters.get(ob.character_id or "")
+            obligations.append(
+                {
+                    "id": ob.id,
+                    "what": ob.what,
+                    "severity": ob.severity,
+                    "character": ch.name if ch else None,
+                    "action": list(discharging.get(ob.kind, ())) or None,
+                }
+            )
+        return {
+            "campaign": state.name,
+            "system": state.system,
+            "system_title": rules.title,
+            "session": state.current_session,
+            "characters": characters,
+            "forms": [_form(c) for c in declarations(rules)],
+            "undo": said(table.history.next_undo(state)),
+            "redo": said(table.history.next_redo(state)),
+            "secrets": [
+                {"event": e.event_id, "text": t} for e, t in zip(secret, said(secret), strict=True)
+            ],
+            "obligations": obligations,
+            "campaigns": [row.name for row in table.store.campaigns()],
+            "lists": {
+                "spend_kinds": list(rules.spend_kinds),
+                "difficulties": list(rules.difficulties),
+            },
+        }
+
+    def phone_state(self, character_id: str) -> dict[str, Any]:
+        """What a phone shows of its character (as the players know it: nothing a secret
+        roll changed) and the form it rolls with."""
+        live = self.feed.live
+        state = live.table.player_state(live.row)
+        ch = state.characters.get(character_id)
+        if ch is None:
+            raise NotFound("This phone's character is not in the campaign served.")
+        return {
+            "campaign": state.name,
+            "system_title": state.rules.title,
+            "character": {
+                **ch.tracks(state.rules),
+                "stats": dict(ch.stats),
+                "skills": dict(ch.skills),
+            },
+            "traits": _traits(ch),
+            "form": _form(declaration(state.rules, ROLL), player=True),
+            "asked": json.loads(self.phones.waiting(character_id)),
+        }
+
+    # -- acting ---------------------------------------------------------------------------------
+
+    async def act(self, request: Request) -> Response:
+        """The GM's action: ``{"path": [...], "values": {...}}``."""
+
+        async def run(body: dict[str, Any]) -> dict[str, Any]:
+            path = body.get("path")
+            values = body.get("values") or {}
+            if (
+                not isinstance(path, list)
+                or not path
+                or not all(isinstance(w, str) for w in path)
+                or not isinstance(values, dict)
+            ):
+                raise BadInput("Name the command and its values, as the console's forms do.")
+            done = await self.feed.call(perform, self.feed.live.table, tuple(path), values)
+            if tuple(path) == ("campaign", "use"):
+                await self.hub.follow()
+                return {"text": [f'Now playing "{done.doc["campaign"]}".'], "doc": done.doc}
+            return {"text": await self.feed.call(self._said_gm, done.events), "doc": done.doc}
+
+        return await self._guarded(request, "gm", run)
+
+    def _said_gm(self, events: list[Any]) -> list[str]:
+        from tracker.app.live import Page
+        from tracker.web.server import GM
+
+        state = self.feed.live.state()
+        page = Page([], set(state.revoked), state.version)
+        return [f"#{e.version} {self.feed.item(e, page, GM)['text']}" for e in events]
+
+    async def ask(self, request: Request) -> Response:
+        """The GM asks a character's phone for a roll, filled in:
+        ``{"character", "trait", "values", "secret"}``."""
+
+        async def run(body: dict[str, Any]) -> dict[str, Any]:
+            name, trait = body.get("character"), body.get("trait")
+            values = body.get("values") or {}
+            if not isinstance(name, str) or not isinstance(trait, str) or not trait.strip():
+                raise BadInput("Name the character and the trait to ask for.")
+            if not isinstance(values, dict) or {"character", "trait", "secret"} & set(values):
+                raise BadInput("Give the roll's options apart from its character and trait.")
+            secret = body.get("secret") is True
+
+            def made() -> guard.Request:
+                live = self.feed.live
+                state = live.state()
+                ch = live.table.character(name, state)
+                form = declaration(state.rules, ROLL)
+                options = {k: v for k, v in values.items() if v not in (None, "", [], False)}
+                taken(form, {"character": ch.name, "trait": trait, **options})  # refuses now
+                words = [trait]
+                for option, value in options.items():
+                    if isinstance(value, list):
+                        words += map(str, value)
+                    else:
+                        words.append(option if value is True else f"{option} {value}")
+                said = f"{ch.name}: {' '.join(words)}" + (", secret" if secret else "")
+                return guard.Request(
+                    secrets.token_urlsafe(9), ch.character_id, trait, options, secret, said
+                )
+
+            asked = await self.feed.call(made)
+            self.phones.ask(asked)
+            return {"text": [f"Asked {asked.said}."]}
+
+        return await self._guarded(request, "gm", run)
+
+    async def revoke(self, request: Request) -> Response:
+        """End a character's phone key at once and make a new one: ``{"character": id}``."""
+
+        async def run(body: dict[str, Any]) -> dict[str, Any]:
+            cid = body.get("character")
+            state = await self.feed.call(self.feed.live.state)
+            if not isinstance(cid, str) or cid not in state.characters:
+                raise NotFound("No such character to revoke a phone of.")
+            self.phones.revoke(cid)
+            name = state.characters[cid].name
+            return {"text": [f"{name}'s old link no longer works; give the new one."]}
+
+        return await self._guarded(request, "gm", run)
+
+    async def phone_roll(self, request: Request) -> Response:
+        """A phone rolls for its character: ``{"trait", "values", "request"}``; ``values``
+        holds the options a player may give (the dice among them)."""
+        held = self.guard.phone(request)
+        if held is None:
+            return refused(403, "This phone's link is not live; ask the GM for a new one.")
+        key, cid = held
+
+        async def run(body: dict[str, Any]) -> dict[str, Any]:
+            values = body.get("values") or {}
+            if not isinstance(values, dict):
+                raise BadInput("Give the roll's options as the phone's form does.")
+            if "character" in values or "character" in body:
+                raise Refusal(403, "A phone rolls for its own character only.")
+            asked_id = body.get("request")
+            if asked_id is not None:
+                asked = self.phones.requests.get(cid)
+                if asked is None or asked.id != str(asked_id):
+                    raise Refusal(409, "The GM's request was answered or withdrawn already.")
+                trait, options, secret = asked.trait, dict(asked.options), asked.secret
+                dice = values.get("dice")
+                if set(values) - {"dice"}:
+                    raise Refusal(403, "A roll the GM asked for is rolled as the GM filled it in.")
+                if dice:
+                    options["dice"] = dice
+            else:
+                trait, options, secret = body.get("trait"), dict(values), False
+                form = await self.feed.call(lambda: declaration(self.feed.live.state().rules, ROLL))
+                theirs = {o.name for o in form.options if o.gm_only}
+                if theirs & set(options):
+                    raise Refusal(403, "That option is the GM's to give; roll without it.")
+            if not isinstance(trait, str) or not trait.strip():
+                raise BadInput("Name the trait to roll.")
+
+            def roll() -> list[Any]:
+                live = self.feed.live
+                ch = live.state().characters.get(cid)
+                if ch is None:
+                    raise NotFound("This phone's character is not in the campaign served.")
+                given = {"character": ch.name, "trait": trait, "secret": secret, **options}
+                return perform(live.table, ROLL, given).events
+
+            events = await self.feed.call(roll)
+            if asked_id is not None:
+                self.phones.answered(cid, str(asked_id))
+            if any(e.visibility == "gm" for e in events):
+                # Nothing of a blind roll, however it went: the players' stream has it sealed.
+                return {"text": ["Rolled. The GM has it."], "blind": True}
+            return {"text": await self.feed.call(self._said_players, events), "blind": False}
+
+        return await self._guarded(request, "phone:" + key, run)
+
+    def _said_players(self, events: list[Any]) -> list[str]:
+        from tracker.app.live import Page
+        from tracker.web.server import PLAYERS
+
+        page = Page([], set(), 0)
+        return [self.feed.item(e, page, PLAYERS)["text"] for e in events]
+
+    async def _guarded(
+        self,
+        request: Request,
+        identity: str,
+        run: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],
+    ) -> Response:
+        if identity == "gm" and not self.guard.is_gm(request):
+            return refused(403, "The GM's console needs the key `tracker serve` printed.")
+        try:
+            body = await self.guard.check(request, identity)
+            return answer({"ok": True, **await run(body)})
+        except Refusal as exc:
+            return refused(exc.status, str(exc))
+        except NotFound as exc:
+            return refused(404, str(exc))
+        except TrackerError as exc:
+            return refused(400 if isinstance(exc, BadInput) else 409, str(exc))
+
+    # -- the phone's own pages ------------------------------------------------------------------
+
+    def phone_entry(self, request: Request) -> Response | None:
+        """A phone's link: the key into a cookie and out of the address; None when the
+        request has no key in its address."""
+        key = request.query_params.get("key")
+        if key is None:
+            return None
+        from tracker.web.server import HEADERS
+
+        if self.phones.holder(key) is None:
+            return refused(403, "This link is not live; ask the GM for a new one.")
+        response = RedirectResponse("/phone", status_code=303, headers=HEADERS)
+        response.set_cookie(PHONE_COOKIE, key, httponly=True, samesite="strict", path="/phone")
+        return response
+
+    def qr(self, request: Request, character_id: str) -> Response:
+        """A character's phone link as a QR code (SVG), made here."""
+        link = self.link(request, character_id)
+        if link is None:
+            return Response("No phone link for that character.", 404)
+        try:
+            import segno
+        except ImportError:
+            return Response("QR codes need segno: pip install 'tracker[serve]'.", 404)
+        from tracker.web.server import HEADERS
+
+        svg = segno.make(link, error="m").svg_inline(scale=5, border=2, dark="#111", light="#fff")
+        return Response(svg, media_type="image/svg+xml", headers=HEADERS)

@@ -1,0 +1,181 @@
+"""What stands between the network and the table's actions: who a request speaks for, whether
+the page that sent it is one this server made, whether it was sent before, and how often.
+
+- **Phones** holds one key per character. A phone's link carries it once; the server answers
+  with a cookie and the key leaves the address bar. Keys live in this process only: they are
+  not facts of the game (the log keeps what was played, not who was let in), a new start makes
+  new ones as it makes a new GM key, and revoking one ends it at once, open feeds included.
+- **Forgery.** Every page that can act carries a token (``csrf``) derived from the key it was
+  opened with; a POST must send it back in ``X-CSRF-Token``, as JSON, from no other origin.
+  A page on another site can neither read the token nor send JSON here without asking first.
+- **Replay.** Every POST names a nonce the page made; a nonce seen before is refused, so a
+  request sent twice (a double tap, or one copied off the network) logs once.
+- **Rates.** A small token bucket per client address for actions, and a larger one for pages
+  and feeds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Bucket:
+    """A token bucket per client: ``burst`` requests at once, then ``rate`` a second."""
+
+    def __init__(self, burst: float, rate: float, clients: int = 4096) -> None:
+        self.burst, self.rate, self.clients = burst, rate, clients
+        self.held: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def take(self, client: str) -> bool:
+        """Whether ``client`` may make one more request now (and count it)."""
+        now = time.monotonic()
+        with self.lock:
+            tokens, then = self.held.pop(client, (self.burst, now))
+            tokens = min(self.burst, tokens + (now - then) * self.rate)
+            allowed = tokens >= 1
+            self.held[client] = (tokens - 1 if allowed else tokens, now)
+            # A flood of addresses forgets the oldest, not the memory of the machine.
+            while len(self.held) > self.clients:
+                self.held.popitem(last=False)
+            return allowed
+
+
+class Nonces:
+    """The nonces seen lately, per identity: a second request with one is a replay."""
+
+    def __init__(self, keep: int = 4096) -> None:
+        self.keep = keep
+        self.seen: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def first(self, identity: str, nonce: str) -> bool:
+        """Whether ``nonce`` is new for ``identity`` (and remember it)."""
+        with self.lock:
+            if (identity, nonce) in self.seen:
+                return False
+            self.seen[(identity, nonce)] = None
+            while len(self.seen) > self.keep:
+                self.seen.popitem(last=False)
+            return True
+
+
+def csrf_token(secret: bytes, identity: str) -> str:
+    """The token a page opened as ``identity`` ("gm", or "phone:" and its key) sends back."""
+    return hmac.new(secret, identity.encode(), hashlib.sha256).hexdigest()
+
+
+@dataclass
+class Request:
+    """A roll the GM asked of a character's phone: filled in there, rolled by the player."""
+
+    id: str
+    character_id: str
+    trait: str
+    options: dict[str, Any]
+    secret: bool
+    said: str
+
+
+@dataclass
+class Phones:
+    """The characters' phone keys and the GM's requests waiting on each phone."""
+
+    keys: dict[str, str] = field(default_factory=dict)
+    """key -> character id."""
+    requests: dict[str, Request] = field(default_factory=dict)
+    """character id -> the roll asked of that character's phone, until it is rolled."""
+    feeds: dict[str, set[asyncio.Queue[Any]]] = field(default_factory=dict)
+    """character id -> the open feeds of its phones, to hand a request or end them."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def issue(self, character_ids: Iterable[str]) -> None:
+        """A key for each of ``character_ids`` that has none."""
+        with self.lock:
+            have = set(self.keys.values())
+            for cid in character_ids:
+                if cid not in have:
+                    self.keys[secrets.token_urlsafe(18)] = cid
+
+    def key_of(self, character_id: str) -> str | None:
+        with self.lock:
+            return next((k for k, c in self.keys.items() if c == character_id), None)
+
+    def holder(self, key: str) -> str | None:
+        """The character a key is for, compared in constant time; None for no live key."""
+        found = None
+        with self.lock:
+            for known, cid in self.keys.items():
+                if hmac.compare_digest(known.encode(), key.encode()):
+                    found = cid
+        return found
+
+    def revoke(self, character_id: str) -> str:
+        """End the character's key at once (its phones' feeds too) and make a new one."""
+        with self.lock:
+            self.keys = {k: c for k, c in self.keys.items() if c != character_id}
+            key = secrets.token_urlsafe(18)
+            self.keys[key] = character_id
+            self.requests.pop(character_id, None)
+            ended = self.feeds.pop(character_id, set())
+        for queue in ended:
+            queue.put_nowait(None)
+        return key
+
+    def ask(self, request: Request) -> None:
+        """Hand ``request`` to the character's phones (one request at a time per character)."""
+        with self.lock:
+            self.requests[request.character_id] = request
+            queues = list(self.feeds.get(request.character_id, ()))
+        for queue in queues:
+            queue.put_nowait([(None, "request", _request_doc(request))])
+
+    def answered(self, character_id: str, request_id: str) -> Request | None:
+        """The request ``request_id`` of the character's, taken off its phones; None when it
+        is not the one waiting."""
+        with self.lock:
+            waiting = self.requests.get(character_id)
+            if waiting is None or waiting.id != request_id:
+                return None
+            del self.requests[character_id]
+            queues = list(self.feeds.get(character_id, ()))
+        for queue in queues:
+            queue.put_nowait([(None, "request", "null")])
+        return waiting
+
+    def waiting(self, character_id: str) -> str:
+        with self.lock:
+            found = self.requests.get(character_id)
+        return _request_doc(found) if found else "null"
+
+    def join(self, character_id: str, queue: asyncio.Queue[Any]) -> None:
+        with self.lock:
+            self.feeds.setdefault(character_id, set()).add(queue)
+
+    def leave(self, character_id: str, queue: asyncio.Queue[Any]) -> None:
+        with self.lock:
+            self.feeds.get(character_id, set()).discard(queue)
+
+
+def _request_doc(request: Request) -> str:
+    import json
+
+    return json.dumps(
+        {
+            "id": request.id,
+            "trait": request.trait,
+            "options": request.options,
+            "secret": request.secret,
+            "said": request.said,
+        },
+        ensure_ascii=False,
+    )

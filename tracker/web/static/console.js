@@ -1,0 +1,318 @@
+// The GM's console: forms made from the command declarations the server sends (/gm/state),
+// each action a POST to /gm/act; the GM's feed beside them. Keyboard first: focus starts in
+// the roll form, Enter rolls, Escape comes back to it.
+"use strict";
+
+const { el } = Feed;
+let desk = null;          // the last /gm/state
+const lists = {};         // datalist id -> values
+
+function datalist(id, values) {
+  let dl = document.getElementById(id);
+  if (!dl) { dl = el("datalist"); dl.id = id; document.body.append(dl); }
+  const key = values.join("\u0000");
+  if (lists[id] === key) return id;
+  lists[id] = key;
+  dl.replaceChildren(...values.map((v) => { const o = el("option"); o.value = v; return o; }));
+  return id;
+}
+
+function character(name) {
+  const wanted = (name || "").trim().toLowerCase();
+  return desk.characters.find((c) => c.name.toLowerCase() === wanted);
+}
+
+// The values a field's completion offers, given the form it is in.
+function offered(complete, form) {
+  if (!complete) return null;
+  const [what, of] = complete.split(":");
+  const other = () => character(form.elements[of || "character"]?.value);
+  switch (what) {
+    case "characters": return desk.characters.map((c) => c.name);
+    case "traits": return other()?.traits || [];
+    case "conditions": return other()?.conditions || [];
+    case "campaigns": return desk.campaigns;
+    case "spend_kinds": return desk.lists.spend_kinds;
+    case "difficulties": return desk.lists.difficulties;
+    default: return null;
+  }
+}
+
+function label(text, field, help) {
+  const wrap = el("label", "field");
+  wrap.append(el("span", "name", text), field);
+  if (help) wrap.title = help;
+  return wrap;
+}
+
+function input(part, form, prefix) {
+  if (part.kind === "bool") {
+    const box = el("input"); box.type = "checkbox"; box.name = part.name;
+    const wrap = el("label", "flag"); wrap.append(box, el("span", "", part.flag || part.name));
+    wrap.title = part.help || "";
+    return wrap;
+  }
+  if (part.choices) {
+    const select = el("select"); select.name = part.name;
+    if (!part.required) select.append(el("option", "", ""));
+    for (const c of part.choices) { const o = el("option", "", c); o.value = c; select.append(o); }
+    if (part.default !== null && part.default !== undefined) select.value = String(part.default);
+    return label(part.flag || part.name, select, part.help);
+  }
+  const make = () => {
+    const box = el("input"); box.name = part.name;
+    box.type = part.kind === "int" ? "number" : "text";
+    box.placeholder = part.metavar || (part.kind === "difficulty" ? "N|NAME" : "");
+    if (part.required) box.required = true;
+    const values = offered(part.complete, form);
+    if (values) {
+      box.setAttribute("list", datalist(`dl-${prefix}-${part.name}`, values));
+      // Traits follow the character chosen: refreshed when the field is entered.
+      box.addEventListener("focus", () => datalist(`dl-${prefix}-${part.name}`, offered(part.complete, form)));
+    }
+    return box;
+  };
+  if (part.multiple) {
+    // Repeatable: one box per value; typing in the last adds another.
+    const list = el("span", "many");
+    const grow = () => {
+      const box = make();
+      box.addEventListener("input", () => { if (box === list.lastElementChild && box.value) grow(); });
+      list.append(box);
+    };
+    grow();
+    return label(part.flag || part.name, list, part.help);
+  }
+  return label(part.flag || part.name.replace("_", " "), make(), part.help);
+}
+
+// A form for a declaration; ``values`` fills it in.
+function build(form, decl, values, buttons) {
+  form.replaceChildren();
+  form.dataset.path = JSON.stringify(decl.path);
+  const prefix = decl.path.join("-");
+  if (decl.help) form.append(el("p", "help", decl.help));
+  const fields = el("div", "fields");
+  for (const part of [...decl.arguments, ...decl.options]) fields.append(input(part, form, prefix));
+  form.append(fields);
+  const row = el("div", "buttons");
+  for (const [text, cls, type] of buttons) {
+    const b = el("button", cls, text); b.type = type || "submit"; row.append(b);
+  }
+  form.append(row);
+  fill(form, values || {});
+}
+
+function fill(form, values) {
+  for (const [name, value] of Object.entries(values)) {
+    const field = form.elements[name];
+    if (!field) continue;
+    if (field.type === "checkbox") field.checked = !!value; else field.value = value;
+  }
+}
+
+// What a form holds, by name: repeatable boxes as a list, empty ones left out.
+function values(form) {
+  const out = {};
+  for (const field of form.querySelectorAll("input, select")) {
+    if (!field.name) continue;
+    const many = field.parentElement.classList.contains("many");
+    if (field.type === "checkbox") { if (field.checked) out[field.name] = true; continue; }
+    const v = field.value.trim();
+    if (many) { out[field.name] = out[field.name] || []; if (v) out[field.name].push(v); continue; }
+    if (v !== "") out[field.name] = v;
+  }
+  return out;
+}
+
+function say(lines, bad) {
+  const result = document.getElementById("result");
+  result.replaceChildren(...lines.map((l) => el("div", "", l)));
+  result.className = bad ? "refused" : "done";
+}
+
+async function act(path, vals) {
+  const doc = await Feed.post("/gm/act", { path, values: vals });
+  if (!doc.ok) { say([doc.error], true); return false; }
+  say(doc.text.length ? doc.text : ["Done."]);
+  await refresh();
+  return true;
+}
+
+function formDecl(path) {
+  return desk.forms.find((f) => JSON.stringify(f.path) === JSON.stringify(path));
+}
+
+function rollForm() {
+  const form = document.getElementById("roll");
+  build(form, formDecl(["roll"]), {}, [["Roll", "primary"], ["Ask her phone", "ask", "button"]]);
+  form.querySelector(".help")?.remove();
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const ok = await act(["roll"], values(form));
+    if (ok) {
+      // Ready for the next roll: the same character selected, the rest cleared.
+      const keep = form.elements.character.value;
+      build(form, formDecl(["roll"]), { character: keep },
+            [["Roll", "primary"], ["Ask her phone", "ask", "button"]]);
+      form.querySelector(".help")?.remove();
+      bindAsk(form);
+      form.elements.character.focus();
+      form.elements.character.select();
+    }
+  });
+  bindAsk(form);
+  form.elements.character.focus();
+}
+
+function bindAsk(form) {
+  form.querySelector("button.ask").addEventListener("click", async () => {
+    const vals = values(form);
+    const { character: who, trait, secret, ...rest } = vals;
+    const doc = await Feed.post("/gm/ask", { character: who || "", trait: trait || "", secret: !!secret, values: rest });
+    say(doc.ok ? doc.text : [doc.error], !doc.ok);
+    if (doc.ok) refresh();
+  });
+}
+
+function button(text, cls, onclick) {
+  const b = el("button", cls, text); b.type = "button"; b.addEventListener("click", onclick); return b;
+}
+
+function history() {
+  const box = document.getElementById("history");
+  const undo = desk.undo.length ? `Undo: ${desk.undo.join("; ")}` : "Undo: nothing to take back";
+  const redo = desk.redo.length ? `Redo: ${desk.redo.join("; ")}` : "Redo: nothing to put back";
+  const u = button(undo, "undo", () => act(["undo"], {}));
+  u.disabled = !desk.undo.length;
+  const r = button(redo, "redo", () => act(["redo"], {}));
+  r.disabled = !desk.redo.length;
+  const session = desk.session
+    ? button(`End session ${desk.session}`, "session", () => act(["session", "end"], {}))
+    : button("Start a session", "session", () => act(["session", "start"], {}));
+  box.replaceChildren(u, r, session);
+}
+
+function owed() {
+  const list = document.getElementById("owed");
+  list.replaceChildren(...(desk.obligations.length ? desk.obligations.map((o) => {
+    const li = el("li", o.severity === "immediate" ? "now" : "", o.what);
+    const row = el("div", "buttons");
+    if (o.action) {
+      row.append(button(o.action.join(" ") + "…", "", () => pick(o.action, o.character ? { character: o.character } : {})));
+    }
+    row.append(button("Dismiss", "", () => act(["obligations", "dismiss"], { obligation: o.id })));
+    li.append(row);
+    return li;
+  }) : [el("li", "none", "nothing is owed")]));
+  const secrets = document.getElementById("secrets");
+  secrets.replaceChildren(...(desk.secrets.length ? desk.secrets.map((s) => {
+    const li = el("li", "", s.text);
+    li.append(button("Reveal", "", () => act(["reveal"], { event: s.event })));
+    return li;
+  }) : [el("li", "none", "none this session")]));
+}
+
+function pick(path, prefill) {
+  const picker = document.getElementById("picker");
+  picker.value = JSON.stringify(path);
+  const form = document.getElementById("other");
+  build(form, formDecl(path), prefill, [[path.join(" "), "primary"]]);
+  if (prefill) form.querySelector("input, select")?.focus();
+}
+
+function picker() {
+  const select = document.getElementById("picker");
+  const wanted = desk.forms.filter((f) => !["roll", "undo", "redo"].includes(f.path.join(" ")) &&
+                                         !f.path.join(" ").startsWith("session") &&
+                                         f.path.join(" ") !== "campaign use");
+  const key = wanted.map((f) => f.title).join("|");
+  if (select.dataset.key === key) return;
+  select.dataset.key = key;
+  select.replaceChildren(...wanted.map((f) => { const o = el("option", "", f.title); o.value = JSON.stringify(f.path); return o; }));
+  pick(wanted[0].path, null);
+}
+
+function campaigns() {
+  const form = document.getElementById("campaigns");
+  if (form.dataset.built) return;
+  form.dataset.built = "1";
+  build(form, formDecl(["campaign", "use"]), {}, [["Switch", ""]]);
+}
+
+const opened = new Set();   // characters whose phone link is shown
+
+function characters() {
+  const list = document.getElementById("characters");
+  list.replaceChildren(...desk.characters.map((c) => {
+    const li = el("li");
+    const head = el("div", "name", c.name);
+    if (c.npc) head.append(el("span", "npc", "NPC"));
+    li.append(head);
+    if (c.phone) {
+      const phone = el("details", "phone");
+      phone.open = opened.has(c.id);
+      phone.addEventListener("toggle", () => { if (phone.open) opened.add(c.id); else opened.delete(c.id); });
+      phone.append(el("summary", "", "Phone link"));
+      const img = el("img", "qr"); img.alt = `QR code of ${c.name}'s phone link`;
+      img.src = `/gm/qr/${encodeURIComponent(c.id)}?v=${encodeURIComponent(c.phone.slice(-6))}`;
+      const link = el("input", "link"); link.readOnly = true; link.value = c.phone;
+      link.setAttribute("aria-label", `${c.name}'s phone link`);
+      phone.append(img, link, button("Revoke and make a new link", "revoke", async () => {
+        const doc = await Feed.post("/gm/revoke", { character: c.id });
+        say(doc.ok ? doc.text : [doc.error], !doc.ok);
+        refresh();
+      }));
+      li.append(phone);
+    }
+    if (c.asked) li.append(el("div", "asked", `asked: ${c.asked}`));
+    return li;
+  }));
+}
+
+async function refresh() {
+  const response = await fetch("/gm/state", { credentials: "same-origin" });
+  if (!response.ok) return;
+  const first = desk === null;
+  desk = await response.json();
+  document.getElementById("campaign").textContent = desk.campaign;
+  document.getElementById("where").textContent =
+    `${desk.system_title} · ${desk.session ? "session " + desk.session : "no session running"}`;
+  document.title = `${desk.campaign} · GM console`;
+  datalist("dl-characters", desk.characters.map((c) => c.name));
+  if (first || document.getElementById("roll").dataset.system !== desk.system) {
+    rollForm();
+    document.getElementById("roll").dataset.system = desk.system;
+    document.getElementById("picker").dataset.key = "";
+  }
+  history(); owed(); picker(); campaigns(); characters();
+}
+
+function start() {
+  document.getElementById("desk").hidden = false;
+  document.getElementById("picker").addEventListener("change", (e) => pick(JSON.parse(e.target.value), null));
+  document.getElementById("other").addEventListener("submit", (e) => {
+    e.preventDefault();
+    act(JSON.parse(e.target.dataset.path), values(e.target));
+  });
+  document.getElementById("campaigns").addEventListener("submit", (e) => {
+    e.preventDefault();
+    act(["campaign", "use"], values(e.target));
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") document.getElementById("roll").elements.character?.focus();
+  });
+  let pending = null;
+  Feed.follow("/gm/events", document.getElementById("feed"), true, {
+    // After each batch the console's forms read the table again (undo's words, what is owed).
+    board: () => { clearTimeout(pending); pending = setTimeout(refresh, 150); },
+  });
+  refresh();
+}
+
+if (document.body.dataset.view === "refused") {
+  document.body.classList.add("refused");
+  document.getElementById("refused").hidden = false;
+} else {
+  start();
+}

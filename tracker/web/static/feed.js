@@ -1,0 +1,114 @@
+// The feed shared by the GM's console and the players' phones: Server-Sent Events, newest
+// first, and the board after each batch. Everything from the log is set as text, never markup.
+"use strict";
+
+const Feed = (() => {
+  const items = new Map();   // event id -> its <li>
+
+  function el(tag, cls, text) {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = text;
+    return node;
+  }
+
+  function clock(iso) {
+    const when = new Date(iso);
+    return isNaN(when) ? "" : when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false });
+  }
+
+  function render(item, gm) {
+    const li = el("li");
+    li.dataset.version = item.version;
+    const marks = [item.tone || ""];
+    if (item.sealed) marks.push("sealed");
+    else if (item.secret && gm) marks.push("secret");
+    if (item.undone) marks.push("undone");
+    li.className = marks.join(" ").trim();
+    li.append(el("span", "v", "#" + item.version), el("span", "t", clock(item.time)),
+              el("span", "text", item.text));
+    return li;
+  }
+
+  function strike(ids, undone) {
+    for (const id of ids || []) {
+      const li = items.get(id);
+      if (li) li.classList.toggle("undone", undone);
+    }
+  }
+
+  function add(list, item, gm) {
+    if (items.has(item.id)) return;
+    const li = render(item, gm);
+    items.set(item.id, li);
+    const after = [...list.children].find((n) => Number(n.dataset.version) < item.version);
+    list.insertBefore(li, after || null);
+    strike(item.undoes, true);
+    strike(item.restores, false);
+    for (const shown of [...(item.reveals || []), ...(item.amends || [])]) {
+      const old = items.get(shown.id);
+      if (old) {
+        const again = render(shown, gm);
+        items.set(shown.id, again);
+        old.replaceWith(again);
+      }
+    }
+  }
+
+  // Follow ``url`` into the <ol> ``list``; ``on`` maps other message names to handlers.
+  function follow(url, list, gm, on) {
+    const status = document.getElementById("connection");
+    const source = new EventSource(url);
+    source.addEventListener("item", (e) => add(list, JSON.parse(e.data), gm));
+    source.addEventListener("reset", () => { items.clear(); list.replaceChildren(); });
+    for (const [name, handler] of Object.entries(on || {})) {
+      source.addEventListener(name, (e) => handler(JSON.parse(e.data)));
+    }
+    source.onopen = () => { status.textContent = "live"; status.className = "live"; };
+    source.onerror = () => { status.textContent = "reconnecting…"; status.className = "lost"; };
+    return source;
+  }
+
+  // A POST as the server takes one: JSON, the page's token, a nonce of its own.
+  async function post(url, body) {
+    const nonce = Array.from(crypto.getRandomValues(new Uint8Array(16)),
+                             (b) => b.toString(16).padStart(2, "0")).join("");
+    const token = document.querySelector('meta[name="csrf-token"]').content;
+    let response;
+    try {
+      response = await fetch(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": token },
+        body: JSON.stringify({ ...body, nonce }),
+        credentials: "same-origin",
+      });
+    } catch (err) {
+      return { ok: false, error: "The server cannot be reached; nothing was sent." };
+    }
+    let doc;
+    try { doc = await response.json(); } catch (err) { doc = null; }
+    if (!response.ok || !doc) {
+      return { ok: false, error: (doc && doc.error) || `Refused (${response.status}).` };
+    }
+    return doc;
+  }
+
+  function track(name, value, max) {
+    const span = el("span", "track", name + " ");
+    span.append(el("b", "", max === undefined ? String(value) : value + "/" + max));
+    return span;
+  }
+
+  // A character's tracks as a row of small figures.
+  function tracks(c) {
+    const row = el("div", "tracks");
+    if ("mettle" in c) row.append(track("Mettle", c.mettle));
+    if ("stress" in c) row.append(track("stress", c.stress));
+    if ("hp" in c) row.append(track("HP", c.hp, c.hp_max));
+    if ("fp" in c) row.append(track("FP", c.fp, c.fp_max));
+    if (c.points) row.append(track("CP", c.points));
+    return row;
+  }
+
+  return { el, follow, post, tracks };
+})();
