@@ -856,3 +856,74 @@ def test_each_feed_line_says_what_it_moved_and_a_sealed_one_moves_nothing(tmp_pa
     weak, secret, stress = moved(GM)
     assert secret == ["Threat +2"]  # a miss: the GM gains 2 Threat
     opened.close()
+
+
+def _glintlock_evening(db: Path, secret_dice: str) -> None:
+    tracker(db, "campaign", "new", "Veyra", "--system", "glintlock")
+    tracker(db, "character", "add", "Wren", "--stat", "Grit=3")
+    tracker(db, "session", "start")
+    tracker(db, "roll", "Wren", "Grit", "--dice", "15,16")  # weak hit: +1 Threat, in the open
+    tracker(db, "roll", "Wren", "Grit", "--secret", "--dice", secret_dice)
+
+
+@pytest.mark.parametrize("secret_dice", ["2,3", "19,20"])
+def test_a_shared_track_a_secret_roll_may_have_moved_reads_sealed_to_the_players(
+    tmp_path, secret_dice
+):
+    """After a secret miss (+2 Threat) the players never read a Threat the next public spend
+    contradicts: they read what they saw "+ ? sealed", whatever the roll was, and the number
+    once it is revealed."""
+    from tracker.app.live import Live
+    from tracker.app.tracker import Tracker
+
+    db = tmp_path / "veyra.db"
+    _glintlock_evening(db, secret_dice)
+    opened = Tracker(str(db))
+    live = Live(opened)
+    players = live.board(player_view=True)
+    assert (players["shared"], players["sealed"]) == (
+        {"Threat": 1},
+        {"campaign": 1, "characters": {"Wren": 1}},
+    )
+    assert live.board(player_view=False)["sealed"] is None
+    gm = live.board(player_view=False)["shared"]["Threat"]
+    tracker(db, "threat", "spend", "1", "--on", "the lamps go out", check=False)
+    tracker(db, "reveal", "--session", "1")
+    players = live.board(player_view=True)
+    assert players["sealed"] == {"campaign": 0, "characters": {}}
+    assert players["shared"] == live.board(player_view=False)["shared"]
+    assert gm == (3 if secret_dice == "2,3" else 1)
+    opened.close()
+
+
+def test_the_players_board_is_the_same_whatever_a_secret_roll_did_to_the_threat(tmp_path):
+    from tracker.app.live import Live
+    from tracker.app.tracker import Tracker
+
+    boards = []
+    for dice in ("2,3", "19,20"):
+        db = tmp_path / f"veyra-{dice}.db"
+        _glintlock_evening(db, dice)
+        opened = Tracker(str(db))
+        board = Live(opened).board(player_view=True)
+        # What differs between any two campaigns: ids and times, not what the roll did.
+        text = json.dumps({k: v for k, v in board.items() if k != "version"}, sort_keys=True)
+        text = re.sub(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", "ID", text)
+        boards.append(re.sub(r"\d{4}-\d\d-\d\dT[\d:.]+\+00:00", "TIME", text))
+        opened.close()
+    assert boards[0] == boards[1]
+
+
+def test_a_new_session_that_resets_the_threat_clears_its_seal_but_not_the_characters(tmp_path):
+    from tracker.app.live import Live
+    from tracker.app.tracker import Tracker
+
+    db = tmp_path / "veyra.db"
+    _glintlock_evening(db, "2,3")
+    tracker(db, "session", "end")
+    tracker(db, "session", "start")
+    opened = Tracker(str(db))
+    sealed = Live(opened).board(player_view=True)["sealed"]
+    # Threat started again at 0; what Wren's secret roll did to her stands until revealed.
+    assert sealed == {"campaign": 0, "characters": {"Wren": 1}}
+    opened.close()

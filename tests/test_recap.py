@@ -288,3 +288,24 @@ def test_the_recap_in_json_is_one_document(glintlock):
     glintlock.ok("session start")
     result = glintlock.ok("recap --json")
     assert isinstance(json.loads(result.stdout), dict)
+
+
+def test_a_change_a_secret_roll_may_have_added_to_reads_sealed_to_the_players(tmp_path):
+    """Threat 0 → 1 in the open, and a secret miss after it: the players' recap says the
+    change is sealed past what they saw, never a Threat the next public spend contradicts."""
+    run = Run(tmp_path / "veyra.db", CliRunner())
+    for step in (
+        "campaign new Veyra --system glintlock",
+        "character add Wren --stat Grit=3",
+        "session start",
+        "roll Wren Grit --dice 15,16",
+        "roll Wren Grit --secret --dice 2,3",
+    ):
+        run.ok(step)
+    players = run.ok("recap").stdout
+    sealed = "+ ? sealed (1 secret roll not yet revealed)"
+    assert f"- **The campaign**: Threat 0 → 1; {sealed}" in players
+    assert "Mettle 0 → 1; + ? sealed" in players
+    gm = run.ok("recap --gm").stdout
+    assert "Threat 0 → 3" in gm
+    assert "sealed" not in gm

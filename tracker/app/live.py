@@ -233,10 +233,41 @@ class Live:
             ],
             "luck": luck_doc,
             "player_view": player_view,
+            "sealed": self.sealed(state) if player_view else None,
             "recap": self._recap(player_view)
             if session and state.current_session is None
             else None,
         }
+
+    def sealed(self, state: CampaignState) -> dict[str, Any]:
+        """How many secret events not yet revealed may have moved what the players are shown:
+        the campaign's own tracks (``campaign``: any secret event since those tracks were last
+        set back to 0, a session start where the system resets them all), and each character's
+        (``characters``, by name: that character's). The players' view leaves out what a secret
+        event changed, so a track it moved reads "+ ? sealed" rather than a number the next
+        public event would contradict (after a secret miss, a Threat of 3 that is really 5)."""
+        since = self._shared_since(state)
+        campaign = sum(
+            1 for held in state.sealed.values() for version, _ in held.values() if version > since
+        )
+        characters = {
+            ch.name: len(state.sealed.get(ch.character_id, {}))
+            for ch in state.characters.values()
+            if state.sealed.get(ch.character_id)
+        }
+        shared = state.rules.folding.readings(state, None, {})
+        return {"campaign": campaign if shared else 0, "characters": characters}
+
+    def _shared_since(self, state: CampaignState) -> int:
+        """The version after which a secret event may still weigh on the campaign's tracks: the
+        start of the session shown when a session start sets every one of them back to 0,
+        else the campaign's beginning."""
+        shared = {name.casefold() for name in state.rules.folding.readings(state, None, {})}
+        resets = {name.casefold() for name in state.rules.session_resets(state)}
+        if state.session is None or not shared or not shared <= resets:
+            return 0
+        span = self.table.store.session_span(self.campaign_id, state.session.number)
+        return span[0] - 1 if span else 0
 
     def _recap(self, player_view: bool) -> list[dict[str, Any]] | None:
         """What the session that ended changed, character by character, as ``tracker recap``

@@ -208,6 +208,18 @@ def view_words(recap: Recap) -> str:
     )
 
 
+def sealed_words(recap: Recap, character: str | None) -> list[str]:
+    """In the players' recap, what a listed change leaves out: a secret roll not yet revealed
+    may have moved the campaign's tracks (any one) or a character's (that character's), so the
+    change reads "+ ? sealed" rather than a number a later public event would contradict."""
+    if not recap.player_view:
+        return []
+    sealed = [r for r in recap.rolls if r.sealed]
+    if character is not None:
+        sealed = [r for r in sealed if r.character == character]
+    return [f"+ ? sealed ({plural(len(sealed), 'secret roll')} not yet revealed)"] if sealed else []
+
+
 LUCK_NOTE = (
     "Successes against the number the exact odds predicted for these very rolls (each roll "
     "counts its own chance of success): above the odds, the dice were kinder than the odds."
@@ -244,6 +256,7 @@ def markdown(recap: Recap) -> str:
     out += ["", "## What changed", ""]
     for who in recap.changes:
         said = [change_words(c) for c in who.tracks] + [f"new: {s}" for s in who.lasting]
+        said += sealed_words(recap, who.character)
         name = "The campaign" if who.character is None else who.character
         out.append(f"- **{md(name)}**: {md('; '.join(said))}")
     if not recap.changes:

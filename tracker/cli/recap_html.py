@@ -12,6 +12,7 @@ from tracker.cli.recap import (
     change_words,
     dice_text,
     kind_words,
+    sealed_words,
     secret_mark,
     session_heading,
     session_when,
@@ -157,6 +158,7 @@ def _changes(recap: Recap) -> str:
     for who in recap.changes:
         name = "The campaign" if who.character is None else who.character
         said = [change_words(c) for c in who.tracks] + [f"new: {s}" for s in who.lasting]
+        said += sealed_words(recap, who.character)
         changes = "".join(f'<span class="change">{_e(s)}</span>' for s in said)
         items.append(f"<li><strong>{_e(name)}</strong>: {changes}</li>")
     return _section("changes", "What changed", f'<ul class="plain">{"".join(items)}</ul>')

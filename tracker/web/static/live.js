@@ -90,8 +90,15 @@ function board(b) {
   const shared = document.getElementById("shared");
   const kept = Object.entries(b.shared || {});
   shared.hidden = kept.length === 0;
-  shared.replaceChildren(...kept.flatMap(([name, value], i) =>
-    [i ? " · " : "", name + " ", el("b", "", String(value))]));
+  // What secret events not yet revealed added is not the players' to know: "+ ? sealed".
+  const hidden = (b.sealed && b.sealed.campaign) || 0;
+  shared.replaceChildren(...kept.flatMap(([name, value], i) => {
+    const parts = [i ? " · " : "", name + " ", el("b", "", String(value))];
+    if (hidden) parts.push(el("span", "sealed", " + ? sealed"));
+    return parts;
+  }));
+  shared.title = hidden ? `${hidden} secret event${hidden > 1 ? "s" : ""} not yet revealed ` +
+    "may have changed it" : "";
   const chars = document.getElementById("characters");
   chars.replaceChildren(...b.characters.filter((c) => c.retired_at === undefined).map((c) => {
     const li = el("li");
@@ -104,6 +111,11 @@ function board(b) {
     if ("fp" in c) tracks.append(track("FP", c.fp, c.fp_max));
     if (c.points) tracks.append(track("CP", c.points));
     li.append(head, tracks);
+    const sealed = (b.sealed && b.sealed.characters[c.name]) || 0;
+    if (sealed) {
+      li.append(el("div", "sealed", `${sealed} secret roll${sealed > 1 ? "s" : ""} not yet ` +
+                                    "revealed: these may have moved since"));
+    }
     if (c.conditions.length) {
       li.append(el("div", "conditions", c.conditions.map((x) => x.name).join(", ")));
     }
