@@ -380,9 +380,9 @@ def _differences(one: dict[str, str], other: dict[str, str]) -> list[str]:
             GLINTLOCK_SIX,
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="what the players see of Threat a secret roll changed is being "
-                "redesigned (tracker/app/live.py, static/live.js): a phone's roll is refused "
-                "with 'Threat is 6' only when a sealed roll brought it there",
+                reason="a disclosure tracker/store/README.md names: the rules are played on "
+                "the GM's state, so a phone's roll is refused at Threat 6 (and says so) when a "
+                "sealed roll brought it there, which tells that player as much",
             ),
         ),
     ],
