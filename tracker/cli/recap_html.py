@@ -7,7 +7,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from tracker.cli.recap import (
+from tracker.cli.recap_text import (
     LUCK_NOTE,
     change_words,
     dice_text,
