@@ -6,8 +6,6 @@ log is escaped for what it is written in, so a name or a note cannot turn into m
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import click
 
 from tracker.cli.declared import make_command
@@ -16,9 +14,6 @@ from tracker.cli.recap_text import markdown
 from tracker.errors import BadInput
 from tracker.systems.commands import Command, Option
 from tracker.words import plural
-
-if TYPE_CHECKING:
-    pass
 
 RECAP = Command(
     ("recap",),
