@@ -17,7 +17,7 @@ from tracker.app import declared as d
 from tracker.errors import BadInput, NotFound
 from tracker.events import StoredEvent
 from tracker.systems import registry
-from tracker.systems.base import RuleSystem
+from tracker.systems.base import Feature, RuleSystem
 from tracker.systems.commands import Command, taken
 
 if TYPE_CHECKING:
@@ -130,6 +130,14 @@ CORE: dict[tuple[str, ...], tuple[Command, Runner]] = {
 }
 """The core's actions, by path."""
 
+NEEDS: dict[tuple[str, ...], str] = {
+    d.CONTEST.path: Feature.CONTESTS,
+    d.STRESS.path: Feature.STRESS,
+}
+"""The core's actions only a system with the feature plays: a page offers no form that could
+only be refused (a Glintlock table has no contests); run anyway, each is refused as the command
+line refuses it."""
+
 
 def declaration(rules: RuleSystem, path: tuple[str, ...]) -> Command:
     """What the action at ``path`` takes in a campaign of ``rules``: a roll or a contest with
@@ -149,7 +157,9 @@ def declaration(rules: RuleSystem, path: tuple[str, ...]) -> Command:
 def declarations(rules: RuleSystem) -> list[Command]:
     """Every action a campaign of ``rules`` offers: the core's, then its system's own that log
     (a listing such as ``project status`` is the command line's)."""
-    found = [declaration(rules, path) for path in CORE]
+    found = [
+        declaration(rules, path) for path in CORE if path not in NEEDS or rules.has(NEEDS[path])
+    ]
     seen = set(CORE)
     for command in rules.commands:
         if command.declared is not None and command.logs and command.path not in seen:

@@ -158,6 +158,12 @@ class ObligationKind(NamedTuple):
     waived: tuple[str, str] | None = None
     """One the GM may well waive, and a reason given for it ("a panic check the GM does not
     call", "no panic here"): ``tracker obligations dismiss --help``'s example."""
+    goes_on: Callable[[Mapping[str, Any]], tuple[tuple[str, ...], dict[str, Any]] | None] | None = (
+        None
+    )
+    """(the obligation's data) -> the command that goes on with one and its values, when that
+    is a core command no ``SystemCommand.discharges`` can name (a regular contest's next round
+    is ``contest`` between the same sides); None, or it gives None: no such command."""
 
 
 class RollDecision(msgspec.Struct, frozen=True):

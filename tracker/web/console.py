@@ -13,6 +13,7 @@ of it: of a blind (secret) roll, only that the GM has it.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import secrets
@@ -222,13 +223,18 @@ class Console:
         obligations = []
         for ob in sorted(state.obligations.values(), key=lambda o: o.opened_version):
             ch = state.characters.get(ob.character_id or "")
+            action, values = discharging.get(ob.kind), {"character": ch.name} if ch else {}
+            kind = rules.obligations.get(ob.kind)
+            if action is None and kind is not None and kind.goes_on is not None:
+                action, values = kind.goes_on(ob.data) or (None, {})
             obligations.append(
                 {
                     "id": ob.id,
                     "what": ob.what,
                     "severity": ob.severity,
                     "character": ch.name if ch else None,
-                    "action": list(discharging.get(ob.kind, ())) or None,
+                    "action": list(action) if action else None,
+                    "values": values,
                 }
             )
         return {
@@ -458,5 +464,10 @@ class Console:
             return Response("QR codes need segno: pip install 'tracker[serve]'.", 404)
         from tracker.web.server import HEADERS
 
-        svg = segno.make(link, error="m").svg_inline(scale=5, border=2, dark="#111", light="#fff")
-        return Response(svg, media_type="image/svg+xml", headers=HEADERS)
+        # A file of its own (the namespace an <img> needs to draw it), with the quiet zone of four
+        # modules the standard asks for: a phone's camera finds the code on any background.
+        svg = io.BytesIO()
+        segno.make(link, error="m").save(
+            svg, kind="svg", xmldecl=False, border=4, scale=6, dark="#000", light="#fff"
+        )
+        return Response(svg.getvalue(), media_type="image/svg+xml", headers=HEADERS)

@@ -14,6 +14,7 @@ from tracker.systems.acts import Acted, SystemCommand, Table
 from tracker.systems.base import ROLL_OPTIONS, RollRequest
 from tracker.systems.commands import Argument, Command
 from tracker.systems.dice import source_for
+from tracker.systems.gloom.folding import PANIC as OWED
 
 KIND = "panic"
 """The kind of roll a panic check is (``RollMade.kind``, ``Gloom.roll_kinds``)."""
@@ -63,6 +64,7 @@ COMMANDS = (
         at_table="rolling",
         render=lambda doc, style: style.roll_lines(doc),
         check=_asked,
+        discharges=(OWED,),
         declared=PANIC,
     ),
 )

@@ -152,6 +152,16 @@ def _contest_side(side: p.ContestSide) -> dict[str, Any]:
     return {"name": side.name, "trait": trait}
 
 
+def next_round(data: Mapping[str, Any]) -> tuple[tuple[str, ...], dict[str, Any]] | None:
+    """A running contest's next round: ``contest`` between the same sides, which finds the
+    contest under way (``ObligationKind.goes_on``)."""
+    a, b = data.get("a"), data.get("b")
+    if not a or not b:
+        return None
+    values = {"a": a["name"], "trait_a": a["trait"], "b": b["name"], "trait_b": b["trait"]}
+    return ("contest",), {**values, "mode": "regular"}
+
+
 def _running(state: Any, contest_id: str) -> list[Any]:
     return [o for o in state.open_obligations(RUNNING) if o.data.get("contest_id") == contest_id]
 

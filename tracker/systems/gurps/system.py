@@ -20,7 +20,7 @@ from tracker.systems.base import (
 from tracker.systems.commands import Option, Setting, option_values
 from tracker.systems.gurps import options, play, words
 from tracker.systems.gurps.commands import COMMANDS
-from tracker.systems.gurps.folding import RUNNING, GurpsFolding
+from tracker.systems.gurps.folding import RUNNING, GurpsFolding, next_round
 
 # Basic Set: a sheet without these starts them at the attribute they derive from.
 DERIVED_STATS = (("HP", "ST"), ("FP", "HT"), ("Will", "IQ"), ("Per", "IQ"))
@@ -48,7 +48,7 @@ class Gurps(RuleSystem):
     commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
     obligations: ClassVar[Mapping[str, ObligationKind]] = {
         "assign-trait": ObligationKind("the trait owed"),
-        RUNNING: ObligationKind("the regular contest"),
+        RUNNING: ObligationKind("the regular contest", goes_on=next_round),
     }
     detail_column: ClassVar[str] = "Margin"
     outcome_tones: ClassVar[Mapping[str, str]] = {

@@ -149,20 +149,22 @@ function rollForm() {
   form.querySelector(".help")?.remove();
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
-    const ok = await act(["roll"], values(form));
-    if (ok) {
-      // Ready for the next roll: the same character selected, the rest cleared.
-      const keep = form.elements.character.value;
-      build(form, formDecl(["roll"]), { character: keep },
-            [["Roll", "primary"], ["Ask her phone", "ask", "button"]]);
-      form.querySelector(".help")?.remove();
-      bindAsk(form);
-      form.elements.character.focus();
-      form.elements.character.select();
-    }
+    if (await act(["roll"], values(form))) ready(form);
   });
   bindAsk(form);
   form.elements.character.focus();
+}
+
+// Ready for the next roll: the same character selected, the rest cleared (a secret box left
+// ticked would make the next roll secret unseen).
+function ready(form) {
+  const keep = form.elements.character.value;
+  build(form, formDecl(["roll"]), { character: keep },
+        [["Roll", "primary"], ["Ask her phone", "ask", "button"]]);
+  form.querySelector(".help")?.remove();
+  bindAsk(form);
+  form.elements.character.focus();
+  form.elements.character.select();
 }
 
 function bindAsk(form) {
@@ -171,7 +173,7 @@ function bindAsk(form) {
     const { character: who, trait, secret, ...rest } = vals;
     const doc = await Feed.post("/gm/ask", { character: who || "", trait: trait || "", secret: !!secret, values: rest });
     say(doc.ok ? doc.text : [doc.error], !doc.ok);
-    if (doc.ok) refresh();
+    if (doc.ok) { ready(form); refresh(); }
   });
 }
 
@@ -199,7 +201,7 @@ function owed() {
     const li = el("li", o.severity === "immediate" ? "now" : "", o.what);
     const row = el("div", "buttons");
     if (o.action) {
-      row.append(button(o.action.join(" ") + "…", "", () => pick(o.action, o.character ? { character: o.character } : {})));
+      row.append(button(o.action.join(" ") + "…", "", () => pick(o.action, o.values)));
     }
     row.append(button("Dismiss", "", () => act(["obligations", "dismiss"], { obligation: o.id })));
     li.append(row);
@@ -291,9 +293,17 @@ async function refresh() {
 function start() {
   document.getElementById("desk").hidden = false;
   document.getElementById("picker").addEventListener("change", (e) => pick(JSON.parse(e.target.value), null));
-  document.getElementById("other").addEventListener("submit", (e) => {
+  document.getElementById("other").addEventListener("submit", async (e) => {
     e.preventDefault();
-    act(JSON.parse(e.target.dataset.path), values(e.target));
+    const path = JSON.parse(e.target.dataset.path);
+    const sent = values(e.target);
+    if (await act(path, sent)) {
+      // Who and what stay for the next one (a contest's next round); dice typed in, a note,
+      // a secret are for the one action only.
+      const kept = {};
+      for (const a of formDecl(path)?.arguments || []) if (a.name in sent) kept[a.name] = sent[a.name];
+      if (formDecl(path)) pick(path, kept);
+    }
   });
   document.getElementById("campaigns").addEventListener("submit", (e) => {
     e.preventDefault();

@@ -25,8 +25,10 @@ const Feed = (() => {
     else if (item.secret && gm) marks.push("secret");
     if (item.undone) marks.push("undone");
     li.className = marks.join(" ").trim();
-    li.append(el("span", "v", "#" + item.version), el("span", "t", clock(item.time)),
-              el("span", "text", item.text));
+    const text = el("span", "text", item.text);
+    // What the event moved on the tracks: "Wren Mettle +1 · Threat +2".
+    if (item.changes && item.changes.length) text.append(el("small", "moved", item.changes.join(" · ")));
+    li.append(el("span", "v", "#" + item.version), el("span", "t", clock(item.time)), text);
     return li;
   }
 

@@ -19,19 +19,40 @@ function field(part) {
     return wrap;
   }
   const wrap = el("label", "field");
-  let box;
-  if (part.choices) {
-    box = el("select"); box.append(el("option", "", ""));
-    for (const c of part.choices) { const o = el("option", "", c); o.value = c; box.append(o); }
-  } else {
-    box = el("input"); box.type = part.kind === "int" ? "number" : "text";
-    box.placeholder = part.metavar || "";
-    if (part.multiple) box.dataset.many = "1";
+  const make = () => {
+    let box;
+    if (part.choices) {
+      box = el("select"); box.append(el("option", "", ""));
+      for (const c of part.choices) { const o = el("option", "", c); o.value = c; box.append(o); }
+    } else {
+      box = el("input"); box.type = part.kind === "int" ? "number" : "text";
+      box.placeholder = part.metavar || "";
+    }
+    box.name = part.name;
+    return box;
+  };
+  let field = make();
+  if (part.multiple) {
+    // Repeatable: one box per value (a label may hold spaces); filling the last adds another.
+    const list = el("span", "many");
+    const grow = () => {
+      const box = make();
+      box.addEventListener("input", () => { if (box === list.lastElementChild && box.value) grow(); });
+      list.append(box);
+    };
+    grow();
+    field = list;
   }
-  box.name = part.name;
-  wrap.append(el("span", "name", part.flag.replace(/^--/, "") + (part.multiple ? " (several: spaces between)" : "")), box);
+  wrap.append(el("span", "name", part.flag.replace(/^--/, "")), field);
   wrap.title = part.help || "";
   return wrap;
+}
+
+// Back to one empty box per repeatable option.
+function shrink(form) {
+  for (const list of form.querySelectorAll(".many")) {
+    while (list.children.length > 1) list.lastElementChild.remove();
+  }
 }
 
 function build(state) {
@@ -54,9 +75,11 @@ function build(state) {
       if (f.name === "trait") { trait = f.value; continue; }
       if (f.type === "checkbox") { if (f.checked) values[f.name] = true; continue; }
       const v = f.value.trim();
-      if (!v) continue;
-      // A repeatable option takes several values, separated by spaces here.
-      values[f.name] = f.dataset.many ? v.split(/\s+/) : v;
+      if (f.parentElement.classList.contains("many")) {
+        if (v) (values[f.name] = values[f.name] || []).push(v);
+        continue;
+      }
+      if (v) values[f.name] = v;
     }
     const doc = await Feed.post("/phone/roll", { trait, values });
     say(doc.ok ? doc.text : [doc.error], !doc.ok);
@@ -66,6 +89,7 @@ function build(state) {
         if (f.type === "checkbox") f.checked = false; else f.value = "";
       }
       for (const f of form.querySelectorAll("select")) if (f.name !== "trait") f.value = "";
+      shrink(form);
     }
   });
 }
