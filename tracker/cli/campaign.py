@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from tracker.app.declared import CAMPAIGN_USE, SESSION_END, SESSION_START
 from tracker.cli import complete
 from tracker.cli.declared import make_command, with_options
 from tracker.cli.options import NumberArgs, emit_json, open_tracker, output_options
@@ -183,16 +184,7 @@ def campaign_list(as_json: bool) -> None:
         click.echo(f"{mark} {row.name}  ({row.system}, {plural(count, 'event')})")
 
 
-@campaign.command("use")
-@click.argument("name", shell_complete=complete.campaigns)
-@output_options
-def campaign_use(name: str, as_json: bool) -> None:
-    """Make NAME the current campaign.
-
-    \b
-    Example:
-      tracker campaign use "Neon Drift"
-    """
+def _campaign_use(name: str, as_json: bool) -> None:
     row = open_tracker().campaigns.campaign_use(name)
     if as_json:
         emit_json({"campaign_id": row.campaign_id, "name": row.name, "system": row.system})
@@ -200,21 +192,15 @@ def campaign_use(name: str, as_json: bool) -> None:
     click.echo(f'Now playing "{row.name}" ({row.system}).')
 
 
+campaign.add_command(make_command(CAMPAIGN_USE, _campaign_use))
+
+
 @click.group("session")
 def session() -> None:
     """Start, end and list sessions of play."""
 
 
-@session.command("start")
-@click.option("--title", help="A title for the session, shown in replays.")
-@output_options
-def session_start(title: str | None, as_json: bool) -> None:
-    """Start a session; every event until `session end` belongs to it.
-
-    \b
-    Example:
-      tracker session start --title "Below the archive"
-    """
+def _session_start(title: str | None, as_json: bool) -> None:
     state, info, lapsed = open_tracker().campaigns.session_start(title)
     # A spending floor owed again at once, on Threat carried over at 4 or more.
     opened = [o for o in state.obligations.values() if o.opened_version == state.version]
@@ -240,15 +226,10 @@ def session_start(title: str | None, as_json: bool) -> None:
         click.echo(warn(ob.what))
 
 
-@session.command("end")
-@output_options
-def session_end(as_json: bool) -> None:
-    """End the running session.
+session.add_command(make_command(SESSION_START, _session_start))
 
-    \b
-    Example:
-      tracker session end
-    """
+
+def _session_end(as_json: bool) -> None:
     from tracker.events.receipt import receipt
 
     state, info, lapsed = open_tracker().campaigns.session_end()
@@ -281,6 +262,9 @@ def session_end(as_json: bool) -> None:
         f"Receipt for the players: {kept}\n"
         f"  (`tracker verify --against {kept}` later says whether the log still holds tonight.)"
     )
+
+
+session.add_command(make_command(SESSION_END, _session_end))
 
 
 @session.command("list")

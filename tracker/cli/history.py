@@ -1,4 +1,4 @@
-"""``tracker undo`` and ``tracker redo``."""
+"""``tracker undo``, ``redo``, ``replay`` and ``reveal``."""
 
 from __future__ import annotations
 
@@ -6,26 +6,16 @@ import json
 
 import click
 
+from tracker.app.declared import REDO, REVEAL, UNDO
+from tracker.cli.declared import make_command
 from tracker.cli.options import NumberArgs, open_tracker, output_options
 from tracker.cli.play import show_logged
 from tracker.cli.render import warn
 
 
-@click.command("undo", cls=NumberArgs, short_help="Take back an event; nothing is deleted.")
-@click.argument("event", required=False, metavar="[EVENT]")
-@click.option("--session", type=int, metavar="N", help="Undo every event of session N.")
-@click.option("--cascade", is_flag=True, help="Also undo later events that depended on it.")
-@click.option("--reason", help="Why, for the record.")
-@output_options
-def undo(event, session, cascade, reason, as_json) -> None:
-    """Take back an event (default: the last one in the running session). Nothing is deleted.
-
-    \b
-    Examples:
-      tracker undo                 the last event of the running session
-      tracker undo 118             event 118 (its number in `tracker log`), or its id
-      tracker undo --session 4     a whole bad night
-    """
+def _undo(
+    event: str | None, session: int | None, cascade: bool, reason: str | None, as_json: bool
+) -> None:
     logged = open_tracker().history.undo(event, session=session, cascade=cascade, reason=reason)
     revoked = logged.doc["revoked"]
     names = _names(logged.state)
@@ -52,16 +42,10 @@ def undo(event, session, cascade, reason, as_json) -> None:
     show_logged(logged, as_json, lines)
 
 
-@click.command("redo")
-@click.option("--reason", help="Why, for the record.")
-@output_options
-def redo(reason, as_json) -> None:
-    """Put back what the last undo took back.
+undo = make_command(UNDO, _undo, cls=NumberArgs)
 
-    \b
-    Example:
-      tracker redo --reason "it stood after all"
-    """
+
+def _redo(reason: str | None, as_json: bool) -> None:
     logged = open_tracker().history.redo(reason=reason)
     restored = logged.doc["restored"]
     show_logged(
@@ -69,6 +53,9 @@ def redo(reason, as_json) -> None:
         as_json,
         [f"Restored {', '.join(str(r['version']) for r in restored)}."],
     )
+
+
+redo = make_command(REDO, _redo)
 
 
 def _names(state) -> dict[str, str]:
@@ -177,21 +164,7 @@ def _replay_doc(line, bought: dict[str, str]) -> dict:
     return doc
 
 
-@click.command("reveal", cls=NumberArgs)
-@click.argument("event", required=False, metavar="[EVENT]")
-@click.option("--session", type=int, metavar="N", help="Reveal every secret event of session N.")
-@output_options
-def reveal(event, session, as_json) -> None:
-    """Show the players a secret roll: their view holds it whole from now on.
-
-    A secret event's hash is a commitment (it covers a random salt): players who kept it from
-    `tracker log --player-view --json` can check that the roll revealed is the roll logged.
-
-    \b
-    Examples:
-      tracker reveal 118           event 118 (its number in `tracker log`)
-      tracker reveal --session 4   every secret roll of session 4
-    """
+def _reveal(event: str | None, session: int | None, as_json: bool) -> None:
     logged = open_tracker().history.reveal(event, session=session)
     revealed = logged.doc["revealed"]
     names = _names(logged.state)
@@ -204,5 +177,7 @@ def reveal(event, session, as_json) -> None:
     ]
     show_logged(logged, as_json, lines)
 
+
+reveal = make_command(REVEAL, _reveal, cls=NumberArgs)
 
 COMMANDS = [undo, redo, replay, reveal]
