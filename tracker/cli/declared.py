@@ -15,8 +15,12 @@ from typing import Any
 import click
 
 from tracker.cli import complete
-from tracker.cli.options import Difficulty, SystemName, output_params, use_db
+from tracker.cli.options import QUIET_HELP, Difficulty, SystemName, output_params, use_db
 from tracker.systems.commands import Argument, Command, Option
+
+QUIET = Option("--quiet", QUIET_HELP, "bool", short="-q")
+"""``-q/--quiet`` after a long command, as ``quiet_option`` adds it: its handler hands the
+value to ``options.hush``."""
 
 # What each name a declaration gives for ``complete`` is completed by; the ones that take a
 # character read it from the argument named after the colon ("traits:a"), else "character".

@@ -8,9 +8,10 @@ import click
 
 from tracker.app.declared import REDO, REVEAL, UNDO
 from tracker.cli.declared import make_command
-from tracker.cli.options import NumberArgs, open_tracker, output_options
+from tracker.cli.options import NumberArgs, open_tracker
 from tracker.cli.play import show_logged
 from tracker.cli.render import warn
+from tracker.systems.commands import Argument, Command, Option
 
 
 def _undo(
@@ -73,18 +74,21 @@ def _what(logged, brief, names) -> str:
     return brief["type"]
 
 
-@click.command("replay", cls=NumberArgs)
-@click.argument("session", type=int, required=False)
-@click.option("--player-view", is_flag=True, help="Hide what secret rolls showed.")
-@output_options
-def replay(session, player_view, as_json) -> None:
+REPLAY = Command(
+    ("replay",),
     """A session as a timeline: each event, who, what, and the changes it made.
 
     \b
     Examples:
       tracker replay            the running (or last) session
       tracker replay 4 --player-view | less
-    """
+    """,
+    arguments=(Argument("session", kind="int", required=False),),
+    options=(Option("--player-view", "Hide what secret rolls showed.", "bool"),),
+)
+
+
+def _replay(session: int | None, player_view: bool, as_json: bool) -> None:
     from tracker.cli.log import summarize
     from tracker.cli.render import dim, local_time, printable
     from tracker.events.play import NoteAdded
@@ -122,6 +126,9 @@ def replay(session, player_view, as_json) -> None:
         changes = [_change_text(c) for c in line.changes]
         if changes:
             click.echo(dim(f"               {'; '.join(changes)}"))
+
+
+replay = make_command(REPLAY, _replay, cls=NumberArgs)
 
 
 def _change_text(change) -> str:

@@ -354,17 +354,26 @@ def progress_bar(label: str, total: int) -> Iterator[Callable[[int], None]]:
         yield bar.update
 
 
+QUIET_HELP = "Draw no progress bar."
+
+
 def quiet_option(fn: Callable) -> Callable:
     """``-q/--quiet`` after a long command: no progress bar, even on a terminal."""
 
-    @click.option("--quiet", "-q", is_flag=True, help="Draw no progress bar.")
+    @click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
     @functools.wraps(fn)
     def wrapper(*args: Any, quiet: bool = False, **kwargs: Any) -> Any:
-        if quiet:
-            click.get_current_context().find_root().ensure_object(dict)["quiet"] = True
+        hush(quiet)
         return fn(*args, **kwargs)
 
     return wrapper
+
+
+def hush(quiet: bool) -> None:
+    """No progress bar for this command, even on a terminal, when ``quiet`` (given
+    ``-q/--quiet``)."""
+    if quiet:
+        click.get_current_context().find_root().ensure_object(dict)["quiet"] = True
 
 
 def emit_json(document: Any) -> None:
