@@ -45,12 +45,19 @@ def completion(name: str | None) -> complete.Completions | None:
     return _COMPLETIONS[what](of or "character")
 
 
-def _type(kind: str, choices: Iterable[str] | None, case_sensitive: bool = True) -> Any:
+def _type(
+    kind: str,
+    choices: Iterable[str] | None,
+    case_sensitive: bool = True,
+    limits: tuple[int, int] | None = None,
+) -> Any:
     if kind == "choice":
         return click.Choice(list(choices or ()), case_sensitive=case_sensitive)
     if kind == "int" and choices is not None:
         # One of some numbers: given as its digits, taken as the number.
         return click.Choice([int(c) for c in choices], case_sensitive=case_sensitive)
+    if kind == "int" and limits is not None:
+        return click.IntRange(*limits)
     if kind == "difficulty":
         return Difficulty()
     if kind == "file":
@@ -70,7 +77,7 @@ def click_option(option: Option, help: str | None = None) -> click.Option:
     if option.is_flag:
         settings["is_flag"] = True
     else:
-        settings["type"] = _type(option.kind, option.choices, option.case_sensitive)
+        settings["type"] = _type(option.kind, option.choices, option.case_sensitive, option.limits)
     if option.show_default:
         settings["show_default"] = True
     if option.required:

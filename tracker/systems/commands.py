@@ -43,6 +43,8 @@ class Option(msgspec.Struct, frozen=True):
     multiple: bool = False
     choices: tuple[str, ...] | None = None
     """The values it takes; of a number (``kind`` "int"), as their digits."""
+    limits: tuple[int, int] | None = None
+    """A number's lowest and highest (``kind`` "int")."""
     case_sensitive: bool = True
     """False: a choice is taken in any case ("leadership" for "Leadership")."""
     default: Any = None
@@ -288,6 +290,9 @@ def _one(said: str, part: Argument | Option, value: Any) -> Any:
         number = int(value)
         if part.choices is not None and str(number) not in part.choices:
             raise BadInput(f"{said}: {name} is one of {', '.join(part.choices)}.")
+        low, high = getattr(part, "limits", None) or (number, number)
+        if not low <= number <= high:
+            raise BadInput(f"{said}: {name} is {low} to {high}, not {number}.")
         return number
     if not isinstance(value, str):
         raise BadInput(f"{said}: {name} takes text.")
