@@ -95,3 +95,15 @@ def test_a_systems_declared_command_is_on_the_command_line_unless_tracker_has_th
     assert refused.exit_code == 1
     assert "omen read is a rule no installed system has" in refused.stderr
     assert "omen" not in cli.commands  # made for the line, not kept
+
+
+def test_a_file_to_read_is_one_that_is_there_or_standard_input_and_never_from_a_form():
+    from tracker.cli.declared import click_argument
+    from tracker.systems.commands import Argument
+
+    made = click_argument(Argument("file", kind="input"))
+    assert isinstance(made.type, click.Path)
+    assert (made.type.exists, made.type.allow_dash, made.type.dir_okay) == (True, True, False)
+    imported = Command(("import",), "x", arguments=(Argument("file", kind="input"),))
+    with pytest.raises(BadInput, match="names a file"):
+        taken(imported, {"file": "/etc/passwd"})

@@ -62,6 +62,8 @@ def _type(
         return Difficulty()
     if kind == "file":
         return click.Path(dir_okay=False)
+    if kind == "input":
+        return click.Path(exists=True, dir_okay=False, allow_dash=True)
     if kind == "system":
         return SystemName()
     return int if kind == "int" else str
