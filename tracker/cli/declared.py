@@ -15,7 +15,14 @@ from typing import Any
 import click
 
 from tracker.cli import complete
-from tracker.cli.options import QUIET_HELP, Difficulty, SystemName, output_params, use_db
+from tracker.cli.options import (
+    QUIET_HELP,
+    Difficulty,
+    SystemName,
+    db_params,
+    output_params,
+    use_db,
+)
 from tracker.systems.commands import Argument, Command, Option
 
 QUIET = Option("--quiet", QUIET_HELP, "bool", short="-q")
@@ -119,24 +126,26 @@ def make_command(
     *,
     cls: type[click.Command] = click.Command,
     output: bool = True,
+    db: bool = False,
     later: Callable[[Command], Command] | None = None,
     **settings: Any,
 ) -> click.Command:
     """The click command ``declared`` describes, calling ``handler`` with its arguments and
     options by name. ``output`` adds ``--json`` and ``--db``/``--campaign`` (as
-    ``output_options`` does). ``later`` completes the declaration: its parameters when they are
-    first read (a help page, a parse, a Tab), not when the command is listed, and its help each
-    time it is read: the options of every
+    ``output_options`` does); ``db``, without ``output``, only ``--db``/``--campaign`` (as
+    ``db_options`` does), for a command that prints no JSON document. ``later`` completes the
+    declaration: its parameters when they are first read (a help page, a parse, a Tab), not
+    when the command is listed, and its help each time it is read: the options of every
     installed system (``with_systems``), whose loading a command that lists ``roll`` among
     others does not pay for."""
 
     def params(whole: Command) -> list[click.Parameter]:
         made: list[click.Parameter] = [click_argument(a) for a in whole.arguments]
         made += [click_option(o) for o in whole.options]
-        return made + (output_params() if output else [])
+        return made + (output_params() if output else db_params() if db else [])
 
     callback = handler
-    if output:
+    if output or db:
 
         @functools.wraps(handler)
         def callback(*args: Any, db_override=None, campaign_override=None, **kwargs: Any) -> Any:

@@ -284,8 +284,13 @@ def db_options(fn: Callable) -> Callable:
 def output_params() -> list[click.Parameter]:
     """What ``output_options`` adds, for a command made from a declaration: ``--json``, and
     ``--db``/``--campaign`` (``use_db`` takes them)."""
+    return [click.Option(["--json", "as_json"], is_flag=True, help=JSON_HELP), *db_params()]
+
+
+def db_params() -> list[click.Parameter]:
+    """What ``db_options`` adds, for a command made from a declaration: ``--db`` and
+    ``--campaign`` after the command, hidden (``use_db`` takes them)."""
     return [
-        click.Option(["--json", "as_json"], is_flag=True, help=JSON_HELP),
         click.Option(["--db", "db_override"], metavar="PATH_OR_URL", hidden=True, default=None),
         click.Option(
             ["--campaign", "campaign_override"], metavar="NAME", hidden=True, default=None
