@@ -26,8 +26,8 @@ from tracker.cli.options import (
 from tracker.systems.commands import Argument, Command, Option
 
 QUIET = Option("--quiet", QUIET_HELP, "bool", short="-q")
-"""``-q/--quiet`` after a long command, as ``quiet_option`` adds it: its handler hands the
-value to ``options.hush``."""
+"""``-q/--quiet`` after a long command (an export, an import, verify): no progress bar, even on
+a terminal. The command's handler hands its value to ``options.hush``."""
 
 # What each name a declaration gives for ``complete`` is completed by; the ones that take a
 # character read it from the argument named after the colon ("traits:a"), else "character".

@@ -360,18 +360,7 @@ def progress_bar(label: str, total: int) -> Iterator[Callable[[int], None]]:
 
 
 QUIET_HELP = "Draw no progress bar."
-
-
-def quiet_option(fn: Callable) -> Callable:
-    """``-q/--quiet`` after a long command: no progress bar, even on a terminal."""
-
-    @click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
-    @functools.wraps(fn)
-    def wrapper(*args: Any, quiet: bool = False, **kwargs: Any) -> Any:
-        hush(quiet)
-        return fn(*args, **kwargs)
-
-    return wrapper
+"""The help of ``-q/--quiet`` after a long command (``tracker.cli.declared.QUIET``)."""
 
 
 def hush(quiet: bool) -> None:
