@@ -61,6 +61,18 @@ def test_undo_and_redo_say_what_they_take_back_before_they_do(table):
     assert table.history.next_redo(table.state()) == []
 
 
+def test_undo_takes_what_the_command_line_takes_from_one_declaration(table):
+    from tracker.app.declared import UNDO
+    from tracker.cli.history import undo
+
+    assert [p.name for p in undo.params][:4] == ["event", *(o.name for o in UNDO.options)]
+    played = [perform(table, ("stress",), {"character": "Tomas", "change": "+1"}) for _ in "ab"]
+    done = perform(table, ("undo",), {"session": table.state().current_session})
+    assert [r["event_id"] for r in done.doc["revoked"]] == [p.events[0].event_id for p in played]
+    with pytest.raises(BadInput):
+        perform(table, ("undo",), {"event": "1", "session": 1})
+
+
 def test_a_campaign_offers_its_systems_commands_and_its_options_only(table):
     rules = table.state().rules
     paths = [c.path for c in declarations(rules)]

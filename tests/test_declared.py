@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import click
 import msgspec
+import pytest
 
-from tracker.systems.commands import Option, given, odds_option, options_struct
+from tracker.cli.declared import click_option
+from tracker.errors import BadInput
+from tracker.systems.commands import Command, Option, given, odds_option, options_struct, taken
 
 
 def test_an_option_is_named_by_its_dest_or_its_flag():
@@ -39,6 +43,17 @@ def test_an_odds_option_is_a_number_unless_it_says_otherwise():
     assert odds_option("--dl", "x", kind=str).kind == "str"
     assert odds_option("--dynamic", "x", is_flag=True).kind == "bool"
     assert odds_option("--tie-rule", "x", kind=str, choices=("stat",)).kind == "choice"
+
+
+def test_a_number_within_limits_is_held_to_them_by_the_command_line_and_a_form_alike():
+    run_up = Option("--run-up", "x", "int", default=0, limits=(0, 100))
+    made = click_option(run_up)
+    assert isinstance(made.type, click.IntRange)
+    assert (made.type.min, made.type.max) == (0, 100)
+    show = Command(("character", "show"), "x", options=(run_up,))
+    assert taken(show, {"run_up": "4"}) == {"run_up": 4}
+    with pytest.raises(BadInput, match="0 to 100, not 101"):
+        taken(show, {"run_up": 101})
 
 
 def test_a_systems_declared_command_is_on_the_command_line_unless_tracker_has_the_word(
@@ -80,3 +95,15 @@ def test_a_systems_declared_command_is_on_the_command_line_unless_tracker_has_th
     assert refused.exit_code == 1
     assert "omen read is a rule no installed system has" in refused.stderr
     assert "omen" not in cli.commands  # made for the line, not kept
+
+
+def test_a_file_to_read_is_one_that_is_there_or_standard_input_and_never_from_a_form():
+    from tracker.cli.declared import click_argument
+    from tracker.systems.commands import Argument
+
+    made = click_argument(Argument("file", kind="input"))
+    assert isinstance(made.type, click.Path)
+    assert (made.type.exists, made.type.allow_dash, made.type.dir_okay) == (True, True, False)
+    imported = Command(("import",), "x", arguments=(Argument("file", kind="input"),))
+    with pytest.raises(BadInput, match="names a file"):
+        taken(imported, {"file": "/etc/passwd"})

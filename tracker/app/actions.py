@@ -117,7 +117,11 @@ CORE: dict[tuple[str, ...], tuple[Command, Runner]] = {
     ),
     d.UNDO.path: (
         d.UNDO,
-        lambda t, v: _logged(t.history.undo(v["event"], cascade=v["cascade"], reason=v["reason"])),
+        lambda t, v: _logged(
+            t.history.undo(
+                v["event"], session=v["session"], cascade=v["cascade"], reason=v["reason"]
+            )
+        ),
     ),
     d.REDO.path: (d.REDO, lambda t, v: _logged(t.history.redo(reason=v["reason"]))),
     d.REVEAL.path: (

@@ -1,9 +1,9 @@
 """The core's commands as data (``tracker.systems.commands``), for every front door.
 
-The command line makes its click commands from these (``tracker.cli.play``), and the web
-console its forms; ``tracker.app.actions`` runs them. A rule system's own commands are
-declared with the system (``RuleSystem.commands``) and its roll options with its rules
-(``RuleSystem.roll_options``).
+The command line makes its click commands from these (``tracker.cli.play``,
+``tracker.cli.history``, ``tracker.cli.campaign``), and the web console its forms;
+``tracker.app.actions`` runs them. A rule system's own commands are declared with the system
+(``RuleSystem.commands``) and its roll options with its rules (``RuleSystem.roll_options``).
 """
 
 from __future__ import annotations
@@ -136,42 +136,84 @@ def track_command(track: str) -> Command:
     )
 
 
-# What the command line writes by hand (its help says more), declared here for the forms of
-# the web console, which take the same values.
+# Undo, redo and reveal; sessions and the current campaign. The command line makes its
+# commands from these (``tracker.cli.history``, ``tracker.cli.campaign``) as the console does
+# its buttons and forms.
 
 UNDO = Command(
     ("undo",),
-    "Take back the last event in force in the running session, or the event named.",
+    """Take back an event (default: the last one in the running session). Nothing is deleted.
+
+    \b
+    Examples:
+      tracker undo                 the last event of the running session
+      tracker undo 118             event 118 (its number in `tracker log`), or its id
+      tracker undo --session 4     a whole bad night
+    """,
     arguments=(Argument("event", required=False, metavar="[EVENT]"),),
     options=(
+        Option("--session", "Undo every event of session N.", "int", metavar="N"),
         Option("--cascade", "Also undo later events that depended on it.", "bool"),
         Option("--reason", "Why, for the record."),
     ),
+    short_help="Take back an event; nothing is deleted.",
 )
 
 REDO = Command(
     ("redo",),
-    "Put back what the last undo took back.",
+    """Put back what the last undo took back.
+
+    \b
+    Example:
+      tracker redo --reason "it stood after all"
+    """,
     options=(Option("--reason", "Why, for the record."),),
 )
 
 REVEAL = Command(
     ("reveal",),
-    "Show the players a secret event, or every secret event of a session.",
+    """Show the players a secret roll: their view holds it whole from now on.
+
+    A secret event's hash is a commitment (it covers a random salt): players who kept it from
+    `tracker log --player-view --json` can check that the roll revealed is the roll logged.
+
+    \b
+    Examples:
+      tracker reveal 118           event 118 (its number in `tracker log`)
+      tracker reveal --session 4   every secret roll of session 4
+    """,
     arguments=(Argument("event", required=False, metavar="[EVENT]"),),
-    options=(Option("--session", "Reveal every secret event of session N.", "int"),),
+    options=(Option("--session", "Reveal every secret event of session N.", "int", metavar="N"),),
 )
 
 SESSION_START = Command(
     ("session", "start"),
-    "Start a session.",
+    """Start a session; every event until `session end` belongs to it.
+
+    \b
+    Example:
+      tracker session start --title "Below the archive"
+    """,
     options=(Option("--title", "A title for the session, shown in replays."),),
 )
 
-SESSION_END = Command(("session", "end"), "End the running session.")
+SESSION_END = Command(
+    ("session", "end"),
+    """End the running session.
+
+    \b
+    Example:
+      tracker session end
+    """,
+)
 
 CAMPAIGN_USE = Command(
     ("campaign", "use"),
-    "Make another campaign the current one.",
+    """Make NAME the current campaign.
+
+    \b
+    Example:
+      tracker campaign use "Neon Drift"
+    """,
     arguments=(Argument("name", complete="campaigns"),),
 )

@@ -86,7 +86,7 @@ COMMAND_MODULES = {
     "shell": "shell",
     "serve": "serve",
     "where": "where",
-    "completion": "complete",
+    "completion": "completion",
 }
 
 

@@ -6,9 +6,10 @@ from typing import Any
 
 import click
 
+from tracker.app.declared import CAMPAIGN_USE, SESSION_END, SESSION_START
 from tracker.cli import complete
 from tracker.cli.declared import make_command, with_options
-from tracker.cli.options import NumberArgs, emit_json, open_tracker, output_options
+from tracker.cli.options import NumberArgs, emit_json, open_tracker
 from tracker.cli.render import (
     TRACK_WORDS,
     bold,
@@ -150,15 +151,18 @@ campaign.add_command(
 )
 
 
-@campaign.command("list")
-@output_options
-def campaign_list(as_json: bool) -> None:
+CAMPAIGN_LIST = Command(
+    ("campaign", "list"),
     """List the campaigns in the database; * marks the current one.
 
     \b
     Example:
       tracker campaign list --json
-    """
+    """,
+)
+
+
+def _campaign_list(as_json: bool) -> None:
     rows = open_tracker().campaigns.campaign_list()
     if as_json:
         emit_json(
@@ -183,16 +187,10 @@ def campaign_list(as_json: bool) -> None:
         click.echo(f"{mark} {row.name}  ({row.system}, {plural(count, 'event')})")
 
 
-@campaign.command("use")
-@click.argument("name", shell_complete=complete.campaigns)
-@output_options
-def campaign_use(name: str, as_json: bool) -> None:
-    """Make NAME the current campaign.
+campaign.add_command(make_command(CAMPAIGN_LIST, _campaign_list))
 
-    \b
-    Example:
-      tracker campaign use "Neon Drift"
-    """
+
+def _campaign_use(name: str, as_json: bool) -> None:
     row = open_tracker().campaigns.campaign_use(name)
     if as_json:
         emit_json({"campaign_id": row.campaign_id, "name": row.name, "system": row.system})
@@ -200,21 +198,15 @@ def campaign_use(name: str, as_json: bool) -> None:
     click.echo(f'Now playing "{row.name}" ({row.system}).')
 
 
+campaign.add_command(make_command(CAMPAIGN_USE, _campaign_use))
+
+
 @click.group("session")
 def session() -> None:
     """Start, end and list sessions of play."""
 
 
-@session.command("start")
-@click.option("--title", help="A title for the session, shown in replays.")
-@output_options
-def session_start(title: str | None, as_json: bool) -> None:
-    """Start a session; every event until `session end` belongs to it.
-
-    \b
-    Example:
-      tracker session start --title "Below the archive"
-    """
+def _session_start(title: str | None, as_json: bool) -> None:
     state, info, lapsed = open_tracker().campaigns.session_start(title)
     # A spending floor owed again at once, on Threat carried over at 4 or more.
     opened = [o for o in state.obligations.values() if o.opened_version == state.version]
@@ -240,15 +232,10 @@ def session_start(title: str | None, as_json: bool) -> None:
         click.echo(warn(ob.what))
 
 
-@session.command("end")
-@output_options
-def session_end(as_json: bool) -> None:
-    """End the running session.
+session.add_command(make_command(SESSION_START, _session_start))
 
-    \b
-    Example:
-      tracker session end
-    """
+
+def _session_end(as_json: bool) -> None:
     from tracker.events.receipt import receipt
 
     state, info, lapsed = open_tracker().campaigns.session_end()
@@ -283,15 +270,21 @@ def session_end(as_json: bool) -> None:
     )
 
 
-@session.command("list")
-@output_options
-def session_list(as_json: bool) -> None:
+session.add_command(make_command(SESSION_END, _session_end))
+
+
+SESSION_LIST = Command(
+    ("session", "list"),
     """List the campaign's sessions.
 
     \b
     Example:
       tracker session list --json
-    """
+    """,
+)
+
+
+def _session_list(as_json: bool) -> None:
     sessions = open_tracker().campaigns.session_list()
     if as_json:
         emit_json({"sessions": [s.to_dict() for s in sessions]})
@@ -308,29 +301,43 @@ def session_list(as_json: bool) -> None:
         )
 
 
+session.add_command(make_command(SESSION_LIST, _session_list))
+
+
 @click.group("character")
 def character() -> None:
     """Add characters and show their sheets."""
 
 
-@character.command("add")
-@click.argument("name", required=False)
-@click.option("--stat", "stats", multiple=True, metavar="KEY=N", help="A stat or attribute.")
-@click.option("--skill", "skills", multiple=True, metavar="KEY=N", help="A skill and its level.")
-@click.option("--trained", multiple=True, metavar="SKILL", help="Glintlock: a trained skill.")
-@click.option("--class", "character_class", metavar="CLASS", help="Glintlock: the class.")
-@click.option(
-    "--sheet",
-    type=click.Path(dir_okay=False),
-    help="A sheet file (TOML or JSON); options given here add to it.",
+CHARACTER_ADD = Command(
+    ("character", "add"),
+    """Add a character to the current campaign: a player's, or with --npc (or `npc = true`
+    in the sheet) one the GM plays.
+
+    \b
+    Examples:
+      tracker character add Wren --stat Grit=3 --stat Wits=2 --trained Climb --class Seer
+      tracker character add --sheet fixtures/sheets/gurps-mira.toml
+      tracker character add Vesna --npc --stat Will=11 --skill "Sex Appeal=15"
+    """,
+    arguments=(Argument("name", required=False),),
+    options=(
+        Option("--stat", "A stat or attribute.", dest="stats", multiple=True, metavar="KEY=N"),
+        Option("--skill", "A skill and its level.", dest="skills", multiple=True, metavar="KEY=N"),
+        Option("--trained", "Glintlock: a trained skill.", multiple=True, metavar="SKILL"),
+        Option("--class", "Glintlock: the class.", dest="character_class", metavar="CLASS"),
+        Option("--sheet", "A sheet file (TOML or JSON); options given here add to it.", "file"),
+        Option(
+            "--npc",
+            "The GM plays the character (--npc) or a player does (--pc, the default).",
+            "bool",
+            off="--pc",
+        ),
+    ),
 )
-@click.option(
-    "--npc/--pc",
-    default=None,
-    help="The GM plays the character (--npc) or a player does (--pc, the default).",
-)
-@output_options
-def character_add(
+
+
+def _character_add(
     name: str | None,
     stats: tuple[str, ...],
     skills: tuple[str, ...],
@@ -340,15 +347,6 @@ def character_add(
     npc: bool | None,
     as_json: bool,
 ) -> None:
-    """Add a character to the current campaign: a player's, or with --npc (or `npc = true`
-    in the sheet) one the GM plays.
-
-    \b
-    Examples:
-      tracker character add Wren --stat Grit=3 --stat Wits=2 --trained Climb --class Seer
-      tracker character add --sheet fixtures/sheets/gurps-mira.toml
-      tracker character add Vesna --npc --stat Will=11 --skill "Sex Appeal=15"
-    """
     added = open_tracker().campaigns.character_add(
         name,
         stats=stats,
@@ -364,29 +362,11 @@ def character_add(
     click.echo(f"Added {bold(added.name)}: {_sheet_line(added)}")
 
 
-@character.command("update", short_help="Change a character's sheet, as an event.")
-@click.argument("name", shell_complete=complete.characters)
-@click.option("--stat", "stats", multiple=True, metavar="KEY=N", help="A stat's new score.")
-@click.option("--skill", "skills", multiple=True, metavar="KEY=N", help="A skill's new level.")
-@click.option("--drop-skill", "drop_skills", multiple=True, metavar="SKILL", help="Drop a skill.")
-@click.option("--trained", multiple=True, metavar="SKILL", help="Glintlock: newly trained.")
-@click.option("--trait", "traits", multiple=True, metavar="TRAIT", help="A trait gained.")
-@click.option("--drop-trait", "drop_traits", multiple=True, metavar="TRAIT", help="A trait lost.")
-@click.option("--class", "character_class", metavar="CLASS", help="Glintlock: a new class.")
-@click.option(
-    "--sheet",
-    type=click.Path(dir_okay=False),
-    help="A newer sheet file: what differs from the sheet as it stands is logged.",
-)
-@click.option("--reset-tracks", is_flag=True, help="Set HP and FP to their (new) maximum.")
-@click.option(
-    "--npc/--pc",
-    default=None,
-    help="The GM plays the character (--npc) or a player does (--pc).",
-)
-@click.option("--note", help="Why the sheet changed (points spent, a boon).")
-@output_options
-def character_update(name: str, as_json: bool, **options: Any) -> None:
+character.add_command(make_command(CHARACTER_ADD, _character_add))
+
+
+CHARACTER_UPDATE = Command(
+    ("character", "update"),
     """Change a character's sheet as an event; rolls from here on use the new sheet, and
     every view of earlier play shows the sheet as it was then. HP and FP keep what play left
     of them (at most the new maximum) unless --reset-tracks.
@@ -397,7 +377,35 @@ def character_update(name: str, as_json: bool, **options: Any) -> None:
       tracker character update Mira --trait "Combat Reflexes" --drop-trait Clueless
       tracker character update Mira --sheet fixtures/sheets/gurps-mira.toml
       tracker character update Harbourmaster --npc     the GM plays him from here on
-    """
+    """,
+    arguments=(Argument("name", complete="characters"),),
+    options=(
+        Option("--stat", "A stat's new score.", dest="stats", multiple=True, metavar="KEY=N"),
+        Option("--skill", "A skill's new level.", dest="skills", multiple=True, metavar="KEY=N"),
+        Option("--drop-skill", "Drop a skill.", dest="drop_skills", multiple=True, metavar="SKILL"),
+        Option("--trained", "Glintlock: newly trained.", multiple=True, metavar="SKILL"),
+        Option("--trait", "A trait gained.", dest="traits", multiple=True, metavar="TRAIT"),
+        Option("--drop-trait", "A trait lost.", dest="drop_traits", multiple=True, metavar="TRAIT"),
+        Option("--class", "Glintlock: a new class.", dest="character_class", metavar="CLASS"),
+        Option(
+            "--sheet",
+            "A newer sheet file: what differs from the sheet as it stands is logged.",
+            "file",
+        ),
+        Option("--reset-tracks", "Set HP and FP to their (new) maximum.", "bool"),
+        Option(
+            "--npc",
+            "The GM plays the character (--npc) or a player does (--pc).",
+            "bool",
+            off="--pc",
+        ),
+        Option("--note", "Why the sheet changed (points spent, a boon)."),
+    ),
+    short_help="Change a character's sheet, as an event.",
+)
+
+
+def _character_update(name: str, as_json: bool, **options: Any) -> None:
     from tracker.app.campaigns import SheetChange
     from tracker.cli.play import show_logged
 
@@ -409,18 +417,25 @@ def character_update(name: str, as_json: bool, **options: Any) -> None:
     show_logged(logged, as_json, [f"Updated {bold(d['character'])}: {update_words(d, after)}."])
 
 
-@character.command("retire", short_help="Retire a character from play, as an event.")
-@click.argument("name", shell_complete=complete.characters)
-@click.option("--note", help="Why (died, left the party).")
-@output_options
-def character_retire(name: str, note: str | None, as_json: bool) -> None:
+character.add_command(make_command(CHARACTER_UPDATE, _character_update))
+
+
+CHARACTER_RETIRE = Command(
+    ("character", "retire"),
     """Retire a character from play: kept on every record and in every export, refused for
     rolls and spends from here on. `tracker undo EVENT` brings them back.
 
     \b
     Example:
       tracker character retire Vora --note "fell at the drowned gate"
-    """
+    """,
+    arguments=(Argument("name", complete="characters"),),
+    options=(Option("--note", "Why (died, left the party)."),),
+    short_help="Retire a character from play, as an event.",
+)
+
+
+def _character_retire(name: str, note: str | None, as_json: bool) -> None:
     from tracker.cli.play import show_logged
 
     logged = open_tracker().campaigns.character_retire(name, note=note)
@@ -435,9 +450,10 @@ def character_retire(name: str, note: str | None, as_json: bool) -> None:
     )
 
 
-AS_OF = click.option(
-    "--as-of", metavar="EVENT|TIME", help="The sheet as it stood at an event or time."
-)
+character.add_command(make_command(CHARACTER_RETIRE, _character_retire))
+
+
+AS_OF = Option("--as-of", "The sheet as it stood at an event or time.", metavar="EVENT|TIME")
 
 
 def _state_as_of(tracker: Any, as_of: str | None) -> tuple[Any, str | None]:
@@ -448,17 +464,21 @@ def _state_as_of(tracker: Any, as_of: str | None) -> tuple[Any, str | None]:
     return state, dim(f"As of event {at.version} ({local_time(at.recorded_at)}):")
 
 
-@character.command("list", short_help="List the campaign's characters and their sheets.")
-@AS_OF
-@output_options
-def character_list(as_of: str | None, as_json: bool) -> None:
+CHARACTER_LIST = Command(
+    ("character", "list"),
     """List the current campaign's characters and their sheets, as rolls use them.
 
     \b
     Examples:
       tracker character list
       tracker character list --as-of 40     the sheets as they stood after event 40
-    """
+    """,
+    options=(AS_OF,),
+    short_help="List the campaign's characters and their sheets.",
+)
+
+
+def _character_list(as_of: str | None, as_json: bool) -> None:
     tracker = open_tracker()
     state, header = _state_as_of(tracker, as_of)
     found = list(state.characters.values())
@@ -474,22 +494,15 @@ def character_list(as_of: str | None, as_json: bool) -> None:
         click.echo(f"{bold(c.name)}  {_sheet_line(c)}{retired}")
 
 
+character.add_command(make_command(CHARACTER_LIST, _character_list))
+
+
 def _character_doc(c: Any, rules: Any) -> dict[str, Any]:
     return {**c.to_dict(), **c.lasting(rules), "retired_at": c.retired_version}
 
 
-@character.command("show")
-@click.argument("name", shell_complete=complete.characters)
-@AS_OF
-@click.option(
-    "--run-up",
-    type=click.IntRange(0, 100),
-    default=0,
-    metavar="YARDS",
-    help="GURPS: the jumps after a running start of YARDS.",
-)
-@output_options
-def character_show(name: str, as_of: str | None, run_up: int, as_json: bool) -> None:
+CHARACTER_SHOW = Command(
+    ("character", "show"),
     """Show a character's sheet (GURPS: and what its Basic Move gives).
 
     \b
@@ -497,7 +510,23 @@ def character_show(name: str, as_of: str | None, run_up: int, as_json: bool) -> 
       tracker character show Mira
       tracker character show Mira --as-of 40     the sheet as it stood after event 40
       tracker character show Vora --run-up 4     her jumps after a 4-yard running start
-    """
+    """,
+    arguments=(Argument("name", complete="characters"),),
+    options=(
+        AS_OF,
+        Option(
+            "--run-up",
+            "GURPS: the jumps after a running start of YARDS.",
+            "int",
+            default=0,
+            metavar="YARDS",
+            limits=(0, 100),
+        ),
+    ),
+)
+
+
+def _character_show(name: str, as_of: str | None, run_up: int, as_json: bool) -> None:
     tracker = open_tracker()
     state, header = _state_as_of(tracker, as_of)
     found = tracker.character(name, state, retired_ok=True)
@@ -535,25 +564,35 @@ def character_show(name: str, as_of: str | None, run_up: int, as_json: bool) -> 
             )
 
 
-@character.command(
-    "default", cls=NumberArgs, short_help="GURPS: let SKILL default to EXPR for a character."
-)
-@click.argument("name", shell_complete=complete.characters)
-@click.argument("skill", shell_complete=complete.traits_of("name"))
-@click.argument("expression", metavar="EXPR")
-@output_options
-def character_default(name: str, skill: str, expression: str, as_json: bool) -> None:
+character.add_command(make_command(CHARACTER_SHOW, _character_show))
+
+
+CHARACTER_DEFAULT = Command(
+    ("character", "default"),
     """GURPS: let SKILL default to EXPR for a character (e.g. Lockpicking IQ-5).
 
     \b
     Example:
       tracker character default Aldric Lockpicking IQ-5
-    """
+    """,
+    arguments=(
+        Argument("name", complete="characters"),
+        Argument("skill", complete="traits:name"),
+        Argument("expression", metavar="EXPR"),
+    ),
+    short_help="GURPS: let SKILL default to EXPR for a character.",
+)
+
+
+def _character_default(name: str, skill: str, expression: str, as_json: bool) -> None:
     found = open_tracker().campaigns.character_default(name, skill, expression)
     if as_json:
         emit_json(found.to_dict())
         return
     click.echo(f"{found.name}: {skill} defaults to {expression}.")
+
+
+character.add_command(make_command(CHARACTER_DEFAULT, _character_default, cls=NumberArgs))
 
 
 def _stat_text(c, name: str, on_sheet: int) -> str:

@@ -15,8 +15,19 @@ from typing import Any
 import click
 
 from tracker.cli import complete
-from tracker.cli.options import Difficulty, SystemName, output_params, use_db
+from tracker.cli.options import (
+    QUIET_HELP,
+    Difficulty,
+    SystemName,
+    db_params,
+    output_params,
+    use_db,
+)
 from tracker.systems.commands import Argument, Command, Option
+
+QUIET = Option("--quiet", QUIET_HELP, "bool", short="-q")
+"""``-q/--quiet`` after a long command (an export, an import, verify): no progress bar, even on
+a terminal. The command's handler hands its value to ``options.hush``."""
 
 # What each name a declaration gives for ``complete`` is completed by; the ones that take a
 # character read it from the argument named after the colon ("traits:a"), else "character".
@@ -41,16 +52,25 @@ def completion(name: str | None) -> complete.Completions | None:
     return _COMPLETIONS[what](of or "character")
 
 
-def _type(kind: str, choices: Iterable[str] | None, case_sensitive: bool = True) -> Any:
+def _type(
+    kind: str,
+    choices: Iterable[str] | None,
+    case_sensitive: bool = True,
+    limits: tuple[int, int] | None = None,
+) -> Any:
     if kind == "choice":
         return click.Choice(list(choices or ()), case_sensitive=case_sensitive)
     if kind == "int" and choices is not None:
         # One of some numbers: given as its digits, taken as the number.
         return click.Choice([int(c) for c in choices], case_sensitive=case_sensitive)
+    if kind == "int" and limits is not None:
+        return click.IntRange(*limits)
     if kind == "difficulty":
         return Difficulty()
     if kind == "file":
         return click.Path(dir_okay=False)
+    if kind == "input":
+        return click.Path(exists=True, dir_okay=False, allow_dash=True)
     if kind == "system":
         return SystemName()
     return int if kind == "int" else str
@@ -66,7 +86,7 @@ def click_option(option: Option, help: str | None = None) -> click.Option:
     if option.is_flag:
         settings["is_flag"] = True
     else:
-        settings["type"] = _type(option.kind, option.choices, option.case_sensitive)
+        settings["type"] = _type(option.kind, option.choices, option.case_sensitive, option.limits)
     if option.show_default:
         settings["show_default"] = True
     if option.required:
@@ -106,24 +126,26 @@ def make_command(
     *,
     cls: type[click.Command] = click.Command,
     output: bool = True,
+    db: bool = False,
     later: Callable[[Command], Command] | None = None,
     **settings: Any,
 ) -> click.Command:
     """The click command ``declared`` describes, calling ``handler`` with its arguments and
     options by name. ``output`` adds ``--json`` and ``--db``/``--campaign`` (as
-    ``output_options`` does). ``later`` completes the declaration: its parameters when they are
-    first read (a help page, a parse, a Tab), not when the command is listed, and its help each
-    time it is read: the options of every
+    ``output_options`` does); ``db``, without ``output``, only ``--db``/``--campaign`` (as
+    ``db_options`` does), for a command that prints no JSON document. ``later`` completes the
+    declaration: its parameters when they are first read (a help page, a parse, a Tab), not
+    when the command is listed, and its help each time it is read: the options of every
     installed system (``with_systems``), whose loading a command that lists ``roll`` among
     others does not pay for."""
 
     def params(whole: Command) -> list[click.Parameter]:
         made: list[click.Parameter] = [click_argument(a) for a in whole.arguments]
         made += [click_option(o) for o in whole.options]
-        return made + (output_params() if output else [])
+        return made + (output_params() if output else db_params() if db else [])
 
     callback = handler
-    if output:
+    if output or db:
 
         @functools.wraps(handler)
         def callback(*args: Any, db_override=None, campaign_override=None, **kwargs: Any) -> Any:

@@ -8,26 +8,33 @@ import shlex
 import click
 from click.core import ParameterSource
 
-from tracker.cli.options import emit_json
+from tracker.cli.declared import make_command
+from tracker.cli.options import JSON_HELP, emit_json
 from tracker.cli.render import bold
 from tracker.cli.script import play_script
+from tracker.systems.commands import Command, Option
 
-
-@click.command("demo", short_help="Make a demo database and show what to try.")
-@click.option("--db", "db", metavar="PATH", help="Where to make the demo (a new file).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document for scripts.")
-@click.pass_context
-def demo(ctx: click.Context, db: str | None, as_json: bool) -> None:
+DEMO = Command(
+    ("demo",),
     """Make a demo database (a campaign per system, sample characters) and show what to try.
 
     It is a new file: demo.db in your data folder, or demo-2.db and on when that is taken (an
     earlier demo is never replaced), or --db PATH. $TRACKER_DB is not written to.
 
     Example: tracker demo && export TRACKER_DB=~/.local/share/tracker/demo.db
-    """
+    """,
+    options=(
+        Option("--db", "Where to make the demo (a new file).", metavar="PATH"),
+        Option("--json", JSON_HELP, "bool", dest="as_json"),
+    ),
+    short_help="Make a demo database and show what to try.",
+)
+
+
+def _demo(db: str | None, as_json: bool) -> None:
     from tracker.app.demo import make_demo
 
-    root = ctx.find_root()
+    root = click.get_current_context().find_root()
     # $TRACKER_DB may point at a real campaign: the demo only writes where it is told explicitly.
     if db is None and root.get_parameter_source("db") == ParameterSource.COMMANDLINE:
         db = root.params.get("db")
@@ -75,4 +82,5 @@ def demo(ctx: click.Context, db: str | None, as_json: bool) -> None:
         click.echo(f"  {line}")
 
 
+demo = make_command(DEMO, _demo, output=False)
 COMMANDS = [demo]

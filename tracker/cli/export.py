@@ -17,8 +17,10 @@ from typing import Any, TextIO
 import click
 
 from tracker.app import partfiles
-from tracker.cli.options import emit_json, open_tracker, output_options, quiet_option
+from tracker.cli.declared import QUIET, make_command
+from tracker.cli.options import emit_json, hush, open_tracker
 from tracker.errors import BadInput
+from tracker.systems.commands import Argument, Command, Option
 from tracker.words import plural
 
 
@@ -155,31 +157,50 @@ def _stopped_cleanly() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-@export.command("rolls")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["csv", "jsonl", "html"]),
-    default="csv",
-    show_default=True,
-    help="A spreadsheet's rows, JSON lines, or a page with the luck and the tracks drawn.",
-)
-@click.option("--session", type=int, metavar="N", help="Only rolls of session N.")
-@click.option("--character", metavar="NAME", help="Only one character's rolls.")
-@click.option("--since", metavar="WHEN", help="Only rolls from this date or time on.")
-@click.option("--until", metavar="WHEN", help="Only rolls up to this date or time.")
-@click.option("--player-view", is_flag=True, help="Secret rolls keep their row, not their dice.")
-@click.option("--output", "-o", metavar="FILE", help="Write to FILE instead of the terminal.")
-@quiet_option
-@output_options
-def export_rolls(fmt, session, character, since, until, player_view, output, as_json) -> None:
+OUTPUT = Option("--output", "Write to FILE instead of the terminal.", metavar="FILE", short="-o")
+
+EXPORT_ROLLS = Command(
+    ("export", "rolls"),
     """One row per roll: time, session, character, dice, outcome, the odds, effects.
 
     \b
     Examples:
       tracker export rolls --session 4 --format csv -o session4.csv
       tracker export rolls --format html --player-view -o table.html
-    """
+    """,
+    options=(
+        Option(
+            "--format",
+            "A spreadsheet's rows, JSON lines, or a page with the luck and the tracks drawn.",
+            "choice",
+            dest="fmt",
+            choices=("csv", "jsonl", "html"),
+            default="csv",
+            show_default=True,
+        ),
+        Option("--session", "Only rolls of session N.", "int", metavar="N"),
+        Option("--character", "Only one character's rolls.", metavar="NAME"),
+        Option("--since", "Only rolls from this date or time on.", metavar="WHEN"),
+        Option("--until", "Only rolls up to this date or time.", metavar="WHEN"),
+        Option("--player-view", "Secret rolls keep their row, not their dice.", "bool"),
+        OUTPUT,
+        QUIET,
+    ),
+)
+
+
+def _export_rolls(
+    fmt: str,
+    session: int | None,
+    character: str | None,
+    since: str | None,
+    until: str | None,
+    player_view: bool,
+    output: str | None,
+    quiet: bool,
+    as_json: bool,
+) -> None:
+    hush(quiet)
     from tracker.app.export import RollFilter, utc_stamp
 
     _described(as_json, output)
@@ -213,6 +234,9 @@ def export_rolls(fmt, session, character, since, until, player_view, output, as_
                     out.write(json.dumps(row.to_dict(player_view), ensure_ascii=False) + "\n")
                     count += 1
     _summary(as_json, output, {"rolls": count, "log_head": head, "format": fmt, "luck": luck})
+
+
+export.add_command(make_command(EXPORT_ROLLS, _export_rolls))
 
 
 # What a spreadsheet runs as a formula when a cell begins with it.
@@ -282,17 +306,20 @@ def _summary(as_json: bool, output: str | None, doc: dict) -> None:
     click.echo(line)
 
 
-@export.command("events")
-@click.option("--output", "-o", metavar="FILE", help="Write to FILE instead of the terminal.")
-@quiet_option
-@output_options
-def export_events(output, as_json) -> None:
+EXPORT_EVENTS = Command(
+    ("export", "events"),
     """The whole log (every campaign) as JSON lines; `tracker import` reads it back exactly.
 
     \b
     Example:
       tracker export events -o campaigns.jsonl
-    """
+    """,
+    options=(OUTPUT, QUIET),
+)
+
+
+def _export_events(output: str | None, quiet: bool, as_json: bool) -> None:
+    hush(quiet)
     _described(as_json, output)
     tracker = open_tracker()
     with _target(output) as out:
@@ -302,17 +329,24 @@ def export_events(output, as_json) -> None:
     _summary(as_json, output, {"events": result["events"], "log_head": head, "heads": heads})
 
 
-@click.command("import")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@quiet_option
-@output_options
-def import_(file, as_json) -> None:
+export.add_command(make_command(EXPORT_EVENTS, _export_events))
+
+
+IMPORT = Command(
+    ("import",),
     """Read an events export into a new, empty database; every hash is checked.
 
     \b
     Example:
       tracker --db restored.db import campaigns.jsonl
-    """
+    """,
+    arguments=(Argument("file", kind="input"),),
+    options=(QUIET,),
+)
+
+
+def _import(file: str, quiet: bool, as_json: bool) -> None:
+    hush(quiet)
     tracker = open_tracker()
     # Bytes, each line read as strict UTF-8 by the import, which names a line that is not.
     with click.open_file(file, "rb") as handle:
@@ -327,5 +361,5 @@ def import_(file, as_json) -> None:
     )
 
 
-import_.name = "import"
+import_ = make_command(IMPORT, _import)
 COMMANDS = [export, import_]

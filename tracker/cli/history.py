@@ -1,4 +1,4 @@
-"""``tracker undo`` and ``tracker redo``."""
+"""``tracker undo``, ``redo``, ``replay`` and ``reveal``."""
 
 from __future__ import annotations
 
@@ -6,26 +6,17 @@ import json
 
 import click
 
-from tracker.cli.options import NumberArgs, open_tracker, output_options
+from tracker.app.declared import REDO, REVEAL, UNDO
+from tracker.cli.declared import make_command
+from tracker.cli.options import NumberArgs, open_tracker
 from tracker.cli.play import show_logged
 from tracker.cli.render import warn
+from tracker.systems.commands import Argument, Command, Option
 
 
-@click.command("undo", cls=NumberArgs, short_help="Take back an event; nothing is deleted.")
-@click.argument("event", required=False, metavar="[EVENT]")
-@click.option("--session", type=int, metavar="N", help="Undo every event of session N.")
-@click.option("--cascade", is_flag=True, help="Also undo later events that depended on it.")
-@click.option("--reason", help="Why, for the record.")
-@output_options
-def undo(event, session, cascade, reason, as_json) -> None:
-    """Take back an event (default: the last one in the running session). Nothing is deleted.
-
-    \b
-    Examples:
-      tracker undo                 the last event of the running session
-      tracker undo 118             event 118 (its number in `tracker log`), or its id
-      tracker undo --session 4     a whole bad night
-    """
+def _undo(
+    event: str | None, session: int | None, cascade: bool, reason: str | None, as_json: bool
+) -> None:
     logged = open_tracker().history.undo(event, session=session, cascade=cascade, reason=reason)
     revoked = logged.doc["revoked"]
     names = _names(logged.state)
@@ -52,16 +43,10 @@ def undo(event, session, cascade, reason, as_json) -> None:
     show_logged(logged, as_json, lines)
 
 
-@click.command("redo")
-@click.option("--reason", help="Why, for the record.")
-@output_options
-def redo(reason, as_json) -> None:
-    """Put back what the last undo took back.
+undo = make_command(UNDO, _undo, cls=NumberArgs)
 
-    \b
-    Example:
-      tracker redo --reason "it stood after all"
-    """
+
+def _redo(reason: str | None, as_json: bool) -> None:
     logged = open_tracker().history.redo(reason=reason)
     restored = logged.doc["restored"]
     show_logged(
@@ -69,6 +54,9 @@ def redo(reason, as_json) -> None:
         as_json,
         [f"Restored {', '.join(str(r['version']) for r in restored)}."],
     )
+
+
+redo = make_command(REDO, _redo)
 
 
 def _names(state) -> dict[str, str]:
@@ -86,18 +74,21 @@ def _what(logged, brief, names) -> str:
     return brief["type"]
 
 
-@click.command("replay", cls=NumberArgs)
-@click.argument("session", type=int, required=False)
-@click.option("--player-view", is_flag=True, help="Hide what secret rolls showed.")
-@output_options
-def replay(session, player_view, as_json) -> None:
+REPLAY = Command(
+    ("replay",),
     """A session as a timeline: each event, who, what, and the changes it made.
 
     \b
     Examples:
       tracker replay            the running (or last) session
       tracker replay 4 --player-view | less
-    """
+    """,
+    arguments=(Argument("session", kind="int", required=False),),
+    options=(Option("--player-view", "Hide what secret rolls showed.", "bool"),),
+)
+
+
+def _replay(session: int | None, player_view: bool, as_json: bool) -> None:
     from tracker.cli.log import summarize
     from tracker.cli.render import dim, local_time, printable
     from tracker.events.play import NoteAdded
@@ -135,6 +126,9 @@ def replay(session, player_view, as_json) -> None:
         changes = [_change_text(c) for c in line.changes]
         if changes:
             click.echo(dim(f"               {'; '.join(changes)}"))
+
+
+replay = make_command(REPLAY, _replay, cls=NumberArgs)
 
 
 def _change_text(change) -> str:
@@ -177,21 +171,7 @@ def _replay_doc(line, bought: dict[str, str]) -> dict:
     return doc
 
 
-@click.command("reveal", cls=NumberArgs)
-@click.argument("event", required=False, metavar="[EVENT]")
-@click.option("--session", type=int, metavar="N", help="Reveal every secret event of session N.")
-@output_options
-def reveal(event, session, as_json) -> None:
-    """Show the players a secret roll: their view holds it whole from now on.
-
-    A secret event's hash is a commitment (it covers a random salt): players who kept it from
-    `tracker log --player-view --json` can check that the roll revealed is the roll logged.
-
-    \b
-    Examples:
-      tracker reveal 118           event 118 (its number in `tracker log`)
-      tracker reveal --session 4   every secret roll of session 4
-    """
+def _reveal(event: str | None, session: int | None, as_json: bool) -> None:
     logged = open_tracker().history.reveal(event, session=session)
     revealed = logged.doc["revealed"]
     names = _names(logged.state)
@@ -204,5 +184,7 @@ def reveal(event, session, as_json) -> None:
     ]
     show_logged(logged, as_json, lines)
 
+
+reveal = make_command(REVEAL, _reveal, cls=NumberArgs)
 
 COMMANDS = [undo, redo, replay, reveal]

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 import click
 import msgspec
 
-from tracker.cli.options import emit_json, open_tracker, output_options, quiet_option
+from tracker.cli.declared import QUIET, make_command
+from tracker.cli.options import emit_json, hush, open_tracker
 from tracker.cli.render import (
     BAD,
     GOOD,
@@ -28,6 +29,7 @@ from tracker.projections.campaign import LogUnfoldable
 from tracker.projections.player import Sealed
 from tracker.systems import registry
 from tracker.systems.base import RuleSystem
+from tracker.systems.commands import Command, Option
 from tracker.words import outcome_words
 
 
@@ -167,16 +169,8 @@ def dice_text(dice) -> str:
     return ",".join(str(d) for d in dice)
 
 
-@click.command("log")
-@click.option("--session", "session", type=int, metavar="N", help="Only events of session N.")
-@click.option("--player-view", is_flag=True, help="Hide what secret rolls showed.")
-@click.option(
-    "--follow",
-    is_flag=True,
-    help="Keep printing events as they are logged (--json: one JSON line each); Ctrl-C stops.",
-)
-@output_options
-def log(session: int | None, player_view: bool, follow: bool, as_json: bool) -> None:
+LOG = Command(
+    ("log",),
     """Show the campaign's events, newest last.
 
     \b
@@ -184,7 +178,20 @@ def log(session: int | None, player_view: bool, follow: bool, as_json: bool) -> 
       tracker log --session 3
       tracker log --follow --player-view           what the players see, as it happens
       tracker log --follow --json --player-view    one JSON line per event, for a bot
-    """
+    """,
+    options=(
+        Option("--session", "Only events of session N.", "int", metavar="N"),
+        Option("--player-view", "Hide what secret rolls showed.", "bool"),
+        Option(
+            "--follow",
+            "Keep printing events as they are logged (--json: one JSON line each); Ctrl-C stops.",
+            "bool",
+        ),
+    ),
+)
+
+
+def _log(session: int | None, player_view: bool, follow: bool, as_json: bool) -> None:
     tracker = open_tracker()
     if session is not None and tracker.campaigns.session_info(session) is None:
         raise NotFound(f"No session {session}; `tracker session list` shows them.")
@@ -235,6 +242,9 @@ def log(session: int | None, player_view: bool, follow: bool, as_json: bool) -> 
             click.echo("No events" + where)
     if unfoldable is not None:
         raise unfoldable
+
+
+log = make_command(LOG, _log)
 
 
 def log_line(
@@ -315,16 +325,8 @@ def _follow(tracker, session: int | None, player_view: bool, as_json: bool) -> N
         return
 
 
-@click.command("verify")
-@click.option(
-    "--against",
-    metavar="EXPORT|RECEIPT",
-    help="Say whether the log still matches an export (events, CSV, JSON lines or HTML) or "
-    "still holds the head a receipt names (`tracker:...`, as `session end` prints it).",
-)
-@quiet_option
-@output_options
-def verify(against: str | None, as_json: bool) -> None:
+VERIFY = Command(
+    ("verify",),
     """Check every campaign's hash chain and re-decide every roll; exit 1 naming what is wrong.
 
     \b
@@ -332,7 +334,21 @@ def verify(against: str | None, as_json: bool) -> None:
       tracker verify
       tracker verify --against campaign.jsonl
       tracker verify --against tracker:e4ee917c:118:3f2a9c1e4b7d0a55
-    """
+    """,
+    options=(
+        Option(
+            "--against",
+            "Say whether the log still matches an export (events, CSV, JSON lines or HTML) or "
+            "still holds the head a receipt names (`tracker:...`, as `session end` prints it).",
+            metavar="EXPORT|RECEIPT",
+        ),
+        QUIET,
+    ),
+)
+
+
+def _verify(against: str | None, quiet: bool, as_json: bool) -> None:
+    hush(quiet)
     if against:
         kept = _receipt_in(against)
         if kept is not None:
@@ -374,6 +390,9 @@ def verify(against: str | None, as_json: bool) -> None:
             click.echo("No campaigns to verify.")
     if not ok:
         raise click.exceptions.Exit(1)
+
+
+verify = make_command(VERIFY, _verify)
 
 
 RESTORE = "restore a backup or an export from before the change"

@@ -284,8 +284,13 @@ def db_options(fn: Callable) -> Callable:
 def output_params() -> list[click.Parameter]:
     """What ``output_options`` adds, for a command made from a declaration: ``--json``, and
     ``--db``/``--campaign`` (``use_db`` takes them)."""
+    return [click.Option(["--json", "as_json"], is_flag=True, help=JSON_HELP), *db_params()]
+
+
+def db_params() -> list[click.Parameter]:
+    """What ``db_options`` adds, for a command made from a declaration: ``--db`` and
+    ``--campaign`` after the command, hidden (``use_db`` takes them)."""
     return [
-        click.Option(["--json", "as_json"], is_flag=True, help=JSON_HELP),
         click.Option(["--db", "db_override"], metavar="PATH_OR_URL", hidden=True, default=None),
         click.Option(
             ["--campaign", "campaign_override"], metavar="NAME", hidden=True, default=None
@@ -354,17 +359,15 @@ def progress_bar(label: str, total: int) -> Iterator[Callable[[int], None]]:
         yield bar.update
 
 
-def quiet_option(fn: Callable) -> Callable:
-    """``-q/--quiet`` after a long command: no progress bar, even on a terminal."""
+QUIET_HELP = "Draw no progress bar."
+"""The help of ``-q/--quiet`` after a long command (``tracker.cli.declared.QUIET``)."""
 
-    @click.option("--quiet", "-q", is_flag=True, help="Draw no progress bar.")
-    @functools.wraps(fn)
-    def wrapper(*args: Any, quiet: bool = False, **kwargs: Any) -> Any:
-        if quiet:
-            click.get_current_context().find_root().ensure_object(dict)["quiet"] = True
-        return fn(*args, **kwargs)
 
-    return wrapper
+def hush(quiet: bool) -> None:
+    """No progress bar for this command, even on a terminal, when ``quiet`` (given
+    ``-q/--quiet``)."""
+    if quiet:
+        click.get_current_context().find_root().ensure_object(dict)["quiet"] = True
 
 
 def emit_json(document: Any) -> None:

@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from tracker.cli.options import db_options, open_tracker
+from tracker.cli.declared import make_command
+from tracker.cli.options import open_tracker
 from tracker.cli.render import bold, printable, warn
 from tracker.errors import BadInput
+from tracker.systems.commands import Command, Option
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -23,25 +25,8 @@ if TYPE_CHECKING:
 LOCAL = "127.0.0.1"
 
 
-@click.command("serve", short_help="The table's live view: a page that follows the session.")
-@click.option(
-    "--host",
-    default=LOCAL,
-    show_default=True,
-    help="Where to listen; 0.0.0.0 opens it to the local network (a TV, phones).",
-)
-@click.option(
-    "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="0: any free."
-)
-@click.option(
-    "--allow-host",
-    "allowed",
-    multiple=True,
-    metavar="NAME",
-    help="Also answer pages opened by this name (e.g. gm-laptop.lan); repeatable.",
-)
-@db_options
-def serve(host: str, port: int, allowed: tuple[str, ...]) -> None:
+SERVE = Command(
+    ("serve",),
     """Serve the current campaign's live view until Ctrl-C: the players' page, and the GM's
     page behind a key printed here (a new one each start). Both follow what is logged from
     any process: one-shot commands, the shell, another machine on the same database.
@@ -56,7 +41,28 @@ def serve(host: str, port: int, allowed: tuple[str, ...]) -> None:
       tracker serve                       on this computer only
       tracker serve --host 0.0.0.0        the table's TV and phones on the local network
       tracker serve --host 0.0.0.0 --allow-host gm-laptop.lan
-    """
+    """,
+    options=(
+        Option(
+            "--host",
+            "Where to listen; 0.0.0.0 opens it to the local network (a TV, phones).",
+            default=LOCAL,
+            show_default=True,
+        ),
+        Option("--port", "0: any free.", "int", limits=(0, 65535), default=8765, show_default=True),
+        Option(
+            "--allow-host",
+            "Also answer pages opened by this name (e.g. gm-laptop.lan); repeatable.",
+            dest="allowed",
+            multiple=True,
+            metavar="NAME",
+        ),
+    ),
+    short_help="The table's live view: a page that follows the session.",
+)
+
+
+def _serve(host: str, port: int, allowed: tuple[str, ...]) -> None:
     try:
         # Imported here to say a missing web server at once; ``_run`` serves with it.
         import uvicorn  # noqa: F401
@@ -94,6 +100,9 @@ def serve(host: str, port: int, allowed: tuple[str, ...]) -> None:
         hosts = Hosts(bound_at, allowed)
     _run(make_app(live, key, hosts=hosts, phones=phones, base=base), sock)
     click.echo("Stopped.")
+
+
+serve = make_command(SERVE, _serve, output=False, db=True)
 
 
 def _listening(host: str, port: int) -> socket.socket:

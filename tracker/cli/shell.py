@@ -10,7 +10,9 @@ from pathlib import Path
 
 import click
 
-from tracker.cli.options import db_options, open_tracker
+from tracker.cli.declared import make_command
+from tracker.cli.options import open_tracker
+from tracker.systems.commands import Command
 
 EXIT_WORDS = {"exit", "quit", "bye"}
 SHELL_WIDE = {"--db", "--campaign"}
@@ -197,9 +199,7 @@ def _history_file() -> Path:
     return Path(platformdirs.user_data_dir("tracker", appauthor=False)) / "shell_history"
 
 
-@click.command("shell")
-@db_options
-def shell() -> None:
+def _shell() -> None:
     """An interactive prompt for the evening: every command, instantly, without `tracker`.
 
     \b
@@ -256,6 +256,11 @@ def shell() -> None:
             readline.write_history_file(history)
         except (ImportError, OSError):
             pass
+
+
+# Its help is the handler's docstring: the example is prose, as docstrings are.
+SHELL = Command(("shell",), _shell.__doc__ or "")
+shell = make_command(SHELL, _shell, output=False, db=True)
 
 
 def _prompt(tracker) -> str:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import click
 from click.core import ParameterSource
 
-from tracker.cli.options import db_options, emit_json
+from tracker.cli.declared import make_command
+from tracker.cli.options import emit_json
+from tracker.systems.commands import Command
 from tracker.words import plural
 
 _FROM = {
@@ -41,11 +43,8 @@ def given(ctx: click.Context, name: str) -> tuple[str | None, str]:
     return value, source
 
 
-@click.command("where")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document for scripts.")
-@db_options
-@click.pass_context
-def where(ctx: click.Context, as_json: bool) -> None:
+WHERE = Command(
+    ("where",),
     """Show the database in use and why, the data folder, the campaign and the versions.
 
     It only looks: a missing database is not made and an older one is not upgraded. All it
@@ -56,9 +55,14 @@ def where(ctx: click.Context, as_json: bool) -> None:
     Examples:
       tracker where
       tracker --db other.db where --json
-    """
+    """,
+)
+
+
+def _where(as_json: bool) -> None:
     from tracker.app.where import where as look
 
+    ctx = click.get_current_context()
     db, db_source = given(ctx, "db")
     campaign, campaign_source = given(ctx, "campaign")
     found = look(db, db_source, campaign, campaign_source)
@@ -97,6 +101,9 @@ def where(ctx: click.Context, as_json: bool) -> None:
         left = plural(len(found.swept), "part file")
         lines.append(f"swept      {left} that killed exports left: {', '.join(found.swept)}")
     click.echo("\n".join(lines))
+
+
+where = make_command(WHERE, _where)
 
 
 def _size(size: int | None) -> str:

@@ -20,10 +20,11 @@ import msgspec
 
 from tracker.errors import BadInput
 
-Kind = Literal["int", "str", "bool", "choice", "difficulty", "file", "system"]
+Kind = Literal["int", "str", "bool", "choice", "difficulty", "file", "input", "system"]
 """What an option or argument takes: a number, text, nothing (a flag), one of ``choices``, a
-difficulty (a number, or a name of one the campaign's system has), the path of a file, or the
-name of an installed rule system."""
+difficulty (a number, or a name of one the campaign's system has), the path of a file, the path
+of a file that is there to be read (or ``-``, standard input), or the name of an installed rule
+system."""
 
 
 class Option(msgspec.Struct, frozen=True):
@@ -43,6 +44,8 @@ class Option(msgspec.Struct, frozen=True):
     multiple: bool = False
     choices: tuple[str, ...] | None = None
     """The values it takes; of a number (``kind`` "int"), as their digits."""
+    limits: tuple[int, int] | None = None
+    """A number's lowest and highest (``kind`` "int")."""
     case_sensitive: bool = True
     """False: a choice is taken in any case ("leadership" for "Leadership")."""
     default: Any = None
@@ -136,6 +139,7 @@ _TYPES: dict[str, Any] = {
     "choice": str | None,
     "difficulty": int | str,
     "file": str | None,
+    "input": str | None,
     "system": str | None,
 }
 
@@ -271,7 +275,7 @@ def _one(said: str, part: Argument | Option, value: Any) -> Any:
     kind, name = part.kind, part.name.replace("_", " ")
     if isinstance(value, str) and len(value) > LONGEST:
         raise BadInput(f"{said}: {name} is longer than {LONGEST} characters.")
-    if kind == "file":
+    if kind in ("file", "input"):
         # A form comes over the network: no page may have the server read a file of its own.
         raise BadInput(f"{said}: {name} names a file; give it at the command line.")
     if kind == "bool":
@@ -288,6 +292,9 @@ def _one(said: str, part: Argument | Option, value: Any) -> Any:
         number = int(value)
         if part.choices is not None and str(number) not in part.choices:
             raise BadInput(f"{said}: {name} is one of {', '.join(part.choices)}.")
+        low, high = getattr(part, "limits", None) or (number, number)
+        if not low <= number <= high:
+            raise BadInput(f"{said}: {name} is {low} to {high}, not {number}.")
         return number
     if not isinstance(value, str):
         raise BadInput(f"{said}: {name} takes text.")
