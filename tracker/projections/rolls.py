@@ -200,19 +200,22 @@ def unreadable_roll(event: StoredEvent, rules: RuleSystem, exc: Exception) -> St
     )
 
 
-def roll_rows(
+# One roll as the log holds it, read by its system: the event, who rolled, the facts, where
+# the dice came from, the outcome and success it ended with, and the outcome its dice gave
+# where points bought it up (else None). A sealed roll (the players' view) has no facts.
+Read = tuple[StoredEvent, str | None, Any, str | None, str | None, bool, str | None]
+
+
+def _read(
     events: Iterable[StoredEvent],
     rules: RuleSystem,
-    revoked: set[str] | None = None,
-    bought: dict[str, str] | None = None,
-) -> Iterator[RollRow]:
-    """Every roll in the log, in order, as the campaign's system reads each; ``revoked`` marks
-    the ones an undo took back, and ``bought`` (``amended``, of the same view) gives the
-    outcome a roll ended with where points bought it up later in the log."""
-    revoked = revoked or set()
-    bought = bought or {}
+    revoked: set[str],
+    bought: dict[str, str],
+) -> Iterator[Read]:
+    """Every roll in the log, in order, as the campaign's system reads each (``roll_rows``)."""
     names: dict[str, str] = {}
     sheets: dict[str, dict[str, int]] = {}
+    roll_facts = rules.roll_facts
     for event in events:
         data = event.data
         if isinstance(data, CharacterAdded):
@@ -225,13 +228,13 @@ def roll_rows(
                 sheets[data.character_id].update(data.stats)
             continue
         if isinstance(data, Sealed):
-            yield sealed_row(event, names.get(event.character_id or ""), rules, revoked)
+            yield event, names.get(event.character_id or ""), None, None, None, False, None
             continue
         try:
             rolled = [
                 (part.dice_source, _applied(facts, part, sheets, rules))
                 for part in rolls_in(data)
-                for facts in rules.roll_facts(part)
+                for facts in roll_facts(part)
             ]
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise unreadable_roll(event, rules, exc) from None
@@ -239,41 +242,147 @@ def roll_rows(
         ended = bought.get(event.event_id) if isinstance(data, RollMade) else None
         for i, (source, facts) in enumerate(rolled):
             name = facts.name if facts.name is not None else names.get(facts.character_id, "?")
-            key = facts.chance_key
-            outcome, success, before = facts.outcome, facts.success, None
             if i == 0 and ended is not None and ended != facts.outcome:
                 # Every outcome that does not read as bad is a success (a weak hit, a
                 # complication), and a buy-up only ever moves a roll up through them.
-                before = (facts.outcome, facts.success)
-                outcome, success = ended, rules.tone(ended) != "bad"
-            yield RollRow(
-                event_id=event.event_id,
-                version=event.version,
-                time=event.recorded_at,
-                session=event.session_id,
-                character=name,
-                character_id=facts.character_id,
-                system=rules.name,
-                kind=facts.kind,
-                trait=facts.trait,
-                base=facts.base,
-                modifiers=facts.modifiers,
-                effective=facts.effective,
-                dice=facts.dice,
-                dice_source=source,
-                faces=facts.faces,
-                kept=facts.kept,
-                outcome=outcome,
-                success=success,
-                margin=facts.margin,
-                position=facts.position,
-                effects=facts.effects,
-                revoked=event.event_id in revoked,
-                secret=event.visibility == "gm",
-                chance_key=key,
-                p_success=None if key is None else rules.chance(key),
-                rolled=before,
-            )
+                yield event, name, facts, source, ended, rules.tone(ended) != "bad", facts.outcome
+            else:
+                yield event, name, facts, source, facts.outcome, facts.success, None
+
+
+def roll_rows(
+    events: Iterable[StoredEvent],
+    rules: RuleSystem,
+    revoked: set[str] | None = None,
+    bought: dict[str, str] | None = None,
+) -> Iterator[RollRow]:
+    """Every roll in the log, in order, as the campaign's system reads each; ``revoked`` marks
+    the ones an undo took back, and ``bought`` (``amended``, of the same view) gives the
+    outcome a roll ended with where points bought it up later in the log."""
+    revoked = revoked or set()
+    for event, name, facts, source, outcome, success, before in _read(
+        events, rules, revoked, bought or {}
+    ):
+        if facts is None:
+            yield sealed_row(event, name, rules, revoked)
+            continue
+        key = facts.chance_key
+        yield RollRow(
+            event_id=event.event_id,
+            version=event.version,
+            time=event.recorded_at,
+            session=event.session_id,
+            character=name,
+            character_id=facts.character_id,
+            system=rules.name,
+            kind=facts.kind,
+            trait=facts.trait,
+            base=facts.base,
+            modifiers=facts.modifiers,
+            effective=facts.effective,
+            dice=facts.dice,
+            dice_source=source,
+            faces=facts.faces,
+            kept=facts.kept,
+            outcome=outcome,
+            success=success,
+            margin=facts.margin,
+            position=facts.position,
+            effects=facts.effects,
+            revoked=event.event_id in revoked,
+            secret=event.visibility == "gm",
+            chance_key=key,
+            p_success=None if key is None else rules.chance(key),
+            rolled=None if before is None else (before, facts.success),
+        )
+
+
+# What a spreadsheet runs as a formula when a cell begins with it.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(text: str | None) -> str:
+    """A text cell: empty for None; a leading quote, the usual guard, where a spreadsheet
+    would run it as a formula ("=HYPERLINK(...)" in a name, "+1 Mettle")."""
+    if not text:
+        return ""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _number(value: Any) -> Any:
+    return "" if value is None else value
+
+
+def csv_rows(
+    events: Iterable[StoredEvent],
+    rules: RuleSystem,
+    head: str | None,
+    *,
+    revoked: set[str] | None = None,
+    bought: dict[str, str] | None = None,
+    keep: Callable[[int | None, str | None, str], bool] | None = None,
+) -> Iterator[list[Any]]:
+    """The CSV export's rows (``COLUMNS`` and the log's ``head`` last), made straight from
+    each roll's facts: what ``roll_rows`` would give, written cell by cell, without building
+    the rows. Empty for None; numbers stay numbers, and only text cells are guarded against
+    spreadsheet formulas. ``keep`` takes a roll's session, character and time; a sealed roll
+    (the players' view) keeps only its frame."""
+    revoked = revoked or set()
+    system = _cell(rules.name)
+    tail = _cell(head)
+    chances: dict[Any, float] = {}
+    chance = rules.chance
+    for event, name, facts, source, outcome, success, before in _read(
+        events, rules, revoked, bought or {}
+    ):
+        if keep is not None and not keep(event.session_id, name, event.recorded_at):
+            continue
+        cells_before = (_cell(event.recorded_at), _number(event.session_id), _cell(name), system)
+        if facts is None:
+            yield [
+                *cells_before,
+                SEALED_KIND,
+                *("",) * 11,
+                event.event_id in revoked,
+                True,
+                "",
+                "",
+                _cell(event.event_id),
+                event.version,
+                "",
+                tail,
+            ]
+            continue
+        key = facts.chance_key
+        if key is None:
+            p_success: Any = ""
+        else:
+            p_success = chances.get(key)
+            if p_success is None:
+                p_success = chances[key] = float(chance(key))
+        yield [
+            *cells_before,
+            _cell(facts.kind),
+            _cell(facts.trait),
+            _number(facts.base),
+            _cell(facts.modifiers),
+            _number(facts.effective),
+            _cell(" ".join(map(str, facts.dice))),
+            _cell(source),
+            _number(facts.kept),
+            _cell(outcome),
+            _number(facts.margin),
+            _cell(facts.position),
+            _cell(facts.effects),
+            event.event_id in revoked,
+            event.visibility == "gm",
+            success,
+            p_success,
+            _cell(event.event_id),
+            event.version,
+            _cell(before),
+            tail,
+        ]
 
 
 def _applied(facts: Any, part: Any, sheets: dict[str, dict[str, int]], rules: RuleSystem) -> Any:
