@@ -25,7 +25,7 @@ from tracker.events.effects import Effect, TrackChange, effects_text
 from tracker.events.play import RollAmended, RollMade
 from tracker.projections.player import Sealed
 from tracker.systems.base import RuleSystem
-from tracker.systems.dice import PHYSICAL, SOFTWARE, origin
+from tracker.systems.dice import PHYSICAL, SOFTWARE, PhysicalDice
 
 COLUMNS = (
     "time",
@@ -568,9 +568,17 @@ class Luck:
     ) -> None:
         """One roll in force: its dice against fair dice, counted apart by where they came from
         (``source`` as the event recorded it), and, for a character (``character`` None is an
-        opponent), its success against the exact chance ``key`` names."""
-        rolled_by = origin(source)
-        _tally(self.faces, (rolled_by, faces), faces, dice)
+        opponent), its success against the exact chance ``key`` names.
+
+        A rebuild counts every roll of the log here: what is looked up per roll is looked up
+        once, in dictionaries keyed by what the roll names."""
+        rolled_by = PHYSICAL if source == PhysicalDice.kind else SOFTWARE
+        test = self.faces.get((rolled_by, faces))
+        if test is None:
+            test = self.faces[rolled_by, faces] = FaceTest(faces, [0] * faces)
+        counts = test.counts
+        for die in dice:
+            counts[die - 1] += 1
         if rolled_by == PHYSICAL:
             _tally(self.people, (character, faces), faces, dice)
         if character is None or key is None:
@@ -578,20 +586,23 @@ class Luck:
         who = self.characters.get(character)
         if who is None:
             who = self.characters[character] = CharacterLuck(character, self.chance)
-        won = 1 if success else 0
-        who.rolls += 1
-        who.successes += won
-        who.chances[key] += 1
         expected = self._floats.get(key)
         if expected is None:
             expected = self._floats[key] = float(self.chance(key))
+        chances = who.chances
+        chances[key] = chances.get(key, 0) + 1
+        who.rolls += 1
         tally = who.by_session.get(session)
         if tally is None:
             tally = who.by_session[session] = [0, 0, 0.0]
         tally[0] += 1
-        tally[1] += won
         tally[2] += expected
-        who._running += won - expected
+        if success:
+            who.successes += 1
+            tally[1] += 1
+            who._running += 1.0 - expected
+        else:
+            who._running -= expected
         who.trail.append(who._running)
 
     def to_dict(self) -> dict[str, Any]:
@@ -637,7 +648,8 @@ def luck(rows: Iterable[RollRow], rules: RuleSystem) -> Luck:
 
 class LuckTally:
     """Luck folded straight from the log, event by event: what ``luck(roll_rows(events))``
-    gives, without building the rows, so a rebuild can feed it the events it folds anyway."""
+    gives, without building the rows, so a rebuild can feed it the events it folds anyway.
+    ``types`` are the events it reads; a caller may pass it those alone."""
 
     def __init__(self, revoked: set[str], rules: RuleSystem) -> None:
         self.revoked = revoked
@@ -646,27 +658,27 @@ class LuckTally:
         self.names: dict[str, str] = {}
         self.luck = Luck(rules.chance)
         self.rolled_types = rolled_types()
+        self.types = self.rolled_types | {CharacterAdded.TYPE}
 
     def add(self, event: StoredEvent) -> None:
-        kind = event.type
-        if kind in self.rolled_types:
-            if event.event_id in self.revoked:
-                return
-            try:
-                data = event.data
-                parts = (
-                    (data,)
-                    if type(data) is not RollMade or not data.then
-                    else data.with_followups()
-                )
-                rolled = [(part.dice_source, r) for part in parts for r in self.rolled(part)]
-            except (KeyError, TypeError, ValueError, IndexError) as exc:
-                raise unreadable_roll(event, self.rules, exc) from None
-            for source, (who, side, faces, dice, success, key) in rolled:
-                name = None if who is None else side or self.names.get(who, "?")
-                self.luck.count(name, event.session_id, faces, dice, success, key, source)
-        elif kind == "CharacterAdded":
-            self.names[event.data.character_id] = event.data.name
+        if event.type not in self.rolled_types:
+            if event.type == CharacterAdded.TYPE:
+                self.names[event.data.character_id] = event.data.name
+            return
+        if event.event_id in self.revoked:
+            return
+        data = event.data
+        try:
+            if type(data) is RollMade and data.then:
+                rolled = [(p.dice_source, r) for p in data.with_followups() for r in self.rolled(p)]
+            else:
+                rolled = [(data.dice_source, r) for r in self.rolled(data)]
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise unreadable_roll(event, self.rules, exc) from None
+        count, session = self.luck.count, event.session_id
+        for source, (who, side, faces, dice, success, key) in rolled:
+            name = None if who is None else side or self.names.get(who, "?")
+            count(name, session, faces, dice, success, key, source)
 
 
 def chi_square_survival(x: float, k: int) -> float:
