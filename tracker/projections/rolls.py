@@ -309,8 +309,14 @@ def _cell(text: str | None) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
-def _number(value: Any) -> Any:
-    return "" if value is None else value
+class _Cells(dict):
+    """Text cells already guarded, by their text: a roll's words (its kind, trait, modifiers,
+    outcome, effects) are a few dozen sentences repeated over every roll of a campaign, so
+    each is guarded once and then looked up. Only for text that repeats: an id would fill it."""
+
+    def __missing__(self, text: str | None) -> str:
+        cell = self[text] = _cell(text)
+        return cell
 
 
 def csv_rows(
@@ -332,15 +338,17 @@ def csv_rows(
     tail = _cell(head)
     chances: dict[Any, float] = {}
     chance = rules.chance
+    cell = _Cells()
     for event, name, facts, source, outcome, success, before in _read(
         events, rules, revoked, bought or {}
     ):
         if keep is not None and not keep(event.session_id, name, event.recorded_at):
             continue
-        cells_before = (_cell(event.recorded_at), _number(event.session_id), _cell(name), system)
+        session = event.session_id
+        frame = (_cell(event.recorded_at), "" if session is None else session, cell[name], system)
         if facts is None:
             yield [
-                *cells_before,
+                *frame,
                 SEALED_KIND,
                 *("",) * 11,
                 event.event_id in revoked,
@@ -360,27 +368,28 @@ def csv_rows(
             p_success = chances.get(key)
             if p_success is None:
                 p_success = chances[key] = float(chance(key))
+        base, effective, kept, margin = facts.base, facts.effective, facts.kept, facts.margin
         yield [
-            *cells_before,
-            _cell(facts.kind),
-            _cell(facts.trait),
-            _number(facts.base),
-            _cell(facts.modifiers),
-            _number(facts.effective),
-            _cell(" ".join(map(str, facts.dice))),
-            _cell(source),
-            _number(facts.kept),
-            _cell(outcome),
-            _number(facts.margin),
-            _cell(facts.position),
-            _cell(facts.effects),
+            *frame,
+            cell[facts.kind],
+            cell[facts.trait],
+            "" if base is None else base,
+            cell[facts.modifiers],
+            "" if effective is None else effective,
+            cell[" ".join(map(str, facts.dice))],
+            cell[source],
+            "" if kept is None else kept,
+            cell[outcome],
+            "" if margin is None else margin,
+            cell[facts.position],
+            cell[facts.effects],
             event.event_id in revoked,
             event.visibility == "gm",
             success,
             p_success,
             _cell(event.event_id),
             event.version,
-            _cell(before),
+            cell[before],
             tail,
         ]
 
