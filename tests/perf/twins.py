@@ -1,13 +1,15 @@
-"""Raw-SQLite twins: the same jobs done with plain ``sqlite3``, ``hashlib`` and the JSON libraries
-tracker itself uses.
+"""Twins: the bench's jobs done the plain way, with plain ``sqlite3``, ``hashlib``, ``csv`` and
+the JSON libraries tracker itself uses, so that what tracker takes beyond a twin is the cost of
+its layers, not of a slower tool.
 
-Each twin works on the same schema (made by tracker's own migrations), with the same connection
-settings (WAL, ``synchronous=FULL``, foreign keys, a write lock taken up front), the same commit
-cadence, the same hash chain over the same canonical JSON, and the same parser (msgspec) for
-every stored payload and export line. Where tracker works out the exact odds of a roll, the
-twin asks the same cached function (Glintlock's; the other systems' rows leave odds out on both
-sides' account, see ``export_rolls``). What tracker takes beyond a twin is the cost of its
-layers, not of a slower tool.
+Each twin produces what tracker produces: it works on the same schema (made by tracker's own
+migrations), with the same connection settings (WAL, ``synchronous=FULL``, foreign keys, a write
+lock taken up front), the same commit cadence, the same hash chain over the same canonical JSON,
+and the same parser (msgspec) for every stored payload and export line. The rebuild's twin
+decodes every payload and folds it trivially into a dictionary; the export's writes tracker's
+CSV byte for byte (the bench compares the files), asking the same cached function for a
+check's exact odds. A twin the bench times as a whole process (``python twins.py JOB ...``)
+leaves as tracker does, without tearing the interpreter down.
 """
 
 from __future__ import annotations
