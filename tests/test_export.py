@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -387,6 +387,98 @@ def test_export_import_round_trip_of_a_generated_campaign(tmp_path):
         assert event == originals[event.event_id]
     source.close()
     copy.close()
+
+
+def _csv_of_rows(rows: Iterable[Any], player_view: bool, head: str | None) -> str:
+    """The roll export's CSV as it was first written: each row built whole (``RollRow``), then
+    every cell guarded that is text. The export now writes straight from each roll's facts,
+    and must write these very bytes."""
+    formula = ("=", "+", "-", "@", "\t", "\r")
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow([*COLUMNS, "log_head"])
+    for row in rows:
+        doc = row.to_dict(player_view)
+        values = [doc[c] for c in COLUMNS]
+        values[COLUMNS.index("dice")] = " ".join(map(str, values[COLUMNS.index("dice")]))
+        values.append(head)
+        writer.writerow(
+            [
+                ""
+                if value is None
+                else "'" + value
+                if isinstance(value, str) and value.startswith(formula)
+                else value
+                for value in values
+            ]
+        )
+    return out.getvalue()
+
+
+_ROW_KINDS = {
+    "gloom": [
+        "character add =Evil --skill Hacking=12",
+        "roll =Evil Hacking --dice 5",
+        "undo",
+        "roll Kade Hacking --secret --dice 9",
+    ],
+    "gurps": [
+        "character add =Evil --stat IQ=12 --skill Lockpicking=12",
+        "roll =Evil Lockpicking --dice 3,4,5",
+        "undo",
+        "roll Mira Lockpicking --secret --dice 3,5,4",
+    ],
+    "glintlock": [
+        "character add =Evil --stat Grit=2",
+        "roll =Evil Grit --dice 12,4 --override",
+        "undo",
+        "roll Wren Grit --tag 1:gear --secret --seed 3 --override",
+    ],
+}
+
+
+@pytest.mark.parametrize("system", sorted(_ROW_KINDS))
+def test_the_csv_written_from_each_rolls_facts_is_the_csv_of_its_rows(tmp_path, system):
+    from test_every_event import Table, play_tour
+
+    table = Table(tmp_path)
+    play_tour(table, system)
+    # After the tour (whose secrets end revealed): a name a spreadsheet would run, a roll
+    # undone and one kept secret.
+    table("session start")
+    for step in _ROW_KINDS[system]:
+        table.ok(step)
+    tracker = Tracker(str(table.db))
+    try:
+        for player_view in (False, True):
+            for flt in (RollFilter(), RollFilter(session=1), RollFilter(since="2000-01-01")):
+                state, rows = tracker.exports.roll_rows(flt, player_view=player_view)
+                expected = _csv_of_rows(rows, player_view, state.head_hash)
+                _, cells = tracker.exports.csv_rows(flt, player_view=player_view)
+                out = io.StringIO()
+                writer = csv.writer(out)
+                writer.writerow([*COLUMNS, "log_head"])
+                writer.writerows(cells)
+                assert out.getvalue() == expected, (player_view, flt)
+            view = " --player-view" if player_view else ""
+            target = tmp_path / f"rolls{view.strip()}.csv"
+            table.ok(f"export rolls --format csv{view} -o {target}")
+            written = target.read_bytes().decode("utf-8")
+            assert written == _csv_of_rows(*_rows(tracker, player_view))
+            found = list(csv.DictReader(io.StringIO(written)))
+            # The tour holds what the rows must carry through: undone rolls, secret ones (sealed
+            # in the players' view), and text a spreadsheet would run, guarded.
+            assert any(r["revoked"] == "True" for r in found)
+            assert any(r["secret"] == "True" for r in found)
+            assert any(r["kind"] == "secret" for r in found) == player_view
+            assert any(r["character"] == "'=Evil" for r in found)
+    finally:
+        tracker.close()
+
+
+def _rows(tracker: Tracker, player_view: bool) -> tuple[Iterable[Any], bool, str | None]:
+    state, rows = tracker.exports.roll_rows(RollFilter(), player_view=player_view)
+    return list(rows), player_view, state.head_hash
 
 
 def test_luck_counts_only_rolls_in_force(glintlock):

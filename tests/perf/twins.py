@@ -1,13 +1,15 @@
-"""Raw-SQLite twins: the same jobs done with plain ``sqlite3``, ``hashlib`` and the JSON libraries
-tracker itself uses.
+"""Twins: the bench's jobs done the plain way, with plain ``sqlite3``, ``hashlib``, ``csv`` and
+the JSON libraries tracker itself uses, so that what tracker takes beyond a twin is the cost of
+its layers, not of a slower tool.
 
-Each twin works on the same schema (made by tracker's own migrations), with the same connection
-settings (WAL, ``synchronous=FULL``, foreign keys, a write lock taken up front), the same commit
-cadence, the same hash chain over the same canonical JSON, and the same parser (msgspec) for
-every stored payload and export line. Where tracker works out the exact odds of a roll, the
-twin asks the same cached function (Glintlock's; the other systems' rows leave odds out on both
-sides' account, see ``export_rolls``). What tracker takes beyond a twin is the cost of its
-layers, not of a slower tool.
+Each twin produces what tracker produces: it works on the same schema (made by tracker's own
+migrations), with the same connection settings (WAL, ``synchronous=FULL``, foreign keys, a write
+lock taken up front), the same commit cadence, the same hash chain over the same canonical JSON,
+and the same parser (msgspec) for every stored payload and export line. The rebuild's twin
+decodes every payload and folds it trivially into a dictionary; the export's writes tracker's
+CSV byte for byte (the bench compares the files), asking the same cached function for a
+check's exact odds. A twin the bench times as a whole process (``python twins.py JOB ...``)
+leaves as tracker does, without tearing the interpreter down.
 """
 
 from __future__ import annotations
@@ -47,7 +49,6 @@ COLUMNS = (
 INSERT = f"INSERT INTO events ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 INSERT_APPENDED = INSERT.replace("position, ", "").replace("?, ", "", 1)
 SCAN = f"SELECT {', '.join(COLUMNS)} FROM events WHERE campaign_id = ? ORDER BY version"
-ROLL_TYPES = ("CharacterAdded", "RollMade", "FrightChecked", "ContestRolled")
 CSV_COLUMNS = (
     "time",
     "session",
@@ -59,6 +60,7 @@ CSV_COLUMNS = (
     "modifiers",
     "effective",
     "dice",
+    "dice_source",
     "kept",
     "outcome",
     "margin",
@@ -70,6 +72,7 @@ CSV_COLUMNS = (
     "p_success",
     "event_id",
     "version",
+    "bought_up_from",
     "log_head",
 )
 
@@ -151,6 +154,62 @@ def import_export(path: str, db: str) -> int:
     return count
 
 
+class _Line(msgspec.Struct):
+    position: int
+    event_id: str
+    campaign_id: str
+    version: int
+    session_id: int | None
+    character_id: str | None
+    type: str
+    schema_version: int
+    payload: msgspec.Raw
+    recorded_at: str
+    visibility: str
+    prev_hash: str
+    hash: str
+
+
+def load(path: str, db: str) -> int:
+    """An events export put in a database as it stands, unchecked, each payload's text kept as
+    the file holds it: the quickest way to a long log for the figures that read one (the
+    import itself is figure 1's)."""
+    conn = connect(db)
+    read = msgspec.json.Decoder(_Line).decode
+    count = 0
+
+    def rows(lines: Iterable[str]) -> Iterator[tuple]:
+        nonlocal count
+        for line in lines:
+            e = read(line)
+            if e.type == "CampaignCreated":
+                _campaign_row(conn, {**msgspec.structs.asdict(e), "payload": loads(e.payload)})
+            count += 1
+            yield (
+                e.position,
+                e.event_id,
+                e.campaign_id,
+                e.version,
+                e.session_id,
+                e.character_id,
+                e.type,
+                e.schema_version,
+                bytes(e.payload).decode("utf-8"),
+                e.recorded_at,
+                e.visibility,
+                e.prev_hash,
+                e.hash,
+            )
+
+    with open(path, encoding="utf-8") as handle:
+        next(handle)
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(INSERT, rows(handle))
+        conn.execute("COMMIT")
+    conn.close()
+    return count
+
+
 def append_stream(db: str, campaign_id: str, name: str, system: str, stream: Iterable) -> int:
     """``append``'s job for a whole stream of new events, a durable commit every
     ``COMMIT_EVERY`` events as tracker's batches: each batch reads the head under the write lock,
@@ -215,119 +274,159 @@ def only_campaign(conn: sqlite3.Connection) -> str:
     return conn.execute("SELECT campaign_id FROM campaigns").fetchone()[0]
 
 
-def scan(db: str) -> int:
-    """A projection's floor: every event of the campaign in version order, payload parsed."""
+def rebuild(db: str) -> int:
+    """A rebuild's plain floor: every event of the campaign in version order, its payload
+    decoded with msgspec, and a trivial update of a dictionary per event (a count by type, the
+    version and head reached): the reading and decoding every fold pays, and a fold that costs
+    next to nothing."""
     conn = sqlite3.connect(db)
-    count = 0
+    state: dict[str, Any] = {"version": 0, "head": GENESIS_HASH}
     for row in conn.execute(SCAN, (only_campaign(conn),)):
-        loads(row[8])
-        count += 1
+        payload = loads(row[8])
+        state[row[6]] = state.get(row[6], 0) + 1
+        state["version"], state["head"] = row[3], row[12]
+        state["fields"] = len(payload)
     conn.close()
-    return count
+    return state["version"]
 
 
-def _effects(effects: Iterable[dict[str, Any]]) -> str:
-    words = []
-    for e in effects:
-        if "track" in e:
-            words.append(f"{e['delta']:+d} {e['track']}")
-        else:
-            words.append(str(next(iter(e.values()))))
+# What a spreadsheet runs as a formula when a cell begins with it (tracker guards the same).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# Glintlock's check: stress from this level on adds a condition tag by itself.
+STRESS_CONDITION_AT = 2
+UNDO_TYPES = ("EventsRevoked", "EventsRestored")
+
+
+def _guarded(text: str) -> str:
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _effect_words(effect: dict[str, Any], untracked: bool) -> str:
+    if "track" in effect:
+        words = f"{effect['delta']:+d} {effect['track']}"
+        if untracked:
+            words += f" not applied (no {effect['track'].upper()} on the sheet)"
+        return words
+    if "condition" in effect:
+        return effect["condition"]
+    if "obligation" in effect:
+        return f"owes {effect['obligation']}"
+    if "stat_change" in effect:
+        return f"{effect.get('delta', 0):+d} {effect['stat_change']}"
+    return f"spent {effect['story_tag_spent']}"
+
+
+def _check_words(inputs: dict[str, Any]) -> str:
+    words = [f"{t['value']:+d} {t['kind'] or 'tag'}" for t in inputs["tags"]]
+    if inputs["stress"] >= STRESS_CONDITION_AT:
+        words.append(f"-1 stress {inputs['stress']}")
+    if inputs["position_steps"]:
+        words.append(f"advantage die x{inputs['position_steps']}")
+    if inputs["bonus"]:
+        words.append(f"{inputs['bonus']:+d} on the die (steel yourself)")
     return "; ".join(words)
 
 
-def _mods(mods: Iterable[dict[str, Any]]) -> str:
-    return "; ".join(f"{m['value']:+d} {m.get('label') or m.get('kind') or ''}" for m in mods)
-
-
-def conn_system(db: str) -> str:
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute("SELECT system FROM campaigns").fetchone()[0]
-    finally:
-        conn.close()
-
-
-def odds(chance: Any, kind: str, inputs: dict[str, Any], result: dict[str, Any]) -> Any:
-    """A Glintlock check's exact chance of a hit, as tracker's CSV writes it."""
-    if chance is None or kind != "RollMade":
-        return ""
-    key = (inputs["stat"], inputs["trained"], result["position"], inputs["bonus"])
-    return float(chance(key))
+def _revoked(conn: sqlite3.Connection, campaign_id: str) -> set[str]:
+    """The events the campaign's undos and redos leave revoked, read from those alone."""
+    revoked: set[str] = set()
+    for kind, text in conn.execute(
+        "SELECT type, payload FROM events WHERE campaign_id = ? AND type IN (?, ?) "
+        "ORDER BY version",
+        (campaign_id, *UNDO_TYPES),
+    ):
+        ids = loads(text)["event_ids"]
+        if kind == "EventsRevoked":
+            revoked.update(ids)
+        else:
+            revoked.difference_update(ids)
+    return revoked
 
 
 def export_rolls(db: str, out_path: str) -> int:
-    """``export rolls --format csv``'s job: one CSV row per roll, names resolved, 22 columns.
+    """``export rolls --format csv``'s job on a Glintlock campaign, written the plain way: the
+    same file, byte for byte (the bench compares them).
 
-    A Glintlock check's odds come from the same cached function tracker asks (both sides pay a
-    dictionary lookup per row once the few distinct checks are worked out); other systems' odds
-    are left empty here, which flatters the twin.
+    One SELECT of the characters and the checks in version order, each payload decoded with
+    msgspec, its words made with f-strings, text cells guarded against spreadsheet formulas,
+    a check's exact odds from the same cached function tracker asks (a dictionary lookup per
+    row once the few distinct checks are worked out), and the rows written by ``csv.writer``.
     """
-    chance = None
-    if conn_system(db) == "glintlock":
-        from tracker.systems.glintlock.play import chance
+    from tracker.systems.glintlock.play import chance
+
     conn = sqlite3.connect(db)
     campaign_id = only_campaign(conn)
     head = conn.execute(
         "SELECT hash FROM events WHERE campaign_id = ? ORDER BY version DESC LIMIT 1",
         (campaign_id,),
     ).fetchone()[0]
-    marks = ", ".join("?" * len(ROLL_TYPES))
+    revoked = _revoked(conn, campaign_id)
     query = (
         "SELECT version, event_id, type, session_id, recorded_at, visibility, payload FROM events "
-        f"WHERE campaign_id = ? AND type IN ({marks}) ORDER BY version"
+        "WHERE campaign_id = ? AND type IN (?, ?, ?) ORDER BY version"
     )
     names: dict[str, str] = {}
+    sheets: dict[str, set[str]] = {}
+    odds: dict[tuple, float] = {}
     count = 0
     with open(out_path, "w", encoding="utf-8", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(CSV_COLUMNS)
         for version, event_id, kind, session, at, visibility, text in conn.execute(
-            query, (campaign_id, *ROLL_TYPES)
+            query, (campaign_id, "CharacterAdded", "CharacterUpdated", "RollMade")
         ):
             p = loads(text)
             if kind == "CharacterAdded":
                 names[p["character_id"]] = p["name"]
+                if event_id not in revoked:
+                    sheets[p["character_id"]] = {k.casefold() for k in p["stats"]}
                 continue
-            secret = visibility == "gm"
-            if kind == "ContestRolled":
-                sides = [
-                    (s["name"], s["trait"], s["inputs"], s["result"]) for s in (p["a"], p["b"]) if s
-                ]
-                effects = p["winner"] or "stalemate"
-            else:
-                result = p["result"]["roll"] if kind == "FrightChecked" else p["result"]
-                name = names.get(p["character_id"], "?")
-                sides = [(name, p.get("trait", "Fright Check"), p["inputs"], result)]
-                effects = _effects(p["effects"])
-            for name, trait, inputs, result in sides:
-                writer.writerow(
-                    [
-                        at,
-                        session,
-                        name,
-                        p.get("system", "gurps"),
-                        p.get("kind", "fright"),
-                        trait,
-                        inputs.get("base", inputs.get("rank", inputs.get("stat"))),
-                        _mods(result.get("modifiers") or result.get("tags") or ()),
-                        result.get("effective", result.get("rank")),
-                        " ".join(map(str, result["dice"])),
-                        result.get("kept", result.get("total")),
-                        result["outcome"],
-                        result.get("margin"),
-                        result.get("position"),
-                        effects,
-                        False,
-                        secret,
-                        bool(result["success"]),
-                        odds(chance, kind, inputs, result),
-                        event_id,
-                        version,
-                        head,
-                    ]
+            if kind == "CharacterUpdated":
+                if event_id not in revoked and p["character_id"] in sheets:
+                    sheets[p["character_id"]].update(k.casefold() for k in p.get("stats") or ())
+                continue
+            inputs, result, who = p["inputs"], p["result"], p["character_id"]
+            key = (inputs["stat"], inputs["trained"], result["position"], inputs["bonus"])
+            chance_of = odds.get(key)
+            if chance_of is None:
+                chance_of = odds[key] = float(chance(key))
+            effects = "; ".join(
+                _effect_words(
+                    e,
+                    e.get("track") in ("hp", "fp")
+                    and e["track"] not in sheets.get(e.get("character_id") or who, (e["track"],)),
                 )
-                count += 1
+                for e in p.get("effects", ())
+            )
+            writer.writerow(
+                (
+                    at,
+                    session,
+                    _guarded(names.get(who, "?")),
+                    p["system"],
+                    p["kind"],
+                    _guarded(p["trait"]),
+                    inputs["stat"],
+                    _guarded(_check_words(inputs)),
+                    result["effective"],
+                    " ".join(map(str, p["dice"])),
+                    p["dice_source"],
+                    result["kept"],
+                    result["outcome"],
+                    "",
+                    result["position"],
+                    _guarded(effects),
+                    event_id in revoked,
+                    visibility == "gm",
+                    bool(result["success"]),
+                    chance_of,
+                    event_id,
+                    version,
+                    "",
+                    head,
+                )
+            )
+            count += 1
     conn.close()
     return count
 
@@ -394,3 +493,20 @@ def log_rolls(db: str, count: int) -> list[float]:
         times.append(time.perf_counter() - start)
     conn.close()
     return times
+
+
+def main(argv: list[str]) -> None:
+    """A twin as a whole process of its own, timed as tracker's command is, and leaving as
+    tracker leaves: without tearing the interpreter down (``os._exit``)."""
+    import os
+
+    job, *args = argv
+    count = {"export-rolls": export_rolls}[job](*args)
+    print(json.dumps({"rows": count}), flush=True)
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])

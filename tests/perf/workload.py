@@ -64,10 +64,27 @@ def play_template(db: Path, out: Path, system: str, seed: int) -> int:
     tracker = Tracker(str(db))
     try:
         generate(tracker, CAMPAIGN_NAME, system, events=TEMPLATE_EVENTS, seed=seed)
+        _settle(tracker)
         with out.open("w", encoding="utf-8") as handle:
             return tracker.exports.export_events(handle)["events"]
     finally:
         tracker.close()
+
+
+def _settle(tracker: Any) -> None:
+    """A last session that leaves every character as the first session found them, without
+    stress or conditions: the next copy of the sessions is then played onto the state they
+    began from, and each of its rolls records the stress and conditions it is folded onto (an
+    import holds every roll to them)."""
+    state = tracker.state()
+    if state.current_session is None:
+        tracker.campaigns.session_start("Settling up")
+    for ch in tracker.state().characters.values():
+        if ch.stress:
+            tracker.tracks.stress(ch.name, -ch.stress, cause="a long rest")
+        for condition in list(ch.conditions):
+            tracker.tracks.condition_clear(ch.name, condition)
+    tracker.campaigns.session_end()
 
 
 def load_template(path: Path) -> Template:

@@ -50,13 +50,17 @@ class RollFilter:
     until: str | None = None
 
     def keep(self, row: RollRow) -> bool:
-        if self.session is not None and row.session != self.session:
+        return self.keeps(row.session, row.character, row.time)
+
+    def keeps(self, session: int | None, character: str | None, time: str) -> bool:
+        """Whether a roll of ``session`` by ``character`` at ``time`` passes."""
+        if self.session is not None and session != self.session:
             return False
-        if self.character and row.character.casefold() != self.character.casefold():
+        if self.character and (character or "").casefold() != self.character.casefold():
             return False
-        if self.since and row.time < self.since:
+        if self.since and time < self.since:
             return False
-        return not (self.until and row.time > self.until)
+        return not (self.until and time > self.until)
 
 
 def utc_stamp(text: str | None, option: str) -> str | None:
@@ -87,12 +91,41 @@ class Exports:
     ) -> tuple[CampaignState, Iterator[RollRow]]:
         """The campaign's rolls that pass ``flt``, streamed, with the state (for the head); in
         the players' view, made from their stream (``Table.player_events``) alone."""
+        from tracker.projections.rolls import roll_rows
+
+        state, flt, events, bought = self._rolls(flt, player_view)
+        rows = roll_rows(events, state.rules, state.revoked, bought)
+        return state, (r for r in rows if flt.keep(r))
+
+    def csv_rows(
+        self, flt: RollFilter, *, player_view: bool = False
+    ) -> tuple[CampaignState, Iterator[list[Any]]]:
+        """``roll_rows`` as the CSV export's cells, the log's head last, made without building
+        the rows (``tracker.projections.rolls.csv_rows``), with the state."""
+        from tracker.projections.rolls import csv_rows
+
+        state, flt, events, bought = self._rolls(flt, player_view)
+        rows = csv_rows(
+            events,
+            state.rules,
+            state.head_hash,
+            revoked=state.revoked,
+            bought=bought,
+            keep=flt.keeps if flt != RollFilter() else None,
+        )
+        return state, rows
+
+    def _rolls(
+        self, flt: RollFilter, player_view: bool
+    ) -> tuple[CampaignState, RollFilter, Iterator[StoredEvent], dict[str, str]]:
+        """What the rolls' exports read: the state, ``flt`` with its character named as the
+        campaign names them, the events rolls are made from, and the buy-ups."""
         state = self.table.player_state() if player_view else self.table.state()
         flt = self._named(flt, state)
         if flt.session is not None and self.campaigns.session_info(flt.session) is None:
             raise Refused(f"No session {flt.session}; `tracker session list` shows them.")
         from tracker.projections.player import SEALED_TYPE
-        from tracker.projections.rolls import roll_rows, row_sources
+        from tracker.projections.rolls import row_sources
 
         label = f"Exporting {state.name}'s rolls"
         if player_view:
@@ -106,9 +139,7 @@ class Exports:
             if self.table.meter is not None:
                 total = self.table.store.count(state.campaign_id, row_sources())
                 events = metered(events, self.table.meter, label, total)
-        bought = self.table.amended(player_view=player_view)
-        rows = roll_rows(events, state.rules, state.revoked, bought)
-        return state, (r for r in rows if flt.keep(r))
+        return state, flt, events, self.table.amended(player_view=player_view)
 
     def _named(self, flt: RollFilter, state: CampaignState) -> RollFilter:
         """``flt`` with its character named as the campaign names them (found however the GM

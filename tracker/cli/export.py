@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import errno
-import functools
 import json
 import os
 import signal
@@ -214,67 +213,31 @@ def _export_rolls(
             out.write(render(report))
         count, head = len(report["rows"]), report["log_head"]
         luck = {c["character"]: c["luck"] for c in report["luck"]["characters"]}
+    elif fmt == "csv":
+        from tracker.projections.rolls import COLUMNS
+
+        state, cells = tracker.exports.csv_rows(flt, player_view=player_view)
+        head, count, luck = state.head_hash, 0, None
+        with _target(output, private=not player_view) as out:
+            writer = csv.writer(out)
+            writer.writerow([*COLUMNS, "log_head"])
+            for row in cells:
+                writer.writerow(row)
+                count += 1
     else:
         state, rows = tracker.exports.roll_rows(flt, player_view=player_view)
         head, count, luck = state.head_hash, 0, None
         with _target(output, private=not player_view) as out:
-            if fmt == "csv":
-                from tracker.projections.rolls import COLUMNS
-
-                writer = csv.writer(out)
-                writer.writerow([*COLUMNS, "log_head"])
-                for row in rows:
-                    writer.writerow(_csv_row(row, player_view, head))
-                    count += 1
-            else:
-                out.write(
-                    json.dumps({"export": "rolls", "campaign": state.name, "log_head": head}) + "\n"
-                )
-                for row in rows:
-                    out.write(json.dumps(row.to_dict(player_view), ensure_ascii=False) + "\n")
-                    count += 1
+            out.write(
+                json.dumps({"export": "rolls", "campaign": state.name, "log_head": head}) + "\n"
+            )
+            for row in rows:
+                out.write(json.dumps(row.to_dict(player_view), ensure_ascii=False) + "\n")
+                count += 1
     _summary(as_json, output, {"rolls": count, "log_head": head, "format": fmt, "luck": luck})
 
 
 export.add_command(make_command(EXPORT_ROLLS, _export_rolls))
-
-
-# What a spreadsheet runs as a formula when a cell begins with it.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _csv_row(row: Any, player_view: bool, head: str | None) -> list[object]:
-    """A roll's CSV cells, in ``COLUMNS`` order and the log's head last: empty for None; text a
-    spreadsheet would run as a formula ("=HYPERLINK(...)" in a name, "+1 Mettle") gets a
-    leading quote, the usual guard; numbers stay numbers."""
-    columns, fields, dice, p_success = _columns()
-    if player_view and row.sealed:
-        doc = row.to_dict(player_view)
-        values = [doc[c] for c in columns]
-    else:
-        # Read straight off the row (``RollRow.to_dict`` without the dictionary): a CSV of a
-        # long campaign spends its time here, once per cell.
-        values = list(fields(row))
-        values[p_success] = None if values[p_success] is None else float(values[p_success])
-    values[dice] = " ".join(map(str, values[dice]))
-    values.append(head)
-    return [
-        ""
-        if value is None
-        else "'" + value
-        if value.__class__ is str and value.startswith(FORMULA_STARTS)
-        else value
-        for value in values
-    ]
-
-
-@functools.cache
-def _columns() -> tuple[tuple[str, ...], Any, int, int]:
-    from operator import attrgetter
-
-    from tracker.projections.rolls import COLUMNS
-
-    return COLUMNS, attrgetter(*COLUMNS), COLUMNS.index("dice"), COLUMNS.index("p_success")
 
 
 def _described(as_json: bool, output: str | None) -> None:

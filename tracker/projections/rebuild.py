@@ -22,9 +22,10 @@ def rebuild(
     from the first event, skipping ``revoked``."""
     state = refold_state(campaign_id, revoked)
     tally = LuckTally(state.revoked, rules)
-    add = tally.add
+    add, read = tally.add, tally.types
     for event in events:
         apply(state, event)
-        add(event)
+        if event.type in read:
+            add(event)
     state.fixed_revoked = False
     return state, tally.luck

@@ -25,7 +25,7 @@ from tracker.events.effects import Effect, TrackChange, effects_text
 from tracker.events.play import RollAmended, RollMade
 from tracker.projections.player import Sealed
 from tracker.systems.base import RuleSystem
-from tracker.systems.dice import PHYSICAL, SOFTWARE, origin
+from tracker.systems.dice import PHYSICAL, SOFTWARE, PhysicalDice
 
 COLUMNS = (
     "time",
@@ -200,19 +200,22 @@ def unreadable_roll(event: StoredEvent, rules: RuleSystem, exc: Exception) -> St
     )
 
 
-def roll_rows(
+# One roll as the log holds it, read by its system: the event, who rolled, the facts, where
+# the dice came from, the outcome and success it ended with, and the outcome its dice gave
+# where points bought it up (else None). A sealed roll (the players' view) has no facts.
+Read = tuple[StoredEvent, str | None, Any, str | None, str | None, bool, str | None]
+
+
+def _read(
     events: Iterable[StoredEvent],
     rules: RuleSystem,
-    revoked: set[str] | None = None,
-    bought: dict[str, str] | None = None,
-) -> Iterator[RollRow]:
-    """Every roll in the log, in order, as the campaign's system reads each; ``revoked`` marks
-    the ones an undo took back, and ``bought`` (``amended``, of the same view) gives the
-    outcome a roll ended with where points bought it up later in the log."""
-    revoked = revoked or set()
-    bought = bought or {}
+    revoked: set[str],
+    bought: dict[str, str],
+) -> Iterator[Read]:
+    """Every roll in the log, in order, as the campaign's system reads each (``roll_rows``)."""
     names: dict[str, str] = {}
     sheets: dict[str, dict[str, int]] = {}
+    roll_facts = rules.roll_facts
     for event in events:
         data = event.data
         if isinstance(data, CharacterAdded):
@@ -225,13 +228,13 @@ def roll_rows(
                 sheets[data.character_id].update(data.stats)
             continue
         if isinstance(data, Sealed):
-            yield sealed_row(event, names.get(event.character_id or ""), rules, revoked)
+            yield event, names.get(event.character_id or ""), None, None, None, False, None
             continue
         try:
             rolled = [
                 (part.dice_source, _applied(facts, part, sheets, rules))
                 for part in rolls_in(data)
-                for facts in rules.roll_facts(part)
+                for facts in roll_facts(part)
             ]
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise unreadable_roll(event, rules, exc) from None
@@ -239,41 +242,156 @@ def roll_rows(
         ended = bought.get(event.event_id) if isinstance(data, RollMade) else None
         for i, (source, facts) in enumerate(rolled):
             name = facts.name if facts.name is not None else names.get(facts.character_id, "?")
-            key = facts.chance_key
-            outcome, success, before = facts.outcome, facts.success, None
             if i == 0 and ended is not None and ended != facts.outcome:
                 # Every outcome that does not read as bad is a success (a weak hit, a
                 # complication), and a buy-up only ever moves a roll up through them.
-                before = (facts.outcome, facts.success)
-                outcome, success = ended, rules.tone(ended) != "bad"
-            yield RollRow(
-                event_id=event.event_id,
-                version=event.version,
-                time=event.recorded_at,
-                session=event.session_id,
-                character=name,
-                character_id=facts.character_id,
-                system=rules.name,
-                kind=facts.kind,
-                trait=facts.trait,
-                base=facts.base,
-                modifiers=facts.modifiers,
-                effective=facts.effective,
-                dice=facts.dice,
-                dice_source=source,
-                faces=facts.faces,
-                kept=facts.kept,
-                outcome=outcome,
-                success=success,
-                margin=facts.margin,
-                position=facts.position,
-                effects=facts.effects,
-                revoked=event.event_id in revoked,
-                secret=event.visibility == "gm",
-                chance_key=key,
-                p_success=None if key is None else rules.chance(key),
-                rolled=before,
-            )
+                yield event, name, facts, source, ended, rules.tone(ended) != "bad", facts.outcome
+            else:
+                yield event, name, facts, source, facts.outcome, facts.success, None
+
+
+def roll_rows(
+    events: Iterable[StoredEvent],
+    rules: RuleSystem,
+    revoked: set[str] | None = None,
+    bought: dict[str, str] | None = None,
+) -> Iterator[RollRow]:
+    """Every roll in the log, in order, as the campaign's system reads each; ``revoked`` marks
+    the ones an undo took back, and ``bought`` (``amended``, of the same view) gives the
+    outcome a roll ended with where points bought it up later in the log."""
+    revoked = revoked or set()
+    for event, name, facts, source, outcome, success, before in _read(
+        events, rules, revoked, bought or {}
+    ):
+        if facts is None:
+            yield sealed_row(event, name, rules, revoked)
+            continue
+        key = facts.chance_key
+        yield RollRow(
+            event_id=event.event_id,
+            version=event.version,
+            time=event.recorded_at,
+            session=event.session_id,
+            character=name,
+            character_id=facts.character_id,
+            system=rules.name,
+            kind=facts.kind,
+            trait=facts.trait,
+            base=facts.base,
+            modifiers=facts.modifiers,
+            effective=facts.effective,
+            dice=facts.dice,
+            dice_source=source,
+            faces=facts.faces,
+            kept=facts.kept,
+            outcome=outcome,
+            success=success,
+            margin=facts.margin,
+            position=facts.position,
+            effects=facts.effects,
+            revoked=event.event_id in revoked,
+            secret=event.visibility == "gm",
+            chance_key=key,
+            p_success=None if key is None else rules.chance(key),
+            rolled=None if before is None else (before, facts.success),
+        )
+
+
+# What a spreadsheet runs as a formula when a cell begins with it.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(text: str | None) -> str:
+    """A text cell: empty for None; a leading quote, the usual guard, where a spreadsheet
+    would run it as a formula ("=HYPERLINK(...)" in a name, "+1 Mettle")."""
+    if not text:
+        return ""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+class _Cells(dict):
+    """Text cells already guarded, by their text: a roll's words (its kind, trait, modifiers,
+    outcome, effects) are a few dozen sentences repeated over every roll of a campaign, so
+    each is guarded once and then looked up. Only for text that repeats: an id would fill it."""
+
+    def __missing__(self, text: str | None) -> str:
+        cell = self[text] = _cell(text)
+        return cell
+
+
+def csv_rows(
+    events: Iterable[StoredEvent],
+    rules: RuleSystem,
+    head: str | None,
+    *,
+    revoked: set[str] | None = None,
+    bought: dict[str, str] | None = None,
+    keep: Callable[[int | None, str | None, str], bool] | None = None,
+) -> Iterator[list[Any]]:
+    """The CSV export's rows (``COLUMNS`` and the log's ``head`` last), made straight from
+    each roll's facts: what ``roll_rows`` would give, written cell by cell, without building
+    the rows. Empty for None; numbers stay numbers, and only text cells are guarded against
+    spreadsheet formulas. ``keep`` takes a roll's session, character and time; a sealed roll
+    (the players' view) keeps only its frame."""
+    revoked = revoked or set()
+    system = _cell(rules.name)
+    tail = _cell(head)
+    chances: dict[Any, float] = {}
+    chance = rules.chance
+    cell = _Cells()
+    for event, name, facts, source, outcome, success, before in _read(
+        events, rules, revoked, bought or {}
+    ):
+        if keep is not None and not keep(event.session_id, name, event.recorded_at):
+            continue
+        session = event.session_id
+        frame = (_cell(event.recorded_at), "" if session is None else session, cell[name], system)
+        if facts is None:
+            yield [
+                *frame,
+                SEALED_KIND,
+                *("",) * 11,
+                event.event_id in revoked,
+                True,
+                "",
+                "",
+                _cell(event.event_id),
+                event.version,
+                "",
+                tail,
+            ]
+            continue
+        key = facts.chance_key
+        if key is None:
+            p_success: Any = ""
+        else:
+            p_success = chances.get(key)
+            if p_success is None:
+                p_success = chances[key] = float(chance(key))
+        base, effective, kept, margin = facts.base, facts.effective, facts.kept, facts.margin
+        yield [
+            *frame,
+            cell[facts.kind],
+            cell[facts.trait],
+            "" if base is None else base,
+            cell[facts.modifiers],
+            "" if effective is None else effective,
+            cell[" ".join(map(str, facts.dice))],
+            cell[source],
+            "" if kept is None else kept,
+            cell[outcome],
+            "" if margin is None else margin,
+            cell[facts.position],
+            cell[facts.effects],
+            event.event_id in revoked,
+            event.visibility == "gm",
+            success,
+            p_success,
+            _cell(event.event_id),
+            event.version,
+            cell[before],
+            tail,
+        ]
 
 
 def _applied(facts: Any, part: Any, sheets: dict[str, dict[str, int]], rules: RuleSystem) -> Any:
@@ -459,9 +577,17 @@ class Luck:
     ) -> None:
         """One roll in force: its dice against fair dice, counted apart by where they came from
         (``source`` as the event recorded it), and, for a character (``character`` None is an
-        opponent), its success against the exact chance ``key`` names."""
-        rolled_by = origin(source)
-        _tally(self.faces, (rolled_by, faces), faces, dice)
+        opponent), its success against the exact chance ``key`` names.
+
+        A rebuild counts every roll of the log here: what is looked up per roll is looked up
+        once, in dictionaries keyed by what the roll names."""
+        rolled_by = PHYSICAL if source == PhysicalDice.kind else SOFTWARE
+        test = self.faces.get((rolled_by, faces))
+        if test is None:
+            test = self.faces[rolled_by, faces] = FaceTest(faces, [0] * faces)
+        counts = test.counts
+        for die in dice:
+            counts[die - 1] += 1
         if rolled_by == PHYSICAL:
             _tally(self.people, (character, faces), faces, dice)
         if character is None or key is None:
@@ -469,20 +595,23 @@ class Luck:
         who = self.characters.get(character)
         if who is None:
             who = self.characters[character] = CharacterLuck(character, self.chance)
-        won = 1 if success else 0
-        who.rolls += 1
-        who.successes += won
-        who.chances[key] += 1
         expected = self._floats.get(key)
         if expected is None:
             expected = self._floats[key] = float(self.chance(key))
+        chances = who.chances
+        chances[key] = chances.get(key, 0) + 1
+        who.rolls += 1
         tally = who.by_session.get(session)
         if tally is None:
             tally = who.by_session[session] = [0, 0, 0.0]
         tally[0] += 1
-        tally[1] += won
         tally[2] += expected
-        who._running += won - expected
+        if success:
+            who.successes += 1
+            tally[1] += 1
+            who._running += 1.0 - expected
+        else:
+            who._running -= expected
         who.trail.append(who._running)
 
     def to_dict(self) -> dict[str, Any]:
@@ -528,7 +657,8 @@ def luck(rows: Iterable[RollRow], rules: RuleSystem) -> Luck:
 
 class LuckTally:
     """Luck folded straight from the log, event by event: what ``luck(roll_rows(events))``
-    gives, without building the rows, so a rebuild can feed it the events it folds anyway."""
+    gives, without building the rows, so a rebuild can feed it the events it folds anyway.
+    ``types`` are the events it reads; a caller may pass it those alone."""
 
     def __init__(self, revoked: set[str], rules: RuleSystem) -> None:
         self.revoked = revoked
@@ -537,27 +667,27 @@ class LuckTally:
         self.names: dict[str, str] = {}
         self.luck = Luck(rules.chance)
         self.rolled_types = rolled_types()
+        self.types = self.rolled_types | {CharacterAdded.TYPE}
 
     def add(self, event: StoredEvent) -> None:
-        kind = event.type
-        if kind in self.rolled_types:
-            if event.event_id in self.revoked:
-                return
-            try:
-                data = event.data
-                parts = (
-                    (data,)
-                    if type(data) is not RollMade or not data.then
-                    else data.with_followups()
-                )
-                rolled = [(part.dice_source, r) for part in parts for r in self.rolled(part)]
-            except (KeyError, TypeError, ValueError, IndexError) as exc:
-                raise unreadable_roll(event, self.rules, exc) from None
-            for source, (who, side, faces, dice, success, key) in rolled:
-                name = None if who is None else side or self.names.get(who, "?")
-                self.luck.count(name, event.session_id, faces, dice, success, key, source)
-        elif kind == "CharacterAdded":
-            self.names[event.data.character_id] = event.data.name
+        if event.type not in self.rolled_types:
+            if event.type == CharacterAdded.TYPE:
+                self.names[event.data.character_id] = event.data.name
+            return
+        if event.event_id in self.revoked:
+            return
+        data = event.data
+        try:
+            if type(data) is RollMade and data.then:
+                rolled = [(p.dice_source, r) for p in data.with_followups() for r in self.rolled(p)]
+            else:
+                rolled = [(data.dice_source, r) for r in self.rolled(data)]
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise unreadable_roll(event, self.rules, exc) from None
+        count, session = self.luck.count, event.session_id
+        for source, (who, side, faces, dice, success, key) in rolled:
+            name = None if who is None else side or self.names.get(who, "?")
+            count(name, session, faces, dice, success, key, source)
 
 
 def chi_square_survival(x: float, k: int) -> float:

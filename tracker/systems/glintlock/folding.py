@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, ClassVar
 
 from tracker.events import StoredEvent
@@ -66,20 +67,55 @@ class GlintlockCharacter(Part):
             self.pending_die_id = None
 
 
+# ``GlintlockCampaign.floor_id`` before the obligations were looked through for the floor.
+UNSOUGHT = False
+
+
 @dataclass(slots=True)
 class GlintlockCampaign(Part):
     threat: int = 0
+    # Where the open spending floor is among the obligations (its id; None when none is open),
+    # so that a Threat change, which a long campaign makes tens of thousands of times, finds it
+    # at once instead of walking every open obligation. Only a cache: never stored with a
+    # snapshot, looked for again (``UNSOUGHT``) in a state read from one.
+    floor_id: str | bool | None = field(default=UNSOUGHT, compare=False)
+
+    def to_snapshot(self) -> dict[str, Any]:
+        return {"threat": self.threat}
+
+
+def open_floor(state: Any) -> Any:
+    """The open spending-floor obligation, or None."""
+    own = state.own
+    ident = own.floor_id
+    if ident is UNSOUGHT:
+        found = next((o for o in state.obligations.values() if o.kind == FLOOR), None)
+    else:
+        # Closed since (a hard spend, a session's end, the GM dismissing it): gone from the
+        # open obligations, where an id is never handed out twice to the floor.
+        found = None if ident is None else state.obligations.get(ident)
+        if found is not None and found.kind != FLOOR:
+            found = None
+    own.floor_id = None if found is None else found.id
+    return found
 
 
 def floor(state: Any) -> str:
     """ "none", "owed" or "immediate": the open spending-floor obligation, if any."""
-    floors = state.open_obligations(FLOOR)
-    return floors[0].severity if floors else "none"
+    found = open_floor(state)
+    return "none" if found is None else found.severity
 
 
+# The floor at each Threat level the track can hold (it is clamped into 0 to THREAT_MAX).
+_FLOOR_AT = tuple(glintlock.spending_floor(t) for t in range(glintlock.THREAT_MAX + 1))
+
+
+@cache
 def _floor_text(threat: int, severity: str, opened_at: int) -> str:
     # The floor follows the Threat as it moves, and says where it began: "since event 4"
-    # beside "Threat 6" would otherwise read as if event 4 had made it 6.
+    # beside "Threat 6" would otherwise read as if event 4 had made it 6. A handful of
+    # sentences in all (Threat 4 to 6, and where it opened): each is made once, not again at
+    # every change of the Threat.
     level = f"Threat {threat}" + (f" ({opened_at} when this opened)" if threat != opened_at else "")
     if severity == "immediate":
         return f"{level}: the GM must spend hard or dire now; player rolls wait for it."
@@ -89,8 +125,8 @@ def _floor_text(threat: int, severity: str, opened_at: int) -> str:
 def _update_floor(state: Any, raw: StoredEvent) -> None:
     """Open, raise, lower or discharge the spending floor to match the Threat level."""
     threat = state.own.threat
-    severity = glintlock.spending_floor(threat)
-    current = next((o for o in state.obligations.values() if o.kind == FLOOR), None)
+    severity = _FLOOR_AT[threat]
+    current = open_floor(state)
     if severity == "none":
         if current is not None:
             state.discharge(current, raw, f"Threat fell to {threat}")
@@ -101,7 +137,7 @@ def _update_floor(state: Any, raw: StoredEvent) -> None:
         current.what = _floor_text(threat, severity, opened_at)
     else:
         text = _floor_text(threat, severity, threat)
-        state.open(raw, FLOOR, text, severity=severity, opened_at=threat)
+        state.own.floor_id = state.open(raw, FLOOR, text, severity=severity, opened_at=threat).id
 
 
 def _set_threat(state: Any, value: int, raw: StoredEvent) -> None:
@@ -148,8 +184,9 @@ def _threat_added(state: Any, e: ThreatAdded, raw: StoredEvent) -> None:
 
 def _threat_spent(state: Any, e: ThreatSpent, raw: StoredEvent) -> None:
     if e.tier in ("hard", "dire"):
-        for ob in state.open_obligations(FLOOR):
-            state.discharge(ob, raw, f"{e.tier} spend")
+        owed = open_floor(state)
+        if owed is not None:
+            state.discharge(owed, raw, f"{e.tier} spend")
     _set_threat(state, state.own.threat - e.cost, raw)
 
 
@@ -268,7 +305,8 @@ class GlintlockFolding(Folding):
         # The spending floor is owed in play, where Threat is spent: a session's end closes it
         # as lapsed, and the next start sets it again from the Threat it begins with. A
         # breaking point is bookkeeping between sessions, and stays owed.
-        return state.open_obligations(FLOOR)
+        owed = open_floor(state)
+        return [] if owed is None else [owed]
 
     def character_doc(self, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
         own = ch.own

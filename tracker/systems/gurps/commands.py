@@ -26,7 +26,7 @@ from tracker.systems.gurps.events import FrightChecked
 from tracker.systems.gurps.rules import feats
 from tracker.systems.gurps.rules import fright as frights
 from tracker.systems.gurps.rules.fright import fright_modifier
-from tracker.systems.gurps.rules.fright_table import FRIGHT_TABLE, fright_table_from_rows
+from tracker.systems.gurps.rules.fright_table import fright_table_from_rows, rulebook_table
 from tracker.words import kept_secret
 
 # -- extra effort ---------------------------------------------------------------------------------
@@ -177,7 +177,7 @@ def fright_check(table: Table, state: Any, request: Fright) -> Acted:
         else shared,
         unfazeable=ch.has_trait("Unfazeable"),
         ht=ch.stat("HT"),
-        table=own_table or FRIGHT_TABLE,
+        table=own_table or rulebook_table(),
         character=ch.name,
     )
     effects, notes = play.fright_effects(ch, result)

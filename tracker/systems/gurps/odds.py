@@ -12,7 +12,7 @@ from typing import Any
 from tracker.errors import BadInput
 from tracker.systems.gurps import tables
 from tracker.systems.gurps.rules.contests import compare_rolls, normalise_regular
-from tracker.systems.gurps.rules.fright_table import FRIGHT_TABLE, FrightTable
+from tracker.systems.gurps.rules.fright_table import FrightTable, rulebook_table
 from tracker.systems.gurps.rules.influence import REACTION_LEVELS, better_reaction, reaction_level
 from tracker.systems.gurps.rules.success import OUTCOMES, decide_roll, outcome
 from tracker.systems.odds import Odds, distribution, faces, winner_key
@@ -117,7 +117,7 @@ def regular_contest(a_effective: int, b_effective: int) -> Odds:
 
 def fright(will: int, modifier: int = 0, table: FrightTable | None = None) -> Odds:
     """A Fright Check: the check's outcomes and the chance of landing on each table row."""
-    table = table or FRIGHT_TABLE
+    table = table or rulebook_table()
     modified = will + modifier
     effective = min(modified, tables.RULE_OF_14_CAP)
     check = success_roll(effective)

@@ -61,7 +61,7 @@ from tracker.systems.gurps.rules.contests import (
 )
 from tracker.systems.gurps.rules.defaults import BaseSkill, rulebook_defaults
 from tracker.systems.gurps.rules.feats import feat_notes, fp_on_failure
-from tracker.systems.gurps.rules.fright_table import FRIGHT_TABLE
+from tracker.systems.gurps.rules.fright_table import rulebook_table
 from tracker.systems.gurps.rules.influence import InfluenceResult, influence_roll
 from tracker.systems.gurps.rules.presets import difficulty_notes, preset
 from tracker.systems.gurps.rules.senses import sees_in_dark, sense_modifiers, sense_of
@@ -910,7 +910,7 @@ def _fright_again(event: FrightChecked) -> str | None:
         return _differs("the fright table total", table["total"], total) or (
             _fright_effects_again(event, table)
         )
-    row = FRIGHT_TABLE.lookup(total)
+    row = rulebook_table().lookup(total)
     return (
         _differs("the fright table total", table["total"], total)
         or _differs("the fright table row", table["row"], row.first)

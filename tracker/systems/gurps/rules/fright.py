@@ -14,12 +14,12 @@ from tracker.errors import BadInput, Refused
 from tracker.systems.dice import DiceSource
 from tracker.systems.gurps import tables
 from tracker.systems.gurps.rules.fright_table import (
-    FRIGHT_TABLE,
     HT_EXPRESSION,
     EffectSpec,
     FrightRow,
     FrightTable,
     dice_in,
+    rulebook_table,
 )
 from tracker.systems.gurps.rules.shared import DIE_FACES, as_dict, roll_3d6, slug
 from tracker.systems.gurps.rules.success import Modifier, SuccessRoll, decide_roll, effective_skill
@@ -177,7 +177,7 @@ def fright_check(
     effect_dice: DiceSource,
     unfazeable: bool = False,
     ht: int | None = None,
-    table: FrightTable = FRIGHT_TABLE,
+    table: FrightTable | None = None,
     character: str | None = None,
 ) -> FrightCheck:
     """Roll a Fright Check and, on failure, the fright table with its effects.
@@ -211,7 +211,7 @@ def fright_check(
         failure_margin = roll.margin_of_failure or 0
         table_values = roll_3d6(table_dice, "the fright table roll")
         table_total = sum(table_values) + failure_margin
-        row = table.lookup(table_total)
+        row = (table or rulebook_table()).lookup(table_total)
         needed = sum(spec.dice_count() for spec in row.effects)
         rolled = iter(effect_dice.roll(needed, DIE_FACES, _dice_purpose(row)) if needed else ())
         effects = tuple(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from tracker.errors import BadInput
@@ -223,4 +224,15 @@ def fright_table_from_rows(rows: Sequence[Mapping[str, Any] | FrightRow]) -> Fri
     return FrightTable(tuple(built))
 
 
-FRIGHT_TABLE = fright_table_from_rows(tables.FRIGHT_ROWS)
+@cache
+def rulebook_table() -> FrightTable:
+    """The rulebook's fright table, checked and built on first use: a command that makes no
+    Fright Check (any roll of another system, say) never pays for it."""
+    return fright_table_from_rows(tables.FRIGHT_ROWS)
+
+
+def __getattr__(name: str) -> Any:
+    # ``FRIGHT_TABLE``, the rulebook's table, as it was named when it was built at import.
+    if name == "FRIGHT_TABLE":
+        return rulebook_table()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
