@@ -311,6 +311,8 @@ def _change_words(change: Change) -> str:
     """A track an event moved, as a feed line says it: "Wren Mettle +1", "Threat 3 → 5"."""
     who = f"{change.who} " if change.who else ""
     before, after = change.before, change.after
+    if change.track == "obligations":  # the replay's count of what is owed, in the table's word
+        return f"owed {after - before:+d}"
     if isinstance(before, int) and isinstance(after, int) and not isinstance(after, bool):
         return f"{who}{change.track} {after - before:+d}"
     return f"{who}{change.track}: {'—' if before is None else before} → {after}"
