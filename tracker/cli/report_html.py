@@ -389,6 +389,11 @@ def _tracks_section(report: dict[str, Any], colours: dict[str, str]) -> str:
     if points and (report.get("has_stress") or any(stresses)):
         series = [(n, line(n, "stress"), colours[n], False) for n in tracks]
         specs.append(("Stress", series, (0, max(6, *stresses))))
+    return _charts(specs, marks)
+
+
+def _charts(specs: list[tuple[str, list[Series], tuple[float, float] | None]], marks: Any) -> str:
+    """The tracks' section: one figure for each chart (none at all without a chart)."""
     if not specs:
         return ""
     figures = "".join(
