@@ -18,7 +18,7 @@ import json
 import re
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
@@ -27,9 +27,17 @@ from tracker.app.actions import declaration, declarations, perform
 from tracker.errors import BadInput, NotFound, TrackerError
 from tracker.systems.commands import Command, Option, taken
 from tracker.web import guard
+from tracker.web.guard import GM, HEADERS, PLAYERS
 
-if TYPE_CHECKING:
-    from tracker.web.server import Hub
+
+class Following(Protocol):
+    """What the console asks of the server's hub (``server.Hub``): its feed, read under its
+    lock, and turning every page to the campaign the console made current."""
+
+    feed: Any
+
+    async def follow(self) -> None: ...
+
 
 GM_COOKIE = "tracker_gm"
 PHONE_COOKIE = "tracker_phone"
@@ -47,14 +55,10 @@ class Refusal(Exception):
 
 
 def refused(status: int, sentence: str) -> JSONResponse:
-    from tracker.web.server import HEADERS
-
     return JSONResponse({"error": sentence}, status_code=status, headers=HEADERS)
 
 
 def answer(doc: dict[str, Any]) -> JSONResponse:
-    from tracker.web.server import HEADERS
-
     return JSONResponse(doc, headers=HEADERS)
 
 
@@ -158,7 +162,7 @@ def _traits(ch: Any) -> list[str]:
 class Console:
     """The console's and the phones' routes over one live campaign."""
 
-    def __init__(self, hub: Hub, guard_: Guard, base: str | None) -> None:
+    def __init__(self, hub: Following, guard_: Guard, base: str | None) -> None:
         self.hub = hub
         self.feed = hub.feed
         self.guard = guard_
@@ -177,7 +181,6 @@ class Console:
     def gm_state(self, request: Request) -> dict[str, Any]:
         """Everything the console's forms need, as the campaign stands now."""
         from tracker.app.live import Page
-        from tracker.web.server import GM
 
         live = self.feed.live
         table = live.table
@@ -303,7 +306,6 @@ class Console:
 
     def _said_gm(self, events: list[Any]) -> list[str]:
         from tracker.app.live import Page
-        from tracker.web.server import GM
 
         state = self.feed.live.state()
         page = Page([], set(state.revoked), state.version)
@@ -414,7 +416,6 @@ class Console:
 
     def _said_players(self, events: list[Any]) -> list[str]:
         from tracker.app.live import Page
-        from tracker.web.server import PLAYERS
 
         page = Page([], set(), 0)
         return [self.feed.item(e, page, PLAYERS)["text"] for e in events]
@@ -445,8 +446,6 @@ class Console:
         key = request.query_params.get("key")
         if key is None:
             return None
-        from tracker.web.server import HEADERS
-
         if self.phones.holder(key) is None:
             return refused(403, "This link is not live; ask the GM for a new one.")
         response = RedirectResponse("/phone", status_code=303, headers=HEADERS)
@@ -462,8 +461,6 @@ class Console:
             import segno
         except ImportError:
             return Response("QR codes need segno: pip install 'tracker[serve]'.", 404)
-        from tracker.web.server import HEADERS
-
         # A file of its own (the namespace an <img> needs to draw it), with the quiet zone of four
         # modules the standard asks for: a phone's camera finds the code on any background.
         svg = io.BytesIO()

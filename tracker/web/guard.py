@@ -27,6 +27,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+# The two views of the table: the players' (their stream alone) and the GM's (everything).
+PLAYERS, GM = "players", "gm"
+# No script, style or connection from anywhere but the page's own server.
+HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
 
 class Bucket:
     """A token bucket per client: ``burst`` requests at once, then ``rate`` a second."""

@@ -56,18 +56,10 @@ from tracker.events import play as p
 from tracker.projections.player import Sealed, player_stream
 from tracker.projections.rolls import amending_types
 from tracker.web.console import Console, Guard, answer, refused
-from tracker.web.guard import Bucket, Phones
+from tracker.web.guard import GM, HEADERS, PLAYERS, Bucket, Phones
 
 EVERY = 0.1
 COOKIE = "tracker_gm"
-PLAYERS, GM = "players", "gm"
-# No script, style or connection from anywhere but the page's own server.
-HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
 
 Message = tuple[int | None, str, str]
 # Sent first when the view moved to another campaign: the page drops what it shows.
