@@ -15,17 +15,15 @@ way on the state as it stands and logs nothing.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import msgspec
 
 from tracker.events.catalog import EventPayload
 from tracker.events.effects import Effect
+from tracker.systems.base import RollRequest, Side, Terminal
 from tracker.systems.commands import Command
 from tracker.systems.dice import DiceSource
-
-if TYPE_CHECKING:
-    from tracker.systems.base import RollRequest, Side, Terminal
 
 
 class Entry(NamedTuple):

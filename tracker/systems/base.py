@@ -24,7 +24,6 @@ import msgspec
 from tracker.errors import BadInput, NotFound, Refused
 from tracker.events.effects import Effect
 from tracker.events.play import ContestRolled, ContestSide
-from tracker.systems.acts import SystemCommand
 from tracker.systems.commands import Option, Setting, odds_option, option_values
 from tracker.systems.dice import DiceSource, source_for
 
@@ -608,8 +607,9 @@ class RuleSystem:
     """The heading of the roll history's column for the detail a roll of this system has
     beyond its outcome (GURPS: the margin, Glintlock: the position); empty for none."""
     folding: ClassVar[Folding] = Folding()
-    commands: ClassVar[tuple[SystemCommand, ...]] = ()
-    """The commands the system adds to tracker (``tracker.systems.acts``)."""
+    commands: ClassVar[tuple[Any, ...]] = ()
+    """The commands the system adds to tracker, each a ``tracker.systems.acts.SystemCommand``
+    (typed loosely here: that module builds on this one, which must not import it back)."""
     obligations: ClassVar[Mapping[str, ObligationKind]] = {}
     """How tracker speaks of each kind of obligation the system's rules open, by its kind
     (Gloom: "panic-check"); a kind not named here is called by its name."""
