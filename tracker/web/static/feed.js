@@ -39,9 +39,16 @@ const Feed = (() => {
     }
   }
 
-  function add(list, item, gm) {
+  // ``bySession``: a new session's start clears what the list showed (the TV's recap of the
+  // last one gives way to it).
+  function add(list, item, gm, bySession) {
     if (items.has(item.id)) return;
+    if (bySession && item.type === "SessionStarted" && !item.undone) {
+      items.clear();
+      list.replaceChildren();
+    }
     const li = render(item, gm);
+    li.classList.add("fresh");
     items.set(item.id, li);
     const after = [...list.children].find((n) => Number(n.dataset.version) < item.version);
     list.insertBefore(li, after || null);
@@ -58,15 +65,16 @@ const Feed = (() => {
   }
 
   // Follow ``url`` into the <ol> ``list``; ``on`` maps other message names to handlers.
-  function follow(url, list, gm, on) {
+  function follow(url, list, gm, on, bySession) {
     const status = document.getElementById("connection");
     const source = new EventSource(url);
-    source.addEventListener("item", (e) => add(list, JSON.parse(e.data), gm));
+    source.addEventListener("item", (e) => add(list, JSON.parse(e.data), gm, bySession));
     source.addEventListener("reset", () => { items.clear(); list.replaceChildren(); });
     for (const [name, handler] of Object.entries(on || {})) {
       source.addEventListener(name, (e) => handler(JSON.parse(e.data)));
     }
     source.onopen = () => { status.textContent = "live"; status.className = "live"; };
+    // The browser reconnects by itself, sending the last id it saw.
     source.onerror = () => { status.textContent = "reconnecting…"; status.className = "lost"; };
     return source;
   }

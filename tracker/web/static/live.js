@@ -1,76 +1,9 @@
-// The table's live view: a feed of Server-Sent Events, newest first, and the board after each
-// batch. Everything from the log is set as text, never as markup.
+// The table's live view: the feed (feed.js, as the console's and the phones') and the board
+// after each batch. Everything from the log is set as text, never as markup.
 "use strict";
 
 const view = document.body.dataset.view;
-const items = new Map();   // event id -> its <li>
-
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function clock(iso) {
-  const when = new Date(iso);
-  return isNaN(when) ? "" : when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false });
-}
-
-function render(item) {
-  const li = el("li");
-  li.dataset.version = item.version;
-  const marks = [item.tone || ""];
-  if (item.sealed) marks.push("sealed");
-  else if (item.secret && view === "gm") marks.push("secret");
-  if (item.undone) marks.push("undone");
-  li.className = marks.join(" ").trim();
-  const text = el("span", "text", item.text);
-  // What the event moved on the tracks: "Wren Mettle +1 · Threat +2".
-  if (item.changes && item.changes.length) text.append(el("small", "moved", item.changes.join(" · ")));
-  li.append(el("span", "v", "#" + item.version), el("span", "t", clock(item.time)), text);
-  return li;
-}
-
-function strike(ids, undone) {
-  for (const id of ids || []) {
-    const li = items.get(id);
-    if (li) li.classList.toggle("undone", undone);
-  }
-}
-
-function add(item) {
-  if (items.has(item.id)) return;
-  const feed = document.getElementById("feed");
-  // A new session begins: the last one's recap gives way to it.
-  if (item.type === "SessionStarted" && !item.undone) {
-    items.clear();
-    feed.replaceChildren();
-  }
-  const li = render(item);
-  li.classList.add("fresh");
-  items.set(item.id, li);
-  // Newest first: before the first entry with a lower version.
-  const after = [...feed.children].find((n) => Number(n.dataset.version) < item.version);
-  feed.insertBefore(li, after || null);
-  strike(item.undoes, true);
-  strike(item.restores, false);
-  // A revealed secret, or a roll a buy-up (or its undo) changed: shown again as it reads now.
-  for (const shown of [...(item.reveals || []), ...(item.amends || [])]) {
-    const old = items.get(shown.id);
-    if (old) {
-      const li2 = render(shown);
-      items.set(shown.id, li2);
-      old.replaceWith(li2);
-    }
-  }
-}
-
-function track(name, value, max) {
-  const span = el("span", "", name + " ");
-  span.append(el("b", "", max === undefined ? String(value) : value + "/" + max));
-  return span;
-}
+const el = Feed.el;
 
 function board(b) {
   document.getElementById("campaign").textContent = b.campaign;
@@ -104,13 +37,7 @@ function board(b) {
     const li = el("li");
     const head = el("div", "name", c.name);
     if (c.npc) head.append(el("span", "npc", "NPC"));
-    const tracks = el("div", "tracks");
-    if ("mettle" in c) tracks.append(track("Mettle", c.mettle));
-    if ("stress" in c) tracks.append(track("stress", c.stress));
-    if ("hp" in c) tracks.append(track("HP", c.hp, c.hp_max));
-    if ("fp" in c) tracks.append(track("FP", c.fp, c.fp_max));
-    if (c.points) tracks.append(track("CP", c.points));
-    li.append(head, tracks);
+    li.append(head, Feed.tracks(c));
     const sealed = (b.sealed && b.sealed.characters[c.name]) || 0;
     if (sealed) {
       li.append(el("div", "sealed", `${sealed} secret roll${sealed > 1 ? "s" : ""} not yet ` +
@@ -156,18 +83,8 @@ function board(b) {
 }
 
 function connect() {
-  const status = document.getElementById("connection");
-  const source = new EventSource(view === "gm" ? "/gm/events" : "/events");
-  source.addEventListener("item", (e) => add(JSON.parse(e.data)));
-  source.addEventListener("board", (e) => board(JSON.parse(e.data)));
-  // Another campaign, or a log that is not the one this page saw: start afresh.
-  source.addEventListener("reset", () => {
-    items.clear();
-    document.getElementById("feed").replaceChildren();
-  });
-  source.onopen = () => { status.textContent = "live"; status.className = "live"; };
-  // The browser reconnects by itself, sending the last id it saw.
-  source.onerror = () => { status.textContent = "reconnecting…"; status.className = "lost"; };
+  const feed = document.getElementById("feed");
+  Feed.follow(view === "gm" ? "/gm/events" : "/events", feed, view === "gm", { board }, true);
 }
 
 if (view === "refused") {
