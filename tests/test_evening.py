@@ -251,6 +251,26 @@ def test_undoing_a_catastrophe_takes_its_panic_check_along_or_is_refused(run):
     assert run.json("status Kade")["conditions"] == []
 
 
+def test_one_panic_check_answers_every_catastrophe_a_character_still_owes(run):
+    campaign_of(run, "gloom")
+    run.ok("session start")
+    first = run.json("roll Kade Hacking --dice 1")["event_id"]
+    second = run.json("roll Kade Hacking --dice 1")["event_id"]
+    juno = run.json("roll Juno Hacking --dice 1")["event_id"]  # another character's stays owed
+    assert len(run.json("obligations")["obligations"]) == 3
+    check = run.json("panic Kade Mind --dice 15")
+    assert len(check["obligations_discharged"]) == 2
+    owed = run.json("obligations")["obligations"]
+    assert [o["opened_by"] for o in owed] == [juno]
+    # The check names both catastrophes: it stands while either does, and undoing the last one
+    # it answers takes it along.
+    run.ok(f"undo {first}")
+    before = run.event_count()
+    refused = run(f"undo {second}")
+    assert refused.exit_code == 1 and "panic check" in refused.stderr
+    assert run.event_count() == before
+
+
 def test_a_panic_check_without_a_catastrophe_depends_on_nothing(run):
     campaign_of(run, "gloom")
     run.ok("session start")
