@@ -267,7 +267,8 @@ def test_one_panic_check_answers_every_catastrophe_a_character_still_owes(run):
     run.ok(f"undo {first}")
     before = run.event_count()
     refused = run(f"undo {second}")
-    assert refused.exit_code == 1 and "panic check" in refused.stderr
+    assert refused.exit_code == 1
+    assert "panic check" in refused.stderr
     assert run.event_count() == before
 
 
