@@ -14,6 +14,7 @@ from typing import Any
 
 from tracker.errors import BadInput
 from tracker.systems.dice import DiceSource
+from tracker.systems.gloom.options import TIE_RULES
 
 D20 = 20
 
@@ -38,8 +39,6 @@ DICE_FOR_MODE: dict[str, int] = {"normal": 1, "advantage": 2, "disadvantage": 2}
 
 MASTERY_RANK = 21
 """A Skill Rank of 21 or more makes a master, who rolls with advantage."""
-
-TIE_RULES: tuple[str, ...] = ("stat", "defender")
 
 NOTE_NO_WINDOW = "No window: no success is possible without gear or aid lowering the DL."
 NOTE_SINGLE_FACE = "The window is the single face {face}, and it succeeds only with a complication."
