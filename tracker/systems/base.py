@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from fractions import Fraction
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple, Protocol
 
@@ -29,6 +28,7 @@ from tracker.systems.commands import Option, Setting, odds_option, option_values
 from tracker.systems.dice import DiceSource, source_for
 
 if TYPE_CHECKING:
+    from fractions import Fraction
     from importlib.resources.abc import Traversable
 
 
