@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 # What a built-in system declares: the modules its command line reads.
-DECLARING = {"system", "options"}
+DECLARING = {"system", "options", "declared"}
 
 
 def _modules_after(code: str) -> set[str]:

@@ -19,6 +19,7 @@ from tracker.systems.base import (
 )
 from tracker.systems.commands import Option, Setting, option_values
 from tracker.systems.gurps import options
+from tracker.systems.gurps.declared import COMMANDS
 
 # What the system does is imported when a campaign of it is played (``later``).
 PLAY = "tracker.systems.gurps.play"
@@ -47,7 +48,7 @@ class Gurps(RuleSystem):
     )
     folding: ClassVar[Folding] = later("tracker.systems.gurps.folding:FOLDING")
     event_words = later(f"{WORDS}:EVENT_WORDS")
-    commands: ClassVar[tuple[SystemCommand, ...]] = later("tracker.systems.gurps.commands:COMMANDS")
+    commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
     obligations: ClassVar[Mapping[str, ObligationKind]] = later(
         "tracker.systems.gurps.folding:OBLIGATIONS"
     )
