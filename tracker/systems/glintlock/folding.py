@@ -14,6 +14,7 @@ from tracker.events import play as p
 from tracker.events.effects import Effect
 from tracker.systems.base import Folding, ObligationKind, Part, Style, TrackChart, placed
 from tracker.systems.glintlock import rules as glintlock
+from tracker.systems.glintlock.declared import BREAKING, FLOOR
 from tracker.systems.glintlock.events import (
     BreakingPointResolved,
     MettleGained,
@@ -23,9 +24,6 @@ from tracker.systems.glintlock.events import (
     ThreatAdded,
     ThreatSpent,
 )
-
-FLOOR = "threat-floor"
-BREAKING = "breaking-point"
 
 
 @dataclass(slots=True)

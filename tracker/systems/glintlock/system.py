@@ -20,6 +20,7 @@ from tracker.systems.base import (
 )
 from tracker.systems.commands import Option, Setting, option_values
 from tracker.systems.glintlock import options
+from tracker.systems.glintlock.declared import COMMANDS
 
 # What the system does is imported when a campaign of it is played (``later``).
 PLAY = "tracker.systems.glintlock.play"
@@ -40,9 +41,7 @@ class Glintlock(RuleSystem):
     detail_column: ClassVar[str] = "Position"
     folding: ClassVar[Folding] = later(f"{FOLDS}:FOLDING")
     event_words = later(f"{WORDS}:EVENT_WORDS")
-    commands: ClassVar[tuple[SystemCommand, ...]] = later(
-        "tracker.systems.glintlock.commands:COMMANDS"
-    )
+    commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
     obligations: ClassVar[Mapping[str, ObligationKind]] = later(f"{FOLDS}:OBLIGATIONS")
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "strong_hit": "good",
