@@ -20,7 +20,6 @@ from tracker.systems.base import (
 )
 from tracker.systems.commands import Option, Setting, option_values
 from tracker.systems.glintlock import options
-from tracker.systems.glintlock.declared import COMMANDS
 
 # What the system does is imported when a campaign of it is played (``later``).
 PLAY = "tracker.systems.glintlock.play"
@@ -41,7 +40,10 @@ class Glintlock(RuleSystem):
     detail_column: ClassVar[str] = "Position"
     folding: ClassVar[Folding] = later(f"{FOLDS}:FOLDING")
     event_words = later(f"{WORDS}:EVENT_WORDS")
-    commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
+    # Declared apart and read only by what lists or runs a system's commands: a roll reads none.
+    commands: ClassVar[tuple[SystemCommand, ...]] = later(
+        "tracker.systems.glintlock.declared:COMMANDS"
+    )
     obligations: ClassVar[Mapping[str, ObligationKind]] = later(f"{FOLDS}:OBLIGATIONS")
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "strong_hit": "good",

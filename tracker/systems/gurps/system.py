@@ -19,7 +19,6 @@ from tracker.systems.base import (
 )
 from tracker.systems.commands import Option, Setting, option_values
 from tracker.systems.gurps import options
-from tracker.systems.gurps.declared import COMMANDS
 
 # What the system does is imported when a campaign of it is played (``later``).
 PLAY = "tracker.systems.gurps.play"
@@ -48,7 +47,8 @@ class Gurps(RuleSystem):
     )
     folding: ClassVar[Folding] = later("tracker.systems.gurps.folding:FOLDING")
     event_words = later(f"{WORDS}:EVENT_WORDS")
-    commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
+    # Declared apart and read only by what lists or runs a system's commands: a roll reads none.
+    commands: ClassVar[tuple[SystemCommand, ...]] = later("tracker.systems.gurps.declared:COMMANDS")
     obligations: ClassVar[Mapping[str, ObligationKind]] = later(
         "tracker.systems.gurps.folding:OBLIGATIONS"
     )
