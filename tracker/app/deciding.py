@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -26,30 +25,28 @@ from tracker.store.eventstore import CampaignRow, EventStore
 from tracker.store.location import storage_error
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(msgspec.Struct, frozen=True):
     """What a command decided from the state: the events to log and the document it shows."""
 
     events: list[NewEvent]
-    doc: dict[str, Any] = field(default_factory=dict)
+    doc: dict[str, Any] = msgspec.field(default_factory=dict)
     # An undo's or a redo's trial: the state decided on, folded to the same head but skipping
     # what the events revoke (or no longer skipping what they restore). With the events folded
     # on it is the state the log settles to, which need not then be folded again.
     trial: CampaignState | None = None
 
 
-@dataclass
-class Logged:
+class Logged(msgspec.Struct):
     """What a command logged: the state after it, the stored events, the document to show, and
     the obligations the events opened and discharged."""
 
     state: CampaignState
     events: list[StoredEvent]
     doc: dict[str, Any]
-    opened: list[Obligation] = field(default_factory=list)
-    discharged: list[Obligation] = field(default_factory=list)
+    opened: list[Obligation] = msgspec.field(default_factory=list)
+    discharged: list[Obligation] = msgspec.field(default_factory=list)
     # Still owed, but now more pressingly (Threat 4 to 6: a spend is owed at once).
-    raised: list[Obligation] = field(default_factory=list)
+    raised: list[Obligation] = msgspec.field(default_factory=list)
 
     @property
     def event(self) -> StoredEvent:

@@ -284,8 +284,7 @@ def oversized(raw: str) -> int | None:
     return size if size > MAX_PAYLOAD else None
 
 
-@dataclass(frozen=True, slots=True)
-class ChainProblem:
+class ChainProblem(msgspec.Struct, frozen=True):
     """The first place a campaign's stored log stops matching its own hash chain."""
 
     version: int

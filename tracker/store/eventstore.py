@@ -13,7 +13,6 @@ import functools
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -61,16 +60,14 @@ IMPORT_EVENT = INSERT_EVENT.replace("(event_id,", "(position, event_id,").replac
 )
 
 
-@dataclass(frozen=True, slots=True)
-class CampaignRow:
+class CampaignRow(msgspec.Struct, frozen=True):
     campaign_id: str
     name: str
     system: str
     created_at: str
 
 
-@dataclass(frozen=True, slots=True)
-class Head:
+class Head(msgspec.Struct, frozen=True):
     version: int
     hash: str
     # The time the head event was recorded at (None for an empty log).

@@ -15,6 +15,7 @@ way on the state as it stands and logs nothing.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from importlib import import_module
 from typing import Any, NamedTuple, Protocol
 
 import msgspec
@@ -129,3 +130,22 @@ class SystemCommand(msgspec.Struct, frozen=True):
     offers it as ``tracker WORD ...`` (unless tracker has a command of that word already),
     made from this, with ``--json`` printing its document. Its arguments and options are named
     as ``request``'s fields; None: no command line of its own."""
+
+
+def done_by(where: str) -> Callable[..., Any]:
+    """The function ``where`` names ("module:name"), imported the first time it is called.
+
+    A system declares its commands where declaring them is cheap (their words, requests and
+    help, which every command line, ``tracker shell`` and Tab completion read for every
+    installed system) and names what they do (``decide``, ``render``, ``check``, ``taken``)
+    this way, so that only a command that runs imports the rules behind it."""
+    module, _, name = where.partition(":")
+    found: list[Callable[..., Any]] = []
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if not found:
+            found.append(getattr(import_module(module), name))
+        return found[0](*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call

@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from fractions import Fraction
+from importlib import import_module
 from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple, Protocol
 
 import msgspec
@@ -28,6 +28,7 @@ from tracker.systems.commands import Option, Setting, odds_option, option_values
 from tracker.systems.dice import DiceSource, source_for
 
 if TYPE_CHECKING:
+    from fractions import Fraction
     from importlib.resources.abc import Traversable
 
 
@@ -557,6 +558,43 @@ def placed(doc: dict[str, Any], before: str, items: Mapping[str, Any]) -> dict[s
 Rolled = tuple[str | None, str | None, int, tuple[int, ...], bool, Any]
 
 
+class Later:
+    """A rule system's class attribute kept in a module of the system's own and imported the
+    first time it is read (``later``)."""
+
+    def __init__(self, where: str, method: bool) -> None:
+        self.where = where
+        self.method = method
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type) -> Any:
+        module, _, attribute = self.where.partition(":")
+        value = getattr(import_module(module), attribute or self.name)
+        if callable(value) and not self.method:
+            value = staticmethod(value)
+        # Put in the descriptor's place, so the module is asked once.
+        for cls in owner.__mro__:
+            if vars(cls).get(self.name) is self:
+                setattr(cls, self.name, value)
+        return getattr(owner if instance is None else instance, self.name)
+
+
+def later(where: str, *, method: bool = False) -> Any:
+    """A class attribute of a ``RuleSystem`` read from ``where`` ("module:name"; the name
+    defaults to the attribute's own) the first time it is asked for.
+
+    What a system declares (its name, title, options, settings, command lines) is read by every
+    command line, for every installed system; what it does (its rules, folds, words, tables) is
+    read only in a campaign that plays it. A system whose doing is costly to import keeps it in
+    modules named this way, so that a one-shot command loads the doing of its campaign's system
+    alone. A function is taken as a static one unless ``method`` says it takes the system as its
+    first argument."""
+    return Later(where, method)
+
+
 class RuleSystem:
     """A rule system as tracker uses it. Subclass it, set the class attributes, override what
     the rulebook changes; the defaults are those of a system with no tracks of its own."""
@@ -624,6 +662,14 @@ class RuleSystem:
 
     def __repr__(self) -> str:
         return f"<rule system {self.name}>"
+
+    def load(self) -> None:
+        """Import everything the system does that it declared ``later``: what registers its
+        event types and effects with the catalog among it."""
+        for cls in type(self).__mro__:
+            for name, value in list(vars(cls).items()):
+                if isinstance(value, Later):
+                    getattr(self, name)
 
     # A system is one object shared by every state that names it, never copied with one.
     def __copy__(self) -> RuleSystem:

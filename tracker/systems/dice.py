@@ -7,13 +7,14 @@ and the values it gave are recorded in the event, so a roll can be re-decided la
 from __future__ import annotations
 
 import random
-import secrets
 from collections.abc import Sequence
 from typing import Protocol
 
 from tracker.errors import DiceError
 
-_SYSTEM = secrets.SystemRandom()
+# secrets.SystemRandom is this class (the operating system's CSPRNG); taken from random, whose
+# import a command that rolls nothing does not pay for secrets' own (base64, hmac).
+_SYSTEM = random.SystemRandom()
 
 
 class DiceSource(Protocol):

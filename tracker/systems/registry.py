@@ -7,7 +7,8 @@ A package adds a rule system by declaring, in its ``pyproject.toml``::
 
 naming a ``RuleSystem`` subclass (or instance) whose ``name`` is the entry point's name.
 tracker's own three systems are declared the same way in tracker's ``pyproject.toml``: nothing
-here knows their names. A system is imported the first time a campaign or a command asks for it.
+here knows their names. A system is imported the first time a campaign or a command asks for it;
+what it does beyond what it declares may be imported later still (``base.later``).
 """
 
 from __future__ import annotations
@@ -298,8 +299,15 @@ def words_for(event_type: type) -> Callable[[Any, str], str] | None:
     return _said.get(event_type)
 
 
+def _every_system_whole() -> None:
+    """Every installed system loaded with all it does (``RuleSystem.load``): its modules
+    register the event types and effects it owns."""
+    for system in systems():
+        system.load()
+
+
 # A stored event of a type no system loaded so far registered: load them all, and ask again.
-catalog.discover = systems
+catalog.discover = _every_system_whole
 
 
 def declared(what: str) -> tuple[Option, ...]:

@@ -9,10 +9,17 @@ from typing import Any
 import msgspec
 
 from tracker.errors import BadInput, Refused
-from tracker.systems.acts import Acted, Entry, SystemCommand, Table
+from tracker.systems.acts import Acted, Entry, Table
 from tracker.systems.base import Style, condition_named
-from tracker.systems.commands import Argument, Command, Option
 from tracker.systems.glintlock import rules as glintlock
+from tracker.systems.glintlock.declared import (
+    AddTag,
+    GainMettle,
+    ResolveBreakingPoint,
+    SpendMettle,
+    ThreatAdd,
+    ThreatSpend,
+)
 from tracker.systems.glintlock.events import (
     BreakingPointResolved,
     MettleGained,
@@ -21,24 +28,8 @@ from tracker.systems.glintlock.events import (
     ThreatAdded,
     ThreatSpent,
 )
-from tracker.systems.glintlock.folding import BREAKING, FLOOR
-from tracker.systems.spending import SPEND
 
 # -- Mettle ---------------------------------------------------------------------------------------
-
-
-class SpendMettle(msgspec.Struct, frozen=True):
-    character: str
-    action: str
-    cost: int | None = None
-    condition: str | None = None
-    note: str | None = None
-
-
-class GainMettle(msgspec.Struct, frozen=True):
-    character: str
-    action: str
-    note: str | None = None
 
 
 def spend_mettle(table: Table, state: Any, request: SpendMettle) -> Acted:
@@ -108,16 +99,6 @@ def gained_words(doc: Mapping[str, Any], style: Style) -> list[str]:
 # -- Threat ---------------------------------------------------------------------------------------
 
 
-class ThreatAdd(msgspec.Struct, frozen=True):
-    amount: int
-    reason: str | None = None
-
-
-class ThreatSpend(msgspec.Struct, frozen=True):
-    tier: str
-    note: str | None = None
-
-
 def threat_add(table: Table, state: Any, request: ThreatAdd) -> Acted:
     """Add Threat outside a roll.
 
@@ -164,11 +145,6 @@ def threat_spent_words(doc: Mapping[str, Any], style: Style) -> list[str]:
 # -- story tags -----------------------------------------------------------------------------------
 
 
-class AddTag(msgspec.Struct, frozen=True):
-    character: str
-    name: str
-
-
 def tag_add(table: Table, state: Any, request: AddTag) -> Acted:
     ch = table.character(request.character, state)
     tag = request.name.strip()
@@ -183,15 +159,6 @@ def tag_added_words(doc: Mapping[str, Any], style: Style) -> list[str]:
 
 
 # -- the breaking point ---------------------------------------------------------------------------
-
-
-class ResolveBreakingPoint(msgspec.Struct, frozen=True):
-    character: str
-    consequence: str
-    result: str | None = None
-    """The table's result as the GM read it; None: rolled on the campaign's breaking table."""
-    dice: str | None = None
-    seed: str | None = None
 
 
 def breaking_point_taken(values: dict[str, Any]) -> dict[str, Any]:
@@ -271,145 +238,3 @@ def resolved_words(doc: Mapping[str, Any], style: Style) -> list[str]:
         f"lasting: {doc['consequence'].rstrip('.')}. "
         f"Stress {doc['stress_after']}."
     ]
-
-
-BREAKING_POINT = Command(
-    ("breaking-point",),
-    """Glintlock: resolve a breaking point (table result, lasting consequence; clears 3).
-
-    With the table's RESULT as the GM read it, it is logged as given; with the CONSEQUENCE
-    alone, tracker rolls on the campaign's own breaking table (`campaign set --breaking-table`).
-
-    \b
-    Examples:
-      tracker breaking-point Tomas freezes "fear of deep water"
-      tracker breaking-point Tomas "fear of deep water" --dice 4
-    """,
-    arguments=(
-        Argument("character", complete="characters"),
-        Argument("texts", nargs=-1, metavar="[RESULT] CONSEQUENCE"),
-    ),
-    options=(
-        Option("--dice", "Physical dice for the campaign's table.", metavar="N,N..."),
-        Option("--seed", "Seed the virtual dice for the campaign's table.", metavar="S"),
-    ),
-    short_help="Glintlock: resolve a breaking point.",
-)
-
-GAIN = Command(
-    ("gain",),
-    """Glintlock: gain 1 Mettle for a deep cut, leaning into a condition, or a weakness.
-
-    \b
-    Example:
-      tracker gain Wren deep-cut --note "the ledger burns"
-    """,
-    arguments=(
-        Argument("character", complete="characters"),
-        Argument(
-            "action",
-            kind="choice",
-            choices=("deep-cut", "lean-into-condition", "invoke-weakness"),
-        ),
-    ),
-    options=(Option("--note", "What happened."),),
-)
-
-TAG_ADD = Command(
-    ("tag", "add"),
-    """Give a character a story tag to spend on a roll with --story NAME.
-
-    \b
-    Example:
-      tracker tag add Wren "the old map"
-    """,
-    arguments=(Argument("character", complete="characters"), Argument("name")),
-    group_help="Glintlock story tags: +1 on one roll, then spent.",
-)
-
-THREAT_GROUP = "Glintlock: the GM's Threat."
-
-THREAT_ADD = Command(
-    ("threat", "add"),
-    """Add Threat outside a roll (+1 per exploration turn in danger).
-
-    \b
-    Example:
-      tracker threat add 1 --reason "exploration turn in danger"
-    """,
-    arguments=(Argument("amount", kind="int"),),
-    options=(Option("--reason", "Why (an exploration turn in danger...)."),),
-    group_help=THREAT_GROUP,
-)
-
-THREAT_SPEND = Command(
-    ("threat", "spend"),
-    """Spend Threat on a GM move: free 0, soft 1, hard 2, dire 3.
-
-    \b
-    Example:
-      tracker threat spend hard --note "the shelves collapse"
-    """,
-    arguments=(Argument("tier", kind="choice", choices=("free", "soft", "hard", "dire")),),
-    options=(Option("--note", "The move the GM made."),),
-    group_help=THREAT_GROUP,
-)
-
-COMMANDS = (
-    SystemCommand(
-        ("spend",),
-        SpendMettle,
-        spend_mettle,
-        "Spending Mettle",
-        at_table="spending Mettle",
-        render=spent_words,
-        declared=SPEND,
-    ),
-    SystemCommand(
-        ("gain",),
-        GainMettle,
-        gain_mettle,
-        "Gaining Mettle",
-        at_table="gaining Mettle",
-        render=gained_words,
-        declared=GAIN,
-    ),
-    SystemCommand(
-        ("threat", "add"),
-        ThreatAdd,
-        threat_add,
-        "Threat",
-        at_table="adding Threat",
-        render=threat_added_words,
-        declared=THREAT_ADD,
-    ),
-    SystemCommand(
-        ("threat", "spend"),
-        ThreatSpend,
-        threat_spend,
-        "Threat",
-        at_table="spending Threat",
-        render=threat_spent_words,
-        discharges=(FLOOR,),
-        declared=THREAT_SPEND,
-    ),
-    SystemCommand(
-        ("tag", "add"),
-        AddTag,
-        tag_add,
-        "Story tags",
-        verb="are",
-        render=tag_added_words,
-        declared=TAG_ADD,
-    ),
-    SystemCommand(
-        ("breaking-point",),
-        ResolveBreakingPoint,
-        breaking_point,
-        "The breaking point",
-        render=resolved_words,
-        taken=breaking_point_taken,
-        discharges=(BREAKING,),
-        declared=BREAKING_POINT,
-    ),
-)

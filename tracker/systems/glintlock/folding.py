@@ -12,8 +12,9 @@ from typing import Any, ClassVar
 from tracker.events import StoredEvent
 from tracker.events import play as p
 from tracker.events.effects import Effect
-from tracker.systems.base import Folding, Part, Style, TrackChart, placed
+from tracker.systems.base import Folding, ObligationKind, Part, Style, TrackChart, placed
 from tracker.systems.glintlock import rules as glintlock
+from tracker.systems.glintlock.declared import BREAKING, FLOOR
 from tracker.systems.glintlock.events import (
     BreakingPointResolved,
     MettleGained,
@@ -23,9 +24,6 @@ from tracker.systems.glintlock.events import (
     ThreatAdded,
     ThreatSpent,
 )
-
-FLOOR = "threat-floor"
-BREAKING = "breaking-point"
 
 
 @dataclass(slots=True)
@@ -386,3 +384,18 @@ class GlintlockFolding(Folding):
                     f"{ch.name}'s unused {', '.join(bought)}, paid in Mettle last session"
                 )
         return tuple(lapsing)
+
+
+FOLDING = GlintlockFolding()
+
+OBLIGATIONS = {
+    BREAKING: ObligationKind("the breaking point"),
+    # A hard or dire spend pays the floor, and its own line says so.
+    FLOOR: ObligationKind(
+        None,
+        kept="The spending floor is discharged by a hard or dire spend, not dismissed; "
+        "log one with `tracker threat spend hard`.",
+    ),
+}
+"""How tracker speaks of each kind of obligation Glintlock's rules open
+(``RuleSystem.obligations``)."""

@@ -42,6 +42,11 @@ FACES = 20
 # The net tags each position starts from: enough to look a position's odds up.
 POSITION_NET = {"desperate": 0, "risky": 1, "controlled": 3}
 
+SPEND_KINDS = tuple(glintlock.METTLE_COSTS)
+"""What ``tracker spend NAME KIND`` takes (``RuleSystem.spend_kinds``): the Mettle spends."""
+TRACK_MAX = {"mettle": glintlock.METTLE_MAX, "threat": glintlock.THREAT_MAX}
+"""The top of each currency track (``RuleSystem.track_max``)."""
+
 
 def conditions_ruled(system: Any, character: CharacterView, request: RollRequest) -> list[str]:
     """Every condition: each is a -1 tag on the roll, or suppressed for it by a Mettle spend,

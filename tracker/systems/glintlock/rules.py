@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from tracker.errors import BadInput, Refused
 from tracker.systems.dice import DiceSource
+
+# Results are frozen msgspec structs: immutable and compared by value as frozen dataclasses are,
+# and made at import in a fraction of a dataclass's time, which every one-shot command pays.
 
 D20 = 20
 TRAINING_BONUS = 1
@@ -121,8 +125,7 @@ def deltas(result: str, kept: int) -> tuple[int, int]:
 # --------------------------------------------------------------------------- tags and position
 
 
-@dataclass(frozen=True, slots=True)
-class TagKind:
+class TagKind(msgspec.Struct, frozen=True):
     """What a kind of tag is worth, and whether using it spends it."""
 
     values: tuple[int, ...]
@@ -147,8 +150,7 @@ def _signed(value: int) -> str:
     return f"{value:+d}"
 
 
-@dataclass(frozen=True, slots=True)
-class Tag:
+class Tag(msgspec.Struct, frozen=True):
     """One tag on a roll: its value and its kind (None for a tag the GM counts without a kind)."""
 
     value: int
@@ -275,8 +277,7 @@ def keep(dice: Sequence[int], position: str) -> int:
 # --------------------------------------------------------------------------- the check
 
 
-@dataclass(frozen=True, slots=True)
-class Backlash:
+class Backlash(msgspec.Struct, frozen=True):
     """Spell backlash: 2d12 HP damage to the caster."""
 
     dice: tuple[int, ...]
@@ -291,8 +292,7 @@ class Backlash:
         return {"dice": list(self.dice), "total": self.total}
 
 
-@dataclass(frozen=True, slots=True)
-class GlintlockCheck:
+class GlintlockCheck(msgspec.Struct, frozen=True):
     """One decided Glintlock check: inputs, position, dice as rolled, kept die, outcome, effects."""
 
     stat: int
@@ -533,8 +533,7 @@ def _require_track(name: str, value: int, hi: int = 6) -> None:
         raise BadInput(f"{name} runs from 0 to {hi}, not {value}.")
 
 
-@dataclass(frozen=True, slots=True)
-class TrackChange:
+class TrackChange(msgspec.Struct, frozen=True):
     """A track moved by ``delta``, clamped into its range.
 
     ``lost`` is the part of a gain that went past the maximum (shown to the GM); ``unused`` the
@@ -692,8 +691,7 @@ def mettle_cost(action: str, *, stress: int, base: int | None = None) -> int:
     return cost * STRAINED_COST_FACTOR if stress >= STRAINED_AT else cost
 
 
-@dataclass(frozen=True, slots=True)
-class MettleSpend:
+class MettleSpend(msgspec.Struct, frozen=True):
     """An allowed Mettle spend: the action, its base and actual cost, and the track's move."""
 
     action: str
@@ -787,8 +785,7 @@ def spending_floor(threat: int) -> str:
     return "none"
 
 
-@dataclass(frozen=True, slots=True)
-class ThreatSpend:
+class ThreatSpend(msgspec.Struct, frozen=True):
     """An allowed GM spend of Threat, and whether it discharges the spending floor."""
 
     tier: str
@@ -858,8 +855,7 @@ BREAKING_POINT_CLEARS = 3
 _TABLE_DICE = re.compile(r"(\d{1,2})?d(\d{1,3})")
 
 
-@dataclass(frozen=True, slots=True)
-class BreakingTable:
+class BreakingTable(msgspec.Struct, frozen=True):
     """A campaign's breaking table: the dice it is rolled with and its rows, each covering
     totals ``first`` to ``last``."""
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from importlib import resources
 from typing import ClassVar
 
 from tracker.systems.acts import SystemCommand
@@ -17,12 +16,15 @@ from tracker.systems.base import (
     OddsCommand,
     RollRequest,
     RuleSystem,
+    later,
 )
 from tracker.systems.commands import Option, Setting, option_values
-from tracker.systems.glintlock import options, play, words
-from tracker.systems.glintlock import rules as glintlock
-from tracker.systems.glintlock.commands import COMMANDS
-from tracker.systems.glintlock.folding import BREAKING, FLOOR, GlintlockFolding
+from tracker.systems.glintlock import options
+
+# What the system does is imported when a campaign of it is played (``later``).
+PLAY = "tracker.systems.glintlock.play"
+WORDS = "tracker.systems.glintlock.words"
+FOLDS = "tracker.systems.glintlock.folding"
 
 
 class Glintlock(RuleSystem):
@@ -33,21 +35,16 @@ class Glintlock(RuleSystem):
     order: ClassVar[int] = 3
     roll_options: ClassVar[tuple[Option, ...]] = options.ROLL
     settings: ClassVar[tuple[Setting, ...]] = options.SETTINGS
-    spend_kinds: ClassVar[tuple[str, ...]] = tuple(glintlock.METTLE_COSTS)
+    spend_kinds: ClassVar[tuple[str, ...]] = later(f"{PLAY}:SPEND_KINDS")
     features: ClassVar[frozenset[str]] = frozenset({Feature.STRESS})
     detail_column: ClassVar[str] = "Position"
-    folding: ClassVar[Folding] = GlintlockFolding()
-    event_words = words.EVENT_WORDS
-    commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
-    obligations: ClassVar[Mapping[str, ObligationKind]] = {
-        BREAKING: ObligationKind("the breaking point"),
-        # A hard or dire spend pays the floor, and its own line says so.
-        FLOOR: ObligationKind(
-            None,
-            kept="The spending floor is discharged by a hard or dire spend, not dismissed; "
-            "log one with `tracker threat spend hard`.",
-        ),
-    }
+    folding: ClassVar[Folding] = later(f"{FOLDS}:FOLDING")
+    event_words = later(f"{WORDS}:EVENT_WORDS")
+    # Declared apart and read only by what lists or runs a system's commands: a roll reads none.
+    commands: ClassVar[tuple[SystemCommand, ...]] = later(
+        "tracker.systems.glintlock.declared:COMMANDS"
+    )
+    obligations: ClassVar[Mapping[str, ObligationKind]] = later(f"{FOLDS}:OBLIGATIONS")
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "strong_hit": "good",
         "weak_hit": "mixed",
@@ -65,10 +62,7 @@ class Glintlock(RuleSystem):
         "Glintlock has no contested rolls; roll the acting character against the position the "
         "opposition sets (--tag)."
     )
-    track_max: ClassVar[Mapping[str, int]] = {
-        "mettle": glintlock.METTLE_MAX,
-        "threat": glintlock.THREAT_MAX,
-    }
+    track_max: ClassVar[Mapping[str, int]] = later(f"{PLAY}:TRACK_MAX")
 
     def missing_trait_hint(self, character: CharacterView, trait: str) -> str | None:
         if not character.is_trained(trait):
@@ -79,10 +73,14 @@ class Glintlock(RuleSystem):
         )
 
     def stress_limit(self, setting: int) -> int:
-        return glintlock.STRESS_MAX
+        from tracker.systems.glintlock.rules import STRESS_MAX
+
+        return STRESS_MAX
 
     def stress_words(self, stress: int, limit: int) -> list[str]:
-        return list(glintlock.stress_effects(stress))
+        from tracker.systems.glintlock.rules import stress_effects
+
+        return list(stress_effects(stress))
 
     def session_resets(self, campaign: CampaignView) -> frozenset[str]:
         """Mettle is 0 at every session start; Threat too, unless the campaign carries it over.
@@ -96,23 +94,27 @@ class Glintlock(RuleSystem):
         carried = campaign.setting("threat_carries_over")
         return frozenset({"mettle"} if carried else {"mettle", "threat"})
 
-    decide_roll = play.decide_roll
-    conditions_ruled = play.conditions_ruled
-    redecide = staticmethod(play.redecide)
-    rolled_from = play.rolled_from
-    priced = staticmethod(play.priced)
-    roll_facts = staticmethod(play.roll_facts)
-    roll_remarks = staticmethod(words.roll_remarks)
-    rolled = staticmethod(play.rolled)
-    chance = staticmethod(play.chance)
-    render_roll = staticmethod(words.render_roll)
-    stress_said: ClassVar[Mapping[str, str]] = words.STRESS_SAID
-    effect_said = staticmethod(words.effect_said)
+    decide_roll = later(PLAY, method=True)
+    conditions_ruled = later(PLAY, method=True)
+    redecide = later(PLAY)
+    rolled_from = later(PLAY, method=True)
+    priced = later(PLAY)
+    roll_facts = later(PLAY)
+    roll_remarks = later(WORDS)
+    rolled = later(PLAY)
+    chance = later(PLAY)
+    render_roll = later(WORDS)
+    stress_said: ClassVar[Mapping[str, str]] = later(f"{WORDS}:STRESS_SAID")
+    effect_said = later(WORDS)
 
     def odds_command(self) -> OddsCommand:
-        return words.ODDS
+        from tracker.systems.glintlock.words import ODDS
+
+        return ODDS
 
     def demo(self) -> DemoEvening:
+        from importlib import resources
+
         fixtures = resources.files("tracker.fixtures")
         return DemoEvening(
             campaign="Ashes of Veyra",

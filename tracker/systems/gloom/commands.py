@@ -11,13 +11,16 @@ from typing import Any
 import msgspec
 
 from tracker.systems.acts import Acted, SystemCommand, Table
-from tracker.systems.base import ROLL_OPTIONS, RollRequest
+from tracker.systems.base import ROLL_OPTIONS, RollKind, RollRequest
 from tracker.systems.commands import Argument, Command
 from tracker.systems.dice import source_for
 from tracker.systems.gloom.folding import PANIC as OWED
 
 KIND = "panic"
 """The kind of roll a panic check is (``RollMade.kind``, ``Gloom.roll_kinds``)."""
+
+ROLL_KINDS = {KIND: RollKind("The panic check", answers=OWED)}
+"""Gloom's rolls beyond a check (``RuleSystem.roll_kinds``)."""
 
 
 class PanicCheck(msgspec.Struct, frozen=True):

@@ -6,7 +6,7 @@ from typing import Any
 
 from tracker.events import StoredEvent
 from tracker.events.play import RollMade
-from tracker.systems.base import Folding
+from tracker.systems.base import Folding, ObligationKind
 
 PANIC = "panic-check"
 
@@ -24,3 +24,13 @@ class GloomFolding(Folding):
             if owed.isdisjoint(answered):
                 return "the catastrophe whose panic check it was would not have happened"
         return None
+
+
+FOLDING = GloomFolding()
+
+OBLIGATIONS = {
+    PANIC: ObligationKind(
+        "the panic check", waived=("a panic check the GM does not call", "no panic here")
+    )
+}
+"""How tracker speaks of a panic check owed (``RuleSystem.obligations``)."""

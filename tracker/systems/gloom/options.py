@@ -4,7 +4,10 @@ campaign settings it reads (``RuleSystem.settings``)."""
 from __future__ import annotations
 
 from tracker.systems.commands import Option, Setting
-from tracker.systems.gloom.rules import TIE_RULES
+
+TIE_RULES: tuple[str, ...] = ("stat", "defender")
+"""Who wins a contest's equal dice (``tie_rule``): declared here, with the setting that takes
+it, so that declaring the setting costs no import of the rules."""
 
 ROLL = (
     Option(

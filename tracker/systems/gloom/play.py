@@ -37,6 +37,9 @@ from tracker.systems.gloom import rules as gloom
 FACES = 20
 PANICKED = "panicked"
 
+DIFFICULTIES = (*gloom.DIFFICULTY, gloom.IMPOSSIBLE)
+"""The difficulties a roll's DL may be given by name (``RuleSystem.difficulties``)."""
+
 
 def _disadvantaged(character: CharacterView, campaign: CampaignView) -> list[str]:
     """Why the character rolls with disadvantage by itself: panic, stress at the limit."""

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from tracker.errors import BadInput
 from tracker.systems.dice import DiceSource
+from tracker.systems.gloom.options import TIE_RULES
 
 D20 = 20
 
@@ -38,8 +40,6 @@ DICE_FOR_MODE: dict[str, int] = {"normal": 1, "advantage": 2, "disadvantage": 2}
 
 MASTERY_RANK = 21
 """A Skill Rank of 21 or more makes a master, who rolls with advantage."""
-
-TIE_RULES: tuple[str, ...] = ("stat", "defender")
 
 NOTE_NO_WINDOW = "No window: no success is possible without gear or aid lowering the DL."
 NOTE_SINGLE_FACE = "The window is the single face {face}, and it succeeds only with a complication."
@@ -182,8 +182,7 @@ def keep(rank: int, dl: int, dice: tuple[int, ...], mode: str, *, above: int = 0
     return max(dice, key=by_outcome)
 
 
-@dataclass(frozen=True, slots=True)
-class Window:
+class Window(msgspec.Struct, frozen=True):
     """The Window of Success: the faces of a d20 that succeed against a rank and a DL."""
 
     rank: int
@@ -244,8 +243,7 @@ def window(rank: int, dl: int, *, above: int = 0) -> Window:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class GloomCheck:
+class GloomCheck(msgspec.Struct, frozen=True):
     """One decided gloom check: its inputs, the dice as rolled, the kept die and the outcome."""
 
     rank: int
@@ -346,8 +344,7 @@ def check(
     return decide(rank, dl, rolled, mode=mode, above=above)
 
 
-@dataclass(frozen=True, slots=True)
-class GloomContest:
+class GloomContest(msgspec.Struct, frozen=True):
     """A decided contest: side A (the active side or attacker) against side B (the defender).
 
     ``winner`` is "a", "b" or None for a stalemate; ``reason`` says which rule decided it.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from importlib import resources
 from typing import ClassVar
 
 from tracker.systems.acts import SystemCommand
@@ -16,12 +15,15 @@ from tracker.systems.base import (
     RollKind,
     RollRequest,
     RuleSystem,
+    later,
 )
 from tracker.systems.commands import Option, Setting, option_values
-from tracker.systems.gloom import options, play, words
-from tracker.systems.gloom import rules as gloom
-from tracker.systems.gloom.commands import COMMANDS, KIND
-from tracker.systems.gloom.folding import PANIC, GloomFolding
+from tracker.systems.gloom import options
+
+# What the system does is imported when a campaign of it is played (``later``).
+PLAY = "tracker.systems.gloom.play"
+WORDS = "tracker.systems.gloom.words"
+FOLDS = "tracker.systems.gloom.folding"
 
 
 class Gloom(RuleSystem):
@@ -33,18 +35,14 @@ class Gloom(RuleSystem):
     roll_options: ClassVar[tuple[Option, ...]] = options.ROLL
     contest_options: ClassVar[tuple[Option, ...]] = options.CONTEST
     settings: ClassVar[tuple[Setting, ...]] = options.SETTINGS
-    difficulties: ClassVar[tuple[str, ...]] = (*gloom.DIFFICULTY, gloom.IMPOSSIBLE)
+    difficulties: ClassVar[tuple[str, ...]] = later(f"{PLAY}:DIFFICULTIES")
     features: ClassVar[frozenset[str]] = frozenset({Feature.STRESS, Feature.CONTESTS})
-    folding: ClassVar[Folding] = GloomFolding()
-    obligations: ClassVar[Mapping[str, ObligationKind]] = {
-        PANIC: ObligationKind(
-            "the panic check", waived=("a panic check the GM does not call", "no panic here")
-        )
-    }
-    commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
-    roll_kinds: ClassVar[Mapping[str, RollKind]] = {
-        KIND: RollKind("The panic check", answers=PANIC)
-    }
+    folding: ClassVar[Folding] = later(f"{FOLDS}:FOLDING")
+    obligations: ClassVar[Mapping[str, ObligationKind]] = later(f"{FOLDS}:OBLIGATIONS")
+    commands: ClassVar[tuple[SystemCommand, ...]] = later("tracker.systems.gloom.commands:COMMANDS")
+    roll_kinds: ClassVar[Mapping[str, RollKind]] = later(
+        "tracker.systems.gloom.commands:ROLL_KINDS"
+    )
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "perfect": "good",
         "special": "good",
@@ -64,21 +62,25 @@ class Gloom(RuleSystem):
         # tracker/systems/gloom/RULINGS.md: stress at the campaign's limit gives disadvantage.
         return ["at the limit: disadvantage"] if stress >= limit else []
 
-    decide_roll = play.decide_roll
-    conditions_ruled = play.conditions_ruled
-    redecide = staticmethod(play.redecide)
-    rolled_from = play.rolled_from
-    roll_facts = staticmethod(play.roll_facts)
-    roll_remarks = staticmethod(words.roll_remarks)
-    rolled = staticmethod(play.rolled)
-    chance = staticmethod(play.chance)
-    decide_contest = play.decide_contest
-    render_roll = staticmethod(words.render_roll)
+    decide_roll = later(PLAY, method=True)
+    conditions_ruled = later(PLAY, method=True)
+    redecide = later(PLAY)
+    rolled_from = later(PLAY, method=True)
+    roll_facts = later(PLAY)
+    roll_remarks = later(WORDS)
+    rolled = later(PLAY)
+    chance = later(PLAY)
+    decide_contest = later(PLAY, method=True)
+    render_roll = later(WORDS)
 
     def odds_command(self) -> OddsCommand:
-        return words.ODDS
+        from tracker.systems.gloom.words import ODDS
+
+        return ODDS
 
     def demo(self) -> DemoEvening:
+        from importlib import resources
+
         fixtures = resources.files("tracker.fixtures")
         return DemoEvening(
             campaign="Neon Drift",

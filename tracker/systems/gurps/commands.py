@@ -2,8 +2,9 @@
 rolls (``influence``), major projects (``projects``), and character points and fright traits
 (``points``) beside them.
 
-Each is a ``SystemCommand`` (``tracker.systems.acts``): a campaign of another system is refused
-it, naming GURPS, and what it decides is logged as every command's events are.
+Each is a ``SystemCommand`` (``tracker.systems.acts``) declared in ``declared``, which names the
+functions here: a campaign of another system is refused it, naming GURPS, and what it decides is
+logged as every command's events are.
 """
 
 from __future__ import annotations
@@ -11,17 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import msgspec
-
 from tracker.errors import Refused
 from tracker.events import play as ev
 from tracker.events.effects import Effect, TrackChange
 from tracker.events.envelope import new_event_id
-from tracker.systems.acts import Acted, Entry, SystemCommand, Table
-from tracker.systems.base import ROLL_OPTIONS, CampaignView, CharacterView, Terminal
-from tracker.systems.commands import Argument, Command, Option
+from tracker.systems.acts import Acted, Entry, Table
+from tracker.systems.base import CampaignView, CharacterView, Terminal
 from tracker.systems.dice import source_for
-from tracker.systems.gurps import influence, play, points, projects
+from tracker.systems.gurps import play
+from tracker.systems.gurps.declared import Effort, Fright
 from tracker.systems.gurps.events import FrightChecked
 from tracker.systems.gurps.rules import feats
 from tracker.systems.gurps.rules import fright as frights
@@ -30,16 +29,6 @@ from tracker.systems.gurps.rules.fright_table import fright_table_from_rows, rul
 from tracker.words import kept_secret
 
 # -- extra effort ---------------------------------------------------------------------------------
-
-
-class Effort(msgspec.Struct, frozen=True):
-    character: str
-    percent: int
-    motivated: bool = False
-    skill: str | None = None
-    dice: str | None = None
-    seed: str | None = None
-    secret: bool = False
 
 
 def effort_asked(request: Effort) -> None:
@@ -130,17 +119,6 @@ def effort_lines(d: Mapping[str, Any], style: Terminal) -> list[str]:
 
 
 # -- the Fright Check -----------------------------------------------------------------------------
-
-
-class Fright(msgspec.Struct, frozen=True):
-    character: str
-    mods: tuple[str, ...] = ()
-    threat: str | None = None
-    dice: str | None = None
-    table_dice: str | None = None
-    effect_dice: str | None = None
-    seed: str | None = None
-    secret: bool = False
 
 
 def fright_check(table: Table, state: Any, request: Fright) -> Acted:
@@ -277,139 +255,3 @@ def fright_lines(d: Mapping[str, Any], style: Terminal) -> list[str]:
         lines.append("  " + "  ".join(effects))
     lines += [style.dim(f"  {n}") for n in d["notes"]]
     return lines
-
-
-FRIGHT = Command(
-    ("fright",),
-    """GURPS: a Fright Check (Rule of 14), and on failure the fright table.
-
-    \b
-    Example:
-      tracker fright Mira --mod alone --mod dark --threat "the drowned scribe"
-    """,
-    arguments=(Argument("character", complete="characters"),),
-    options=(
-        Option(
-            "--mod",
-            "A modifier, or a name from the table: in-combat, far, remote, alone, dark, touched.",
-            dest="mods",
-            multiple=True,
-            metavar="N[:LABEL]|NAME",
-        ),
-        Option("--threat", "What frightened them (counts exposures in 24 h).", metavar="NAME"),
-        Option("--dice", "Physical 3d6 for the check.", metavar="N,N,N"),
-        Option("--table-dice", "Physical 3d6 for the fright table.", metavar="N,N,N"),
-        Option("--effect-dice", "Physical d6 for the result's own dice.", metavar="N,..."),
-        Option("--seed", "Seed the virtual dice.", metavar="S"),
-        Option("--secret", "A GM's secret check (hidden from players).", "bool"),
-    ),
-)
-
-EFFORT = Command(
-    ("effort",),
-    """GURPS: extra effort for PERCENT more than normal (a Will roll; always 1 FP).
-
-    Will (or a Will-based skill, --skill) at -1 per 5% (rounded up), +5 when motivated. A
-    critical failure also costs 1 HP.
-
-    \b
-    Examples:
-      tracker effort Vora 20            lift 20% more
-      tracker effort Mira 50 --motivated --dice 3,4,5
-      tracker effort Aldric 20 --skill Meditation
-    """,
-    arguments=(Argument("character", complete="characters"), Argument("percent", kind="int")),
-    options=(
-        Option("--motivated", "A matter of life, death or deep conviction: +5.", "bool"),
-        Option(
-            "--skill",
-            "A Will-based skill to roll instead of Will (the GM says which are).",
-            metavar="SKILL",
-            complete="traits:character",
-        ),
-        *ROLL_OPTIONS,
-    ),
-    short_help="GURPS: extra effort (a Will roll; always 1 FP).",
-)
-
-INFLUENCE = Command(
-    ("influence",),
-    """GURPS: an influence roll, read as the subject's reaction.
-
-    A Quick Contest of an influence skill (Diplomacy, Fast-Talk, Intimidation, Savoir-Faire,
-    Sex Appeal, Streetwise) against the subject's Will: a character, or a name and a Will score.
-    A win is Good (Sex Appeal: Very Good), a loss or a tie Bad (Intimidation: Very Bad).
-    Diplomacy also rolls a reaction and takes the better of the two.
-
-    On a player's character (one not added with --npc) no reaction is read: a win leaves its
-    margin of victory on that character, for the rolls it bears on (--mod influence:NAME).
-
-    \b
-    Examples:
-      tracker influence Aldric Diplomacy "Harbour master" 11 --reaction-mod +1:appearance
-      tracker influence Vesna "Sex Appeal" Mira --secret
-    """,
-    arguments=(
-        Argument("character", complete="characters"),
-        Argument("skill", complete="traits:character"),
-        Argument("subject", complete="characters"),
-        Argument("will", required=False, default="Will"),
-    ),
-    options=(
-        Option(
-            "--mod", "A modifier to the skill.", dest="mods", multiple=True, metavar="N[:LABEL]"
-        ),
-        Option(
-            "--reaction-mod",
-            "The influencer's reaction modifier (appearance, status...): it applies to the "
-            "influence roll, and to Diplomacy's reaction roll too.",
-            dest="reaction_mods",
-            multiple=True,
-            metavar="N[:LABEL]",
-        ),
-        Option("--dice-a", "The influencer's physical 3d6.", metavar="N,N,N"),
-        Option("--dice-b", "The subject's physical 3d6 (Will).", metavar="N,N,N"),
-        Option("--reaction-dice", "Diplomacy: physical 3d6 for the reaction.", metavar="N,N,N"),
-        Option("--seed", "Seed the virtual dice.", metavar="S"),
-        Option("--indomitable", "The subject is Indomitable.", "bool"),
-        Option("--empathy", "The influencer has Empathy (beats Indomitable).", "bool"),
-        Option("--unfazeable", "The subject is Unfazeable (no Intimidation).", "bool"),
-        Option("--slave-mentality", "The subject complies without a roll.", "bool"),
-        Option("--secret", "A GM's secret roll.", "bool"),
-    ),
-    negative=True,
-)
-
-COMMANDS = (
-    SystemCommand(
-        ("influence",),
-        influence.Influence,
-        influence.influence,
-        "Influence rolls",
-        at_table="rolling",
-        render=influence.influence_lines,
-        verb="are",
-        declared=INFLUENCE,
-    ),
-    SystemCommand(
-        ("effort",),
-        Effort,
-        extra_effort,
-        "Extra effort",
-        at_table="rolling",
-        render=effort_lines,
-        check=effort_asked,
-        declared=EFFORT,
-    ),
-    SystemCommand(
-        ("fright",),
-        Fright,
-        fright_check,
-        "The Fright Check",
-        at_table="rolling",
-        render=fright_lines,
-        declared=FRIGHT,
-    ),
-    *projects.COMMANDS,
-    *points.COMMANDS,
-)

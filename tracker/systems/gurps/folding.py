@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from tracker.events import StoredEvent
 from tracker.events import play as p
-from tracker.systems.base import Folding, Part, Style, placed
+from tracker.systems.base import Folding, ObligationKind, Part, Style, placed
 from tracker.systems.gurps.events import (
     FrightChecked,
     PointsAwarded,
@@ -277,3 +277,12 @@ class GurpsFolding(Folding):
 
     def named(self, state: Any, kind: str) -> list[str]:
         return [pr.name for pr in state.own.projects.values()] if kind == "projects" else []
+
+
+FOLDING = GurpsFolding()
+
+OBLIGATIONS = {
+    "assign-trait": ObligationKind("the trait owed"),
+    RUNNING: ObligationKind("the regular contest", goes_on=next_round),
+}
+"""How tracker speaks of each kind of obligation GURPS's rules open (``RuleSystem.obligations``)."""

@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import msgspec
-
 from tracker.errors import BadInput
 from tracker.events import play as ev
 from tracker.events.envelope import new_event_id
@@ -15,27 +13,10 @@ from tracker.systems.acts import Acted, Entry, Table
 from tracker.systems.base import Side, Terminal, contest_roll_doc, contest_side
 from tracker.systems.dice import source_for
 from tracker.systems.gurps import play, tables
+from tracker.systems.gurps.declared import Influence
 from tracker.systems.gurps.rules.influence import influence_roll
 from tracker.systems.gurps.rules.success import effective_skill
 from tracker.words import kept_secret
-
-
-class Influence(msgspec.Struct, frozen=True):
-    character: str
-    skill: str
-    subject: str
-    will: str = "Will"
-    mods: tuple[str, ...] = ()
-    reaction_mods: tuple[str, ...] = ()
-    dice_a: str | None = None
-    dice_b: str | None = None
-    reaction_dice: str | None = None
-    seed: str | None = None
-    indomitable: bool = False
-    empathy: bool = False
-    unfazeable: bool = False
-    slave_mentality: bool = False
-    secret: bool = False
 
 
 def influence(table: Table, state: Any, request: Influence) -> Acted:

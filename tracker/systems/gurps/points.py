@@ -6,33 +6,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import msgspec
-
 from tracker.errors import BadInput, Refused
-from tracker.systems.acts import Acted, Entry, SystemCommand, Table
+from tracker.systems.acts import Acted, Entry, Table
 from tracker.systems.base import Style
-from tracker.systems.commands import Argument, Command, Option
+from tracker.systems.gurps.declared import AssignTrait, AwardPoints, BuyUp
 from tracker.systems.gurps.events import PointsAwarded, RollBoughtUp, TraitAssigned
 from tracker.systems.gurps.rules.attempts import buy_up_cost
 from tracker.systems.gurps.rules.success import OUTCOMES
-from tracker.systems.spending import SPEND
 from tracker.words import kept_secret, outcome_words, plural
 
 # -- character points -----------------------------------------------------------------------------
-
-
-class AwardPoints(msgspec.Struct, frozen=True):
-    character: str
-    amount: int
-    reason: str | None = None
-
-
-class BuyUp(msgspec.Struct, frozen=True):
-    character: str
-    to: str | None = None
-    """The outcome to buy; None: one step up."""
-    roll: str | None = None
-    """The roll to buy up, by the start of its event id: the character's last roll, checked."""
 
 
 def points_award(table: Table, state: Any, request: AwardPoints) -> Acted:
@@ -135,13 +118,6 @@ def bought_words(doc: Mapping[str, Any], style: Style) -> list[str]:
 # -- traits a fright result owes ------------------------------------------------------------------
 
 
-class AssignTrait(msgspec.Struct, frozen=True):
-    character: str
-    name: str
-    kind: str | None = None
-    obligation: str | None = None
-
-
 def trait_assign(table: Table, state: Any, request: AssignTrait) -> Acted:
     kind, obligation = request.kind, request.obligation
     ch = table.character(request.character, state)
@@ -178,69 +154,3 @@ def trait_assign(table: Table, state: Any, request: AssignTrait) -> Acted:
 
 def assigned_words(doc: Mapping[str, Any], style: Style) -> list[str]:
     return [f'{doc["character"]} gains the {doc["kind"]} "{doc["trait"]}".']
-
-
-POINTS_AWARD = Command(
-    ("points", "award"),
-    """Award character points (cinematic campaigns spend them on buy-ups).
-
-    \b
-    Example:
-      tracker points award Mira 2 --reason "the archive opened"
-    """,
-    arguments=(Argument("character", complete="characters"), Argument("amount", kind="int")),
-    options=(Option("--reason", "What earned them."),),
-    group_help="GURPS character points.",
-)
-
-TRAIT_ASSIGN = Command(
-    ("trait", "assign"),
-    """Assign the trait a fright result owes a character.
-
-    \b
-    Example:
-      tracker trait assign Vora "Fear of deep water" --kind phobia
-    """,
-    arguments=(Argument("character", complete="characters"), Argument("name")),
-    options=(
-        Option(
-            "--kind",
-            "Which kind the fright result owes, when it does not say.",
-            "choice",
-            choices=("quirk", "delusion", "phobia"),
-        ),
-        Option("--obligation", "Which owed trait, when several are owed.", metavar="ID"),
-    ),
-    group_help="GURPS: traits a fright result calls for.",
-)
-
-COMMANDS = (
-    SystemCommand(
-        ("points", "award"),
-        AwardPoints,
-        points_award,
-        "Character points",
-        verb="are",
-        render=awarded_words,
-        declared=POINTS_AWARD,
-    ),
-    SystemCommand(
-        ("spend",),
-        BuyUp,
-        buy_up,
-        "Buying up a roll",
-        at_table="buying up a roll",
-        render=bought_words,
-        declared=SPEND,
-        chosen_by=("action", ("buy-up",)),
-    ),
-    SystemCommand(
-        ("trait", "assign"),
-        AssignTrait,
-        trait_assign,
-        "Assigning fright traits",
-        render=assigned_words,
-        discharges=("assign-trait",),
-        declared=TRAIT_ASSIGN,
-    ),
-)

@@ -7,16 +7,14 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-import msgspec
-
 from tracker.errors import BadInput, NotFound, Refused
 from tracker.events import play as ev
 from tracker.events.envelope import new_event_id
-from tracker.systems.acts import Acted, Entry, SystemCommand, Table
+from tracker.systems.acts import Acted, Entry, Table
 from tracker.systems.base import CampaignView, Terminal
-from tracker.systems.commands import Argument, Command, Option
 from tracker.systems.dice import source_for
 from tracker.systems.gurps import play
+from tracker.systems.gurps.declared import ProjectRoll, ProjectStart, ProjectStatus
 from tracker.systems.gurps.events import ProjectStarted
 from tracker.systems.gurps.folding import Project
 from tracker.systems.gurps.rules.projects import project_day, supervisor_modifier
@@ -24,29 +22,6 @@ from tracker.words import plural
 
 # The skills a supervisor directs a project's team with (GURPS, 'Major projects').
 SUPERVISING = ("leadership", "administration")
-
-
-class ProjectStart(msgspec.Struct, frozen=True):
-    name: str
-    skill: str
-    hours: int
-
-
-class ProjectRoll(msgspec.Struct, frozen=True):
-    name: str
-    workers: tuple[str, ...]
-    mods: tuple[str, ...] = ()
-    supervisor: str | None = None
-    supervisor_skill: str = "Leadership"
-    supervisor_bonus: int = 1
-    supervisor_dice: str | None = None
-    dice: tuple[str, ...] = ()
-    destroyed_dice: tuple[str, ...] = ()
-    seed: str | None = None
-
-
-class ProjectStatus(msgspec.Struct, frozen=True):
-    pass
 
 
 def project_start(table: Table, state: Any, request: ProjectStart) -> Acted:
@@ -282,130 +257,3 @@ def status_lines(d: Mapping[str, Any], style: Terminal) -> list[str]:
             f"{plural(p['days'], 'day')}, {mark}"
         )
     return lines
-
-
-PROJECT_GROUP = "GURPS major projects: daily rolls add man-hours."
-
-PROJECT_START = Command(
-    ("project", "start"),
-    """Start a major project.
-
-    \b
-    Example:
-      tracker project start "Archive catalogue" --skill Lockpicking --hours 40
-    """,
-    arguments=(Argument("name"),),
-    options=(
-        Option("--skill", "The skill each worker rolls.", required=True),
-        Option("--hours", "Man-hours the project needs.", "int", required=True),
-    ),
-    group_help=PROJECT_GROUP,
-)
-
-PROJECT_ROLL = Command(
-    ("project", "roll"),
-    """Roll one day of a project's team: each WORKER's roll, and with --supervisor the one
-    supervisor roll that gives the whole team its bonus. A supervisor does not work that day.
-
-    \b
-    Examples:
-      tracker project roll Bridge Vora
-      tracker project roll Bridge Vora Mira --supervisor Aldric --supervisor-skill Administration
-    """,
-    arguments=(
-        Argument("name", complete="projects"),
-        Argument("workers", nargs=-1, complete="characters"),
-    ),
-    options=(
-        Option(
-            "--mod",
-            "A modifier to every worker's roll.",
-            dest="mods",
-            multiple=True,
-            metavar="N[:LABEL]",
-        ),
-        Option(
-            "--supervisor",
-            "A character directing the day instead of working: one Leadership roll for the "
-            "team; success gives every worker +1.",
-            metavar="NAME",
-            complete="characters",
-        ),
-        Option(
-            "--supervisor-skill",
-            "The skill the supervisor rolls.",
-            "choice",
-            choices=("Leadership", "Administration"),
-            case_sensitive=False,
-            default="Leadership",
-            show_default=True,
-        ),
-        Option(
-            "--supervisor-bonus",
-            "What a successful supervisor gives (+1, or +2 at the GM's choice).",
-            "int",
-            choices=("1", "2"),
-            default=1,
-            show_default=True,
-        ),
-        Option("--supervisor-dice", "The supervisor's physical 3d6.", metavar="N,N,N"),
-        Option(
-            "--dice",
-            "A worker's physical 3d6: once per worker, in the order named.",
-            metavar="N,N,N",
-            multiple=True,
-        ),
-        Option(
-            "--destroyed-dice",
-            "Physical 2d for work destroyed: once per critical failure, in the workers' order.",
-            metavar="N,N",
-            multiple=True,
-        ),
-        Option("--seed", "Seed the virtual dice.", metavar="S"),
-    ),
-    short_help="Roll a day of a project's team, and its supervisor's.",
-    group_help=PROJECT_GROUP,
-)
-
-PROJECT_STATUS = Command(
-    ("project", "status"),
-    """Progress of every project.
-
-    \b
-    Example:
-      tracker project status --json
-    """,
-    group_help=PROJECT_GROUP,
-)
-
-COMMANDS = (
-    SystemCommand(
-        ("project", "start"),
-        ProjectStart,
-        project_start,
-        "Major projects",
-        render=start_lines,
-        declared=PROJECT_START,
-        verb="are",
-    ),
-    SystemCommand(
-        ("project", "roll"),
-        ProjectRoll,
-        project_roll,
-        "Major projects",
-        render=day_lines,
-        declared=PROJECT_ROLL,
-        verb="are",
-        check=day_asked,
-    ),
-    SystemCommand(
-        ("project", "status"),
-        ProjectStatus,
-        project_status,
-        "Major projects",
-        render=status_lines,
-        declared=PROJECT_STATUS,
-        verb="are",
-        logs=False,
-    ),
-)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any, ClassVar
 
 from tracker.systems.acts import SystemCommand
@@ -16,11 +15,14 @@ from tracker.systems.base import (
     OddsCommand,
     RollRequest,
     RuleSystem,
+    later,
 )
 from tracker.systems.commands import Option, Setting, option_values
-from tracker.systems.gurps import options, play, words
-from tracker.systems.gurps.commands import COMMANDS
-from tracker.systems.gurps.folding import RUNNING, GurpsFolding, next_round
+from tracker.systems.gurps import options
+
+# What the system does is imported when a campaign of it is played (``later``).
+PLAY = "tracker.systems.gurps.play"
+WORDS = "tracker.systems.gurps.words"
 
 # Basic Set: a sheet without these starts them at the attribute they derive from.
 DERIVED_STATS = (("HP", "ST"), ("FP", "HT"), ("Will", "IQ"), ("Per", "IQ"))
@@ -43,13 +45,13 @@ class Gurps(RuleSystem):
             Feature.DEFAULTS,
         }
     )
-    folding: ClassVar[Folding] = GurpsFolding()
-    event_words = words.EVENT_WORDS
-    commands: ClassVar[tuple[SystemCommand, ...]] = COMMANDS
-    obligations: ClassVar[Mapping[str, ObligationKind]] = {
-        "assign-trait": ObligationKind("the trait owed"),
-        RUNNING: ObligationKind("the regular contest", goes_on=next_round),
-    }
+    folding: ClassVar[Folding] = later("tracker.systems.gurps.folding:FOLDING")
+    event_words = later(f"{WORDS}:EVENT_WORDS")
+    # Declared apart and read only by what lists or runs a system's commands: a roll reads none.
+    commands: ClassVar[tuple[SystemCommand, ...]] = later("tracker.systems.gurps.declared:COMMANDS")
+    obligations: ClassVar[Mapping[str, ObligationKind]] = later(
+        "tracker.systems.gurps.folding:OBLIGATIONS"
+    )
     detail_column: ClassVar[str] = "Margin"
     outcome_tones: ClassVar[Mapping[str, str]] = {
         "critical_success": "good",
@@ -163,24 +165,28 @@ class Gurps(RuleSystem):
             return [f"HP {after} is {where}; {ruling}."]
         return []
 
-    decide_roll = play.decide_roll
-    conditions_ruled = play.conditions_ruled
-    redecide = staticmethod(play.redecide)
-    rolled_from = staticmethod(play.rolled_from)
-    priced = staticmethod(play.priced)
-    at_stake = staticmethod(play.at_stake)
-    roll_facts = staticmethod(play.roll_facts)
-    roll_remarks = staticmethod(words.roll_remarks)
-    contest_said = staticmethod(words.contest_said)
-    rolled = staticmethod(play.rolled)
-    chance = staticmethod(play.chance)
-    decide_contest = play.decide_contest
-    render_roll = staticmethod(words.render_roll)
+    decide_roll = later(PLAY, method=True)
+    conditions_ruled = later(PLAY, method=True)
+    redecide = later(PLAY)
+    rolled_from = later(PLAY)
+    priced = later(PLAY)
+    at_stake = later(PLAY)
+    roll_facts = later(PLAY)
+    roll_remarks = later(WORDS)
+    contest_said = later(WORDS)
+    rolled = later(PLAY)
+    chance = later(PLAY)
+    decide_contest = later(PLAY, method=True)
+    render_roll = later(WORDS)
 
     def odds_command(self) -> OddsCommand:
-        return words.ODDS
+        from tracker.systems.gurps.words import ODDS
+
+        return ODDS
 
     def demo(self) -> DemoEvening:
+        from importlib import resources
+
         fixtures = resources.files("tracker.fixtures")
         return DemoEvening(
             campaign="Iron and Ink",

@@ -6,8 +6,9 @@ Rulebook: GURPS, 'Contests'. The margins compared are those of ``success``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from tracker.errors import BadInput
 from tracker.systems.dice import DiceSource
@@ -16,8 +17,7 @@ from tracker.systems.gurps.rules.shared import as_dict
 from tracker.systems.gurps.rules.success import SuccessRoll, success_roll
 
 
-@dataclass(frozen=True, slots=True)
-class QuickContest:
+class QuickContest(msgspec.Struct, frozen=True):
     """A Quick Contest or Resistance Roll: both rolls, the winner and the margin of victory.
 
     ``b`` is None when the defender did not need to roll; ``winner`` is "a", "b" or None for a
@@ -120,8 +120,7 @@ def normalise_regular(a: int, b: int) -> tuple[int, int]:
     return a, b
 
 
-@dataclass(frozen=True, slots=True)
-class RegularRound:
+class RegularRound(msgspec.Struct, frozen=True):
     """One round of a Regular Contest; ``decided`` when exactly one side succeeded."""
 
     round: int

@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+import msgspec
 
 from tracker.errors import BadInput, Refused
 from tracker.systems.gurps import tables
 from tracker.systems.gurps.rules.shared import as_dict
 
 
-@dataclass(frozen=True, slots=True)
-class Default:
+class Default(msgspec.Struct, frozen=True):
     """A default such as IQ-5: roll against a trait (attribute or skill) at a modifier."""
 
     name: str
@@ -66,8 +66,7 @@ def parse_default(expr: str) -> Default:
     return Default(name=name, modifier=modifier)
 
 
-@dataclass(frozen=True, slots=True)
-class BaseSkill:
+class BaseSkill(msgspec.Struct, frozen=True):
     """The base skill a roll uses and where it came from ("skill" or a default such as IQ-5)."""
 
     skill: str

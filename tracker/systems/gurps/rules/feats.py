@@ -7,8 +7,9 @@ Rulebook: GURPS, 'Physical Feats', 'Extra Effort'.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from tracker.errors import BadInput, Refused
 from tracker.systems.dice import DiceSource
@@ -17,8 +18,7 @@ from tracker.systems.gurps.rules.shared import as_dict, slug
 from tracker.systems.gurps.rules.success import Modifier, SuccessRoll, effective_skill, success_roll
 
 
-@dataclass(frozen=True, slots=True)
-class ExtraEffort:
+class ExtraEffort(msgspec.Struct, frozen=True):
     """An extra-effort roll: the Will roll, FP always spent, HP lost on a critical failure."""
 
     percent: int

@@ -7,8 +7,9 @@ Rulebook: GURPS, 'Fright Checks'.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from tracker.errors import BadInput, Refused
 from tracker.systems.dice import DiceSource
@@ -25,8 +26,7 @@ from tracker.systems.gurps.rules.shared import DIE_FACES, as_dict, roll_3d6, slu
 from tracker.systems.gurps.rules.success import Modifier, SuccessRoll, decide_roll, effective_skill
 
 
-@dataclass(frozen=True, slots=True)
-class Effect:
+class Effect(msgspec.Struct, frozen=True):
     """A resolved fright result: dice rolled, numbers filled in.
 
     ``duration``/``amount`` None means the rulebook gives no number and the GM decides.
@@ -73,8 +73,7 @@ def fright_modifier(name: str, count: int = 1) -> Modifier:
     return Modifier(value * count, label)
 
 
-@dataclass(frozen=True, slots=True)
-class FrightResult:
+class FrightResult(msgspec.Struct, frozen=True):
     """The fright table result: table dice, their total plus margin of failure, the row used."""
 
     dice: tuple[int, ...]
@@ -94,8 +93,7 @@ class FrightResult:
         return as_dict(self)
 
 
-@dataclass(frozen=True, slots=True)
-class FrightCheck:
+class FrightCheck(msgspec.Struct, frozen=True):
     """A Fright Check: the roll (``effective`` after the Rule of 14) and, on failure, the table."""
 
     will: int

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
+
+import msgspec
 
 from tracker.errors import BadInput
 from tracker.systems.gurps import tables
@@ -36,8 +37,7 @@ _SPEC_KEYS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class EffectSpec:
+class EffectSpec(msgspec.Struct, frozen=True):
     """One effect of a fright table row as written: numbers may be dice ("1d") or "25-HT"."""
 
     kind: str
@@ -68,8 +68,7 @@ def dice_in(value: int | str | None) -> int:
     return 0
 
 
-@dataclass(frozen=True, slots=True)
-class FrightRow:
+class FrightRow(msgspec.Struct, frozen=True):
     """A listed row of the fright table: totals ``first``..``last`` (None: and above)."""
 
     first: int
@@ -81,8 +80,7 @@ class FrightRow:
         return as_dict(self)
 
 
-@dataclass(frozen=True, slots=True)
-class FrightTable:
+class FrightTable(msgspec.Struct, frozen=True):
     """The fright table's rows in rising order of totals."""
 
     rows: tuple[FrightRow, ...]

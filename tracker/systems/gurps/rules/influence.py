@@ -7,8 +7,9 @@ Rulebook: GURPS, 'Influence Rolls'.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from tracker.errors import BadInput, Refused
 from tracker.systems.dice import DiceSource
@@ -32,8 +33,7 @@ def reaction_level(total: int) -> str:
     raise AssertionError("tables.REACTION_TABLE covers every integer")  # pragma: no cover
 
 
-@dataclass(frozen=True, slots=True)
-class ReactionRoll:
+class ReactionRoll(msgspec.Struct, frozen=True):
     """A reaction roll: 3d6 plus reaction modifiers, and the level it gives."""
 
     dice: tuple[int, ...]
@@ -63,8 +63,7 @@ def better_reaction(first: str, second: str) -> str:
     return max(first, second, key=REACTION_LEVELS.index)
 
 
-@dataclass(frozen=True, slots=True)
-class InfluenceResult:
+class InfluenceResult(msgspec.Struct, frozen=True):
     """An influence roll: the contest (None when no roll was needed) and the NPC's reaction;
     on a player's character (``on_pc``) no reaction but ``modifier``, the margin of victory
     the GM applies to that character's rolls it bears on (0 when the influencer did not win).

@@ -5,8 +5,9 @@ Rulebook: GURPS, 'Time Modifiers' (major projects).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from tracker.errors import BadInput
 from tracker.systems.dice import DiceSource
@@ -15,8 +16,7 @@ from tracker.systems.gurps.rules.shared import DIE_FACES, as_dict
 from tracker.systems.gurps.rules.success import OUTCOMES, Modifier
 
 
-@dataclass(frozen=True, slots=True)
-class ProjectDay:
+class ProjectDay(msgspec.Struct, frozen=True):
     """One worker's day on a major project: man-hours added and hours of work destroyed."""
 
     outcome: str

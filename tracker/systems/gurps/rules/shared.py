@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import fields
 from typing import Any
 
 from tracker.systems.dice import DiceSource
@@ -23,7 +22,8 @@ def _jsonable(value: Any) -> Any:
 
 
 def as_dict(result: Any) -> dict[str, Any]:
-    return {field.name: _jsonable(getattr(result, field.name)) for field in fields(result)}
+    """A result (a frozen ``msgspec.Struct``) as a JSON document, its fields in their order."""
+    return {name: _jsonable(getattr(result, name)) for name in result.__struct_fields__}
 
 
 def slug(name: str) -> str:

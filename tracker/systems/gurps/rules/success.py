@@ -12,8 +12,9 @@ margin on that side is 0: a 3 on effective skill 2 is a success with margin of s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from tracker.errors import BadInput, Refused
 from tracker.systems.dice import DiceSource
@@ -48,8 +49,7 @@ def outcome(effective: int, total: int) -> str:
     return "critical_failure" if critical else "failure"
 
 
-@dataclass(frozen=True, slots=True)
-class Modifier:
+class Modifier(msgspec.Struct, frozen=True):
     """A labelled number added to a base skill (Rulebook: 'Modifiers & Task Difficulty')."""
 
     value: int
@@ -67,8 +67,7 @@ def effective_skill(base: int, modifiers: Sequence[Modifier]) -> int:
     return base + sum(modifier.value for modifier in modifiers)
 
 
-@dataclass(frozen=True, slots=True)
-class SuccessRoll:
+class SuccessRoll(msgspec.Struct, frozen=True):
     """One 3d6 roll against an effective skill, with the dice as rolled."""
 
     base: int
