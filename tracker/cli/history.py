@@ -64,7 +64,7 @@ def _names(state) -> dict[str, str]:
 
 
 def _what(logged, brief, names) -> str:
-    from tracker.cli.log import summarize
+    from tracker.app.lines import summarize
 
     tracker = open_tracker()
     for event in tracker.store.read(
@@ -89,7 +89,7 @@ REPLAY = Command(
 
 
 def _replay(session: int | None, player_view: bool, as_json: bool) -> None:
-    from tracker.cli.log import summarize
+    from tracker.app.lines import summarize
     from tracker.cli.render import dim, local_time, printable
     from tracker.events.play import NoteAdded
     from tracker.projections.player import Sealed

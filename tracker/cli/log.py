@@ -6,168 +6,24 @@ import json
 from collections.abc import Mapping
 
 import click
-import msgspec
 
+from tracker.app.lines import summarize
 from tracker.cli.declared import QUIET, make_command
 from tracker.cli.options import emit_json, hush, open_tracker
 from tracker.cli.render import (
     BAD,
     GOOD,
-    condition_ended,
     dim,
-    facts_words,
     local_time,
     plural,
     printable,
-    update_words,
 )
 from tracker.errors import BadInput, NotFound, StorageError, TrackerError
 from tracker.events import catalog as c
 from tracker.events import play as p
-from tracker.events.catalog import Unreadable
 from tracker.projections.campaign import LogUnfoldable
 from tracker.projections.player import Sealed
-from tracker.systems import registry
-from tracker.systems.base import RuleSystem
 from tracker.systems.commands import Command, Option
-from tracker.words import outcome_words
-
-
-def summarize(event, names: dict[str, str], bought: Mapping[str, str] | None = None) -> str:
-    """One line saying what an event recorded, in the GM's words, safe to print; a roll that
-    points bought up later (``bought``: the outcome it ended with, by the roll's id, as
-    ``Table.amended`` gives them for the view) says so. An event whose payload fits its type
-    but not its system's words (a roll with no outcome, edited in by hand) is said to be
-    unreadable, never a traceback."""
-    try:
-        line = _summary(event, names)
-        ended = bought.get(event.event_id) if bought else None
-        if ended is not None and isinstance(event.data, p.RollMade):
-            line += f" · bought up to {outcome_words(ended)}"
-        return printable(line)
-    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
-        return f"an event tracker cannot read ({event.type}: {exc!r}); `tracker verify` names it"
-
-
-def _summary(event, names: dict[str, str]) -> str:
-    who = names.get(event.character_id or "", "")
-    match event.data:
-        case c.CampaignCreated(name=name, system=system):
-            return f'campaign "{name}" created ({system})'
-        case c.CampaignSettingsChanged() as e:
-            return _settings_line(e)
-        case c.SessionStarted(number=number, title=title):
-            named = f' "{title}"' if title else ""
-            return f"session {number}{named} started"
-        case c.SessionEnded(number=number, lapsed=lapsed):
-            lapsed_text = f" ({plural(len(lapsed), 'obligation')} lapsed)" if lapsed else ""
-            return f"session {number} ended{lapsed_text}"
-        case c.CharacterAdded(name=name, npc=npc):
-            return f"{'NPC' if npc is True else 'character'} {name} added"
-        case c.CharacterUpdated() as e:
-            return f"{who}'s sheet updated: {update_words(msgspec.to_builtins(e))}"
-        case c.CharacterRetired(note=note):
-            return f"{who} retired from play" + (f": {note}" if note else "")
-        case c.CharacterDefaultSet(skill=skill, expression=expression):
-            return f"{who}: {skill} defaults to {expression}"
-        case p.RollMade() as e:
-            return _roll_line(e, who)
-        case p.ContestRolled() as e:
-            return _contest_line(e)
-        case p.StressChanged(delta=delta, cause=cause):
-            return f"{who} stress {delta:+d}" + (f" ({cause})" if cause else "")
-        case p.TrackChanged(track=track, delta=delta):
-            return f"{who} {track.upper()} {delta:+d}"
-        case p.ConditionSet(name=name):
-            return f"{who}: {name}"
-        case p.ConditionCleared(name=name):
-            return condition_ended(who, name)
-        case p.ObligationDismissed(obligation=obligation):
-            return f"obligation {obligation} dismissed"
-        case p.NoteAdded(text=text):
-            return f"note: {text}"
-        case p.EventsRevoked(event_ids=ids, reason=reason):
-            undone = f"undo: {plural(len(ids), 'event')} taken back"
-            return undone + (f" ({reason})" if reason else "")
-        case p.EventsRestored(event_ids=ids):
-            return f"redo: {plural(len(ids), 'event')} put back"
-        case p.EventsRevealed(event_ids=ids):
-            return f"revealed to the players: {plural(len(ids), 'secret event')}"
-        case Sealed():
-            return f"a secret roll for {who or 'the GM'}"
-        case Unreadable(reason=reason):
-            return f"an event tracker cannot read ({event.type}: {reason})"
-    said = registry.words_for(type(event.data))
-    return event.type if said is None else said(event.data, who)
-
-
-def _settings_line(e: c.CampaignSettingsChanged) -> str:
-    changed = ", ".join(
-        f"{name.replace('_', ' ')} {_setting(value)}" for name, value in e.changed().items()
-    )
-    return f"settings: {changed}" + (f" ({e.note})" if e.note else "")
-
-
-def _roll_line(e: p.RollMade, who: str) -> str:
-    """A roll and what followed it at once, as its system words them."""
-    rules = _rules_of(e.system)
-    line = f"{who} rolls " + "; then ".join(_roll_words(roll, rules) for roll in e.with_followups())
-    return _remarked(line, rules, e)
-
-
-def _contest_line(e: p.ContestRolled) -> str:
-    """A contest: who won it and by how much (as its system words it, ``contest_said``), then
-    the facts its system records of it."""
-    a, b = e.a.name, e.b_named
-    won = {"a": a, "b": b}.get(e.winner or "")
-    verdict = f"{won} wins" if won else ("no change" if not e.decided else "stalemate")
-    if e.result.get("margin_of_victory"):
-        verdict += f" by {e.result['margin_of_victory']}"
-    rules = _rules_of(e.system)
-    line = rules.contest_said(e, verdict) if rules is not None else None
-    if line is None:
-        round_ = f", round {e.round}" if e.round else ""
-        line = f"{e.mode} contest {a} vs {b}{round_}: {verdict}"
-    if rules is not None:
-        line += "".join(f" · {f.name}{facts_words(f, rules)}" for f in rules.roll_facts(e))
-    return _remarked(line, rules, e)
-
-
-def _setting(value) -> str:
-    if isinstance(value, dict):
-        return f"the campaign's own ({value['dice']}, {plural(len(value['rows']), 'row')})"
-    if isinstance(value, tuple | list):
-        return f"the campaign's own ({plural(len(value), 'row')})"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return "the rulebook's" if value is None else str(value)
-
-
-def _rules_of(system: str) -> RuleSystem | None:
-    """The rule system a stored roll names, or None where it is not installed here: the log
-    then says the roll plainly, as the log of any system can."""
-    try:
-        return registry.get(system)
-    except TrackerError:
-        return None
-
-
-def _roll_words(roll: p.RollMade, rules: RuleSystem | None) -> str:
-    kind = "" if roll.kind == "check" else f" ({roll.kind.replace('-', ' ')})"
-    if rules is None:
-        done = outcome_words(roll.result["outcome"])
-        return f"{roll.trait}{kind}: {dice_text(roll.dice)} → {done}"
-    return f"{roll.trait}{kind}{facts_words(rules.roll_facts(roll)[0], rules)}"
-
-
-def _remarked(line: str, rules: RuleSystem | None, data) -> str:
-    remarks = rules.roll_remarks(data) if rules is not None else []
-    return line + "".join(f" · {r}" for r in remarks)
-
-
-def dice_text(dice) -> str:
-    return ",".join(str(d) for d in dice)
-
 
 LOG = Command(
     ("log",),

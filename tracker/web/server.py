@@ -48,8 +48,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tracker.app.history import Change
+from tracker.app.lines import summarize
 from tracker.app.live import Live, Page
-from tracker.cli.log import summarize
 from tracker.errors import NotFound, TrackerError
 from tracker.events import StoredEvent
 from tracker.events import play as p
