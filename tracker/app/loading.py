@@ -155,6 +155,10 @@ class StateLoader:
         # the events it skipped): where the next command's fold starts, unless another writer
         # stores a newer one.
         self._starts: dict[str, tuple[int, set[str]]] = {}
+        # Of each campaign, the stored state this loader last started a fold from: its name,
+        # version and head, its text, and the events it skipped. An undo's or a redo's refold
+        # usually starts from the same one, and need not read it again nor ask what it skipped.
+        self._kept: dict[str, tuple[tuple[str, int, str], str, set[str]]] = {}
         # Told how a fold of a long log goes (see ``tracker.app.progress``); None hears nothing.
         self.meter: Meter | None = None
 
@@ -175,6 +179,7 @@ class StateLoader:
         Inside a write block, when the block ends (deleting then would wait for its lock)."""
         self._warm.pop(row.campaign_id, None)
         self._starts.pop(row.campaign_id, None)
+        self._kept.pop(row.campaign_id, None)
         if self._deferred is not None:
             self._deferred = [s for s in self._deferred if s[0] != row.campaign_id]
             self._forgotten.add(row.campaign_id)
@@ -201,14 +206,15 @@ class StateLoader:
         # Either stored snapshot is a fair start: an undo in the tail refolds (below) anyway.
         names = (CAMPAIGN_SNAPSHOT, REFOLDED_SNAPSHOT, SESSION_SNAPSHOT)
         state = None
-        for found in self._candidates(row, names, None):
-            state = _parsed(row, *found)
+        for name, text, version, head in self._candidates(row, names, None):
+            state = _parsed(row, text, version, head)
             if state is not None:
+                skipped = set(state.revoked)
+                self._kept[row.campaign_id] = ((name, version, head), text, skipped)
+                self._note_start(state, skipped)
                 break
         start = state.version if state is not None else 0
-        if state is not None:
-            self._note_start(state)
-        else:
+        if state is None:
             # From the first event: which events are in force is known up front (the undo
             # events alone decide it), so the log is folded once, never twice. Both reads stop
             # at the head seen first; what another writer adds meanwhile is folded on below.
@@ -307,10 +313,11 @@ class StateLoader:
         earliest = self.store.first_version(row.campaign_id, changed)
         return earliest is None or earliest > version
 
-    def _note_start(self, state: CampaignState) -> None:
+    def _note_start(self, state: CampaignState, skipped: set[str] | None = None) -> None:
         known = self._starts.get(state.campaign_id)
         if known is None or state.version >= known[0]:
-            self._starts[state.campaign_id] = (state.version, set(state.revoked))
+            skipped = set(state.revoked) if skipped is None else skipped
+            self._starts[state.campaign_id] = (state.version, skipped)
 
     def _starts_agreeing(self, row: CampaignRow, state: CampaignState) -> bool:
         """Whether the next command, starting from the newest stored state this loader knows,
@@ -411,11 +418,18 @@ class StateLoader:
         exactly the events of ``revoked`` it had seen: it revoked none that ``revoked`` keeps,
         and every event of ``revoked`` it did not skip comes after it."""
         names = (CAMPAIGN_SNAPSHOT, REFOLDED_SNAPSHOT, PRIOR_SNAPSHOT, SESSION_SNAPSHOT)
-        for text, version, head in self._candidates(row, names, until_version):
+        kept = self._kept.get(row.campaign_id)
+        for _, text, version, head in self._candidates(row, names, until_version):
             # Which events a snapshot skipped is read alone, and only the one chosen is parsed
             # whole and built into a state: both cost as much as the state is large.
-            seen = _what_it_saw(text)
-            if seen is None or not (skipped := set(seen.revoked)) <= revoked:
+            if kept is not None and text is kept[1]:
+                skipped = kept[2]
+            else:
+                seen = _what_it_saw(text)
+                if seen is None:
+                    continue
+                skipped = set(seen.revoked)
+            if not skipped <= revoked:
                 continue
             later = self.store.first_version(row.campaign_id, revoked - skipped)
             if later is not None and later <= version:
@@ -427,17 +441,21 @@ class StateLoader:
 
     def _candidates(
         self, row: CampaignRow, names: tuple[str, ...], until_version: int | None
-    ) -> Iterator[tuple[str, int, str]]:
+    ) -> Iterator[tuple[str, str, int, str]]:
         """The stored snapshots under ``names`` folded no further than ``until_version``,
-        unparsed, newest first, each with its version and its event's hash: each one's text is
-        read as the caller comes to it."""
-        for _, version, head, read in self.store.stored_snapshots(
+        unparsed, newest first, each with its name, its version and its event's hash: each
+        one's text is read as the caller comes to it (the one kept, not again)."""
+        kept = self._kept.get(row.campaign_id)
+        for name, version, head, read in self.store.stored_snapshots(
             row.campaign_id, names, PROJECTION_VERSION
         ):
             if until_version is None or version <= until_version:
-                text = read()
+                if kept is not None and kept[0] == (name, version, head):
+                    text: str | None = kept[1]
+                else:
+                    text = read()
                 if text is not None:
-                    yield text, version, head
+                    yield name, text, version, head
 
     def players_base(
         self,
@@ -450,7 +468,7 @@ class StateLoader:
         that still agrees with the log: it skipped exactly the events of ``revoked`` it had
         seen, and every secret event of ``revealed`` it saw sealed comes after it."""
         names = (PLAYERS_SNAPSHOT, PLAYERS_SESSION_SNAPSHOT)
-        for text, version, head in self._candidates(row, names, until_version):
+        for _, text, version, head in self._candidates(row, names, until_version):
             seen = _what_it_saw(text)
             if seen is None or seen.revealed is None:
                 continue
