@@ -2,16 +2,20 @@
 folded on top, and a refold when an undo or a redo changed which events count.
 
 Snapshots are a cache: one is stored every ``SNAPSHOT_EVERY`` events (the one before the newest
-is kept too), after every refold an undo or a redo caused, and as each session starts. A refold
-starts from the newest snapshot whose revoked events agree with the ones asked for, so taking
-back a slip reads the running session, not the whole log, and the commands after it start from
-the refolded state. The shell keeps each campaign's state in memory between commands
-(``warm``), folding only what other writers appended since.
+is kept too), as each session starts, and after a refold an undo or a redo caused when the
+newest stored state cannot be folded on to it in one pass. A refold starts from the newest
+snapshot whose revoked events agree with the ones asked for, so taking back a slip reads the
+running session, not the whole log. A short tail whose undos and redos take back or put back
+only events after the state it is folded onto is folded once, skipping what they leave revoked:
+the commands after an undo of tonight's play fold tonight from the session's start, as the
+commands before it did, and the undo writes no state back. The shell keeps each campaign's state
+in memory between commands (``warm``), folding only what other writers appended since.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
@@ -21,6 +25,7 @@ from tracker.app.progress import Meter, metered
 from tracker.errors import ConcurrencyError
 from tracker.events import StoredEvent
 from tracker.events.envelope import loads_payload
+from tracker.events.play import EventsRestored, EventsRevoked
 from tracker.projections.campaign import (
     PROJECTION_VERSION,
     UNDO_TYPES,
@@ -40,6 +45,8 @@ if TYPE_CHECKING:
     from tracker.projections.rolls import Luck
 
 SNAPSHOT_EVERY = 500
+# A tail of up to this many events is read whole before it is folded (``_fold_agreeing``).
+LOOK_AHEAD = 2 * SNAPSHOT_EVERY
 CAMPAIGN_SNAPSHOT = "campaign"
 # The campaign snapshot before the newest: an undo of the newest events starts from it.
 PRIOR_SNAPSHOT = "campaign-prior"
@@ -119,6 +126,21 @@ def _what_it_saw(text: str) -> _Seen | None:
         return None
 
 
+def _revoked_after(revoked: set[str], undos: Iterable[StoredEvent]) -> set[str]:
+    """The events left revoked by the undos and redos ``undos`` (oldest first) on top of
+    ``revoked``, each taken as a fold takes it: passed over when it is revoked itself."""
+    after = set(revoked)
+    for event in undos:
+        if event.event_id in after:
+            continue
+        data = event.data
+        if isinstance(data, EventsRevoked):
+            after.update(data.event_ids)
+        elif isinstance(data, EventsRestored):
+            after.difference_update(data.event_ids)
+    return after
+
+
 class StateLoader:
     """Each campaign's state, from its snapshots and its log."""
 
@@ -129,6 +151,14 @@ class StateLoader:
         self._paused = False
         self._deferred: list[tuple] | None = None
         self._forgotten: set[str] = set()
+        # Of each campaign, the newest stored state this loader read or stored (its version and
+        # the events it skipped): where the next command's fold starts, unless another writer
+        # stores a newer one.
+        self._starts: dict[str, tuple[int, set[str]]] = {}
+        # Of each campaign, the stored state this loader last started a fold from: its name,
+        # version and head, its text, and the events it skipped. An undo's or a redo's refold
+        # usually starts from the same one, and need not read it again nor ask what it skipped.
+        self._kept: dict[str, tuple[tuple[str, int, str], str, set[str]]] = {}
         # Told how a fold of a long log goes (see ``tracker.app.progress``); None hears nothing.
         self.meter: Meter | None = None
 
@@ -148,6 +178,8 @@ class StateLoader:
         """Drop every state stored or kept of the campaign: the next command folds its log.
         Inside a write block, when the block ends (deleting then would wait for its lock)."""
         self._warm.pop(row.campaign_id, None)
+        self._starts.pop(row.campaign_id, None)
+        self._kept.pop(row.campaign_id, None)
         if self._deferred is not None:
             self._deferred = [s for s in self._deferred if s[0] != row.campaign_id]
             self._forgotten.add(row.campaign_id)
@@ -174,9 +206,12 @@ class StateLoader:
         # Either stored snapshot is a fair start: an undo in the tail refolds (below) anyway.
         names = (CAMPAIGN_SNAPSHOT, REFOLDED_SNAPSHOT, SESSION_SNAPSHOT)
         state = None
-        for found in self._candidates(row, names, None):
-            state = _parsed(row, *found)
+        for name, text, version, head in self._candidates(row, names, None):
+            state = _parsed(row, text, version, head)
             if state is not None:
+                skipped = set(state.revoked)
+                self._kept[row.campaign_id] = ((name, version, head), text, skipped)
+                self._note_start(state, skipped)
                 break
         start = state.version if state is not None else 0
         if state is None:
@@ -218,10 +253,16 @@ class StateLoader:
                             "under it; run the command again."
                         )
                     state.head_time = last.recorded_at
+                # A short tail is read whole first: when the undos and redos in it take back or
+                # put back only events after the state, the state agrees with what they leave
+                # revoked, and the tail is folded once, skipping that, with no refold.
+                ahead = list(itertools.islice(tail, LOOK_AHEAD))
+                if len(ahead) < LOOK_AHEAD and self._fold_agreeing(row, state, ahead):
+                    return state, refolded
                 # Stop at the first undo or redo: what follows it may rest on what it changed
                 # (a redo puts back a character a later event names), so it is folded only
                 # after.
-                for event in tail:
+                for event in itertools.chain(ahead, tail):
                     apply(state, event)
                     if state.needs_refold:
                         break
@@ -229,6 +270,66 @@ class StateLoader:
                 return state, refolded
             state = self._refold(row, state.revoked, state.version)
             refolded = True
+
+    def _fold_agreeing(
+        self, row: CampaignRow, state: CampaignState, tail: list[StoredEvent]
+    ) -> bool:
+        """Fold ``tail`` (the events after ``state``, all of them) onto ``state`` when the
+        undos and redos among them leave revoked what ``state`` skipped up to its version;
+        False, folding nothing, when they take back or put back an event ``state`` has folded
+        or skipped, which only a refold from a state before that event can show."""
+        if state.needs_refold:
+            return False
+        undos = [e for e in tail if e.type in UNDO_TYPES]
+        if undos:
+            revoked = _revoked_after(state.revoked, undos)
+            if not self._agrees(row, state.version, state.revoked, revoked, tail):
+                return False
+            state.revoked = revoked
+            state.fixed_revoked = True
+        for event in tail:
+            apply(state, event)
+        state.fixed_revoked = False
+        state.needs_refold = False
+        return True
+
+    def _agrees(
+        self,
+        row: CampaignRow,
+        version: int,
+        skipped: set[str],
+        revoked: set[str],
+        after: Iterable[StoredEvent] = (),
+    ) -> bool:
+        """Whether a state folded to ``version`` skipping ``skipped`` agrees with ``revoked``:
+        every event one revokes and the other does not comes after ``version`` (``after``
+        holds events known to, so the log is asked only about the rest)."""
+        changed = skipped ^ revoked
+        if not changed:
+            return True
+        changed.difference_update(e.event_id for e in after)
+        if not changed:
+            return True
+        earliest = self.store.first_version(row.campaign_id, changed)
+        return earliest is None or earliest > version
+
+    def _note_start(self, state: CampaignState, skipped: set[str] | None = None) -> None:
+        known = self._starts.get(state.campaign_id)
+        if known is None or state.version >= known[0]:
+            skipped = set(state.revoked) if skipped is None else skipped
+            self._starts[state.campaign_id] = (state.version, skipped)
+
+    def _starts_agreeing(self, row: CampaignRow, state: CampaignState) -> bool:
+        """Whether the next command, starting from the newest stored state this loader knows,
+        folds to ``state`` in one pass: a tail shorter than ``SNAPSHOT_EVERY`` whose undos and
+        redos take back or put back only events after that start (``_fold_agreeing``)."""
+        start = self._starts.get(row.campaign_id)
+        if start is None:
+            return False
+        version, skipped = start
+        if not 0 <= state.version - version < SNAPSHOT_EVERY:
+            return False
+        return self._agrees(row, version, skipped, state.revoked)
 
     def held(self, row: CampaignRow) -> CampaignState | None:
         """The campaign's state as kept in memory (the shell's), without asking the database
@@ -260,7 +361,11 @@ class StateLoader:
         if refolded is None:
             refolded = self._refold(row, state.revoked, state.version)
         state = refolded
-        self.save(state, REFOLDED_SNAPSHOT)
+        # Stored only when the next command could not fold it from its start in one pass: an
+        # undo or a redo of the running session's play leaves the stored states as they were,
+        # and writing back a long campaign's state cost more than folding that short tail.
+        if not self._starts_agreeing(row, state):
+            self.save(state, REFOLDED_SNAPSHOT)
         if self.warm:
             self._warm[row.campaign_id] = state
         return state
@@ -313,11 +418,18 @@ class StateLoader:
         exactly the events of ``revoked`` it had seen: it revoked none that ``revoked`` keeps,
         and every event of ``revoked`` it did not skip comes after it."""
         names = (CAMPAIGN_SNAPSHOT, REFOLDED_SNAPSHOT, PRIOR_SNAPSHOT, SESSION_SNAPSHOT)
-        for text, version, head in self._candidates(row, names, until_version):
+        kept = self._kept.get(row.campaign_id)
+        for _, text, version, head in self._candidates(row, names, until_version):
             # Which events a snapshot skipped is read alone, and only the one chosen is parsed
             # whole and built into a state: both cost as much as the state is large.
-            seen = _what_it_saw(text)
-            if seen is None or not (skipped := set(seen.revoked)) <= revoked:
+            if kept is not None and text is kept[1]:
+                skipped = kept[2]
+            else:
+                seen = _what_it_saw(text)
+                if seen is None:
+                    continue
+                skipped = set(seen.revoked)
+            if not skipped <= revoked:
                 continue
             later = self.store.first_version(row.campaign_id, revoked - skipped)
             if later is not None and later <= version:
@@ -329,17 +441,21 @@ class StateLoader:
 
     def _candidates(
         self, row: CampaignRow, names: tuple[str, ...], until_version: int | None
-    ) -> Iterator[tuple[str, int, str]]:
+    ) -> Iterator[tuple[str, str, int, str]]:
         """The stored snapshots under ``names`` folded no further than ``until_version``,
-        unparsed, newest first, each with its version and its event's hash: each one's text is
-        read as the caller comes to it."""
-        for _, version, head, read in self.store.stored_snapshots(
+        unparsed, newest first, each with its name, its version and its event's hash: each
+        one's text is read as the caller comes to it (the one kept, not again)."""
+        kept = self._kept.get(row.campaign_id)
+        for name, version, head, read in self.store.stored_snapshots(
             row.campaign_id, names, PROJECTION_VERSION
         ):
             if until_version is None or version <= until_version:
-                text = read()
+                if kept is not None and kept[0] == (name, version, head):
+                    text: str | None = kept[1]
+                else:
+                    text = read()
                 if text is not None:
-                    yield text, version, head
+                    yield name, text, version, head
 
     def players_base(
         self,
@@ -352,7 +468,7 @@ class StateLoader:
         that still agrees with the log: it skipped exactly the events of ``revoked`` it had
         seen, and every secret event of ``revealed`` it saw sealed comes after it."""
         names = (PLAYERS_SNAPSHOT, PLAYERS_SESSION_SNAPSHOT)
-        for text, version, head in self._candidates(row, names, until_version):
+        for _, text, version, head in self._candidates(row, names, until_version):
             seen = _what_it_saw(text)
             if seen is None or seen.revealed is None:
                 continue
@@ -422,6 +538,8 @@ class StateLoader:
         """Store ``state`` as the campaign's snapshot ``name`` (a cache: failures are silent)."""
         if self._paused:
             return
+        if name != PRIOR_SNAPSHOT:
+            self._note_start(state)
         snapshot = (
             state.campaign_id,
             name,
