@@ -495,8 +495,9 @@ class EventStore:
         fast: dict[str, tuple[int, Callable[[Any], Any]] | None] = {}
         count = version = 0
         # Unpacked by position (``COLUMNS`` is StoredEvent's field order): a full rebuild reads
-        # every row, and attribute lookup by name costs a third of the time.
-        for count, (
+        # every row, and attribute lookup by name costs a third of the time. The count and the
+        # version are read after the loop, as what it returns.
+        for count, (  # noqa: B007
             position,
             event_id,
             campaign_id,
