@@ -708,7 +708,8 @@ class LuckTally:
             if type(data) is RollMade and data.then:
                 rolled = [(part.dice_source, self.rolled(part)) for part in data.with_followups()]
             else:
-                rolled = [(data.dice_source, self.rolled(data))]
+                dice_sets = self.rolled(data)
+                rolled = [(data.dice_source, dice_sets)] if dice_sets else []
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise unreadable_roll(event, self.rules, exc) from None
         count, names, session = self.luck.count, self.names, event.session_id
