@@ -886,3 +886,22 @@ def test_tracker_where_sweeps_what_killed_exports_left_and_names_it(
     finally:
         lock.close()
         running.stop()
+
+
+def test_a_set_of_effects_is_worded_alike_each_time_it_is_met():
+    """A roll's effects are worded once per set and then looked up: every later roll with the
+    same set reads the same words, a list as a tuple does, and an effect holding data (an
+    obligation's) is worded without being kept."""
+    from tracker.events.effects import (
+        ConditionApplied,
+        ObligationOpened,
+        TrackChange,
+        effects_text,
+    )
+
+    effects = (TrackChange("threat", 2), ConditionApplied("shaken", note="a"))
+    assert effects_text(effects) == "+2 threat; shaken"
+    assert effects_text(effects) == effects_text(list(effects)) == "+2 threat; shaken"
+    assert effects_text((TrackChange("threat", -2),)) == "-2 threat"
+    owed = (TrackChange("stress", 1), ObligationOpened("panic-check", "roll", data={"a": 1}))
+    assert effects_text(owed) == effects_text(owed) == "+1 stress; owes panic-check"

@@ -18,6 +18,7 @@ from tracker.projections.campaign import (
     apply,
     fold,
     from_snapshot,
+    refold_state,
     to_snapshot,
 )
 from tracker.projections.rolls import luck, roll_rows, row_sources
@@ -193,6 +194,26 @@ def test_the_one_pass_rebuild_gives_the_luck_the_roll_history_gives(big):
         assert tallied.to_dict() == luck(rolls, state.rules).to_dict(), system
         assert sum(c.rolls for c in tallied.characters.values()) > 100, system
         assert to_snapshot(state) == to_snapshot(tracker.state(row)), system
+
+
+def test_a_fold_of_a_stream_is_the_fold_of_its_events_one_at_a_time(big):
+    """``fold`` looks up its system's handlers once for a stream; ``apply`` at every event.
+    Every system's campaign, its undos and redos among it, folds alike either way, from the
+    first event and from a state part way through."""
+    tracker, rows = big
+    for system, row in rows.items():
+        events = list(tracker.store.read(row.campaign_id))
+        revoked = tracker.state(row).revoked
+        streamed = fold(events, row.campaign_id, refold_state(row.campaign_id, revoked))
+        stepped = refold_state(row.campaign_id, revoked)
+        for event in events:
+            apply(stepped, event)
+        assert to_snapshot(streamed) == to_snapshot(stepped), system
+        half = len(events) // 2
+        resumed = through_json(fold(events[:half], row.campaign_id))
+        fold(events[half:], row.campaign_id, resumed)
+        whole = fold(events, row.campaign_id)
+        assert to_snapshot(resumed) == to_snapshot(whole), system
 
 
 def test_an_undo_logged_while_the_state_is_folded_from_scratch_is_not_lost(tmp_path):

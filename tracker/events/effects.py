@@ -18,6 +18,7 @@ wrote, and its event does not decode.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
@@ -182,4 +183,17 @@ def _shape_of(doc: Mapping[str, Any]) -> type[Effect] | None:
 
 def effects_text(effects: Iterable[Effect]) -> str:
     """Effects in a few words each, as a roll history row shows them."""
+    if type(effects) is tuple:
+        try:
+            return _worded(effects)
+        except TypeError:
+            pass  # an effect holding a dictionary (an obligation's data) is no key to keep
+    return "; ".join(effect.words() for effect in effects)
+
+
+@functools.lru_cache(maxsize=1024)
+def _worded(effects: tuple[Effect, ...]) -> str:
+    # A campaign's rolls repeat a few dozen sets of effects (+1 Threat, +1 Mettle and +1
+    # Threat, ...), and an export words every roll's: each set is worded once. Effects are
+    # frozen values, so equal sets word alike.
     return "; ".join(effect.words() for effect in effects)

@@ -10,6 +10,7 @@ into plain JSON and back, for the snapshot cache.
 from __future__ import annotations
 
 import copy
+import functools
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from tracker.events.effects import (
     TrackChange,
 )
 from tracker.systems import registry
-from tracker.systems.base import Feature, RuleSystem
+from tracker.systems.base import Feature, Folding, RuleSystem
 from tracker.words import reads_as
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
@@ -396,6 +397,18 @@ class CampaignState:
 
 def apply(state: CampaignState, event: StoredEvent) -> CampaignState:
     """Fold one event into the campaign state; a revoked event is passed over."""
+    rules = state.rules
+    _apply(state, event, _HANDLERS if rules is None else _dispatch(rules.folding))
+    return state
+
+
+def _apply(
+    state: CampaignState,
+    event: StoredEvent,
+    handlers: dict[type, Callable[[CampaignState, Any, StoredEvent], None]],
+) -> None:
+    """``apply``, given the handlers of the state's system (``_dispatch``): ``fold`` looks them
+    up once for a whole stream, rather than at every event."""
     state.version = event.version
     state.head_hash = event.hash
     state.head_time = event.recorded_at
@@ -403,17 +416,11 @@ def apply(state: CampaignState, event: StoredEvent) -> CampaignState:
     if session is not None and event.session_id == session.number:
         session.event_count += 1
     if event.event_id in state.revoked:
-        return state
+        return
     if event.visibility == "gm":
-        entry = [event.version, event.recorded_at]
-        held = state.sealed.setdefault(event.character_id or "", {})
-        held[event.event_id] = entry
-        if event.character_id and len(held) > RECENT_SEALED:
-            del held[next(iter(held))]
+        _seal(state, event)
     data = event.data
-    handler = _HANDLERS.get(type(data))
-    if handler is None and state.rules is not None:
-        handler = state.rules.folding.handlers.get(type(data))
+    handler = handlers.get(type(data))
     if handler is not None:
         try:
             handler(state, data, event)
@@ -423,7 +430,24 @@ def apply(state: CampaignState, event: StoredEvent) -> CampaignState:
             raise LogUnfoldable(state, event, exc) from exc
     elif isinstance(data, Unreadable):
         raise unreadable(event)
-    return state
+
+
+def _seal(state: CampaignState, event: StoredEvent) -> None:
+    """Hold a secret event among those the players have not been shown (``sealed``)."""
+    held = state.sealed.setdefault(event.character_id or "", {})
+    held[event.event_id] = [event.version, event.recorded_at]
+    if event.character_id and len(held) > RECENT_SEALED:
+        del held[next(iter(held))]
+
+
+@functools.cache
+def _dispatch(
+    folding: Folding,
+) -> dict[type, Callable[[CampaignState, Any, StoredEvent], None]]:
+    """Every event type's handler in a campaign of the system ``folding`` folds for: the core's,
+    and the system's own for the rest, in one table. Asked once per stream (a system's
+    handlers are fixed when its class is made)."""
+    return {**folding.handlers, **_HANDLERS}
 
 
 # What a handler raises on an event no command would have logged where it stands.
@@ -463,8 +487,13 @@ def fold(
     ``refold_state``, knowing the final set of revoked events.
     """
     state = state or CampaignState(campaign_id)
+    rules, handlers = None, _HANDLERS
     for event in events:
-        apply(state, event)
+        if state.rules is not rules:
+            # Set by the campaign's creation, or by the snapshot the fold goes on from.
+            rules = state.rules
+            handlers = _HANDLERS if rules is None else _dispatch(rules.folding)
+        _apply(state, event, handlers)
     return state
 
 
@@ -738,8 +767,12 @@ def _default_set(state: CampaignState, e: c.CharacterDefaultSet, _: StoredEvent)
 
 def _roll_made(state: CampaignState, e: p.RollMade, raw: StoredEvent) -> None:
     ch = state.characters[e.character_id]
-    for part in e.with_followups():
-        _apply_effects(state, part.effects, raw, e.character_id)
+    # The roll's effects, then those of the rolls kept inside it (``with_followups``), without
+    # a tuple of them made for each of a long campaign's rolls.
+    _apply_effects(state, e.effects, raw, e.character_id)
+    if e.then:
+        for part in e.then:
+            _apply_effects(state, part.effects, raw, e.character_id)
     state.rules.folding.rolled(state, ch, e, raw)
 
 

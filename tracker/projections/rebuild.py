@@ -7,10 +7,10 @@ parsed once, and feeds the campaign state and the roll luck together; nothing is
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from tracker.events import StoredEvent
-from tracker.projections.campaign import CampaignState, apply, refold_state
+from tracker.projections.campaign import CampaignState, fold, refold_state
 from tracker.projections.rolls import Luck, LuckTally
 from tracker.systems.base import RuleSystem
 
@@ -23,9 +23,15 @@ def rebuild(
     state = refold_state(campaign_id, revoked)
     tally = LuckTally(state.revoked, rules)
     add, read = tally.add, tally.types
-    for event in events:
-        apply(state, event)
-        if event.type in read:
-            add(event)
+
+    def tallied() -> Iterator[StoredEvent]:
+        # Each event is tallied once the fold has taken it (the fold asks for the next), so an
+        # event the fold refuses is never counted, as when the two took turns in one loop.
+        for event in events:
+            yield event
+            if event.type in read:
+                add(event)
+
+    fold(tallied(), campaign_id, state)
     state.fixed_revoked = False
     return state, tally.luck

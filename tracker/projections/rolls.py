@@ -218,28 +218,32 @@ def _read(
     roll_facts = rules.roll_facts
     for event in events:
         data = event.data
-        if isinstance(data, CharacterAdded):
+        if type(data) is RollMade:
+            # A roll, as most of what the export reads is: one roll, unless it keeps others.
+            parts = data.with_followups() if data.then else (data,)
+        elif isinstance(data, CharacterAdded):
             names[data.character_id] = data.name
             if event.event_id not in revoked:
                 sheets[data.character_id] = dict(data.stats)
             continue
-        if isinstance(data, CharacterUpdated):
+        elif isinstance(data, CharacterUpdated):
             if event.event_id not in revoked and data.character_id in sheets:
                 sheets[data.character_id].update(data.stats)
             continue
-        if isinstance(data, Sealed):
+        elif isinstance(data, Sealed):
             yield event, names.get(event.character_id or ""), None, None, None, False, None
             continue
+        else:
+            parts = rolls_in(data)
         try:
-            rolled = [
-                (part.dice_source, _applied(facts, part, sheets, rules))
-                for part in rolls_in(data)
-                for facts in roll_facts(part)
-            ]
+            rolled = []
+            for part in parts:
+                for facts in roll_facts(part):
+                    rolled.append((part.dice_source, _applied(facts, part, sheets, rules)))
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise unreadable_roll(event, rules, exc) from None
         # A buy-up names the roll's event and takes its roll, never a follow-up kept inside it.
-        ended = bought.get(event.event_id) if isinstance(data, RollMade) else None
+        ended = bought.get(event.event_id) if bought and isinstance(data, RollMade) else None
         for i, (source, facts) in enumerate(rolled):
             name = facts.name if facts.name is not None else names.get(facts.character_id, "?")
             if i == 0 and ended is not None and ended != facts.outcome:
@@ -339,16 +343,22 @@ def csv_rows(
     chances: dict[Any, float] = {}
     chance = rules.chance
     cell = _Cells()
+    # The dice's cell by the dice: a campaign's rolls show a few hundred falls in all.
+    dice_cells: dict[tuple[int, ...], str] = {}
     for event, name, facts, source, outcome, success, before in _read(
         events, rules, revoked, bought or {}
     ):
-        if keep is not None and not keep(event.session_id, name, event.recorded_at):
-            continue
         session = event.session_id
-        frame = (_cell(event.recorded_at), "" if session is None else session, cell[name], system)
+        at = event.recorded_at
+        if keep is not None and not keep(session, name, at):
+            continue
+        time = _cell(at)
         if facts is None:
             yield [
-                *frame,
+                time,
+                "" if session is None else session,
+                cell[name],
+                system,
                 SEALED_KIND,
                 *("",) * 11,
                 event.event_id in revoked,
@@ -368,15 +378,22 @@ def csv_rows(
             p_success = chances.get(key)
             if p_success is None:
                 p_success = chances[key] = float(chance(key))
+        dice = tuple(facts.dice)  # the same tuple, where a system gave one
+        rolled = dice_cells.get(dice)
+        if rolled is None:
+            rolled = dice_cells[dice] = _cell(" ".join(map(str, dice)))
         base, effective, kept, margin = facts.base, facts.effective, facts.kept, facts.margin
         yield [
-            *frame,
+            time,
+            "" if session is None else session,
+            cell[name],
+            system,
             cell[facts.kind],
             cell[facts.trait],
             "" if base is None else base,
             cell[facts.modifiers],
             "" if effective is None else effective,
-            cell[" ".join(map(str, facts.dice))],
+            rolled,
             cell[source],
             "" if kept is None else kept,
             cell[outcome],
@@ -398,7 +415,13 @@ def _applied(facts: Any, part: Any, sheets: dict[str, dict[str, int]], rules: Ru
     """``facts`` with its effects saying which were not applied: HP or FP a roll took from a
     character whose sheet kept no such track (a caster's backlash), as the roll's own command
     said when it was logged. The fold applies nothing to a track that is not there."""
-    effects: tuple[Effect, ...] = tuple(getattr(part, "effects", ()) or ())
+    for effect in getattr(part, "effects", ()) or ():
+        if isinstance(effect, TrackChange) and effect.track in SHEET_TRACKS:
+            break
+    else:
+        # No HP or FP moved, as in most rolls: nothing a sheet could lack.
+        return facts
+    effects: tuple[Effect, ...] = tuple(part.effects)
     own = getattr(part, "character_id", None)
     untracked = [
         i
@@ -544,6 +567,10 @@ class FaceTest:
         }
 
 
+# What a roll records as its dice's source when they were rolled at the table.
+_TABLE_DICE = PhysicalDice.kind
+
+
 def _tally(tests: dict[Any, FaceTest], key: Any, faces: int, dice: Iterable[int]) -> None:
     test = tests.get(key)
     if test is None:
@@ -581,7 +608,7 @@ class Luck:
 
         A rebuild counts every roll of the log here: what is looked up per roll is looked up
         once, in dictionaries keyed by what the roll names."""
-        rolled_by = PHYSICAL if source == PhysicalDice.kind else SOFTWARE
+        rolled_by = PHYSICAL if source == _TABLE_DICE else SOFTWARE
         test = self.faces.get((rolled_by, faces))
         if test is None:
             test = self.faces[rolled_by, faces] = FaceTest(faces, [0] * faces)
@@ -670,24 +697,26 @@ class LuckTally:
         self.types = self.rolled_types | {CharacterAdded.TYPE}
 
     def add(self, event: StoredEvent) -> None:
+        data = event.data
         if event.type not in self.rolled_types:
             if event.type == CharacterAdded.TYPE:
-                self.names[event.data.character_id] = event.data.name
+                self.names[data.character_id] = data.name
             return
         if event.event_id in self.revoked:
             return
-        data = event.data
         try:
             if type(data) is RollMade and data.then:
-                rolled = [(p.dice_source, r) for p in data.with_followups() for r in self.rolled(p)]
+                rolled = [(part.dice_source, self.rolled(part)) for part in data.with_followups()]
             else:
-                rolled = [(data.dice_source, r) for r in self.rolled(data)]
+                dice_sets = self.rolled(data)
+                rolled = [(data.dice_source, dice_sets)] if dice_sets else []
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise unreadable_roll(event, self.rules, exc) from None
-        count, session = self.luck.count, event.session_id
-        for source, (who, side, faces, dice, success, key) in rolled:
-            name = None if who is None else side or self.names.get(who, "?")
-            count(name, session, faces, dice, success, key, source)
+        count, names, session = self.luck.count, self.names, event.session_id
+        for source, dice_sets in rolled:
+            for who, side, faces, dice, success, key in dice_sets:
+                name = None if who is None else side or names.get(who, "?")
+                count(name, session, faces, dice, success, key, source)
 
 
 def chi_square_survival(x: float, k: int) -> float:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -451,16 +451,15 @@ class EventStore:
                 sql, params = read_query(
                     campaign_id, after_version=low, until_version=high, limit=READ_BATCH, **pages
                 )
-                count = 0
-                for event in self._rows(link, sql, params):
-                    count += 1
-                    yield event
+                # Handed on by ``yield from``, which says how many the page held and where it
+                # ended: no second generator of ours stands between each event and its reader.
+                count, last = yield from self._rows(link, sql, params)
                 if count < READ_BATCH:
                     return
                 if newest_first:
-                    high = event.version - 1
+                    high = last - 1
                 else:
-                    low = event.version
+                    low = last
 
     def read_all(self, *, after_position: int = 0) -> Iterator[StoredEvent]:
         """Every event in the database in position order (the global replay order), in pages
@@ -480,16 +479,22 @@ class EventStore:
                 after_position = event.position
 
     @staticmethod
-    def _rows(link: Link, sql: str, params: dict[str, Any] | None = None) -> Iterator[StoredEvent]:
+    def _rows(
+        link: Link, sql: str, params: dict[str, Any] | None = None
+    ) -> Generator[StoredEvent, None, tuple[int, int]]:
+        """The events ``sql`` selects (``COLUMNS``), typed; it returns how many there were and
+        the version of the last."""
         result = link.rows(sql, params)
-        # Each type's decoder for its current version, at hand once met (a decoder costs half a
-        # millisecond to make, and a short read meets few types): a payload in any other
-        # version, or one that does not fit, goes the long way through ``decode`` (which says
-        # why).
-        fast: dict[str, tuple[int, msgspec.json.Decoder] | None] = {}
+        # Each type's current version and the decode of its decoder, at hand once met (a
+        # decoder costs half a millisecond to make, and a short read meets few types): a
+        # payload in any other version, or one that does not fit, goes the long way through
+        # ``decode`` (which says why).
+        fast: dict[str, tuple[int, Callable[[Any], Any]] | None] = {}
+        count = version = 0
         # Unpacked by position (``COLUMNS`` is StoredEvent's field order): a full rebuild reads
-        # every row, and attribute lookup by name costs a third of the time.
-        for (
+        # every row, and attribute lookup by name costs a third of the time. The count and the
+        # version are read after the loop, as what it returns.
+        for count, (  # noqa: B007
             position,
             event_id,
             campaign_id,
@@ -503,13 +508,14 @@ class EventStore:
             visibility,
             prev_hash,
             digest,
-        ) in result:
+        ) in enumerate(result, 1):
             known = fast.get(type_, _UNMET)
             if known is _UNMET:
-                known = fast[type_] = current_decoder(type_)
+                found = current_decoder(type_)
+                known = fast[type_] = None if found is None else (found[0], found[1].decode)
             if known is not None and known[0] == schema_version:
                 try:
-                    data = known[1].decode(payload)
+                    data = known[1](payload)
                 except (msgspec.ValidationError, msgspec.DecodeError, ValueError):
                     # One that does not fit goes the long way, which names what is wrong.
                     data = decode(type_, schema_version, payload)
@@ -531,6 +537,7 @@ class EventStore:
                 digest,
                 payload,
             )
+        return count, version
 
     def find_hash(self, digest: str) -> StoredEvent | None:
         """The event whose hash is ``digest``, if the log holds one."""

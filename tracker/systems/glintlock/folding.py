@@ -122,8 +122,13 @@ def _floor_text(threat: int, severity: str, opened_at: int) -> str:
 
 def _update_floor(state: Any, raw: StoredEvent) -> None:
     """Open, raise, lower or discharge the spending floor to match the Threat level."""
-    threat = state.own.threat
+    own = state.own
+    threat = own.threat
     severity = _FLOOR_AT[threat]
+    if severity == "none" and own.floor_id is None:
+        # Below the floor with none open (Threat moving between 0 and 3, as it mostly does):
+        # nothing to open or close.
+        return
     current = open_floor(state)
     if severity == "none":
         if current is not None:
@@ -136,6 +141,11 @@ def _update_floor(state: Any, raw: StoredEvent) -> None:
     else:
         text = _floor_text(threat, severity, threat)
         state.own.floor_id = state.open(raw, FLOOR, text, severity=severity, opened_at=threat).id
+
+
+# Whether each Stress level the track can hold is the breaking point: asked at every move of
+# a character's stress.
+_BREAKING_AT = tuple(glintlock.breaking_point(s) for s in range(glintlock.STRESS_MAX + 1))
 
 
 def _set_threat(state: Any, value: int, raw: StoredEvent) -> None:
@@ -277,9 +287,11 @@ class GlintlockFolding(Folding):
             ch.own.story_tags.remove(effect.tag)
 
     def stress_moved(self, state: Any, ch: Any, raw: StoredEvent) -> None:
-        if glintlock.breaking_point(ch.stress) and not state.open_obligations(
-            BREAKING, ch.character_id
-        ):
+        stress = ch.stress
+        at = _BREAKING_AT[stress] if 0 <= stress <= glintlock.STRESS_MAX else None
+        if at is None:
+            at = glintlock.breaking_point(stress)  # which says what is wrong with it
+        if at and not state.open_obligations(BREAKING, ch.character_id):
             state.open(
                 raw,
                 BREAKING,
