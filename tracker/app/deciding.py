@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from tracker.app.loading import CACHE_ERRORS, StateLoader
+from tracker.app.loading import CACHE_ERRORS, StateLoader, fold_skipping
 from tracker.errors import Refused, TrackerError
 from tracker.events import EventPayload, NewEvent, StoredEvent, encode
 from tracker.events.envelope import GENESIS_HASH
@@ -177,13 +177,7 @@ def _settled(
     appended to; else None."""
     if trial is None or (trial.version, trial.head_hash) != head:
         return None
-    trial.revoked = set(state.revoked)
-    trial.fixed_revoked = True
-    for event in stored:
-        apply(trial, event)
-    trial.fixed_revoked = False
-    trial.needs_refold = False
-    return trial
+    return fold_skipping(trial, set(state.revoked), stored)
 
 
 def logged(

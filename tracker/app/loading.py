@@ -141,6 +141,22 @@ def _revoked_after(revoked: set[str], undos: Iterable[StoredEvent]) -> set[str]:
     return after
 
 
+def fold_skipping(
+    state: CampaignState, revoked: set[str] | None, events: Iterable[StoredEvent]
+) -> CampaignState:
+    """Fold ``events`` onto ``state`` skipping exactly ``revoked`` (what ``state`` already skips
+    when None), the undos and redos among them changing nothing: what they leave revoked is
+    already known."""
+    if revoked is not None:
+        state.revoked = revoked
+    state.fixed_revoked = True
+    for event in events:
+        apply(state, event)
+    state.fixed_revoked = False
+    state.needs_refold = False
+    return state
+
+
 class StateLoader:
     """Each campaign's state, from its snapshots and its log."""
 
@@ -285,12 +301,7 @@ class StateLoader:
             revoked = _revoked_after(state.revoked, undos)
             if not self._agrees(row, state.version, state.revoked, revoked, tail):
                 return False
-            state.revoked = revoked
-            state.fixed_revoked = True
-        for event in tail:
-            apply(state, event)
-        state.fixed_revoked = False
-        state.needs_refold = False
+        fold_skipping(state, revoked if undos else None, tail)
         return True
 
     def _agrees(
