@@ -684,8 +684,8 @@ def logged_rolls(bench: Bench, setup: Setup) -> list[Row]:
 
 
 TABLE_SIZES = (10_000, 100_000, 1_000_000)
-UNDO_PAIRS = 4
-TABLE_RUNS = 7
+UNDO_PAIRS = 8
+TABLE_RUNS = 11
 SMALL = "small"  # the key of the 1,000-event database among the sizes
 LOOK_BACK = 3  # `status --as-of` this many events before the head
 
