@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import click
@@ -76,25 +77,36 @@ class TerminalStyle:
         return click.style(text, fg=TONE_COLOURS[tone], bold=bold or None)
 
 
+# pendulum's tokens as the commands ask for them, in the standard library's spelling: importing
+# pendulum took longer than the rest of a `status --as-of` or a `replay`.
+_FORMATS = {
+    "YYYY-MM-DD HH:mm": "%Y-%m-%d %H:%M",
+    "YYYY-MM-DD HH:mm:ss": "%Y-%m-%d %H:%M:%S",
+    "HH:mm": "%H:%M",
+}
+
+
+def _moment(iso: str) -> datetime:
+    """A stored time as an aware datetime: UTC when it names no zone, as tracker writes it."""
+    moment = datetime.fromisoformat(iso)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 def local_time(iso: str | None, fmt: str = "YYYY-MM-DD HH:mm") -> str:
     """A stored UTC time shown in the GM's local time zone."""
     if not iso:
         return ""
-    import pendulum
-
     try:
-        return pendulum.parse(iso).in_timezone(pendulum.local_timezone()).format(fmt)
-    except (ValueError, TypeError, pendulum.parsing.exceptions.ParserError):
+        return _moment(iso).astimezone().strftime(_FORMATS[fmt])
+    except (ValueError, TypeError, OverflowError, OSError):
         # Edited in by hand (`tracker verify` names it): shown as stored, never a traceback.
         return printable(str(iso))[:19]
 
 
 def duration(start: str, end: str) -> str:
-    import pendulum
-
     try:
-        minutes = int((pendulum.parse(end) - pendulum.parse(start)).total_minutes())
-    except (ValueError, TypeError, pendulum.parsing.exceptions.ParserError):
+        minutes = int((_moment(end) - _moment(start)).total_seconds() / 60)
+    except (ValueError, TypeError, OverflowError):
         return "an unreadable time"
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes} min" if hours else f"{minutes} min"
