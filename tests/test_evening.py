@@ -272,6 +272,16 @@ def test_one_panic_check_answers_every_catastrophe_a_character_still_owes(run):
     assert run.event_count() == before
 
 
+def test_a_panic_check_answering_two_catastrophes_says_so_once(run):
+    campaign_of(run, "gloom")
+    run.ok("session start")
+    run.ok("roll Kade Hacking --dice 1")
+    run.ok("roll Kade Hacking --dice 1")
+    said = run.ok("panic Kade Mind --dice 15").stdout
+    assert said.count("done: the panic check") == 1
+    assert "2 times." in said
+
+
 def test_a_panic_check_without_a_catastrophe_depends_on_nothing(run):
     campaign_of(run, "gloom")
     run.ok("session start")

@@ -69,7 +69,7 @@ def _leaf(command: SystemCommand) -> click.Command:
     path = command.path
 
     def handler(as_json: bool = False, **values: Any) -> None:
-        from tracker.cli.play import CommandTerminal, done_line
+        from tracker.cli.play import CommandTerminal, done_lines
         from tracker.systems import registry
 
         if command.taken is not None:
@@ -92,10 +92,8 @@ def _leaf(command: SystemCommand) -> click.Command:
             click.echo(line)
         for ob in [*logged.opened, *logged.raised]:
             click.echo(warn(ob.what))
-        for ob in logged.discharged:
-            done = done_line(ob, rules, ob.kind.replace("-", " "))
-            if done is not None:
-                click.echo(done)
+        for line in done_lines(logged.discharged, rules, lambda kind: kind.replace("-", " ")):
+            click.echo(line)
 
     assert command.declared is not None
     declared = command.declared

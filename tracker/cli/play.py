@@ -3,6 +3,7 @@ and obligations. Each parses, calls one handler, and prints what happened at a g
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import click
@@ -62,20 +63,25 @@ def show_logged(logged, as_json: bool, lines: list[str]) -> None:
         click.echo(line)
     for ob in [*logged.opened, *logged.raised]:
         click.echo(warn(ob.what))
-    for ob in logged.discharged:
-        done = done_line(ob, logged.state.rules, ob.kind)
-        if done is not None:
-            click.echo(done)
+    for line in done_lines(logged.discharged, logged.state.rules):
+        click.echo(line)
 
 
-def done_line(ob, rules: RuleSystem, otherwise: str) -> str | None:
-    """The line saying an obligation was discharged, in the words its system has for its kind
-    (``RuleSystem.obligations``), else worded ``otherwise``; None for one met as the line
-    before says already."""
-    said = rules.obligations.get(ob.kind)
-    if said is not None and said.done is None:
-        return None
-    return dim(f"  done: {said.done if said is not None else otherwise} ({ob.how}).")
+def done_lines(
+    discharged: Iterable[Any], rules: RuleSystem, otherwise: Callable[[str], str] = str
+) -> list[str]:
+    """The lines saying obligations were discharged, in the words their system has for each
+    kind (``RuleSystem.obligations``), else their kind worded by ``otherwise``; none for one met
+    as the lines before say already. Alike ones are said once with their count: one panic check
+    answering three catastrophes is done three times over, not three lines."""
+    counted: dict[str, int] = {}
+    for ob in discharged:
+        said = rules.obligations.get(ob.kind)
+        if said is not None and said.done is None:
+            continue
+        line = f"  done: {said.done if said is not None else otherwise(ob.kind)} ({ob.how})"
+        counted[line] = counted.get(line, 0) + 1
+    return [dim(f"{line}{'' if n == 1 else f', {n} times'}.") for line, n in counted.items()]
 
 
 def act(path: tuple[str, ...], as_json: bool, **given: Any) -> None:
