@@ -75,6 +75,11 @@ def readings(state: CampaignState) -> dict[tuple[str | None, str], Any]:
 
 def changes_made(walk: CampaignState, event: StoredEvent) -> list[Change]:
     """Fold ``event`` into ``walk`` and say which tracks it moved, as a replay shows them."""
+    if walk.rules is None:
+        # Before its first event a campaign has no system and no tracks: its creation moves
+        # none (a follower that asks for everything from version 0 starts here).
+        apply(walk, event)
+        return []
     before = readings(walk)
     apply(walk, event)
     after = readings(walk)
