@@ -8,8 +8,10 @@ and the log's head is where it was.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import socket
 
 import pytest
 from test_console import gm, table_served
@@ -77,3 +79,61 @@ def test_a_malformed_or_out_of_range_last_event_id_starts_the_feed_afresh(table)
             raw = sse(f"{server.base}/events", until_version=last, last_id=given)
             assert raw.startswith(b"event: reset"), given
             assert json.loads(raw.split(b"data: ", 2)[2].split(b"\n")[0])["version"] >= 1
+
+
+def _raw(server, request: bytes, *, source: str = "127.0.0.1") -> socket.socket:
+    """A connection from ``source`` (any loopback address) that has sent ``request``."""
+    sock = socket.create_connection(
+        ("127.0.0.1", server.port), timeout=10, source_address=(source, 0)
+    )
+    sock.sendall(request)
+    return sock
+
+
+def _answer(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection."""
+    got = b""
+    while chunk := sock.recv(65536):
+        got += chunk
+    return got
+
+
+def _post_head(server, path: str, extra: str) -> bytes:
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+        f"Content-Type: application/json\r\n{extra}\r\n"
+    ).encode()
+
+
+def test_a_body_over_the_limit_is_refused_on_its_length_before_any_of_it_is_read(table):
+    """A phone's key holder announcing 128 MiB is answered 413 at once, without the server
+    waiting for a byte of the body, and the connection is closed."""
+    before = head(table)
+    with table_served(table) as server:
+        for path in ("/phone/roll", "/gm/act", "/", "/events"):
+            sock = _raw(server, _post_head(server, path, f"Content-Length: {128 << 20}\r\n"))
+            answer = _answer(sock)  # would wait for the body (and time out) if it were read
+            sock.close()
+            assert answer.startswith(b"HTTP/1.1 413 "), (path, answer[:200])
+            assert b"connection: close" in answer.lower()
+            assert answer.rstrip().endswith(b"send the page's own action.")
+    assert head(table) == before
+
+
+def test_a_chunked_body_is_counted_as_it_arrives_and_cut_off_at_the_limit(table):
+    """A body sent without a length is read only up to the limit: past it the server answers
+    413 and closes the connection, however much more the client goes on sending."""
+    before = head(table)
+    with table_served(table) as server:
+        sock = _raw(server, _post_head(server, "/gm/act", "Transfer-Encoding: chunked\r\n"))
+        chunk = b"1000\r\n" + b"[" * 0x1000 + b"\r\n"
+        sent = 0
+        with contextlib.suppress(OSError):  # the server closing the connection stops us
+            while sent < 64 << 20:
+                sock.sendall(chunk)
+                sent += 0x1000
+        answer = _answer(sock)
+        sock.close()
+        assert answer.startswith(b"HTTP/1.1 413 "), answer[:200]
+        assert sent < 16 << 20  # cut off long before the 64 MiB it would have sent
+    assert head(table) == before

@@ -521,6 +521,7 @@ def make_app(
         middleware=[
             Middleware(ServedHostsOnly, hosts=hosts or Hosts("127.0.0.1")),
             Middleware(Throttled, rates=rates or RATES),
+            Middleware(BodyLimit),
         ],
         lifespan=_lifespan(lifespan),
     )
@@ -686,6 +687,65 @@ class Throttled:
                 )
                 return
         await self.app(scope, receive, send)
+
+
+LARGEST_BODY = 16_384
+"""The most any request may send: an action is a few hundred bytes, and no page sends more."""
+TOO_LARGE = "That request is too large for this server; send the page's own action.\n"
+
+
+class BodyLimit:
+    """Refuses, with 413, a request whose body would pass ``largest`` bytes, for every route:
+    on its Content-Length before any of it is read, and a body sent without one (chunked) as
+    soon as what arrived passes the limit. The answer closes the connection, so the rest of the
+    body is never read. A body within the limit is read whole here and handed on as it came."""
+
+    def __init__(self, app: ASGIApp, largest: int = LARGEST_BODY) -> None:
+        self.app = app
+        self.largest = largest
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = scope["headers"]
+        # The HTTP server has refused a malformed or doubled Content-Length already.
+        length = next((v for n, v in headers if n == b"content-length"), None)
+        chunked = any(n == b"transfer-encoding" for n, _ in headers)
+        if length is not None and (not length.isdigit() or int(length) > self.largest):
+            await self._refuse(scope, receive, send)
+            return
+        if not chunked and not int(length or 0):
+            await self.app(scope, receive, send)
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client left
+                return
+            body += message.get("body", b"")
+            if len(body) > self.largest:
+                await self._refuse(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
+        handed = False
+
+        async def replay() -> Any:
+            nonlocal handed
+            if handed:
+                return await receive()
+            handed = True
+            return {"type": "http.request", "body": bytes(body), "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    @staticmethod
+    async def _refuse(scope: Scope, receive: Receive, send: Send) -> None:
+        refusal = PlainTextResponse(
+            TOO_LARGE, status_code=413, headers={**HEADERS, "Connection": "close"}
+        )
+        await refusal(scope, receive, send)
 
 
 def _lifespan(fn: Callable[[Starlette], AsyncIterator[None]]) -> Any:
