@@ -8,13 +8,15 @@ and the log's head is where it was.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import re
 import socket
+import time
 
 import pytest
-from test_console import gm, table_served
+from test_console import Client, gm, phone, table_served
 from test_live import SHEETS, head, items, sse, tracker
 
 
@@ -91,11 +93,18 @@ def _raw(server, request: bytes, *, source: str = "127.0.0.1") -> socket.socket:
 
 
 def _answer(sock: socket.socket) -> bytes:
-    """Everything the server sends until it closes the connection."""
+    """Everything the server sends until it closes the connection (``RESET`` when it closed
+    it on bytes it never read: the kernel then resets it, and the answer may be lost)."""
     got = b""
-    while chunk := sock.recv(65536):
-        got += chunk
+    try:
+        while chunk := sock.recv(65536):
+            got += chunk
+    except ConnectionResetError:
+        return got or RESET
     return got
+
+
+RESET = b"- reset -"
 
 
 def _post_head(server, path: str, extra: str) -> bytes:
@@ -137,3 +146,41 @@ def test_a_chunked_body_is_counted_as_it_arrives_and_cut_off_at_the_limit(table)
         assert answer.startswith(b"HTTP/1.1 413 "), answer[:200]
         assert sent < 16 << 20  # cut off long before the 64 MiB it would have sent
     assert head(table) == before
+
+
+def test_stalled_connections_are_closed_at_the_deadline_and_bounded_per_address(table):
+    """300 connections from one address that send half a request's headers and stop: those
+    past the address's bound are refused at once, the rest closed at the deadline, and the
+    players, the console and a phone (from another address) are answered all the while."""
+    with table_served(table, "--request-timeout", "3", "--max-connections", "40") as server:
+        console = gm(server)
+        mira = phone(server, "Mira")
+        opened = time.monotonic()
+        stalled = [
+            _raw(server, b"GET / HTTP/1.1\r\nHost: 127.0", source="127.0.0.9") for _ in range(300)
+        ]
+        # Headers whole, then half a body: held to the same deadline.
+        stalled += [
+            _raw(server, _post_head(server, "/gm/act", "Content-Length: 100\r\n") + b'{"pa')
+            for _ in range(5)
+        ]
+        for _ in range(3):
+            assert console.get("/gm/state")[0] == 200
+            assert mira.get("/phone/state")[0] == 200
+            assert Client(server.base).get("/")[0] == 200
+        answers = [_answer(sock) for sock in stalled]
+        closed = time.monotonic() - opened
+        for sock in stalled:
+            sock.close()
+    statuses = collections.Counter(a.split(b" ", 2)[1] for a in answers[:300])
+    assert statuses[b"408"] == 40, statuses
+    assert statuses[b"429"] + statuses[b"reset"] == 260, statuses
+    assert all(a == b"" for a in answers[300:])  # its request began: only closed
+    assert closed < 20  # 3 s, and never the 70 s and more they were held before
+
+
+def test_the_limits_are_refused_past_their_bounds(table):
+    for option, value in (("--request-timeout", "61"), ("--max-connections", "0")):
+        done = tracker(table, "serve", option, value, check=False)
+        assert done.returncode == 2
+        assert option in done.stderr

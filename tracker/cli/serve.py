@@ -51,6 +51,26 @@ SERVE = Command(
         ),
         Option("--port", "0: any free.", "int", limits=(0, 65535), default=8765, show_default=True),
         Option(
+            "--max-connections",
+            "Open connections one address may hold; a table behind one router needs about 30.",
+            "int",
+            dest="per_address",
+            limits=(1, 4096),
+            default=64,
+            show_default=True,
+            metavar="N",
+        ),
+        Option(
+            "--request-timeout",
+            "Seconds a request's headers and body may take to arrive.",
+            "int",
+            dest="deadline",
+            limits=(1, 60),
+            default=30,
+            show_default=True,
+            metavar="SECONDS",
+        ),
+        Option(
             "--allow-host",
             "Also answer pages opened by this name (e.g. gm-laptop.lan); repeatable.",
             dest="allowed",
@@ -62,11 +82,12 @@ SERVE = Command(
 )
 
 
-def _serve(host: str, port: int, allowed: tuple[str, ...]) -> None:
+def _serve(host: str, port: int, per_address: int, deadline: int, allowed: tuple[str, ...]) -> None:
     try:
         # Imported here to say a missing web server at once; ``_run`` serves with it.
         import uvicorn  # noqa: F401
 
+        from tracker.web.connections import guarded_protocol
         from tracker.web.server import Hosts, make_app
     except ImportError:
         raise BadInput(
@@ -98,7 +119,8 @@ def _serve(host: str, port: int, allowed: tuple[str, ...]) -> None:
         hosts = Hosts(bound_at, (host, *allowed))
     except ValueError:  # a --host the system took that is no name a browser sends
         hosts = Hosts(bound_at, allowed)
-    _run(make_app(live, key, hosts=hosts, phones=phones, base=base), sock)
+    app = make_app(live, key, hosts=hosts, phones=phones, base=base)
+    _run(app, sock, guarded_protocol(deadline, per_address))
     click.echo("Stopped.")
 
 
@@ -176,8 +198,8 @@ def _announce_phones(live: Live, phones: Phones, base: str) -> None:
             click.echo(line)
 
 
-def _run(app: Starlette, sock: socket.socket) -> None:
-    """Serve ``app`` on ``sock`` until Ctrl-C."""
+def _run(app: Starlette, sock: socket.socket, protocol: type) -> None:
+    """Serve ``app`` on ``sock`` until Ctrl-C, each connection read by ``protocol``."""
     import uvicorn
 
     class Server(uvicorn.Server):
@@ -186,7 +208,9 @@ def _run(app: Starlette, sock: socket.socket) -> None:
             app.state.hub.close()
             super().handle_exit(sig, frame)
 
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
+    config = uvicorn.Config(
+        app, http=protocol, log_level="warning", lifespan="on", timeout_graceful_shutdown=2
+    )
     # The server stops on Ctrl-C and hands the signal back once it has.
     with contextlib.suppress(KeyboardInterrupt):
         Server(config).run(sockets=[sock])
