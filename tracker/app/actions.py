@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tracker.app import declared as d
+from tracker.app.names import unfit_value
 from tracker.errors import BadInput, NotFound
 from tracker.events import StoredEvent
 from tracker.systems import registry
@@ -172,9 +173,21 @@ def declarations(rules: RuleSystem) -> list[Command]:
     return found
 
 
+def fit(path: tuple[str, ...], values: Mapping[str, Any]) -> None:
+    """Refuse, naming it, a value the command line would refuse as typed: text too long, with
+    a control character or one that cannot be stored, a number past any count."""
+    for name, value in values.items():
+        for one in value if isinstance(value, list) else [value]:
+            problem = unfit_value(one)
+            if problem is not None:
+                said = " ".join(path)[:40]
+                raise BadInput(f"{said}: {str(name)[:40].replace('_', ' ')} {problem}.")
+
+
 def perform(tracker: Tracker, path: tuple[str, ...], values: Mapping[str, Any]) -> Done:
     """Run the action at ``path`` with ``values`` (by argument and option name) in the
     tracker's campaign, as the command line runs it."""
+    fit(path, values)
     rules = tracker.state().rules
     given = taken(declaration(rules, path), values)
     if path in CORE:

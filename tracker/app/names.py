@@ -11,6 +11,15 @@ from tracker.words import something_to_read
 # sequence in a name would clear or retitle the GM's terminal wherever the name is printed, and
 # a newline would forge a line of the log.
 UNFIT = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# Text longer than this is no name, note or number a person typed at the table.
+ARGUMENT_MAX = 4000
+# A number with this many digits is no count, modifier or event number at any table; it would
+# not fit the database's integers either.
+HUGE_DIGITS = 16
+HUGE_NUMBER = re.compile(rf"(^|=)[+-]?\d{{{HUGE_DIGITS},}}(:|$)")
+# Bytes a terminal gave that are not UTF-8 reach Python as lone surrogates, and a page's JSON
+# can spell one ("\ud800"): no log, hash or output can store them.
+NOT_UTF8 = re.compile("[\ud800-\udfff]")
 # The marks that set which way text runs: in a name they reorder what is shown, so that two
 # names that read differently show alike.
 DIRECTION_MARKS = re.compile("[\u200e\u200f\u061c]")
@@ -34,3 +43,24 @@ def check_name(name: str, what: str = "A name") -> str:
             f"{what} has no letter, digit or sign a reader can see; give one with a letter in it."
         )
     return name
+
+
+def unfit_value(value: object) -> str | None:
+    """Why a value a form or a page sent cannot be taken, as the end of a sentence that names
+    it ("is a number past ..."); None when it can. The command line refuses the same words
+    (``tracker.cli.options.unfit_argument``), so a page can log nothing it could not."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        value = str(value)
+    if not isinstance(value, str):
+        return None
+    if len(value) > ARGUMENT_MAX:
+        return f"is {len(value):,} characters long; keep it under {ARGUMENT_MAX:,}"
+    if HUGE_NUMBER.search(value):
+        return f"is a number past anything tracker counts (at most {HUGE_DIGITS - 1} digits)"
+    if NOT_UTF8.search(value):
+        return "holds a character that cannot be stored (a lone surrogate); retype it"
+    if UNFIT.search(value):
+        return "holds a control character (an escape, a newline); retype it on one line"
+    return None

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from tracker.app.names import UNFIT
+from tracker.app.names import ARGUMENT_MAX, HUGE_DIGITS, HUGE_NUMBER, NOT_UTF8, UNFIT
 from tracker.errors import Refused, TrackerError
 
 _INTERRUPTED = (
@@ -110,17 +110,6 @@ def _fail(message: str, code: int, refused: bool = False) -> None:
     label = "Refused" if refused else "Error"
     click.echo(f"{label}: {_one_line(message)}", err=True)
     sys.exit(code)
-
-
-# An argument longer than this is no name, note or number a person typed at the table.
-ARGUMENT_MAX = 4000
-# A number with this many digits is no count, modifier or event number at any table; it would
-# not fit the database's integers either.
-HUGE_DIGITS = 16
-# Bytes the terminal gave that are not UTF-8 reach Python as lone surrogates: no log, hash or
-# output can spell them.
-NOT_UTF8 = re.compile("[\ud800-\udfff]")
-HUGE_NUMBER = re.compile(rf"(^|=)[+-]?\d{{{HUGE_DIGITS},}}(:|$)")
 
 
 def unfit_argument(args) -> str | None:

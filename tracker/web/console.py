@@ -99,17 +99,29 @@ class Guard:
             raise Refusal(403, "This page is out of date or not this server's; reload it.")
         body = await request.body()  # at most ``server.LARGEST_BODY``, read there
         try:
-            doc = json.loads(body)
-        except ValueError:
+            doc = json.loads(body, parse_constant=_no_constant)
+        except RecursionError:
+            raise Refusal(400, DEEP) from None
+        except ValueError:  # not JSON, not UTF-8, NaN, or an integer of thousands of digits
             raise Refusal(400, "The request is not JSON; reload the page.") from None
         if not isinstance(doc, dict):
             raise Refusal(400, "The request is not an action; reload the page.")
+        problem = guard.unfit_json(doc)
+        if problem is not None:
+            raise Refusal(400, problem)
         nonce = doc.get("nonce")
         if not isinstance(nonce, str) or not NONCE.fullmatch(nonce):
             raise Refusal(400, "The request carries no nonce; reload the page.")
         if not self.nonces.first(identity, nonce):
             raise Refusal(409, "This request was sent already; nothing more was logged.")
         return doc
+
+
+DEEP = "The request is nested deeper than any action; reload the page."
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no number an action holds")
 
 
 def _form(command: Command, *, player: bool = False) -> dict[str, Any]:

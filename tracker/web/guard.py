@@ -19,6 +19,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import math
+import re
 import secrets
 import threading
 import time
@@ -77,6 +79,39 @@ class Nonces:
             while len(self.seen) > self.keep:
                 self.seen.popitem(last=False)
             return True
+
+
+DEEPEST = 6
+"""How deep a request's JSON may nest: an action's is three levels ({"values": {"dice": [...]}})."""
+
+
+def unfit_json(doc: Any, field: str = "the request", depth: int = 0) -> str | None:
+    """Why a request's parsed JSON cannot be taken, in one sentence naming the field; None
+    when it can: nested past ``DEEPEST``, text that cannot be stored (a lone surrogate, which
+    no hash or log can spell), a number past any count."""
+    if depth > DEEPEST:
+        return "The request is nested deeper than any action; reload the page."
+    if isinstance(doc, dict):
+        for key, value in doc.items():
+            problem = unfit_json(key, "a field name", depth) or unfit_json(value, key, depth + 1)
+            if problem is not None:
+                return problem
+        return None
+    if isinstance(doc, list):
+        return next(
+            (p for p in (unfit_json(v, field, depth + 1) for v in doc) if p is not None), None
+        )
+    shown = field if field and field.isprintable() and len(field) <= 40 else "a field"
+    if isinstance(doc, str) and _SURROGATE.search(doc):
+        return f"{shown} holds a character that cannot be stored (a lone surrogate); retype it."
+    if isinstance(doc, float) and not math.isfinite(doc):
+        return f"{shown} is a number past anything tracker counts; give a smaller one."
+    if isinstance(doc, int) and not isinstance(doc, bool) and abs(doc) >= 10**15:
+        return f"{shown} is a number past anything tracker counts (at most 15 digits)."
+    return None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def csrf_token(secret: bytes, identity: str) -> str:

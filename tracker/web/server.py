@@ -524,10 +524,20 @@ def make_app(
             Middleware(BodyLimit),
         ],
         lifespan=_lifespan(lifespan),
+        # Starlette answers with this and re-raises, so the server logs the traceback once.
+        exception_handlers={Exception: _failed},
     )
     app.state.hub = hub
     app.state.phones = phones
     return app
+
+
+FAILED = "The server failed on this request; what failed is in its terminal.\n"
+
+
+async def _failed(request: Request, exc: Exception) -> Response:
+    """What a request hears of an error no route foresaw: one sentence, never a traceback."""
+    return PlainTextResponse(FAILED, status_code=500, headers=HEADERS)
 
 
 def _holds_key(request: Request, key: str) -> bool:

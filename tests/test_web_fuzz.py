@@ -1,0 +1,294 @@
+"""No input makes the web app fail: arbitrary JSON and arbitrary bytes, sent to every route
+that takes a body, with the GM's key, a phone's and none, are answered below 500, and the log
+moves only when the request was a valid action.
+
+The app is called in this process through its ASGI interface (the same app `tracker serve`
+runs, every middleware included), with the rate limits raised so that each example reaches the
+routes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import secrets
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_live import SHEETS, tracker
+
+from tracker.app.live import Live
+from tracker.app.tracker import Tracker
+from tracker.web.server import make_app
+
+ROUTES = ("/gm/act", "/gm/ask", "/gm/revoke", "/phone/roll")
+UNLIMITED = {"POST": (1e9, 1e9), "GET": (1e9, 1e9)}
+KEY = "the-gms-key-for-this-test"
+
+
+async def _call(
+    app, method: str, path: str, headers: dict[str, str], body: bytes = b"", raised=None
+):
+    """One request through the app: its status and body; what the app raised to the server
+    (which logs it) is added to ``raised``."""
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path.split("?")[0],
+        "raw_path": path.split("?")[0].encode(),
+        "query_string": path.partition("?")[2].encode(),
+        "root_path": "",
+        "headers": [(k.lower().encode(), v.encode("latin-1")) for k, v in headers.items()]
+        + [(b"host", b"127.0.0.1:8765"), (b"content-length", str(len(body)).encode())],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8765),
+    }
+    sent = False
+
+    async def receive():
+        nonlocal sent
+        if sent:
+            await asyncio.sleep(3600)
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    status, chunks = None, []
+
+    async def send(message):
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    try:
+        await app(scope, receive, send)
+    except Exception as exc:  # the server logs it; the client reads what was sent
+        (raised if raised is not None else []).append(exc)
+    return status, b"".join(chunks)
+
+
+class Table:
+    """The app over a small GURPS table, and who may speak to it: the GM's cookie and page
+    token, a phone's, and a stranger's (none)."""
+
+    def __init__(self, db) -> None:
+        self.tracker = Tracker(str(db))
+        self.tracker.warm = False
+        self.live = Live(self.tracker)
+        from tracker.cli.serve import _phones
+
+        self.app = make_app(self.live, KEY, rates=UNLIMITED, phones=_phones(self.live))
+        phones = self.app.state.phones
+        phone_key = next(iter(phones.keys))
+        self.who = {
+            "gm": self._opened("/gm", f"tracker_gm={KEY}"),
+            "phone": self._opened("/phone", f"tracker_phone={phone_key}"),
+            "nobody": {},
+        }
+
+    def _opened(self, page: str, cookie: str) -> dict[str, str]:
+        status, html = asyncio.run(_call(self.app, "GET", page, {"cookie": cookie}))
+        assert status == 200, html[:200]
+        token = re.search(rb'name="csrf-token" content="([0-9a-f]*)"', html).group(1).decode()
+        return {"cookie": cookie, "x-csrf-token": token}
+
+    def post(self, who: str, route: str, body: bytes, content_type="application/json"):
+        headers = {**self.who[who], "content-type": content_type}
+        return asyncio.run(_call(self.app, "POST", route, headers, body))
+
+    def head(self) -> int:
+        return self.live.head()
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    db = tmp_path_factory.mktemp("fuzz") / "fuzz.db"
+    tracker(db, "campaign", "new", "Iron", "--system", "gurps")
+    for name in ("mira", "vora"):
+        tracker(db, "character", "add", "--sheet", str(SHEETS / f"gurps-{name}.toml"))
+    tracker(db, "session", "start", "--title", "The salt mines")
+    opened = Table(db)
+    yield opened
+    opened.tracker.close()
+
+
+def _nonce() -> str:
+    return secrets.token_hex(16)
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text(st.characters(codec=None), max_size=30),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+PATHS = [["roll"], ["contest"], ["hp"], ["fp"], ["note"], ["undo"], ["redo"], ["session", "end"]]
+PATHS += [["session", "start"], ["campaign", "use"], ["fright"], ["points", "award"], ["nothing"]]
+# Values shaped like the pages' own, with arbitrary ones among them: most examples reach the
+# actions themselves rather than stopping at the JSON's shape.
+plausible = {
+    "character": st.sampled_from(["Mira", "Vora", "mira", "Nobody", "Iron"]),
+    "trait": st.sampled_from(["Per", "IQ", "Stealth", "Guns (Pistol)", ""]),
+    "a": st.sampled_from(["Mira", "Vora"]),
+    "b": st.sampled_from(["Mira", "Vora"]),
+    "trait_a": st.sampled_from(["ST", "DX"]),
+    "trait_b": st.sampled_from(["ST", "DX"]),
+    "dice": st.sampled_from(["3,4,2", "1,1,1", "6,6,6", "7", "3,4", ""]),
+    "change": st.sampled_from(["+1", "-2", "0", "abc", "+999999999999999"]),
+    "text": st.text(max_size=20),
+    "secret": st.booleans(),
+    "modifier": st.integers(-20, 20),
+}
+
+
+def _mostly(strategy):
+    """``strategy`` three times in four, else any JSON at all."""
+    return st.integers(0, 3).flatmap(lambda i: strategy if i else json_values)
+
+
+values = st.fixed_dictionaries(
+    {}, optional={k: v | json_values for k, v in plausible.items()}
+) | st.dictionaries(st.text(max_size=8), json_values, max_size=3)
+actions = st.fixed_dictionaries(
+    {
+        "nonce": _mostly(st.builds(_nonce)),
+        "path": _mostly(st.sampled_from(PATHS)),
+        "values": _mostly(values),
+    },
+    optional={
+        "character": plausible["character"] | json_values,
+        "trait": plausible["trait"] | json_values,
+        "secret": json_values,
+        "request": json_values,
+    },
+)
+# The route's own holder most often: the GM on the console's routes, a phone on its own.
+holders = st.integers(0, 4).map(lambda i: ("own", "own", "own", "other", "nobody")[i])
+# Actions a table takes, with one value at a time arbitrary: the paths past every check.
+near_valid = st.fixed_dictionaries(
+    {
+        "nonce": st.builds(_nonce),
+        "path": st.sampled_from([["roll"], ["hp"], ["note"]]),
+        "values": st.fixed_dictionaries(
+            {
+                "character": plausible["character"],
+                "trait": plausible["trait"],
+                "dice": plausible["dice"],
+            },
+            optional={k: plausible[k] | json_values for k in ("change", "text", "modifier")},
+        ),
+    },
+    optional={"trait": plausible["trait"], "character": plausible["character"]},
+)
+phone_near_valid = st.fixed_dictionaries(
+    {"nonce": st.builds(_nonce), "trait": plausible["trait"]},
+    optional={"values": st.fixed_dictionaries({}, optional={"dice": plausible["dice"]})},
+)
+sent = (
+    st.tuples(st.sampled_from(ROUTES), _mostly(actions))
+    | st.tuples(st.just("/gm/act"), near_valid)
+    | st.tuples(st.just("/phone/roll"), phone_near_valid)
+)
+
+
+def _holder(route: str, who: str) -> str:
+    own, other = ("phone", "gm") if route.startswith("/phone") else ("gm", "phone")
+    return {"own": own, "other": other}.get(who, who)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(who=holders, sent=sent)
+def test_arbitrary_json_is_answered_below_500_and_logs_only_a_valid_action(table, who, sent):
+    route, doc = sent
+    before = table.head()
+    # As a page sends it: any character escaped, a lone surrogate ("\\ud800") included.
+    body = json.dumps(doc).encode()
+    status, answer = table.post(_holder(route, who), route, body)
+    assert status is not None, answer[:300]
+    assert status < 500, (status, answer[:300])
+    if status != 200:
+        assert table.head() == before, (status, answer[:300])
+        assert b"Traceback" not in answer
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    who=holders,
+    route=st.sampled_from(ROUTES),
+    body=st.binary(max_size=300)
+    | st.builds(lambda n: b"[" * n + b"]" * n, st.integers(1, 8000) | st.integers(1000, 8000))
+    | st.builds(
+        lambda n: b'{"nonce": "' + b"a" * 20 + b'", "path": ' + b"[" * n, st.integers(1, 9000)
+    ),
+    content_type=st.sampled_from(
+        ["application/json", "text/plain", "application/json; charset=utf-8"]
+    ),
+)
+def test_arbitrary_bytes_are_answered_below_500_and_log_nothing(
+    table, who, route, body, content_type
+):
+    before = table.head()
+    status, answer = table.post(_holder(route, who), route, body, content_type)
+    assert status is not None, answer[:300]
+    assert 400 <= status < 500, (status, answer[:300])
+    assert table.head() == before
+
+
+def test_an_error_no_route_foresaw_is_one_sentence_and_logged_once(table, monkeypatch):
+    """A failure inside a route (here the log's read, made to fail) answers 500 with one
+    sentence and no traceback; the traceback goes to the server's log, once."""
+    from tracker.app import live
+
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("the disk is on fire")
+
+    monkeypatch.setattr(live.Live, "state", broken)
+    raised: list[Exception] = []
+    cookie = {"cookie": table.who["gm"]["cookie"]}
+    status, answer = asyncio.run(_call(table.app, "GET", "/gm/state", cookie, raised=raised))
+    assert [str(e) for e in raised] == ["the disk is on fire"]  # what the server logs
+    assert status == 500
+    assert answer == b"The server failed on this request; what failed is in its terminal.\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ('{"path": ["note"], "values": {"text": "a\\ud800b"}}', "text holds a character"),
+        (
+            '{"path": ["hp"], "values": {"character": "Mira", "change": 1e400}}',
+            "change is a number",
+        ),
+        (
+            '{"path": ["hp"], "values": {"character": "Mira", "change": "+10000000000000000"}}',
+            "hp: change is a number past anything tracker counts",
+        ),
+        (
+            '{"path": ["roll"], "values": {"character": "Mira", "trait": "Per", "modifier": NaN}}',
+            "The request is not JSON",
+        ),
+        ('{"path": ' + "[" * 5000 + "]" * 5000 + "}", "nested deeper than any action"),
+        ('{"path": [[[[[[["roll"]]]]]]]}', "nested deeper than any action"),
+        ('{"path": ["note"], "values": {"text": "two\\nlines"}}', "holds a control character"),
+    ],
+)
+def test_a_value_that_cannot_be_stored_is_refused_in_one_sentence_naming_it(table, body, said):
+    before = table.head()
+    raw = body[:-1] + f', "nonce": "{_nonce()}"}}'
+    status, answer = table.post("gm", "/gm/act", raw.encode())
+    assert status == 400, answer
+    error = json.loads(answer)["error"]
+    assert said in error
+    assert "\n" not in error
+    assert table.head() == before
