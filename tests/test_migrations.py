@@ -32,8 +32,16 @@ def test_a_blank_database_upgraded_to_head_has_exactly_the_expected_schema(engin
         "alembic_version",
         "campaigns",
         "events",
+        "requests",
         "settings",
         "snapshots",
+    }
+    # The web app's memory of requests answered: by a hash of the key, never the key itself.
+    assert {c["name"] for c in inspector.get_columns("requests")} == {
+        "holder",
+        "nonce",
+        "until_at",
+        "answer",
     }
     assert {c["name"] for c in inspector.get_columns("events")} == {
         "position",

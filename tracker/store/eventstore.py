@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
@@ -94,6 +96,22 @@ def stamp_after(before: str | None) -> str:
     if then is not None and then.tzinfo is not None and then > now:
         now = then.astimezone(UTC)
     return now.isoformat(timespec="microseconds")
+
+
+class Claim(msgspec.Struct):
+    """A request being answered: its holder (a hash of the key that sent it), its nonce, and
+    until when (seconds since the epoch) the page token it came with could send it again.
+    ``written`` once an append put it in the database with its events."""
+
+    holder: str
+    nonce: str
+    until_at: int
+    written: bool = False
+
+
+CLAIM: ContextVar[Claim | None] = ContextVar("tracker_request_claim", default=None)
+"""The request the code running now answers (``EventStore.claiming``): a context variable, so
+that each request's own work, in whatever thread it runs, sees its own and no other's."""
 
 
 def _collision(exc: BaseException, campaign_id: str) -> Exception:
@@ -345,6 +363,16 @@ class EventStore:
                 data = decode(new.type, new.schema_version, new.payload)
             out.append((fields, digest, data, raw))
             prev = digest
+        claim = CLAIM.get()
+        if claim is not None and not claim.written:
+            # The request is remembered in the transaction that logs what it did: a request
+            # that logged is refused when sent again exactly when its events are in the log.
+            link.rows(
+                "INSERT INTO requests (holder, nonce, until_at, answer) "
+                "VALUES (:holder, :nonce, :until_at, NULL)",
+                {"holder": claim.holder, "nonce": claim.nonce, "until_at": claim.until_at},
+            )
+            claim.written = True
         # Only the positions are new to us: the rest of each stored event is already in hand.
         if len(rows) == 1:
             positions: Iterable[int] = [
@@ -899,6 +927,50 @@ class EventStore:
             shown = reads_as(name_or_id)
             found = next((row for row in rows if reads_as(row.name) == shown), None)
         return found
+
+    # -- the web app's requests -----------------------------------------------------------
+
+    @contextmanager
+    def claiming(self, claim: Claim) -> Iterator[Claim]:
+        """Within the block, the first append also writes ``claim``, in its transaction."""
+        token = CLAIM.set(claim)
+        try:
+            yield claim
+        finally:
+            CLAIM.reset(token)
+
+    def answered(self, holder: str, nonce: str) -> tuple[bool, str | None]:
+        """Whether the request was seen before, and its answer as stored (None while the
+        request that logged has not stored it yet, or never could)."""
+        with self._reading() as link:
+            for (answer,) in link.rows(
+                "SELECT answer FROM requests WHERE holder = :holder AND nonce = :nonce",
+                {"holder": holder, "nonce": nonce},
+            ):
+                return True, answer
+        return False, None
+
+    def remember(self, claim: Claim, answer: str) -> None:
+        """Store the answer to ``claim``'s request (written with its events, or now), and
+        forget the requests whose page token has expired."""
+        with self.backend.writing() as link:
+            link.rows("DELETE FROM requests WHERE until_at < :now", {"now": int(time.time())})
+            key = {"holder": claim.holder, "nonce": claim.nonce}
+            found = link.rows(
+                "SELECT 1 FROM requests WHERE holder = :holder AND nonce = :nonce", key
+            )
+            if any(True for _ in found):
+                link.rows(
+                    "UPDATE requests SET answer = :answer "
+                    "WHERE holder = :holder AND nonce = :nonce",
+                    {**key, "answer": answer},
+                )
+            else:
+                link.rows(
+                    "INSERT INTO requests (holder, nonce, until_at, answer) "
+                    "VALUES (:holder, :nonce, :until_at, :answer)",
+                    {**key, "until_at": claim.until_at, "answer": answer},
+                )
 
     def get_setting(self, key: str) -> str | None:
         with self._reading() as link:

@@ -74,3 +74,15 @@ settings = Table(
     Column("key", String(64), primary_key=True),
     Column("value", Text, nullable=False),
 )
+
+# The requests the web app answered, by holder (a hash of its key) and nonce: what refuses a
+# request sent again. Not the log; a row goes when the page token that could resend it expires.
+requests = Table(
+    "requests",
+    metadata,
+    Column("holder", String(64), primary_key=True),
+    Column("nonce", String(64), primary_key=True),
+    Column("until_at", Integer, nullable=False),
+    Column("answer", Text),
+)
+Index("ix_requests_until", requests.c.until_at)

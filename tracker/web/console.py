@@ -13,10 +13,13 @@ of it: of a blind (secret) roll, only that the GM has it.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import io
 import json
 import re
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
@@ -25,6 +28,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from tracker.app.actions import declaration, declarations, perform
 from tracker.errors import BadInput, NotFound, TrackerError
+from tracker.store.eventstore import Claim
 from tracker.systems.commands import Command, Option, taken
 from tracker.web import guard
 from tracker.web.guard import GM, HEADERS, PLAYERS
@@ -46,15 +50,21 @@ ROLL = ("roll",)
 
 
 class Refusal(Exception):
-    """A request refused before it reached the table: its status and one sentence."""
+    """A request refused before it reached the table: its status and one sentence;
+    ``reload`` when the page should reload itself and send it again."""
 
-    def __init__(self, status: int, sentence: str) -> None:
+    def __init__(self, status: int, sentence: str, *, reload: bool = False) -> None:
         super().__init__(sentence)
         self.status = status
+        self.reload = reload
 
 
-def refused(status: int, sentence: str) -> JSONResponse:
-    return JSONResponse({"error": sentence}, status_code=status, headers=HEADERS)
+def refused(status: int, sentence: str, *, reload: bool = False) -> JSONResponse:
+    doc: dict[str, Any] = {"error": sentence, **({"reload": True} if reload else {})}
+    return JSONResponse(doc, status_code=status, headers=HEADERS)
+
+
+SENT_ALREADY = "This request was sent already; nothing more was logged."
 
 
 def answer(doc: dict[str, Any]) -> JSONResponse:
@@ -68,7 +78,6 @@ class Guard:
         self.key = key
         self.phones = phones
         self.secret = secrets.token_bytes(32)
-        self.nonces = guard.Nonces()
 
     def is_gm(self, request: Request) -> bool:
         import hmac
@@ -83,20 +92,30 @@ class Guard:
         return (key, holder) if holder else None
 
     def token(self, identity: str) -> str:
-        return guard.csrf_token(self.secret, identity)
+        """A new token for a page opened as ``identity``."""
+        return guard.page_token(self.secret, identity, int(time.time()))
 
-    async def check(self, request: Request, identity: str) -> dict[str, Any]:
-        """The JSON body of a POST that may act as ``identity``; ``Refusal`` otherwise."""
+    def holder(self, identity: str) -> str:
+        """Who sends as ``identity``, as the database remembers its requests: a hash of its
+        key (the GM's, or the phone's), never the key."""
+        held = "gm:" + self.key if identity == GM else identity
+        return hashlib.sha256(held.encode()).hexdigest()
+
+    async def check(self, request: Request, identity: str) -> tuple[dict[str, Any], Claim]:
+        """The JSON body of a POST that may act as ``identity``, and the claim its answer is
+        remembered by; ``Refusal`` otherwise."""
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             raise Refusal(415, "Send the action as JSON, as the page does.")
         origin = request.headers.get("origin")
         if origin is not None and origin != f"{request.url.scheme}://{request.headers['host']}":
             raise Refusal(403, "An action must come from this server's own page.")
-        import hmac
-
-        sent = request.headers.get("x-csrf-token", "")
-        if not hmac.compare_digest(sent.encode(), self.token(identity).encode()):
+        issued = guard.token_issued(self.secret, identity, request.headers.get("x-csrf-token", ""))
+        if issued is None:
             raise Refusal(403, "This page is out of date or not this server's; reload it.")
+        if time.time() - issued > guard.TOKEN_LIFE:
+            raise Refusal(
+                403, "This page was opened over a day ago; it reloads itself.", reload=True
+            )
         body = await request.body()  # at most ``server.LARGEST_BODY``, read there
         try:
             doc = json.loads(body, parse_constant=_no_constant)
@@ -112,9 +131,7 @@ class Guard:
         nonce = doc.get("nonce")
         if not isinstance(nonce, str) or not NONCE.fullmatch(nonce):
             raise Refusal(400, "The request carries no nonce; reload the page.")
-        if not self.nonces.first(identity, nonce):
-            raise Refusal(409, "This request was sent already; nothing more was logged.")
-        return doc
+        return doc, Claim(self.holder(identity), nonce, issued + guard.TOKEN_LIFE)
 
 
 DEEP = "The request is nested deeper than any action; reload the page."
@@ -438,14 +455,31 @@ class Console:
         if identity == "gm" and not self.guard.is_gm(request):
             return refused(403, "The GM's console needs the key `tracker serve` printed.")
         try:
-            body = await self.guard.check(request, identity)
-            return answer({"ok": True, **await run(body)})
+            body, claim = await self.guard.check(request, identity)
         except Refusal as exc:
-            return refused(exc.status, str(exc))
-        except NotFound as exc:
-            return refused(404, str(exc))
-        except TrackerError as exc:
-            return refused(400 if isinstance(exc, BadInput) else 409, str(exc))
+            return refused(exc.status, str(exc), reload=exc.reload)
+        store = self.feed.live.table.store
+        seen, first = await self.feed.call(store.answered, claim.holder, claim.nonce)
+        if seen:
+            first_doc = json.loads(first) if first else None
+            doc = {"error": SENT_ALREADY, "first": first_doc}
+            return JSONResponse(doc, status_code=409, headers=HEADERS)
+        status = 200
+        with store.claiming(claim):  # remembered with what it logs, in one transaction
+            try:
+                doc = {"ok": True, **await run(body)}
+            except Refusal as exc:
+                status, doc = exc.status, {"error": str(exc)}
+            except NotFound as exc:
+                status, doc = 404, {"error": str(exc)}
+            except TrackerError as exc:
+                status, doc = 400 if isinstance(exc, BadInput) else 409, {"error": str(exc)}
+        # A refused request is remembered too: sent again later it is not run on a table that
+        # has changed meanwhile. Should the database fail here, a request that logged is
+        # remembered already (with its events), and one that did not can do no harm.
+        with contextlib.suppress(*store.errors):
+            await self.feed.call(store.remember, claim, json.dumps(doc, ensure_ascii=False))
+        return JSONResponse(doc, status_code=status, headers=HEADERS)
 
     # -- the phone's own pages ------------------------------------------------------------------
 

@@ -8,8 +8,13 @@ the page that sent it is one this server made, whether it was sent before, and h
 - **Forgery.** Every page that can act carries a token (``csrf``) derived from the key it was
   opened with; a POST must send it back in ``X-CSRF-Token``, as JSON, from no other origin.
   A page on another site can neither read the token nor send JSON here without asking first.
-- **Replay.** Every POST names a nonce the page made; a nonce seen before is refused, so a
-  request sent twice (a double tap, or one copied off the network) logs once.
+- **Replay.** Every POST names a nonce the page made; a nonce its key's holder sent before is
+  refused (409, with the first answer), so a request sent twice (a double tap, a retry, or one
+  copied off the network) logs once. The database remembers each holder's nonces (by a hash of
+  its key) for as long as the page's token could send them again: a token carries its issue
+  time and is refused after ``TOKEN_LIFE``. A request that logged is remembered in the very
+  transaction that logged it, so no flood from another key, no restart and no crash in between
+  lets it log twice.
 - **Rates.** A small token bucket per client address for actions, and a larger one for pages
   and feeds.
 """
@@ -62,25 +67,6 @@ class Bucket:
             return allowed
 
 
-class Nonces:
-    """The nonces seen lately, per identity: a second request with one is a replay."""
-
-    def __init__(self, keep: int = 4096) -> None:
-        self.keep = keep
-        self.seen: OrderedDict[tuple[str, str], None] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def first(self, identity: str, nonce: str) -> bool:
-        """Whether ``nonce`` is new for ``identity`` (and remember it)."""
-        with self.lock:
-            if (identity, nonce) in self.seen:
-                return False
-            self.seen[(identity, nonce)] = None
-            while len(self.seen) > self.keep:
-                self.seen.popitem(last=False)
-            return True
-
-
 DEEPEST = 6
 """How deep a request's JSON may nest: an action's is three levels ({"values": {"dice": [...]}})."""
 
@@ -117,6 +103,30 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def csrf_token(secret: bytes, identity: str) -> str:
     """The token a page opened as ``identity`` ("gm", or "phone:" and its key) sends back."""
     return hmac.new(secret, identity.encode(), hashlib.sha256).hexdigest()
+
+
+TOKEN_LIFE = 24 * 60 * 60
+"""Seconds a page's token may send requests: a page open longer reloads itself for a new one.
+A request's nonce is remembered as long as the token it came with could send it again."""
+
+
+def page_token(secret: bytes, identity: str, issued: int) -> str:
+    """A page's token: when it was issued (eight hex digits of seconds since the epoch) and a
+    MAC of that time and ``identity``, so neither can be changed."""
+    return f"{issued:08x}" + csrf_token(secret, f"{identity}@{issued}")
+
+
+def token_issued(secret: bytes, identity: str, token: str) -> int | None:
+    """When ``token`` was issued to a page opened as ``identity``; None when it is no token
+    this server made for it."""
+    if len(token) != 72 or not token.isascii() or not all(c in HEX for c in token):
+        return None
+    issued = int(token[:8], 16)
+    made = csrf_token(secret, f"{identity}@{issued}")
+    return issued if hmac.compare_digest(token[8:].encode(), made.encode()) else None
+
+
+HEX = frozenset("0123456789abcdef")
 
 
 @dataclass

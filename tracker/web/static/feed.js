@@ -97,6 +97,12 @@ const Feed = (() => {
     }
     let doc;
     try { doc = await response.json(); } catch (err) { doc = null; }
+    // The page's token is a day old: a reload brings a new one (the form is sent anew).
+    if (doc && doc.reload) { location.reload(); return { ok: false, error: doc.error }; }
+    // Sent already (a retry whose first try got through): what it answered then.
+    if (response.status === 409 && doc && doc.first) {
+      return doc.first.ok ? doc.first : { ok: false, error: doc.first.error };
+    }
     if (!response.ok || !doc) {
       return { ok: false, error: (doc && doc.error) || `Refused (${response.status}).` };
     }

@@ -1,6 +1,10 @@
-"""No input makes the web app fail: arbitrary JSON and arbitrary bytes, sent to every route
-that takes a body, with the GM's key, a phone's and none, are answered below 500, and the log
-moves only when the request was a valid action.
+"""The web app's memory of requests and its answers to any input, called in this process.
+
+- A replay is refused however many requests came between, and across a restart: each
+  holder's nonces are in the database, the one of a request that logged written with its events.
+- No input makes it fail: arbitrary JSON and arbitrary bytes, sent to every route that takes a
+  body, with the GM's key, a phone's and none, are answered below 500, and the log moves only
+  when the request was a valid action.
 
 The app is called in this process through its ASGI interface (the same app `tracker serve`
 runs, every middleware included), with the rate limits raised so that each example reaches the
@@ -13,6 +17,7 @@ import asyncio
 import json
 import re
 import secrets
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -78,6 +83,7 @@ class Table:
     token, a phone's, and a stranger's (none)."""
 
     def __init__(self, db) -> None:
+        self.db = db
         self.tracker = Tracker(str(db))
         self.tracker.warm = False
         self.live = Live(self.tracker)
@@ -102,20 +108,138 @@ class Table:
         headers = {**self.who[who], "content-type": content_type}
         return asyncio.run(_call(self.app, "POST", route, headers, body))
 
+    def act(self, who: str, route: str, doc: dict, nonce: str | None = None):
+        """An action as a page sends it: its status and its answer."""
+        body = json.dumps({**doc, "nonce": nonce or _nonce()}).encode()
+        status, answer = self.post(who, route, body)
+        return status, json.loads(answer)
+
     def head(self) -> int:
         return self.live.head()
 
 
-@pytest.fixture(scope="module")
-def table(tmp_path_factory):
-    db = tmp_path_factory.mktemp("fuzz") / "fuzz.db"
+def _made(db):
     tracker(db, "campaign", "new", "Iron", "--system", "gurps")
     for name in ("mira", "vora"):
         tracker(db, "character", "add", "--sheet", str(SHEETS / f"gurps-{name}.toml"))
     tracker(db, "session", "start", "--title", "The salt mines")
-    opened = Table(db)
+    return db
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    opened = Table(_made(tmp_path_factory.mktemp("fuzz") / "fuzz.db"))
     yield opened
     opened.tracker.close()
+
+
+@pytest.fixture
+def fresh(tmp_path):
+    opened = Table(_made(tmp_path / "table.db"))
+    yield opened
+    opened.tracker.close()
+
+
+ROLL = {"path": ["roll"], "values": {"character": "Mira", "trait": "Per", "dice": "3,4,2"}}
+
+
+def test_a_replay_after_a_flood_from_another_key_is_refused_with_the_first_answer(fresh):
+    """The GM rolls; a phone then sends 4,200 refused actions (more than any memory of recent
+    nonces would hold); the GM's request sent again with its nonce logs nothing and is
+    answered 409 with the first answer."""
+    nonce = _nonce()
+    status, first = fresh.act("gm", "/gm/act", ROLL, nonce)
+    assert status == 200, first
+    logged = fresh.head()
+    for _ in range(4200):
+        status, refused = fresh.act("phone", "/phone/roll", {"trait": "No such skill"})
+        assert status == 409
+        assert "no No such skill skill" in refused["error"]
+    status, again = fresh.act("gm", "/gm/act", ROLL, nonce)
+    assert status == 409
+    assert again["error"] == "This request was sent already; nothing more was logged."
+    assert again["first"] == first
+    assert fresh.head() == logged
+
+
+def test_a_refused_request_sent_again_is_not_run_on_a_changed_table(fresh):
+    """A roll refused for a character not yet in play, sent again once the GM has added her,
+    still logs nothing: a request kept or copied cannot be played later."""
+    nonce = _nonce()
+    roll = {"path": ["roll"], "values": {"character": "Ilsa", "trait": "IQ", "dice": "3,4,2"}}
+    status, first = fresh.act("gm", "/gm/act", roll, nonce)
+    assert status == 404, first
+    tracker(fresh.db, "character", "add", "Ilsa", "--stat", "IQ=12")
+    before = fresh.head()
+    status, again = fresh.act("gm", "/gm/act", roll, nonce)
+    assert status == 409
+    assert again["first"] == first
+    assert fresh.head() == before
+    assert fresh.act("gm", "/gm/act", roll)[0] == 200  # a new press rolls
+
+
+def test_a_request_that_logged_is_remembered_in_the_same_transaction(fresh, monkeypatch):
+    """Should the server die between logging a roll and storing its answer (here the answer's
+    write fails), the roll's nonce is in the database already: sent again, it is refused."""
+    from tracker.store.eventstore import EventStore
+
+    def died(self, claim, answer):
+        raise fresh.tracker.store.errors[0]("the server died here")
+
+    monkeypatch.setattr(EventStore, "remember", died)
+    nonce = _nonce()
+    status, _ = fresh.act("gm", "/gm/act", ROLL, nonce)
+    assert status == 200
+    logged = fresh.head()
+    status, again = fresh.act("gm", "/gm/act", ROLL, nonce)
+    assert status == 409
+    assert again["first"] is None  # the answer was never stored
+    assert fresh.head() == logged
+
+
+def test_the_nonces_outlive_a_restart_of_the_server(fresh):
+    """A new server on the same database, its page opened anew with the same key: a request
+    the last one answered is still refused."""
+    nonce = _nonce()
+    assert fresh.act("gm", "/gm/act", ROLL, nonce)[0] == 200
+    logged = fresh.head()
+    restarted = Table(fresh.db)
+    try:
+        status, again = restarted.act("gm", "/gm/act", ROLL, nonce)
+        assert status == 409
+        assert again["first"]["ok"] is True
+    finally:
+        restarted.tracker.close()
+    assert fresh.head() == logged
+
+
+def test_a_page_token_older_than_a_day_is_refused_and_the_page_told_to_reload(fresh, monkeypatch):
+    from tracker.web import console
+
+    later = time.time() + 24 * 60 * 60 + 5
+    monkeypatch.setattr(console.time, "time", lambda: later)
+    before = fresh.head()
+    status, answer = fresh.act("gm", "/gm/act", ROLL)
+    assert status == 403
+    assert answer == {
+        "error": "This page was opened over a day ago; it reloads itself.",
+        "reload": True,
+    }
+    assert fresh.head() == before
+    # The page reloaded now carries a token of now, and acts.
+    fresh.who["gm"] = fresh._opened("/gm", fresh.who["gm"]["cookie"])
+    assert fresh.act("gm", "/gm/act", ROLL)[0] == 200
+
+
+def test_a_forged_or_altered_token_is_refused(fresh):
+    good = fresh.who["gm"]["x-csrf-token"]
+    for token in ("", good[:8] + "0" * 64, "ffffffff" + good[8:], good[:-1] + "é", good + "0"):
+        fresh.who["gm"]["x-csrf-token"] = token
+        before = fresh.head()
+        status, answer = fresh.act("gm", "/gm/act", ROLL)
+        assert status == 403, token
+        assert answer["error"] == "This page is out of date or not this server's; reload it."
+        assert fresh.head() == before
 
 
 def _nonce() -> str:
