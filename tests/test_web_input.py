@@ -159,10 +159,14 @@ def test_stalled_connections_are_closed_at_the_deadline_and_bounded_per_address(
         stalled = [
             _raw(server, b"GET / HTTP/1.1\r\nHost: 127.0", source="127.0.0.9") for _ in range(300)
         ]
-        # Headers whole, then half a body: held to the same deadline.
+        # The GM's headers whole, then half a body, which the action waits for: held to the
+        # same deadline.
+        gm_head = (
+            f"Cookie: tracker_gm={server.key}\r\nX-CSRF-Token: {console.token}\r\n"
+            "Content-Length: 100\r\n"
+        )
         stalled += [
-            _raw(server, _post_head(server, "/gm/act", "Content-Length: 100\r\n") + b'{"pa')
-            for _ in range(5)
+            _raw(server, _post_head(server, "/gm/act", gm_head) + b'{"pa') for _ in range(5)
         ]
         for _ in range(3):
             assert console.get("/gm/state")[0] == 200
@@ -184,3 +188,14 @@ def test_the_limits_are_refused_past_their_bounds(table):
         done = tracker(table, "serve", option, value, check=False)
         assert done.returncode == 2
         assert option in done.stderr
+
+
+def test_an_action_refused_for_its_key_is_answered_before_its_body_is_read(table):
+    """A POST without the GM's key is refused on its headers: the server does not wait for a
+    byte of the body it announced."""
+    with table_served(table) as server:
+        sock = _raw(server, _post_head(server, "/gm/act", "Content-Length: 1000\r\n"))
+        sock.settimeout(5)  # the deadline is 30 s: an answer within 5 read nothing more
+        answer = sock.recv(65536)
+        sock.close()
+    assert answer.startswith(b"HTTP/1.1 403 "), answer[:200]

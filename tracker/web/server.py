@@ -708,7 +708,8 @@ class BodyLimit:
     """Refuses, with 413, a request whose body would pass ``largest`` bytes, for every route:
     on its Content-Length before any of it is read, and a body sent without one (chunked) as
     soon as what arrived passes the limit. The answer closes the connection, so the rest of the
-    body is never read. A body within the limit is read whole here and handed on as it came."""
+    body is never read. A chunked body within the limit is read whole here and handed on as it
+    came; one with a length is left to the route, which reads it only if it acts on it."""
 
     def __init__(self, app: ASGIApp, largest: int = LARGEST_BODY) -> None:
         self.app = app
@@ -725,7 +726,9 @@ class BodyLimit:
         if length is not None and (not length.isdigit() or int(length) > self.largest):
             await self._refuse(scope, receive, send)
             return
-        if not chunked and not int(length or 0):
+        if not chunked:
+            # Within the limit as announced, and the HTTP server reads no more than announced:
+            # the route reads it, if it needs it at all.
             await self.app(scope, receive, send)
             return
         body = bytearray()
