@@ -280,7 +280,7 @@ def test_a_blind_roll_reaches_neither_the_phone_nor_the_players_until_revealed(t
         assert doc == {"ok": True, "text": ["Rolled. The GM has it."], "blind": True}
         version = head(table)
         players = sse(server.base + "/events", until_version=version).decode()
-        assert "a secret roll for Mira" in players
+        assert "a secret event for Mira" in players
         assert "critical" not in players
         assert "1, 1, 1" not in players
         assert "critical" not in json.dumps(json.loads(mira.get("/phone/state")[1]))
