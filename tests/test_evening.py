@@ -654,9 +654,12 @@ def test_what_moved_a_result_is_said_where_the_gm_reads_it(run):
     campaign_of(run, "gurps")
     run.ok("session start")
     before = run.event_count()
-    typo = run("roll Mira Lockpickin --dice 3,3,3")
-    assert "Mira has no Lockpickin; did you mean Lockpicking? Check the spelling." in typo.stderr
+    typo = run("roll Mira Lockpickign --dice 3,3,3")
+    assert "Mira has no Lockpickign; did you mean Lockpicking? Check the spelling." in typo.stderr
     assert run.event_count() == before
+    # The start of a skill's name is that skill, logged as the sheet spells it.
+    run.ok("roll Mira lockpickin --dice 3,3,3")
+    assert "Mira rolls Lockpicking at " in run.ok("log").stdout.splitlines()[-1]
     fright = run.ok("fright Mira --mod -2:alone --dice 6,6,2 --table-dice 5,5,2 --effect-dice 3")
     assert "5+5+2 + 4 (the margin of failure) = 16" in fright.stdout
 
