@@ -46,8 +46,8 @@ def _undo(
 undo = make_command(UNDO, _undo, cls=NumberArgs)
 
 
-def _redo(reason: str | None, as_json: bool) -> None:
-    logged = open_tracker().history.redo(reason=reason)
+def _redo(reason: str | None, anyway: bool, as_json: bool) -> None:
+    logged = open_tracker().history.redo(reason=reason, anyway=anyway)
     restored = logged.doc["restored"]
     show_logged(
         logged,
