@@ -152,6 +152,12 @@ def test_redo_is_an_editors_it_puts_back_only_while_nothing_else_was_logged(even
         f"`tracker redo --anyway` puts back what that undo took on purpose, after event {noted}."
     )
     assert evening.event_count() == before
+    # Nor does the console offer it: it offers what `redo` would put back.
+    from tracker.app import Tracker
+
+    table = Tracker(str(evening.db))
+    assert table.history.next_redo(table.state()) == []
+    table.close()
     assert f"Restored {second}." in evening.ok("redo --anyway").stdout
     # A session started since the undo is an edit too: a redo would not reach back into it.
     evening.ok("undo")
