@@ -153,8 +153,6 @@ def test_redo_is_an_editors_it_puts_back_only_while_nothing_else_was_logged(even
     )
     assert evening.event_count() == before
     # Nor does the console offer it: it offers what `redo` would put back.
-    from tracker.app import Tracker
-
     table = Tracker(str(evening.db))
     assert table.history.next_redo(table.state()) == []
     table.close()
