@@ -397,14 +397,14 @@ def test_a_phone_rolls_for_its_character_and_a_blind_request_stays_with_the_gm(
         )
         wait_for(browser, lambda d: "The GM has it" in d.find_element("id", "result").text, "blind")
         wait_for(
-            browser, lambda d: any("secret roll for Mira" in t for t in feed_texts(d)), "sealed"
+            browser, lambda d: any("secret event for Mira" in t for t in feed_texts(d)), "sealed"
         )
         time.sleep(0.5)
         page = browser.find_element("tag name", "main").text
         assert "critical" not in page
         browser.get(server.base + "/")
         wait_for(
-            browser, lambda d: any("secret roll for Mira" in t for t in feed_texts(d)), "sealed"
+            browser, lambda d: any("secret event for Mira" in t for t in feed_texts(d)), "sealed"
         )
         assert "critical" not in browser.find_element("tag name", "main").text
         # Revealed from the console, it reaches the players.
