@@ -352,3 +352,12 @@ def test_a_trait_a_secret_fright_check_cost_is_no_roll_in_either_recap(tmp_path)
     log = run.ok("log --player-view").stdout
     assert log.count("a secret event for Mira") == 3
     assert "secret roll" not in log
+    # The roll exports and the report count alike.
+    for fmt in ("jsonl", "csv", "html"):
+        out = tmp_path / f"players.{fmt}"
+        said = run.ok(f"export rolls --player-view --format {fmt} -o {out}").stdout
+        assert said.startswith(f"Wrote {out}: 2 rolls and 3 secret events sealed, log head")
+        said = run.ok(f"export rolls --format {fmt} -o {tmp_path / ('gm.' + fmt)}").stdout
+        assert ": 4 rolls, log head" in said
+    report = (tmp_path / "players.html").read_text(encoding="utf-8")
+    assert "Roll history · 2 rolls, 3 secret events sealed · " in report
