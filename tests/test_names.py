@@ -4,6 +4,8 @@ them all, in every command that names a character."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 
@@ -78,3 +80,23 @@ def test_a_whole_name_wins_over_a_longer_one_it_begins(run):
     run.ok("session start")
     assert run.json("roll wren grit --dice 15,16")["character"] == "Wren"
     assert run.json("roll 'wren the' grit --dice 15,16")["character"] == "Wren the Younger"
+
+
+def test_an_export_and_tab_take_the_start_of_a_name_as_the_commands_do(table):
+    table.ok("roll mira lock --dice 3,3,3")
+    table.ok("roll miles iq --dice 3,3,3")
+    rows = table.ok("export rolls --character mir --format jsonl").stdout.splitlines()[1:]
+    assert [json.loads(r)["character"] for r in rows] == ["Mira Kell"]
+    assert table("export rolls --character mi").exit_code == 1
+
+    from tracker.app import Tracker
+    from tracker.cli.shell import Completer
+
+    tracker = Tracker(str(table.db))
+    complete = Completer({"tracker": tracker, "db": str(table.db), "campaign": None})
+    assert complete.lines("roll mir gu") == [
+        'roll mir "Guns (Pistol)" ',
+        'roll mir "Guns (Rifle)" ',
+    ]
+    assert complete.lines("roll mi gu") == []  # which of the two, Tab cannot tell
+    tracker.close()
