@@ -196,9 +196,16 @@ class Completer:
     def display(self, substitution: str, matches: list[str], longest: int) -> None:
         """Several fit: the words are listed, not the whole lines readline holds."""
         import readline
+        import shutil
 
         words = [split_line(m.rstrip(" "))[1] for m in matches]
-        click.echo("\n" + "  ".join(words))
+        # In columns across the terminal, as readline lists them.
+        width = max(len(w) for w in words) + 2
+        per_line = max(1, shutil.get_terminal_size().columns // width)
+        rows = [words[i : i + per_line] for i in range(0, len(words), per_line)]
+        click.echo("")
+        for row in rows:
+            click.echo("".join(w.ljust(width) for w in row).rstrip())
         click.echo(self.prompt() + readline.get_line_buffer(), nl=False)
 
 
