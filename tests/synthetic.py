@@ -208,7 +208,7 @@ def generate(
             next_slip += rng.randint(*EVENTS_BETWEEN_UNDOS)
             if undone_in == state.current_session and rng.random() < 0.5:
                 action = lambda: batch.taking_back(  # noqa: E731
-                    lambda: batch.history.redo(reason="it stood after all")
+                    lambda: batch.history.redo(reason="it stood after all", anyway=True)
                 )
             else:
                 action = lambda: batch.taking_back(  # noqa: E731

@@ -52,7 +52,7 @@ def test_a_sessions_log_names_characters_added_before_it(glintlock):
     shown = glintlock.ok("log --session 1").stdout
     assert "Wren rolls Grit at 3: 15 → weak hit" in shown
     hidden = glintlock.ok("log --session 1 --player-view").stdout
-    assert "a secret roll for Tomas" in hidden
+    assert "a secret event for Tomas" in hidden
 
 
 def test_character_sheet_round_trips_keys_in_sheet_order(glintlock):

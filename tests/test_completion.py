@@ -222,6 +222,41 @@ def test_a_line_completed_by_tab_in_each_shell_runs_as_meant(table, shell, tmp_p
     assert rolled["dice"] == [3, 3, 4]
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("shell", list(SHELLS))
+@pytest.mark.parametrize("quote", ['"', "'"])
+def test_a_name_begun_in_quotes_is_completed_inside_them(table, shell, quote, tmp_path):
+    """A GM who opens a quote before a name with spaces gets it completed inside the quote:
+    `"Old M<Tab>` is `"Old Mira"`, never `"Old\\ Mira"`, whose backslash would be part of the
+    name; the roll it completes logs Old Mira's Guns (Rifle)."""
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed (.ci/run installs it)")
+    argv, turn_on = SHELLS[shell]
+    env = {
+        "PATH": f"{TRACKER.parent}{os.pathsep}{os.environ['PATH']}",
+        "HOME": os.environ["HOME"],
+        "XDG_DATA_HOME": os.environ["XDG_DATA_HOME"],
+        "TERM": "xterm",
+        "TRACKER_DB": str(table.db),
+        "PS1": "$ ",
+    }
+    typist = Typist(argv, env, tmp_path)
+    try:
+        typist.type(f"{turn_on}; echo COMPLETION-ON | tr A-Z a-z\r")
+        typist.wait_for("completion-on")
+        typist.type(f"tracker roll {quote}Old M\t")
+        typist.wait_for(f"{quote}Old Mira{quote}")
+        typist.type(f" {quote}Guns (R\t")
+        typist.wait_for(f"{quote}Guns (Rifle){quote}")
+        typist.type(" --dice 3,3,4 && echo ROLLED-OK | tr A-Z a-z\r")
+        typist.wait_for("rolled-ok")
+    finally:
+        typist.close()
+    rows = table.ok("export rolls --format jsonl").stdout.splitlines()
+    rolled = json.loads(rows[-1])
+    assert (rolled["character"], rolled["trait"]) == ("Old Mira", "Guns (Rifle)")
+
+
 def test_a_tab_never_changes_a_file(run, tmp_path):
     """Completing reads a database of this tracker's schema as it stands, and nothing else: an
     older one is not upgraded, an empty file not made a database, no snapshot is written."""

@@ -280,7 +280,7 @@ def test_a_blind_roll_reaches_neither_the_phone_nor_the_players_until_revealed(t
         assert doc == {"ok": True, "text": ["Rolled. The GM has it."], "blind": True}
         version = head(table)
         players = sse(server.base + "/events", until_version=version).decode()
-        assert "a secret roll for Mira" in players
+        assert "a secret event for Mira" in players
         assert "critical" not in players
         assert "1, 1, 1" not in players
         assert "critical" not in json.dumps(json.loads(mira.get("/phone/state")[1]))
@@ -397,14 +397,14 @@ def test_a_phone_rolls_for_its_character_and_a_blind_request_stays_with_the_gm(
         )
         wait_for(browser, lambda d: "The GM has it" in d.find_element("id", "result").text, "blind")
         wait_for(
-            browser, lambda d: any("secret roll for Mira" in t for t in feed_texts(d)), "sealed"
+            browser, lambda d: any("secret event for Mira" in t for t in feed_texts(d)), "sealed"
         )
         time.sleep(0.5)
         page = browser.find_element("tag name", "main").text
         assert "critical" not in page
         browser.get(server.base + "/")
         wait_for(
-            browser, lambda d: any("secret roll for Mira" in t for t in feed_texts(d)), "sealed"
+            browser, lambda d: any("secret event for Mira" in t for t in feed_texts(d)), "sealed"
         )
         assert "critical" not in browser.find_element("tag name", "main").text
         # Revealed from the console, it reaches the players.

@@ -120,7 +120,10 @@ def test_conditions_are_said_in_plain_words(run):
     assert " is broken arm" not in log
 
 
-def test_demo_never_replaces_a_log_and_says_where_it_wrote(monkeypatch):
+def test_the_demo_goes_where_the_next_command_looks_and_never_into_campaigns(monkeypatch):
+    """On a fresh machine the demo fills the default database, so the next plain command
+    finds its campaigns; a database that holds campaigns (the default, or $TRACKER_DB) is
+    left as it was, and the demo is a new file the output says to give $TRACKER_DB."""
     from click.testing import CliRunner
 
     from tracker.cli import cli
@@ -128,20 +131,31 @@ def test_demo_never_replaces_a_log_and_says_where_it_wrote(monkeypatch):
 
     first = CliRunner().invoke(cli, ["demo", "--json"])
     assert first.exit_code == 0, first.output
-    demo = Path(json.loads(first.stdout)["db"])
-    assert demo.name == "demo.db"
-    noted = CliRunner().invoke(cli, ["--db", str(demo), "note", "the GM's own note"])
+    assert Path(json.loads(first.stdout)["db"]) == default_path().resolve()
+    listed = CliRunner().invoke(cli, ["campaign", "list", "--json"])
+    assert [c["name"] for c in json.loads(listed.stdout)["campaigns"]] == [
+        "Neon Drift",
+        "Iron and Ink",
+        "Ashes of Veyra",
+    ]
+    noted = CliRunner().invoke(cli, ["note", "the GM's own note"])
     assert noted.exit_code == 0, noted.output
+    before = default_path().read_bytes()
 
-    monkeypatch.setenv("TRACKER_DB", str(default_path().with_name("real.db")))
     second = CliRunner().invoke(cli, ["demo"])
     assert second.exit_code == 0, second.output
-    assert "demo.db already exists and is kept" in second.stdout
-    assert "demo-2.db" in second.stdout
-    assert "$TRACKER_DB" in second.stdout
-    assert "real.db" in second.stdout
-    assert not default_path().with_name("real.db").exists()
-    log = CliRunner().invoke(cli, ["--db", str(demo), "log", "--json"])
+    demo = default_path().with_name("demo.db")
+    assert f"{default_path()} holds campaigns and is left alone" in second.stdout
+    assert f"export TRACKER_DB={demo}" in second.stdout
+    assert default_path().read_bytes() == before
+
+    monkeypatch.setenv("TRACKER_DB", str(demo))
+    third = CliRunner().invoke(cli, ["demo"])
+    assert third.exit_code == 0, third.output
+    assert f"$TRACKER_DB ({demo}) holds campaigns and is left alone" in third.stdout
+    assert "demo-2.db" in third.stdout
+    monkeypatch.delenv("TRACKER_DB")
+    log = CliRunner().invoke(cli, ["log", "--json"])
     assert "the GM's own note" in log.stdout
 
 
@@ -654,9 +668,12 @@ def test_what_moved_a_result_is_said_where_the_gm_reads_it(run):
     campaign_of(run, "gurps")
     run.ok("session start")
     before = run.event_count()
-    typo = run("roll Mira Lockpickin --dice 3,3,3")
-    assert "Mira has no Lockpickin; did you mean Lockpicking? Check the spelling." in typo.stderr
+    typo = run("roll Mira Lockpickign --dice 3,3,3")
+    assert "Mira has no Lockpickign; did you mean Lockpicking? Check the spelling." in typo.stderr
     assert run.event_count() == before
+    # The start of a skill's name is that skill, logged as the sheet spells it.
+    run.ok("roll Mira lockpickin --dice 3,3,3")
+    assert "Mira rolls Lockpicking at " in run.ok("log").stdout.splitlines()[-1]
     fright = run.ok("fright Mira --mod -2:alone --dice 6,6,2 --table-dice 5,5,2 --effect-dice 3")
     assert "5+5+2 + 4 (the margin of failure) = 16" in fright.stdout
 

@@ -334,8 +334,8 @@ def test_a_whole_evening_from_the_console_and_two_phones_with_the_tv_following(
         t.on("b").find_element("css selector", "#answer input[name=dice]").send_keys(ev.blind_dice)
         t.on("b").find_element("css selector", "#answer button").click()
         t.said("b", "Rolled. The GM has it.")
-        t.shows("tv", f"a secret roll for {b}")
-        t.shows("b", f"a secret roll for {b}")
+        t.shows("tv", f"a secret event for {b}")
+        t.shows("b", f"a secret event for {b}")
         t.shows("console", f"#{n + 2}", selector="#secrets li")
 
         # The system's own command from the console.
@@ -360,12 +360,12 @@ def test_a_whole_evening_from_the_console_and_two_phones_with_the_tv_following(
 
         # Reveal the blind roll from the console: the TV shows it as it went.
         t.wait("console", lambda d: d.find_elements("css selector", "#secrets li button"), "reveal")
-        sealed = len([x for x in t.feed("tv") if f"a secret roll for {b}" in x])
+        sealed = len([x for x in t.feed("tv") if f"a secret event for {b}" in x])
         _click(t, "console", "#secrets li button", "Reveal")
         t.said("console", "reveal")
         t.wait(
             "tv",
-            lambda d: len([x for x in t.feed("tv") if f"a secret roll for {b}" in x]) < sealed,
+            lambda d: len([x for x in t.feed("tv") if f"a secret event for {b}" in x]) < sealed,
             "the reveal",
         )
         t.wait(

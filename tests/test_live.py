@@ -287,7 +287,7 @@ def test_the_players_feed_follows_rolls_logged_by_other_processes(table):
         secret = head(table)
         later = items(sse(server.base + "/events", until_version=secret, last_id=now))
         assert later[0]["restores"] == [again[0]["id"]]
-        assert (later[1]["sealed"], later[1]["text"]) == (True, "a secret roll for Mira")
+        assert (later[1]["sealed"], later[1]["text"]) == (True, "a secret event for Mira")
         tracker(table, "reveal", str(secret))
         [revealed] = items(sse(server.base + "/events", until_version=head(table), last_id=secret))
         [shown] = revealed["reveals"]
@@ -507,7 +507,7 @@ def test_two_campaigns_that_differ_only_in_secrets_look_the_same_to_the_players(
         _secret_evening(db, dice, label, swim)
         seen.append(_players_bytes(db, browser))
     assert "hidden glyph" not in seen[0]
-    assert "a secret roll for Mira" in seen[0]
+    assert "a secret event for Mira" in seen[0]
     assert seen[0] == seen[1]
 
 
@@ -561,7 +561,7 @@ def test_the_players_page_shows_rolls_as_they_are_logged_and_no_secret(table, br
         tracker(table, "hp", "Vora", "-3", "--cause", "a falling stone")
         wait_for(browser, lambda d: "HP 9/12" in d.find_element("id", "characters").text, "HP")
         dom = browser.page_source
-        assert "a secret roll for Mira" in dom
+        assert "a secret event for Mira" in dom
         assert "crypt glyph" not in dom
         assert "Vision" not in dom
         # Undone on the page too, and the newest first.
@@ -655,7 +655,7 @@ def test_log_follow_prints_each_event_as_it_is_logged(table):
         assert "session 1" in follow.stdout.readline()
         tracker(table, "roll", "Mira", "Vision", "--dice", "1,2,3")
         tracker(table, "roll", "Mira", "Lockpicking", "--dice", "3,4,5")
-        assert "a secret roll for Mira" in follow.stdout.readline()
+        assert "a secret event for Mira" in follow.stdout.readline()
         assert "Lockpicking at 12" in follow.stdout.readline()
     finally:
         follow.send_signal(signal.SIGINT)
@@ -817,7 +817,7 @@ def test_an_undo_and_a_redo_say_what_they_took_back_and_put_back(table):
     tracker(table, "undo")
     opened = Tracker(str(table))
     feed = Feed(Live(opened))
-    for view, shown in ((PLAYERS, "a secret roll for Vora"), (GM, "Vora rolls Broadsword")):
+    for view, shown in ((PLAYERS, "a secret event for Vora"), (GM, "Vora rolls Broadsword")):
         texts = [json.loads(b)["text"] for _, k, b in feed.messages(view, secret)[1] if k == "item"]
         undo, redo, _, undo_mira = texts
         assert undo.startswith("undo: 1 event taken back — ")

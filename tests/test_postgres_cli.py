@@ -366,7 +366,7 @@ def test_the_players_feed_follows_a_campaign_on_postgresql(pg, pg_database):
         version = max(e["version"] for e in pg.json("log")["events"])
         texts = [i["text"] for i in items(sse(server.base + "/events", until_version=version))]
     assert "Mira rolls Lockpicking at 12: 3+4+5 = 12 → success" in texts
-    assert texts[-1] == "a secret roll for Mira"
+    assert texts[-1] == "a secret event for Mira"
 
 
 @pytest.mark.parametrize("password", ["50%off", "p%20ss%25w", "p ss"])

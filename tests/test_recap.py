@@ -106,7 +106,7 @@ def test_the_players_recap_holds_the_evening_and_seals_the_secret_roll(tmp_path,
     assert text.startswith("# ")
     assert NOTE[system] in text
     assert PUBLIC_ROLL[system] in text
-    assert "a secret roll, sealed until the GM reveals it" in text
+    assert "a secret event, sealed until the GM reveals it" in text
     assert SECRET_TRAIT[system] not in text
     assert CHANGED[system] in text
     assert "Still owed as the session ended" in text
@@ -273,7 +273,9 @@ def test_a_recap_written_to_a_file(glintlock, tmp_path):
     glintlock.ok("roll Wren Grit --tag 1:gear --secret --dice 15")
     players, gm = tmp_path / "players.html", tmp_path / "gm-recap.txt"
     said = glintlock.ok(f"recap --html -o {players}").stdout
-    assert said.startswith(f"Wrote {players}: session 1, 1 roll, the players' view.")
+    assert said.startswith(
+        f"Wrote {players}: session 1, 0 rolls and 1 secret event sealed, the players'"
+    )
     assert "sealed until the GM reveals it" in players.read_text(encoding="utf-8")
     doc = glintlock.json(f"recap --gm -o {gm}")
     assert doc["output"] == str(gm)
@@ -303,9 +305,59 @@ def test_a_change_a_secret_roll_may_have_added_to_reads_sealed_to_the_players(tm
     ):
         run.ok(step)
     players = run.ok("recap").stdout
-    sealed = "+ ? sealed (1 secret roll not yet revealed)"
+    sealed = "+ ? sealed (1 secret event not yet revealed)"
     assert f"- **The campaign**: Threat 0 → 1; {sealed}" in players
     assert "Mettle 0 → 1; + ? sealed" in players
     gm = run.ok("recap --gm").stdout
     assert "Threat 0 → 3" in gm
     assert "sealed" not in gm
+
+
+def test_a_trait_a_secret_fright_check_cost_is_no_roll_in_either_recap(tmp_path):
+    """Two public rolls, a secret roll, and a secret Fright Check whose quirk the GM assigns:
+    the GM's recap counts four rolls; the players' counts the two they saw and three secret
+    events sealed (the quirk's assignment reads as a secret roll does, and is not a roll)."""
+    run = Run(tmp_path / "salt.db", CliRunner())
+    for step in (
+        "campaign new Salt --system gurps",
+        f"character add --sheet {SHEETS / 'gurps-mira.toml'}",
+        "session start",
+        "roll Mira Lockpicking --dice 3,4,1",
+        "roll Mira Per --secret --dice 3,3,3",
+        # Will 12 fails on 14 by 2, and the table's 11 + 2 = 13 owes a quirk.
+        "fright Mira --secret --dice 5,5,4 --table-dice 4,4,3",
+        "trait assign Mira 'hums when nervous'",
+        "roll Mira Lockpicking --dice 3,3,3",
+    ):
+        run.ok(step)
+    gm = run.json("recap --gm")
+    assert [r["trait"] for r in gm["rolls"]] == [
+        "Lockpicking",
+        "Per",
+        "Fright Check",
+        "Lockpicking",
+    ]
+    players = run.json("recap")
+    assert [r["sealed"] for r in players["rolls"]] == [False, True, True, True, False]
+    text = run.ok("recap").stdout
+    assert "The players' recap: 3 secret events sealed (secret rolls and what they led to)" in text
+    assert text.count("a secret event, sealed until the GM reveals it") == 3
+    assert "secret roll, sealed" not in text
+    said = run.ok(f"recap --html -o {tmp_path / 'players.html'}").stdout
+    assert ": session 1, 2 rolls and 3 secret events sealed, the players' view." in said
+    said = run.ok(f"recap --gm -o {tmp_path / 'gm.txt'}").stdout
+    assert ": session 1, 4 rolls, the GM's view." in said
+    doc = run.json(f"recap -o {tmp_path / 'players.txt'}")
+    assert (doc["rolls"], doc["sealed"]) == (2, 3)
+    log = run.ok("log --player-view").stdout
+    assert log.count("a secret event for Mira") == 3
+    assert "secret roll" not in log
+    # The roll exports and the report count alike.
+    for fmt in ("jsonl", "csv", "html"):
+        out = tmp_path / f"players.{fmt}"
+        said = run.ok(f"export rolls --player-view --format {fmt} -o {out}").stdout
+        assert said.startswith(f"Wrote {out}: 2 rolls and 3 secret events sealed, log head")
+        said = run.ok(f"export rolls --format {fmt} -o {tmp_path / ('gm.' + fmt)}").stdout
+        assert ": 4 rolls, log head" in said
+    report = (tmp_path / "players.html").read_text(encoding="utf-8")
+    assert "Roll history · 2 rolls, 3 secret events sealed · " in report

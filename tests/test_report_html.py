@@ -269,7 +269,7 @@ def test_secret_rolls_show_to_the_gm_with_a_marker(glintlock_played):
 def test_player_view_shows_that_a_secret_roll_happened_and_nothing_else(glintlock_played):
     html = html_of(glintlock_played, player_view=True)
     (secret,) = [r for r in table_rows(html) if "badge secret" in r]
-    assert "secret roll" in secret
+    assert "secret event" in secret
     assert "Wren" in secret
     assert "13, 7" not in html
     assert ">miss<" not in secret

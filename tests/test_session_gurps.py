@@ -1184,7 +1184,7 @@ def test_a_sense_contested_rolls_per_with_its_acute_bonus_in_secret(scout):
     assert "(secret)" in shown
     doc = scout.json("contest Scout Vision Mira Stealth --dice-a 3,3,3 --dice-b 5,5,5")
     assert (doc["a"]["effective"], doc["secret"]) == (15, True)  # Per 13 + Acute Vision 2
-    assert "a secret roll for the GM" in scout.ok("log --player-view").stdout
+    assert "a secret event for the GM" in scout.ok("log --player-view").stdout
     open_ = scout.json("contest Scout Hearing Thief 12 --public --dice-a 3,3,3 --dice-b 5,5,5")
     assert (open_["a"]["effective"], open_["secret"]) == (13 + 4, False)  # Discriminatory
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 
 import pytest
 from test_completion import TRACKER, Typist
@@ -204,3 +205,75 @@ def test_at_a_terminal_a_completed_word_is_followed_by_a_space_and_ctrl_d_ends_t
     assert shown.endswith("Ashes of Veyra> \n"), shown[-80:]
     rolled = json.loads(glintlock.ok("export rolls --format jsonl").stdout.splitlines()[-1])
     assert (rolled["character"], rolled["trait"], rolled["dice"]) == ("Wren", "Grit", [15])
+
+
+@pytest.fixture
+def spaced(run):
+    """Names and traits with spaces and parentheses, as a GCS import makes them."""
+    run.ok('campaign new "Iron and Ink" --system gurps')
+    run.ok(
+        'character add "Ilsa Varga" --stat IQ=11 --skill "Guns (Pistol)=14" '
+        '--skill "Guns (Rifle)=13"'
+    )
+    run.ok("character add Kade --stat IQ=10")
+    run.ok("session start")
+    return run
+
+
+@pytest.mark.parametrize(
+    ("typed", "completed"),
+    [
+        ("roll Il", ['roll "Ilsa Varga" ']),
+        ("roll il", ['roll "Ilsa Varga" ']),
+        ('roll "Ilsa V', ['roll "Ilsa Varga" ']),
+        ("roll 'Ilsa V", ["roll 'Ilsa Varga' "]),
+        ("roll Ilsa\\ V", ['roll "Ilsa Varga" ']),
+        ('roll "Ilsa Varga" "Guns (P', ['roll "Ilsa Varga" "Guns (Pistol)" ']),
+        ("roll Ilsa\\ Varga Guns\\ \\(R", ['roll Ilsa\\ Varga "Guns (Rifle)" ']),
+        (
+            "roll 'Ilsa Varga' Gu",
+            ["roll 'Ilsa Varga' \"Guns (Pistol)\" ", "roll 'Ilsa Varga' \"Guns (Rifle)\" "],
+        ),
+        ('roll "Ilsa Varga" I', ['roll "Ilsa Varga" IQ ']),
+        ("roll K", ["roll Kade "]),
+        ('roll "Nobody', []),
+    ],
+)
+def test_tab_completes_names_and_traits_with_spaces_quoted_or_not(spaced, typed, completed):
+    """Tab is given the line before the cursor and gives back whole lines: the word under the
+    cursor completed, in the quotes the GM opened, else quoted when it holds a space."""
+    tracker, complete = _completer(spaced.db)
+    assert complete.lines(typed) == completed
+    for line in completed:  # each completed line reads as the words it shows
+        assert shlex.split(line)[1] in ("Ilsa Varga", "Kade")
+    tracker.close()
+
+
+@pytest.mark.slow
+def test_at_a_terminal_tab_completes_a_quoted_name_and_trait_with_spaces(spaced, tmp_path):
+    """Typed as at the table, quoted and unquoted: the line completed runs as it reads, and
+    a second Tab lists the words that fit, not the lines readline holds."""
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": os.environ["HOME"],
+        "XDG_DATA_HOME": os.environ["XDG_DATA_HOME"],
+        "TERM": "xterm",
+    }
+    typist = Typist([str(TRACKER), "--db", str(spaced.db), "shell"], env, tmp_path)
+    try:
+        typist.wait_for("Iron and Ink> ")
+        typist.type('roll "Ilsa V\t')
+        typist.wait_for('roll "Ilsa Varga" ', timeout=10)
+        # Readline redraws a line a completion changed before its end: the screen is read
+        # where text is only added, and the log says what the lines did.
+        typist.type("Gu\t\t\t")  # the common start, a bell, then the list
+        typist.wait_for("Guns (Pistol)  Guns (Rifle)\nIron and Ink> ", timeout=10)
+        typist.type("R\t--dice 3,3,4\r")
+        typist.wait_for("Guns (Rifle) 13 = effective 13")
+        typist.type("roll Ilsa\\ V\tIQ --dice 3,3,3\r")
+        typist.wait_for("SUCCESS by 2")
+    finally:
+        typist.close()
+    rows = spaced.ok("export rolls --format jsonl").stdout.splitlines()[-2:]
+    rolled = [(r["character"], r["trait"]) for r in map(json.loads, rows)]
+    assert rolled == [("Ilsa Varga", "Guns (Rifle)"), ("Ilsa Varga", "IQ")]

@@ -112,7 +112,7 @@ def test_a_redo_that_would_clash_with_later_play_is_refused(evening):
     evening.ok("spend Wren steel-yourself")  # Wren 1 -> 0 Mettle
     evening.ok("undo")  # Wren back to 1
     evening.ok("spend Wren resist")  # the Mettle is spent another way
-    result = evening("redo")
+    result = evening("redo --anyway")
     assert result.exit_code == 1
     assert "would leave event" in result.stderr
 
@@ -124,11 +124,44 @@ def test_a_redo_that_would_bring_back_a_name_taken_since_is_refused(evening):
     evening.ok("undo")
     evening.ok("character add ILSE --stat Grit=2")
     before = evening.event_count()
-    result = evening("redo")
+    result = evening("redo --anyway")
     assert result.exit_code == 1, result.output
     assert "could not be told apart" in result.stderr
     assert evening.event_count() == before
     assert [c["name"] for c in evening.json("status")["characters"]].count("ILSE") == 1
+
+
+def test_redo_is_an_editors_it_puts_back_only_while_nothing_else_was_logged(evening):
+    """Undo, undo, redo, redo puts both back, as an editor does; once anything else is logged
+    after an undo, redo is refused in one sentence that says how to put it back on purpose."""
+    evening.ok("roll Wren Grit --tag 1:gear --dice 15")
+    evening.ok("roll Tomas Wits --tag 1:gear --dice 9")
+    first, second = (_version(evening, "RollMade") - 1, _version(evening, "RollMade"))
+    evening.ok("undo")
+    evening.ok("undo")
+    assert "Restored " + str(first) in evening.ok("redo").stdout
+    assert "Restored " + str(second) in evening.ok("redo").stdout
+    evening.ok("undo")
+    evening.ok("note 'the lamp gutters'")
+    noted = evening.event_count()
+    before = evening.event_count()
+    refused = evening("redo")
+    assert refused.exit_code == 1, refused.output
+    assert refused.stderr.strip() == (
+        f"Refused: Event {noted} was logged after the last undo, so there is nothing to redo; "
+        f"`tracker redo --anyway` puts back what that undo took on purpose, after event {noted}."
+    )
+    assert evening.event_count() == before
+    # Nor does the console offer it: it offers what `redo` would put back.
+    table = Tracker(str(evening.db))
+    assert table.history.next_redo(table.state()) == []
+    table.close()
+    assert f"Restored {second}." in evening.ok("redo --anyway").stdout
+    # A session started since the undo is an edit too: a redo would not reach back into it.
+    evening.ok("undo")
+    evening.ok("session end")
+    evening.ok("session start")
+    assert evening("redo").exit_code == 1
 
 
 def test_status_as_of_an_event_shows_the_state_then(evening):
@@ -388,7 +421,7 @@ def test_a_roll_keeps_the_sheet_and_stress_it_was_rolled_from_through_their_undo
     assert evening("verify").exit_code == 0
     # Rolled while the stress stood undone, then the stress put back: that roll keeps none.
     evening.ok("roll Wren Grit --tag 1:gear --tag 1:power --dice 20")
-    evening.ok("redo")
+    evening.ok("redo --anyway")
     evening.ok("roll Wren Grit --tag 1:gear --tag 1:power --dice 20")
     assert evening("verify").exit_code == 0
     dump = evening.db.with_name("evening.jsonl")
@@ -556,8 +589,10 @@ def test_undo_and_redo_across_a_snapshot_of_many_revocations_fold_as_a_rebuild(t
             done = one_shot.tracks.note("after")
         elif step == "earlier":
             done = one_shot.history.undo(str(earlier))
+        elif step == "redo":  # after a note too: put back on purpose
+            done = one_shot.history.redo(anyway=True)
         else:
-            done = getattr(one_shot.history, step)()
+            done = one_shot.history.undo()
         one_shot.close()
         assert (_stored(path) != stored) == stores, step
         check = Tracker(path)

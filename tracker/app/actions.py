@@ -124,7 +124,10 @@ CORE: dict[tuple[str, ...], tuple[Command, Runner]] = {
             )
         ),
     ),
-    d.REDO.path: (d.REDO, lambda t, v: _logged(t.history.redo(reason=v["reason"]))),
+    d.REDO.path: (
+        d.REDO,
+        lambda t, v: _logged(t.history.redo(reason=v["reason"], anyway=bool(v.get("anyway")))),
+    ),
     d.REVEAL.path: (
         d.REVEAL,
         lambda t, v: _logged(t.history.reveal(v["event"], session=v["session"])),

@@ -161,13 +161,23 @@ UNDO = Command(
 
 REDO = Command(
     ("redo",),
-    """Put back what the last undo took back.
+    """Put back what the last undo took back, while nothing but undos and redos has been logged
+    since it, as an editor's redo; after anything else, only with --anyway.
 
     \b
-    Example:
+    Examples:
       tracker redo --reason "it stood after all"
+      tracker redo --anyway        after a roll logged since the undo
     """,
-    options=(Option("--reason", "Why, for the record."),),
+    options=(
+        Option("--reason", "Why, for the record."),
+        Option(
+            "--anyway",
+            "Put it back though events were logged since the undo (each is checked against it).",
+            "bool",
+        ),
+    ),
+    short_help="Put back what the last undo took back.",
 )
 
 REVEAL = Command(

@@ -22,8 +22,11 @@ class DemoReport:
     scripts: dict[str, Path] = field(default_factory=dict)
     tries: dict[str, tuple[str, ...]] = field(default_factory=dict)
     featured: str | None = None
-    # Why the demo wrote where it did, when that is not the plain default.
+    # Why the demo wrote where it did, when that is not where the next command looks.
     notes: list[str] = field(default_factory=list)
+    # The file to give $TRACKER_DB for the next commands to find the demo; None when they do
+    # without it.
+    export: str | None = None
 
     def to_dict(self) -> dict:
         return {"db": self.db, "campaigns": self.campaigns, "notes": self.notes}
@@ -44,34 +47,53 @@ def demo_path() -> Path:
     raise Refused(f"{folder} holds 9,999 demo databases; remove some or give `tracker demo --db`.")
 
 
-def make_demo(db: str | None, *, env_db: str | None = None) -> DemoReport:
-    """Fill a new database (``db``, or a new demo file beside the default log) with the demo.
+def _taken(db: str | None) -> str | None:
+    """Why the database the next plain command uses (``db``: $TRACKER_DB, or None for the
+    default file) may not take the demo, or None when it may: it holds campaigns, or it cannot
+    be written as it stands (another tracker's, not a database). Looked at without opening it
+    for writing, so a file that is not tracker's stays exactly as it was."""
+    from tracker.app.where import _database
 
-    ``env_db`` is $TRACKER_DB when it is set and no ``--db`` was given: it may be a real
-    campaign's log, so the demo leaves it alone and says so.
-    """
+    found, store = _database(db, "default")
+    if store is not None:
+        store.close()
+    if found.state in ("missing", "empty") or (found.state == "current" and not found.campaigns):
+        return None
+    if found.state == "current":
+        return "holds campaigns"
+    if found.state == "older":
+        return "holds a log of an earlier tracker"
+    return found.detail or "cannot take it"
+
+
+def make_demo(db: str | None, *, env_db: str | None = None) -> DemoReport:
+    """Fill a database with the demo: ``db`` when given, else the one the next plain command
+    uses ($TRACKER_DB, ``env_db``, else the default file), so that command finds it. A database
+    that holds campaigns never takes it: the demo is then a new file beside the default log,
+    and the report says to give it to $TRACKER_DB."""
     notes = []
+    export = None
     if db is None:
-        path = demo_path()
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if path.name != "demo.db":
+        taken = _taken(env_db)
+        if taken is None:
+            db = env_db or str(default_path())
+            if env_db is None:
+                default_path().parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        else:
+            path = demo_path()
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            where = f"$TRACKER_DB ({env_db})" if env_db else str(default_path())
             notes.append(
-                f"{path.with_name('demo.db')} already exists and is kept as it is; "
-                f"this demo is a new file, {path.name}."
+                f"{where} {taken} and is left alone; this demo is a new file, {path.name}."
             )
-        if env_db:
-            notes.append(
-                f"$TRACKER_DB ({env_db}) is left alone: the demo writes only to a new file "
-                "or to one given with --db."
-            )
-        db = str(path)
+            db = export = str(path)
     tracker = Tracker(db)
     try:
         if tracker.store.campaigns():
             raise Refused(
                 f"{tracker.location} already holds campaigns; give `tracker demo --db` a new file."
             )
-        report = DemoReport(tracker.location, tracker.url, notes=notes)
+        report = DemoReport(tracker.location, tracker.url, notes=notes, export=export)
         featured: DemoEvening | None = None
         for system in registry.systems():
             evening = system.demo()

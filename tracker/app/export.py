@@ -143,12 +143,10 @@ class Exports:
 
     def _named(self, flt: RollFilter, state: CampaignState) -> RollFilter:
         """``flt`` with its character named as the campaign names them (found however the GM
-        typed the name), or the unknown-character sentence."""
+        typed the name, or by its start), or the unknown-character sentence."""
         if not flt.character:
             return flt
-        found = state.character(flt.character)
-        if found is None:
-            self.table.character(flt.character, state)  # raises the unknown-character sentence
+        found = self.table.character(flt.character, state, retired_ok=True)
         return dataclasses.replace(flt, character=found.name)
 
     def roll_report(self, flt: RollFilter, *, player_view: bool = False) -> dict[str, Any]:

@@ -163,21 +163,31 @@ class History:
             return []
 
     def next_redo(self, state: CampaignState) -> list[StoredEvent]:
-        """What ``redo`` would put back now, oldest first; none when there is nothing to redo."""
-        if not state.undo_stack:
+        """What ``redo`` would put back now, oldest first; none when there is nothing to redo,
+        or when something was logged after the undo (``redo`` then asks for ``anyway``)."""
+        if not state.undo_stack or self._logged_since(state, state.undo_stack[-1]) is not None:
             return []
         ids = set(state.undo_stack[-1]["event_ids"])
         first = self.table.store.first_version(state.campaign_id, ids) or 1
         read = self.table.store.read(state.campaign_id, after_version=first - 1)
         return [e for e in read if e.event_id in ids]
 
-    def redo(self, *, reason: str | None = None) -> Logged:
-        """Restore the events the most recent undo still open to a redo revoked."""
+    def redo(self, *, reason: str | None = None, anyway: bool = False) -> Logged:
+        """Restore the events the most recent undo still open to a redo revoked, as an editor
+        does: while nothing but undos and redos has been logged since that undo. After anything
+        else, only ``anyway``: what was logged since is then checked against what comes back."""
 
         def decide(state: CampaignState) -> Decision:
             if not state.undo_stack:
                 raise Refused("There is nothing to redo; `tracker undo` takes an event back.")
             last = state.undo_stack[-1]
+            since = None if anyway else self._logged_since(state, last)
+            if since is not None:
+                raise Refused(
+                    f"Event {since.version} was logged after the last undo, so there is nothing "
+                    "to redo; `tracker redo --anyway` puts back what that undo took on purpose, "
+                    f"after event {since.version}."
+                )
             ids = set(last["event_ids"])
             first = self.table.store.first_version(state.campaign_id, ids) or 1
             # Only the events from the first restored one on can change: fold up to it once.
@@ -201,6 +211,19 @@ class History:
             return Decision([new_event(payload, state=state)], {"restored": restored}, trial)
 
         return self.table.play(decide)
+
+    def _logged_since(self, state: CampaignState, undo: dict[str, Any]) -> StoredEvent | None:
+        """The first event after the undo ``undo`` (an entry of the undo stack) that is no undo
+        or redo: an edit, after which an editor's redo no longer applies. Usually the event just
+        after it, so the read stops at once."""
+        cid = state.campaign_id
+        after = self.table.store.first_version(cid, [undo["event_id"]]) or 0
+        events = self.table.store.read(cid, after_version=after)
+        try:
+            # What an editor's redo stays open across: undos and redos, never an edit.
+            return next((e for e in events if e.type not in UNDO_TYPES), None)
+        finally:
+            events.close()
 
     # -- revealing -----------------------------------------------------------------------------
 

@@ -99,6 +99,13 @@ def update_words(d: dict[str, Any], after: Any = None) -> str:
     return text
 
 
+def sealed_line(who: str | None) -> str:
+    """A secret event the players have not been shown, as their views say it. It may be a roll
+    or what a secret roll led to (a trait a secret Fright Check cost, a condition it set ended):
+    sealed, they read alike, so none is called a roll."""
+    return f"a secret event for {who or 'the GM'}"
+
+
 def summarize(event, names: dict[str, str], bought: Mapping[str, str] | None = None) -> str:
     """One line saying what an event recorded, in the GM's words, safe to print; a roll that
     points bought up later (``bought``: the outcome it ended with, by the roll's id, as
@@ -160,7 +167,7 @@ def _summary(event, names: dict[str, str]) -> str:
         case p.EventsRevealed(event_ids=ids):
             return f"revealed to the players: {plural(len(ids), 'secret event')}"
         case Sealed():
-            return f"a secret roll for {who or 'the GM'}"
+            return sealed_line(who)
         case Unreadable(reason=reason):
             return f"an event tracker cannot read ({event.type}: {reason})"
     said = registry.words_for(type(event.data))

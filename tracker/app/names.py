@@ -1,11 +1,12 @@
-"""What a name, or any text a person gives tracker, may hold."""
+"""What a name, or any text a person gives tracker, may hold, and which name a person means."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from tracker.errors import BadInput
-from tracker.words import something_to_read
+from tracker.errors import BadInput, Refused
+from tracker.words import reads_as, something_to_read
 
 # Control characters, and the ones that reorder or break a line where text is shown: an escape
 # sequence in a name would clear or retitle the GM's terminal wherever the name is printed, and
@@ -64,3 +65,23 @@ def unfit_value(value: object) -> str | None:
     if UNFIT.search(value):
         return "holds a control character (an escape, a newline); retype it on one line"
     return None
+
+
+def one_named(wanted: str, names: Iterable[str], what: str) -> str | None:
+    """The one of ``names`` that ``wanted`` gives, as ``names`` spells it: the name it is in
+    any case (or that reads the same, ``reads_as``), else the only name it begins, in any
+    case ("mi" for "Mira Kell"). None when it gives none. Several it begins are refused in one
+    sentence naming them (``what``: "characters' names"), rather than one guessed at."""
+    names = list(names)
+    folded, shown = wanted.casefold(), reads_as(wanted)
+    for name in names:
+        if name.casefold() == folded:
+            return name
+    same = next((name for name in names if reads_as(name) == shown), None)
+    if same is not None or not shown.strip():
+        return same
+    begun = list(dict.fromkeys(name for name in names if reads_as(name).startswith(shown)))
+    if len(begun) > 1:
+        listed = ", ".join(sorted(begun, key=str.casefold))
+        raise Refused(f'"{wanted}" begins several {what} ({listed}); give more of it to pick one.')
+    return begun[0] if begun else None

@@ -55,11 +55,12 @@ class RecapNote(msgspec.Struct, frozen=True):
 class RecapRoll(msgspec.Struct, frozen=True):
     """One roll of the session as the view shows it (a contest gives one per side).
 
-    ``sealed``: a secret roll the players have not been shown: only who it was for and when;
-    every field about it is empty. ``secret``: rolled in secret and shown whole (the GM's view,
-    or revealed since). ``tone`` is how its system reads the outcome ("good", "mixed", "bad");
-    ``chance`` the exact chance of success it had; ``margin`` and ``position`` the detail its
-    system gives beyond the outcome, if any."""
+    ``sealed``: a secret event the players have not been shown (a secret roll, or what one led
+    to, which reads the same): only who it was for and when; every field about it is empty.
+    ``secret``: rolled in secret and shown whole (the GM's view, or revealed since). ``tone``
+    is how its system reads the outcome ("good", "mixed", "bad"); ``chance`` the exact chance of
+    success it had; ``margin`` and ``position`` the detail its system gives beyond the outcome,
+    if any."""
 
     version: int
     time: str
@@ -148,6 +149,18 @@ class Recap(msgspec.Struct, frozen=True):
     @property
     def player_view(self) -> bool:
         return self.view == "players"
+
+    @property
+    def sealed(self) -> int:
+        """The secret events the players' view shows only as having happened: secret rolls and
+        what they led to (a trait a secret Fright Check cost), alike once sealed."""
+        return sum(r.sealed for r in self.rolls)
+
+    @property
+    def rolls_shown(self) -> int:
+        """The rolls the view shows as rolls: all of the session's in the GM's view; in the
+        players', those not sealed (a sealed event may be no roll, so it is not counted)."""
+        return len(self.rolls) - self.sealed
 
     def to_dict(self) -> dict[str, Any]:
         return msgspec.to_builtins(self)

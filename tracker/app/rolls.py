@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 
 from tracker.app.deciding import Decision, Logged, new_event
-from tracker.app.names import check_name
+from tracker.app.names import check_name, one_named
 from tracker.app.table import Table
 from tracker.errors import BadInput
 from tracker.events import NewEvent
@@ -67,18 +67,29 @@ def describe_effects(
     return out
 
 
+def sheet_trait(character: Character, trait: str) -> str:
+    """``trait`` as ``character``'s sheet spells it: the skill or stat it names in any case,
+    or the only one it begins ("lock" for "Lockpicking"), so the log says what the sheet says;
+    several it begins are refused in one sentence naming them. A trait the sheet does not hold
+    is left as typed, for the rules to read (a GURPS default, a sense) or refuse."""
+    # HP and FP are tracks, never rolled: "H" begins HT alone.
+    stats = (s for s in character.stats if s.casefold() not in ("hp", "fp"))
+    return one_named(trait, [*character.skills, *stats], f"of {character.name}'s traits") or trait
+
+
 def side(table: Table, state: CampaignState, name: str, trait: str) -> Side:
     """A contest side: a character and its trait, or an opponent given as a name and a score
     (``contest Kade Hacking "Corp netrunner" 14``)."""
     ch = state.character(name)
     if ch is not None:
         table.character(name, state)  # refuses a character retired from play
-        return Side(ch.name, ch, trait)
+        return Side(ch.name, ch, sheet_trait(ch, trait))
     try:
         score = int(trait)
     except ValueError:
-        table.character(name, state)  # raises the unknown-character sentence
-        raise
+        # The start of a character's name, or the unknown-character sentence.
+        ch = table.character(name, state)
+        return Side(ch.name, ch, sheet_trait(ch, trait))
     if not name.strip():
         raise BadInput("Name the opponent, like 'Corp netrunner'.")
     low, high = state.rules.score_range
@@ -235,6 +246,7 @@ class Rolls:
             named = registry.roll_kind(rules, kind)
         asked = _own(rules, request, "roll")
         ch = self.table.character(name, state)
+        asked = msgspec.structs.replace(asked, trait=sheet_trait(ch, asked.trait))
         decided = rules.decide_roll(asked, ch, state)
         hidden = secret or decided.secret
         roll = _roll_made(state, ch, decided, kind, dice_source, task=decided.task, seed=seed_text)

@@ -21,6 +21,7 @@ from tracker.app.loading import (
     SNAPSHOT_EVERY,
     StateLoader,
 )
+from tracker.app.names import one_named
 from tracker.app.progress import Meter
 from tracker.errors import BadInput, NotFound, Refused
 from tracker.events import StoredEvent
@@ -184,10 +185,17 @@ class Table:
     def character(
         self, name: str, state: CampaignState | None = None, *, retired_ok: bool = False
     ) -> Character:
-        """A character of the campaign by name (any case); one sentence when there is none, or
-        when it has retired from play and ``retired_ok`` (a look at the sheet) is not given."""
+        """A character of the campaign by name (any case) or by the start of the one name it
+        begins ("mi" for "Mira Kell"); one sentence when there is none, when the start is
+        several's, or when it has retired from play and ``retired_ok`` (a look at the sheet) is
+        not given."""
         state = state or self.state()
         character = state.character(name)
+        if character is None:
+            named = one_named(
+                name, (c.name for c in state.characters.values()), "characters' names"
+            )
+            character = state.character(named) if named is not None else None
         if character is None:
             known = ", ".join(sorted(c.name for c in state.characters.values())) or "none yet"
             raise NotFound(

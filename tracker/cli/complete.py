@@ -61,6 +61,21 @@ def _matching(words: Iterable[str], incomplete: str) -> list[CompletionItem]:
     return [CompletionItem(w) for w in words if w.casefold().startswith(wanted)]
 
 
+def _character(state: Any, named: str | None) -> Any:
+    """The character the line named, as a command would find it (in any case, or by the
+    start of one name); None when it names none, or the start of several."""
+    if state is None or not named:
+        return None
+    from tracker.app.names import one_named
+    from tracker.errors import Refused
+
+    try:
+        found = one_named(named, [c.name for c in state.characters.values()], "characters")
+    except Refused:
+        return None
+    return None if found is None else state.character(found)
+
+
 def characters(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """The campaign's characters."""
     state = _state(ctx)
@@ -72,9 +87,7 @@ def traits_of(argument: str) -> Completions:
     """The stats and skills of the character the line named in ``argument``."""
 
     def complete(ctx: click.Context, param: click.Parameter, incomplete: str):
-        state = _state(ctx)
-        named = ctx.params.get(argument)
-        character = state.character(named) if state is not None and named else None
+        character = _character(_state(ctx), ctx.params.get(argument))
         if character is None:
             return []
         return _matching([*character.stats, *character.skills], incomplete)
@@ -86,9 +99,7 @@ def conditions_of(argument: str) -> Completions:
     """The conditions the character named in ``argument`` has now."""
 
     def complete(ctx: click.Context, param: click.Parameter, incomplete: str):
-        state = _state(ctx)
-        named = ctx.params.get(argument)
-        character = state.character(named) if state is not None and named else None
+        character = _character(_state(ctx), ctx.params.get(argument))
         return [] if character is None else _matching(character.conditions, incomplete)
 
     return complete

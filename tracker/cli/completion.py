@@ -11,6 +11,12 @@ from tracker.cli.declared import make_command
 from tracker.systems.commands import Argument, Command
 
 SHELLS = ("bash", "zsh", "fish")
+# How the bash script adds a completion (click's script is a %-template, hence %%q).
+BASH_REPLY = r"""if [[ ${COMP_WORDS[COMP_CWORD]} == [\"\']* ]]; then
+                COMPREPLY+=("$value")
+            else
+                COMPREPLY+=("$(printf '%%q' "$value")")
+            fi"""
 # Where each shell's completion line goes; the order of SHELLS.
 START_UP = {
     "bash": ("~/.bashrc", 'eval "$(tracker completion bash)"'),
@@ -56,10 +62,10 @@ def _completion(shell: str | None) -> None:
     kind = get_completion_class(shell)
     if shell == "bash":
         # click's bash script adds each word as it is: "Neon Drift" would reach the line as two
-        # words. Quoted as bash would quote it, a name with spaces or parentheses stays one.
-        quoted = kind.source_template.replace(
-            "COMPREPLY+=($value)", 'COMPREPLY+=("$(printf \'%%q\' "$value")")'
-        )
+        # words. Quoted as bash would quote it, a name with spaces or parentheses stays one;
+        # inside a quote the GM opened, bash closes the quote round the word as it is, and a
+        # backslash there would be part of the name.
+        quoted = kind.source_template.replace("COMPREPLY+=($value)", BASH_REPLY)
         kind = type("QuotingBashComplete", (kind,), {"source_template": quoted})
     click.echo(kind(cli, {}, "tracker", "_TRACKER_COMPLETE").source())
 

@@ -16,15 +16,17 @@ from tracker.systems.commands import Command, Option
 
 DEMO = Command(
     ("demo",),
-    """Make a demo database (a campaign per system, sample characters) and show what to try.
+    """Make a demo (a campaign per system, sample characters) and show what to try.
 
-    It is a new file: demo.db in your data folder, or demo-2.db and on when that is taken (an
-    earlier demo is never replaced), or --db PATH. $TRACKER_DB is not written to.
+    It goes where the next command looks ($TRACKER_DB, else tracker.db in your data folder),
+    so `tracker campaign list` finds it, or to --db PATH. A database that already holds
+    campaigns never takes it: the demo is then a new file, demo.db in your data folder (demo-2.db
+    and on when that is taken), and it says what to give $TRACKER_DB.
 
-    Example: tracker demo && export TRACKER_DB=~/.local/share/tracker/demo.db
+    Example: tracker demo && tracker campaign list
     """,
     options=(
-        Option("--db", "Where to make the demo (a new file).", metavar="PATH"),
+        Option("--db", "Where to make the demo (a new or empty database).", metavar="PATH"),
         Option("--json", JSON_HELP, "bool", dest="as_json"),
     ),
     short_help="Make a demo database and show what to try.",
@@ -35,7 +37,7 @@ def _demo(db: str | None, as_json: bool) -> None:
     from tracker.app.demo import make_demo
 
     root = click.get_current_context().find_root()
-    # $TRACKER_DB may point at a real campaign: the demo only writes where it is told explicitly.
+    # A --db before the command is as good as one after it.
     if db is None and root.get_parameter_source("db") == ParameterSource.COMMANDLINE:
         db = root.params.get("db")
     report = make_demo(db, env_db=os.environ.get("TRACKER_DB") or None)
@@ -67,7 +69,7 @@ def _demo(db: str | None, as_json: bool) -> None:
     others = [c["name"] for c in report.campaigns if c["name"] != report.featured][-1:]
     click.echo(f'\nThe current campaign is "{report.featured}". Try:')
     tries = [
-        f"export TRACKER_DB={shlex.quote(report.db)}",
+        *([f"export TRACKER_DB={shlex.quote(report.export)}"] if report.export else []),
         "tracker campaign list",
         "tracker status",
         "tracker obligations",

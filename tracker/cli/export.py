@@ -201,6 +201,7 @@ def _export_rolls(
 ) -> None:
     hush(quiet)
     from tracker.app.export import RollFilter, utc_stamp
+    from tracker.projections.rolls import SEALED_KIND
 
     _described(as_json, output)
     tracker = open_tracker()
@@ -212,21 +213,24 @@ def _export_rolls(
         with _target(output, private=not player_view) as out:
             out.write(render(report))
         count, head = len(report["rows"]), report["log_head"]
+        sealed = sum(r["kind"] == SEALED_KIND for r in report["rows"])
         luck = {c["character"]: c["luck"] for c in report["luck"]["characters"]}
     elif fmt == "csv":
         from tracker.projections.rolls import COLUMNS
 
         state, cells = tracker.exports.csv_rows(flt, player_view=player_view)
-        head, count, luck = state.head_hash, 0, None
+        head, count, sealed, luck = state.head_hash, 0, 0, None
+        kind = COLUMNS.index("kind")
         with _target(output, private=not player_view) as out:
             writer = csv.writer(out)
             writer.writerow([*COLUMNS, "log_head"])
             for row in cells:
                 writer.writerow(row)
                 count += 1
+                sealed += row[kind] == SEALED_KIND
     else:
         state, rows = tracker.exports.roll_rows(flt, player_view=player_view)
-        head, count, luck = state.head_hash, 0, None
+        head, count, sealed, luck = state.head_hash, 0, 0, None
         with _target(output, private=not player_view) as out:
             out.write(
                 json.dumps({"export": "rolls", "campaign": state.name, "log_head": head}) + "\n"
@@ -234,7 +238,11 @@ def _export_rolls(
             for row in rows:
                 out.write(json.dumps(row.to_dict(player_view), ensure_ascii=False) + "\n")
                 count += 1
-    _summary(as_json, output, {"rolls": count, "log_head": head, "format": fmt, "luck": luck})
+                sealed += row.sealed
+    # A sealed row is a secret event of any kind (the quirk a secret Fright Check cost reads as
+    # a secret roll does): counted apart from the rolls, as the recap counts it.
+    doc = {"rows": count, "rolls": count - sealed, "sealed": sealed}
+    _summary(as_json, output, {**doc, "log_head": head, "format": fmt, "luck": luck})
 
 
 export.add_command(make_command(EXPORT_ROLLS, _export_rolls))
@@ -255,13 +263,15 @@ def _summary(as_json: bool, output: str | None, doc: dict) -> None:
     # The players' view withholds the head when it is an older secret event's, unsalted.
     head = doc["log_head"] or "withheld (a secret event's)"
     if output is None or output in STANDARD_OUTPUT:  # never with --json (``_described``)
-        rows = doc.get("rolls", doc.get("events"))
+        rows = doc.get("rows", doc.get("events"))
         click.echo(f"{plural(rows, 'row')}, log head {head[:12]}", err=True)
         return
     if as_json:
         emit_json({"output": output, **doc})
         return
     what = plural(doc["rolls"], "roll") if "rolls" in doc else plural(doc["events"], "event")
+    if doc.get("sealed"):
+        what += f" and {plural(doc['sealed'], 'secret event')} sealed"
     shown = f"{head[:12]}…{head[-2:]}" if doc["log_head"] else head
     line = f"Wrote {output}: {what}, log head {shown}."
     if doc.get("luck"):

@@ -46,8 +46,8 @@ def _undo(
 undo = make_command(UNDO, _undo, cls=NumberArgs)
 
 
-def _redo(reason: str | None, as_json: bool) -> None:
-    logged = open_tracker().history.redo(reason=reason)
+def _redo(reason: str | None, anyway: bool, as_json: bool) -> None:
+    logged = open_tracker().history.redo(reason=reason, anyway=anyway)
     restored = logged.doc["restored"]
     show_logged(
         logged,
@@ -89,7 +89,7 @@ REPLAY = Command(
 
 
 def _replay(session: int | None, player_view: bool, as_json: bool) -> None:
-    from tracker.app.lines import summarize
+    from tracker.app.lines import sealed_line, summarize
     from tracker.cli.render import dim, local_time, printable
     from tracker.events.play import NoteAdded
     from tracker.projections.player import Sealed
@@ -113,7 +113,7 @@ def _replay(session: int | None, player_view: bool, as_json: bool) -> None:
         when = dim(local_time(event.recorded_at, "HH:mm"))
         if isinstance(event.data, Sealed):
             who = printable(line.names.get(event.character_id or "", "the GM"))
-            click.echo(f"{when}  {event.version:>5}  a secret roll for {who}")
+            click.echo(f"{when}  {event.version:>5}  {sealed_line(who)}")
             continue
         text = summarize(event, line.names, bought)
         if isinstance(event.data, NoteAdded):

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import click
 
-from tracker.app.lines import summarize
+from tracker.app.lines import sealed_line, summarize
 from tracker.cli.declared import QUIET, make_command
 from tracker.cli.options import emit_json, hush, open_tracker
 from tracker.cli.render import (
@@ -55,7 +55,7 @@ def _log(session: int | None, player_view: bool, follow: bool, as_json: bool) ->
         _follow(tracker, session, player_view, as_json)
         return
     # The players' view is their stream, in which a secret event the GM has not revealed comes
-    # sealed: the row stays (a secret roll happened), what it showed is not there to print.
+    # sealed: the row stays (a secret event happened), what it showed is not there to print.
     if player_view:
         events = tracker.player_events(session=session)
     else:
@@ -117,7 +117,7 @@ def log_line(
     if isinstance(event.data, Sealed):
         who = printable(names.get(event.character_id or "", "the GM"))
         gone = " [undone]" if event.event_id in undone else ""
-        return f"{event.version:>6}  {when}  {label:>4}  a secret roll for {who}{gone}"
+        return f"{event.version:>6}  {when}  {label:>4}  {sealed_line(who)}{gone}"
     # In the players' view a secret event shown whole is one the GM revealed.
     mark = " [revealed]" if player_view else " [secret]"
     secret = mark if event.visibility == "gm" else ""

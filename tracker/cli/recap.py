@@ -20,10 +20,10 @@ RECAP = Command(
     """A session's recap: the GM's notes, the rolls, luck against the odds, what changed for
     each character, and what was still owed when it ended.
 
-    The players' view unless --gm: a secret roll the GM has not revealed reads "a secret roll"
-    and changes nothing in it, as in `tracker log --player-view`. Markdown unless --html; -o
-    writes it to a file (a GM's recap only its owner may read). --json prints the recap as one
-    JSON document, or with -o what was written.
+    The players' view unless --gm: a secret event the GM has not revealed (a secret roll, or
+    what one led to) reads "a secret event" and changes nothing in it, as in `tracker log
+    --player-view`. Markdown unless --html; -o writes it to a file (a GM's recap only its owner
+    may read). --json prints the recap as one JSON document, or with -o what was written.
 
     \b
     Examples:
@@ -89,16 +89,18 @@ def _recap(
         "format": fmt,
         "session": recap.session.number,
         "view": recap.view,
-        "rolls": len(recap.rolls),
+        "rolls": recap.rolls_shown,
+        "sealed": recap.sealed,
         "log_head": recap.log_head or None,
     }
     if as_json:
         emit_json(doc)
         return
     view = "the players' view" if recap.player_view else "the GM's view"
+    sealed = f" and {plural(recap.sealed, 'secret event')} sealed" if recap.sealed else ""
     click.echo(
-        f"Wrote {output}: session {recap.session.number}, {plural(len(recap.rolls), 'roll')}, "
-        f"{view}."
+        f"Wrote {output}: session {recap.session.number}, {plural(recap.rolls_shown, 'roll')}"
+        f"{sealed}, {view}."
     )
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from tracker.cli.recap_text import (
     LUCK_NOTE,
+    SEALED_ROW,
     change_words,
     dice_text,
     kind_words,
@@ -97,8 +98,8 @@ def _rolls(recap: Recap) -> str:
         )
         if r.sealed:
             body.append(
-                f'{frame}<td class="hidden" colspan="7">a secret roll, sealed until the GM '
-                'reveals it<span class="badge secret">secret</span></td></tr>'
+                f'{frame}<td class="hidden" colspan="7">{SEALED_ROW}'
+                '<span class="badge secret">secret</span></td></tr>'
             )
             continue
         roll = _e(r.trait)

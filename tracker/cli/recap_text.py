@@ -29,6 +29,11 @@ def md(value: Any) -> str:
     return _MARKUP.sub(r"\\\1", text)
 
 
+# A sealed row of the players' recap: a secret roll, or what one led to (the trait a secret
+# Fright Check cost reads the same), so it is called an event, and counted apart from the rolls.
+SEALED_ROW = "a secret event, sealed until the GM reveals it"
+
+
 def dice_text(dice: tuple[int, ...], kept: int | None) -> str:
     """The dice as rolled, and what was kept of them: their total or the one die."""
     shown = ", ".join(str(d) for d in dice)
@@ -41,7 +46,7 @@ def roll_words(roll: RecapRoll) -> str:
     """A roll as one line of words (without the character): the trait and its score, the
     dice, the outcome and what it did."""
     if roll.sealed:
-        return "a secret roll, sealed until the GM reveals it"
+        return SEALED_ROW
     parts = [f"{kind_words(roll)}{roll.trait or ''}"]
     if roll.effective is not None:
         parts[0] += f" {roll.effective}"
@@ -100,17 +105,16 @@ def session_when(recap: Recap) -> str:
 def view_words(recap: Recap) -> str:
     if not recap.player_view:
         return "The GM's recap: secret rolls in full, and what they changed."
-    sealed = sum(r.sealed for r in recap.rolls)
-    if not sealed:
+    if not recap.sealed:
         return "The players' recap."
     return (
-        f"The players' recap: {plural(sealed, 'secret roll')} sealed, shown only as having "
-        "happened until the GM reveals them."
+        f"The players' recap: {plural(recap.sealed, 'secret event')} sealed (secret rolls and "
+        "what they led to), shown only as having happened until the GM reveals them."
     )
 
 
 def sealed_words(recap: Recap, character: str | None) -> list[str]:
-    """In the players' recap, what a listed change leaves out: a secret roll not yet revealed
+    """In the players' recap, what a listed change leaves out: a secret event not yet revealed
     may have moved the campaign's tracks (any one) or a character's (that character's), so the
     change reads "+ ? sealed" rather than a number a later public event would contradict."""
     if not recap.player_view:
@@ -118,7 +122,9 @@ def sealed_words(recap: Recap, character: str | None) -> list[str]:
     sealed = [r for r in recap.rolls if r.sealed]
     if character is not None:
         sealed = [r for r in sealed if r.character == character]
-    return [f"+ ? sealed ({plural(len(sealed), 'secret roll')} not yet revealed)"] if sealed else []
+    return (
+        [f"+ ? sealed ({plural(len(sealed), 'secret event')} not yet revealed)"] if sealed else []
+    )
 
 
 LUCK_NOTE = (

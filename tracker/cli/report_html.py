@@ -16,6 +16,7 @@ from typing import Any
 
 from tracker.cli.render import track_word
 from tracker.systems.dice import PHYSICAL
+from tracker.words import plural
 
 PALETTE = ("#2563eb", "#d97706", "#059669", "#c026d3", "#dc2626", "#0891b2", "#65a30d", "#7c3aed")
 SHARED_COLOUR = "#374151"
@@ -172,20 +173,34 @@ def _signed(value: float, digits: int = 2) -> str:
     return text.replace("-", "−") if text.strip("+-0.") else f"{0:.{digits}f}"
 
 
+def _sealed(row: dict[str, Any]) -> bool:
+    """A row the players' view holds sealed: that a secret event happened, no more."""
+    return bool(row.get("secret")) and row.get("outcome") is None
+
+
 def _header(report: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     flt = report.get("filters") or {}
     shown = [f"session {flt['session']}"] if flt.get("session") is not None else []
     shown += [f"character {flt['character']}"] if flt.get("character") else []
     shown += [f"{k} {_time(flt[k])}" for k in ("since", "until") if flt.get(k)]
-    counts = [f"{len(rows)} roll{'' if len(rows) == 1 else 's'}"]
+    # A sealed row (the players' view) is a secret event of any kind, counted apart from the
+    # rolls: the quirk a secret Fright Check cost reads as a secret roll does.
+    sealed = sum(_sealed(r) for r in rows)
+    counts = [plural(len(rows) - sealed, "roll")]
     counts += [
-        f"{n} {k}" for k in ("revoked", "secret") if (n := sum(bool(r.get(k)) for r in rows))
+        f"{n} {k}"
+        for k in ("revoked", "secret")
+        if (n := sum(bool(r.get(k)) and not _sealed(r) for r in rows))
     ]
+    counts += [f"{plural(sealed, 'secret event')} sealed"] if sealed else []
     head = report.get("log_head") or ""
     short = f"{head[:12]}…{head[-4:]}" if len(head) > 16 else head
     system = report.get("system_title") or report.get("system", "")
     view = (
-        "Player view: a secret roll shows only that it happened." if flt.get("player_view") else ""
+        "Player view: a secret event (a secret roll, or what one led to) shows only that it "
+        "happened."
+        if flt.get("player_view")
+        else ""
     )
     return (
         f"<header><h1>{_e(report.get('campaign'))}</h1>"
@@ -424,8 +439,8 @@ def _rows_section(report: dict[str, Any], rows: list[dict[str, Any]]) -> str:
             f'{_stamp(r.get("time"))}</td><td class="num">{_e(r.get("session"))}</td>'
             f'<td class="free">{_e(r.get("character"))}</td><td class="free">{roll}</td>'
         )
-        if r.get("secret") and r.get("outcome") is None:  # the player view keeps only the frame
-            body.append(f'{row}<td class="hidden" colspan="7">secret roll{badges}</td></tr>')
+        if _sealed(r):  # the player view keeps only the frame
+            body.append(f'{row}<td class="hidden" colspan="7">secret event{badges}</td></tr>')
             continue
         score = _e(r.get("base"))
         if r.get("effective") is not None and r.get("effective") != r.get("base"):

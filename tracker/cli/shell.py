@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -156,8 +157,9 @@ class Completer:
     (``tracker.cli.complete``): commands, then each argument's own words (characters, their
     traits, spend kinds, Threat tiers, campaigns), and options after a dash."""
 
-    def __init__(self, obj: dict) -> None:
+    def __init__(self, obj: dict, prompt: Callable[[], str] = lambda: "") -> None:
         self.obj = obj
+        self.prompt = prompt
         self.matches: list[str] = []
 
     def words(self, before: list[str], incomplete: str = "") -> list[str]:
@@ -175,22 +177,86 @@ class Completer:
             return []
         return [item.value for item in items if item.type != "file"]
 
-    def complete(self, text: str, index: int) -> str | None:
-        if index == 0:
-            import readline
+    def lines(self, line: str) -> list[str]:
+        """``line`` (what stands before the cursor) with its last word completed, one line per
+        word that fits: quoted as the GM began it, else in double quotes when it holds a space
+        ("Ilsa Varga", "Guns (Pistol)"), and followed by a space. The whole line is given back
+        because readline replaces only what follows its last word break, and a name with a
+        space in it, quoted or escaped, is one word broken in two there."""
+        before, word, start, quote = split_line(line)
+        fitting = [w for w in self.words(before, word) if w.casefold().startswith(word.casefold())]
+        return [line[:start] + quoted(w, quote) + " " for w in fitting]
 
-            buffer = readline.get_line_buffer()[: readline.get_begidx()]
-            try:
-                before = shlex.split(buffer)
-            except ValueError:
-                before = buffer.split()
-            quoted = [w if " " not in w else f'"{w}"' for w in self.words(before, text)]
-            self.matches = [w for w in quoted if w.lower().startswith(text.lower())]
-            if len(self.matches) == 1:
-                # Python's readline appends nothing to a completed word; a word completed whole
-                # is followed by a space, as in bash, so the next word typed stays a word.
-                self.matches = [self.matches[0] + " "]
+    def complete(self, text: str, index: int) -> str | None:
+        # With no word breaks set, readline gives the whole line before the cursor as ``text``.
+        if index == 0:
+            self.matches = self.lines(text)
         return self.matches[index] if index < len(self.matches) else None
+
+    def display(self, substitution: str, matches: list[str], longest: int) -> None:
+        """Several fit: the words are listed, not the whole lines readline holds."""
+        import readline
+        import shutil
+
+        words = [split_line(m.rstrip(" "))[1] for m in matches]
+        # In columns across the terminal, as readline lists them.
+        width = max(len(w) for w in words) + 2
+        per_line = max(1, shutil.get_terminal_size().columns // width)
+        rows = [words[i : i + per_line] for i in range(0, len(words), per_line)]
+        click.echo("")
+        for row in rows:
+            click.echo("".join(w.ljust(width) for w in row).rstrip())
+        click.echo(self.prompt() + readline.get_line_buffer(), nl=False)
+
+
+def split_line(line: str) -> tuple[list[str], str, int, str | None]:
+    """``line`` read as the shell reads a command (``shlex``), a quote still open at its end
+    allowed: the words before the last, the last as it reads (empty after a space), where that
+    word begins in ``line``, and the quote it began with, if any."""
+    words: list[str] = []
+    word: list[str] = []
+    start, opened, quote, at = len(line), None, None, 0
+    in_word = False
+    while at < len(line):
+        ch = line[at]
+        if quote is not None:
+            if ch == quote:
+                quote = None
+            elif ch == "\\" and quote == '"' and line[at + 1 : at + 2] in ('"', "\\"):
+                at += 1
+                word.append(line[at])
+            else:
+                word.append(ch)
+        elif ch in " \t":
+            if in_word:
+                words.append("".join(word))
+                word, in_word, start = [], False, len(line)
+        else:
+            if not in_word:
+                in_word, start = True, at
+                opened = ch if ch in "\"'" else None
+            if ch in "\"'":
+                quote = ch
+            elif ch == "\\" and at + 1 < len(line):
+                at += 1
+                word.append(line[at])
+            else:
+                word.append(ch)
+        at += 1
+    if not in_word:
+        return words, "", len(line), None
+    return words, "".join(word), start, opened
+
+
+def quoted(word: str, quote: str | None) -> str:
+    """``word`` as one word of a line: in the quote the GM opened it with, else in double
+    quotes when a space or a quote in it would break it, else as it is."""
+    if quote == "'" and "'" not in word:
+        return f"'{word}'"
+    if quote is not None or re.search(r"[\s\"'\\]", word):
+        escaped = word.replace("\\", "\\\\").replace('"', '\\"')
+        return f'"{escaped}"'
+    return word
 
 
 def _history_file() -> Path:
@@ -226,8 +292,11 @@ def _shell() -> None:
         try:
             import readline
 
-            readline.set_completer(Completer(obj).complete)
-            readline.set_completer_delims(" \t")
+            completer = Completer(obj, lambda: _prompt(tracker))
+            readline.set_completer(completer.complete)
+            # No word breaks: the completer reads the whole line, names with spaces included.
+            readline.set_completer_delims("")
+            readline.set_completion_display_matches_hook(completer.display)
             readline.parse_and_bind("tab: complete")
             history.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             if history.exists():

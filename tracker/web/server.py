@@ -48,7 +48,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tracker.app.history import Change
-from tracker.app.lines import summarize
+from tracker.app.lines import sealed_line, summarize
 from tracker.app.live import Live, Page
 from tracker.errors import NotFound, TrackerError
 from tracker.events import StoredEvent
@@ -216,7 +216,7 @@ class Feed:
         }
         if sealed:
             who = self.names.get(event.character_id or "", "the GM")
-            doc["text"] = f"a secret roll for {who}"
+            doc["text"] = sealed_line(who)
             return doc
         doc["text"] = summarize(event, self.names, bought)
         # A roll points bought up is coloured as it ended, not as its dice fell.
@@ -245,7 +245,7 @@ class Feed:
 
     def _naming(self, ids: tuple[str, ...] | list[str], view: str, shown: int = 3) -> str:
         """What an undo or a redo took back or put back, as the view may read it (a secret
-        roll the players were not shown stays "a secret roll for ..."): the first few lines."""
+        roll the players were not shown stays "a secret event for ..."): the first few lines."""
         store, cid = self.live.table.store, self.live.campaign_id
         revealed = self.live.table.revealed(self.live.row) if view == PLAYERS else set()
         lines = []
@@ -260,7 +260,7 @@ class Feed:
                     continue
             if isinstance(event.data, Sealed):
                 who = self.names.get(event.character_id or "", "the GM")
-                lines.append(f"#{event.version} a secret roll for {who}")
+                lines.append(f"#{event.version} {sealed_line(who)}")
             else:
                 lines.append(f"#{event.version} {summarize(event, self.names)}")
         if not lines:
