@@ -273,6 +273,15 @@ plausible = {
     "text": st.text(max_size=20),
     "secret": st.booleans(),
     "modifier": st.integers(-20, 20),
+    "amount": st.text(max_size=4),
+    "mods": st.lists(
+        st.builds(
+            str.__add__,
+            st.sampled_from(["darkness:", "encumbrance:", "equipment:best:", "in-combat*", "+"]),
+            st.text(max_size=3),
+        ),
+        max_size=2,
+    ),
 }
 
 

@@ -313,4 +313,6 @@ def _is_number(value: Any) -> bool:
     if isinstance(value, int) and not isinstance(value, bool):
         return True
     text = value.strip() if isinstance(value, str) else ""
-    return text.lstrip("+-").isdigit() and len(text) < 12
+    # One sign at most, and ASCII digits: "²" is a digit to isdigit, not to int.
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    return digits.isascii() and digits.isdigit() and len(text) < 12

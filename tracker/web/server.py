@@ -577,7 +577,8 @@ def _stream(
     given = request.headers.get("last-event-id") or ""
     prefix, _, number = given.rpartition("-")
     token = hub.token
-    seen = int(number) if prefix == token and number.isdigit() and len(number) < 16 else -1
+    digits = number.isascii() and number.isdigit()  # "²" is a digit to isdigit, not to int
+    seen = int(number) if prefix == token and digits and len(number) < 16 else -1
     queue = hub.join(view)
     events = _events(hub, view, queue, given, seen)
     if phone is not None:
@@ -723,7 +724,9 @@ class BodyLimit:
         # The HTTP server has refused a malformed or doubled Content-Length already.
         length = next((v for n, v in headers if n == b"content-length"), None)
         chunked = any(n == b"transfer-encoding" for n, _ in headers)
-        if length is not None and (not length.isdigit() or int(length) > self.largest):
+        if length is not None and (
+            not (length.isascii() and length.isdigit()) or int(length) > self.largest
+        ):
             await self._refuse(scope, receive, send)
             return
         if not chunked:

@@ -540,7 +540,9 @@ def fright_modifier(text: str) -> Modifier:
         value = int(number)
     except ValueError:
         name, _, count = text.partition("*")
-        return fright.fright_modifier(name, int(count) if count.isdigit() else 1)
+        return fright.fright_modifier(
+            name, int(count) if count.isascii() and count.isdigit() else 1
+        )
     return Modifier(value, label.strip() if sep and label.strip() else "modifier")
 
 
@@ -551,7 +553,7 @@ def fright_traits(character: CharacterView) -> list[Modifier]:
         words = trait.strip().rsplit(" ", 1)
         name, level = (
             (words[0], int(words[1]))
-            if len(words) == 2 and words[1].isdigit()
+            if len(words) == 2 and words[1].isascii() and words[1].isdigit()
             else (trait.strip(), 1)
         )
         key = name.casefold().replace(" ", "-")

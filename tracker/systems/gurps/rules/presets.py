@@ -110,7 +110,7 @@ def preset(name: str, *, tl: int | None = None) -> Modifier:
         quality, _, level = value.partition(":")
         if quality == "best" and level:
             digits = level.removeprefix("tl")
-            if not digits.isdigit():
+            if not (digits.isascii() and digits.isdigit()):
                 raise BadInput("Write best equipment as equipment:best:TL, like equipment:best:8.")
             tl = int(digits)
         return _equipment_modifier(quality, tl)
@@ -124,7 +124,7 @@ def preset(name: str, *, tl: int | None = None) -> Modifier:
             return haste(int(match.group(1)))
     if group == "climbing":
         return climbing_modifiers(value)[0]
-    if group == "darkness" and value.isdigit() and int(value) > 0:
+    if group == "darkness" and _count(value) and int(value) > 0:
         return vision_modifiers(darkness=int(value))[0]
     if key == "obvious" or (group == "difficulty" and value == "obvious"):
         return vision_modifiers(obvious=True)[0]
@@ -140,7 +140,7 @@ def preset(name: str, *, tl: int | None = None) -> Modifier:
                 f"not {name!r}."
             ) from None
         return hearing_modifier(sound, yards)
-    if group == "encumbrance" and value.isdigit():
+    if group == "encumbrance" and _count(value):
         # "Subtract your current encumbrance level (0–4)": 0 is a level too, and a roll's own
         # level stands over the sheet's (travelling light today).
         level = int(value)
@@ -169,3 +169,9 @@ def difficulty_notes(modifiers: Sequence[Modifier]) -> list[str]:
             "(GURPS, 'Task Difficulty Scale')"
         ]
     return []
+
+
+def _count(text: str) -> bool:
+    """Whether ``text`` is a count written in ASCII digits ("²" is a digit to ``isdigit``, and
+    no number to ``int``)."""
+    return text.isascii() and text.isdigit()
