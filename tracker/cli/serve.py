@@ -209,7 +209,14 @@ def _run(app: Starlette, sock: socket.socket, protocol: type) -> None:
             super().handle_exit(sig, frame)
 
     config = uvicorn.Config(
-        app, http=protocol, log_level="warning", lifespan="on", timeout_graceful_shutdown=2
+        app,
+        http=protocol,
+        # No route speaks WebSocket: an upgrade is answered as the plain request it also is,
+        # and its connection stays the protocol's, counted and held to the deadline.
+        ws="none",
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=2,
     )
     # The server stops on Ctrl-C and hands the signal back once it has.
     with contextlib.suppress(KeyboardInterrupt):

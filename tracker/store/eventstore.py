@@ -960,9 +960,11 @@ class EventStore:
                 "SELECT 1 FROM requests WHERE holder = :holder AND nonce = :nonce", key
             )
             if any(True for _ in found):
+                # The first answer stands: a copy of the request that ran alongside it (on
+                # another server of the same database) does not replace it.
                 link.rows(
                     "UPDATE requests SET answer = :answer "
-                    "WHERE holder = :holder AND nonce = :nonce",
+                    "WHERE holder = :holder AND nonce = :nonce AND answer IS NULL",
                     {**key, "answer": answer},
                 )
             else:

@@ -11,6 +11,8 @@ hundred of them use up the process's open files.
   opened, and after each response on a kept-alive one) its headers and body must have arrived
   within ``deadline`` seconds; otherwise the server answers 408 (when no request began) and
   closes it. A feed's long response is not held to it: its request arrived whole.
+- **A body not read.** A request answered before its body arrived (refused for its host, its
+  rate or its key) has its connection closed: what is left of the body is never read.
 - **Connections per address.** One client address holds at most ``per_address`` open
   connections at once; one more is answered 429 and closed at once. A whole table behind one
   home router (a console, a TV and eight phones, each with its feed and actions in flight)
@@ -86,7 +88,16 @@ def guarded_protocol(deadline: float = DEADLINE, per_address: int = PER_ADDRESS)
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
+            if self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing():
+                # Answered before its body arrived (refused for its host, its rate or its key):
+                # the rest of the body is never read, however large it was announced.
+                self.transport.close()
+                return
             self._watch()
+
+        def _unsupported_upgrade_warning(self) -> None:
+            """No route speaks WebSocket (``ws="none"``): an upgrade asked for is answered as
+            a plain request, and a client asking many times does not fill the terminal."""
 
         def _watch(self) -> None:
             """Keep the deadline running while a request is still arriving, and only then."""

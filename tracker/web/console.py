@@ -13,6 +13,7 @@ of it: of a blind (secret) roll, only that the GM has it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import io
@@ -194,6 +195,9 @@ class Console:
         self.guard = guard_
         self.phones = guard_.phones
         self.base = base
+        # The requests being answered now, by holder and nonce, each with what its copies
+        # wait on.
+        self.answering: dict[tuple[str, str], asyncio.Event] = {}
 
     # -- what the console shows ------------------------------------------------------------------
 
@@ -458,12 +462,26 @@ class Console:
             body, claim = await self.guard.check(request, identity)
         except Refusal as exc:
             return refused(exc.status, str(exc), reload=exc.reload)
+        # Copies of one request sent at once (a retry racing the first try) are answered one
+        # after the other: the first runs, the rest read its answer.
+        key = (claim.holder, claim.nonce)
+        while key in self.answering:
+            await self.answering[key].wait()
+        self.answering[key] = asyncio.Event()
+        try:
+            return await self._answered(claim, body, run)
+        finally:
+            self.answering.pop(key).set()
+
+    async def _answered(
+        self, claim: Claim, body: dict[str, Any], run: Callable[..., Awaitable[dict[str, Any]]]
+    ) -> Response:
+        """The answer to a request whose nonce is held by this one alone: the first answer
+        again if it was sent before, else what running it answers, remembered."""
         store = self.feed.live.table.store
-        seen, first = await self.feed.call(store.answered, claim.holder, claim.nonce)
-        if seen:
-            first_doc = json.loads(first) if first else None
-            doc = {"error": SENT_ALREADY, "first": first_doc}
-            return JSONResponse(doc, status_code=409, headers=HEADERS)
+        replayed = await self._replayed(claim)
+        if replayed is not None:
+            return replayed
         status = 200
         with store.claiming(claim):  # remembered with what it logs, in one transaction
             try:
@@ -474,12 +492,26 @@ class Console:
                 status, doc = 404, {"error": str(exc)}
             except TrackerError as exc:
                 status, doc = 400 if isinstance(exc, BadInput) else 409, {"error": str(exc)}
+        if status != 200:
+            # Refused because a copy sent to another server of this database logged first?
+            replayed = await self._replayed(claim)
+            if replayed is not None:
+                return replayed
         # A refused request is remembered too: sent again later it is not run on a table that
         # has changed meanwhile. Should the database fail here, a request that logged is
         # remembered already (with its events), and one that did not can do no harm.
         with contextlib.suppress(*store.errors):
             await self.feed.call(store.remember, claim, json.dumps(doc, ensure_ascii=False))
         return JSONResponse(doc, status_code=status, headers=HEADERS)
+
+    async def _replayed(self, claim: Claim) -> Response | None:
+        """409 with the first answer when the request was sent before; None when it was not."""
+        store = self.feed.live.table.store
+        seen, first = await self.feed.call(store.answered, claim.holder, claim.nonce)
+        if not seen:
+            return None
+        doc = {"error": SENT_ALREADY, "first": json.loads(first) if first else None}
+        return JSONResponse(doc, status_code=409, headers=HEADERS)
 
     # -- the phone's own pages ------------------------------------------------------------------
 
