@@ -364,6 +364,42 @@ def test_a_regular_contest_runs_over_rounds_until_decided(iron):
     state(run)
 
 
+def test_a_regular_contest_is_told_apart_by_what_is_contested_not_only_who(iron):
+    """GURPS, 'Regular Contests': "Both succeed or both fail: No change — roll again. This
+    continues until one succeeds while the other fails." Rolling again is the same contest: the
+    same sides over the same traits. The same two over other traits is a contest of its own,
+    and `--new` begins a fresh one between the same sides on purpose."""
+    run = iron
+    run.ok("character add Foe --stat ST=12 --stat DX=11 --stat IQ=9 --stat HT=11")
+    tie = "--mode regular --dice-a 3,3,3 --dice-b 3,3,3"
+    strength = run.json(f"contest Vora ST Foe ST {tie}")
+    assert (strength["round"], strength["decided"]) == (1, False)
+    agility = run.json(f"contest Vora DX Foe DX {tie}")
+    assert (agility["round"], agility["decided"]) == (1, False)
+    assert agility["contest_id"] != strength["contest_id"]
+    owed = run.json("obligations")["obligations"]
+    assert [o["what"] for o in owed] == [
+        "Regular contest Vora (ST) vs Foe (ST) is still running: roll the next round.",
+        "Regular contest Vora (DX) vs Foe (DX) is still running: roll the next round.",
+    ]
+    # Each goes on as itself, whichever was rolled last.
+    again = run.json(f"contest Vora st Foe st {tie}")
+    assert (again["contest_id"], again["round"]) == (strength["contest_id"], 2)
+    assert "round 2" in run.ok(f"contest Vora DX Foe DX {tie}").stdout
+    # --new: a fresh contest over ST, which sets the running one aside.
+    fresh = run.json(f"contest Vora ST Foe ST --new {tie}")
+    assert (fresh["round"], fresh["contest_id"] != strength["contest_id"]) == (1, True)
+    assert [o["id"] for o in fresh["obligations_discharged"]] == [owed[0]["id"]]
+    assert run.json(f"contest Vora ST Foe ST {tie}")["contest_id"] == fresh["contest_id"]
+    assert len(run.json("obligations")["obligations"]) == 2
+    # Against an opponent given by score, the score is what is contested.
+    run.json(f"contest Vora ST Brute 13 {tie}")
+    assert run.json(f"contest Vora ST Brute 14 {tie}")["round"] == 1
+    assert run.json(f"contest Vora ST Brute 13 {tie}")["round"] == 2
+    refused(run, "contest Vora ST Foe ST --new", "add --mode regular", code=2)
+    assert run.json("verify")["ok"] is True
+
+
 # -- Fright checks ------------------------------------------------------------------------------
 
 

@@ -90,10 +90,26 @@ def side(table: Table, state: CampaignState, name: str, trait: str) -> Side:
     return Side(check_name(name, "An opponent's name"), None, None, score)
 
 
+def _contested(side: Side) -> tuple[str, str]:
+    """What tells one running contest from another on this side: who, and over what (a trait,
+    or an opponent's score), as a running contest's obligation records them."""
+    what = side.trait if side.trait is not None else str(side.score)
+    return side.name, what.casefold()
+
+
 def _running(state: CampaignState, a: Side, b: Side) -> tuple[str, int] | None:
-    """The contest still under way between these sides (its id) and the round it is at."""
-    for ob in state.open_obligations("regular-contest"):
-        if ob.data["a"]["name"] == a.name and (ob.data.get("b") or {}).get("name") == b.name:
+    """The contest still under way between these sides over these traits (its id) and the
+    round it is at: the newest, should a GM have begun another alike on purpose.
+
+    Ruling (tracker/systems/gurps/RULINGS.md, Regular contests): a contest is told apart by both
+    sides and what each contests, so the same sides over other traits begin a contest of their
+    own rather than a round of the one running.
+    """
+    wanted = (_contested(a), _contested(b))
+    for ob in reversed(state.open_obligations("regular-contest")):
+        sides = [ob.data.get("a") or {}, ob.data.get("b") or {}]
+        found = tuple((s.get("name"), str(s.get("trait", "")).casefold()) for s in sides)
+        if found == wanted:
             return ob.data["contest_id"], ob.data.get("rounds", 1) + 1
     return None
 

@@ -468,7 +468,8 @@ def decide_contest(
     system: Any, request: ContestRequest, a: Side, b: Side, campaign: CampaignView
 ) -> ContestDecision:
     """A Quick Contest, a Resistance Roll, or one round of a Regular Contest (``running`` is
-    the contest already under way between these sides).
+    the contest already under way between these sides over these traits; ``--new`` begins
+    another all the same, which sets the running one aside).
 
     Rulebook: GURPS, 'Quick Contests', 'Resistance Rolls', 'Regular Contests', 'The Rule of
     16'; tracker/systems/gurps/RULINGS.md.
@@ -483,6 +484,8 @@ def decide_contest(
         raise BadInput(
             "--supernatural (the Rule of 16) is for a resistance roll; add --mode resistance."
         )
+    if request.options.new and mode != "regular":
+        raise BadInput("--new begins a regular contest afresh; add --mode regular.")
     a_base, a_mods, a_eff = effective(a, request.options.mods_a, campaign.setting("tech_level"))
     b_base, b_mods, b_eff = effective(b, request.options.mods_b, campaign.setting("tech_level"))
     src_a, src_b = request.sources()
@@ -499,7 +502,8 @@ def decide_contest(
         extra["margin_of_victory"] = result.margin_of_victory
         extra["rule_of_16"] = result.rule_of_16
     else:
-        contest_id, round_number = request.running or (str(uuid.uuid4()), 1)
+        running = None if request.options.new else request.running
+        contest_id, round_number = running or (str(uuid.uuid4()), 1)
         result = regular_round(a_eff, b_eff, dice_a=src_a, dice_b=src_b, round_number=round_number)
         decided = result.decided
         extra.update(contest_id=contest_id, round=round_number, decided=decided)
