@@ -100,7 +100,7 @@ def as_stored_now(events: list[dict[str, Any]], system: str) -> list[dict[str, A
     roll before it (the tours' only one, Danger Sense after a secret sense roll) moved inside
     that roll, without the ``after`` that named it. The events after it are one version
     earlier, and so are the obligations they name (an obligation's id is "version-n"). A
-    panic check names the catastrophes it answers, a project roll the team's day it was rolled
+    panic check names the one catastrophe it answers, a project roll the team's day it was rolled
     in, and a trait owed is worded "-1 point"."""
     out: list[dict[str, Any]] = []
     gone = 0
@@ -108,9 +108,14 @@ def as_stored_now(events: list[dict[str, Any]], system: str) -> list[dict[str, A
     for version, event in enumerate(events, start=1):
         payload = event["payload"]
         if event["type"] == "RollMade" and payload["kind"] == "panic":
-            # A panic check names the catastrophes it answers (their ids, unrecorded before).
-            if owed := catastrophes.pop(payload["character_id"], None):
-                payload["inputs"]["answers"] = owed
+            # A panic check names the catastrophe it answers (its id, unrecorded before): the
+            # oldest owed, one check each, which it says; a failed one's panic answers the rest.
+            payload["inputs"]["answering"] = "oldest"
+            owed = catastrophes.setdefault(payload["character_id"], [])
+            if owed:
+                payload["inputs"]["answers"] = [owed.pop(0)]
+            if not payload["result"]["success"]:
+                owed.clear()
         elif event["type"] == "RollMade" and any(
             e.get("obligation") == "panic-check" for e in payload["effects"]
         ):

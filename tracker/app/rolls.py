@@ -153,17 +153,20 @@ def _roll_made(
 
 
 def _answering(
-    state: CampaignState, ch: Character, roll: RollMade, hidden: bool, owes: str
+    state: CampaignState, ch: Character, roll: RollMade, hidden: bool, owes: str, one: bool
 ) -> RollMade:
     """A roll that answers an obligation (Gloom's panic check answers the ``owes`` a catastrophe
     opened) names the events that opened those it discharges, so that undoing one of them
-    takes the answer with it (or is refused). A public roll does not name a secret event: the
-    link would tell the players what that sealed roll was."""
+    takes the answer with it (or is refused): every one owed, or with ``one`` the oldest only
+    (``RollKind.one``). A public roll does not name a secret event: the link would tell the
+    players what that sealed roll was."""
     owed = [
         ob.opened_by
         for ob in state.open_obligations(owes, ch.character_id)
         if hidden or not ob.secret
     ]
+    if one:
+        owed = owed[:1]
     if not owed:
         return roll
     return msgspec.structs.replace(roll, inputs={**roll.inputs, "answers": owed})
@@ -255,7 +258,7 @@ class Rolls:
         hidden = secret or decided.secret
         roll = _roll_made(state, ch, decided, kind, dice_source, task=decided.task, seed=seed_text)
         if kind != "check" and named.answers:
-            roll = _answering(state, ch, roll, hidden, named.answers)
+            roll = _answering(state, ch, roll, hidden, named.answers, named.one)
         # What the rules call for at once (Danger Sense) follows the roll it answers. After a
         # secret roll it is stored inside that roll's event, so that nobody sees whether it was
         # rolled; after a public one (whose failure everyone saw) it is a secret event of its

@@ -3,7 +3,7 @@ it stands, and a stored one read back (tracker/systems/gloom/RULINGS.md).
 
 The state feeds the rules without the GM typing it: a rank of 21 or more rolls with advantage,
 and panic or stress at the campaign's limit with disadvantage. Every catastrophe owes a panic
-check; a failed panic check leaves the character panicked.
+check of its own; a failed panic check leaves the character panicked, which answers the rest.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from tracker.systems.base import (
     trait_value,
 )
 from tracker.systems.gloom import rules as gloom
+from tracker.systems.gloom.folding import ONE_EACH, PANICKED
 
 FACES = 20
-PANICKED = "panicked"
 
 DIFFICULTIES = (*gloom.DIFFICULTY, gloom.IMPOSSIBLE)
 """The difficulties a roll's DL may be given by name (``RuleSystem.difficulties``)."""
@@ -132,6 +132,9 @@ def decide_roll(
         inputs["difficulty"] = named
     effects: list[Effect] = []
     if request.kind == "panic":
+        # One check per catastrophe (tracker/systems/gloom/RULINGS.md, 'Perfect success and
+        # catastrophe'); checks logged before that ruling answered every one owed.
+        inputs["answering"] = ONE_EACH
         doc["notes"] = []
         if not result.success:
             effects.append(ConditionApplied(PANICKED, note="failed panic check"))
