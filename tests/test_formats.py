@@ -100,7 +100,8 @@ def as_stored_now(events: list[dict[str, Any]], system: str) -> list[dict[str, A
     roll before it (the tours' only one, Danger Sense after a secret sense roll) moved inside
     that roll, without the ``after`` that named it. The events after it are one version
     earlier, and so are the obligations they name (an obligation's id is "version-n"). A
-    panic check names the one catastrophe it answers, a project roll the team's day it was rolled
+    panic check names the one catastrophe it answers, a new Glintlock campaign says Threat
+    carries over, a project roll the team's day it was rolled
     in, and a trait owed is worded "-1 point"."""
     out: list[dict[str, Any]] = []
     gone = 0
@@ -120,6 +121,9 @@ def as_stored_now(events: list[dict[str, Any]], system: str) -> list[dict[str, A
             e.get("obligation") == "panic-check" for e in payload["effects"]
         ):
             catastrophes.setdefault(payload["character_id"], []).append(f"<id{1000 + version}>")
+        if event["type"] == "CampaignCreated" and payload["system"] == "glintlock":
+            # A new Glintlock campaign writes that Threat carries over, as the rulebook reads.
+            payload["threat_carries_over"] = True
         if event["type"] == "RollMade" and payload["kind"] == "project":
             # A project roll names the team's day it was rolled in (an id, unrecorded before).
             payload["inputs"]["day"] = f"<id{2000 + version}>"
