@@ -207,16 +207,50 @@ def test_a_raised_floor_says_the_threat_it_opened_at(glintlock):
 
 
 def test_a_lasting_fright_result_is_on_the_sheet_rolls_use(run):
+    """GURPS, 'Fright Check Results', row 40+: "As above, plus lose 1 point of IQ
+    permanently." Will and Per are based on IQ, so they move with it, as they do when the sheet
+    changes IQ (tracker/app/RULINGS.md, 'Sheets that change'); rolls and fright checks use them
+    so, and a skill keeps the level its sheet gives while an IQ default follows IQ."""
     campaign_of(run, "gurps")
     run.ok("session start")
+    run.ok("character default Mira Forgery IQ-5")
     # Will 12 -20 = -8: an 18 fails by 26; 18 + 26 = 44 is row 40: catatonia and IQ -1.
-    run.ok("fright Mira --mod -20:horror --dice 6,6,6 --table-dice 6,6,6 --effect-dice 3")
+    said = run.ok("fright Mira --mod -20:horror --dice 6,6,6 --table-dice 6,6,6 --effect-dice 3")
+    assert "skills keep their sheet levels" in said.stdout
     shown = run.ok("character show Mira").stdout
     assert "IQ 11 (12 on the sheet, -1 lasting)" in shown
+    assert "Will 11 (12 on the sheet, -1 lasting)" in shown
+    assert "Per 11 (12 on the sheet, -1 lasting)" in shown
     doc = run.json("character show Mira")
     assert doc["stats"]["IQ"] == 12  # the sheet as written
-    assert doc["current_stats"]["IQ"] == 11
-    assert doc["stat_changes"] == {"IQ": -1}
+    assert [doc["current_stats"][s] for s in ("IQ", "Will", "Per")] == [11, 11, 11]
+    assert doc["stat_changes"] == {"IQ": -1, "Will": -1, "Per": -1}
+    assert run.json("roll Mira Will --dice 3,3,3")["base"] == 11
+    assert run.json("roll Mira Vision --dice 3,3,3")["base"] == 11
+    assert run.json("fright Mira --dice 1,1,2")["will"] == 11
+    assert run.json("roll Mira Forgery --dice 3,3,3")["base"] == 11 - 5
+    assert run.json("roll Mira Lockpicking --dice 3,3,3")["base"] == 12  # the sheet's level
+    assert run.json("verify")["ok"] is True
+
+
+def test_a_lasting_loss_of_st_or_ht_moves_hp_or_fp_with_it(run):
+    """The same holds for every stat others are based on: HP on ST, FP on HT (no rulebook row
+    lowers them yet; a campaign's own table or a later rule may)."""
+    from tracker.app import Tracker
+    from tracker.events.effects import StatChanged
+    from tracker.projections.campaign import _apply_effects, fold
+
+    campaign_of(run, "gurps")
+    tracker = Tracker(str(run.db))
+    try:
+        row = tracker.campaign()
+        state = fold(list(tracker.store.read(row.campaign_id)), row.campaign_id)
+    finally:
+        tracker.close()
+    vora = next(ch for ch in state.characters.values() if ch.name == "Vora")
+    hp, fp, will = vora.hp_max, vora.fp_max, vora.stat("Will")
+    _apply_effects(state, [StatChanged("ST", -2), StatChanged("HT", -1)], None, vora.character_id)
+    assert (vora.hp_max, vora.fp_max, vora.stat("Will")) == (hp - 2, fp - 1, will)
 
 
 def test_traits_gained_and_breaking_points_are_on_the_sheet(run, glintlock):

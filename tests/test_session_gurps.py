@@ -502,10 +502,11 @@ def test_status_of_a_character_says_the_traits_and_stats_play_left(iron):
     run.ok('trait assign Mira "Quirk: hums when afraid"')
     run.ok("fright Mira --dice 6,6,6 --table-dice 6,6,6 --mod -20 --effect-dice 1")
     doc = run.json("status Mira")
-    assert doc["stat_changes"] == {"IQ": -1}
+    assert doc["stat_changes"] == {"IQ": -1, "Will": -1, "Per": -1}
     shown = run.ok("status Mira").stdout.splitlines()[1:]
     assert "  Gained in play: Quirk: hums when afraid (quirk, -1 point)" in shown
     assert "  IQ -1 for good" in shown
+    assert "  Will -1 for good" in shown
 
 
 def test_totals_between_listed_rows_and_past_forty(iron):
@@ -542,7 +543,7 @@ def test_totals_between_listed_rows_and_past_forty(iron):
     state(
         run,
         owed=[("assign-trait", "Vora")],
-        Mira={"conditions": ["catatonia"], "stat_changes": {"IQ": -1}},
+        Mira={"conditions": ["catatonia"], "stat_changes": {"IQ": -1, "Will": -1, "Per": -1}},
     )
     catatonia = run.json("status Mira")["conditions"][0]
     assert (catatonia["duration"], catatonia["unit"]) == (2, "days")

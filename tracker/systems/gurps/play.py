@@ -587,7 +587,8 @@ def recovery_interval(every: str | None, unit: str | None) -> str:
 def fright_effects(
     character: CharacterView, result: fright.FrightCheck
 ) -> tuple[list[Effect], list[str]]:
-    """The fright table's structured effects as track changes, conditions and obligations."""
+    """The fright table's structured effects as track changes, conditions and obligations,
+    and the notes the GM reads beside them (a recovery roll, a lasting IQ loss's reach)."""
     effects: list[Effect] = []
     notes: list[str] = []
     if result.table is None:
@@ -623,7 +624,14 @@ def fright_effects(
                 )
             )
         elif e.kind == "iq_loss":
+            # tracker/systems/gurps/RULINGS.md, 'A lasting loss of IQ': Will and Per move with
+            # IQ (the fold moves them); a skill keeps the level the sheet gives it.
             effects.append(StatChanged("IQ", -(e.amount or 1)))
+            notes.append(
+                "Will and Per drop with IQ; skills keep their sheet levels (an IQ default "
+                "follows IQ): lower an IQ-based skill with "
+                f'`tracker character update {character.name} --skill "SKILL=N"`'
+            )
         if e.note and e.kind == "condition" and e.duration is None:
             notes.append(e.note)
     return effects, notes
