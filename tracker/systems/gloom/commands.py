@@ -39,9 +39,10 @@ def _asked(request: PanicCheck) -> None:
 def panic_check(table: Table, state: Any, request: PanicCheck) -> Acted:
     """A check, DL 0, on the trait the GM names: one roll, which answers the oldest catastrophe
     the character owes a panic check for (``Gloom.roll_kinds``); the others stay owed, unless
-    it fails, when the panic answers them. Called with nothing owed, it is rolled all the same.
+    it fails, when the panic answers them. Called with nothing owed, it is rolled and logged
+    all the same, answering nothing: the GM may call one for what the dice did not show.
 
-    tracker/systems/gloom/RULINGS.md, 'Perfect success and catastrophe'.
+    Ruling: tracker/systems/gloom/RULINGS.md, 'Perfect success and catastrophe'.
     """
     asked = RollRequest(request.trait, KIND, request.dice, request.seed, request.secret)
     return table.roll(state, request.character, asked)
