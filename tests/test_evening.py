@@ -235,7 +235,8 @@ def test_a_lasting_fright_result_is_on_the_sheet_rolls_use(run):
 
 def test_a_lasting_loss_of_st_or_ht_moves_hp_or_fp_with_it(run):
     """The same holds for every stat others are based on: HP on ST, FP on HT (no rulebook row
-    lowers them yet; a campaign's own table or a later rule may)."""
+    lowers them yet; a campaign's own table or a later rule may). A change stored without
+    ``derived`` was logged when a lasting change moved the stat alone, and still does."""
     from tracker.app import Tracker
     from tracker.events.effects import StatChanged
     from tracker.projections.campaign import _apply_effects, fold
@@ -249,8 +250,13 @@ def test_a_lasting_loss_of_st_or_ht_moves_hp_or_fp_with_it(run):
         tracker.close()
     vora = next(ch for ch in state.characters.values() if ch.name == "Vora")
     hp, fp, will = vora.hp_max, vora.fp_max, vora.stat("Will")
-    _apply_effects(state, [StatChanged("ST", -2), StatChanged("HT", -1)], None, vora.character_id)
+    lasting = [StatChanged("ST", -2, derived=True), StatChanged("HT", -1, derived=True)]
+    _apply_effects(state, lasting, None, vora.character_id)
     assert (vora.hp_max, vora.fp_max, vora.stat("Will")) == (hp - 2, fp - 1, will)
+    logged_before = [StatChanged("ST", -1), StatChanged("HT", -1)]
+    _apply_effects(state, logged_before, None, vora.character_id)
+    assert (vora.hp_max, vora.fp_max) == (hp - 2, fp - 1)
+    assert (vora.stat("ST"), vora.stat("HT")) == (vora.stats["ST"] - 3, vora.stats["HT"] - 2)
 
 
 def test_traits_gained_and_breaking_points_are_on_the_sheet(run, glintlock):

@@ -625,8 +625,9 @@ def fright_effects(
             )
         elif e.kind == "iq_loss":
             # tracker/systems/gurps/RULINGS.md, 'A lasting loss of IQ': Will and Per move with
-            # IQ (the fold moves them); a skill keeps the level the sheet gives it.
-            effects.append(StatChanged("IQ", -(e.amount or 1)))
+            # IQ (the fold moves them, as the effect says); a skill keeps the level the sheet
+            # gives it.
+            effects.append(StatChanged("IQ", -(e.amount or 1), derived=True))
             notes.append(
                 "Will and Per drop with IQ; skills keep their sheet levels (an IQ default "
                 "follows IQ): lower an IQ-based skill with "
@@ -955,6 +956,13 @@ def _fright_effects_again(event: FrightChecked, table: dict[str, Any]) -> str | 
             for e in effects
         ]
 
+    if not any(isinstance(e, StatChanged) and e.derived for e in event.effects):
+        # Logged before a lasting change moved the stats based on it: the rules wrote the
+        # change without ``derived`` then (tracker/app/RULINGS.md, 'Sheets that change').
+        expected = [
+            msgspec.structs.replace(e, derived=False) if isinstance(e, StatChanged) else e
+            for e in expected
+        ]
     return effects_differ(unworded(event.effects), unworded(expected))
 
 
