@@ -100,9 +100,9 @@ def as_stored_now(events: list[dict[str, Any]], system: str) -> list[dict[str, A
     roll before it (the tours' only one, Danger Sense after a secret sense roll) moved inside
     that roll, without the ``after`` that named it. The events after it are one version
     earlier, and so are the obligations they name (an obligation's id is "version-n"). A
-    panic check names the one catastrophe it answers, a new Glintlock campaign says Threat
-    carries over, a project roll the team's day it was rolled
-    in, and a trait owed is worded "-1 point"."""
+    panic check names the one catastrophe it answers, a roll of a panicked character says the
+    panic answers the checks it owes, a new Glintlock campaign says Threat carries over, a
+    project roll the team's day it was rolled in, and a trait owed is worded "-1 point"."""
     out: list[dict[str, Any]] = []
     gone = 0
     catastrophes: dict[str, list[str]] = {}  # the rolls whose panic checks are owed, by character
@@ -121,6 +121,10 @@ def as_stored_now(events: list[dict[str, Any]], system: str) -> list[dict[str, A
             e.get("obligation") == "panic-check" for e in payload["effects"]
         ):
             catastrophes.setdefault(payload["character_id"], []).append(f"<id{1000 + version}>")
+        panicked = "panicked" in payload.get("inputs", {}).get("reasons", ())
+        if event["type"] == "RollMade" and payload["kind"] != "panic" and panicked:
+            # A panicked character's roll says its panic answers the checks it owes.
+            payload["inputs"]["panic_answers"] = True
         if event["type"] == "CampaignCreated" and payload["system"] == "glintlock":
             # A new Glintlock campaign writes that Threat carries over, as the rulebook reads.
             payload["threat_carries_over"] = True

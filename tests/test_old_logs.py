@@ -16,7 +16,7 @@ import pytest
 
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
 SHEETS = Path(__file__).resolve().parent.parent / "fixtures" / "sheets"
-OLD_LOGS = ["gurps-lasting-iq"]
+OLD_LOGS = ["gurps-lasting-iq", "gloom-panicked-catastrophe"]
 
 
 def commands_of(name: str) -> list[str]:
@@ -67,4 +67,45 @@ def test_a_lasting_iq_loss_logged_now_moves_will_and_per_and_says_so(run):
     assert run.json("status Mira")["stat_changes"] == {"IQ": -1, "Will": -1, "Per": -1}
     rolls = [e for e in run.json("replay 1")["events"] if e["type"] == "RollMade"]
     assert [e["payload"]["inputs"]["base"] for e in rolls] == [11, 11]
+    assert run.json("verify")["ok"] is True
+
+
+def owed(run) -> list[int]:
+    return [o["opened_version"] for o in run.json("obligations")["obligations"]]
+
+
+def test_a_catastrophe_rolled_while_panicked_before_the_ruling_still_owes_its_check(run):
+    """Logged when every catastrophe owed a check, panicked or not: Kade's catastrophes while
+    panicked (a roll, event 7, and a contest, event 8) were owed until the check after the GM
+    cleared the panic answered both (event 10, which names them), and the last one (event 12)
+    is owed still. The panic answers none of them; a roll made now, while Kade is panicked,
+    is logged under the new ruling and lets the panic answer the one still owed."""
+    run.ok(["import", str(LOGS / "gloom-panicked-catastrophe.events.jsonl")])
+    assert owed(run) == [12]
+    replay = run.json("replay 1")["events"]
+    check = next(e for e in replay if e["version"] == 10)
+    assert check["payload"]["kind"] == "panic"
+    assert "answering" not in check["payload"]["inputs"]
+    assert [e["version"] for e in replay if "panic_answers" in json.dumps(e["payload"])] == []
+    assert [c["name"] for c in run.json("status Kade")["conditions"]] == ["panicked"]
+    rolled = run.json("roll Kade Hacking --dice 1,20")
+    assert {o["how"] for o in rolled["obligations_discharged"]} == {
+        "answered by the panic: Kade is panicked"
+    }
+    assert owed(run) == []
+    assert run.json("verify")["ok"] is True
+
+
+def test_a_catastrophe_rolled_while_panicked_now_is_answered_by_the_panic(run):
+    """Gloom, 'Advantage and Disadvantage': "If you gain too much Stress and Panic, you gain
+    Disadvantage." The same evening played now: a panicked character owes no further panic
+    check (tracker/systems/gloom/RULINGS.md, 'Perfect success and catastrophe'), and the roll
+    and the contest side rolled while panicked say they were logged so."""
+    play(run, "gloom-panicked-catastrophe")
+    assert owed(run) == []
+    replay = run.json("replay 1")["events"]
+    roll, contest = (e for e in replay if e["version"] in (7, 8))
+    assert roll["payload"]["inputs"]["panic_answers"] is True
+    assert contest["payload"]["a"]["inputs"]["panic_answers"] is True
+    assert "panic_answers" not in contest["payload"]["b"]["inputs"]  # Juno is not panicked
     assert run.json("verify")["ok"] is True

@@ -7,7 +7,10 @@ catastrophe its character owes (a public check the oldest public one, so it name
 catastrophe while a public one is owed); a failed check leaves the character panicked, and a
 panicked character owes no further check: each owed, and each a catastrophe opens while the
 panic lasts, is discharged by the panic, saying so. A panic check logged before this ruling
-(its inputs do not say ``answering``) answered every catastrophe owed, and still does.
+(its inputs do not say ``answering``) answered every catastrophe owed, and still does; a roll
+or contest side logged before it (its inputs do not say ``panic_answers``) left a panicked
+character owing the check its catastrophe opened, and still does, so a later check that
+answered it answers it still.
 """
 
 from __future__ import annotations
@@ -22,6 +25,11 @@ PANIC = "panic-check"
 PANICKED = "panicked"
 ONE_EACH = "oldest"
 """A panic check's ``answering`` input: it answers the oldest catastrophe owed, one check each."""
+PANIC_ANSWERS = "panic_answers"
+"""The input of a roll or contest side of a panicked character, logged under the ruling that
+the panic answers every panic check the character owes (the one its own catastrophe opens too);
+without it (a roll logged before that ruling) those checks stay owed until a check answers
+them, as they did then."""
 
 
 def answered_by(state: Any, character_id: str, hidden: bool) -> Any | None:
@@ -60,13 +68,15 @@ class GloomFolding(Folding):
             )
             if ob is not None:
                 state.discharge(ob, raw, f"panic check: {e.result.get('outcome')}")
+        elif not e.inputs.get(PANIC_ANSWERS):
+            return  # logged before the panic answered them: they stay owed
         if _panicked(ch):
             _discharged_by_panic(state, ch, raw)
 
     def contested(self, state: Any, e: Any, raw: StoredEvent) -> None:
         for side in (e.a, e.b):
             ch = state.characters.get(getattr(side, "character_id", None) or "")
-            if ch is not None and _panicked(ch):
+            if ch is not None and side.inputs.get(PANIC_ANSWERS) and _panicked(ch):
                 _discharged_by_panic(state, ch, raw)
 
     def roll_problem(self, state: Any, ch: Any, e: RollMade) -> str | None:
