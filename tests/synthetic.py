@@ -175,6 +175,10 @@ def generate(
     """Create campaign ``name`` and play it until its log holds at least ``events`` events."""
     rng = random.Random(f"{seed}")
     settings = {"cinematic": True} if cinematic or system == "gurps" else {}
+    if system == "glintlock":
+        # Threat reset each session, as these logs have always been played (a new campaign's
+        # default keeps it), so a seed plays the same evenings.
+        settings["threat_carries_over"] = False
     row = tracker.campaigns.campaign_new(name, system, settings)
     for char, stats, skills in SHEETS[system]:
         tracker.campaigns.character_add(

@@ -26,6 +26,9 @@ def test_campaign_new_selects_it_and_lists_it(run):
 
 
 def test_the_example_sessions_opening_reads_as_shown(glintlock):
+    # The example's table resets Threat each session, the setting a campaign may choose; a new
+    # campaign keeps Threat between sessions (Glintlock, 'Mettle & Threat': "starts 0").
+    glintlock.ok("campaign set --threat-resets")
     result = glintlock.ok('session start --title "The drowned archive"')
     assert 'Session 1 "The drowned archive" started' in result.stdout
     assert "Mettle and Threat reset to 0." in result.stdout

@@ -215,3 +215,20 @@ def test_every_document_cited_is_one_the_project_has():
             if not ((ROOT / name).is_file() or (path.parent / name).is_file()):
                 missing.append(f"{path.relative_to(ROOT)} cites {name}")
     assert not missing, "; ".join(missing)
+
+
+def test_every_ruling_cited_by_its_heading_is_one_its_rulings_document_has():
+    """Code and tests cite a ruling by its document's path and its heading in quotes, so a
+    reader finds it beside the rulebook's sentence it reads: a heading the document lacks (a
+    ruling moved, renamed or never written down) points a reader nowhere."""
+    cited = re.compile(r"(tracker/[\w/]+/RULINGS\.md),?\s*'([^']+)'")
+    missing = []
+    for path in _cited_in():
+        # A citation may run over a docstring's or a comment's line break.
+        text = re.sub(r"\n\s*(?:#\s*)?", " ", path.read_text(encoding="utf-8", errors="replace"))
+        for document, heading in cited.findall(text):
+            lines = (ROOT / document).read_text(encoding="utf-8").splitlines()
+            headings = {line.lstrip("#").strip().casefold() for line in lines if line[:1] == "#"}
+            if heading.casefold() not in headings:
+                missing.append(f"{path.relative_to(ROOT)} cites {document}, '{heading}'")
+    assert not missing, "; ".join(missing)

@@ -221,16 +221,56 @@ def test_a_raised_floor_says_the_threat_it_opened_at(glintlock):
 
 
 def test_a_lasting_fright_result_is_on_the_sheet_rolls_use(run):
+    """GURPS, 'Fright Check Results', row 40+: "As above, plus lose 1 point of IQ
+    permanently." Will and Per are based on IQ, so they move with it, as they do when the sheet
+    changes IQ (tracker/app/RULINGS.md, 'Sheets that change'); rolls and fright checks use them
+    so, and a skill keeps the level its sheet gives while an IQ default follows IQ."""
     campaign_of(run, "gurps")
     run.ok("session start")
+    run.ok("character default Mira Forgery IQ-5")
     # Will 12 -20 = -8: an 18 fails by 26; 18 + 26 = 44 is row 40: catatonia and IQ -1.
-    run.ok("fright Mira --mod -20:horror --dice 6,6,6 --table-dice 6,6,6 --effect-dice 3")
+    said = run.ok("fright Mira --mod -20:horror --dice 6,6,6 --table-dice 6,6,6 --effect-dice 3")
+    assert "skills keep their sheet levels" in said.stdout
     shown = run.ok("character show Mira").stdout
     assert "IQ 11 (12 on the sheet, -1 lasting)" in shown
+    assert "Will 11 (12 on the sheet, -1 lasting)" in shown
+    assert "Per 11 (12 on the sheet, -1 lasting)" in shown
     doc = run.json("character show Mira")
     assert doc["stats"]["IQ"] == 12  # the sheet as written
-    assert doc["current_stats"]["IQ"] == 11
-    assert doc["stat_changes"] == {"IQ": -1}
+    assert [doc["current_stats"][s] for s in ("IQ", "Will", "Per")] == [11, 11, 11]
+    assert doc["stat_changes"] == {"IQ": -1, "Will": -1, "Per": -1}
+    assert run.json("roll Mira Will --dice 3,3,3")["base"] == 11
+    assert run.json("roll Mira Vision --dice 3,3,3")["base"] == 11
+    assert run.json("fright Mira --dice 1,1,2")["will"] == 11
+    assert run.json("roll Mira Forgery --dice 3,3,3")["base"] == 11 - 5
+    assert run.json("roll Mira Lockpicking --dice 3,3,3")["base"] == 12  # the sheet's level
+    assert run.json("verify")["ok"] is True
+
+
+def test_a_lasting_loss_of_st_or_ht_moves_hp_or_fp_with_it(run):
+    """The same holds for every stat others are based on: HP on ST, FP on HT (no rulebook row
+    lowers them yet; a campaign's own table or a later rule may). A change stored without
+    ``derived`` was logged when a lasting change moved the stat alone, and still does."""
+    from tracker.app import Tracker
+    from tracker.events.effects import StatChanged
+    from tracker.projections.campaign import _apply_effects, fold
+
+    campaign_of(run, "gurps")
+    tracker = Tracker(str(run.db))
+    try:
+        row = tracker.campaign()
+        state = fold(list(tracker.store.read(row.campaign_id)), row.campaign_id)
+    finally:
+        tracker.close()
+    vora = next(ch for ch in state.characters.values() if ch.name == "Vora")
+    hp, fp, will = vora.hp_max, vora.fp_max, vora.stat("Will")
+    lasting = [StatChanged("ST", -2, derived=True), StatChanged("HT", -1, derived=True)]
+    _apply_effects(state, lasting, None, vora.character_id)
+    assert (vora.hp_max, vora.fp_max, vora.stat("Will")) == (hp - 2, fp - 1, will)
+    logged_before = [StatChanged("ST", -1), StatChanged("HT", -1)]
+    _apply_effects(state, logged_before, None, vora.character_id)
+    assert (vora.hp_max, vora.fp_max) == (hp - 2, fp - 1)
+    assert (vora.stat("ST"), vora.stat("HT")) == (vora.stats["ST"] - 3, vora.stats["HT"] - 2)
 
 
 def test_traits_gained_and_breaking_points_are_on_the_sheet(run, glintlock):
@@ -265,35 +305,130 @@ def test_undoing_a_catastrophe_takes_its_panic_check_along_or_is_refused(run):
     assert run.json("status Kade")["conditions"] == []
 
 
-def test_one_panic_check_answers_every_catastrophe_a_character_still_owes(run):
+def test_each_catastrophe_owes_a_panic_check_of_its_own(run):
+    """Gloom, 'The Extreme Outcomes a.k.a The Criticals': "Natural 1: CATASTROPHE (The Panic
+    Trigger)." Each natural 1 is a trigger: one panic check answers the oldest catastrophe owed
+    and the next stays owed; a check names the one it answers, so undoing that catastrophe
+    takes the check along (or is refused) and undoing another leaves it be."""
     campaign_of(run, "gloom")
     run.ok("session start")
     first = run.json("roll Kade Hacking --dice 1")["event_id"]
     second = run.json("roll Kade Hacking --dice 1")["event_id"]
     juno = run.json("roll Juno Hacking --dice 1")["event_id"]  # another character's stays owed
     assert len(run.json("obligations")["obligations"]) == 3
-    check = run.json("panic Kade Mind --dice 15")
-    assert len(check["obligations_discharged"]) == 2
+    check = run.json("panic Kade Mind --dice 9")  # Mind 15: a success, no panic
+    assert [o["opened_by"] for o in check["obligations_discharged"]] == [first]
     owed = run.json("obligations")["obligations"]
-    assert [o["opened_by"] for o in owed] == [juno]
-    # The check names both catastrophes: it stands while either does, and undoing the last one
-    # it answers takes it along.
-    run.ok(f"undo {first}")
+    assert [o["opened_by"] for o in owed] == [second, juno]
+    again = run.json("panic Kade Mind --dice 10")
+    assert [o["opened_by"] for o in again["obligations_discharged"]] == [second]
+    # Undoing the first catastrophe takes its check only (refused without --cascade).
     before = run.event_count()
-    refused = run(f"undo {second}")
+    refused = run(f"undo {first}")
     assert refused.exit_code == 1
     assert "panic check" in refused.stderr
     assert run.event_count() == before
+    undone = run.json(f"undo {first} --cascade")
+    assert [e["event_id"] for e in undone["cascade"]] == [check["event_id"]]
+    # The second check still answers the second catastrophe, which it names.
+    assert [o["opened_by"] for o in run.json("obligations")["obligations"]] == [juno]
 
 
-def test_a_panic_check_answering_two_catastrophes_says_so_once(run):
+def test_a_panicked_character_owes_no_further_panic_check(run):
+    """Gloom, 'Advantage and Disadvantage': "If you gain too much Stress and Panic, you gain
+    Disadvantage." A failed check leaves Kade panicked: the catastrophes still owed, and one
+    rolled while the panic lasts, are answered by the panic, saying so, each time alike."""
+    campaign_of(run, "gloom")
+    run.ok("session start")
+    for _ in range(3):
+        run.ok("roll Kade Hacking --dice 1")
+    said = run.ok("panic Kade Mind --dice 16").stdout  # Mind 15: overshoot, panicked
+    assert "done: the panic check (panic check: overshoot)." in said
+    assert "done: the panic check (answered by the panic: Kade is panicked), 2 times." in said
+    assert run.json("obligations")["obligations"] == []
+    later = run.json("roll Kade Hacking --dice 1,20")  # disadvantage: the 1 is kept
+    assert later["outcome"] == "catastrophe"
+    assert [o["how"] for o in later["obligations_discharged"]] == [
+        "answered by the panic: Kade is panicked"
+    ]
+    run.ok("condition clear Kade panicked")
+    assert len(run.json("roll Kade Hacking --dice 1")["obligations_opened"]) == 1
+    assert len(run.json("obligations")["obligations"]) == 1
+    # Undoing the failed check takes the panic back, and the checks it answered are owed again.
+    assert run.json("verify")["ok"] is True
+
+
+def test_a_panic_check_logged_under_the_earlier_ruling_still_answers_every_catastrophe(run):
+    """A panic check logged before one check per catastrophe (its inputs do not say it answers
+    the oldest) answered every catastrophe its character owed, and a log holding one still
+    folds so: what a stored event meant does not change."""
+    import msgspec
+
+    from tracker.app import Tracker
+    from tracker.projections.campaign import fold
+
+    campaign_of(run, "gloom")
+    run.ok("session start")
+    first = run.json("roll Kade Hacking --dice 1")["event_id"]
+    second = run.json("roll Kade Hacking --dice 1")["event_id"]
+    run.ok("panic Kade Mind --dice 9")
+    tracker = Tracker(str(run.db))
+    try:
+        row = tracker.campaign()
+        events = list(tracker.store.read(row.campaign_id))
+    finally:
+        tracker.close()
+    *before, check = events
+    inputs = {k: v for k, v in check.data.inputs.items() if k != "answering"}
+    earlier = msgspec.structs.replace(
+        check,
+        data=msgspec.structs.replace(check.data, inputs={**inputs, "answers": [first, second]}),
+    )
+    assert [o.opened_by for o in fold(events, row.campaign_id).open_obligations()] == [second]
+    assert fold([*before, earlier], row.campaign_id).open_obligations() == []
+
+
+def test_the_chance_of_panic_over_two_triggers_is_one_less_the_chance_of_passing_both(run):
+    """Gloom, 'The Extreme Outcomes a.k.a The Criticals': "Natural 1: CATASTROPHE (The Panic
+    Trigger)." Two triggers, two checks: Kade (Mind 15, DL 0) ends panicked with chance
+    1-(1-p)^2, p the chance one check fails (`odds gloom`), counted here face by face over the
+    d20 of each check as the tool plays them (a failed first check answers the second by the
+    panic; every passed first leaves the same one catastrophe owed, so the second check's faces
+    are rolled from there once)."""
+    from fractions import Fraction
+
     campaign_of(run, "gloom")
     run.ok("session start")
     run.ok("roll Kade Hacking --dice 1")
     run.ok("roll Kade Hacking --dice 1")
-    said = run.ok("panic Kade Mind --dice 15").stdout
-    assert said.count("done: the panic check") == 1
-    assert "2 times." in said
+
+    def panicked() -> bool:
+        return "panicked" in [c["name"] for c in run.json("status Kade")["conditions"]]
+
+    first_fails, left_after_pass = 0, set()
+    for face in range(1, 21):
+        run.ok(f"panic Kade Mind --dice {face}")
+        owed = [o["opened_by"] for o in run.json("obligations")["obligations"]]
+        if panicked():
+            first_fails += 1
+            assert owed == []  # the panic answered the second trigger
+        else:
+            assert len(owed) == 1
+            left_after_pass.add(tuple(owed))
+        run.ok("undo")
+    assert len(left_after_pass) == 1  # every pass leaves the same catastrophe owed
+    passing = next(face for face in range(1, 21) if face not in (1, 16, 17, 18, 19, 20))
+    run.ok(f"panic Kade Mind --dice {passing}")
+    second_fails = 0
+    for face in range(1, 21):
+        run.ok(f"panic Kade Mind --dice {face}")
+        second_fails += panicked()
+        run.ok("undo")
+    counted = Fraction(first_fails * 20 + (20 - first_fails) * second_fails, 20 * 20)
+    odds = run.json("odds gloom --rank 15")["exact"]
+    p = Fraction(odds["overshoot"]) + Fraction(odds["catastrophe"])
+    assert p == Fraction(3, 10)  # faces 1 and 16-20
+    assert counted == 1 - (1 - p) ** 2 == Fraction(51, 100)
 
 
 def test_a_panic_check_without_a_catastrophe_depends_on_nothing(run):

@@ -100,21 +100,34 @@ def as_stored_now(events: list[dict[str, Any]], system: str) -> list[dict[str, A
     roll before it (the tours' only one, Danger Sense after a secret sense roll) moved inside
     that roll, without the ``after`` that named it. The events after it are one version
     earlier, and so are the obligations they name (an obligation's id is "version-n"). A
-    panic check names the catastrophes it answers, a project roll the team's day it was rolled
-    in, and a trait owed is worded "-1 point"."""
+    panic check names the one catastrophe it answers, a roll of a panicked character says the
+    panic answers the checks it owes, a new Glintlock campaign says Threat carries over, a
+    project roll the team's day it was rolled in, and a trait owed is worded "-1 point"."""
     out: list[dict[str, Any]] = []
     gone = 0
     catastrophes: dict[str, list[str]] = {}  # the rolls whose panic checks are owed, by character
     for version, event in enumerate(events, start=1):
         payload = event["payload"]
         if event["type"] == "RollMade" and payload["kind"] == "panic":
-            # A panic check names the catastrophes it answers (their ids, unrecorded before).
-            if owed := catastrophes.pop(payload["character_id"], None):
-                payload["inputs"]["answers"] = owed
+            # A panic check names the catastrophe it answers (its id, unrecorded before): the
+            # oldest owed, one check each, which it says; a failed one's panic answers the rest.
+            payload["inputs"]["answering"] = "oldest"
+            owed = catastrophes.setdefault(payload["character_id"], [])
+            if owed:
+                payload["inputs"]["answers"] = [owed.pop(0)]
+            if not payload["result"]["success"]:
+                owed.clear()
         elif event["type"] == "RollMade" and any(
             e.get("obligation") == "panic-check" for e in payload["effects"]
         ):
             catastrophes.setdefault(payload["character_id"], []).append(f"<id{1000 + version}>")
+        panicked = "panicked" in payload.get("inputs", {}).get("reasons", ())
+        if event["type"] == "RollMade" and payload["kind"] != "panic" and panicked:
+            # A panicked character's roll says its panic answers the checks it owes.
+            payload["inputs"]["panic_answers"] = True
+        if event["type"] == "CampaignCreated" and payload["system"] == "glintlock":
+            # A new Glintlock campaign writes that Threat carries over, as the rulebook reads.
+            payload["threat_carries_over"] = True
         if event["type"] == "RollMade" and payload["kind"] == "project":
             # A project roll names the team's day it was rolled in (an id, unrecorded before).
             payload["inputs"]["day"] = f"<id{2000 + version}>"

@@ -921,6 +921,7 @@ def test_a_new_session_that_resets_the_threat_clears_its_seal_but_not_the_charac
     db = tmp_path / "veyra.db"
     _glintlock_evening(db, "2,3")
     tracker(db, "session", "end")
+    tracker(db, "campaign", "set", "--threat-resets")
     tracker(db, "session", "start")
     opened = Tracker(str(db))
     sealed = Live(opened).board(player_view=True)["sealed"]

@@ -505,6 +505,7 @@ def test_a_story_tag_is_spent_by_the_roll_that_uses_it(glintlock):
 
 def test_a_new_session_resets_mettle_and_threat_once_the_floor_has_lapsed(glintlock):
     run = glintlock
+    run.ok("campaign set --threat-resets")  # the table's setting; a new campaign keeps Threat
     run.ok("session start")
     for _ in range(3):
         run.ok("gain Wren deep-cut")

@@ -10,9 +10,11 @@ Reflexes, Lockpicking defaulting to IQ-5) and Vora (Broadsword 16, ST 12, Will 1
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+from rulebooks import rulebook
 
 SHEETS = Path(__file__).resolve().parent.parent / "fixtures" / "sheets"
 MIRA = {"hp": 10, "fp": 11, "conditions": [], "traits_gained": []}
@@ -362,6 +364,42 @@ def test_a_regular_contest_runs_over_rounds_until_decided(iron):
     state(run)
 
 
+def test_a_regular_contest_is_told_apart_by_what_is_contested_not_only_who(iron):
+    """GURPS, 'Regular Contests': "Both succeed or both fail: No change — roll again. This
+    continues until one succeeds while the other fails." Rolling again is the same contest: the
+    same sides over the same traits. The same two over other traits is a contest of its own,
+    and `--new` begins a fresh one between the same sides on purpose."""
+    run = iron
+    run.ok("character add Foe --stat ST=12 --stat DX=11 --stat IQ=9 --stat HT=11")
+    tie = "--mode regular --dice-a 3,3,3 --dice-b 3,3,3"
+    strength = run.json(f"contest Vora ST Foe ST {tie}")
+    assert (strength["round"], strength["decided"]) == (1, False)
+    agility = run.json(f"contest Vora DX Foe DX {tie}")
+    assert (agility["round"], agility["decided"]) == (1, False)
+    assert agility["contest_id"] != strength["contest_id"]
+    owed = run.json("obligations")["obligations"]
+    assert [o["what"] for o in owed] == [
+        "Regular contest Vora (ST) vs Foe (ST) is still running: roll the next round.",
+        "Regular contest Vora (DX) vs Foe (DX) is still running: roll the next round.",
+    ]
+    # Each goes on as itself, whichever was rolled last.
+    again = run.json(f"contest Vora st Foe st {tie}")
+    assert (again["contest_id"], again["round"]) == (strength["contest_id"], 2)
+    assert "round 2" in run.ok(f"contest Vora DX Foe DX {tie}").stdout
+    # --new: a fresh contest over ST, which sets the running one aside.
+    fresh = run.json(f"contest Vora ST Foe ST --new {tie}")
+    assert (fresh["round"], fresh["contest_id"] != strength["contest_id"]) == (1, True)
+    assert [o["id"] for o in fresh["obligations_discharged"]] == [owed[0]["id"]]
+    assert run.json(f"contest Vora ST Foe ST {tie}")["contest_id"] == fresh["contest_id"]
+    assert len(run.json("obligations")["obligations"]) == 2
+    # Against an opponent given by score, the score is what is contested.
+    run.json(f"contest Vora ST Brute 13 {tie}")
+    assert run.json(f"contest Vora ST Brute 14 {tie}")["round"] == 1
+    assert run.json(f"contest Vora ST Brute 13 {tie}")["round"] == 2
+    refused(run, "contest Vora ST Foe ST --new", "add --mode regular", code=2)
+    assert run.json("verify")["ok"] is True
+
+
 # -- Fright checks ------------------------------------------------------------------------------
 
 
@@ -464,10 +502,11 @@ def test_status_of_a_character_says_the_traits_and_stats_play_left(iron):
     run.ok('trait assign Mira "Quirk: hums when afraid"')
     run.ok("fright Mira --dice 6,6,6 --table-dice 6,6,6 --mod -20 --effect-dice 1")
     doc = run.json("status Mira")
-    assert doc["stat_changes"] == {"IQ": -1}
+    assert doc["stat_changes"] == {"IQ": -1, "Will": -1, "Per": -1}
     shown = run.ok("status Mira").stdout.splitlines()[1:]
     assert "  Gained in play: Quirk: hums when afraid (quirk, -1 point)" in shown
     assert "  IQ -1 for good" in shown
+    assert "  Will -1 for good" in shown
 
 
 def test_totals_between_listed_rows_and_past_forty(iron):
@@ -504,7 +543,7 @@ def test_totals_between_listed_rows_and_past_forty(iron):
     state(
         run,
         owed=[("assign-trait", "Vora")],
-        Mira={"conditions": ["catatonia"], "stat_changes": {"IQ": -1}},
+        Mira={"conditions": ["catatonia"], "stat_changes": {"IQ": -1, "Will": -1, "Per": -1}},
     )
     catatonia = run.json("status Mira")["conditions"][0]
     assert (catatonia["duration"], catatonia["unit"]) == (2, "days")
@@ -1168,6 +1207,68 @@ def test_will_and_per_start_at_iq_when_the_sheet_lists_neither(iron):
     assert iron.json("effort Pell 5 --dice 3,3,3")["effective"] == 12
     iron.ok("character add Quill --stat IQ=12 --stat Will=15")
     assert iron.json("character show Quill")["stats"]["Will"] == 15
+
+
+# "Lockpicking defaults to IQ−5." / "Roll against Climbing skill (defaults to DX−5) ...": the
+# skill named just before "defaults to" (or before "skill (defaults to"), and its default.
+DEFAULTS_TO = re.compile(
+    r"(?P<skill>[A-Z][\w-]*)(?: skill)?\s*\(?defaults to (?P<trait>[A-Z][A-Za-z]*)"
+    r"\s*(?P<sign>[-+\u2212])\s*(?P<number>\d+)"
+)
+
+
+def rulebook_defaults() -> list[tuple[str, str, int, str]]:
+    """(skill, attribute, modifier, sentence) for every "defaults to" sentence of the GURPS
+    rulebook, read from its text now."""
+    found = []
+    for sentence in re.split(r"(?<=[.!?])\s+|\n", rulebook("gurps")):
+        if "defaults to" not in sentence:
+            continue
+        match = DEFAULTS_TO.search(sentence)
+        assert match, f"a 'defaults to' sentence this test cannot read: {sentence!r}"
+        sign = -1 if match["sign"] in "-\u2212" else 1
+        found.append((match["skill"], match["trait"], sign * int(match["number"]), sentence))
+    return found
+
+
+@pytest.mark.parametrize("level", [8, 14, 20, 25])
+def test_every_default_the_rulebook_names_is_rolled_for_a_character_lacking_the_skill(run, level):
+    """GURPS, 'Default Rolls': "Lockpicking defaults to IQ−5. If Aldric has IQ 14, he can attempt
+    to pick a lock by rolling against 14−5 = 9." and "Rule of 20: If a basic attribute exceeds
+    20, treat it as 20 when calculating defaults. So IQ 25 still gives a default Lockpicking of
+    15 (20−5), not 20." Every default the text names, read from the rulebook now, is rolled for
+    a character whose sheet lacks the skill and lists no default for it."""
+    named = rulebook_defaults()
+    assert {skill for skill, *_ in named} >= {"Lockpicking", "Climbing", "Swimming"}
+    run.ok("campaign new Defaults --system gurps")
+    stats = [f"--stat={attribute}={level}" for attribute in ("ST", "DX", "IQ", "HT")]
+    run.ok(["character", "add", "Aldric", *stats])
+    run.ok("session start")
+    for skill, attribute, modifier, sentence in named:
+        expected = min(level, 20) + modifier
+        source = f"{attribute}{modifier:+d}"
+        doc = run.json(f"roll Aldric {skill} --dice 1,1,1")
+        assert (doc["base"], doc["base_source"]) == (expected, source), sentence
+        assert doc["outcome"] == "critical_success", sentence
+        contest = run.json(f"contest Aldric {skill} Rival 10 --dice-a 1,1,2 --dice-b 5,5,5")
+        assert contest["a"]["effective"] == expected, sentence
+
+
+def test_the_rulebooks_lockpicking_example_is_rolled_without_a_default_on_the_sheet(run):
+    """GURPS, 'Default Rolls': "Lockpicking defaults to IQ−5. If Aldric has IQ 14, he can attempt
+    to pick a lock by rolling against 14−5 = 9." A sheet's own default still wins, and a skill
+    with no default is still refused."""
+    run.ok("campaign new Defaults --system gurps")
+    run.ok("character add Aldric --stat IQ=14 --stat DX=11")
+    run.ok("session start")
+    lock = run.json("roll Aldric Lockpicking --dice 3,3,3")
+    assert rolled(lock) == (9, 9, "success", 0)
+    assert lock["base_source"] == "IQ-5"
+    assert run.json("roll Aldric Lockpicking/TL4 --dice 3,3,3")["base"] == 9
+    run.ok("character default Aldric Lockpicking DX-6")  # the sheet's, though worse: it wins
+    assert run.json("roll Aldric Lockpicking --dice 3,3,3")["base_source"] == "DX-6"
+    refused(run, "roll Aldric Alchemy --dice 3,3,3", "cannot attempt Alchemy untrained")
+    refused(run, "roll Aldric Forgery --dice 3,3,3", "no default for it")
 
 
 def test_a_default_the_sheet_lists_replaces_the_rulebook_one(iron):

@@ -56,19 +56,60 @@ def test_glintlock_threat_carries_over_between_sessions_when_the_campaign_says_s
     assert run.json("status")["threat"] == 0
 
 
-def test_threat_reset_each_session_is_called_tracker_s_default_not_the_rulebook_s(run):
-    """Glintlock, 'Mettle & Threat': Mettle "starts 0 per session", but Threat only "starts
-    0". Resetting Threat at each session start is tracker's default, and says so."""
+def test_threat_lasts_between_sessions_in_a_new_campaign_as_the_rulebook_says(run):
+    """Glintlock, 'Mettle & Threat': "Mettle (player currency, 0–6, starts 0 per session)"
+    against "Threat (GM currency, 0–6, starts 0)": the text resets Mettle per session and
+    Threat only at the start. `campaign new` writes that Threat carries over; resetting it each
+    session stays the table's setting (`--threat-resets`), and the help says which is which."""
     for command in ("campaign set --help", "campaign new --help"):
         said = " ".join(run.ok(command).stdout.split())
-        assert "the rulebook's default" not in said
-        assert "tracker's default" in said
+        assert "--threat-carries-over / --threat-resets" in said
+        assert "tracker's default resets" not in said
     run.ok("campaign new Ashes --system glintlock")
+    assert run.json("campaign set")["settings"]["threat_carries_over"] is True
+    created = run.json("log")["events"][0]
+    assert (created["type"], created["payload"]["threat_carries_over"]) == ("CampaignCreated", True)
+    assert "Threat carries over: yes" in run.ok("campaign set").stdout
+    run.ok("character add Wren --stat Grit=3")
+    run.ok("session start")
+    run.ok("gain Wren deep-cut")
+    run.ok("threat add 3")
+    run.ok("session end")
+    said = run.ok("session start").stdout
+    assert "Mettle reset to 0." in said
+    assert "Threat" not in said
+    assert (run.json("status")["threat"], run.json("status Wren")["mettle"]) == (3, 0)
+    run.ok("campaign new Calm --system glintlock --threat-resets")
     run.ok("session start")
     run.ok("threat add 3")
     run.ok("session end")
     assert "Mettle and Threat reset to 0." in run.ok("session start").stdout
     assert run.json("status")["threat"] == 0
+
+
+def test_a_stored_creation_without_the_threat_setting_still_resets_threat(run):
+    """The default changed where a campaign is made, not in the stored event: a creation
+    logged without ``threat_carries_over`` (before the setting was stored) reads as it did,
+    Threat reset at each session start."""
+    import msgspec
+
+    from tracker.app import Tracker
+    from tracker.events.catalog import CampaignCreated
+    from tracker.projections.campaign import fold
+
+    run.ok("campaign new Ashes --system glintlock")
+    tracker = Tracker(str(run.db))
+    try:
+        row = tracker.campaign()
+        created, *rest = list(tracker.store.read(row.campaign_id))
+    finally:
+        tracker.close()
+    older = msgspec.json.decode(b'{"name": "Ashes", "system": "glintlock"}', type=CampaignCreated)
+    assert older.threat_carries_over is False
+    state = fold([msgspec.structs.replace(created, data=older), *rest], row.campaign_id)
+    assert state.rules.session_resets(state) == {"mettle", "threat"}
+    now = fold([created, *rest], row.campaign_id)
+    assert now.rules.session_resets(now) == {"mettle"}
 
 
 def test_best_equipment_takes_the_campaigns_tech_level_or_the_rolls_own(run):

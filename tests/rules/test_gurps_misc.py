@@ -13,6 +13,7 @@ from tracker.systems.gurps.rules.feats import (
     climbing_modifiers,
     extra_effort,
     high_jump_inches,
+    paced_move,
     sprint_move,
     water_move,
 )
@@ -395,6 +396,16 @@ def test_broad_jump(move: int, run: int, jumping: int | None, feet: int) -> None
 @pytest.mark.parametrize(("move", "sprint"), [(1, 2), (5, 6), (7, 8), (10, 12), (13, 15)])
 def test_sprint_adds_20_percent_at_least_1(move: int, sprint: int) -> None:
     assert sprint_move(move) == sprint
+
+
+@pytest.mark.parametrize(
+    ("move", "paced"), [(0, 1), (1, 1), (2, 1), (3, 2), (5, 3), (6, 3), (7, 4), (10, 6)]
+)
+def test_paced_running_is_half_the_sprint_rounded_down_at_least_1(move: int, paced: int) -> None:
+    """GURPS, 'Running & Sprinting': "Paced running: Half sprinting speed, but FP loss rolls are
+    every minute instead of every 15 seconds" (tracker/systems/gurps/RULINGS.md, 'Running and
+    jumping': rounded down, at least 1). Move 6 sprints at 7 and paces at 3."""
+    assert paced_move(sprint_move(move)) == paced
 
 
 @pytest.mark.parametrize(("move", "water"), [(0, 1), (4, 1), (5, 1), (10, 2), (14, 2), (15, 3)])

@@ -119,7 +119,7 @@ REF_GLOOM_SUCCESSES = {"complication", "success", "special", "perfect"}
 
 
 def ref_gloom_outcome(rank, dl, die, above=0):
-    """tracker/systems/gloom/RULINGS.md, 'Check': the first matching rule wins."""
+    """tracker/systems/gloom/RULINGS.md, 'The check, face by face': the first matching rule wins."""
     ceiling = min(rank, 20)
     rules = [
         (die == 1, "catastrophe"),
@@ -153,7 +153,7 @@ def ref_shares(wins):
 def ref_gloom_contest(
     a_rank, b_rank, *, tie_rule="stat", a_adv=False, a_dis=False, b_adv=False, b_dis=False
 ):
-    """tracker/systems/gloom/RULINGS.md, 'Contested roll'; DL 0 on both sides."""
+    """tracker/systems/gloom/RULINGS.md, 'Contested rolls'; DL 0 on both sides."""
     wins = Counter()
     for a, a_ways in ref_gloom_kept(a_rank, 0, a_adv, a_dis).items():
         for b, b_ways in ref_gloom_kept(b_rank, 0, b_adv, b_dis).items():

@@ -99,6 +99,10 @@ class Campaigns:
             )
         rules = registry.get(system)
         checked = checked_settings(rules, _given_at_creation(settings or {}))
+        # What the system's rulings give a new campaign, written out so the log says it.
+        for setting in rules.settings:
+            if setting.created is not msgspec.UNSET and setting.name not in checked:
+                checked[setting.name] = setting.created
         # A creation stores the settings it has fields for, at the table's default when not
         # given; a change logged with it, the others given.
         stored = {key: checked.pop(key, default) for key, default in CREATED.items()}

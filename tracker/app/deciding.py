@@ -191,7 +191,14 @@ def logged(
     or taken back with the event that opened them). ``owed_before`` holds each obligation open
     when the command decided, with its severity then."""
     opened = [o for k, o in state.obligations.items() if k not in owed_before]
-    discharged = [o for o in state.discharged if o.id in owed_before]
+    # One opened and discharged by the same command (a catastrophe of a panicked character,
+    # which the panic answers) is said as discharged, so the GM reads why nothing is owed.
+    logged = {e.event_id for e in stored}
+    discharged = [
+        o
+        for o in state.discharged
+        if o.id in owed_before or (o.opened_by in logged and o.discharged_by in logged)
+    ]
     gone = {o.id for o in discharged} | set(state.obligations)
     for ident, (ob, severity) in owed_before.items():
         if ident not in gone:

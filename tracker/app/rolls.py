@@ -101,10 +101,26 @@ def side(table: Table, state: CampaignState, name: str, trait: str) -> Side:
     return Side(check_name(name, "An opponent's name"), None, None, score)
 
 
+def _contested(side: Side) -> tuple[str, str]:
+    """What tells one running contest from another on this side: who, and over what (a trait,
+    or an opponent's score), as a running contest's obligation records them."""
+    what = side.trait if side.trait is not None else str(side.score)
+    return side.name, what.casefold()
+
+
 def _running(state: CampaignState, a: Side, b: Side) -> tuple[str, int] | None:
-    """The contest still under way between these sides (its id) and the round it is at."""
-    for ob in state.open_obligations("regular-contest"):
-        if ob.data["a"]["name"] == a.name and (ob.data.get("b") or {}).get("name") == b.name:
+    """The contest still under way between these sides over these traits (its id) and the
+    round it is at: the newest, should a GM have begun another alike on purpose.
+
+    Ruling (tracker/systems/gurps/RULINGS.md, Regular contests): a contest is told apart by both
+    sides and what each contests, so the same sides over other traits begin a contest of their
+    own rather than a round of the one running.
+    """
+    wanted = (_contested(a), _contested(b))
+    for ob in reversed(state.open_obligations("regular-contest")):
+        sides = [ob.data.get("a") or {}, ob.data.get("b") or {}]
+        found = tuple((s.get("name"), str(s.get("trait", "")).casefold()) for s in sides)
+        if found == wanted:
             return ob.data["contest_id"], ob.data.get("rounds", 1) + 1
     return None
 
@@ -148,17 +164,20 @@ def _roll_made(
 
 
 def _answering(
-    state: CampaignState, ch: Character, roll: RollMade, hidden: bool, owes: str
+    state: CampaignState, ch: Character, roll: RollMade, hidden: bool, owes: str, one: bool
 ) -> RollMade:
     """A roll that answers an obligation (Gloom's panic check answers the ``owes`` a catastrophe
     opened) names the events that opened those it discharges, so that undoing one of them
-    takes the answer with it (or is refused). A public roll does not name a secret event: the
-    link would tell the players what that sealed roll was."""
+    takes the answer with it (or is refused): every one owed, or with ``one`` the oldest only
+    (``RollKind.one``). A public roll does not name a secret event: the link would tell the
+    players what that sealed roll was."""
     owed = [
         ob.opened_by
         for ob in state.open_obligations(owes, ch.character_id)
         if hidden or not ob.secret
     ]
+    if one:
+        owed = owed[:1]
     if not owed:
         return roll
     return msgspec.structs.replace(roll, inputs={**roll.inputs, "answers": owed})
@@ -251,7 +270,7 @@ class Rolls:
         hidden = secret or decided.secret
         roll = _roll_made(state, ch, decided, kind, dice_source, task=decided.task, seed=seed_text)
         if kind != "check" and named.answers:
-            roll = _answering(state, ch, roll, hidden, named.answers)
+            roll = _answering(state, ch, roll, hidden, named.answers, named.one)
         # What the rules call for at once (Danger Sense) follows the roll it answers. After a
         # secret roll it is stored inside that roll's event, so that nobody sees whether it was
         # rolled; after a public one (whose failure everyone saw) it is a secret event of its

@@ -72,8 +72,8 @@ def done_lines(
 ) -> list[str]:
     """The lines saying obligations were discharged, in the words their system has for each
     kind (``RuleSystem.obligations``), else their kind worded by ``otherwise``; none for one met
-    as the lines before say already. Alike ones are said once with their count: one panic check
-    answering three catastrophes is done three times over, not three lines."""
+    as the lines before say already. Alike ones are said once with their count: a panic that
+    answers three catastrophes' checks is done three times over, not three lines."""
     counted: dict[str, int] = {}
     for ob in discharged:
         said = rules.obligations.get(ob.kind)

@@ -9,7 +9,7 @@ the ones tracker has always written, told apart by their leading key::
     {"track": "mettle", "delta": 1}                      TrackChange (+ "cause")
     {"condition": "stunned", "duration": 2, ...}         ConditionApplied (+ "modifier")
     {"obligation": "panic-check", "what": "..."}         ObligationOpened (+ "suffix", "data")
-    {"stat_change": "IQ", "delta": -1}                   StatChanged
+    {"stat_change": "IQ", "delta": -1}                   StatChanged (+ "derived")
 
 Any of them may name the ``character_id`` it applies to; without one it applies to the
 character the event is about. No other key is read: an effect holding one is none tracker
@@ -117,11 +117,18 @@ class ObligationOpened(
 class StatChanged(
     msgspec.Struct, Effect, frozen=True, omit_defaults=True, gc=False, forbid_unknown_fields=True
 ):
-    """A lasting change to a stat (a fright result's -1 IQ)."""
+    """A lasting change to a stat (a fright result's -1 IQ).
+
+    ``derived``: the stats based on it move by as much (GURPS: Will and Per with IQ, HP with
+    ST, FP with HT), as every command has written since that ruling. A change stored without it
+    was logged when a lasting change moved the stat alone, and the rolls after it were decided
+    so: it still moves the stat alone (tracker/app/RULINGS.md, 'Sheets that change').
+    """
 
     stat: str = msgspec.field(name="stat_change")
     delta: int = 0
     character_id: str | None = None
+    derived: bool = False
 
     def words(self) -> str:
         return f"{self.delta:+d} {self.stat}"

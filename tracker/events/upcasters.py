@@ -3,6 +3,12 @@
 Stored rows are never rewritten: old payloads are lifted on every read, before any projection sees
 them. Each upcaster is a small named function registered for (event type, from version); they chain
 until the payload reaches the version the catalog expects.
+
+A field added to an event or an effect whose default is what a payload stored without it meant
+needs no upcaster and no new version: the payload reads as before. That is how a ruling that
+changes is marked in the log (the Gloom panic check's ``answering``, a GURPS lasting change's
+``derived``): the events logged from then on say they follow it, and an old one keeps its
+meaning (tracker/app/RULINGS.md, 'A ruling that changes').
 """
 
 from __future__ import annotations

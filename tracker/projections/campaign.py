@@ -642,10 +642,28 @@ def _apply_effects(
                 **effect.data,
             )
         elif kind is StatChanged and ch is not None:
-            key = ch.stat_name(effect.stat) or effect.stat
-            ch.stat_changes[key] = ch.stat_changes.get(key, 0) + effect.delta
+            _stat_changed(state, ch, effect)
         else:
             state.rules.folding.effect(state, ch, effect, raw)
+
+
+def _stat_changed(state: CampaignState, ch: Character, effect: StatChanged) -> None:
+    """A lasting change to a stat, and to the stats based on it by as much (GURPS: Will and Per
+    with IQ, HP with ST, FP with HT), as a sheet change moves them.
+
+    Ruling (tracker/app/RULINGS.md, 'Sheets that change'): a stat based on another moves with
+    it, whether the sheet or play changes it; a skill keeps the level its sheet gives. A change
+    logged before that ruling (its effect does not say ``derived``) moved the stat alone, and
+    the rolls after it were decided at the old levels: it still moves the stat alone.
+    """
+    key = ch.stat_name(effect.stat) or effect.stat
+    ch.stat_changes[key] = ch.stat_changes.get(key, 0) + effect.delta
+    if not effect.derived:
+        return
+    for name, source in state.rules.derived:
+        own = ch.stat_name(name)
+        if source.casefold() == key.casefold() and own is not None:
+            ch.stat_changes[own] = ch.stat_changes.get(own, 0) + effect.delta
 
 
 def _change_track(state: CampaignState, ch: Character, track: str, delta: int) -> None:

@@ -143,6 +143,9 @@ class RollKind(NamedTuple):
     answers: str | None = None
     """The kind of obligation a roll of it discharges, which it names (Gloom's panic check
     answers the "panic-check" a catastrophe opened)."""
+    one: bool = False
+    """A roll of it answers one obligation, the oldest it may name, not every one owed (Gloom:
+    a panic check per catastrophe)."""
 
 
 class ObligationKind(NamedTuple):

@@ -203,6 +203,11 @@ class Setting(msgspec.Struct, frozen=True):
     unset: str = "none"
     shown: Callable[[Any], str] | None = None
     system: str | None = None
+    created: Any = msgspec.UNSET
+    """The value ``campaign new`` writes when the GM gives none, where the system's ruling for
+    a new campaign is not the stored field's default (Glintlock: Threat carries over); UNSET:
+    the field's default. The field's default stays what a stored creation without the
+    setting meant."""
 
     def text(self, value: Any) -> str:
         """``value`` as the GM reads it."""

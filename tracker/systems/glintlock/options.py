@@ -34,16 +34,21 @@ SETTINGS = (
         "Threat carries over",
         Option(
             "--threat-carries-over",
-            "keep Threat between sessions, or reset it to 0 at each session start (tracker's "
-            "default, as Mettle resets; the rulebook says only that Threat starts 0).",
+            "keep Threat between sessions (a new campaign's default: the rulebook resets only "
+            "Mettle per session), or reset it to 0 at each session start as Mettle is.",
             "bool",
             off="--threat-resets",
         ),
         new=Option(
             "--threat-carries-over",
-            "Threat is kept between sessions (tracker's default resets it to 0 at each).",
+            "Threat is kept between sessions (the default), or with --threat-resets reset to 0 "
+            "at each session start.",
             "bool",
+            off="--threat-resets",
         ),
+        # tracker/systems/glintlock/RULINGS.md, 'Mettle and Threat tracks': a new campaign
+        # carries Threat over; a stored creation without the setting still resets it.
+        created=True,
     ),
     Setting(
         "breaking_table",

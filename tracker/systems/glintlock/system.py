@@ -86,10 +86,11 @@ class Glintlock(RuleSystem):
         """Mettle is 0 at every session start; Threat too, unless the campaign carries it over.
 
         Rulebook: Glintlock, 'Mettle & Threat': Mettle "starts 0 per session", Threat only
-        "starts 0". Ruling (tracker's default, not the rulebook's): Threat resets with Mettle,
-        so each session opens with both sides' currencies even, and no spend owed before
-        anyone has rolled; a campaign that reads "starts 0" as once only sets
-        ``threat_carries_over``.
+        "starts 0". Ruling (tracker/systems/glintlock/RULINGS.md, 'Mettle and Threat tracks'):
+        the text resets Mettle per session and Threat only at the start, so ``campaign new``
+        writes ``threat_carries_over`` true unless the GM asks for ``--threat-resets``; a
+        stored creation without the setting (the field's default, false) keeps resetting
+        Threat, as it did when it was made.
         """
         carried = campaign.setting("threat_carries_over")
         return frozenset({"mettle"} if carried else {"mettle", "threat"})

@@ -19,7 +19,7 @@ from tracker.systems.gloom.folding import PANIC as OWED
 KIND = "panic"
 """The kind of roll a panic check is (``RollMade.kind``, ``Gloom.roll_kinds``)."""
 
-ROLL_KINDS = {KIND: RollKind("The panic check", answers=OWED)}
+ROLL_KINDS = {KIND: RollKind("The panic check", answers=OWED, one=True)}
 """Gloom's rolls beyond a check (``RuleSystem.roll_kinds``)."""
 
 
@@ -37,15 +37,20 @@ def _asked(request: PanicCheck) -> None:
 
 
 def panic_check(table: Table, state: Any, request: PanicCheck) -> Acted:
-    """A check, DL 0, on the trait the GM names; it answers the panic check a catastrophe
-    opened (``Gloom.roll_kinds``)."""
+    """A check, DL 0, on the trait the GM names: one roll, which answers the oldest catastrophe
+    the character owes a panic check for (``Gloom.roll_kinds``); the others stay owed, unless
+    it fails, when the panic answers them. Called with nothing owed, it is rolled and logged
+    all the same, answering nothing: the GM may call one for what the dice did not show.
+
+    Ruling: tracker/systems/gloom/RULINGS.md, 'Perfect success and catastrophe'.
+    """
     asked = RollRequest(request.trait, KIND, request.dice, request.seed, request.secret)
     return table.roll(state, request.character, asked)
 
 
 PANIC = Command(
     ("panic",),
-    """Gloom: the panic check a catastrophe called for (failure: panicked).
+    """Gloom: the panic check the oldest catastrophe owed called for (failure: panicked).
 
     \b
     Example:

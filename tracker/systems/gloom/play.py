@@ -3,7 +3,7 @@ it stands, and a stored one read back (tracker/systems/gloom/RULINGS.md).
 
 The state feeds the rules without the GM typing it: a rank of 21 or more rolls with advantage,
 and panic or stress at the campaign's limit with disadvantage. Every catastrophe owes a panic
-check; a failed panic check leaves the character panicked.
+check of its own; a failed panic check leaves the character panicked, which answers the rest.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from tracker.systems.base import (
     trait_value,
 )
 from tracker.systems.gloom import rules as gloom
+from tracker.systems.gloom.folding import ONE_EACH, PANIC_ANSWERS, PANICKED
 
 FACES = 20
-PANICKED = "panicked"
 
 DIFFICULTIES = (*gloom.DIFFICULTY, gloom.IMPOSSIBLE)
 """The difficulties a roll's DL may be given by name (``RuleSystem.difficulties``)."""
@@ -130,8 +130,16 @@ def decide_roll(
     }
     if named is not None:
         inputs["difficulty"] = named
+    if PANICKED in forced and request.kind != "panic":
+        # The panic answers the checks the character owes, this roll's own too
+        # (tracker/systems/gloom/RULINGS.md, 'Perfect success and catastrophe'); a roll logged
+        # without it left them owed, and still does.
+        inputs[PANIC_ANSWERS] = True
     effects: list[Effect] = []
     if request.kind == "panic":
+        # One check per catastrophe (tracker/systems/gloom/RULINGS.md, 'Perfect success and
+        # catastrophe'); checks logged before that ruling answered every one owed.
+        inputs["answering"] = ONE_EACH
         doc["notes"] = []
         if not result.success:
             effects.append(ConditionApplied(PANICKED, note="failed panic check"))
@@ -236,8 +244,8 @@ def decide_contest(
     }
     return ContestDecision(
         mode=mode,
-        a=contest_side(a, _side_inputs(a_rank, dl_a, request, "a"), result.a.to_dict()),
-        b=contest_side(b, _side_inputs(b_rank, dl_b, request, "b"), result.b.to_dict()),
+        a=contest_side(a, _side_inputs(a_rank, dl_a, request, "a", a_why), result.a.to_dict()),
+        b=contest_side(b, _side_inputs(b_rank, dl_b, request, "b", b_why), result.b.to_dict()),
         winner=result.winner,
         result=result.to_dict(),
         doc=doc,
@@ -245,13 +253,18 @@ def decide_contest(
     )
 
 
-def _side_inputs(rank: int, dl: int, request: ContestRequest, side: str) -> dict[str, Any]:
+def _side_inputs(
+    rank: int, dl: int, request: ContestRequest, side: str, reasons: list[str]
+) -> dict[str, Any]:
     """A contest side's inputs: its rank and DL, and the advantage or disadvantage the GM gave
-    it (gear, a wound, improvised tools), recorded only when given."""
+    it (gear, a wound, improvised tools), recorded only when given; for a panicked character,
+    that the panic answers the panic checks it owes (``PANIC_ANSWERS``)."""
     inputs: dict[str, Any] = {"rank": rank, "dl": dl}
     for asked in ("advantage", "disadvantage"):
         if getattr(request.options, f"{asked}_{side}"):
             inputs[asked] = True
+    if PANICKED in reasons:
+        inputs[PANIC_ANSWERS] = True
     return inputs
 
 

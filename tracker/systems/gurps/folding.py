@@ -162,6 +162,21 @@ def next_round(data: Mapping[str, Any]) -> tuple[tuple[str, ...], dict[str, Any]
     return ("contest",), {**values, "mode": "regular"}
 
 
+def _over(side: p.ContestSide) -> str:
+    """A side of a running contest as its obligation names it: who, over what."""
+    return f"{side.name} ({_contest_side(side)['trait']})"
+
+
+def _same_sides(data: Mapping[str, Any], begun: tuple[dict[str, Any], dict[str, Any]]) -> bool:
+    """Whether a running contest's obligation is between the same sides over the same traits."""
+
+    def key(side: Mapping[str, Any] | None) -> tuple[Any, str]:
+        side = side or {}
+        return side.get("name"), str(side.get("trait", "")).casefold()
+
+    return (key(data.get("a")), key(data.get("b"))) == (key(begun[0]), key(begun[1]))
+
+
 def _running(state: Any, contest_id: str) -> list[Any]:
     return [o for o in state.open_obligations(RUNNING) if o.data.get("contest_id") == contest_id]
 
@@ -209,8 +224,20 @@ class GurpsFolding(Folding):
             own.last_roll_secret = raw.visibility == "gm"
 
     def contested(self, state: Any, e: p.ContestRolled, raw: StoredEvent) -> None:
+        """A regular contest's round: the first opens the contest's obligation (unless it is
+        decided at once), a later one counts, the deciding one discharges it.
+
+        Ruling (tracker/systems/gurps/RULINGS.md, Regular contests): a first round between the
+        same sides over the same traits as a contest still running (``contest --new``) sets that
+        one aside, so only one such contest goes on.
+        """
         if e.mode != "regular" or not e.contest_id:
             return
+        if (e.round or 1) == 1 and e.b is not None:
+            begun = (_contest_side(e.a), _contest_side(e.b))
+            for ob in state.open_obligations(RUNNING):
+                if ob.data.get("contest_id") != e.contest_id and _same_sides(ob.data, begun):
+                    state.discharge(ob, raw, "set aside for a new contest between the same sides")
         running = _running(state, e.contest_id)
         if e.decided:
             for ob in running:
@@ -221,7 +248,8 @@ class GurpsFolding(Folding):
             state.open(
                 raw,
                 RUNNING,
-                f"Regular contest {e.a.name} vs {e.b_named} is still running: roll the next round.",
+                f"Regular contest {_over(e.a)} vs {_over(e.b) if e.b else e.b_named} is still "
+                "running: roll the next round.",
                 contest_id=e.contest_id,
                 a=_contest_side(e.a),
                 b=_contest_side(e.b) if e.b else None,

@@ -36,6 +36,12 @@ CONTEST = (
     Option("--mod-b", "B's modifier.", dest="mods_b", multiple=True, metavar="N[:LABEL]"),
     Option("--supernatural", "GURPS resistance: the Rule of 16.", "bool"),
     Option("--public", "a sense contest the players see.", "bool"),
+    Option(
+        "--new",
+        "GURPS regular: a fresh contest, though one between the same sides over the same "
+        "traits is running.",
+        "bool",
+    ),
 )
 
 

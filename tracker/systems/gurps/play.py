@@ -468,7 +468,8 @@ def decide_contest(
     system: Any, request: ContestRequest, a: Side, b: Side, campaign: CampaignView
 ) -> ContestDecision:
     """A Quick Contest, a Resistance Roll, or one round of a Regular Contest (``running`` is
-    the contest already under way between these sides).
+    the contest already under way between these sides over these traits; ``--new`` begins
+    another all the same, which sets the running one aside).
 
     Rulebook: GURPS, 'Quick Contests', 'Resistance Rolls', 'Regular Contests', 'The Rule of
     16'; tracker/systems/gurps/RULINGS.md.
@@ -483,6 +484,8 @@ def decide_contest(
         raise BadInput(
             "--supernatural (the Rule of 16) is for a resistance roll; add --mode resistance."
         )
+    if request.options.new and mode != "regular":
+        raise BadInput("--new begins a regular contest afresh; add --mode regular.")
     a_base, a_mods, a_eff = effective(a, request.options.mods_a, campaign.setting("tech_level"))
     b_base, b_mods, b_eff = effective(b, request.options.mods_b, campaign.setting("tech_level"))
     src_a, src_b = request.sources()
@@ -499,7 +502,8 @@ def decide_contest(
         extra["margin_of_victory"] = result.margin_of_victory
         extra["rule_of_16"] = result.rule_of_16
     else:
-        contest_id, round_number = request.running or (str(uuid.uuid4()), 1)
+        running = None if request.options.new else request.running
+        contest_id, round_number = running or (str(uuid.uuid4()), 1)
         result = regular_round(a_eff, b_eff, dice_a=src_a, dice_b=src_b, round_number=round_number)
         decided = result.decided
         extra.update(contest_id=contest_id, round=round_number, decided=decided)
@@ -585,7 +589,8 @@ def recovery_interval(every: str | None, unit: str | None) -> str:
 def fright_effects(
     character: CharacterView, result: fright.FrightCheck
 ) -> tuple[list[Effect], list[str]]:
-    """The fright table's structured effects as track changes, conditions and obligations."""
+    """The fright table's structured effects as track changes, conditions and obligations,
+    and the notes the GM reads beside them (a recovery roll, a lasting IQ loss's reach)."""
     effects: list[Effect] = []
     notes: list[str] = []
     if result.table is None:
@@ -621,7 +626,15 @@ def fright_effects(
                 )
             )
         elif e.kind == "iq_loss":
-            effects.append(StatChanged("IQ", -(e.amount or 1)))
+            # tracker/systems/gurps/RULINGS.md, 'A lasting loss of IQ': Will and Per move with
+            # IQ (the fold moves them, as the effect says); a skill keeps the level the sheet
+            # gives it.
+            effects.append(StatChanged("IQ", -(e.amount or 1), derived=True))
+            notes.append(
+                "Will and Per drop with IQ; skills keep their sheet levels (an IQ default "
+                "follows IQ): lower an IQ-based skill with "
+                f'`tracker character update {character.name} --skill "SKILL=N"`'
+            )
         if e.note and e.kind == "condition" and e.duration is None:
             notes.append(e.note)
     return effects, notes
@@ -945,6 +958,13 @@ def _fright_effects_again(event: FrightChecked, table: dict[str, Any]) -> str | 
             for e in effects
         ]
 
+    if not any(isinstance(e, StatChanged) and e.derived for e in event.effects):
+        # Logged before a lasting change moved the stats based on it: the rules wrote the
+        # change without ``derived`` then (tracker/app/RULINGS.md, 'Sheets that change').
+        expected = [
+            msgspec.structs.replace(e, derived=False) if isinstance(e, StatChanged) else e
+            for e in expected
+        ]
     return effects_differ(unworded(event.effects), unworded(expected))
 
 

@@ -63,8 +63,8 @@ class Gurps(RuleSystem):
     dice_join: ClassVar[str] = "+"
     roll_help: ClassVar[str] = (
         "GURPS sense rolls (Vision, Hearing, Taste, Smell) are against Per and secret unless "
-        "--public; Climbing and Swimming default to DX-5 and HT-4, and a failed Swimming roll "
-        "costs 1 FP."
+        "--public; Lockpicking, Climbing and Swimming default to IQ-5, DX-5 and HT-4 unless the "
+        "sheet lists a default of its own, and a failed Swimming roll costs 1 FP."
     )
     roll_examples: ClassVar[tuple[str, ...]] = (
         "tracker roll Mira Lockpicking --mod -2:darkness --dice 3,4,1",

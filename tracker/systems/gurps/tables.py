@@ -389,9 +389,11 @@ VISION_PARTIAL_DARKNESS_MAX = 9
 # known by its name, so it is the GM's to keep off the sheet's defaults).
 NO_DEFAULT_SKILLS: tuple[str, ...] = ("Alchemy", "Karate")
 
-# GURPS, 'Climbing' and 'Swimming': the defaults the rulebook gives, used when a sheet lists
-# none of its own.
+# GURPS, 'Default Rolls' ("Lockpicking defaults to IQ−5."), 'Climbing' and 'Swimming': every
+# default the rulebook's text names, used when a sheet lists none of its own (a test reads each
+# "defaults to" sentence of the rulebook and rolls it, so none is left out).
 RULEBOOK_DEFAULTS: dict[str, tuple[str, ...]] = {
+    "lockpicking": ("IQ-5",),
     "climbing": ("DX-5",),
     "swimming": ("HT-4",),
 }

@@ -176,5 +176,13 @@ def check_default_for(skill: str, expression: str, character: str | None = None)
 
 
 def rulebook_defaults(skill: str) -> tuple[str, ...]:
-    """The defaults the rulebook itself gives a skill (Climbing DX-5, Swimming HT-4)."""
-    return tables.RULEBOOK_DEFAULTS.get(skill.strip().lower(), ())
+    """The defaults the rulebook itself gives a skill (Lockpicking IQ-5, Climbing DX-5, Swimming
+    HT-4), for a sheet that lists none of its own.
+
+    Rulebook: GURPS, 'Default Rolls': "Lockpicking defaults to IQ−5."; 'Climbing' and 'Swimming'
+    likewise. Ruling (tracker/systems/gurps/RULINGS.md): a sheet's own defaults replace these, and
+    a specialization or a tech level (``Lockpicking/TL4``) is the same skill, as for the skills
+    with no default. The Rule of 20 applies to them as to any attribute default (``base_skill``).
+    """
+    name = re.split(r"[/(]", skill, maxsplit=1)[0].strip().casefold()
+    return tables.RULEBOOK_DEFAULTS.get(name, ())

@@ -134,7 +134,9 @@ def sprint_move(move: int) -> int:
 def paced_move(sprint: int) -> int:
     """Paced running: half the sprinting speed, rounded down, at least 1.
 
-    Rulebook: GURPS, 'Running & Sprinting' ("Paced running: Half sprinting speed").
+    Rulebook: GURPS, 'Running & Sprinting' ("Paced running: Half sprinting speed"). Ruling
+    (tracker/systems/gurps/RULINGS.md, 'Running and jumping'): the rulebook gives no rounding;
+    down, at least 1, as the sprint's +20% and water Move are.
     """
     return max(1, sprint // 2)
 
