@@ -313,7 +313,11 @@ SHOTS = (1920, 1080), (1280, 800), (390, 844)
 
 
 def _texts(driver, selector: str) -> list[str]:
-    return [e.text for e in driver.find_elements("css selector", selector)]
+    # Read in one script: the console redraws its cards as the board changes, and an element
+    # found first and read after could be gone by then.
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0]), e => e.innerText)", selector
+    )
 
 
 @pytest.mark.slow

@@ -294,14 +294,10 @@ def test_a_whole_evening_from_the_console_and_two_phones_with_the_tv_following(
             boxes = t.on("a").find_elements("css selector", f"#roll .many input[name={name}]")
             assert [x.get_attribute("value") for x in boxes] == [""], "one empty box again"
 
-        # Phone B rolls with the server's dice.
-        n = head(db)
-        _phone_roll(t, "b", ev.trait)
-        t.said("b", b, ev.trait)
-        t.shows("tv", b, ev.trait)
-        assert head(db) == n + 1
-
         # A phone rolling a trait its sheet lacks (a page out of date): refused, nothing logged.
+        # Before phone B's roll: the server's dice there may bring Glintlock's Threat to 6,
+        # which refuses any roll for a reason of its own.
+        n = head(db)
         t.on("b").execute_script(
             "const s = document.querySelector('#roll select[name=trait]');"
             "const o = document.createElement('option'); o.value = o.textContent = 'Flying';"
@@ -311,6 +307,12 @@ def test_a_whole_evening_from_the_console_and_two_phones_with_the_tv_following(
         refusal = t.said("b", "Flying", refused=True)
         assert "\n" not in refusal
         time.sleep(0.5)
+        assert head(db) == n
+        # Phone B rolls with the server's dice.
+        n = head(db)
+        _phone_roll(t, "b", ev.trait)
+        t.said("b", b, ev.trait)
+        t.shows("tv", b, ev.trait)
         assert head(db) == n + 1
 
         # The GM asks phone A for a public roll: it appears there filled in, rolled there.
