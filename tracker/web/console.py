@@ -25,6 +25,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from tracker.app.actions import declaration, declarations, perform
 from tracker.errors import BadInput, NotFound, TrackerError
+from tracker.events.catalog import CharacterAdded
 from tracker.systems.commands import Command, Option, taken
 from tracker.web import guard
 from tracker.web.guard import GM, HEADERS, PLAYERS
@@ -155,6 +156,19 @@ def _option(o: Option) -> dict[str, Any]:
     }
 
 
+def _this_session(events: list[Any], session: int | None) -> list[Any]:
+    """What the console offers to put back: nothing of an earlier session once another runs (a
+    redo would log that session's roll into this one)."""
+    if session is not None and any(e.session_id != session for e in events):
+        return []
+    return events
+
+
+def _console_words(note: str) -> str:
+    """A note of the command line's as the console says it: the button, not the command."""
+    return re.sub(r"\(`tracker reveal (\d+)[^`]*`\)", r"(Reveal #\1, under the secrets)", note)
+
+
 def _traits(ch: Any) -> list[str]:
     return [k for k in [*ch.stats, *ch.skills] if k.casefold() not in ("hp", "fp")]
 
@@ -248,7 +262,7 @@ class Console:
             "characters": characters,
             "forms": [_form(c) for c in declarations(rules)],
             "undo": said(table.history.next_undo(state)),
-            "redo": said(table.history.next_redo(state)),
+            "redo": said(_this_session(table.history.next_redo(state), state.current_session)),
             "secrets": [
                 {"event": e.event_id, "text": t} for e, t in zip(secret, said(secret), strict=True)
             ],
@@ -281,6 +295,29 @@ class Console:
             "asked": json.loads(self.phones.waiting(character_id)),
         }
 
+    def away(self, character_id: str) -> dict[str, Any]:
+        """What a phone says while its character is not in the campaign the table is playing:
+        whose phone it is, which campaign is at the table, and that it comes back by itself."""
+        live = self.feed.live
+        playing = live.row.name
+        for row in live.table.store.campaigns():
+            added = live.table.store.read(row.campaign_id, types=[CharacterAdded.TYPE], sparse=True)
+            for e in added:
+                if isinstance(e.data, CharacterAdded) and e.data.character_id == character_id:
+                    name = e.data.name
+                    return {
+                        "character": name,
+                        "campaign": playing,
+                        "said": f"The table is playing {playing}, which {name} is not in. "
+                        f"This page comes back by itself when the table returns to {row.name}.",
+                    }
+        return {
+            "character": "this character",
+            "campaign": playing,
+            "said": f"The table is playing {playing}, which this phone's character is not in. "
+            "This page comes back by itself when the table returns to hers.",
+        }
+
     # -- acting ---------------------------------------------------------------------------------
 
     async def act(self, request: Request) -> Response:
@@ -300,16 +337,18 @@ class Console:
             if tuple(path) == ("campaign", "use"):
                 await self.hub.follow()
                 return {"text": [f'Now playing "{done.doc["campaign"]}".'], "doc": done.doc}
-            return {"text": await self.feed.call(self._said_gm, done.events), "doc": done.doc}
+            lines = await self.feed.call(self.feed.said, done.events, GM)
+            notes = done.doc.get("notes", []) if isinstance(done.doc, dict) else []
+            return {
+                "text": [f"#{line['version']} {line['text']}" for line in lines],
+                "lines": lines,
+                # Why the rules kept a roll secret, and the like: what the command line says
+                # under the roll, in the console's words.
+                "notes": [_console_words(n) for n in notes if isinstance(n, str)],
+                "doc": done.doc,
+            }
 
         return await self._guarded(request, "gm", run)
-
-    def _said_gm(self, events: list[Any]) -> list[str]:
-        from tracker.app.live import Page
-
-        state = self.feed.live.state()
-        page = Page([], set(state.revoked), state.version)
-        return [f"#{e.version} {self.feed.item(e, page, GM)['text']}" for e in events]
 
     async def ask(self, request: Request) -> Response:
         """The GM asks a character's phone for a roll, filled in:
@@ -410,15 +449,10 @@ class Console:
             if any(e.visibility == "gm" for e in events):
                 # Nothing of a blind roll, however it went: the players' stream has it sealed.
                 return {"text": ["Rolled. The GM has it."], "blind": True}
-            return {"text": await self.feed.call(self._said_players, events), "blind": False}
+            lines = await self.feed.call(self.feed.said, events, PLAYERS)
+            return {"text": [line["text"] for line in lines], "lines": lines, "blind": False}
 
         return await self._guarded(request, "phone:" + key, run)
-
-    def _said_players(self, events: list[Any]) -> list[str]:
-        from tracker.app.live import Page
-
-        page = Page([], set(), 0)
-        return [self.feed.item(e, page, PLAYERS)["text"] for e in events]
 
     async def _guarded(
         self,

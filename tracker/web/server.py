@@ -53,6 +53,7 @@ from tracker.app.live import Live, Page
 from tracker.errors import NotFound, TrackerError
 from tracker.events import StoredEvent
 from tracker.events import play as p
+from tracker.events.effects import TrackChange
 from tracker.projections.player import Sealed, player_stream
 from tracker.projections.rolls import amending_types
 from tracker.web.console import Console, Guard, answer, refused
@@ -219,6 +220,10 @@ class Feed:
             doc["text"] = f"a secret roll for {who}"
             return doc
         doc["text"] = summarize(event, self.names, bought)
+        if isinstance(data, p.RollMade):
+            unapplied = self._not_applied(data)
+            if unapplied:
+                doc["not_applied"] = unapplied
         # A roll points bought up is coloured as it ended, not as its dice fell.
         ended = bought.get(event.event_id) if isinstance(data, p.RollMade) else None
         doc["tone"] = (
@@ -242,6 +247,52 @@ class Feed:
         if amends:
             doc["amends"] = amends
         return doc
+
+    def said(self, events: list[StoredEvent], view: str) -> list[dict[str, Any]]:
+        """What an action logged, as the page that acted shows it beside its form: each event's
+        line, its tone, whether it is secret; for the GM also what it moved and what it did
+        not apply, as the feed says them."""
+        if not events:
+            return []
+        state = self.live.state()
+        page = Page(events, set(state.revoked), state.version)
+        moved = (
+            {}
+            if view == PLAYERS
+            else self.live.changes(page, events[0].version - 1, player_view=False)
+        )
+        lines = []
+        for event in events:
+            item = self.item(event, page, view)
+            line: dict[str, Any] = {
+                "version": event.version,
+                "text": item["text"],
+                "tone": item["tone"],
+                "secret": item["secret"],
+            }
+            if view != PLAYERS:
+                line["changes"] = [
+                    *(_change_words(c) for c in moved.get(event.event_id, ())),
+                    *item.get("not_applied", ()),
+                ]
+            lines.append(line)
+        return lines
+
+    def _not_applied(self, data: p.RollMade) -> list[str]:
+        """What a roll took from a track its character's sheet lacks (a caster's backlash on a
+        sheet with no HP), which the fold applies nothing of: "12 HP of backlash, not
+        applied", as the roll's command said it."""
+        state = self.live.state()
+        out = []
+        for roll in data.with_followups():
+            for effect in roll.effects:
+                if not isinstance(effect, TrackChange) or effect.track not in ("hp", "fp"):
+                    continue
+                ch = state.characters.get(effect.character_id or roll.character_id)
+                if ch is not None and getattr(ch, effect.track) is None:
+                    cause = f" of {effect.cause}" if effect.cause else ""
+                    out.append(f"{-effect.delta} {effect.track.upper()}{cause}, not applied")
+        return out
 
     def _naming(self, ids: tuple[str, ...] | list[str], view: str, shown: int = 3) -> str:
         """What an undo or a redo took back or put back, as the view may read it (a secret
@@ -592,7 +643,11 @@ async def _phone_events(
                 try:
                     me = await hub.feed.call(console.phone_state, character_id)
                 except TrackerError:
-                    return  # the campaign served changed under this phone
+                    # The table turned to a campaign she is not in: the phone says so and
+                    # stays, to come back by itself when the table turns back.
+                    away = await hub.feed.call(console.away, character_id)
+                    yield ServerSentEvent(data=json.dumps(away, ensure_ascii=False), event="away")
+                    continue
                 yield ServerSentEvent(data=json.dumps(me, ensure_ascii=False), event="me")
                 if first:
                     first = False

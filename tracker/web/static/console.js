@@ -125,73 +125,103 @@ function values(form) {
   return out;
 }
 
-function say(lines, bad) {
-  const result = document.getElementById("result");
-  result.replaceChildren(...lines.map((l) => el("div", "", l)));
-  result.className = bad ? "refused" : "done";
+// What an action did, or why it was refused, in the result line beside its form (``where``):
+// each event's line in its outcome's tone, as the feed colours it, with what it moved and why
+// the rules kept it secret.
+function say(where, doc) {
+  const result = document.getElementById(where);
+  if (!doc.ok) {
+    result.replaceChildren(el("div", "", doc.error));
+    result.className = "result refused";
+  } else {
+    const lines = doc.lines || (doc.text || []).map((text) => ({ text }));
+    const shown = lines.length ? lines.map((line) => {
+      const div = el("div", "line " + (line.tone || ""), line.text);
+      if (line.secret) div.append(el("span", "mark", " · secret"));
+      if (line.changes && line.changes.length) div.append(el("small", "moved", line.changes.join(" · ")));
+      return div;
+    }) : [el("div", "", "Done.")];
+    for (const note of doc.notes || []) shown.push(el("div", "note", note));
+    result.replaceChildren(...shown);
+    // The form's result reads in the tone of the roll it made: a critical failure is not green.
+    const tone = lines.map((l) => l.tone).find(Boolean);
+    result.className = "result done" + (tone ? " " + tone : "");
+  }
+  result.scrollIntoView({ block: "nearest" });
 }
 
-async function act(path, vals) {
-  const doc = await Feed.post("/gm/act", { path, values: vals });
-  if (!doc.ok) { say([doc.error], true); return false; }
-  say(doc.text.length ? doc.text : ["Done."]);
-  await refresh();
-  return true;
+function clear() {
+  for (const result of document.querySelectorAll(".result")) {
+    result.replaceChildren();
+    result.className = "result";
+  }
+}
+
+// One press of a form or a button: one nonce, however often the network makes it send again;
+// a second press while the first is on its way is the same press.
+async function press(holder, run) {
+  if (holder.dataset.busy) return;
+  holder.dataset.busy = "1";
+  try { await run(Feed.nonce()); } finally { delete holder.dataset.busy; }
+}
+
+async function act(path, vals, where, once) {
+  const doc = await Feed.post("/gm/act", { path, values: vals }, once);
+  // The table read first: a new session or another campaign clears the old results, not this.
+  if (doc.ok) await refresh();
+  say(where, doc);
+  return doc.ok;
 }
 
 function formDecl(path) {
   return desk.forms.find((f) => JSON.stringify(f.path) === JSON.stringify(path));
 }
 
-function rollForm() {
+// The roll form, drawn afresh (for another system, another campaign); ``keep`` the character
+// selected. Its listeners are the form's own, bound once (``start``): a form drawn again
+// gains none, so one Enter is one roll.
+function rollForm(keep) {
   const form = document.getElementById("roll");
-  build(form, formDecl(["roll"]), {}, [["Roll", "primary"], ["Ask her phone", "ask", "button"]]);
+  build(form, formDecl(["roll"]), keep ? { character: keep } : {},
+        [["Roll", "primary"], ["Ask her phone", "ask", "button"]]);
   form.querySelector(".help")?.remove();
-  form.addEventListener("submit", async (e) => {
-    e.preventDefault();
-    if (await act(["roll"], values(form))) ready(form);
-  });
-  bindAsk(form);
   form.elements.character.focus();
+  form.elements.character.select();
 }
 
 // Ready for the next roll: the same character selected, the rest cleared (a secret box left
 // ticked would make the next roll secret unseen).
 function ready(form) {
-  const keep = form.elements.character.value;
-  build(form, formDecl(["roll"]), { character: keep },
-        [["Roll", "primary"], ["Ask her phone", "ask", "button"]]);
-  form.querySelector(".help")?.remove();
-  bindAsk(form);
-  form.elements.character.focus();
-  form.elements.character.select();
+  rollForm(form.elements.character.value);
 }
 
-function bindAsk(form) {
-  form.querySelector("button.ask").addEventListener("click", async () => {
-    const vals = values(form);
-    const { character: who, trait, secret, ...rest } = vals;
-    const doc = await Feed.post("/gm/ask", { character: who || "", trait: trait || "", secret: !!secret, values: rest });
-    say(doc.ok ? doc.text : [doc.error], !doc.ok);
-    if (doc.ok) { ready(form); refresh(); }
-  });
+async function ask(form, once) {
+  const vals = values(form);
+  const { character: who, trait, secret, ...rest } = vals;
+  const doc = await Feed.post("/gm/ask", { character: who || "", trait: trait || "", secret: !!secret, values: rest }, once);
+  say("result", doc);
+  if (doc.ok) { ready(form); refresh(); }
 }
 
-function button(text, cls, onclick) {
-  const b = el("button", cls, text); b.type = "button"; b.addEventListener("click", onclick); return b;
+// A button that acts: one press, one nonce, its result in ``where``.
+function button(text, cls, onclick, where) {
+  const b = el("button", cls, text); b.type = "button";
+  b.addEventListener("click", () => press(b, (once) => onclick(once, where)));
+  return b;
 }
 
 function history() {
   const box = document.getElementById("history");
   const undo = desk.undo.length ? `Undo: ${desk.undo.join("; ")}` : "Undo: nothing to take back";
   const redo = desk.redo.length ? `Redo: ${desk.redo.join("; ")}` : "Redo: nothing to put back";
-  const u = button(undo, "undo", () => act(["undo"], {}));
+  const here = "table-result";
+  const u = button(undo, "undo", (once) => act(["undo"], {}, here, once));
   u.disabled = !desk.undo.length;
-  const r = button(redo, "redo", () => act(["redo"], {}));
+  const r = button(redo, "redo", (once) => act(["redo"], {}, here, once));
   r.disabled = !desk.redo.length;
   const session = desk.session
-    ? button(`End session ${desk.session}`, "session", () => act(["session", "end"], {}))
-    : button("Start a session", "session", () => act(["session", "start"], {}));
+    ? button(`End session ${desk.session}`, "session", (once) => act(["session", "end"], {}, here, once))
+    : button("Start a session", "session", (once) => act(["session", "start"], {}, here, once));
   box.replaceChildren(u, r, session);
 }
 
@@ -201,16 +231,18 @@ function owed() {
     const li = el("li", o.severity === "immediate" ? "now" : "", o.what);
     const row = el("div", "buttons");
     if (o.action) {
-      row.append(button(o.action.join(" ") + "…", "", () => pick(o.action, o.values)));
+      const b = el("button", "", o.action.join(" ") + "…"); b.type = "button";
+      b.addEventListener("click", () => pick(o.action, o.values));
+      row.append(b);
     }
-    row.append(button("Dismiss", "", () => act(["obligations", "dismiss"], { obligation: o.id })));
+    row.append(button("Dismiss", "", (once) => act(["obligations", "dismiss"], { obligation: o.id }, "owed-result", once)));
     li.append(row);
     return li;
   }) : [el("li", "none", "nothing is owed")]));
   const secrets = document.getElementById("secrets");
   secrets.replaceChildren(...(desk.secrets.length ? desk.secrets.map((s) => {
     const li = el("li", "", s.text);
-    li.append(button("Reveal", "", () => act(["reveal"], { event: s.event })));
+    li.append(button("Reveal", "", (once) => act(["reveal"], { event: s.event }, "secrets-result", once)));
     return li;
   }) : [el("li", "none", "none this session")]));
 }
@@ -260,9 +292,8 @@ function characters() {
       img.src = `/gm/qr/${encodeURIComponent(c.id)}?v=${encodeURIComponent(c.phone.slice(-6))}`;
       const link = el("input", "link"); link.readOnly = true; link.value = c.phone;
       link.setAttribute("aria-label", `${c.name}'s phone link`);
-      phone.append(img, link, button("Revoke and make a new link", "revoke", async () => {
-        const doc = await Feed.post("/gm/revoke", { character: c.id });
-        say(doc.ok ? doc.text : [doc.error], !doc.ok);
+      phone.append(img, link, button("Revoke and make a new link", "revoke", async (once) => {
+        say("phones-result", await Feed.post("/gm/revoke", { character: c.id }, once));
         refresh();
       }));
       li.append(phone);
@@ -275,16 +306,22 @@ function characters() {
 async function refresh() {
   const response = await fetch("/gm/state", { credentials: "same-origin" });
   if (!response.ok) return;
-  const first = desk === null;
+  const was = desk;
   desk = await response.json();
+  // A new session or another campaign: the console starts afresh on it, as every page does.
+  const moved = was && (was.campaign !== desk.campaign || was.session !== desk.session);
+  if (moved && desk.session) clear();
   document.getElementById("campaign").textContent = desk.campaign;
   document.getElementById("where").textContent =
     `${desk.system_title} · ${desk.session ? "session " + desk.session : "no session running"}`;
   document.title = `${desk.campaign} · GM console`;
   datalist("dl-characters", desk.characters.map((c) => c.name));
-  if (first || document.getElementById("roll").dataset.system !== desk.system) {
-    rollForm();
-    document.getElementById("roll").dataset.system = desk.system;
+  const roll = document.getElementById("roll");
+  if (!was || roll.dataset.system !== desk.system || roll.dataset.campaign !== desk.campaign) {
+    const keep = was && was.campaign === desk.campaign ? roll.elements.character?.value : "";
+    rollForm(keep);
+    roll.dataset.system = desk.system;
+    roll.dataset.campaign = desk.campaign;
     document.getElementById("picker").dataset.key = "";
   }
   history(); owed(); picker(); campaigns(); characters();
@@ -293,30 +330,47 @@ async function refresh() {
 function start() {
   document.getElementById("desk").hidden = false;
   document.getElementById("picker").addEventListener("change", (e) => pick(JSON.parse(e.target.value), null));
-  document.getElementById("other").addEventListener("submit", async (e) => {
+  // Each form's listeners are bound here, once: drawing a form again adds none.
+  const roll = document.getElementById("roll");
+  roll.addEventListener("submit", (e) => {
     e.preventDefault();
-    const path = JSON.parse(e.target.dataset.path);
-    const sent = values(e.target);
-    if (await act(path, sent)) {
-      // Who and what stay for the next one (a contest's next round); dice typed in, a note,
-      // a secret are for the one action only.
-      const kept = {};
-      for (const a of formDecl(path)?.arguments || []) if (a.name in sent) kept[a.name] = sent[a.name];
-      if (formDecl(path)) pick(path, kept);
-    }
+    press(roll, async (once) => { if (await act(["roll"], values(roll), "result", once)) ready(roll); });
   });
-  document.getElementById("campaigns").addEventListener("submit", (e) => {
+  roll.addEventListener("click", (e) => {
+    if (e.target.closest("button.ask")) press(roll, (once) => ask(roll, once));
+  });
+  const other = document.getElementById("other");
+  other.addEventListener("submit", (e) => {
     e.preventDefault();
-    act(["campaign", "use"], values(e.target));
+    press(other, async (once) => {
+      const path = JSON.parse(other.dataset.path);
+      const sent = values(other);
+      if (await act(path, sent, "other-result", once)) {
+        // Who and what stay for the next one (a contest's next round); dice typed in, a note,
+        // a secret are for the one action only.
+        const kept = {};
+        for (const a of formDecl(path)?.arguments || []) if (a.name in sent) kept[a.name] = sent[a.name];
+        if (formDecl(path)) pick(path, kept);
+      }
+    });
+  });
+  const switcher = document.getElementById("campaigns");
+  switcher.addEventListener("submit", (e) => {
+    e.preventDefault();
+    press(switcher, (once) => act(["campaign", "use"], values(switcher), "campaign-result", once));
   });
   document.addEventListener("keydown", (e) => {
-    if (e.key === "Escape") document.getElementById("roll").elements.character?.focus();
+    if (e.key !== "Escape") return;
+    // Back to the character, selected: typing replaces it rather than adding to it.
+    const who = document.getElementById("roll").elements.character;
+    if (who) { who.focus(); who.select(); }
   });
   let pending = null;
   Feed.follow("/gm/events", document.getElementById("feed"), true, {
     // After each batch the console's forms read the table again (undo's words, what is owed).
     board: () => { clearTimeout(pending); pending = setTimeout(refresh, 150); },
-  });
+    reset: clear,
+  }, true);
   refresh();
 }
 

@@ -26,8 +26,10 @@ const Feed = (() => {
     if (item.undone) marks.push("undone");
     li.className = marks.join(" ").trim();
     const text = el("span", "text", item.text);
-    // What the event moved on the tracks: "Wren Mettle +1 · Threat +2".
-    if (item.changes && item.changes.length) text.append(el("small", "moved", item.changes.join(" · ")));
+    // What the event moved on the tracks ("Wren Mettle +1 · Threat +2"), and what it did not
+    // apply ("12 HP of backlash, not applied": a sheet with no HP).
+    const moved = [...(item.changes || []), ...(item.not_applied || [])];
+    if (moved.length) text.append(el("small", "moved", moved.join(" · ")));
     li.append(el("span", "v", "#" + item.version), el("span", "t", clock(item.time)), text);
     return li;
   }
@@ -79,24 +81,46 @@ const Feed = (() => {
     return source;
   }
 
-  // A POST as the server takes one: JSON, the page's token, a nonce of its own.
-  async function post(url, body) {
-    const nonce = Array.from(crypto.getRandomValues(new Uint8Array(16)),
-                             (b) => b.toString(16).padStart(2, "0")).join("");
+  // One nonce per press of a button: every retry of that press sends it again, so the server
+  // logs the press once however many times it arrives.
+  function nonce() {
+    return Array.from(crypto.getRandomValues(new Uint8Array(16)),
+                      (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  const RETRIES = [300, 1000, 2500];   // ms before each retry of a press the network lost
+
+  // A POST as the server takes one: JSON, the page's token, the press's nonce (``once``, made
+  // here when not given). A request the network lost is sent again with the same nonce; the
+  // server answers a repeat of one it logged 409, and then the press is done, logged once.
+  async function post(url, body, once) {
+    const sent = once || nonce();
     const token = document.querySelector('meta[name="csrf-token"]').content;
-    let response;
-    try {
-      response = await fetch(url, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "X-CSRF-Token": token },
-        body: JSON.stringify({ ...body, nonce }),
-        credentials: "same-origin",
-      });
-    } catch (err) {
-      return { ok: false, error: "The server cannot be reached; nothing was sent." };
+    let response = null;
+    let tries = 0;
+    for (;;) {
+      try {
+        response = await fetch(url, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "X-CSRF-Token": token },
+          body: JSON.stringify({ ...body, nonce: sent }),
+          credentials: "same-origin",
+        });
+        break;
+      } catch (err) {
+        if (tries >= RETRIES.length) {
+          return { ok: false, error: "The server cannot be reached; press again when it is back." };
+        }
+        await new Promise((done) => setTimeout(done, RETRIES[tries++]));
+      }
     }
     let doc;
     try { doc = await response.json(); } catch (err) { doc = null; }
+    if (response.status === 409 && tries > 0 && doc && (doc.text || /sent already/.test(doc.error))) {
+      // An earlier try reached the server and only its answer was lost: the press is logged,
+      // once; the server may send that first answer back.
+      return doc.text ? { ...doc, ok: true } : { ok: true, text: ["Logged once; its line is in the feed."] };
+    }
     if (!response.ok || !doc) {
       return { ok: false, error: (doc && doc.error) || `Refused (${response.status}).` };
     }
@@ -120,5 +144,5 @@ const Feed = (() => {
     return row;
   }
 
-  return { el, follow, post, tracks };
+  return { el, follow, post, nonce, tracks };
 })();
