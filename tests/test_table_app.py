@@ -527,3 +527,41 @@ def _click_on(t: Any, selector: str, text: str) -> None:
         return False
 
     t.wait("console", clicked, f"a button {selector} saying {text!r}")
+
+
+def test_every_campaigns_phones_have_their_links_and_follow_the_table_to_theirs(
+    two_systems,
+    browser,  # noqa: F811
+):
+    import re
+
+    db = two_systems
+    with table_served(db) as server:
+        more = [server.proc.stdout.readline() for _ in range(2)]
+        assert more[0].strip() == "Phones of Gloomy (live when the table turns to it):"
+        juno = re.fullmatch(r"\s+Juno: (\S+/phone\?key=\S+)\s*", more[1])
+        assert juno, more
+        _console(browser, server)
+        shown = wait_for(
+            browser,
+            lambda d: (
+                d.find_element("id", "elsewhere").is_displayed()
+                and d.find_elements("css selector", "#elsewhere-list input.link")
+            ),
+            "the other campaign's phones on the console",
+        )
+        assert [x.get_attribute("value") for x in shown] == [juno[1]]
+        assert "Gloomy" in browser.find_element("id", "elsewhere-list").text
+        # Juno's phone, opened while the table plays Iron: it says so, and follows the table.
+        browser.set_window_size(390, 844)
+        browser.get(juno[1])
+        away = wait_for(
+            browser,
+            lambda d: d.find_element("id", "away").is_displayed() and d.find_element("id", "away"),
+            "Juno's phone saying the table is elsewhere",
+        )
+        assert "The table is playing Iron, which Juno is not in" in away.text
+        tracker(db, "campaign", "use", "Gloomy")
+        wait_for(browser, lambda d: d.find_element("id", "me-name").text == "Juno", "her sheet")
+        assert browser.find_element("id", "roll").is_displayed()
+        assert browser.find_element("id", "campaign").text == "Gloomy"

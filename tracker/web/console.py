@@ -268,11 +268,35 @@ class Console:
             ],
             "obligations": obligations,
             "campaigns": [row.name for row in table.store.campaigns()],
+            "elsewhere": self._elsewhere(request),
             "lists": {
                 "spend_kinds": list(rules.spend_kinds),
                 "difficulties": list(rules.difficulties),
             },
         }
+
+    def _elsewhere(self, request: Request) -> list[dict[str, Any]]:
+        """The phone links of every other campaign's players, by campaign: a phone opened on
+        one says the table is elsewhere, and follows the table when it turns to it."""
+        live = self.feed.live
+        out = []
+        for row in live.table.store.campaigns():
+            if row.campaign_id == live.campaign_id:
+                continue
+            state = live.table.state(row)
+            ids = [
+                cid
+                for cid, ch in state.characters.items()
+                if not ch.npc and ch.retired_version is None
+            ]
+            self.phones.issue(ids)
+            characters = [
+                {"id": cid, "name": state.characters[cid].name, "phone": self.link(request, cid)}
+                for cid in ids
+            ]
+            if characters:
+                out.append({"campaign": row.name, "characters": characters})
+        return out
 
     def phone_state(self, character_id: str) -> dict[str, Any]:
         """What a phone shows of its character (as the players know it: nothing a secret

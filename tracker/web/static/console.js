@@ -276,6 +276,40 @@ function campaigns() {
 
 const opened = new Set();   // characters whose phone link is shown
 
+// A character's phone link, folded: its QR code, the link to copy, and (for the campaign at
+// the table) "Revoke and make a new link".
+function phoneLink(c, revocable) {
+  const phone = el("details", "phone");
+  phone.open = opened.has(c.id);
+  phone.addEventListener("toggle", () => { if (phone.open) opened.add(c.id); else opened.delete(c.id); });
+  phone.append(el("summary", "", `${c.name}'s phone link`));
+  const img = el("img", "qr"); img.alt = `QR code of ${c.name}'s phone link`;
+  img.src = `/gm/qr/${encodeURIComponent(c.id)}?v=${encodeURIComponent(c.phone.slice(-6))}`;
+  const link = el("input", "link"); link.readOnly = true; link.value = c.phone;
+  link.setAttribute("aria-label", `${c.name}'s phone link`);
+  phone.append(img, link);
+  if (revocable) {
+    phone.append(button("Revoke and make a new link", "revoke", async (once) => {
+      say("phones-result", await Feed.post("/gm/revoke", { character: c.id }, once));
+      refresh();
+    }));
+  }
+  return phone;
+}
+
+// The other campaigns' phones: a player can open hers before the table turns to it.
+function elsewhere() {
+  const box = document.getElementById("elsewhere");
+  const groups = desk.elsewhere || [];
+  box.hidden = !groups.length;
+  document.getElementById("elsewhere-list").replaceChildren(...groups.map((g) => {
+    const li = el("li");
+    li.append(el("div", "name", g.campaign));
+    for (const c of g.characters) if (c.phone) li.append(phoneLink(c, false));
+    return li;
+  }));
+}
+
 function characters() {
   const list = document.getElementById("characters");
   list.replaceChildren(...desk.characters.map((c) => {
@@ -283,21 +317,7 @@ function characters() {
     const head = el("div", "name", c.name);
     if (c.npc) head.append(el("span", "npc", "NPC"));
     li.append(head);
-    if (c.phone) {
-      const phone = el("details", "phone");
-      phone.open = opened.has(c.id);
-      phone.addEventListener("toggle", () => { if (phone.open) opened.add(c.id); else opened.delete(c.id); });
-      phone.append(el("summary", "", "Phone link"));
-      const img = el("img", "qr"); img.alt = `QR code of ${c.name}'s phone link`;
-      img.src = `/gm/qr/${encodeURIComponent(c.id)}?v=${encodeURIComponent(c.phone.slice(-6))}`;
-      const link = el("input", "link"); link.readOnly = true; link.value = c.phone;
-      link.setAttribute("aria-label", `${c.name}'s phone link`);
-      phone.append(img, link, button("Revoke and make a new link", "revoke", async (once) => {
-        say("phones-result", await Feed.post("/gm/revoke", { character: c.id }, once));
-        refresh();
-      }));
-      li.append(phone);
-    }
+    if (c.phone) li.append(phoneLink(c, true));
     if (c.asked) li.append(el("div", "asked", `asked: ${c.asked}`));
     return li;
   }));
@@ -324,7 +344,7 @@ async function refresh() {
     roll.dataset.campaign = desk.campaign;
     document.getElementById("picker").dataset.key = "";
   }
-  history(); owed(); picker(); campaigns(); characters();
+  history(); owed(); picker(); campaigns(); characters(); elsewhere();
 }
 
 function start() {
