@@ -565,3 +565,49 @@ def test_every_campaigns_phones_have_their_links_and_follow_the_table_to_theirs(
         wait_for(browser, lambda d: d.find_element("id", "me-name").text == "Juno", "her sheet")
         assert browser.find_element("id", "roll").is_displayed()
         assert browser.find_element("id", "campaign").text == "Gloomy"
+
+
+def test_the_players_screens_speak_the_tables_words_and_the_console_labels_are_words(
+    tmp_path,
+    browser,  # noqa: F811
+):
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    db = tmp_path / "glint.db"
+    tracker(db, "campaign", "new", "Veyra", "--system", "glintlock")
+    for name in ("wren", "tomas"):
+        tracker(db, "character", "add", "--sheet", str(SHEETS / f"glintlock-{name}.toml"))
+    tracker(db, "session", "start")
+    tracker(db, "threat", "add", "6")
+    with table_served(db) as server:
+        _console(browser, server)
+        labels = [
+            e.text for e in browser.find_elements("css selector", "#roll .name, #roll .flag span")
+        ]
+        assert "the table's dice" in labels
+        assert "backlash dice" in labels
+        assert not [x for x in labels if x.startswith("-")], labels
+        browser.find_element("css selector", "#roll input[name=character]").send_keys("Wren")
+        assert browser.find_element("css selector", "#roll button.ask").text == "Ask Wren's phone"
+
+        browser.set_window_size(390, 844)
+        browser.get(server.phones["Wren"])
+        wait_for(browser, lambda d: d.find_element("id", "me-name").text == "Wren", "her phone")
+        Select(browser.find_element("css selector", "#roll select[name=trait]")).select_by_value(
+            "Grit"
+        )
+        browser.find_element("css selector", "#roll input[name=dice]").send_keys("3,4", Keys.ENTER)
+        refusal = _result(browser, "result", "Threat", refused=True).text
+        assert refusal == ("Threat is 6: the GM must spend hard or dire before any player roll."), (
+            refusal
+        )
+        for page in (browser.find_element("tag name", "body").text,):
+            assert "--" not in page
+            assert "`" not in page
+            assert "tracker " not in page
+        browser.get(server.base + "/")
+        wait_for(browser, lambda d: d.find_element("id", "connection").text == "live", "the TV")
+        tv = browser.find_element("tag name", "body").text
+        assert "--" not in tv
+        assert "`" not in tv

@@ -128,9 +128,26 @@ class RollRequest(msgspec.Struct, frozen=True):
 
 
 ROLL_OPTIONS: Final = (
-    Option("--secret", "A GM's secret roll (hidden from players).", "bool", gm_only=True),
-    Option("--dice", "Physical dice rolled at the table, as shown.", metavar="N,N..."),
-    Option("--seed", "Seed the virtual dice (reproducible).", metavar="S", gm_only=True),
+    Option(
+        "--secret",
+        "A GM's secret roll (hidden from players).",
+        "bool",
+        gm_only=True,
+        label="secret from the players",
+    ),
+    Option(
+        "--dice",
+        "Physical dice rolled at the table, as shown.",
+        metavar="N,N...",
+        label="the table's dice",
+    ),
+    Option(
+        "--seed",
+        "Seed the virtual dice (reproducible).",
+        metavar="S",
+        gm_only=True,
+        label="seed of the server's dice",
+    ),
 )
 """The options of a roll every system reads (``RollRequest``'s own fields)."""
 

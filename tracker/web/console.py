@@ -127,6 +127,7 @@ def _form(command: Command, *, player: bool = False) -> dict[str, Any]:
         "arguments": [
             {
                 "name": a.name,
+                "label": a.name.replace("_", " "),
                 "kind": a.kind,
                 "choices": list(a.choices) if a.choices else None,
                 "required": a.required and a.nargs != -1,
@@ -145,6 +146,7 @@ def _option(o: Option) -> dict[str, Any]:
     return {
         "name": o.name,
         "flag": o.flag,
+        "label": o.shown,
         "kind": o.kind,
         "choices": list(o.choices) if o.choices else None,
         "multiple": o.multiple,
@@ -154,6 +156,26 @@ def _option(o: Option) -> dict[str, Any]:
         "metavar": o.metavar,
         "default": o.default if isinstance(o.default, (int, str)) else None,
     }
+
+
+def players_words(sentence: str) -> str:
+    """A refusal as a player's phone says it: the table's words, without what tells the GM to
+    type a command or pass a flag ("the GM must spend hard or dire before any player roll",
+    not "log it with `tracker threat spend hard`, or pass --override"); an option the player
+    gives is named in words ("no tag given", not "no --tag given")."""
+    kept = []
+    for clause in re.split(r";\s+", sentence.strip().rstrip(".")):
+        if "`" in clause:  # a command to type: the GM's business
+            continue
+        parts = [p for p in re.split(r",\s+or\s+", clause) if not re.search(r"\bpass --", p)]
+        if parts:
+            kept.append(", or ".join(parts))
+    if not kept:
+        return "The GM has something to settle before this roll; ask the GM."
+    said = "; ".join(kept)
+    said = re.sub(r"like --dice ", "like ", said)
+    said = re.sub(r"--([a-z][a-z-]*)", lambda m: m[1].replace("-", " "), said)
+    return said[0].upper() + said[1:] + "."
 
 
 def _this_session(events: list[Any], session: int | None) -> list[Any]:
@@ -486,15 +508,17 @@ class Console:
     ) -> Response:
         if identity == "gm" and not self.guard.is_gm(request):
             return refused(403, "The GM's console needs the key `tracker serve` printed.")
+        # A phone is a player's: its refusals are in the table's words, not the command line's.
+        words = players_words if identity.startswith("phone:") else str
         try:
             body = await self.guard.check(request, identity)
             return answer({"ok": True, **await run(body)})
         except Refusal as exc:
-            return refused(exc.status, str(exc))
+            return refused(exc.status, words(str(exc)))
         except NotFound as exc:
-            return refused(404, str(exc))
+            return refused(404, words(str(exc)))
         except TrackerError as exc:
-            return refused(400 if isinstance(exc, BadInput) else 409, str(exc))
+            return refused(400 if isinstance(exc, BadInput) else 409, words(str(exc)))
 
     # -- the phone's own pages ------------------------------------------------------------------
 

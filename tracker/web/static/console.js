@@ -48,7 +48,7 @@ function label(text, field, help) {
 function input(part, form, prefix) {
   if (part.kind === "bool") {
     const box = el("input"); box.type = "checkbox"; box.name = part.name;
-    const wrap = el("label", "flag"); wrap.append(box, el("span", "", part.flag || part.name));
+    const wrap = el("label", "flag"); wrap.append(box, el("span", "", part.label || part.name));
     wrap.title = part.help || "";
     return wrap;
   }
@@ -57,7 +57,7 @@ function input(part, form, prefix) {
     if (!part.required) select.append(el("option", "", ""));
     for (const c of part.choices) { const o = el("option", "", c); o.value = c; select.append(o); }
     if (part.default !== null && part.default !== undefined) select.value = String(part.default);
-    return label(part.flag || part.name, select, part.help);
+    return label(part.label || part.name, select, part.help);
   }
   const make = () => {
     const box = el("input"); box.name = part.name;
@@ -81,9 +81,9 @@ function input(part, form, prefix) {
       list.append(box);
     };
     grow();
-    return label(part.flag || part.name, list, part.help);
+    return label(part.label || part.name, list, part.help);
   }
-  return label(part.flag || part.name.replace("_", " "), make(), part.help);
+  return label(part.label || part.name.replace("_", " "), make(), part.help);
 }
 
 // A form for a declaration; ``values`` fills it in.
@@ -185,8 +185,16 @@ function rollForm(keep) {
   build(form, formDecl(["roll"]), keep ? { character: keep } : {},
         [["Roll", "primary"], ["Ask her phone", "ask", "button"]]);
   form.querySelector(".help")?.remove();
+  askLabel(form);
   form.elements.character.focus();
   form.elements.character.select();
+}
+
+// "Ask Mira's phone": the button names whose phone it sends the roll to.
+function askLabel(form) {
+  const who = character(form.elements.character?.value);
+  const ask = form.querySelector("button.ask");
+  if (ask) ask.textContent = who ? `Ask ${who.name}'s phone` : "Ask a player's phone";
 }
 
 // Ready for the next roll: the same character selected, the rest cleared (a secret box left
@@ -356,6 +364,7 @@ function start() {
     e.preventDefault();
     press(roll, async (once) => { if (await act(["roll"], values(roll), "result", once)) ready(roll); });
   });
+  roll.addEventListener("input", (e) => { if (e.target.name === "character") askLabel(roll); });
   roll.addEventListener("click", (e) => {
     if (e.target.closest("button.ask")) press(roll, (once) => ask(roll, once));
   });

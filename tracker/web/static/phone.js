@@ -23,7 +23,7 @@ function say(doc) {
 function field(part) {
   if (part.kind === "bool") {
     const box = el("input"); box.type = "checkbox"; box.name = part.name;
-    const wrap = el("label", "flag"); wrap.append(box, el("span", "", part.flag.replace(/^--/, ""))); wrap.title = part.help;
+    const wrap = el("label", "flag"); wrap.append(box, el("span", "", part.label)); wrap.title = part.help;
     return wrap;
   }
   const wrap = el("label", "field");
@@ -51,7 +51,7 @@ function field(part) {
     grow();
     field = list;
   }
-  wrap.append(el("span", "name", part.flag.replace(/^--/, "")), field);
+  wrap.append(el("span", "name", part.label), field);
   wrap.title = part.help || "";
   return wrap;
 }
