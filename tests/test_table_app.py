@@ -611,3 +611,47 @@ def test_the_players_screens_speak_the_tables_words_and_the_console_labels_are_w
         tv = browser.find_element("tag name", "body").text
         assert "--" not in tv
         assert "`" not in tv
+
+
+def test_undo_redo_and_the_newest_reveal_from_the_keyboard_and_dice_one_tab_away(
+    two_systems,
+    browser,  # noqa: F811
+):
+    from selenium.webdriver.common.keys import Keys
+
+    db = two_systems
+    tracker(db, "roll", "Mira", "Per", "--secret", "--dice", "3,4,2")
+    with table_served(db) as server:
+        _console(browser, server)
+        # A character, Tab, a trait, Tab, the table's dice, Enter.
+        before = head(db)
+        typing = browser.switch_to.active_element
+        typing.send_keys("Mira", Keys.TAB)
+        browser.switch_to.active_element.send_keys("Lockpicking", Keys.TAB)
+        assert browser.switch_to.active_element.get_attribute("name") == "dice"
+        browser.switch_to.active_element.send_keys("3,4,2", Keys.ENTER)
+        _result(browser, "result", "Lockpicking", "3+4+2")
+        assert head(db) == before + 1
+
+        def key(letter: str) -> None:
+            browser.switch_to.active_element.send_keys(Keys.ALT, letter)
+
+        key("u")
+        _result(browser, "table-result", "undo", "Lockpicking")
+        assert head(db) == before + 2
+        wait_for(
+            browser,
+            lambda d: d.find_element("css selector", "#history button.redo").is_enabled(),
+            "redo offered",
+        )
+        key("r")
+        _result(browser, "table-result", "redo", "Lockpicking")
+        assert head(db) == before + 3
+        key("v")
+        _result(browser, "secrets-result", "revealed")
+        assert head(db) == before + 4
+        wait_for(
+            browser,
+            lambda d: "none this session" in d.find_element("id", "secrets").text,
+            "the secret revealed",
+        )

@@ -93,7 +93,9 @@ function build(form, decl, values, buttons) {
   const prefix = decl.path.join("-");
   if (decl.help) form.append(el("p", "help", decl.help));
   const fields = el("div", "fields");
-  for (const part of [...decl.arguments, ...decl.options]) fields.append(input(part, form, prefix));
+  // The table's dice come right after what is rolled: one Tab from the trait, not ten.
+  const options = [...decl.options].sort((a, b) => (b.name === "dice") - (a.name === "dice"));
+  for (const part of [...decl.arguments, ...options]) fields.append(input(part, form, prefix));
   form.append(fields);
   const row = el("div", "buttons");
   for (const [text, cls, type] of buttons) {
@@ -389,6 +391,15 @@ function start() {
     press(switcher, (once) => act(["campaign", "use"], values(switcher), "campaign-result", once));
   });
   document.addEventListener("keydown", (e) => {
+    // Alt+U undoes, Alt+R redoes, Alt+V reveals the newest secret: the buttons, by keyboard.
+    const keyed = e.altKey && !e.ctrlKey && !e.metaKey && { u: "#history button.undo",
+      r: "#history button.redo", v: "#secrets li:last-child button" }[e.key.toLowerCase()];
+    if (keyed) {
+      e.preventDefault();
+      const b = document.querySelector(keyed);
+      if (b && !b.disabled) b.click();
+      return;
+    }
     if (e.key !== "Escape") return;
     // Back to the character, selected: typing replaces it rather than adding to it.
     const who = document.getElementById("roll").elements.character;
