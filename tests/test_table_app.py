@@ -655,3 +655,29 @@ def test_undo_redo_and_the_newest_reveal_from_the_keyboard_and_dice_one_tab_away
             lambda d: "none this session" in d.find_element("id", "secrets").text,
             "the secret revealed",
         )
+
+
+def test_the_tv_says_why_a_number_is_what_it_is(two_systems, browser):  # noqa: F811
+    db = two_systems
+    with table_served(db) as server:
+        browser.set_window_size(1920, 1080)
+        browser.get(server.base + "/")
+        wait_for(browser, lambda d: d.find_element("id", "connection").text == "live", "live")
+        tracker(db, "roll", "Mira", "Lockpicking", "--mod", "-2:rude", "--dice", "3,4,2")
+        tracker(db, "roll", "Vora", "Per", "--seed", "7")
+        tracker(db, "hp", "Vora", "-3", "--cause", "a falling stone")
+
+        def line(words: str) -> Any:
+            return wait_for(
+                browser,
+                lambda d: [
+                    li.text
+                    for li in d.find_elements("css selector", "#feed li")
+                    if words in li.text
+                ][:1],
+                words,
+            )[0]
+
+        assert "\u22122 rude · the table's dice" in line("Lockpicking")
+        assert "seeded dice" in line("Vora rolls Per")
+        assert "a falling stone" in line("HP -3")

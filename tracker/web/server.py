@@ -224,6 +224,9 @@ class Feed:
             unapplied = self._not_applied(data)
             if unapplied:
                 doc["not_applied"] = unapplied
+        why = _why(data)
+        if why:
+            doc["why"] = why
         # A roll points bought up is coloured as it ended, not as its dice fell.
         ended = bought.get(event.event_id) if isinstance(data, p.RollMade) else None
         doc["tone"] = (
@@ -269,6 +272,7 @@ class Feed:
                 "text": item["text"],
                 "tone": item["tone"],
                 "secret": item["secret"],
+                "why": item.get("why", []),
             }
             if view != PLAYERS:
                 line["changes"] = [
@@ -348,6 +352,33 @@ class Feed:
                 if shown(roll):
                     rolls.append(roll)
         return rolls
+
+
+DICE_FROM = {"physical": "the table's dice", "system": "the server's dice", "seeded": "seeded dice"}
+
+
+def _why(data: Any) -> list[str]:
+    """Why a line's number is what it is, as a feed says it under the line: a roll's
+    modifiers ("−2 rude") and tags ("+1 gear"), whose dice they were (the table's or the
+    server's); an HP, FP or stress line's cause."""
+    if isinstance(data, (p.TrackChanged, p.StressChanged)):
+        return [data.cause] if data.cause else []
+    if not isinstance(data, p.RollMade):
+        return []
+    why = []
+    for mod in data.inputs.get("modifiers") or ():
+        if isinstance(mod, dict) and isinstance(mod.get("value"), int):
+            label = mod.get("label")
+            said = f"{mod['value']:+d}".replace("-", "\u2212")
+            why.append(said if label in (None, "", "modifier") else f"{said} {label}")
+    for tag in data.inputs.get("tags") or ():
+        if isinstance(tag, dict) and isinstance(tag.get("value"), int):
+            said = f"{tag['value']:+d}".replace("-", "\u2212")
+            why.append(f"{said} {tag['kind']}" if tag.get("kind") else said)
+    source = DICE_FROM.get(data.dice_source)
+    if source:
+        why.append(source)
+    return why
 
 
 def _change_words(change: Change) -> str:

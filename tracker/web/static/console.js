@@ -140,6 +140,7 @@ function say(where, doc) {
     const shown = lines.length ? lines.map((line) => {
       const div = el("div", "line " + (line.tone || ""), line.text);
       if (line.secret) div.append(el("span", "mark", " · secret"));
+      if (line.why && line.why.length) div.append(el("small", "why", line.why.join(" · ")));
       if (line.changes && line.changes.length) div.append(el("small", "moved", line.changes.join(" · ")));
       return div;
     }) : [el("div", "", "Done.")];

@@ -28,6 +28,8 @@ const Feed = (() => {
     const text = el("span", "text", item.text);
     // What the event moved on the tracks ("Wren Mettle +1 · Threat +2"), and what it did not
     // apply ("12 HP of backlash, not applied": a sheet with no HP).
+    // Why its number is what it is: the modifiers, whose dice, an HP line's cause.
+    if (item.why && item.why.length) text.append(el("small", "why", item.why.join(" · ")));
     const moved = [...(item.changes || []), ...(item.not_applied || [])];
     if (moved.length) text.append(el("small", "moved", moved.join(" · ")));
     li.append(el("span", "v", "#" + item.version), el("span", "t", clock(item.time)), text);
