@@ -681,3 +681,63 @@ def test_the_tv_says_why_a_number_is_what_it_is(two_systems, browser):  # noqa: 
         assert "\u22122 rude · the table's dice" in line("Lockpicking")
         assert "seeded dice" in line("Vora rolls Per")
         assert "a falling stone" in line("HP -3")
+
+
+def test_the_tv_shows_the_last_roll_large_and_the_whole_board_at_1080p(
+    two_systems,
+    browser,  # noqa: F811
+    tmp_path,
+):
+    db = two_systems
+    for n in range(14):
+        tracker(db, "roll", "Vora", "Per", "--dice", "3,4,5", "--mod", f"-1:gloom {n}")
+    tracker(db, "hp", "Vora", "-3", "--cause", "a falling stone")
+    with table_served(db) as server:
+        browser.set_window_size(1920, 1080)
+        browser.get(server.base + "/")
+        wait_for(browser, lambda d: d.find_element("id", "connection").text == "live", "live")
+        tracker(db, "roll", "Mira", "Lockpicking", "--dice", "6,6,6")
+        outcome = wait_for(
+            browser,
+            lambda d: (
+                "critical failure" in d.find_element("id", "last-outcome").text.lower()
+                and d.find_element("id", "last-outcome")
+            ),
+            "the last roll",
+        )
+        assert "Mira rolls Lockpicking" in browser.find_element("id", "last-who").text
+        assert outcome.size["height"] >= 96
+        assert "critical" in outcome.get_attribute("class").split()
+        browser.save_screenshot(str(tmp_path / "tv.png"))
+        shots = Path("/tmp/table-app-shots")
+        shots.mkdir(exist_ok=True)
+        browser.save_screenshot(str(shots / "tv-1920x1080.png"))
+        # One screen: nothing to scroll to, and no text a sofa three metres away cannot read.
+        assert browser.execute_script(
+            "return document.scrollingElement.scrollHeight <= window.innerHeight"
+        )
+        small = browser.execute_script(
+            """
+            const out = [];
+            for (const node of document.querySelectorAll('main *, header *')) {
+              const shown = [...node.childNodes].some(
+                (c) => c.nodeType === 3 && c.textContent.trim());
+              const box = node.getBoundingClientRect();
+              if (!shown || !box.height || box.bottom > window.innerHeight) continue;
+              const px = parseFloat(getComputedStyle(node).fontSize);
+              if (px < 32) out.push(`${node.tagName}.${node.className}: ${px}`);
+            }
+            return out;
+            """
+        )
+        assert not small, small
+        tracker(db, "roll", "Mira", "Lockpicking", "--dice", "3,4,2")
+        wait_for(
+            browser,
+            lambda d: (
+                "success by 3" in d.find_element("id", "last-outcome").text
+                or d.find_element("id", "last-outcome").text.lower() == "success"
+            ),
+            "the plain success",
+        )
+        assert "critical" not in browser.find_element("id", "last-outcome").get_attribute("class")

@@ -654,6 +654,9 @@ class RuleSystem:
     """The top of each currency track the system keeps (Mettle and Threat stop at 6)."""
     outcome_tones: ClassVar[Mapping[str, str]] = {}
     """How each outcome reads at the table: "good", "mixed" (a success at a cost) or "bad"."""
+    critical_outcomes: ClassVar[frozenset[str]] = frozenset()
+    """The outcomes past a plain success or failure (a critical success, a catastrophe), which
+    the table's screens set apart."""
     roll_help: ClassVar[str] = ""
     """What ``tracker roll --help`` says of the system's rolls beyond what every roll does, as
     one paragraph (GURPS: sense rolls); empty for nothing."""

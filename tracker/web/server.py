@@ -58,6 +58,7 @@ from tracker.projections.player import Sealed, player_stream
 from tracker.projections.rolls import amending_types
 from tracker.web.console import Console, Guard, answer, refused
 from tracker.web.guard import GM, HEADERS, PLAYERS, Bucket, Phones
+from tracker.words import outcome_words
 
 EVERY = 0.1
 COOKIE = "tracker_gm"
@@ -229,9 +230,13 @@ class Feed:
             doc["why"] = why
         # A roll points bought up is coloured as it ended, not as its dice fell.
         ended = bought.get(event.event_id) if isinstance(data, p.RollMade) else None
-        doc["tone"] = (
-            self.live.state().rules.tone(ended) if isinstance(ended, str) else self.live.tone(data)
-        )
+        rules = self.live.state().rules
+        doc["tone"] = rules.tone(ended) if isinstance(ended, str) else self.live.tone(data)
+        outcome = ended if isinstance(ended, str) else _outcome(rules, data)
+        if outcome is not None:
+            # The TV's last roll: its outcome in words, and whether it is past a plain one.
+            doc["outcome"] = outcome_words(outcome)
+            doc["critical"] = outcome in rules.critical_outcomes
         store, cid = self.live.table.store, self.live.campaign_id
         if isinstance(data, p.EventsRevoked):
             doc["undoes"] = list(data.event_ids)
@@ -352,6 +357,20 @@ class Feed:
                 if shown(roll):
                     rolls.append(roll)
         return rolls
+
+
+def _outcome(rules: Any, data: Any) -> str | None:
+    """The outcome of the one roll an event made (a roll, a panic or fright check), as its
+    system names it; None for an event that rolled nothing, and for a contest."""
+    if not getattr(data, "rolls", False) or isinstance(data, p.ContestRolled):
+        return None
+    try:
+        facts = rules.roll_facts(data)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return None
+    if len(facts) != 1 or not facts[0].outcome:
+        return None
+    return str(facts[0].outcome)
 
 
 DICE_FROM = {"physical": "the table's dice", "system": "the server's dice", "seeded": "seeded dice"}

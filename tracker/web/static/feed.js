@@ -20,10 +20,12 @@ const Feed = (() => {
   function render(item, gm) {
     const li = el("li");
     li.dataset.version = item.version;
+    if (item.outcome) { li.dataset.outcome = item.outcome; li.dataset.critical = String(!!item.critical); }
     const marks = [item.tone || ""];
     if (item.sealed) marks.push("sealed");
     else if (item.secret && gm) marks.push("secret");
     if (item.undone) marks.push("undone");
+    if (item.critical) marks.push("critical");
     li.className = marks.join(" ").trim();
     const text = el("span", "text", item.text);
     // What the event moved on the tracks ("Wren Mettle +1 · Threat +2"), and what it did not
