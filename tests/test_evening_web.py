@@ -98,7 +98,12 @@ class Table:
         return wait_for(self.on(name), settled, f"{name}: {what}", wait)
 
     def texts(self, name: str, selector: str) -> list[str]:
-        return [e.text for e in self.on(name).find_elements("css selector", selector)]
+        # Read as the page holds it: the TV trims its feed to the screen, and a line past the
+        # screen's foot is there but not shown.
+        return [
+            e.get_attribute("textContent")
+            for e in self.on(name).find_elements("css selector", selector)
+        ]
 
     def feed(self, name: str) -> list[str]:
         return self.texts(name, "#feed li .text")
@@ -108,7 +113,8 @@ class Table:
         self.wait(
             name,
             lambda d: any(
-                all(w in e.text for w in words) for e in d.find_elements("css selector", selector)
+                all(w in e.get_attribute("textContent") for w in words)
+                for e in d.find_elements("css selector", selector)
             ),
             f"a line with {words} in {selector}",
         )
