@@ -741,3 +741,40 @@ def test_the_tv_shows_the_last_roll_large_and_the_whole_board_at_1080p(
             "the plain success",
         )
         assert "critical" not in browser.find_element("id", "last-outcome").get_attribute("class")
+
+
+def test_a_phones_trait_picker_shows_levels_grouped_and_the_rare_options_under_more(
+    two_systems,
+    browser,  # noqa: F811
+):
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    db = two_systems
+    with table_served(db) as server:
+        browser.set_window_size(390, 844)
+        browser.get(server.phones["Mira"])
+        wait_for(browser, lambda d: d.find_element("id", "me-name").text == "Mira", "her phone")
+        groups = [
+            g.get_attribute("label")
+            for g in browser.find_elements("css selector", "#roll select[name=trait] optgroup")
+        ]
+        assert groups == ["Stats", "Skills"]
+        shown = [
+            o.text for o in browser.find_elements("css selector", "#roll select[name=trait] option")
+        ]
+        assert "Lockpicking 12" in shown
+        assert "Per 12" in shown
+        # Her dice and her modifiers at hand; a task, a retry, a feat under "more".
+        more = browser.find_element("css selector", "#roll details.more")
+        assert more.get_attribute("open") is None
+        assert not browser.find_element("css selector", "#roll [name=task]").is_displayed()
+        assert browser.find_element("css selector", "#roll [name=dice]").is_displayed()
+        assert browser.find_element("css selector", "#roll .many [name=mods]").is_displayed()
+        Select(browser.find_element("css selector", "#roll select[name=trait]")).select_by_value(
+            "Lockpicking"
+        )
+        before = head(db)
+        browser.find_element("css selector", "#roll [name=dice]").send_keys("3,4,2", Keys.ENTER)
+        _result(browser, "result", "Lockpicking at 12")
+        assert head(db) == before + 1

@@ -337,6 +337,12 @@ class Console:
                 "skills": dict(ch.skills),
             },
             "traits": _traits(ch),
+            # The trait picker's groups, each trait with its level, as her sheet has them.
+            "trait_groups": [
+                {"group": group, "traits": [[k, v] for k, v in held.items() if k in shown]}
+                for group, held in (("Stats", ch.stats), ("Skills", ch.skills))
+                if (shown := set(_traits(ch))) & set(held)
+            ],
             "form": _form(declaration(state.rules, ROLL), player=True),
             "asked": json.loads(self.phones.waiting(character_id)),
         }

@@ -67,16 +67,38 @@ function shrink(form) {
 // trait gained in play, a new tag): what she had filled in stays where its field still is.
 function build(state) {
   const form = document.getElementById("roll");
-  const key = JSON.stringify([state.traits, state.form.options]);
+  const key = JSON.stringify([state.traits, state.trait_groups, state.form.options]);
   if (form.dataset.key === key) return;
   const filled = form.dataset.key ? gather(form) : null;
   form.dataset.key = key;
   form.replaceChildren();
+  // Her traits, grouped, each with its level: a thumb picks "Lockpicking 12", not a name to
+  // remember.
   const trait = el("select"); trait.name = "trait"; trait.required = true;
-  for (const t of state.traits) { const o = el("option", "", t); o.value = t; trait.append(o); }
+  const groups = state.trait_groups || [{ group: "", traits: state.traits.map((t) => [t, null]) }];
+  for (const g of groups) {
+    const holder = g.group ? el("optgroup") : trait;
+    if (g.group) { holder.label = g.group; trait.append(holder); }
+    for (const [name, level] of g.traits) {
+      const o = el("option", "", level === null ? name : `${name} ${level}`); o.value = name;
+      holder.append(o);
+    }
+  }
   const wrap = el("label", "field"); wrap.append(el("span", "name", "trait"), trait);
   const fields = el("div", "fields");
-  fields.append(wrap, ...state.form.options.map(field));
+  // What a player gives at most rolls (her dice, modifiers, tags) shows; the rest is behind
+  // "more".
+  const often = (o) => o.name === "dice" || o.multiple;
+  fields.append(wrap, ...state.form.options.filter(often).map(field));
+  const rare = state.form.options.filter((o) => !often(o));
+  if (rare.length) {
+    const more = el("details", "more");
+    more.append(el("summary", "", "more"));
+    const inner = el("div", "fields");
+    inner.append(...rare.map(field));
+    more.append(inner);
+    fields.append(more);
+  }
   const row = el("div", "buttons");
   const go = el("button", "primary", "Roll"); go.type = "submit"; row.append(go);
   form.append(fields, row);
