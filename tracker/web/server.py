@@ -225,7 +225,7 @@ class Feed:
             unapplied = self._not_applied(data)
             if unapplied:
                 doc["not_applied"] = unapplied
-        why = _why(data)
+        why = _why(self.live.state().rules, data)
         if why:
             doc["why"] = why
         # A roll points bought up is coloured as it ended, not as its dice fell.
@@ -376,24 +376,27 @@ def _outcome(rules: Any, data: Any) -> str | None:
 DICE_FROM = {"physical": "the table's dice", "system": "the server's dice", "seeded": "seeded dice"}
 
 
-def _why(data: Any) -> list[str]:
+def _why(rules: Any, data: Any) -> list[str]:
     """Why a line's number is what it is, as a feed says it under the line: a roll's
-    modifiers ("−2 rude") and tags ("+1 gear"), whose dice they were (the table's or the
-    server's); an HP, FP or stress line's cause."""
+    modifiers as its system words them ("−2 rude", a Glintlock roll's tags), whose dice they
+    were (the table's or the server's); an HP, FP or stress line's cause."""
     if isinstance(data, (p.TrackChanged, p.StressChanged)):
         return [data.cause] if data.cause else []
     if not isinstance(data, p.RollMade):
         return []
     why = []
-    for mod in data.inputs.get("modifiers") or ():
-        if isinstance(mod, dict) and isinstance(mod.get("value"), int):
-            label = mod.get("label")
-            said = f"{mod['value']:+d}".replace("-", "\u2212")
-            why.append(said if label in (None, "", "modifier") else f"{said} {label}")
-    for tag in data.inputs.get("tags") or ():
-        if isinstance(tag, dict) and isinstance(tag.get("value"), int):
-            said = f"{tag['value']:+d}".replace("-", "\u2212")
-            why.append(f"{said} {tag['kind']}" if tag.get("kind") else said)
+    try:
+        facts = rules.roll_facts(data)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        facts = []
+    if len(facts) == 1:
+        for part in (facts[0].modifiers or "").split("; "):
+            number, _, label = part.strip().partition(" ")
+            if not re.fullmatch(r"[+-]\d+", number):
+                continue
+            said = number.replace("-", "\u2212")
+            # An unnamed modifier is stored as "modifier": say the number alone.
+            why.append(said if label in ("", "modifier") else f"{said} {label}")
     source = DICE_FROM.get(data.dice_source)
     if source:
         why.append(source)

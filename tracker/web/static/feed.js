@@ -28,6 +28,8 @@ const Feed = (() => {
     if (item.critical) marks.push("critical");
     li.className = marks.join(" ").trim();
     const text = el("span", "text", item.text);
+    // The GM's mark of a secret line, on the line itself, before what it moved.
+    if (marks.includes("secret")) text.append(el("span", "mark", " · secret"));
     // What the event moved on the tracks ("Wren Mettle +1 · Threat +2"), and what it did not
     // apply ("12 HP of backlash, not applied": a sheet with no HP).
     // Why its number is what it is: the modifiers, whose dice, an HP line's cause.
