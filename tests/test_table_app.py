@@ -776,5 +776,7 @@ def test_a_phones_trait_picker_shows_levels_grouped_and_the_rare_options_under_m
         )
         before = head(db)
         browser.find_element("css selector", "#roll [name=dice]").send_keys("3,4,2", Keys.ENTER)
-        _result(browser, "result", "Lockpicking at 12")
+        note = _result(browser, "result", "Lockpicking at 12")
         assert head(db) == before + 1
+        # The note of what her roll did fades back once read.
+        assert note.value_of_css_property("animation-name") == "settle"

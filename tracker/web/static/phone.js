@@ -14,6 +14,9 @@ function say(doc) {
     result.className = "result refused";
     return;
   }
+  // Drawn afresh, so its fade starts again from full.
+  result.className = "result";
+  void result.offsetWidth;
   const lines = doc.lines || doc.text.map((text) => ({ text }));
   result.replaceChildren(...lines.map((l) => el("div", "line " + (l.tone || ""), l.text)));
   const tone = lines.map((l) => l.tone).find(Boolean);
