@@ -98,7 +98,12 @@ class Table:
         return wait_for(self.on(name), settled, f"{name}: {what}", wait)
 
     def texts(self, name: str, selector: str) -> list[str]:
-        return [e.text for e in self.on(name).find_elements("css selector", selector)]
+        # Read as the page holds it: the TV trims its feed to the screen, and a line past the
+        # screen's foot is there but not shown.
+        return [
+            e.get_attribute("textContent")
+            for e in self.on(name).find_elements("css selector", selector)
+        ]
 
     def feed(self, name: str) -> list[str]:
         return self.texts(name, "#feed li .text")
@@ -108,7 +113,8 @@ class Table:
         self.wait(
             name,
             lambda d: any(
-                all(w in e.text for w in words) for e in d.find_elements("css selector", selector)
+                all(w in e.get_attribute("textContent") for w in words)
+                for e in d.find_elements("css selector", selector)
             ),
             f"a line with {words} in {selector}",
         )
@@ -117,17 +123,18 @@ class Table:
         return self.on(name).find_element("id", "result").text
 
     def said(self, name: str, *words: str, refused: bool = False) -> str:
-        """Wait for the page's result line to hold ``words``, as a refusal or as done."""
+        """Wait for a result line of the page (each form has its own, beside it) to hold
+        ``words``, as a refusal or as done."""
         cls = "refused" if refused else "done"
 
         def there(d: Any) -> str | None:
-            line = d.find_element("id", "result")
-            got = line.text
-            return (
-                got if line.get_attribute("class") == cls and all(w in got for w in words) else None
-            )
+            for line in d.find_elements("css selector", ".result"):
+                got = line.text
+                if cls in line.get_attribute("class").split() and all(w in got for w in words):
+                    return got
+            return None
 
-        return self.wait(name, there, f"the result line saying {words}")
+        return self.wait(name, there, f"a result line saying {words}")
 
     def shoot(self, name: str, label: str, sizes=SHOTS) -> None:
         d = self.on(name)

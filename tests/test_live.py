@@ -577,9 +577,11 @@ def test_the_players_page_shows_rolls_as_they_are_logged_and_no_secret(table, br
 @pytest.mark.slow
 def test_the_players_page_shows_a_roll_bought_up_as_it_ended(tmp_path, browser):
     def texts(driver) -> list[str]:
-        # Read in one go: the page replaces the roll's entry as the buy-up arrives.
+        # Read in one go: the page replaces the roll's entry as the buy-up arrives. The line's
+        # own words, without why its number is what it is and what it moved, set beneath it.
         return driver.execute_script(
-            "return [...document.querySelectorAll('#feed li .text')].map(n => n.textContent)"
+            "return [...document.querySelectorAll('#feed li .text')]"
+            ".map(n => n.firstChild.textContent)"
         )
 
     db = tmp_path / "salt.db"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import socket
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -174,26 +174,39 @@ def _reachable(host: str) -> str:
 
 
 def _phones(live: Live) -> Phones:
+    """A key for every player's character of every campaign: a phone opened on a campaign the
+    table is not playing says so, and follows the table to it."""
     from tracker.web.guard import Phones
 
     phones = Phones()
-    state = live.state()
-    phones.issue(
-        cid for cid, ch in state.characters.items() if not ch.npc and ch.retired_version is None
-    )
+    for _row, state in _every_campaign(live):
+        phones.issue(
+            cid for cid, ch in state.characters.items() if not ch.npc and ch.retired_version is None
+        )
     return phones
 
 
+def _every_campaign(live: Live) -> list[tuple[Any, Any]]:
+    """Each campaign's row and state, the one served first."""
+    rows = sorted(live.table.store.campaigns(), key=lambda row: row.campaign_id != live.campaign_id)
+    return [(row, live.table.state(row)) for row in rows]
+
+
 def _announce_phones(live: Live, phones: Phones, base: str) -> None:
-    """Each character's phone link (the console shows them too, with a QR code)."""
-    state = live.state()
-    lines = []
-    for cid, ch in state.characters.items():
-        key = phones.key_of(cid)
-        if key is not None:
-            lines.append(f"    {printable(ch.name)}: {base}/phone?key={key}")
-    if lines:
-        click.echo("  Phones (one link per character; the console revokes one):")
+    """Each character's phone link (the console shows them too, with a QR code): the campaign
+    served first, then every other campaign's."""
+    for n, (row, state) in enumerate(_every_campaign(live)):
+        lines = []
+        for cid, ch in state.characters.items():
+            key = phones.key_of(cid)
+            if key is not None and not ch.npc and ch.retired_version is None:
+                lines.append(f"    {printable(ch.name)}: {base}/phone?key={key}")
+        if not lines:
+            continue
+        if n == 0:
+            click.echo("  Phones (one link per character; the console revokes one):")
+        else:
+            click.echo(f"  Phones of {printable(row.name)} (live when the table turns to it):")
         for line in lines:
             click.echo(line)
 

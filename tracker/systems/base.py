@@ -128,9 +128,26 @@ class RollRequest(msgspec.Struct, frozen=True):
 
 
 ROLL_OPTIONS: Final = (
-    Option("--secret", "A GM's secret roll (hidden from players).", "bool", gm_only=True),
-    Option("--dice", "Physical dice rolled at the table, as shown.", metavar="N,N..."),
-    Option("--seed", "Seed the virtual dice (reproducible).", metavar="S", gm_only=True),
+    Option(
+        "--secret",
+        "A GM's secret roll (hidden from players).",
+        "bool",
+        gm_only=True,
+        label="secret from the players",
+    ),
+    Option(
+        "--dice",
+        "Physical dice rolled at the table, as shown.",
+        metavar="N,N...",
+        label="the table's dice",
+    ),
+    Option(
+        "--seed",
+        "Seed the virtual dice (reproducible).",
+        metavar="S",
+        gm_only=True,
+        label="seed of the server's dice",
+    ),
 )
 """The options of a roll every system reads (``RollRequest``'s own fields)."""
 
@@ -640,6 +657,9 @@ class RuleSystem:
     """The top of each currency track the system keeps (Mettle and Threat stop at 6)."""
     outcome_tones: ClassVar[Mapping[str, str]] = {}
     """How each outcome reads at the table: "good", "mixed" (a success at a cost) or "bad"."""
+    critical_outcomes: ClassVar[frozenset[str]] = frozenset()
+    """The outcomes past a plain success or failure (a critical success, a catastrophe), which
+    the table's screens set apart."""
     roll_help: ClassVar[str] = ""
     """What ``tracker roll --help`` says of the system's rolls beyond what every roll does, as
     one paragraph (GURPS: sense rolls); empty for nothing."""

@@ -62,6 +62,14 @@ class Option(msgspec.Struct, frozen=True):
     gm_only: bool = False
     """True: only the GM gives it (a roll kept from the players, an exception to the rules,
     seeded dice); a player's phone neither offers nor takes it."""
+    label: str | None = None
+    """What a form calls it, in the table's words ("the table's dice"); by default its flag's
+    words ("backlash dice" for ``--backlash-dice``). See ``shown``."""
+
+    @property
+    def shown(self) -> str:
+        """Its name on a form: ``label``, else the words of its flag."""
+        return self.label or self.flag.removeprefix("--").replace("-", " ")
 
     @property
     def name(self) -> str:

@@ -29,6 +29,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from tracker.app.actions import declaration, declarations, perform
 from tracker.errors import BadInput, NotFound, TrackerError
+from tracker.events.catalog import CharacterAdded
 from tracker.store.eventstore import Claim
 from tracker.systems.commands import Command, Option, taken
 from tracker.web import guard
@@ -153,6 +154,7 @@ def _form(command: Command, *, player: bool = False) -> dict[str, Any]:
         "arguments": [
             {
                 "name": a.name,
+                "label": a.name.replace("_", " "),
                 "kind": a.kind,
                 "choices": list(a.choices) if a.choices else None,
                 "required": a.required and a.nargs != -1,
@@ -171,6 +173,7 @@ def _option(o: Option) -> dict[str, Any]:
     return {
         "name": o.name,
         "flag": o.flag,
+        "label": o.shown,
         "kind": o.kind,
         "choices": list(o.choices) if o.choices else None,
         "multiple": o.multiple,
@@ -180,6 +183,39 @@ def _option(o: Option) -> dict[str, Any]:
         "metavar": o.metavar,
         "default": o.default if isinstance(o.default, (int, str)) else None,
     }
+
+
+def players_words(sentence: str) -> str:
+    """A refusal as a player's phone says it: the table's words, without what tells the GM to
+    type a command or pass a flag ("the GM must spend hard or dire before any player roll",
+    not "log it with `tracker threat spend hard`, or pass --override"); an option the player
+    gives is named in words ("no tag given", not "no --tag given")."""
+    kept = []
+    for clause in re.split(r";\s+", sentence.strip().rstrip(".")):
+        if "`" in clause:  # a command to type: the GM's business
+            continue
+        parts = [p for p in re.split(r",\s+or\s+", clause) if not re.search(r"\bpass --", p)]
+        if parts:
+            kept.append(", or ".join(parts))
+    if not kept:
+        return "The GM has something to settle before this roll; ask the GM."
+    said = "; ".join(kept)
+    said = re.sub(r"like --dice ", "like ", said)
+    said = re.sub(r"--([a-z][a-z-]*)", lambda m: m[1].replace("-", " "), said)
+    return said[0].upper() + said[1:] + "."
+
+
+def _this_session(events: list[Any], session: int | None) -> list[Any]:
+    """What the console offers to put back: nothing of an earlier session once another runs (a
+    redo would log that session's roll into this one)."""
+    if session is not None and any(e.session_id != session for e in events):
+        return []
+    return events
+
+
+def _console_words(note: str) -> str:
+    """A note of the command line's as the console says it: the button, not the command."""
+    return re.sub(r"\(`tracker reveal (\d+)[^`]*`\)", r"(Reveal #\1, under the secrets)", note)
 
 
 def _traits(ch: Any) -> list[str]:
@@ -278,17 +314,41 @@ class Console:
             "characters": characters,
             "forms": [_form(c) for c in declarations(rules)],
             "undo": said(table.history.next_undo(state)),
-            "redo": said(table.history.next_redo(state)),
+            "redo": said(_this_session(table.history.next_redo(state), state.current_session)),
             "secrets": [
                 {"event": e.event_id, "text": t} for e, t in zip(secret, said(secret), strict=True)
             ],
             "obligations": obligations,
             "campaigns": [row.name for row in table.store.campaigns()],
+            "elsewhere": self._elsewhere(request),
             "lists": {
                 "spend_kinds": list(rules.spend_kinds),
                 "difficulties": list(rules.difficulties),
             },
         }
+
+    def _elsewhere(self, request: Request) -> list[dict[str, Any]]:
+        """The phone links of every other campaign's players, by campaign: a phone opened on
+        one says the table is elsewhere, and follows the table when it turns to it."""
+        live = self.feed.live
+        out = []
+        for row in live.table.store.campaigns():
+            if row.campaign_id == live.campaign_id:
+                continue
+            state = live.table.state(row)
+            ids = [
+                cid
+                for cid, ch in state.characters.items()
+                if not ch.npc and ch.retired_version is None
+            ]
+            self.phones.issue(ids)
+            characters = [
+                {"id": cid, "name": state.characters[cid].name, "phone": self.link(request, cid)}
+                for cid in ids
+            ]
+            if characters:
+                out.append({"campaign": row.name, "characters": characters})
+        return out
 
     def phone_state(self, character_id: str) -> dict[str, Any]:
         """What a phone shows of its character (as the players know it: nothing a secret
@@ -307,8 +367,37 @@ class Console:
                 "skills": dict(ch.skills),
             },
             "traits": _traits(ch),
+            # The trait picker's groups, each trait with its level, as her sheet has them.
+            "trait_groups": [
+                {"group": group, "traits": [[k, v] for k, v in held.items() if k in shown]}
+                for group, held in (("Stats", ch.stats), ("Skills", ch.skills))
+                if (shown := set(_traits(ch))) & set(held)
+            ],
             "form": _form(declaration(state.rules, ROLL), player=True),
             "asked": json.loads(self.phones.waiting(character_id)),
+        }
+
+    def away(self, character_id: str) -> dict[str, Any]:
+        """What a phone says while its character is not in the campaign the table is playing:
+        whose phone it is, which campaign is at the table, and that it comes back by itself."""
+        live = self.feed.live
+        playing = live.row.name
+        for row in live.table.store.campaigns():
+            added = live.table.store.read(row.campaign_id, types=[CharacterAdded.TYPE], sparse=True)
+            for e in added:
+                if isinstance(e.data, CharacterAdded) and e.data.character_id == character_id:
+                    name = e.data.name
+                    return {
+                        "character": name,
+                        "campaign": playing,
+                        "said": f"The table is playing {playing}, which {name} is not in. "
+                        f"This page comes back by itself when the table returns to {row.name}.",
+                    }
+        return {
+            "character": "this character",
+            "campaign": playing,
+            "said": f"The table is playing {playing}, which this phone's character is not in. "
+            "This page comes back by itself when the table returns to hers.",
         }
 
     # -- acting ---------------------------------------------------------------------------------
@@ -330,16 +419,18 @@ class Console:
             if tuple(path) == ("campaign", "use"):
                 await self.hub.follow()
                 return {"text": [f'Now playing "{done.doc["campaign"]}".'], "doc": done.doc}
-            return {"text": await self.feed.call(self._said_gm, done.events), "doc": done.doc}
+            lines = await self.feed.call(self.feed.said, done.events, GM)
+            notes = done.doc.get("notes", []) if isinstance(done.doc, dict) else []
+            return {
+                "text": [f"#{line['version']} {line['text']}" for line in lines],
+                "lines": lines,
+                # Why the rules kept a roll secret, and the like: what the command line says
+                # under the roll, in the console's words.
+                "notes": [_console_words(n) for n in notes if isinstance(n, str)],
+                "doc": done.doc,
+            }
 
         return await self._guarded(request, "gm", run)
-
-    def _said_gm(self, events: list[Any]) -> list[str]:
-        from tracker.app.live import Page
-
-        state = self.feed.live.state()
-        page = Page([], set(state.revoked), state.version)
-        return [f"#{e.version} {self.feed.item(e, page, GM)['text']}" for e in events]
 
     async def ask(self, request: Request) -> Response:
         """The GM asks a character's phone for a roll, filled in:
@@ -440,15 +531,10 @@ class Console:
             if any(e.visibility == "gm" for e in events):
                 # Nothing of a blind roll, however it went: the players' stream has it sealed.
                 return {"text": ["Rolled. The GM has it."], "blind": True}
-            return {"text": await self.feed.call(self._said_players, events), "blind": False}
+            lines = await self.feed.call(self.feed.said, events, PLAYERS)
+            return {"text": [line["text"] for line in lines], "lines": lines, "blind": False}
 
         return await self._guarded(request, "phone:" + key, run)
-
-    def _said_players(self, events: list[Any]) -> list[str]:
-        from tracker.app.live import Page
-
-        page = Page([], set(), 0)
-        return [self.feed.item(e, page, PLAYERS)["text"] for e in events]
 
     async def _guarded(
         self,
@@ -458,10 +544,12 @@ class Console:
     ) -> Response:
         if identity == "gm" and not self.guard.is_gm(request):
             return refused(403, "The GM's console needs the key `tracker serve` printed.")
+        # A phone is a player's: its refusals are in the table's words, not the command line's.
+        words = players_words if identity.startswith("phone:") else str
         try:
             body, claim = await self.guard.check(request, identity)
         except Refusal as exc:
-            return refused(exc.status, str(exc), reload=exc.reload)
+            return refused(exc.status, words(str(exc)), reload=exc.reload)
         # Copies of one request sent at once (a retry racing the first try) are answered one
         # after the other: the first runs, the rest read its answer.
         key = (claim.holder, claim.nonce)
@@ -469,12 +557,16 @@ class Console:
             await self.answering[key].wait()
         self.answering[key] = asyncio.Event()
         try:
-            return await self._answered(claim, body, run)
+            return await self._answered(claim, body, run, words)
         finally:
             self.answering.pop(key).set()
 
     async def _answered(
-        self, claim: Claim, body: dict[str, Any], run: Callable[..., Awaitable[dict[str, Any]]]
+        self,
+        claim: Claim,
+        body: dict[str, Any],
+        run: Callable[..., Awaitable[dict[str, Any]]],
+        words: Callable[[str], str],
     ) -> Response:
         """The answer to a request whose nonce is held by this one alone: the first answer
         again if it was sent before, else what running it answers, remembered."""
@@ -487,11 +579,12 @@ class Console:
             try:
                 doc = {"ok": True, **await run(body)}
             except Refusal as exc:
-                status, doc = exc.status, {"error": str(exc)}
+                status, doc = exc.status, {"error": words(str(exc))}
             except NotFound as exc:
-                status, doc = 404, {"error": str(exc)}
+                status, doc = 404, {"error": words(str(exc))}
             except TrackerError as exc:
-                status, doc = 400 if isinstance(exc, BadInput) else 409, {"error": str(exc)}
+                status = 400 if isinstance(exc, BadInput) else 409
+                doc = {"error": words(str(exc))}
         if status != 200:
             # Refused because a copy sent to another server of this database logged first?
             replayed = await self._replayed(claim)

@@ -53,10 +53,12 @@ from tracker.app.live import Live, Page
 from tracker.errors import NotFound, TrackerError
 from tracker.events import StoredEvent
 from tracker.events import play as p
+from tracker.events.effects import TrackChange
 from tracker.projections.player import Sealed, player_stream
 from tracker.projections.rolls import amending_types
 from tracker.web.console import Console, Guard, answer, refused
 from tracker.web.guard import GM, HEADERS, PLAYERS, Bucket, Phones
+from tracker.words import outcome_words
 
 EVERY = 0.1
 COOKIE = "tracker_gm"
@@ -219,11 +221,22 @@ class Feed:
             doc["text"] = sealed_line(who)
             return doc
         doc["text"] = summarize(event, self.names, bought)
+        if isinstance(data, p.RollMade):
+            unapplied = self._not_applied(data)
+            if unapplied:
+                doc["not_applied"] = unapplied
+        why = _why(self.live.state().rules, data)
+        if why:
+            doc["why"] = why
         # A roll points bought up is coloured as it ended, not as its dice fell.
         ended = bought.get(event.event_id) if isinstance(data, p.RollMade) else None
-        doc["tone"] = (
-            self.live.state().rules.tone(ended) if isinstance(ended, str) else self.live.tone(data)
-        )
+        rules = self.live.state().rules
+        doc["tone"] = rules.tone(ended) if isinstance(ended, str) else self.live.tone(data)
+        outcome = ended if isinstance(ended, str) else _outcome(rules, data)
+        if outcome is not None:
+            # The TV's last roll: its outcome in words, and whether it is past a plain one.
+            doc["outcome"] = outcome_words(outcome)
+            doc["critical"] = outcome in rules.critical_outcomes
         store, cid = self.live.table.store, self.live.campaign_id
         if isinstance(data, p.EventsRevoked):
             doc["undoes"] = list(data.event_ids)
@@ -242,6 +255,53 @@ class Feed:
         if amends:
             doc["amends"] = amends
         return doc
+
+    def said(self, events: list[StoredEvent], view: str) -> list[dict[str, Any]]:
+        """What an action logged, as the page that acted shows it beside its form: each event's
+        line, its tone, whether it is secret; for the GM also what it moved and what it did
+        not apply, as the feed says them."""
+        if not events:
+            return []
+        state = self.live.state()
+        page = Page(events, set(state.revoked), state.version)
+        moved = (
+            {}
+            if view == PLAYERS
+            else self.live.changes(page, events[0].version - 1, player_view=False)
+        )
+        lines = []
+        for event in events:
+            item = self.item(event, page, view)
+            line: dict[str, Any] = {
+                "version": event.version,
+                "text": item["text"],
+                "tone": item["tone"],
+                "secret": item["secret"],
+                "why": item.get("why", []),
+            }
+            if view != PLAYERS:
+                line["changes"] = [
+                    *(_change_words(c) for c in moved.get(event.event_id, ())),
+                    *item.get("not_applied", ()),
+                ]
+            lines.append(line)
+        return lines
+
+    def _not_applied(self, data: p.RollMade) -> list[str]:
+        """What a roll took from a track its character's sheet lacks (a caster's backlash on a
+        sheet with no HP), which the fold applies nothing of: "12 HP of backlash, not
+        applied", as the roll's command said it."""
+        state = self.live.state()
+        out = []
+        for roll in data.with_followups():
+            for effect in roll.effects:
+                if not isinstance(effect, TrackChange) or effect.track not in ("hp", "fp"):
+                    continue
+                ch = state.characters.get(effect.character_id or roll.character_id)
+                if ch is not None and getattr(ch, effect.track) is None:
+                    cause = f" of {effect.cause}" if effect.cause else ""
+                    out.append(f"{-effect.delta} {effect.track.upper()}{cause}, not applied")
+        return out
 
     def _naming(self, ids: tuple[str, ...] | list[str], view: str, shown: int = 3) -> str:
         """What an undo or a redo took back or put back, as the view may read it (a secret
@@ -297,6 +357,50 @@ class Feed:
                 if shown(roll):
                     rolls.append(roll)
         return rolls
+
+
+def _outcome(rules: Any, data: Any) -> str | None:
+    """The outcome of the one roll an event made (a roll, a panic or fright check), as its
+    system names it; None for an event that rolled nothing, and for a contest."""
+    if not getattr(data, "rolls", False) or isinstance(data, p.ContestRolled):
+        return None
+    try:
+        facts = rules.roll_facts(data)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return None
+    if len(facts) != 1 or not facts[0].outcome:
+        return None
+    return str(facts[0].outcome)
+
+
+DICE_FROM = {"physical": "the table's dice", "system": "the server's dice", "seeded": "seeded dice"}
+
+
+def _why(rules: Any, data: Any) -> list[str]:
+    """Why a line's number is what it is, as a feed says it under the line: a roll's
+    modifiers as its system words them ("−2 rude", a Glintlock roll's tags), whose dice they
+    were (the table's or the server's); an HP, FP or stress line's cause."""
+    if isinstance(data, (p.TrackChanged, p.StressChanged)):
+        return [data.cause] if data.cause else []
+    if not isinstance(data, p.RollMade):
+        return []
+    why = []
+    try:
+        facts = rules.roll_facts(data)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        facts = []
+    if len(facts) == 1:
+        for part in (facts[0].modifiers or "").split("; "):
+            number, _, label = part.strip().partition(" ")
+            if not re.fullmatch(r"[+-]\d+", number):
+                continue
+            said = number.replace("-", "\u2212")
+            # An unnamed modifier is stored as "modifier": say the number alone.
+            why.append(said if label in ("", "modifier") else f"{said} {label}")
+    source = DICE_FROM.get(data.dice_source)
+    if source:
+        why.append(source)
+    return why
 
 
 def _change_words(change: Change) -> str:
@@ -604,7 +708,11 @@ async def _phone_events(
                 try:
                     me = await hub.feed.call(console.phone_state, character_id)
                 except TrackerError:
-                    return  # the campaign served changed under this phone
+                    # The table turned to a campaign she is not in: the phone says so and
+                    # stays, to come back by itself when the table turns back.
+                    away = await hub.feed.call(console.away, character_id)
+                    yield ServerSentEvent(data=json.dumps(away, ensure_ascii=False), event="away")
+                    continue
                 yield ServerSentEvent(data=json.dumps(me, ensure_ascii=False), event="me")
                 if first:
                     first = False

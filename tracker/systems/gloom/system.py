@@ -52,6 +52,7 @@ class Gloom(RuleSystem):
         "overshoot": "bad",
         "catastrophe": "bad",
     }
+    critical_outcomes: ClassVar[frozenset[str]] = frozenset({"perfect", "catastrophe"})
     roll_examples: ClassVar[tuple[str, ...]] = ("tracker roll Kade Hacking --dl 5",)
     examples: ClassVar[tuple[RollRequest, ...]] = (
         RollRequest("Hacking", options=option_values(options.ROLL, dl=5)),

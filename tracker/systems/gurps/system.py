@@ -59,6 +59,9 @@ class Gurps(RuleSystem):
         "failure": "bad",
         "critical_failure": "bad",
     }
+    critical_outcomes: ClassVar[frozenset[str]] = frozenset(
+        {"critical_success", "critical_failure"}
+    )
     dice_name: ClassVar[str] = "3d6"
     dice_join: ClassVar[str] = "+"
     roll_help: ClassVar[str] = (

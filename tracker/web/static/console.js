@@ -48,7 +48,7 @@ function label(text, field, help) {
 function input(part, form, prefix) {
   if (part.kind === "bool") {
     const box = el("input"); box.type = "checkbox"; box.name = part.name;
-    const wrap = el("label", "flag"); wrap.append(box, el("span", "", part.flag || part.name));
+    const wrap = el("label", "flag"); wrap.append(box, el("span", "", part.label || part.name));
     wrap.title = part.help || "";
     return wrap;
   }
@@ -57,7 +57,7 @@ function input(part, form, prefix) {
     if (!part.required) select.append(el("option", "", ""));
     for (const c of part.choices) { const o = el("option", "", c); o.value = c; select.append(o); }
     if (part.default !== null && part.default !== undefined) select.value = String(part.default);
-    return label(part.flag || part.name, select, part.help);
+    return label(part.label || part.name, select, part.help);
   }
   const make = () => {
     const box = el("input"); box.name = part.name;
@@ -81,9 +81,9 @@ function input(part, form, prefix) {
       list.append(box);
     };
     grow();
-    return label(part.flag || part.name, list, part.help);
+    return label(part.label || part.name, list, part.help);
   }
-  return label(part.flag || part.name.replace("_", " "), make(), part.help);
+  return label(part.label || part.name.replace("_", " "), make(), part.help);
 }
 
 // A form for a declaration; ``values`` fills it in.
@@ -93,7 +93,9 @@ function build(form, decl, values, buttons) {
   const prefix = decl.path.join("-");
   if (decl.help) form.append(el("p", "help", decl.help));
   const fields = el("div", "fields");
-  for (const part of [...decl.arguments, ...decl.options]) fields.append(input(part, form, prefix));
+  // The table's dice come right after what is rolled: one Tab from the trait, not ten.
+  const options = [...decl.options].sort((a, b) => (b.name === "dice") - (a.name === "dice"));
+  for (const part of [...decl.arguments, ...options]) fields.append(input(part, form, prefix));
   form.append(fields);
   const row = el("div", "buttons");
   for (const [text, cls, type] of buttons) {
@@ -125,73 +127,112 @@ function values(form) {
   return out;
 }
 
-function say(lines, bad) {
-  const result = document.getElementById("result");
-  result.replaceChildren(...lines.map((l) => el("div", "", l)));
-  result.className = bad ? "refused" : "done";
+// What an action did, or why it was refused, in the result line beside its form (``where``):
+// each event's line in its outcome's tone, as the feed colours it, with what it moved and why
+// the rules kept it secret.
+function say(where, doc) {
+  const result = document.getElementById(where);
+  if (!doc.ok) {
+    result.replaceChildren(el("div", "", doc.error));
+    result.className = "result refused";
+  } else {
+    const lines = doc.lines || (doc.text || []).map((text) => ({ text }));
+    const shown = lines.length ? lines.map((line) => {
+      const div = el("div", "line " + (line.tone || ""), line.text);
+      if (line.secret) div.append(el("span", "mark", " · secret"));
+      if (line.why && line.why.length) div.append(el("small", "why", line.why.join(" · ")));
+      if (line.changes && line.changes.length) div.append(el("small", "moved", line.changes.join(" · ")));
+      return div;
+    }) : [el("div", "", "Done.")];
+    for (const note of doc.notes || []) shown.push(el("div", "note", note));
+    result.replaceChildren(...shown);
+    // The form's result reads in the tone of the roll it made: a critical failure is not green.
+    const tone = lines.map((l) => l.tone).find(Boolean);
+    result.className = "result done" + (tone ? " " + tone : "");
+  }
+  result.scrollIntoView({ block: "nearest" });
 }
 
-async function act(path, vals) {
-  const doc = await Feed.post("/gm/act", { path, values: vals });
-  if (!doc.ok) { say([doc.error], true); return false; }
-  say(doc.text.length ? doc.text : ["Done."]);
-  await refresh();
-  return true;
+function clear() {
+  for (const result of document.querySelectorAll(".result")) {
+    result.replaceChildren();
+    result.className = "result";
+  }
+}
+
+// One press of a form or a button: one nonce, however often the network makes it send again;
+// a second press while the first is on its way is the same press.
+async function press(holder, run) {
+  if (holder.dataset.busy) return;
+  holder.dataset.busy = "1";
+  try { await run(Feed.nonce()); } finally { delete holder.dataset.busy; }
+}
+
+async function act(path, vals, where, once) {
+  const doc = await Feed.post("/gm/act", { path, values: vals }, once);
+  // The table read first: a new session or another campaign clears the old results, not this.
+  if (doc.ok) await refresh();
+  say(where, doc);
+  return doc.ok;
 }
 
 function formDecl(path) {
   return desk.forms.find((f) => JSON.stringify(f.path) === JSON.stringify(path));
 }
 
-function rollForm() {
+// The roll form, drawn afresh (for another system, another campaign); ``keep`` the character
+// selected. Its listeners are the form's own, bound once (``start``): a form drawn again
+// gains none, so one Enter is one roll.
+function rollForm(keep) {
   const form = document.getElementById("roll");
-  build(form, formDecl(["roll"]), {}, [["Roll", "primary"], ["Ask her phone", "ask", "button"]]);
+  build(form, formDecl(["roll"]), keep ? { character: keep } : {},
+        [["Roll", "primary"], ["Ask her phone", "ask", "button"]]);
   form.querySelector(".help")?.remove();
-  form.addEventListener("submit", async (e) => {
-    e.preventDefault();
-    if (await act(["roll"], values(form))) ready(form);
-  });
-  bindAsk(form);
+  askLabel(form);
   form.elements.character.focus();
+  form.elements.character.select();
+}
+
+// "Ask Mira's phone": the button names whose phone it sends the roll to.
+function askLabel(form) {
+  const who = character(form.elements.character?.value);
+  const ask = form.querySelector("button.ask");
+  if (ask) ask.textContent = who ? `Ask ${who.name}'s phone` : "Ask a player's phone";
 }
 
 // Ready for the next roll: the same character selected, the rest cleared (a secret box left
 // ticked would make the next roll secret unseen).
 function ready(form) {
-  const keep = form.elements.character.value;
-  build(form, formDecl(["roll"]), { character: keep },
-        [["Roll", "primary"], ["Ask her phone", "ask", "button"]]);
-  form.querySelector(".help")?.remove();
-  bindAsk(form);
-  form.elements.character.focus();
-  form.elements.character.select();
+  rollForm(form.elements.character.value);
 }
 
-function bindAsk(form) {
-  form.querySelector("button.ask").addEventListener("click", async () => {
-    const vals = values(form);
-    const { character: who, trait, secret, ...rest } = vals;
-    const doc = await Feed.post("/gm/ask", { character: who || "", trait: trait || "", secret: !!secret, values: rest });
-    say(doc.ok ? doc.text : [doc.error], !doc.ok);
-    if (doc.ok) { ready(form); refresh(); }
-  });
+async function ask(form, once) {
+  const vals = values(form);
+  const { character: who, trait, secret, ...rest } = vals;
+  const doc = await Feed.post("/gm/ask", { character: who || "", trait: trait || "", secret: !!secret, values: rest }, once);
+  say("result", doc);
+  if (doc.ok) { ready(form); refresh(); }
 }
 
-function button(text, cls, onclick) {
-  const b = el("button", cls, text); b.type = "button"; b.addEventListener("click", onclick); return b;
+// A button that acts: one press, one nonce, its result in ``where``.
+function button(text, cls, onclick, where) {
+  const b = el("button", cls, text); b.type = "button";
+  b.addEventListener("click", () => press(b, (once) => onclick(once, where)));
+  return b;
 }
 
 function history() {
   const box = document.getElementById("history");
   const undo = desk.undo.length ? `Undo: ${desk.undo.join("; ")}` : "Undo: nothing to take back";
   const redo = desk.redo.length ? `Redo: ${desk.redo.join("; ")}` : "Redo: nothing to put back";
-  const u = button(undo, "undo", () => act(["undo"], {}));
+  const here = "table-result";
+  const u = button(undo, "undo", (once) => act(["undo"], {}, here, once));
   u.disabled = !desk.undo.length;
-  const r = button(redo, "redo", () => act(["redo"], {}));
+  const r = button(redo, "redo", (once) => act(["redo"], {}, here, once));
   r.disabled = !desk.redo.length;
   const session = desk.session
-    ? button(`End session ${desk.session}`, "session", () => act(["session", "end"], {}))
-    : button("Start a session", "session", () => act(["session", "start"], {}));
+    ? button(`End session ${desk.session}`, "session", (once) => act(["session", "end"], {}, here, once))
+    : button("Start a session", "session", (once) => act(["session", "start"], {}, here, once));
   box.replaceChildren(u, r, session);
 }
 
@@ -201,16 +242,18 @@ function owed() {
     const li = el("li", o.severity === "immediate" ? "now" : "", o.what);
     const row = el("div", "buttons");
     if (o.action) {
-      row.append(button(o.action.join(" ") + "…", "", () => pick(o.action, o.values)));
+      const b = el("button", "", o.action.join(" ") + "…"); b.type = "button";
+      b.addEventListener("click", () => pick(o.action, o.values));
+      row.append(b);
     }
-    row.append(button("Dismiss", "", () => act(["obligations", "dismiss"], { obligation: o.id })));
+    row.append(button("Dismiss", "", (once) => act(["obligations", "dismiss"], { obligation: o.id }, "owed-result", once)));
     li.append(row);
     return li;
   }) : [el("li", "none", "nothing is owed")]));
   const secrets = document.getElementById("secrets");
   secrets.replaceChildren(...(desk.secrets.length ? desk.secrets.map((s) => {
     const li = el("li", "", s.text);
-    li.append(button("Reveal", "", () => act(["reveal"], { event: s.event })));
+    li.append(button("Reveal", "", (once) => act(["reveal"], { event: s.event }, "secrets-result", once)));
     return li;
   }) : [el("li", "none", "none this session")]));
 }
@@ -244,6 +287,40 @@ function campaigns() {
 
 const opened = new Set();   // characters whose phone link is shown
 
+// A character's phone link, folded: its QR code, the link to copy, and (for the campaign at
+// the table) "Revoke and make a new link".
+function phoneLink(c, revocable) {
+  const phone = el("details", "phone");
+  phone.open = opened.has(c.id);
+  phone.addEventListener("toggle", () => { if (phone.open) opened.add(c.id); else opened.delete(c.id); });
+  phone.append(el("summary", "", `${c.name}'s phone link`));
+  const img = el("img", "qr"); img.alt = `QR code of ${c.name}'s phone link`;
+  img.src = `/gm/qr/${encodeURIComponent(c.id)}?v=${encodeURIComponent(c.phone.slice(-6))}`;
+  const link = el("input", "link"); link.readOnly = true; link.value = c.phone;
+  link.setAttribute("aria-label", `${c.name}'s phone link`);
+  phone.append(img, link);
+  if (revocable) {
+    phone.append(button("Revoke and make a new link", "revoke", async (once) => {
+      say("phones-result", await Feed.post("/gm/revoke", { character: c.id }, once));
+      refresh();
+    }));
+  }
+  return phone;
+}
+
+// The other campaigns' phones: a player can open hers before the table turns to it.
+function elsewhere() {
+  const box = document.getElementById("elsewhere");
+  const groups = desk.elsewhere || [];
+  box.hidden = !groups.length;
+  document.getElementById("elsewhere-list").replaceChildren(...groups.map((g) => {
+    const li = el("li");
+    li.append(el("div", "name", g.campaign));
+    for (const c of g.characters) if (c.phone) li.append(phoneLink(c, false));
+    return li;
+  }));
+}
+
 function characters() {
   const list = document.getElementById("characters");
   list.replaceChildren(...desk.characters.map((c) => {
@@ -251,22 +328,7 @@ function characters() {
     const head = el("div", "name", c.name);
     if (c.npc) head.append(el("span", "npc", "NPC"));
     li.append(head);
-    if (c.phone) {
-      const phone = el("details", "phone");
-      phone.open = opened.has(c.id);
-      phone.addEventListener("toggle", () => { if (phone.open) opened.add(c.id); else opened.delete(c.id); });
-      phone.append(el("summary", "", "Phone link"));
-      const img = el("img", "qr"); img.alt = `QR code of ${c.name}'s phone link`;
-      img.src = `/gm/qr/${encodeURIComponent(c.id)}?v=${encodeURIComponent(c.phone.slice(-6))}`;
-      const link = el("input", "link"); link.readOnly = true; link.value = c.phone;
-      link.setAttribute("aria-label", `${c.name}'s phone link`);
-      phone.append(img, link, button("Revoke and make a new link", "revoke", async () => {
-        const doc = await Feed.post("/gm/revoke", { character: c.id });
-        say(doc.ok ? doc.text : [doc.error], !doc.ok);
-        refresh();
-      }));
-      li.append(phone);
-    }
+    if (c.phone) li.append(phoneLink(c, true));
     if (c.asked) li.append(el("div", "asked", `asked: ${c.asked}`));
     return li;
   }));
@@ -275,48 +337,81 @@ function characters() {
 async function refresh() {
   const response = await fetch("/gm/state", { credentials: "same-origin" });
   if (!response.ok) return;
-  const first = desk === null;
+  const was = desk;
   desk = await response.json();
+  // A new session or another campaign: the console starts afresh on it, as every page does.
+  const moved = was && (was.campaign !== desk.campaign || was.session !== desk.session);
+  if (moved && desk.session) clear();
   document.getElementById("campaign").textContent = desk.campaign;
   document.getElementById("where").textContent =
     `${desk.system_title} · ${desk.session ? "session " + desk.session : "no session running"}`;
   document.title = `${desk.campaign} · GM console`;
   datalist("dl-characters", desk.characters.map((c) => c.name));
-  if (first || document.getElementById("roll").dataset.system !== desk.system) {
-    rollForm();
-    document.getElementById("roll").dataset.system = desk.system;
+  const roll = document.getElementById("roll");
+  if (!was || roll.dataset.system !== desk.system || roll.dataset.campaign !== desk.campaign) {
+    const keep = was && was.campaign === desk.campaign ? roll.elements.character?.value : "";
+    rollForm(keep);
+    roll.dataset.system = desk.system;
+    roll.dataset.campaign = desk.campaign;
     document.getElementById("picker").dataset.key = "";
   }
-  history(); owed(); picker(); campaigns(); characters();
+  history(); owed(); picker(); campaigns(); characters(); elsewhere();
 }
 
 function start() {
   document.getElementById("desk").hidden = false;
   document.getElementById("picker").addEventListener("change", (e) => pick(JSON.parse(e.target.value), null));
-  document.getElementById("other").addEventListener("submit", async (e) => {
+  // Each form's listeners are bound here, once: drawing a form again adds none.
+  const roll = document.getElementById("roll");
+  roll.addEventListener("submit", (e) => {
     e.preventDefault();
-    const path = JSON.parse(e.target.dataset.path);
-    const sent = values(e.target);
-    if (await act(path, sent)) {
-      // Who and what stay for the next one (a contest's next round); dice typed in, a note,
-      // a secret are for the one action only.
-      const kept = {};
-      for (const a of formDecl(path)?.arguments || []) if (a.name in sent) kept[a.name] = sent[a.name];
-      if (formDecl(path)) pick(path, kept);
-    }
+    press(roll, async (once) => { if (await act(["roll"], values(roll), "result", once)) ready(roll); });
   });
-  document.getElementById("campaigns").addEventListener("submit", (e) => {
+  roll.addEventListener("input", (e) => { if (e.target.name === "character") askLabel(roll); });
+  roll.addEventListener("click", (e) => {
+    if (e.target.closest("button.ask")) press(roll, (once) => ask(roll, once));
+  });
+  const other = document.getElementById("other");
+  other.addEventListener("submit", (e) => {
     e.preventDefault();
-    act(["campaign", "use"], values(e.target));
+    press(other, async (once) => {
+      const path = JSON.parse(other.dataset.path);
+      const sent = values(other);
+      if (await act(path, sent, "other-result", once)) {
+        // Who and what stay for the next one (a contest's next round); dice typed in, a note,
+        // a secret are for the one action only.
+        const kept = {};
+        for (const a of formDecl(path)?.arguments || []) if (a.name in sent) kept[a.name] = sent[a.name];
+        if (formDecl(path)) pick(path, kept);
+      }
+    });
+  });
+  const switcher = document.getElementById("campaigns");
+  switcher.addEventListener("submit", (e) => {
+    e.preventDefault();
+    press(switcher, (once) => act(["campaign", "use"], values(switcher), "campaign-result", once));
   });
   document.addEventListener("keydown", (e) => {
-    if (e.key === "Escape") document.getElementById("roll").elements.character?.focus();
+    // Alt+U undoes, Alt+R redoes, Alt+V reveals the newest secret: the buttons, by keyboard.
+    const keyed = e.altKey && !e.ctrlKey && !e.metaKey && { u: "#history button.undo",
+      r: "#history button.redo", v: "#secrets li:last-child button" }[e.key.toLowerCase()];
+    if (keyed) {
+      e.preventDefault();
+      const b = document.querySelector(keyed);
+      if (b && !b.disabled) b.click();
+      return;
+    }
+    if (e.key !== "Escape") return;
+    // Back to the character, selected: typing replaces it rather than adding to it.
+    const who = document.getElementById("roll").elements.character;
+    if (who) { who.focus(); who.select(); }
   });
   let pending = null;
   Feed.follow("/gm/events", document.getElementById("feed"), true, {
     // After each batch the console's forms read the table again (undo's words, what is owed).
     board: () => { clearTimeout(pending); pending = setTimeout(refresh, 150); },
-  });
+    reset: clear,
+  }, true);
   refresh();
 }
 

@@ -20,14 +20,22 @@ const Feed = (() => {
   function render(item, gm) {
     const li = el("li");
     li.dataset.version = item.version;
+    if (item.outcome) { li.dataset.outcome = item.outcome; li.dataset.critical = String(!!item.critical); }
     const marks = [item.tone || ""];
     if (item.sealed) marks.push("sealed");
     else if (item.secret && gm) marks.push("secret");
     if (item.undone) marks.push("undone");
+    if (item.critical) marks.push("critical");
     li.className = marks.join(" ").trim();
     const text = el("span", "text", item.text);
-    // What the event moved on the tracks: "Wren Mettle +1 · Threat +2".
-    if (item.changes && item.changes.length) text.append(el("small", "moved", item.changes.join(" · ")));
+    // The GM's mark of a secret line, on the line itself, before what it moved.
+    if (marks.includes("secret")) text.append(el("span", "mark", " · secret"));
+    // What the event moved on the tracks ("Wren Mettle +1 · Threat +2"), and what it did not
+    // apply ("12 HP of backlash, not applied": a sheet with no HP).
+    // Why its number is what it is: the modifiers, whose dice, an HP line's cause.
+    if (item.why && item.why.length) text.append(el("small", "why", item.why.join(" · ")));
+    const moved = [...(item.changes || []), ...(item.not_applied || [])];
+    if (moved.length) text.append(el("small", "moved", moved.join(" · ")));
     li.append(el("span", "v", "#" + item.version), el("span", "t", clock(item.time)), text);
     return li;
   }
@@ -79,21 +87,38 @@ const Feed = (() => {
     return source;
   }
 
-  // A POST as the server takes one: JSON, the page's token, a nonce of its own.
-  async function post(url, body) {
-    const nonce = Array.from(crypto.getRandomValues(new Uint8Array(16)),
-                             (b) => b.toString(16).padStart(2, "0")).join("");
+  // One nonce per press of a button: every retry of that press sends it again, so the server
+  // logs the press once however many times it arrives.
+  function nonce() {
+    return Array.from(crypto.getRandomValues(new Uint8Array(16)),
+                      (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  const RETRIES = [300, 1000, 2500];   // ms before each retry of a press the network lost
+
+  // A POST as the server takes one: JSON, the page's token, the press's nonce (``once``, made
+  // here when not given). A request the network lost is sent again with the same nonce; the
+  // server answers a repeat of one it logged 409, and then the press is done, logged once.
+  async function post(url, body, once) {
+    const sent = once || nonce();
     const token = document.querySelector('meta[name="csrf-token"]').content;
-    let response;
-    try {
-      response = await fetch(url, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "X-CSRF-Token": token },
-        body: JSON.stringify({ ...body, nonce }),
-        credentials: "same-origin",
-      });
-    } catch (err) {
-      return { ok: false, error: "The server cannot be reached; nothing was sent." };
+    let response = null;
+    let tries = 0;
+    for (;;) {
+      try {
+        response = await fetch(url, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "X-CSRF-Token": token },
+          body: JSON.stringify({ ...body, nonce: sent }),
+          credentials: "same-origin",
+        });
+        break;
+      } catch (err) {
+        if (tries >= RETRIES.length) {
+          return { ok: false, error: "The server cannot be reached; press again when it is back." };
+        }
+        await new Promise((done) => setTimeout(done, RETRIES[tries++]));
+      }
     }
     let doc;
     try { doc = await response.json(); } catch (err) { doc = null; }
@@ -102,6 +127,11 @@ const Feed = (() => {
     // Sent already (a retry whose first try got through): what it answered then.
     if (response.status === 409 && doc && doc.first) {
       return doc.first.ok ? doc.first : { ok: false, error: doc.first.error };
+    }
+    if (response.status === 409 && tries > 0 && doc && /sent already/.test(doc.error)) {
+      // An earlier try of this press reached the server and its answer was not kept: the press
+      // is logged, once.
+      return { ok: true, text: ["Logged once; its line is in the feed."] };
     }
     if (!response.ok || !doc) {
       return { ok: false, error: (doc && doc.error) || `Refused (${response.status}).` };
@@ -126,5 +156,5 @@ const Feed = (() => {
     return row;
   }
 
-  return { el, follow, post, tracks };
+  return { el, follow, post, nonce, tracks };
 })();

@@ -82,9 +82,31 @@ function board(b) {
   }) : [el("li", "none", "no rolls yet")]));
 }
 
+// The newest roll, large: who rolled what, and its outcome readable across the room, a
+// critical one set apart; a secret roll is only that, until revealed. Read from the feed as
+// the page has it, so an undo or a reveal shows here too.
+function lastRoll() {
+  const box = document.getElementById("last");
+  const roll = [...document.querySelectorAll("#feed li")].find(
+    (li) => li.dataset.outcome || li.classList.contains("sealed"));
+  box.hidden = !roll;
+  if (!roll) return;
+  const sealed = roll.classList.contains("sealed");
+  // Who rolled what, at what, with which dice; the outcome is said below, large.
+  const line = roll.querySelector(".text").firstChild.textContent;
+  document.getElementById("last-who").textContent = sealed ? line : line.split(" → ")[0];
+  const outcome = document.getElementById("last-outcome");
+  outcome.textContent = sealed ? "sealed until the GM reveals it" : roll.dataset.outcome;
+  const marks = ["tone"];
+  for (const c of ["good", "mixed", "bad", "undone", "sealed"]) if (roll.classList.contains(c)) marks.push(c);
+  if (roll.dataset.critical === "true") marks.push("critical");
+  outcome.className = marks.join(" ");
+}
+
 function connect() {
   const feed = document.getElementById("feed");
   Feed.follow(view === "gm" ? "/gm/events" : "/events", feed, view === "gm", { board }, true);
+  new MutationObserver(lastRoll).observe(feed, { childList: true, subtree: true, attributes: true });
 }
 
 if (view === "refused") {

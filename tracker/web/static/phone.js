@@ -6,16 +6,27 @@ const { el } = Feed;
 let me = null;      // the last "me" message
 let asked = null;   // the GM's request waiting, or null
 
-function say(lines, bad) {
+// What her roll did, in its outcome's tone as the feed colours it, or why it was refused.
+function say(doc) {
   const result = document.getElementById("result");
-  result.replaceChildren(...lines.map((l) => el("div", "", l)));
-  result.className = bad ? "refused" : "done";
+  if (!doc.ok) {
+    result.replaceChildren(el("div", "", doc.error));
+    result.className = "result refused";
+    return;
+  }
+  // Drawn afresh, so its fade starts again from full.
+  result.className = "result";
+  void result.offsetWidth;
+  const lines = doc.lines || doc.text.map((text) => ({ text }));
+  result.replaceChildren(...lines.map((l) => el("div", "line " + (l.tone || ""), l.text)));
+  const tone = lines.map((l) => l.tone).find(Boolean);
+  result.className = "result done" + (tone ? " " + tone : "");
 }
 
 function field(part) {
   if (part.kind === "bool") {
     const box = el("input"); box.type = "checkbox"; box.name = part.name;
-    const wrap = el("label", "flag"); wrap.append(box, el("span", "", part.flag.replace(/^--/, ""))); wrap.title = part.help;
+    const wrap = el("label", "flag"); wrap.append(box, el("span", "", part.label)); wrap.title = part.help;
     return wrap;
   }
   const wrap = el("label", "field");
@@ -43,7 +54,7 @@ function field(part) {
     grow();
     field = list;
   }
-  wrap.append(el("span", "name", part.flag.replace(/^--/, "")), field);
+  wrap.append(el("span", "name", part.label), field);
   wrap.title = part.help || "";
   return wrap;
 }
@@ -55,47 +66,120 @@ function shrink(form) {
   }
 }
 
+// The roll form of her sheet and her system's options, drawn again whenever either changes (a
+// trait gained in play, a new tag): what she had filled in stays where its field still is.
 function build(state) {
   const form = document.getElementById("roll");
-  if (form.dataset.built) return;
-  form.dataset.built = "1";
+  const key = JSON.stringify([state.traits, state.trait_groups, state.form.options]);
+  if (form.dataset.key === key) return;
+  const filled = form.dataset.key ? gather(form) : null;
+  form.dataset.key = key;
+  form.replaceChildren();
+  // Her traits, grouped, each with its level: a thumb picks "Lockpicking 12", not a name to
+  // remember.
   const trait = el("select"); trait.name = "trait"; trait.required = true;
-  for (const t of state.traits) { const o = el("option", "", t); o.value = t; trait.append(o); }
+  const groups = state.trait_groups || [{ group: "", traits: state.traits.map((t) => [t, null]) }];
+  for (const g of groups) {
+    const holder = g.group ? el("optgroup") : trait;
+    if (g.group) { holder.label = g.group; trait.append(holder); }
+    for (const [name, level] of g.traits) {
+      const o = el("option", "", level === null ? name : `${name} ${level}`); o.value = name;
+      holder.append(o);
+    }
+  }
   const wrap = el("label", "field"); wrap.append(el("span", "name", "trait"), trait);
   const fields = el("div", "fields");
-  fields.append(wrap, ...state.form.options.map(field));
+  // What a player gives at most rolls (her dice, modifiers, tags) shows; the rest is behind
+  // "more".
+  const often = (o) => o.name === "dice" || o.multiple;
+  fields.append(wrap, ...state.form.options.filter(often).map(field));
+  const rare = state.form.options.filter((o) => !often(o));
+  if (rare.length) {
+    const more = el("details", "more");
+    more.append(el("summary", "", "more"));
+    const inner = el("div", "fields");
+    inner.append(...rare.map(field));
+    more.append(inner);
+    fields.append(more);
+  }
   const row = el("div", "buttons");
   const go = el("button", "primary", "Roll"); go.type = "submit"; row.append(go);
   form.append(fields, row);
-  form.addEventListener("submit", async (e) => {
-    e.preventDefault();
-    const values = {};
-    let trait = "";
-    for (const f of form.querySelectorAll("input, select")) {
-      if (f.name === "trait") { trait = f.value; continue; }
-      if (f.type === "checkbox") { if (f.checked) values[f.name] = true; continue; }
-      const v = f.value.trim();
-      if (f.parentElement.classList.contains("many")) {
-        if (v) (values[f.name] = values[f.name] || []).push(v);
-        continue;
-      }
-      if (v) values[f.name] = v;
+  if (filled) refill(form, filled);
+}
+
+// What the form holds: the trait, and the options by name (a repeatable one as a list).
+function gather(form) {
+  const values = {};
+  let trait = "";
+  for (const f of form.querySelectorAll("input, select")) {
+    if (f.name === "trait") { trait = f.value; continue; }
+    if (f.type === "checkbox") { if (f.checked) values[f.name] = true; continue; }
+    const v = f.value.trim();
+    if (f.parentElement.classList.contains("many")) {
+      if (v) (values[f.name] = values[f.name] || []).push(v);
+      continue;
     }
-    const doc = await Feed.post("/phone/roll", { trait, values });
-    say(doc.ok ? doc.text : [doc.error], !doc.ok);
-    if (doc.ok) {
-      // Dice typed in are for one roll only; the trait stays chosen.
-      for (const f of form.querySelectorAll("input")) {
-        if (f.type === "checkbox") f.checked = false; else f.value = "";
-      }
-      for (const f of form.querySelectorAll("select")) if (f.name !== "trait") f.value = "";
-      shrink(form);
+    if (v) values[f.name] = v;
+  }
+  return { trait, values };
+}
+
+function refill(form, { trait, values }) {
+  const select = form.elements.trait;
+  if ([...select.options].some((o) => o.value === trait)) select.value = trait;
+  for (const [name, value] of Object.entries(values)) {
+    const boxes = form.querySelectorAll(`[name="${CSS.escape(name)}"]`);
+    if (!boxes.length) continue;
+    if (boxes[0].type === "checkbox") { boxes[0].checked = !!value; continue; }
+    const many = boxes[0].parentElement.classList.contains("many");
+    for (const [i, v] of (many ? value : [value]).entries()) {
+      const box = form.querySelectorAll(`[name="${CSS.escape(name)}"]`)[i];
+      if (!box) break;
+      box.value = v;
+      box.dispatchEvent(new Event("input"));   // a repeatable option grows its next box
     }
-  });
+  }
+}
+
+async function roll(form, once) {
+  const { trait, values } = gather(form);
+  const doc = await Feed.post("/phone/roll", { trait, values }, once);
+  say(doc);
+  if (doc.ok) {
+    // Dice typed in are for one roll only; the trait stays chosen.
+    for (const f of form.querySelectorAll("input")) {
+      if (f.type === "checkbox") f.checked = false; else f.value = "";
+    }
+    for (const f of form.querySelectorAll("select")) if (f.name !== "trait") f.value = "";
+    shrink(form);
+  }
+}
+
+// One press, one nonce (every retry of it sends the same); a press while one is on its way is
+// that press.
+async function press(form, run) {
+  if (form.dataset.busy) return;
+  form.dataset.busy = "1";
+  try { await run(Feed.nonce()); } finally { delete form.dataset.busy; }
+}
+
+// Her character is not in the campaign the table is playing now: the page says so and waits;
+// the server sends her character again when the table comes back to it.
+function away(doc) {
+  document.body.classList.add("away");
+  document.getElementById("away").hidden = false;
+  document.getElementById("away-text").textContent = doc.said;
+  document.getElementById("campaign").textContent = doc.campaign;
+  document.getElementById("where").textContent = `${doc.character}'s phone`;
+  document.title = `${doc.character} · tracker`;
+  showAsked(null);
 }
 
 function showMe(state) {
   me = state;
+  document.body.classList.remove("away");
+  document.getElementById("away").hidden = true;
   const c = state.character;
   document.getElementById("campaign").textContent = state.campaign;
   document.getElementById("where").textContent = `${state.system_title} · ${c.name}'s phone`;
@@ -122,18 +206,27 @@ function showAsked(request) {
 
 function start() {
   document.getElementById("desk").hidden = false;
-  document.getElementById("answer").addEventListener("submit", async (e) => {
+  // The forms' listeners are bound once, here: a form drawn again gains none.
+  const form = document.getElementById("roll");
+  form.addEventListener("submit", (e) => { e.preventDefault(); press(form, (once) => roll(form, once)); });
+  const answer = document.getElementById("answer");
+  answer.addEventListener("submit", (e) => {
     e.preventDefault();
-    if (!asked) return;
-    const dice = e.target.elements.dice.value.trim();
-    const doc = await Feed.post("/phone/roll", { request: asked.id, values: dice ? { dice } : {} });
-    say(doc.ok ? doc.text : [doc.error], !doc.ok);
-    if (doc.ok) { e.target.reset(); showAsked(null); }
+    press(answer, async (once) => {
+      if (!asked) return;
+      const dice = answer.elements.dice.value.trim();
+      const doc = await Feed.post("/phone/roll", { request: asked.id, values: dice ? { dice } : {} }, once);
+      say(doc);
+      if (doc.ok) { answer.reset(); showAsked(null); }
+    });
   });
   Feed.follow("/phone/events", document.getElementById("feed"), false, {
     me: showMe,
     request: showAsked,
-  });
+    away,
+    // Another campaign, or a new session: what the last one said is gone with it.
+    reset: () => { const r = document.getElementById("result"); r.replaceChildren(); r.className = "result"; },
+  }, true);
 }
 
 if (document.body.dataset.view === "refused") {
