@@ -682,6 +682,23 @@ def test_the_tv_says_why_a_number_is_what_it_is(two_systems, browser):  # noqa: 
         assert "\u22122 rude · the table's dice" in line("Lockpicking")
         assert "seeded dice" in line("Vora rolls Per")
         assert "a falling stone" in line("HP -3")
+        # A secret roll is a secret event to the players: what it was is not theirs to know.
+        tracker(db, "roll", "Vora", "Per", "--secret", "--dice", "3,4,5")
+        card = wait_for(
+            browser,
+            lambda d: (
+                [
+                    li.text
+                    for li in d.find_elements("css selector", "#characters li")
+                    if "Vora" in li.text
+                ][0]
+                if "secret" in d.find_element("id", "characters").text
+                else None
+            ),
+            "Vora's sealed note",
+        )
+        assert "1 secret event not yet revealed" in card
+        assert "secret roll" not in browser.find_element("tag name", "body").text
 
 
 def test_the_tv_shows_the_last_roll_large_and_the_whole_board_at_1080p(

@@ -40,7 +40,7 @@ function board(b) {
     li.append(head, Feed.tracks(c));
     const sealed = (b.sealed && b.sealed.characters[c.name]) || 0;
     if (sealed) {
-      li.append(el("div", "sealed", `${sealed} secret roll${sealed > 1 ? "s" : ""} not yet ` +
+      li.append(el("div", "sealed", `${sealed} secret event${sealed > 1 ? "s" : ""} not yet ` +
                                     "revealed: these may have moved since"));
     }
     if (c.conditions.length) {
