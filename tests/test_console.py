@@ -258,6 +258,35 @@ def test_a_revoked_phone_key_stops_at_once(table):
         assert json.loads(again.get("/phone/state")[1])["character"]["name"] == "Mira"
 
 
+@pytest.mark.parametrize(
+    ("tags", "implied"),
+    [
+        # Rulebook: Glintlock, 'Tag-Driven Position'; Grit 3: weak DC 14, so 7 faces of 20 hit.
+        ([], "desperate: two d20, keep the lower \u00b7 12% to succeed"),
+        (["1:gear"], "+1 gear \u00b7 risky: one d20 \u00b7 35% to succeed"),
+        (
+            ["1:gear", "1:power", "1:scene"],
+            "+1 gear \u00b7 +1 power \u00b7 +1 scene \u00b7 controlled: two d20, keep the higher "
+            "\u00b7 58% to succeed",
+        ),
+    ],
+)
+def test_a_request_says_all_it_implies_its_position_dice_and_chance(tmp_path, tags, implied):
+    db = tmp_path / "veyra.db"
+    tracker(db, "campaign", "new", "Veyra", "--system", "glintlock")
+    for name in ("wren", "tomas"):  # the served table's printout is read for two phones
+        tracker(db, "character", "add", "--sheet", str(SHEETS / f"glintlock-{name}.toml"))
+    tracker(db, "session", "start")
+    with table_served(db) as server:
+        console, wren = gm(server), phone(server, "Wren")
+        ask = {"character": "wren", "trait": "grit", "values": {"tags": tags}, "secret": False}
+        status, doc = console.post("/gm/ask", ask)
+        assert status == 200, doc
+        said = json.loads(wren.get("/phone/state")[1])["asked"]["said"]
+        assert said == f"Wren: Grit at 3 \u00b7 {implied}"
+        assert doc["text"] == [f"Asked {said}."]
+
+
 def test_a_blind_roll_reaches_neither_the_phone_nor_the_players_until_revealed(table):
     with table_served(table) as server:
         console, mira = gm(server), phone(server, "Mira")
@@ -269,7 +298,8 @@ def test_a_blind_roll_reaches_neither_the_phone_nor_the_players_until_revealed(t
         state = json.loads(mira.get("/phone/state")[1])
         asked = state["asked"]
         assert asked["secret"] is True
-        assert asked["said"] == "Mira: Per -2, secret"
+        # What the request implies, as the players know the table: Per 12, less 2, on 3d6.
+        assert asked["said"] == "Mira: Per at 10 \u00b7 \u22122 \u00b7 50% to succeed"
         # Her own options are not hers to change on a request.
         bent = {"request": asked["id"], "values": {"mods": ["+4"]}}
         assert mira.post("/phone/roll", bent)[0] == 403
@@ -394,7 +424,8 @@ def test_a_phone_rolls_for_its_character_and_a_blind_request_stays_with_the_gm(
         ask = {"character": "Mira", "trait": "Per", "values": {"mods": ["-2"]}, "secret": True}
         assert console.post("/gm/ask", ask)[0] == 200
         wait_for(browser, lambda d: d.find_element("id", "asked").is_displayed(), "the request")
-        assert "Per -2, secret" in browser.find_element("id", "asked-text").text
+        said = browser.find_element("id", "asked-text").text
+        assert "Per at 10 \u00b7 \u22122" in said and "blind roll" in said
         browser.save_screenshot(str(tmp_path / "phone-asked-390.png"))
         browser.find_element("css selector", "#answer input[name=dice]").send_keys(
             "1,1,1", Keys.ENTER

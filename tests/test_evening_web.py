@@ -338,7 +338,7 @@ def test_a_whole_evening_from_the_console_and_two_phones_with_the_tv_following(
         # A blind roll asked of phone B: he rolls, his phone says the GM has it, and the
         # players see only that there was one.
         _ask(t, b, ev.trait, secret=True)
-        t.said("console", f"Asked {b}: {ev.trait}", "secret")
+        t.said("console", f"Asked {b}: {ev.trait}", "blind")
         t.wait("b", lambda d: d.find_element("id", "asked").is_displayed(), "the request")
         assert "blind roll" in t.on("b").find_element("id", "asked-text").text
         t.on("b").find_element("css selector", "#answer input[name=dice]").send_keys(ev.blind_dice)

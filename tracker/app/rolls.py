@@ -11,6 +11,7 @@ logged for the GM's eyes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 import msgspec
@@ -18,7 +19,7 @@ import msgspec
 from tracker.app.deciding import Decision, Logged, new_event
 from tracker.app.names import check_name, one_named
 from tracker.app.table import Table
-from tracker.errors import BadInput
+from tracker.errors import BadInput, TrackerError
 from tracker.events import NewEvent
 from tracker.events.effects import Effect, TrackChange
 from tracker.events.play import ContestRolled, RollMade
@@ -234,6 +235,18 @@ def _contest_rolled(
     )
 
 
+class Foreseen(msgspec.Struct, frozen=True):
+    """A roll before its dice are read (``Rolls.foresee``): the trait as the sheet names it, the
+    score it is rolled at, its modifiers as its system words them ("-2 rude; +1 gear"), its
+    position where its system has one ("desperate"), and its exact chance of success."""
+
+    trait: str
+    effective: int | None
+    modifiers: str
+    position: str | None
+    chance: Fraction
+
+
 class Rolls:
     """Rolls, panic checks and contests at one table."""
 
@@ -301,6 +314,25 @@ class Rolls:
             for then in answers
         ]
         return Decision([event, *followups], doc)
+
+    def foresee(self, name: str, request: RollRequest) -> Foreseen | None:
+        """What a roll of the character ``name`` comes to before its dice are read, decided on
+        the campaign as the players know it, so that it tells them nothing a secret event holds:
+        what a roll the GM asks of a phone implies. None where the rules refuse it as asked
+        (the roll itself will say why) or its system states no facts of it."""
+        state = self.table.player_state()
+        # Seeded dice: the decision reads dice, but nothing here depends on which.
+        trial = msgspec.structs.replace(request, dice=None, seed="0", source=None, secret=False)
+        try:
+            decision = self.decided(state, name, trial)
+            facts = state.rules.roll_facts(decision.events[0].data)
+            if len(facts) != 1:
+                return None
+            chance = state.rules.chance(facts[0].chance_key)
+        except (TrackerError, NotImplementedError, LookupError):
+            return None
+        one = facts[0]
+        return Foreseen(one.trait, one.effective, one.modifiers, one.position, chance)
 
     def roll_of_kind(
         self,

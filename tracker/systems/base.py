@@ -902,6 +902,11 @@ class RuleSystem:
     """How a roll's dice are written together: "4, 12" for dice read one by one, "4+3+1" for
     dice that are added."""
 
+    position_said: ClassVar[Mapping[str, str]] = {}
+    """How a roll's position (``RollFacts.position``) reads before the roll, with the dice it
+    means ("desperate: two d20, keep the lower"); a position not named here reads as its
+    name."""
+
     stress_said: ClassVar[Mapping[str, str]] = {}
     """How ``tracker stress`` says each of ``stress_words`` whose word alone says too little
     ("strained": "strained: Mettle costs double")."""

@@ -21,16 +21,19 @@ import json
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from fractions import Fraction
 from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from tracker.app.actions import declaration, declarations, perform
+from tracker.app.rolls import Foreseen, Rolls
 from tracker.errors import BadInput, NotFound, TrackerError
 from tracker.events.catalog import CharacterAdded
 from tracker.store.eventstore import Claim
+from tracker.systems import registry
 from tracker.systems.commands import Command, Option, taken
 from tracker.web import guard
 from tracker.web.guard import GM, HEADERS, PLAYERS
@@ -185,6 +188,53 @@ def _option(o: Option) -> dict[str, Any]:
     }
 
 
+def asked_words(
+    rules: Any, trait: str, form: Command, options: Mapping[str, Any], seen: Foreseen | None
+) -> str:
+    """A roll the GM asks of a phone as the phone and the console say it: the trait, and all
+    it implies as the players know the table (``Rolls.foresee``): the score it is rolled at,
+    its modifiers, its position and dice, its chance ("Grit at 3 · +1 gear · −1 condition ·
+    desperate: two d20, keep the lower · 35% to succeed"); what else the GM filled in, in the
+    options' words."""
+    words = [trait]
+    if seen is not None:
+        words = [seen.trait if seen.effective is None else f"{seen.trait} at {seen.effective}"]
+        for part in seen.modifiers.split(";"):
+            # An unnamed modifier is stored as "modifier": the number alone says it.
+            part = part.strip().removesuffix(" modifier")
+            if part:
+                words.append(part.replace("-", "\u2212", 1))
+        if seen.position:
+            words.append(rules.position_said.get(seen.position, seen.position))
+    said = " ".join(words).casefold()
+    named = {o.name: o for o in form.options}
+    for name, value in options.items():
+        option = named.get(name)
+        # A difficulty, modifiers and tags are what the facts' modifiers say, in the system's words.
+        if seen is not None and option and (option.multiple or option.kind == "difficulty"):
+            continue
+        shown = option.shown if option else name.replace("_", " ")
+        values = value if isinstance(value, list) else [value]
+        for one in values:
+            text = shown if one is True else f"{shown} {one}"
+            # What the facts say already (a tag, a modifier) is not said twice.
+            if str(one).casefold() not in said and text.casefold() not in said:
+                words.append(text)
+    if seen is not None:
+        words.append(f"{_percent(seen.chance)} to succeed")
+    return " \u00b7 ".join(words)
+
+
+def _percent(chance: Fraction) -> str:
+    """A chance as the table says it: whole percents, never a certain 0 or 100 that is not."""
+    value = float(chance) * 100
+    if 0 < value < 1:
+        return "under 1%"
+    if 99 < value < 100:
+        return "over 99%"
+    return f"{value:.0f}%"
+
+
 def players_words(sentence: str) -> str:
     """A refusal as a player's phone says it: the table's words, without what tells the GM to
     type a command or pass a flag ("the GM must spend hard or dire before any player roll",
@@ -280,7 +330,9 @@ class Console:
                     "traits": _traits(ch),
                     "conditions": sorted(ch.conditions),
                     "phone": None if ch.npc else self.link(request, cid),
-                    "asked": waiting.said if waiting else None,
+                    "asked": (waiting.said + (", blind" if waiting.secret else ""))
+                    if waiting
+                    else None,
                 }
             )
         discharging = {
@@ -451,21 +503,19 @@ class Console:
                 ch = live.table.character(name, state)
                 form = declaration(state.rules, ROLL)
                 options = {k: v for k, v in values.items() if v not in (None, "", [], False)}
-                taken(form, {"character": ch.name, "trait": trait, **options})  # refuses now
-                words = [trait]
-                for option, value in options.items():
-                    if isinstance(value, list):
-                        words += map(str, value)
-                    else:
-                        words.append(option if value is True else f"{option} {value}")
-                said = f"{ch.name}: {' '.join(words)}" + (", secret" if secret else "")
+                given = taken(form, {"character": ch.name, "trait": trait, **options})
+                given.pop("character")
+                request = registry.roll_request(given.pop("trait"), **given)
+                seen = Rolls(live.table).foresee(ch.name, request)
+                said = f"{ch.name}: " + asked_words(state.rules, trait, form, options, seen)
                 return guard.Request(
                     secrets.token_urlsafe(9), ch.character_id, trait, options, secret, said
                 )
 
             asked = await self.feed.call(made)
             self.phones.ask(asked)
-            return {"text": [f"Asked {asked.said}."]}
+            blind = ", blind: you see the result" if asked.secret else ""
+            return {"text": [f"Asked {asked.said}{blind}."]}
 
         return await self._guarded(request, "gm", run)
 

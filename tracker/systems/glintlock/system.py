@@ -50,6 +50,12 @@ class Glintlock(RuleSystem):
         "weak_hit": "mixed",
         "miss": "bad",
     }
+    # Rulebook: Glintlock, 'Tag-Driven Position'.
+    position_said: ClassVar[Mapping[str, str]] = {
+        "desperate": "desperate: two d20, keep the lower",
+        "risky": "risky: one d20",
+        "controlled": "controlled: two d20, keep the higher",
+    }
     roll_examples: ClassVar[tuple[str, ...]] = (
         "tracker roll Wren Grit --tag 1:gear --tag 1:power",
         "tracker roll Tomas Wits --tag -1:condition --dice 1,12",
