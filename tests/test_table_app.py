@@ -687,11 +687,11 @@ def test_the_tv_says_why_a_number_is_what_it_is(two_systems, browser):  # noqa: 
         card = wait_for(
             browser,
             lambda d: (
-                [
+                next(
                     li.text
                     for li in d.find_elements("css selector", "#characters li")
                     if "Vora" in li.text
-                ][0]
+                )
                 if "secret" in d.find_element("id", "characters").text
                 else None
             ),
