@@ -533,7 +533,11 @@ def browser():
 
 
 def feed_texts(driver) -> list[str]:
-    return [li.text for li in driver.find_elements("css selector", "#feed li .text")]
+    """The feed's lines as shown, read in one script: a line a reveal redraws meanwhile is
+    read whole, before or after, never lost under the read."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#feed li .text')].map((n) => n.innerText);"
+    )
 
 
 def wait_for(driver, predicate, what: str, wait: float = 15):
