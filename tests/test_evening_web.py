@@ -380,7 +380,7 @@ def test_a_whole_evening_from_the_console_and_two_phones_with_the_tv_following(
         )
         t.wait(
             "console",
-            lambda d: "none this session" in d.find_element("id", "secrets").text,
+            lambda d: d.find_element("id", "secrets").text == "none",
             "no secret left " + t.on("console").find_element("id", "secrets").text,
             wait=5,
         )

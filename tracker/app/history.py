@@ -280,6 +280,15 @@ class History:
         trial.fixed_revoked = True
         return trial
 
+    def must_wait(self, state: CampaignState, event: StoredEvent, shown: set[str]) -> bool:
+        """Whether ``reveal`` would refuse to show the secret ``event`` alone now, since a
+        sealed secret event it counted must be shown first; ``shown``: the events revealed."""
+        try:
+            self._counted_first(state, [event], shown)
+        except Refused:
+            return True
+        return False
+
     def _counted_first(
         self, state: CampaignState, chosen: list[StoredEvent], shown: set[str]
     ) -> None:

@@ -181,9 +181,11 @@ class ObligationKind(NamedTuple):
     goes_on: Callable[[Mapping[str, Any]], tuple[tuple[str, ...], dict[str, Any]] | None] | None = (
         None
     )
-    """(the obligation's data) -> the command that goes on with one and its values, when that
-    is a core command no ``SystemCommand.discharges`` can name (a regular contest's next round
-    is ``contest`` between the same sides); None, or it gives None: no such command."""
+    """(the obligation's data) -> the command that goes on with one and its values: a core
+    command no ``SystemCommand.discharges`` can name (a regular contest's next round is
+    ``contest`` between the same sides), or the values the discharging command starts from
+    (the spending floor's ``threat spend`` at hard); None, or it gives None: the discharging
+    command with the character named."""
 
 
 class RollDecision(msgspec.Struct, frozen=True):

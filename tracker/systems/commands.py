@@ -62,6 +62,9 @@ class Option(msgspec.Struct, frozen=True):
     gm_only: bool = False
     """True: only the GM gives it (a roll kept from the players, an exception to the rules,
     seeded dice); a player's phone neither offers nor takes it."""
+    picks: tuple[tuple[str, str], ...] = ()
+    """Values a form offers to tap, each with its words (``("1:gear", "+1 gear")``): the
+    declared choices of a repeatable option that also takes others at the command line."""
     label: str | None = None
     """What a form calls it, in the table's words ("the table's dice"); by default its flag's
     words ("backlash dice" for ``--backlash-dice``). See ``shown``."""
@@ -103,6 +106,10 @@ class Argument(msgspec.Struct, frozen=True):
     choices: tuple[str, ...] | None = None
     complete: str | None = None
     example: str | None = None
+    parts: tuple[str, ...] = ()
+    """Of one that takes every word left: what each word is, in order ("result",
+    "consequence"), so that a form asks for each in a box of its own from the start; the first
+    ones may be left out. Empty: as many as given, all alike."""
 
 
 class Command(msgspec.Struct, frozen=True):
@@ -277,6 +284,13 @@ def taken(command: Command, values: Mapping[str, Any]) -> dict[str, Any]:
             given = value if isinstance(value, list) else [value]
             if len(given) > MOST:
                 raise BadInput(f"{said} takes at most {MOST} values of {name}.")
+            if isinstance(part, Argument) and part.parts:
+                # Words in their places: only the leading ones may be left out, so "freezes"
+                # with no consequence stays a result with an empty consequence, refused as one.
+                while given and given[0] in ("", None):
+                    given = given[1:]
+                out[name] = tuple(_one(said, part, "" if v is None else v) for v in given)
+                continue
             out[name] = tuple(_one(said, part, v) for v in given if v not in ("", None))
         else:
             out[name] = _one(said, part, value)

@@ -165,6 +165,7 @@ def _form(command: Command, *, player: bool = False) -> dict[str, Any]:
                 "complete": a.complete,
                 "help": a.help or a.metavar or a.name,
                 "metavar": a.metavar,
+                "parts": list(a.parts),
             }
             for a in command.arguments
         ],
@@ -184,6 +185,7 @@ def _option(o: Option) -> dict[str, Any]:
         "complete": o.complete,
         "help": o.help,
         "metavar": o.metavar,
+        "picks": [list(pick) for pick in o.picks],
         "default": o.default if isinstance(o.default, (int, str)) else None,
     }
 
@@ -311,11 +313,11 @@ class Console:
             return [f"#{e.version} {self.feed.item(e, page, GM)['text']}" for e in events]
 
         shown = table.revealed(live.row)
-        session = state.current_session or (state.next_session_number - 1)
+        # Every session's: a secret left sealed last week is still the GM's to reveal.
         secret = [
             e
-            for e in table.store.read(live.campaign_id, session_id=session)
-            if e.visibility == "gm" and e.event_id not in shown
+            for e in table.store.read(live.campaign_id, secret=True)
+            if e.event_id not in shown and e.event_id not in state.revoked
         ]
         characters = []
         for cid, ch in state.characters.items():
@@ -346,8 +348,8 @@ class Console:
             ch = state.characters.get(ob.character_id or "")
             action, values = discharging.get(ob.kind), {"character": ch.name} if ch else {}
             kind = rules.obligations.get(ob.kind)
-            if action is None and kind is not None and kind.goes_on is not None:
-                action, values = kind.goes_on(ob.data) or (None, {})
+            if kind is not None and kind.goes_on is not None:
+                action, values = kind.goes_on(ob.data) or (action, values)
             obligations.append(
                 {
                     "id": ob.id,
@@ -368,7 +370,15 @@ class Console:
             "undo": said(table.history.next_undo(state)),
             "redo": said(_this_session(table.history.next_redo(state), state.current_session)),
             "secrets": [
-                {"event": e.event_id, "text": t} for e, t in zip(secret, said(secret), strict=True)
+                {
+                    "event": e.event_id,
+                    "text": t
+                    if e.session_id == state.current_session
+                    else f"{t} (session {e.session_id})",
+                    # Shown only after an older secret it counted: Alt+V passes it by.
+                    "waits": table.history.must_wait(state, e, shown),
+                }
+                for e, t in zip(secret, said(secret), strict=True)
             ],
             "obligations": obligations,
             "campaigns": [row.name for row in table.store.campaigns()],

@@ -276,6 +276,7 @@ class Feed:
                 "version": event.version,
                 "text": item["text"],
                 "tone": item["tone"],
+                "critical": bool(item.get("critical")),
                 "secret": item["secret"],
                 "why": item.get("why", []),
             }

@@ -164,7 +164,7 @@ def tag_added_words(doc: Mapping[str, Any], style: Style) -> list[str]:
 def breaking_point_taken(values: dict[str, Any]) -> dict[str, Any]:
     """The command line's one or two texts as the result (if given) and the consequence."""
     texts = values.pop("texts")
-    if len(texts) > 2:
+    if not texts or len(texts) > 2:
         raise BadInput("give RESULT and CONSEQUENCE (quote each), or CONSEQUENCE alone")
     result, consequence = (None, texts[0]) if len(texts) == 1 else texts
     return {**values, "result": result, "consequence": consequence}

@@ -72,7 +72,12 @@ BREAKING_POINT = Command(
     """,
     arguments=(
         Argument("character", complete="characters"),
-        Argument("texts", nargs=-1, metavar="[RESULT] CONSEQUENCE"),
+        Argument(
+            "texts",
+            nargs=-1,
+            metavar="[RESULT] CONSEQUENCE",
+            parts=("result (left empty: rolled on the table)", "consequence"),
+        ),
     ),
     options=(
         Option("--dice", "Physical dice for the campaign's table.", metavar="N,N..."),

@@ -400,6 +400,12 @@ class GlintlockFolding(Folding):
 
 FOLDING = GlintlockFolding()
 
+
+def _hard_spend(_: Mapping[str, Any]) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """What pays the spending floor: a Threat spend at hard, the least that does."""
+    return ("threat", "spend"), {"tier": "hard"}
+
+
 OBLIGATIONS = {
     BREAKING: ObligationKind("the breaking point"),
     # A hard or dire spend pays the floor, and its own line says so.
@@ -407,6 +413,7 @@ OBLIGATIONS = {
         None,
         kept="The spending floor is discharged by a hard or dire spend, not dismissed; "
         "log one with `tracker threat spend hard`.",
+        goes_on=_hard_spend,
     ),
 }
 """How tracker speaks of each kind of obligation Glintlock's rules open

@@ -72,6 +72,13 @@ function input(part, form, prefix) {
     }
     return box;
   };
+  if (part.multiple && part.parts && part.parts.length) {
+    // Each word it takes in a box of its own, named, from the start (a breaking point's
+    // result and consequence).
+    const group = el("div", "parts");
+    for (const name of part.parts) group.append(label(name, make(), part.help));
+    return group;
+  }
   if (part.multiple) {
     // Repeatable: one box per value; typing in the last adds another.
     const list = el("span", "many");
@@ -81,7 +88,22 @@ function input(part, form, prefix) {
       list.append(box);
     };
     grow();
-    return label(part.label || part.name, list, part.help);
+    const field = label(part.label || part.name, list, part.help);
+    if (part.picks && part.picks.length) {
+      // The declared choices a tap away (Glintlock's tags): each fills the next empty box.
+      const picks = el("span", "picks");
+      for (const [value, words] of part.picks) {
+        const b = el("button", "pick", words); b.type = "button"; b.tabIndex = -1;
+        b.addEventListener("click", () => {
+          const box = [...list.children].find((x) => !x.value);
+          box.value = value;
+          box.dispatchEvent(new Event("input"));
+        });
+        picks.append(b);
+      }
+      field.append(picks);
+    }
+    return field;
   }
   return label(part.label || part.name.replace("_", " "), make(), part.help);
 }
@@ -121,6 +143,8 @@ function values(form) {
     const many = field.parentElement.classList.contains("many");
     if (field.type === "checkbox") { if (field.checked) out[field.name] = true; continue; }
     const v = field.value.trim();
+    // Words in their places: an empty one stays, so a part left out is not read as the next.
+    if (field.closest(".parts")) { (out[field.name] = out[field.name] || []).push(v); continue; }
     if (many) { out[field.name] = out[field.name] || []; if (v) out[field.name].push(v); continue; }
     if (v !== "") out[field.name] = v;
   }
@@ -138,7 +162,7 @@ function say(where, doc) {
   } else {
     const lines = doc.lines || (doc.text || []).map((text) => ({ text }));
     const shown = lines.length ? lines.map((line) => {
-      const div = el("div", "line " + (line.tone || ""), line.text);
+      const div = el("div", "line " + (line.tone || "") + (line.critical ? " critical" : ""), line.text);
       if (line.secret) div.append(el("span", "mark", " · secret"));
       if (line.why && line.why.length) div.append(el("small", "why", line.why.join(" · ")));
       if (line.changes && line.changes.length) div.append(el("small", "moved", line.changes.join(" · ")));
@@ -252,10 +276,11 @@ function owed() {
   }) : [el("li", "none", "nothing is owed")]));
   const secrets = document.getElementById("secrets");
   secrets.replaceChildren(...(desk.secrets.length ? desk.secrets.map((s) => {
-    const li = el("li", "", s.text);
+    const li = el("li", s.waits ? "waits" : "", s.text);
+    if (s.waits) li.append(el("small", "why", " shown after the older secret it counted"));
     li.append(button("Reveal", "", (once) => act(["reveal"], { event: s.event }, "secrets-result", once)));
     return li;
-  }) : [el("li", "none", "none this session")]));
+  }) : [el("li", "none", "none")]));
 }
 
 function pick(path, prefill) {
@@ -394,17 +419,23 @@ function start() {
   document.addEventListener("keydown", (e) => {
     // Alt+U undoes, Alt+R redoes, Alt+V reveals the newest secret: the buttons, by keyboard.
     const keyed = e.altKey && !e.ctrlKey && !e.metaKey && { u: "#history button.undo",
-      r: "#history button.redo", v: "#secrets li:last-child button" }[e.key.toLowerCase()];
+      r: "#history button.redo", v: "#secrets li:not(.waits) button" }[e.key.toLowerCase()];
     if (keyed) {
       e.preventDefault();
-      const b = document.querySelector(keyed);
+      // The newest of them: for Alt+V, the newest secret that can be shown by itself (one
+      // that counted an older sealed one waits for it).
+      const b = [...document.querySelectorAll(keyed)].pop();
       if (b && !b.disabled) b.click();
+      else if (e.key.toLowerCase() === "v") say("secrets-result", { ok: false, error: "No secret to reveal." });
       return;
     }
+    // Enter held down repeats: one press is one action, however long the key is held.
+    if (e.key === "Enter" && e.repeat) { e.preventDefault(); return; }
     if (e.key !== "Escape") return;
-    // Back to the character, selected: typing replaces it rather than adding to it.
-    const who = document.getElementById("roll").elements.character;
-    if (who) { who.focus(); who.select(); }
+    // Back to the roll, afresh: the character selected (typing replaces it), what a refused
+    // roll left in the other fields cleared, so it cannot refuse the next one too.
+    const roll = document.getElementById("roll");
+    if (roll.elements.character) ready(roll);
   });
   let pending = null;
   Feed.follow("/gm/events", document.getElementById("feed"), true, {

@@ -76,9 +76,17 @@ const Feed = (() => {
   function follow(url, list, gm, on, bySession) {
     const status = document.getElementById("connection");
     const source = new EventSource(url);
-    source.addEventListener("item", (e) => add(list, JSON.parse(e.data), gm, bySession));
+    source.addEventListener("item", (e) => {
+      const item = JSON.parse(e.data);
+      // A new session: what the page said of the last one (a phone's result) goes with it.
+      if (item.type === "SessionStarted" && !item.undone && !items.has(item.id)) {
+        on?.session?.();
+      }
+      add(list, item, gm, bySession);
+    });
     source.addEventListener("reset", () => { items.clear(); list.replaceChildren(); });
     for (const [name, handler] of Object.entries(on || {})) {
+      if (name === "session") continue;   // not a message: called on a session's start, above
       source.addEventListener(name, (e) => handler(JSON.parse(e.data)));
     }
     source.onopen = () => { status.textContent = "live"; status.className = "live"; };

@@ -18,7 +18,8 @@ function say(doc) {
   result.className = "result";
   void result.offsetWidth;
   const lines = doc.lines || doc.text.map((text) => ({ text }));
-  result.replaceChildren(...lines.map((l) => el("div", "line " + (l.tone || ""), l.text)));
+  result.replaceChildren(...lines.map((l) =>
+    el("div", "line " + (l.tone || "") + (l.critical ? " critical" : ""), l.text)));
   const tone = lines.map((l) => l.tone).find(Boolean);
   result.className = "result done" + (tone ? " " + tone : "");
 }
@@ -42,6 +43,7 @@ function field(part) {
     box.name = part.name;
     return box;
   };
+  if (part.multiple && part.picks && part.picks.length) return picked(part);
   let field = make();
   if (part.multiple) {
     // Repeatable: one box per value (a label may hold spaces); filling the last adds another.
@@ -59,9 +61,34 @@ function field(part) {
   return wrap;
 }
 
-// Back to one empty box per repeatable option.
+// A repeatable option's declared choices (Glintlock's tags) as buttons to tap: each tap adds
+// one, shown as a chip that a tap takes off again; nothing to type.
+function picked(part) {
+  const wrap = el("div", "field picked");
+  const chosen = el("span", "many chosen");
+  chosen.dataset.name = part.name;
+  chosen.add = (value) => {
+    const pick = part.picks.find(([v]) => v === value);
+    const chip = el("button", "chip", `${pick ? pick[1] : value} \u00d7`); chip.type = "button";
+    const hidden = el("input"); hidden.type = "hidden"; hidden.name = part.name; hidden.value = value;
+    chip.addEventListener("click", () => { chip.remove(); hidden.remove(); });
+    chosen.append(hidden, chip);
+  };
+  const offer = el("span", "picks");
+  for (const [value, words] of part.picks) {
+    const b = el("button", "pick", words); b.type = "button";
+    b.addEventListener("click", () => chosen.add(value));
+    offer.append(b);
+  }
+  wrap.append(el("span", "name", part.label), offer, chosen);
+  wrap.title = part.help || "";
+  return wrap;
+}
+
+// Back to one empty box per repeatable option, and no chip chosen.
 function shrink(form) {
   for (const list of form.querySelectorAll(".many")) {
+    if (list.classList.contains("chosen")) { list.replaceChildren(); continue; }
     while (list.children.length > 1) list.lastElementChild.remove();
   }
 }
@@ -91,7 +118,7 @@ function build(state) {
   const fields = el("div", "fields");
   // What a player gives at most rolls (her dice, modifiers, tags) shows; the rest is behind
   // "more".
-  const often = (o) => o.name === "dice" || o.multiple;
+  const often = (o) => o.name === "dice" || o.multiple || o.kind === "difficulty";
   fields.append(wrap, ...state.form.options.filter(often).map(field));
   const rare = state.form.options.filter((o) => !often(o));
   if (rare.length) {
@@ -129,6 +156,8 @@ function refill(form, { trait, values }) {
   const select = form.elements.trait;
   if ([...select.options].some((o) => o.value === trait)) select.value = trait;
   for (const [name, value] of Object.entries(values)) {
+    const chosen = form.querySelector(`.chosen[data-name="${CSS.escape(name)}"]`);
+    if (chosen) { for (const v of value) chosen.add(v); continue; }
     const boxes = form.querySelectorAll(`[name="${CSS.escape(name)}"]`);
     if (!boxes.length) continue;
     if (boxes[0].type === "checkbox") { boxes[0].checked = !!value; continue; }
@@ -204,11 +233,20 @@ function showAsked(request) {
   document.getElementById("answer").elements.dice.focus();
 }
 
+// What the last roll said, gone: the table has moved on (a new session, another campaign).
+function forget() {
+  const result = document.getElementById("result");
+  result.replaceChildren();
+  result.className = "result";
+}
+
 function start() {
   document.getElementById("desk").hidden = false;
   // The forms' listeners are bound once, here: a form drawn again gains none.
   const form = document.getElementById("roll");
   form.addEventListener("submit", (e) => { e.preventDefault(); press(form, (once) => roll(form, once)); });
+  // Enter held down repeats: one press is one roll, however long the key is held.
+  document.addEventListener("keydown", (e) => { if (e.key === "Enter" && e.repeat) e.preventDefault(); });
   const answer = document.getElementById("answer");
   answer.addEventListener("submit", (e) => {
     e.preventDefault();
@@ -225,7 +263,8 @@ function start() {
     request: showAsked,
     away,
     // Another campaign, or a new session: what the last one said is gone with it.
-    reset: () => { const r = document.getElementById("result"); r.replaceChildren(); r.className = "result"; },
+    reset: forget,
+    session: forget,
   }, true);
 }
 
