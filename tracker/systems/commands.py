@@ -63,8 +63,10 @@ class Option(msgspec.Struct, frozen=True):
     """True: only the GM gives it (a roll kept from the players, an exception to the rules,
     seeded dice); a player's phone neither offers nor takes it."""
     label: str | None = None
-    """What a form calls it, in the table's words ("the table's dice"); by default its flag's
-    words ("backlash dice" for ``--backlash-dice``). See ``shown``."""
+    """What a form calls it, in the table's words ("the table's dice", "difficulty" for
+    ``--dl``), and what its ``--help`` starts with; None where its flag's words read as well
+    ("advantage" for ``--advantage``): no abbreviation, no "no ..." beside a box to tick. See
+    ``shown``."""
 
     @property
     def shown(self) -> str:

@@ -9,14 +9,36 @@ from tracker.systems.commands import Option, Setting
 
 ROLL = (
     Option(
-        "--tag", "a tag.", dest="tags", multiple=True, metavar="N[:KIND]", example="--tag 1:gear"
+        "--tag",
+        "a tag's value and kind (1:gear, -1:condition); one for each.",
+        dest="tags",
+        multiple=True,
+        metavar="N[:KIND]",
+        example="--tag 1:gear",
     ),
-    Option("--story", "spend a story tag.", multiple=True, metavar="NAME"),
+    Option(
+        "--story",
+        "one the character holds, spent on this roll.",
+        multiple=True,
+        metavar="NAME",
+        label="story tag",
+    ),
     Option("--trained", "trained in the skill used.", "bool"),
     Option("--skill", "the skill used (trained if listed).", metavar="SKILL"),
     Option("--spell", "a spell (backlash on a natural 1).", "bool"),
-    Option("--backlash-dice", "physical 2d12 for backlash.", metavar="N,N"),
-    Option("--override", "roll although Threat 6 is owed.", "bool", gm_only=True),
+    Option(
+        "--backlash-dice",
+        "physical 2d12 for a spell's backlash.",
+        metavar="N,N",
+        label="the table's dice for backlash",
+    ),
+    Option(
+        "--override",
+        "the GM lets the roll stand although Threat 6 is owed.",
+        "bool",
+        gm_only=True,
+        label="roll past Threat 6",
+    ),
 )
 
 

@@ -66,17 +66,44 @@ FRIGHT = Command(
     options=(
         Option(
             "--mod",
-            "A modifier, or a name from the table: in-combat, far, remote, alone, dark, touched.",
+            "A number (N or N:LABEL), or a name from the table: in-combat, far, remote, alone, "
+            "dark, touched.",
             dest="mods",
             multiple=True,
             metavar="N[:LABEL]|NAME",
+            label="modifier",
         ),
-        Option("--threat", "What frightened them (counts exposures in 24 h).", metavar="NAME"),
-        Option("--dice", "Physical 3d6 for the check.", metavar="N,N,N"),
-        Option("--table-dice", "Physical 3d6 for the fright table.", metavar="N,N,N"),
-        Option("--effect-dice", "Physical d6 for the result's own dice.", metavar="N,..."),
-        Option("--seed", "Seed the virtual dice.", metavar="S"),
-        Option("--secret", "A GM's secret check (hidden from players).", "bool"),
+        Option(
+            "--threat",
+            "Its name, to count exposures to it in 24 hours.",
+            metavar="NAME",
+            label="what frightened them",
+        ),
+        Option("--dice", "Physical 3d6 for the check.", metavar="N,N,N", label="the table's dice"),
+        Option(
+            "--table-dice",
+            "Physical 3d6, read on the fright table when the check fails.",
+            metavar="N,N,N",
+            label="the table's dice for the fright table",
+        ),
+        Option(
+            "--effect-dice",
+            "Physical d6 for the result's own dice.",
+            metavar="N,...",
+            label="the table's dice for the result",
+        ),
+        Option(
+            "--seed",
+            "Any text; the same seed rolls the same dice.",
+            metavar="S",
+            label="seed of the server's dice",
+        ),
+        Option(
+            "--secret",
+            "Only the GM sees it until it is revealed.",
+            "bool",
+            label="secret from the players",
+        ),
     ),
 )
 
@@ -99,9 +126,10 @@ EFFORT = Command(
         Option("--motivated", "A matter of life, death or deep conviction: +5.", "bool"),
         Option(
             "--skill",
-            "A Will-based skill to roll instead of Will (the GM says which are).",
+            "A skill to roll instead of Will (the GM says which are Will-based).",
             metavar="SKILL",
             complete="traits:character",
+            label="Will-based skill",
         ),
         *ROLL_OPTIONS,
     ),
@@ -134,25 +162,76 @@ INFLUENCE = Command(
     ),
     options=(
         Option(
-            "--mod", "A modifier to the skill.", dest="mods", multiple=True, metavar="N[:LABEL]"
+            "--mod",
+            "A number added to the skill (N or N:LABEL).",
+            dest="mods",
+            multiple=True,
+            metavar="N[:LABEL]",
+            label="modifier",
         ),
         Option(
             "--reaction-mod",
-            "The influencer's reaction modifier (appearance, status...): it applies to the "
-            "influence roll, and to Diplomacy's reaction roll too.",
+            "The influencer's, for appearance, status...: it applies to the influence roll, and "
+            "to Diplomacy's reaction roll too.",
             dest="reaction_mods",
             multiple=True,
             metavar="N[:LABEL]",
+            label="reaction modifier",
         ),
-        Option("--dice-a", "The influencer's physical 3d6.", metavar="N,N,N"),
-        Option("--dice-b", "The subject's physical 3d6 (Will).", metavar="N,N,N"),
-        Option("--reaction-dice", "Diplomacy: physical 3d6 for the reaction.", metavar="N,N,N"),
-        Option("--seed", "Seed the virtual dice.", metavar="S"),
-        Option("--indomitable", "The subject is Indomitable.", "bool"),
-        Option("--empathy", "The influencer has Empathy (beats Indomitable).", "bool"),
-        Option("--unfazeable", "The subject is Unfazeable (no Intimidation).", "bool"),
-        Option("--slave-mentality", "The subject complies without a roll.", "bool"),
-        Option("--secret", "A GM's secret roll.", "bool"),
+        Option(
+            "--dice-a",
+            "The influencer's physical 3d6.",
+            metavar="N,N,N",
+            label="the table's dice for the influencer",
+        ),
+        Option(
+            "--dice-b",
+            "The subject's physical 3d6 (Will).",
+            metavar="N,N,N",
+            label="the table's dice for the subject",
+        ),
+        Option(
+            "--reaction-dice",
+            "Physical 3d6 for Diplomacy's reaction roll.",
+            metavar="N,N,N",
+            label="the table's dice for the reaction",
+        ),
+        Option(
+            "--seed",
+            "Any text; the same seed rolls the same dice.",
+            metavar="S",
+            label="seed of the server's dice",
+        ),
+        Option(
+            "--indomitable",
+            "Only an influencer with Empathy can sway them.",
+            "bool",
+            label="the subject is Indomitable",
+        ),
+        Option(
+            "--empathy",
+            "It beats Indomitable.",
+            "bool",
+            label="the influencer has Empathy",
+        ),
+        Option(
+            "--unfazeable",
+            "No Intimidation works on them.",
+            "bool",
+            label="the subject is Unfazeable",
+        ),
+        Option(
+            "--slave-mentality",
+            "They comply without a roll.",
+            "bool",
+            label="the subject has Slave Mentality",
+        ),
+        Option(
+            "--secret",
+            "Only the GM sees it until it is revealed.",
+            "bool",
+            label="secret from the players",
+        ),
     ),
     negative=True,
 )
@@ -195,7 +274,7 @@ PROJECT_START = Command(
     arguments=(Argument("name"),),
     options=(
         Option("--skill", "The skill each worker rolls.", required=True),
-        Option("--hours", "Man-hours the project needs.", "int", required=True),
+        Option("--hours", "How many the project needs.", "int", required=True, label="man-hours"),
     ),
     group_help=PROJECT_GROUP,
 )
@@ -218,10 +297,11 @@ PROJECT_ROLL = Command(
     options=(
         Option(
             "--mod",
-            "A modifier to every worker's roll.",
+            "A number added to every worker's roll (N or N:LABEL).",
             dest="mods",
             multiple=True,
             metavar="N[:LABEL]",
+            label="modifier",
         ),
         Option(
             "--supervisor",
@@ -238,6 +318,7 @@ PROJECT_ROLL = Command(
             case_sensitive=False,
             default="Leadership",
             show_default=True,
+            label="the supervisor's skill",
         ),
         Option(
             "--supervisor-bonus",
@@ -246,21 +327,34 @@ PROJECT_ROLL = Command(
             choices=("1", "2"),
             default=1,
             show_default=True,
+            label="the supervisor's bonus",
         ),
-        Option("--supervisor-dice", "The supervisor's physical 3d6.", metavar="N,N,N"),
+        Option(
+            "--supervisor-dice",
+            "The supervisor's physical 3d6.",
+            metavar="N,N,N",
+            label="the table's dice for the supervisor",
+        ),
         Option(
             "--dice",
-            "A worker's physical 3d6: once per worker, in the order named.",
+            "Physical 3d6, once per worker, in the order named.",
             metavar="N,N,N",
             multiple=True,
+            label="the table's dice for each worker",
         ),
         Option(
             "--destroyed-dice",
-            "Physical 2d for work destroyed: once per critical failure, in the workers' order.",
+            "Physical 2d, once per critical failure, in the workers' order.",
             metavar="N,N",
             multiple=True,
+            label="the table's dice for work destroyed",
         ),
-        Option("--seed", "Seed the virtual dice.", metavar="S"),
+        Option(
+            "--seed",
+            "Any text; the same seed rolls the same dice.",
+            metavar="S",
+            label="seed of the server's dice",
+        ),
     ),
     short_help="Roll a day of a project's team, and its supervisor's.",
     group_help=PROJECT_GROUP,
@@ -329,8 +423,14 @@ TRAIT_ASSIGN = Command(
             "Which kind the fright result owes, when it does not say.",
             "choice",
             choices=("quirk", "delusion", "phobia"),
+            label="kind of trait",
         ),
-        Option("--obligation", "Which owed trait, when several are owed.", metavar="ID"),
+        Option(
+            "--obligation",
+            "Its id, when several are owed.",
+            metavar="ID",
+            label="which owed trait",
+        ),
     ),
     group_help="GURPS: traits a fright result calls for.",
 )
