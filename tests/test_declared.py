@@ -10,7 +10,15 @@ from tracker.app.actions import declarations
 from tracker.cli.declared import click_option
 from tracker.errors import BadInput
 from tracker.systems import registry
-from tracker.systems.commands import Command, Option, given, odds_option, options_struct, taken
+from tracker.systems.commands import (
+    Argument,
+    Command,
+    Option,
+    given,
+    odds_option,
+    options_struct,
+    taken,
+)
 
 
 def test_an_option_is_named_by_its_dest_or_its_flag():
@@ -124,26 +132,30 @@ def _unsaid(shown: str) -> str | None:
     short = [w for w in words if w.casefold() in ABBREVIATIONS]
     if short:
         return f"holds the abbreviation {short[0]!r}"
-    if len(words) > 1 and len(words[-1]) == 1 and words[-1].islower():
+    if len(words[-1]) == 1 and words[-1].islower():
         return f"ends in a side's letter as the flag spells it ({words[-1]!r}; say \"A's dice\")"
     return None
 
 
 @pytest.mark.parametrize("system", registry.names())
-def test_every_option_a_form_offers_is_named_in_the_tables_words(system):
-    """The console and the phone name each field by ``Option.shown``: a label in the table's
-    words, else the flag's words, which only some flags are."""
+def test_every_field_a_form_offers_is_named_in_the_tables_words(system):
+    """The console and the phone name each field by its ``shown``: a label in the table's
+    words, else the words of its flag or name, which only some are."""
     rules = registry.get(system)
     unsaid = [
-        f"`{' '.join(command.path)} {option.flag}` shows as {option.shown!r}, which {why}"
+        f"`{' '.join(command.path)} {said}` shows as {field.shown!r}, which {why}"
         for command in declarations(rules)
-        for option in command.options
-        if (why := _unsaid(option.shown)) is not None
+        for field, said in [
+            *((a, a.name.upper()) for a in command.arguments),
+            *((o, o.flag) for o in command.options),
+        ]
+        if (why := _unsaid(field.shown)) is not None
     ]
     assert not unsaid, (
         f"A {rules.title} form names a field in the command line's words, not the table's: "
         + "; ".join(unsaid)
-        + '. Give each Option a label a player understands (--dl: label="difficulty").'
+        + ". Give each Option or Argument a label a player understands"
+        + ' (--dl: label="difficulty").'
     )
 
 
@@ -154,3 +166,5 @@ def test_the_check_of_a_forms_words_refuses_what_the_command_line_says():
     assert None not in said
     assert _unsaid(Option("--dl", "x", label="difficulty").shown) is None
     assert _unsaid(Option("--dice-a", "x", label="the table's dice for A").shown) is None
+    assert _unsaid(Argument("trait_a").shown) is not None
+    assert _unsaid(Argument("trait_a", label="A's trait or score").shown) is None

@@ -112,10 +112,10 @@ CONTEST = Command(
       tracker contest Juno Piloting Ace 13 --mode dynamic
     """,
     arguments=(
-        Argument("a", complete="characters", example="Kade"),
-        Argument("trait_a", complete="traits:a", example="Hacking"),
-        Argument("b", complete="characters", example='"Corp netrunner"'),
-        Argument("trait_b", complete="traits:b", example="14"),
+        Argument("a", complete="characters", example="Kade", label="A, who acts"),
+        Argument("trait_a", complete="traits:a", example="Hacking", label="A's trait or score"),
+        Argument("b", complete="characters", example='"Corp netrunner"', label="B, who defends"),
+        Argument("trait_b", complete="traits:b", example="14", label="B's trait or score"),
     ),
     options=CONTEST_OPTIONS,
 )

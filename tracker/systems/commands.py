@@ -105,6 +105,13 @@ class Argument(msgspec.Struct, frozen=True):
     choices: tuple[str, ...] | None = None
     complete: str | None = None
     example: str | None = None
+    label: str | None = None
+    """What a form calls it, as ``Option.label``: "A's trait" for a contest's ``trait_a``."""
+
+    @property
+    def shown(self) -> str:
+        """Its name on a form: ``label``, else its name's words."""
+        return self.label or self.name.replace("_", " ")
 
 
 class Command(msgspec.Struct, frozen=True):

@@ -158,7 +158,7 @@ INFLUENCE = Command(
         Argument("character", complete="characters"),
         Argument("skill", complete="traits:character"),
         Argument("subject", complete="characters"),
-        Argument("will", required=False, default="Will"),
+        Argument("will", required=False, default="Will", label="the subject's Will"),
     ),
     options=(
         Option(
