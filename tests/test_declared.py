@@ -6,9 +6,19 @@ import click
 import msgspec
 import pytest
 
+from tracker.app.actions import declarations
 from tracker.cli.declared import click_option
 from tracker.errors import BadInput
-from tracker.systems.commands import Command, Option, given, odds_option, options_struct, taken
+from tracker.systems import registry
+from tracker.systems.commands import (
+    Argument,
+    Command,
+    Option,
+    given,
+    odds_option,
+    options_struct,
+    taken,
+)
 
 
 def test_an_option_is_named_by_its_dest_or_its_flag():
@@ -107,3 +117,54 @@ def test_a_file_to_read_is_one_that_is_there_or_standard_input_and_never_from_a_
     imported = Command(("import",), "x", arguments=(Argument("file", kind="input"),))
     with pytest.raises(BadInput, match="names a file"):
         taken(imported, {"file": "/etc/passwd"})
+
+
+# The command line's short forms, which no one at the table says: a form names its fields in
+# words ("difficulty", not "dl").
+ABBREVIATIONS = {"dl", "mod", "mods", "vs", "tl", "pct", "num", "max", "min", "dmg", "cfg"}
+
+
+def _unsaid(shown: str) -> str | None:
+    """Why a form's name for an option is not the table's words, or None when it is."""
+    words = shown.split()
+    if words[0].casefold() in ("no", "not"):
+        return "starts with a negation that reads oddly beside a box to tick"
+    short = [w for w in words if w.casefold() in ABBREVIATIONS]
+    if short:
+        return f"holds the abbreviation {short[0]!r}"
+    if len(words[-1]) == 1 and words[-1].islower():
+        return f"ends in a side's letter as the flag spells it ({words[-1]!r}; say \"A's dice\")"
+    return None
+
+
+@pytest.mark.parametrize("system", registry.names())
+def test_every_field_a_form_offers_is_named_in_the_tables_words(system):
+    """The console and the phone name each field by its ``shown``: a label in the table's
+    words, else the words of its flag or name, which only some are."""
+    rules = registry.get(system)
+    unsaid = [
+        f"`{' '.join(command.path)} {said}` shows as {field.shown!r}, which {why}"
+        for command in declarations(rules)
+        for field, said in [
+            *((a, a.name.upper()) for a in command.arguments),
+            *((o, o.flag) for o in command.options),
+        ]
+        if (why := _unsaid(field.shown)) is not None
+    ]
+    assert not unsaid, (
+        f"A {rules.title} form names a field in the command line's words, not the table's: "
+        + "; ".join(unsaid)
+        + ". Give each Option or Argument a label a player understands"
+        + ' (--dl: label="difficulty").'
+    )
+
+
+def test_the_check_of_a_forms_words_refuses_what_the_command_line_says():
+    said = [
+        _unsaid(Option(flag, "x").shown) for flag in ("--dl", "--mod", "--dice-a", "--no-panic")
+    ]
+    assert None not in said
+    assert _unsaid(Option("--dl", "x", label="difficulty").shown) is None
+    assert _unsaid(Option("--dice-a", "x", label="the table's dice for A").shown) is None
+    assert _unsaid(Argument("trait_a").shown) is not None
+    assert _unsaid(Argument("trait_a", label="A's trait or score").shown) is None

@@ -78,3 +78,25 @@ def test_every_option_says_what_it_is_for(path, command):
     for param in command.params:
         if isinstance(param, click.Option) and not param.hidden:
             assert param.help, f"tracker {path} {param.opts[0]} has no help"
+
+
+def test_an_options_help_leads_with_what_the_forms_call_it():
+    """The console and the phones name a field in words ("the table's dice", "difficulty");
+    `--help` says the same words beside the flag, so one leads to the other."""
+    from click.testing import CliRunner
+
+    shown = CliRunner().invoke(cli, ["roll", "--help"], terminal_width=200)
+    assert shown.exit_code == 0, shown.output
+    lines = {
+        line.split()[0]: " ".join(line.split()[1:])
+        for line in shown.output.splitlines()
+        if line.strip().startswith("--")
+    }
+    assert lines["--dice"].endswith(
+        "the table's dice: physical dice rolled at the table, as shown."
+    )
+    # A system's option: its label, then the system that reads it.
+    assert "difficulty (Gloom): the floor the die must roll above" in lines["--dl"]
+    assert "roll past Threat 6 (Glintlock): the GM lets the roll stand" in lines["--override"]
+    # The flag's own words are no label to repeat.
+    assert lines["--advantage"] == "Gloom: roll 2d20, keep the best."

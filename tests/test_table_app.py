@@ -588,7 +588,7 @@ def test_the_players_screens_speak_the_tables_words_and_the_console_labels_are_w
             e.text for e in browser.find_elements("css selector", "#roll .name, #roll .flag span")
         ]
         assert "the table's dice" in labels
-        assert "backlash dice" in labels
+        assert "the table's dice for backlash" in labels
         assert not [x for x in labels if x.startswith("-")], labels
         browser.find_element("css selector", "#roll input[name=character]").send_keys("Wren")
         assert browser.find_element("css selector", "#roll button.ask").text == "Ask Wren's phone"

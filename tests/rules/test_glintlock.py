@@ -225,6 +225,25 @@ def test_tag_kinds_data() -> None:
     assert [kind for kind, spec in gl.TAG_KINDS.items() if spec.single_use] == ["story"]
 
 
+def test_the_tags_a_form_offers_are_every_kind_and_value_but_story_each_worded_as_worth() -> None:
+    """A phone taps its tags rather than typing them: every tag the rulebook names is a tap
+    away, each read as what it is worth, and each is one the command line takes."""
+    from tracker.systems.glintlock.options import TAG_PICKS
+
+    rulebook = {
+        (value, kind)
+        for kind, spec in gl.TAG_KINDS.items()
+        if not spec.single_use
+        for value in spec.values
+    }
+    picked = {(gl.parse_tag(v).value, gl.parse_tag(v).kind) for v, _ in TAG_PICKS}
+    assert picked == rulebook
+    assert len(TAG_PICKS) == len(rulebook)
+    for value, words in TAG_PICKS:
+        tag = gl.parse_tag(value)
+        assert words == f"{tag.value:+d} {tag.kind}".replace("-", "\u2212")
+
+
 @pytest.mark.parametrize(
     ("tags", "stress", "net"),
     [

@@ -57,6 +57,7 @@ CONDITION_SET = Command(
             "What --duration counts.",
             "choice",
             choices=("seconds", "minutes", "hours", "days", "scenes", "sessions"),
+            label="duration counted in",
         ),
         Option("--note", "What caused it."),
     ),
@@ -111,10 +112,10 @@ CONTEST = Command(
       tracker contest Juno Piloting Ace 13 --mode dynamic
     """,
     arguments=(
-        Argument("a", complete="characters", example="Kade"),
-        Argument("trait_a", complete="traits:a", example="Hacking"),
-        Argument("b", complete="characters", example='"Corp netrunner"'),
-        Argument("trait_b", complete="traits:b", example="14"),
+        Argument("a", complete="characters", example="Kade", label="A, who acts"),
+        Argument("trait_a", complete="traits:a", example="Hacking", label="A's trait or score"),
+        Argument("b", complete="characters", example='"Corp netrunner"', label="B, who defends"),
+        Argument("trait_b", complete="traits:b", example="14", label="B's trait or score"),
     ),
     options=CONTEST_OPTIONS,
 )
@@ -152,8 +153,19 @@ UNDO = Command(
     """,
     arguments=(Argument("event", required=False, metavar="[EVENT]"),),
     options=(
-        Option("--session", "Undo every event of session N.", "int", metavar="N"),
-        Option("--cascade", "Also undo later events that depended on it.", "bool"),
+        Option(
+            "--session",
+            "The session's number; every event of it is undone.",
+            "int",
+            metavar="N",
+            label="a whole session",
+        ),
+        Option(
+            "--cascade",
+            "Later events that depended on the one undone.",
+            "bool",
+            label="also undo what depended on it",
+        ),
         Option("--reason", "Why, for the record."),
     ),
     short_help="Take back an event; nothing is deleted.",
@@ -173,8 +185,9 @@ REDO = Command(
         Option("--reason", "Why, for the record."),
         Option(
             "--anyway",
-            "Put it back though events were logged since the undo (each is checked against it).",
+            "Though events were logged since the undo (each is checked against it).",
             "bool",
+            label="put back anyway",
         ),
     ),
     short_help="Put back what the last undo took back.",
@@ -193,7 +206,15 @@ REVEAL = Command(
       tracker reveal --session 4   every secret roll of session 4
     """,
     arguments=(Argument("event", required=False, metavar="[EVENT]"),),
-    options=(Option("--session", "Reveal every secret event of session N.", "int", metavar="N"),),
+    options=(
+        Option(
+            "--session",
+            "The session's number; every secret event of it is revealed.",
+            "int",
+            metavar="N",
+            label="a whole session",
+        ),
+    ),
 )
 
 SESSION_START = Command(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -76,9 +77,35 @@ def _type(
     return int if kind == "int" else str
 
 
+def labelled(option: Option, help: str) -> str:
+    """``help`` led by what a form calls the option, where its label is words of its own: "the
+    table's dice: physical dice rolled at the table, as shown."; where the help starts with the
+    system that reads the option ("Gloom: ..."), the system follows the label: "difficulty
+    (Gloom): the floor the die must roll above, ...". So the words a player reads on the console
+    and the phone find their flag here."""
+    if option.label is None or option.label == option.flag.removeprefix("--").replace("-", " "):
+        return help
+    if option.system is not None:
+        from tracker.systems import registry
+
+        title = registry.get(option.system).title
+        if help.startswith(f"{title}: "):
+            return f"{option.label} ({title}): {_continued(help.removeprefix(title + ': '))}"
+    return f"{option.label}: {_continued(help)}"
+
+
+def _continued(sentence: str) -> str:
+    """``sentence`` as it reads after a colon: its first word in lower case, unless it is a
+    name ("GURPS", "A's", "Danger Sense")."""
+    if re.match(r"(A|[A-Z][a-z]+)(?![\w'-])", sentence):
+        return sentence[0].lower() + sentence[1:]
+    return sentence
+
+
 def click_option(option: Option, help: str | None = None) -> click.Option:
-    """``option`` as click takes it; ``help`` for words other than the declaration's own."""
-    settings: dict[str, Any] = {"help": option.help if help is None else help}
+    """``option`` as click takes it; ``help`` for words other than the declaration's own. The
+    help is led by the option's label (``labelled``)."""
+    settings: dict[str, Any] = {"help": labelled(option, option.help if help is None else help)}
     flags = option.flag if option.off is None else f"{option.flag}/{option.off}"
     if option.off is not None:
         # Given in neither form, it is None: a change of setting is only what the GM said.

@@ -130,7 +130,7 @@ class RollRequest(msgspec.Struct, frozen=True):
 ROLL_OPTIONS: Final = (
     Option(
         "--secret",
-        "A GM's secret roll (hidden from players).",
+        "Only the GM sees it until it is revealed.",
         "bool",
         gm_only=True,
         label="secret from the players",
@@ -143,7 +143,7 @@ ROLL_OPTIONS: Final = (
     ),
     Option(
         "--seed",
-        "Seed the virtual dice (reproducible).",
+        "Any text; the same seed rolls the same dice.",
         metavar="S",
         gm_only=True,
         label="seed of the server's dice",
@@ -249,11 +249,22 @@ CONTEST_OPTIONS: Final = (
         "quick (default); gurps: resistance, regular; gloom: dynamic (the dynamic floor).",
         "choice",
         choices=("quick", "resistance", "regular", "dynamic"),
+        label="kind of contest",
     ),
-    Option("--dice-a", "A's physical dice.", metavar="N,N..."),
-    Option("--dice-b", "B's physical dice.", metavar="N,N..."),
-    Option("--seed", "Seed the virtual dice.", metavar="S"),
-    Option("--secret", "A GM's secret contest.", "bool"),
+    Option("--dice-a", "A's physical dice.", metavar="N,N...", label="the table's dice for A"),
+    Option("--dice-b", "B's physical dice.", metavar="N,N...", label="the table's dice for B"),
+    Option(
+        "--seed",
+        "Any text; the same seed rolls the same dice.",
+        metavar="S",
+        label="seed of the server's dice",
+    ),
+    Option(
+        "--secret",
+        "Only the GM sees it until it is revealed.",
+        "bool",
+        label="secret from the players",
+    ),
 )
 """The options of a contest every system reads (``ContestRequest``'s own fields)."""
 

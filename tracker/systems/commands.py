@@ -66,8 +66,10 @@ class Option(msgspec.Struct, frozen=True):
     """Values a form offers to tap, each with its words (``("1:gear", "+1 gear")``): the
     declared choices of a repeatable option that also takes others at the command line."""
     label: str | None = None
-    """What a form calls it, in the table's words ("the table's dice"); by default its flag's
-    words ("backlash dice" for ``--backlash-dice``). See ``shown``."""
+    """What a form calls it, in the table's words ("the table's dice", "difficulty" for
+    ``--dl``), and what its ``--help`` starts with; None where its flag's words read as well
+    ("advantage" for ``--advantage``): no abbreviation, no "no ..." beside a box to tick. See
+    ``shown``."""
 
     @property
     def shown(self) -> str:
@@ -110,6 +112,13 @@ class Argument(msgspec.Struct, frozen=True):
     """Of one that takes every word left: what each word is, in order ("result",
     "consequence"), so that a form asks for each in a box of its own from the start; the first
     ones may be left out. Empty: as many as given, all alike."""
+    label: str | None = None
+    """What a form calls it, as ``Option.label``: "A's trait" for a contest's ``trait_a``."""
+
+    @property
+    def shown(self) -> str:
+        """Its name on a form: ``label``, else its name's words."""
+        return self.label or self.name.replace("_", " ")
 
 
 class Command(msgspec.Struct, frozen=True):

@@ -23,14 +23,24 @@ SPEND = Command(
         Argument("action", complete="spend_kinds"),
     ),
     options=(
-        Option("--cost", "Base cost, for actions with a choice (class-feature).", "int"),
-        Option("--condition", "suppress-condition: the condition to suppress."),
+        Option(
+            "--cost",
+            "For actions with a choice (class-feature).",
+            "int",
+            label="base cost",
+        ),
+        Option(
+            "--condition",
+            "For suppress-condition.",
+            label="condition to suppress",
+        ),
         Option("--note", "What the spend bought."),
         Option(
             "--to",
-            "buy-up: the outcome to buy (default: one step up).",
+            "For buy-up; one step up when left out.",
             "choice",
             choices=("failure", "success", "critical_success"),
+            label="outcome to buy",
         ),
     ),
 )

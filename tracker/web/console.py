@@ -157,7 +157,7 @@ def _form(command: Command, *, player: bool = False) -> dict[str, Any]:
         "arguments": [
             {
                 "name": a.name,
-                "label": a.name.replace("_", " "),
+                "label": a.shown,
                 "kind": a.kind,
                 "choices": list(a.choices) if a.choices else None,
                 "required": a.required and a.nargs != -1,

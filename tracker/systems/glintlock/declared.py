@@ -80,8 +80,18 @@ BREAKING_POINT = Command(
         ),
     ),
     options=(
-        Option("--dice", "Physical dice for the campaign's table.", metavar="N,N..."),
-        Option("--seed", "Seed the virtual dice for the campaign's table.", metavar="S"),
+        Option(
+            "--dice",
+            "Physical dice for the campaign's table.",
+            metavar="N,N...",
+            label="the table's dice",
+        ),
+        Option(
+            "--seed",
+            "Any text; the same seed rolls the same dice on the campaign's table.",
+            metavar="S",
+            label="seed of the server's dice",
+        ),
     ),
     short_help="Glintlock: resolve a breaking point.",
 )

@@ -7,16 +7,50 @@ from typing import Any
 
 from tracker.systems.commands import Option, Setting
 
+TAG_PICKS: tuple[tuple[str, str], ...] = (
+    ("1:power", "+1 power"),
+    ("1:gear", "+1 gear"),
+    ("1:scene", "+1 scene"),
+    ("-1:scene", "\u22121 scene"),
+    ("-1:weakness", "\u22121 weakness"),
+    ("-1:condition", "\u22121 condition"),
+)
+"""The tags a form offers to tap: every kind and value the rulebook's 'Tag-Driven Position'
+names but story tags, which are spent by name (``--story``)."""
+
 ROLL = (
     Option(
-        "--tag", "a tag.", dest="tags", multiple=True, metavar="N[:KIND]", example="--tag 1:gear"
+        "--tag",
+        "a tag's value and kind (1:gear, -1:condition); one for each.",
+        dest="tags",
+        multiple=True,
+        metavar="N[:KIND]",
+        example="--tag 1:gear",
+        picks=TAG_PICKS,
     ),
-    Option("--story", "spend a story tag.", multiple=True, metavar="NAME"),
+    Option(
+        "--story",
+        "one the character holds, spent on this roll.",
+        multiple=True,
+        metavar="NAME",
+        label="story tag",
+    ),
     Option("--trained", "trained in the skill used.", "bool"),
     Option("--skill", "the skill used (trained if listed).", metavar="SKILL"),
     Option("--spell", "a spell (backlash on a natural 1).", "bool"),
-    Option("--backlash-dice", "physical 2d12 for backlash.", metavar="N,N"),
-    Option("--override", "roll although Threat 6 is owed.", "bool", gm_only=True),
+    Option(
+        "--backlash-dice",
+        "physical 2d12 for a spell's backlash.",
+        metavar="N,N",
+        label="the table's dice for backlash",
+    ),
+    Option(
+        "--override",
+        "the GM lets the roll stand although Threat 6 is owed.",
+        "bool",
+        gm_only=True,
+        label="roll past Threat 6",
+    ),
 )
 
 

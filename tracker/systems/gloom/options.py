@@ -12,40 +12,58 @@ it, so that declaring the setting costs no import of the rules."""
 ROLL = (
     Option(
         "--dl",
-        "the difficulty level (floor): a number from 0 to 20 (0 when left out: routine), or "
-        "routine, standard, hard, extreme or impossible.",
+        "the floor the die must roll above, a number from 0 to 20 (0 when left out: routine) "
+        "or routine, standard, hard, extreme or impossible.",
         "difficulty",
         default=0,
         metavar="N|NAME",
         complete="difficulties",
         example="--dl hard",
+        label="difficulty",
     ),
     Option("--advantage", "roll 2d20, keep the best.", "bool"),
     Option("--disadvantage", "roll 2d20, keep the worst.", "bool"),
-    Option("--no-panic", "a catastrophe calls no panic check.", "bool", gm_only=True),
+    Option(
+        "--no-panic",
+        "a catastrophe calls no panic check.",
+        "bool",
+        gm_only=True,
+        label="skip the panic check",
+    ),
 )
 
 CONTEST = (
     Option(
         "--dl-a",
-        "A's DL (the base floor), a number or a difficulty's name.",
+        "the base floor of A's roll, a number or a difficulty's name.",
         "difficulty",
         default=0,
         metavar="N|NAME",
         complete="difficulties",
+        label="A's difficulty",
     ),
     Option(
         "--dl-b",
-        "B's DL.",
+        "the base floor of B's roll, as for A.",
         "difficulty",
         default=0,
         metavar="N|NAME",
         complete="difficulties",
+        label="B's difficulty",
     ),
-    Option("--advantage-a", "A rolls with advantage (gear, aid).", "bool"),
-    Option("--disadvantage-a", "A rolls with disadvantage.", "bool"),
-    Option("--advantage-b", "B rolls with advantage.", "bool"),
-    Option("--disadvantage-b", "B rolls with disadvantage.", "bool"),
+    Option(
+        "--advantage-a",
+        "roll 2d20 for A, keep the best (gear, aid).",
+        "bool",
+        label="A has advantage",
+    ),
+    Option(
+        "--disadvantage-a", "roll 2d20 for A, keep the worst.", "bool", label="A has disadvantage"
+    ),
+    Option("--advantage-b", "roll 2d20 for B, keep the best.", "bool", label="B has advantage"),
+    Option(
+        "--disadvantage-b", "roll 2d20 for B, keep the worst.", "bool", label="B has disadvantage"
+    ),
 )
 
 SETTINGS = (

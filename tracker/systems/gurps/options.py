@@ -14,33 +14,72 @@ RETRIES = ("one-chance", "retry-with-damage", "retry-at-penalty", "retry-freely"
 ROLL = (
     Option(
         "--mod",
-        "a modifier.",
+        "a number added to the skill, with what it is for (-2:darkness); one for each.",
         dest="mods",
         multiple=True,
         metavar="N[:LABEL]",
         example="--mod -2:darkness",
+        label="modifier",
     ),
-    Option("--defense", "an active defense (no E < 3 floor).", "bool"),
+    Option(
+        "--defense", "a dodge, parry or block (no E < 3 floor).", "bool", label="active defense"
+    ),
     Option("--task", "a named task, to count retries.", metavar="NAME"),
-    Option("--retry", "how retries of the task work.", "choice", choices=RETRIES),
+    Option("--retry", "how retries of the task work.", "choice", choices=RETRIES, label="retries"),
     Option("--feat", "a failed roll costs 1 FP.", "choice", choices=("running",)),
     Option(
-        "--danger", "GURPS sense roll: something dangerous (Danger Sense).", "bool", gm_only=True
+        "--danger",
+        "a sense roll for something dangerous, which the GM makes in secret.",
+        "bool",
+        gm_only=True,
+        label="Danger Sense",
     ),
-    Option("--danger-dice", "physical 3d6 for Danger Sense.", metavar="N,N,N", gm_only=True),
-    Option("--public", "show a sense roll to the players.", "bool", gm_only=True),
+    Option(
+        "--danger-dice",
+        "physical 3d6 for the GM's secret roll.",
+        metavar="N,N,N",
+        gm_only=True,
+        label="the table's dice for Danger Sense",
+    ),
+    Option(
+        "--public",
+        "a sense roll the players see, which is otherwise secret.",
+        "bool",
+        gm_only=True,
+        label="shown to the players",
+    ),
 )
 
 CONTEST = (
-    Option("--mod-a", "A's modifier.", dest="mods_a", multiple=True, metavar="N[:LABEL]"),
-    Option("--mod-b", "B's modifier.", dest="mods_b", multiple=True, metavar="N[:LABEL]"),
-    Option("--supernatural", "GURPS resistance: the Rule of 16.", "bool"),
-    Option("--public", "a sense contest the players see.", "bool"),
+    Option(
+        "--mod-a",
+        "a number added to A's skill (N or N:LABEL).",
+        dest="mods_a",
+        multiple=True,
+        metavar="N[:LABEL]",
+        label="A's modifier",
+    ),
+    Option(
+        "--mod-b",
+        "a number added to B's skill (N or N:LABEL).",
+        dest="mods_b",
+        multiple=True,
+        metavar="N[:LABEL]",
+        label="B's modifier",
+    ),
+    Option(
+        "--supernatural",
+        "a resistance roll under the Rule of 16.",
+        "bool",
+        label="supernatural resistance",
+    ),
+    Option("--public", "a sense contest the players see.", "bool", label="shown to the players"),
     Option(
         "--new",
-        "GURPS regular: a fresh contest, though one between the same sides over the same "
+        "a regular contest begun afresh, though one between the same sides over the same "
         "traits is running.",
         "bool",
+        label="a new contest",
     ),
 )
 
