@@ -799,3 +799,95 @@ def test_a_phones_trait_picker_shows_levels_grouped_and_the_rare_options_under_m
         assert head(db) == before + 1
         # The note of what her roll did fades back once read.
         assert note.value_of_css_property("animation-name") == "settle"
+
+
+def _hold_enter(driver: Any, repeats: int = 8) -> None:
+    """Enter pressed and held: one key down, then the keyboard's auto-repeat, then up."""
+    key = {"key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r"}
+    driver.execute_cdp_cmd("Input.dispatchKeyEvent", {"type": "keyDown", **key})
+    for _ in range(repeats):
+        time.sleep(0.03)
+        driver.execute_cdp_cmd(
+            "Input.dispatchKeyEvent", {"type": "keyDown", "autoRepeat": True, **key}
+        )
+    driver.execute_cdp_cmd("Input.dispatchKeyEvent", {"type": "keyUp", **key})
+
+
+def test_enter_held_down_in_a_lower_form_logs_one_event(two_systems, browser):  # noqa: F811
+    from selenium.webdriver.support.ui import Select
+
+    db = two_systems
+    with table_served(db) as server:
+        _console(browser, server)
+        Select(browser.find_element("id", "picker")).select_by_visible_text("hp")
+        form = browser.find_element("id", "other")
+        form.find_element("css selector", "input[name=character]").send_keys("Vora")
+        box = form.find_element("css selector", "input[name=change]")
+        box.send_keys("-1")
+        box.click()
+        before = head(db)
+        _hold_enter(browser)
+        _result(browser, "other-result", "Vora", "HP")
+        time.sleep(1)
+        assert head(db) == before + 1, "one press, however long the key is held"
+
+
+def test_escape_after_a_refused_roll_clears_what_would_refuse_the_next(two_systems, browser):  # noqa: F811
+    db = two_systems
+    with table_served(db) as server:
+        _console(browser, server)
+        before = head(db)
+        _type_roll(browser, "Mira", "Per", "1,2")
+        _result(browser, "result", refused=True)
+        # Escape, and the next roll as typed: the two dice left behind are gone with it.
+        _type_roll(browser, "Mira", "Per", "3,4,2")
+        _result(browser, "result", "Mira", "Per", "3+4+2")
+        assert head(db) == before + 1
+
+
+def test_secrets_of_an_earlier_session_stay_to_reveal_and_alt_v_takes_the_one_that_can_go(
+    two_systems,
+    browser,  # noqa: F811
+):
+    from selenium.webdriver.common.keys import Keys
+
+    db = two_systems
+    tracker(db, "roll", "Mira", "Per", "--secret", "--dice", "3,4,2")
+    # A later secret roll of Mira's counts the first: it can be shown only after it.
+    tracker(db, "roll", "Mira", "Per", "--secret", "--dice", "6,6,6")
+    second = head(db)
+    tracker(db, "session", "end")
+    tracker(db, "session", "start")
+    with table_served(db) as server:
+        _console(browser, server)
+        items = wait_for(
+            browser,
+            lambda d: (
+                [li.text for li in d.find_elements("css selector", "#secrets li")][:2]
+                if "session 1" in d.find_element("id", "secrets").text
+                else None
+            ),
+            "last session's secrets",
+        )
+        assert all("(session 1)" in text for text in items), items
+        assert "shown after the older secret" in items[1]
+
+        browser.switch_to.active_element.send_keys(Keys.ALT, "v")
+        _result(browser, "secrets-result", "revealed")
+        # The older one went first; the one that counted it is next.
+        left = wait_for(
+            browser,
+            lambda d: (
+                [li.text for li in d.find_elements("css selector", "#secrets li")]
+                if len(d.find_elements("css selector", "#secrets li")) == 1
+                else None
+            ),
+            "one secret left",
+        )
+        assert f"#{second} " in left[0], left
+        assert "shown after" not in left[0]
+        browser.switch_to.active_element.send_keys(Keys.ALT, "v")
+        _result(browser, "secrets-result", "revealed")
+        wait_for(browser, lambda d: d.find_element("id", "secrets").text == "none", "none left")
+        browser.switch_to.active_element.send_keys(Keys.ALT, "v")
+        _result(browser, "secrets-result", "No secret to reveal", refused=True)
