@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from test_console import table_served
-from test_live import SHEETS, browser, head, tracker  # noqa: F401 (a fixture)
+from test_live import SHEETS, browser, feed_texts, head, tracker  # noqa: F401 (a fixture)
 from test_live import wait_for as _wait_for
 
 pytestmark = pytest.mark.slow
@@ -891,3 +891,113 @@ def test_secrets_of_an_earlier_session_stay_to_reveal_and_alt_v_takes_the_one_th
         wait_for(browser, lambda d: d.find_element("id", "secrets").text == "none", "none left")
         browser.switch_to.active_element.send_keys(Keys.ALT, "v")
         _result(browser, "secrets-result", "No secret to reveal", refused=True)
+
+
+@pytest.fixture
+def glintlock_table(tmp_path) -> Path:
+    """A Glintlock campaign in session: Wren (Grit 3) and Tomas."""
+    db = tmp_path / "veyra.db"
+    tracker(db, "campaign", "new", "Veyra", "--system", "glintlock")
+    for name in ("wren", "tomas"):
+        tracker(db, "character", "add", "--sheet", str(SHEETS / f"glintlock-{name}.toml"))
+    tracker(db, "session", "start")
+    return db
+
+
+def test_a_phone_taps_its_tags_and_forgets_its_result_at_a_new_session(
+    glintlock_table,
+    browser,  # noqa: F811
+):
+    from selenium.webdriver.support.ui import Select
+
+    db = glintlock_table
+    with table_served(db) as server:
+        browser.set_window_size(390, 844)
+        browser.get(server.phones["Wren"])
+        wait_for(browser, lambda d: d.find_element("id", "me-name").text == "Wren", "her phone")
+        Select(browser.find_element("css selector", "#roll select[name=trait]")).select_by_value(
+            "Grit"
+        )
+        picks = {b.text: b for b in browser.find_elements("css selector", "#roll button.pick")}
+        assert list(picks) == [
+            "+1 power",
+            "+1 gear",
+            "+1 scene",
+            "\u22121 scene",
+            "\u22121 weakness",
+            "\u22121 condition",
+        ]
+        picks["+1 gear"].click()
+        picks["+1 gear"].click()
+        picks["+1 power"].click()
+        chips = browser.find_elements("css selector", "#roll .chosen button.chip")
+        assert [c.text for c in chips] == ["+1 gear \u00d7", "+1 gear \u00d7", "+1 power \u00d7"]
+        chips[0].click()  # one gear taken off again
+        browser.find_element("css selector", "#roll input[name=dice]").send_keys("15")
+        before = head(db)
+        browser.find_element("css selector", "#roll button.primary").click()
+        line = _result(browser, "result")
+        assert "Wren rolls Grit" in line.text, line.text
+        assert head(db) == before + 1
+        roll = _rolls(db, "Grit")[-1]["payload"]
+        assert [(t["value"], t["kind"]) for t in roll["inputs"]["tags"]] == [
+            (1, "gear"),
+            (1, "power"),
+        ]
+        # Rolled: the chips are gone, ready for the next roll.
+        assert not browser.find_elements("css selector", "#roll .chosen button.chip")
+        # A new session: what her phone said of the last one goes with it.
+        tracker(db, "session", "end")
+        tracker(db, "session", "start")
+        wait_for(
+            browser,
+            lambda d: any("session 2 started" in t for t in feed_texts(d)),
+            "the new session",
+        )
+        wait_for(browser, lambda d: d.find_element("id", "result").text == "", "the result gone")
+
+
+def test_a_breaking_point_asks_for_its_result_and_consequence_and_the_floor_starts_at_hard(
+    glintlock_table,
+    browser,  # noqa: F811
+):
+    from selenium.webdriver.support.ui import Select
+
+    db = glintlock_table
+    tracker(db, "stress", "Wren", "+6")
+    tracker(db, "threat", "add", "4")
+    with table_served(db) as server:
+        _console(browser, server)
+        Select(browser.find_element("id", "picker")).select_by_visible_text("breaking-point")
+        form = browser.find_element("id", "other")
+        names = [n.text for n in form.find_elements("css selector", ".parts .name")]
+        assert names == ["result (left empty: rolled on the table)", "consequence"]
+        form.find_element("css selector", "input[name=character]").send_keys("Wren")
+        boxes = form.find_elements("css selector", ".parts input")
+        boxes[0].send_keys("freezes")
+        before = head(db)
+        form.find_element("css selector", "button.primary").click()
+        # A result with no consequence is refused as that, not logged as a consequence.
+        _result(browser, "other-result", "consequence", refused=True)
+        assert head(db) == before
+        form = browser.find_element("id", "other")
+        boxes = form.find_elements("css selector", ".parts input")
+        boxes[1].send_keys("fear of deep water")
+        form.find_element("css selector", "button.primary").click()
+        _result(browser, "other-result", "Wren")
+        assert head(db) == before + 1
+        logged = _events(db)[-1]["payload"]
+        assert (logged["result"], logged["consequence"]) == ("freezes", "fear of deep water")
+
+        # Threat 4: a hard spend is owed; its button starts the spend at hard, the least
+        # that pays it.
+        button = wait_for(
+            browser,
+            lambda d: [
+                b for b in d.find_elements("css selector", "#owed button") if "threat" in b.text
+            ][:1],
+            "the floor's button",
+        )[0]
+        button.click()
+        tier = browser.find_element("css selector", "#other select[name=tier]")
+        assert tier.get_attribute("value") == "hard"
