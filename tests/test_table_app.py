@@ -710,6 +710,8 @@ def test_the_tv_shows_the_last_roll_large_and_the_whole_board_at_1080p(
     db = two_systems
     for n in range(14):
         tracker(db, "roll", "Vora", "Per", "--dice", "3,4,5", "--mod", f"-1:gloom {n}")
+    tracker(db, "roll", "Mira", "Per", "--dice", "3,4,5")
+    tracker(db, "condition", "set", "Mira", "stunned")
     tracker(db, "hp", "Vora", "-3", "--cause", "a falling stone")
     with table_served(db) as server:
         browser.set_window_size(1920, 1080)
@@ -750,6 +752,23 @@ def test_the_tv_shows_the_last_roll_large_and_the_whole_board_at_1080p(
             """
         )
         assert not small, small
+        # Nothing cut off at a column's foot: what does not fit is left out whole.
+        cut = browser.execute_script(
+            """
+            const out = [];
+            for (const section of document.querySelectorAll('main > section')) {
+              const end = section.getBoundingClientRect().bottom;
+              for (const node of section.querySelectorAll('li, h2, p')) {
+                const box = node.getBoundingClientRect();
+                if (box.height && box.top < end && box.bottom > end + 1) {
+                  out.push(node.textContent.slice(0, 40));
+                }
+              }
+            }
+            return out;
+            """
+        )
+        assert not cut, cut
         tracker(db, "roll", "Mira", "Lockpicking", "--dice", "3,4,2")
         wait_for(
             browser,

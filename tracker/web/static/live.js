@@ -103,10 +103,40 @@ function lastRoll() {
   outcome.className = marks.join(" ");
 }
 
+// A TV shows the whole board on one screen: what does not fit is left out whole, the least
+// needed first (the luck's detail, its hint, then the luck), and the feed ends at its last
+// line that fits, never with one cut in half.
+const TV = matchMedia("(min-width: 1600px) and (min-height: 900px)");
+
+function fit() {
+  for (const n of document.querySelectorAll(".squeezed")) n.classList.remove("squeezed");
+  if (!TV.matches) return;
+  const table = document.getElementById("table");
+  const spare = [
+    ...document.querySelectorAll("#luck .who small"),
+    document.querySelector("#table .hint"),
+    [document.getElementById("luck-title"), document.getElementById("luck")],
+  ];
+  for (const nodes of spare) {
+    if (table.scrollHeight <= table.clientHeight) break;
+    for (const n of [nodes].flat()) n.classList.add("squeezed");
+  }
+  const end = document.getElementById("feed-section").getBoundingClientRect().bottom;
+  let over = false;   // from the first line that does not fit, every older one goes too
+  for (const li of document.querySelectorAll("#feed li")) {
+    over = over || li.getBoundingClientRect().bottom > end + 1;
+    if (over) li.classList.add("squeezed");
+  }
+}
+
 function connect() {
   const feed = document.getElementById("feed");
-  Feed.follow(view === "gm" ? "/gm/events" : "/events", feed, view === "gm", { board }, true);
+  const fitted = (b) => { board(b); fit(); };
+  Feed.follow(view === "gm" ? "/gm/events" : "/events", feed, view === "gm", { board: fitted }, true);
   new MutationObserver(lastRoll).observe(feed, { childList: true, subtree: true, attributes: true });
+  // Lines added or taken away only: fit's own marks are attributes, which would call it again.
+  new MutationObserver(fit).observe(feed, { childList: true });
+  addEventListener("resize", fit);
 }
 
 if (view === "refused") {
