@@ -363,7 +363,8 @@ def test_every_bought_bonus_is_one_at_a_time_and_one_of_each_combines(glintlock)
     for _ in range(4):
         run.ok("gain Wren deep-cut")
     run.ok("spend Wren steel-yourself")
-    refused(run, "spend Wren steel-yourself", "Wren has a Steel Yourself waiting")
+    # As the feed words it, with a space: the same spend, so refused the same.
+    refused(run, 'spend Wren "Steel yourself"', "Wren has a Steel Yourself waiting")
     run.ok("spend Wren advantage-die")
     refused(run, "spend Wren advantage-die", "Wren has an Advantage Die waiting")
     state(run, threat=0, Wren={"mettle": 2, "next_roll": pending(2, 1)})

@@ -35,7 +35,8 @@ from tracker.systems.glintlock.events import (
 def spend_mettle(table: Table, state: Any, request: SpendMettle) -> Acted:
     """Spend Mettle on an action, priced for the character (doubled when strained)."""
     ch = table.character(request.character, state)
-    action = request.action
+    # As the feed says it ("steel yourself") or as the command line spells it: the same spend.
+    action = "-".join(request.action.casefold().split())
     suppress = None
     if action == "suppress-condition":
         suppress = condition_named(ch, request.condition)
