@@ -963,6 +963,15 @@ def test_a_phone_taps_its_tags_and_forgets_its_result_at_a_new_session(
             (1, "gear"),
             (1, "power"),
         ]
+        # Its feed line says why its die is what it is: the tags, the position they gave.
+        wait_for(
+            browser,
+            lambda d: any(
+                "+1 gear \u00b7 +1 power \u00b7 risky: one d20 \u00b7 the table's dice" in t
+                for t in feed_texts(d)
+            ),
+            "why the roll is what it is",
+        )
         # Rolled: the chips are gone, ready for the next roll.
         assert not browser.find_elements("css selector", "#roll .chosen button.chip")
         # A new session: what her phone said of the last one goes with it.

@@ -398,6 +398,10 @@ def _why(rules: Any, data: Any) -> list[str]:
             said = number.replace("-", "\u2212")
             # An unnamed modifier is stored as "modifier": say the number alone.
             why.append(said if label in ("", "modifier") else f"{said} {label}")
+        # Why two dice and which was kept: a desperate roll keeps the lower.
+        position = rules.position_said.get(facts[0].position or "")
+        if position:
+            why.append(position)
     source = DICE_FROM.get(data.dice_source)
     if source:
         why.append(source)
