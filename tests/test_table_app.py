@@ -777,7 +777,7 @@ def test_a_phones_trait_picker_shows_levels_grouped_and_the_rare_options_under_m
             g.get_attribute("label")
             for g in browser.find_elements("css selector", "#roll select[name=trait] optgroup")
         ]
-        assert groups == ["Stats", "Skills"]
+        assert groups == ["Stats", "Skills", "Senses", "Defaults"]
         shown = [
             o.text for o in browser.find_elements("css selector", "#roll select[name=trait] option")
         ]
@@ -798,3 +798,67 @@ def test_a_phones_trait_picker_shows_levels_grouped_and_the_rare_options_under_m
         assert head(db) == before + 1
         # The note of what her roll did fades back once read.
         assert note.value_of_css_property("animation-name") == "settle"
+
+
+ILSA = """
+name = "Ilsa"
+system = "gurps"
+traits = ["Acute Vision 2", "Danger Sense"]
+
+[stats]
+ST = 10
+DX = 11
+IQ = 12
+HT = 11
+Per = 12
+
+[skills]
+"Guns (Pistol)" = 13
+
+[defaults]
+Climbing = "DX-5"
+"""
+
+
+def test_a_phones_picker_offers_her_senses_and_her_defaults_at_their_levels_and_rolls_them(
+    tmp_path,
+    browser,  # noqa: F811
+):
+    """GURPS, 'Sense Rolls': "A sense roll is a success roll against your Perception (Per)
+    score, modified by any relevant Acute Senses advantages." 'Default Rolls': "Lockpicking
+    defaults to IQ−5."; her sheet's Climbing DX-5. The console rolls them; so does her phone,
+    picked from her list at the level the rules give them."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    db = tmp_path / "table.db"
+    sheet = tmp_path / "ilsa.toml"
+    sheet.write_text(ILSA)
+    tracker(db, "campaign", "new", "Iron", "--system", "gurps")
+    tracker(db, "character", "add", "--sheet", str(sheet))
+    tracker(db, "character", "add", "--sheet", str(SHEETS / "gurps-vora.toml"))
+    tracker(db, "session", "start")
+    with table_served(db) as server:
+        browser.set_window_size(390, 844)
+        browser.get(server.phones["Ilsa"])
+        wait_for(browser, lambda d: d.find_element("id", "me-name").text == "Ilsa", "her phone")
+        picker = "#roll select[name=trait]"
+        groups = {
+            g.get_attribute("label"): [o.text for o in g.find_elements("css selector", "option")]
+            for g in browser.find_elements("css selector", f"{picker} optgroup")
+        }
+        assert groups["Senses"] == ["Vision 14", "Hearing 12", "Taste 12", "Smell 12"]
+        assert groups["Defaults"] == ["Climbing 6", "Lockpicking 7", "Swimming 7"]
+        # A sense roll is the GM's to see (GURPS, 'Sense Rolls'): her phone says so.
+        Select(browser.find_element("css selector", picker)).select_by_value("Vision")
+        browser.find_element("css selector", "#roll [name=dice]").send_keys("3,4,4", Keys.ENTER)
+        _result(browser, "result", "The GM has it")
+        (vision,) = _rolls(db, "Vision")
+        assert vision["payload"]["inputs"]["base"] == 12
+        assert vision["payload"]["result"]["effective"] == 14
+        Select(browser.find_element("css selector", picker)).select_by_value("Lockpicking")
+        dice = browser.find_element("css selector", "#roll [name=dice]")
+        dice.clear()
+        dice.send_keys("3,3,3", Keys.ENTER)
+        _result(browser, "result", "Lockpicking at 7")
+        assert len(_rolls(db, "Lockpicking")) == 1

@@ -410,11 +410,18 @@ class Console:
                 "skills": dict(ch.skills),
             },
             "traits": _traits(ch),
-            # The trait picker's groups, each trait with its level, as her sheet has them.
+            # The trait picker's groups, each trait with its level, as her sheet has them, then
+            # what the rules let her roll beyond it (GURPS: senses, skills at default).
             "trait_groups": [
-                {"group": group, "traits": [[k, v] for k, v in held.items() if k in shown]}
-                for group, held in (("Stats", ch.stats), ("Skills", ch.skills))
-                if (shown := set(_traits(ch))) & set(held)
+                *(
+                    {"group": group, "traits": [[k, v] for k, v in held.items() if k in shown]}
+                    for group, held in (("Stats", ch.stats), ("Skills", ch.skills))
+                    if (shown := set(_traits(ch))) & set(held)
+                ),
+                *(
+                    {"group": group, "traits": [list(roll) for roll in rolls]}
+                    for group, rolls in state.rules.rolls_beyond_sheet(ch)
+                ),
             ],
             "form": _form(declaration(state.rules, ROLL), player=True),
             "asked": json.loads(self.phones.waiting(character_id)),
