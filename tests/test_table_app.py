@@ -862,3 +862,31 @@ def test_a_phones_picker_offers_her_senses_and_her_defaults_at_their_levels_and_
         dice.send_keys("3,3,3", Keys.ENTER)
         _result(browser, "result", "Lockpicking at 7")
         assert len(_rolls(db, "Lockpicking")) == 1
+
+
+def test_a_luck_that_rounds_to_nothing_reads_even_on_the_tv_in_no_tone(
+    two_systems,
+    browser,  # noqa: F811
+):
+    """Vora fails Lockpicking at 5 (IQ-5): she was expected 10/216 of a success, so her luck is
+    a hair under nothing; Mira makes Climbing at 15, expected 206/216 of a success, a hair over.
+    Each reads "±0.0" in the board's own colour: neither lucky nor unlucky."""
+    db = two_systems
+    tracker(db, "roll", "Vora", "Lockpicking", "--dice", "6,6,5")
+    tracker(db, "roll", "Mira", "Climbing", "--dice", "3,4,2")
+    with table_served(db) as server:
+        browser.set_window_size(1920, 1080)
+        browser.get(server.base + "/")
+        rows = wait_for(
+            browser,
+            lambda d: (
+                len(d.find_elements("css selector", "#luck li .who")) == 2
+                and d.find_elements("css selector", "#luck li")
+            ),
+            "the luck of both",
+        )
+        for row in rows:
+            figure = row.find_elements("css selector", ":scope > span")[-1]
+            assert figure.text == "±0.0", row.text
+            assert figure.get_attribute("class") == "even"
+            assert figure.value_of_css_property("color") == row.value_of_css_property("color")
