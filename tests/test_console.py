@@ -115,6 +115,24 @@ def phone(server, name: str) -> Client:
 ROLL = {"path": ["roll"], "values": {"character": "Mira", "trait": "Per", "dice": "3,4,2"}}
 
 
+def test_on_every_address_the_players_and_gm_addresses_are_the_ones_the_phones_open(table):
+    """--host 0.0.0.0 listens on every address, which no TV or phone can open: the players' and
+    the GM's addresses are printed with the machine's address on the network, as the phone
+    links are."""
+    with serving(table, None, "--host", "0.0.0.0") as server:
+        printed = "".join(server.printed)
+        while "Vora: " not in printed:
+            printed += server.proc.stdout.readline()
+        players = re.search(r"^  Players: (http://\S+)/$", printed, re.M)[1]
+        gm_page = re.search(r"^  GM: +(http://\S+)/gm\?key=", printed, re.M)[1]
+        links = set(re.findall(r"^    \w+: (http://\S+)/phone\?key=", printed, re.M))
+        assert links == {players} == {gm_page}, printed
+        assert "0.0.0.0:" not in players
+        # What the TV is told to open answers it.
+        with urllib.request.urlopen(players + "/", timeout=10) as page:
+            assert page.status == 200
+
+
 def test_serve_prints_a_link_per_character_and_the_console_acts_through_the_app(table):
     with table_served(table) as server:
         assert set(server.phones) == {"Mira", "Vora"}

@@ -601,7 +601,7 @@ def test_a_natural_20_and_an_override_are_said_in_the_text_the_log_and_the_repla
     assert "--override was not needed" in needless
     after = _everywhere(run)
     assert after.count("natural 20: maximum weapon damage") == 3
-    assert after.count("rolled with --override") == 6
+    assert after.count("rolled with the GM's override") == 6
 
 
 def test_a_contest_sides_dice_that_do_not_fit_its_forced_mode_are_told_why(run):

@@ -76,7 +76,9 @@ def serving(db: Path, port: int | None = None, *args: str) -> Iterator[Server]:
             except OSError:
                 assert time.monotonic() < deadline, "the server did not come up"
                 time.sleep(0.1)
-        yield Server(proc, port, key[1])
+        server = Server(proc, port, key[1])
+        server.printed = lines  # what is served, and the players' and the GM's addresses
+        yield server
     finally:
         proc.send_signal(signal.SIGINT)
         try:

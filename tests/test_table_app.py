@@ -355,9 +355,12 @@ def test_a_phones_form_follows_her_sheet_without_a_reload(two_systems, browser):
         browser.find_element("css selector", "#roll input[name=dice]").send_keys("3,4")
 
         def traits(d: Any) -> list[str]:
+            """Her skills in the picker (Swimming is offered at default until she has it)."""
             return [
                 o.get_attribute("value")
-                for o in d.find_elements("css selector", "#roll select[name=trait] option")
+                for o in d.find_elements(
+                    "css selector", "#roll select[name=trait] optgroup[label=Skills] option"
+                )
             ]
 
         assert "Swimming" not in traits(browser)
@@ -797,7 +800,7 @@ def test_a_phones_trait_picker_shows_levels_grouped_and_the_rare_options_under_m
             g.get_attribute("label")
             for g in browser.find_elements("css selector", "#roll select[name=trait] optgroup")
         ]
-        assert groups == ["Stats", "Skills"]
+        assert groups == ["Stats", "Skills", "Senses", "Defaults"]
         shown = [
             o.text for o in browser.find_elements("css selector", "#roll select[name=trait] option")
         ]
@@ -1029,3 +1032,95 @@ def test_a_breaking_point_asks_for_its_result_and_consequence_and_the_floor_star
         button.click()
         tier = browser.find_element("css selector", "#other select[name=tier]")
         assert tier.get_attribute("value") == "hard"
+
+
+ILSA = """
+name = "Ilsa"
+system = "gurps"
+traits = ["Acute Vision 2", "Danger Sense"]
+
+[stats]
+ST = 10
+DX = 11
+IQ = 12
+HT = 11
+Per = 12
+
+[skills]
+"Guns (Pistol)" = 13
+
+[defaults]
+Climbing = "DX-5"
+"""
+
+
+def test_a_phones_picker_offers_her_senses_and_her_defaults_at_their_levels_and_rolls_them(
+    tmp_path,
+    browser,  # noqa: F811
+):
+    """GURPS, 'Sense Rolls': "A sense roll is a success roll against your Perception (Per)
+    score, modified by any relevant Acute Senses advantages." 'Default Rolls': "Lockpicking
+    defaults to IQ−5."; her sheet's Climbing DX-5. The console rolls them; so does her phone,
+    picked from her list at the level the rules give them."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    db = tmp_path / "table.db"
+    sheet = tmp_path / "ilsa.toml"
+    sheet.write_text(ILSA)
+    tracker(db, "campaign", "new", "Iron", "--system", "gurps")
+    tracker(db, "character", "add", "--sheet", str(sheet))
+    tracker(db, "character", "add", "--sheet", str(SHEETS / "gurps-vora.toml"))
+    tracker(db, "session", "start")
+    with table_served(db) as server:
+        browser.set_window_size(390, 844)
+        browser.get(server.phones["Ilsa"])
+        wait_for(browser, lambda d: d.find_element("id", "me-name").text == "Ilsa", "her phone")
+        picker = "#roll select[name=trait]"
+        groups = {
+            g.get_attribute("label"): [o.text for o in g.find_elements("css selector", "option")]
+            for g in browser.find_elements("css selector", f"{picker} optgroup")
+        }
+        assert groups["Senses"] == ["Vision 14", "Hearing 12", "Taste 12", "Smell 12"]
+        assert groups["Defaults"] == ["Climbing 6", "Lockpicking 7", "Swimming 7"]
+        # A sense roll is the GM's to see (GURPS, 'Sense Rolls'): her phone says so.
+        Select(browser.find_element("css selector", picker)).select_by_value("Vision")
+        browser.find_element("css selector", "#roll [name=dice]").send_keys("3,4,4", Keys.ENTER)
+        _result(browser, "result", "The GM has it")
+        (vision,) = _rolls(db, "Vision")
+        assert vision["payload"]["inputs"]["base"] == 12
+        assert vision["payload"]["result"]["effective"] == 14
+        Select(browser.find_element("css selector", picker)).select_by_value("Lockpicking")
+        dice = browser.find_element("css selector", "#roll [name=dice]")
+        dice.clear()
+        dice.send_keys("3,3,3", Keys.ENTER)
+        _result(browser, "result", "Lockpicking at 7")
+        assert len(_rolls(db, "Lockpicking")) == 1
+
+
+def test_a_luck_that_rounds_to_nothing_reads_even_on_the_tv_in_no_tone(
+    two_systems,
+    browser,  # noqa: F811
+):
+    """Vora fails Lockpicking at 5 (IQ-5): she was expected 10/216 of a success, so her luck is
+    a hair under nothing; Mira makes Climbing at 15, expected 206/216 of a success, a hair over.
+    Each reads "±0.0" in the board's own colour: neither lucky nor unlucky."""
+    db = two_systems
+    tracker(db, "roll", "Vora", "Lockpicking", "--dice", "6,6,5")
+    tracker(db, "roll", "Mira", "Climbing", "--dice", "3,4,2")
+    with table_served(db) as server:
+        browser.set_window_size(1920, 1080)
+        browser.get(server.base + "/")
+        rows = wait_for(
+            browser,
+            lambda d: (
+                len(d.find_elements("css selector", "#luck li .who")) == 2
+                and d.find_elements("css selector", "#luck li")
+            ),
+            "the luck of both",
+        )
+        for row in rows:
+            figure = row.find_elements("css selector", ":scope > span")[-1]
+            assert figure.text == "±0.0", row.text
+            assert figure.get_attribute("class") == "even"
+            assert figure.value_of_css_property("color") == row.value_of_css_property("color")

@@ -1,7 +1,9 @@
-"""Words every layer says to the GM the same way: a count with its noun, an outcome's name."""
+"""Words every layer says to the GM the same way: a count with its noun, an outcome's name;
+and a sentence of the command line's as the players read it (``table_words``)."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 
@@ -26,6 +28,38 @@ def kept_secret(versions: Sequence[int], could_be: str) -> str:
         f"kept secret: {events} {listed}, not revealed, could be {could_be}; "
         f"reveal {them} first (`tracker reveal {versions[0]}`) and the next one stays public"
     )
+
+
+def table_words(sentence: str, *, otherwise: str = "") -> str:
+    """A sentence of the GM's command line as a player-facing page says it: without what tells
+    the GM to type a command or pass a flag, in the table's words.
+
+    The same sentence serves both: an obligation reads "Juno rolled a catastrophe: call a panic
+    check (`tracker panic Juno TRAIT`) or dismiss it." in ``tracker status`` and "Juno rolled a
+    catastrophe: call a panic check or dismiss it." on the TV; a refusal "the GM must spend hard
+    or dire before any player roll; log it with `tracker threat spend hard`, or pass --override"
+    reads "The GM must spend hard or dire before any player roll." on a phone. A command in
+    parentheses goes with them, a clause holding a command goes whole, an alternative "or pass
+    --flag" goes, and any other flag is named in words ("no tag given", not "no --tag given").
+    ``otherwise``: what to say when nothing is left (every clause was a command)."""
+    text = re.sub(r"\s*\(`[^`]*`\)", "", sentence.strip())
+    ended = text.endswith(".")
+    clauses = re.split(r";\s+", text.rstrip("."))
+    kept = []
+    for clause in clauses:
+        if "`" in clause:  # a command to type: the GM's business
+            continue
+        parts = [p for p in re.split(r",\s+or\s+", clause) if not re.search(r"\bpass --", p)]
+        if parts:
+            kept.append(", or ".join(parts))
+    if not kept:
+        return otherwise
+    said = "; ".join(kept)
+    said = re.sub(r"like --dice ", "like ", said)
+    said = re.sub(r"--([a-z][a-z-]*)", lambda m: m[1].replace("-", " "), said)
+    if kept[0] != clauses[0]:  # the sentence starts at another clause now
+        said = said[:1].upper() + said[1:]
+    return said + ("." if ended else "")
 
 
 def reads_as(name: str) -> str:

@@ -18,6 +18,7 @@ from tracker.events import StoredEvent
 from tracker.events.play import ContestRolled
 from tracker.projections.campaign import CampaignState
 from tracker.store.eventstore import CampaignRow
+from tracker.words import table_words
 
 
 @dataclass(frozen=True)
@@ -228,7 +229,7 @@ class Live:
             "shared": rules.folding.readings(state, None, {}),
             "characters": [{**ch.tracks(rules), "npc": ch.npc} for ch in state.characters.values()],
             "obligations": [
-                o.to_dict()
+                _owed(o.to_dict(), player_view)
                 for o in sorted(state.obligations.values(), key=lambda o: o.opened_version)
             ],
             "luck": luck_doc,
@@ -297,6 +298,14 @@ class Live:
         if len(facts) != 1 or facts[0].outcome is None:
             return None
         return rules.tone(facts[0].outcome)
+
+
+def _owed(doc: dict[str, Any], player_view: bool) -> dict[str, Any]:
+    """An obligation as the board shows it: in the players' view in the table's words, without
+    the command that discharges it, which the GM's command line gives."""
+    if player_view:
+        doc["what"] = table_words(doc["what"])
+    return doc
 
 
 def _chain(first: Any, second: Any) -> Any:

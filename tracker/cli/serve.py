@@ -112,7 +112,7 @@ def _serve(host: str, port: int, per_address: int, deadline: int, allowed: tuple
     bound_at, bound = sock.getsockname()[:2]
     base = f"http://{_reachable(host)}:{bound}"
     phones = _phones(live)
-    _announce(live.row, host, bound, key)
+    _announce(live.row, host, base, key)
     _announce_phones(live, phones, base)
     # A name given to --host is answered, as is the address it was bound at.
     try:
@@ -142,10 +142,11 @@ def _listening(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _announce(row: CampaignRow, host: str, port: int, key: str) -> None:
-    """Say what is served and the two pages' addresses, and warn when others can reach them."""
-    shown = "localhost" if host == LOCAL else host
-    base = f"http://{shown}:{port}"
+def _announce(row: CampaignRow, host: str, base: str, key: str) -> None:
+    """Say what is served and the two pages' addresses, and warn when others can reach them.
+    ``base`` is the address the phones' links use (``_reachable``): listening on every address
+    (0.0.0.0), the TV and the GM's laptop open the machine's address on the network, as the
+    phones do."""
     click.echo(f'Serving "{bold(row.name)}" ({row.system}). Ctrl-C stops.')
     click.echo(f"  Players: {base}/")
     click.echo(f"  GM:      {base}/gm?key={key}")

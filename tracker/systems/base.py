@@ -782,6 +782,16 @@ class RuleSystem:
         """A sentence for a trait the sheet lacks, when the rules can say what was meant."""
         return None
 
+    def rolls_beyond_sheet(
+        self, character: CharacterView
+    ) -> list[tuple[str, list[tuple[str, int]]]]:
+        """What the rules let the character roll that her sheet does not list, grouped as a
+        phone's trait picker shows it beside her stats and skills: each group's name and its
+        rolls, each at the level the rules roll it at before the roll's own modifiers (GURPS:
+        "Senses", Vision at Per with Acute Vision; "Defaults", Lockpicking at IQ-5). Default:
+        nothing beyond the sheet."""
+        return []
+
     # -- tracks --------------------------------------------------------------------------------
 
     def stress_limit(self, setting: int) -> int:

@@ -37,6 +37,7 @@ from tracker.systems import registry
 from tracker.systems.commands import Command, Option, taken
 from tracker.web import guard
 from tracker.web.guard import GM, HEADERS, PLAYERS
+from tracker.words import table_words
 
 
 class Following(Protocol):
@@ -238,23 +239,13 @@ def _percent(chance: Fraction) -> str:
 
 
 def players_words(sentence: str) -> str:
-    """A refusal as a player's phone says it: the table's words, without what tells the GM to
-    type a command or pass a flag ("the GM must spend hard or dire before any player roll",
-    not "log it with `tracker threat spend hard`, or pass --override"); an option the player
-    gives is named in words ("no tag given", not "no --tag given")."""
-    kept = []
-    for clause in re.split(r";\s+", sentence.strip().rstrip(".")):
-        if "`" in clause:  # a command to type: the GM's business
-            continue
-        parts = [p for p in re.split(r",\s+or\s+", clause) if not re.search(r"\bpass --", p)]
-        if parts:
-            kept.append(", or ".join(parts))
-    if not kept:
-        return "The GM has something to settle before this roll; ask the GM."
-    said = "; ".join(kept)
-    said = re.sub(r"like --dice ", "like ", said)
-    said = re.sub(r"--([a-z][a-z-]*)", lambda m: m[1].replace("-", " "), said)
-    return said[0].upper() + said[1:] + "."
+    """A refusal as a player's phone says it: in the table's words (``table_words``: "the GM
+    must spend hard or dire before any player roll", not "log it with `tracker threat spend
+    hard`, or pass --override"), one sentence."""
+    said = table_words(
+        sentence, otherwise="The GM has something to settle before this roll; ask the GM"
+    )
+    return said[:1].upper() + said[1:].rstrip(".") + "."
 
 
 def _this_session(events: list[Any], session: int | None) -> list[Any]:
@@ -429,11 +420,18 @@ class Console:
                 "skills": dict(ch.skills),
             },
             "traits": _traits(ch),
-            # The trait picker's groups, each trait with its level, as her sheet has them.
+            # The trait picker's groups, each trait with its level, as her sheet has them, then
+            # what the rules let her roll beyond it (GURPS: senses, skills at default).
             "trait_groups": [
-                {"group": group, "traits": [[k, v] for k, v in held.items() if k in shown]}
-                for group, held in (("Stats", ch.stats), ("Skills", ch.skills))
-                if (shown := set(_traits(ch))) & set(held)
+                *(
+                    {"group": group, "traits": [[k, v] for k, v in held.items() if k in shown]}
+                    for group, held in (("Stats", ch.stats), ("Skills", ch.skills))
+                    if (shown := set(_traits(ch))) & set(held)
+                ),
+                *(
+                    {"group": group, "traits": [list(roll) for roll in rolls]}
+                    for group, rolls in state.rules.rolls_beyond_sheet(ch)
+                ),
             ],
             "form": _form(declaration(state.rules, ROLL), player=True),
             "asked": json.loads(self.phones.waiting(character_id)),

@@ -58,7 +58,7 @@ from tracker.projections.player import Sealed, player_stream
 from tracker.projections.rolls import amending_types
 from tracker.web.console import Console, Guard, answer, refused
 from tracker.web.guard import GM, HEADERS, PLAYERS, Bucket, Phones
-from tracker.words import outcome_words
+from tracker.words import outcome_words, table_words
 
 EVERY = 0.1
 COOKIE = "tracker_gm"
@@ -249,6 +249,11 @@ class Feed:
                 self.item(store.find_event(cid, ident), page, view, bought)
                 for ident in data.event_ids
             ]
+        if view == PLAYERS:
+            # The same line the GM's command line prints, less what tells the GM what to type.
+            doc["text"] = table_words(doc["text"])
+            if "why" in doc:
+                doc["why"] = [table_words(w) for w in doc["why"]]
         amends = [self.item(roll, page, view, bought) for roll in self._bought_rolls(event, view)]
         # A revealed buy-up changes its roll on the page too.
         amends += [a for shown in doc.get("reveals", ()) for a in shown.pop("amends", ())]

@@ -107,10 +107,12 @@ ODDS = OddsCommand(
 
 
 def roll_remarks(event: Any) -> list[str]:
-    """A natural 20 or 1 (what the dice did whatever the DCs), and a roll made with --override.
+    """A natural 20 or 1 (what the dice did whatever the DCs), and a roll made with --override,
+    said in the table's words ("rolled with the GM's override"), since the players read these
+    lines on the TV and their phones as the GM reads them in the log.
 
     Only that --override was given is said, never whether a spend was owed: a secret roll may
-    have moved Threat, and the players read these lines."""
+    have moved Threat."""
     from tracker.events.play import RollMade
 
     if not isinstance(event, RollMade):
@@ -125,7 +127,7 @@ def roll_remarks(event: Any) -> list[str]:
     if event.inputs.get("position_steps"):
         remarks.append("an advantage die made the position one step better")
     if event.inputs.get("override"):
-        remarks.append("rolled with --override")
+        remarks.append("rolled with the GM's override")
     return remarks
 
 

@@ -259,6 +259,40 @@ def roll_inputs(
     }
 
 
+def rolls_beyond_sheet(character: CharacterView) -> list[tuple[str, list[tuple[str, int]]]]:
+    """What the character may roll that her sheet does not list as a skill, each at the level
+    ``decide_roll`` rolls it at before the roll's own modifiers: "Senses" (Vision, Hearing,
+    Taste, Smell: Per and the bonus her Acute or Discriminatory sense gives), "Defaults" (each
+    skill her sheet lists a default for, and the rulebook's Lockpicking, Climbing and Swimming,
+    at the best default, where she lacks the skill). A roll she cannot make (no Per to roll
+    against) is left out."""
+    traits = _traits(character)
+    try:
+        per: int | None = base_skill(character, "Per").value
+    except TrackerError:
+        per = None
+    senses = [
+        (sense, per + sum(m.value for m in sense_modifiers(sense, traits)))
+        for sense in tables.SENSES.values()
+        if per is not None
+    ]
+    held = {name.casefold() for name in character.skills}
+    named = [*character.defaults, *(s.capitalize() for s in tables.RULEBOOK_DEFAULTS)]
+    defaults = []
+    for skill in dict.fromkeys(named):
+        if skill.casefold() in held or skill.casefold() in {d.casefold() for d, _ in defaults}:
+            continue
+        try:
+            base = base_skill(
+                character, skill, defaults_for(character, skill) or rulebook_defaults(skill)
+            )
+        except TrackerError:
+            continue
+        defaults.append((skill, base.value))
+    groups = [("Senses", senses), ("Defaults", sorted(defaults, key=lambda d: d[0].casefold()))]
+    return [(group, rolls) for group, rolls in groups if rolls]
+
+
 def _traits(character: CharacterView) -> list[str]:
     return [*character.traits, *(g["name"] for g in character.traits_gained)]
 

@@ -91,6 +91,16 @@ class Gurps(RuleSystem):
 
         check_default_for(skill, expression, character)
 
+    def rolls_beyond_sheet(
+        self, character: CharacterView
+    ) -> list[tuple[str, list[tuple[str, int]]]]:
+        """The four sense rolls, at Per with the Acute Senses bonus, and the skills she may roll
+        at default, her sheet's defaults and the rulebook's (GURPS, 'Sense Rolls', 'Default
+        Rolls')."""
+        from tracker.systems.gurps.play import rolls_beyond_sheet
+
+        return rolls_beyond_sheet(character)
+
     def foreign_sheet(self, data: Any, source: str) -> Mapping[str, Any] | None:
         """A GCS character file (data versions 2 to 5) or a GURPS Game Aid actor export."""
         from tracker.systems.gurps import gcs

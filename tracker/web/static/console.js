@@ -94,6 +94,7 @@ function input(part, form, prefix) {
       const picks = el("span", "picks");
       for (const [value, words] of part.picks) {
         const b = el("button", "pick", words); b.type = "button"; b.tabIndex = -1;
+        b.dataset.value = value;
         b.addEventListener("click", () => {
           const box = [...list.children].find((x) => !x.value);
           box.value = value;

@@ -70,14 +70,17 @@ function board(b) {
   const rows = Object.values(b.luck || {}).filter((l) => l.rolls);
   luck.replaceChildren(...(rows.length ? rows.map((l) => {
     const li = el("li");
-    const sign = l.luck >= 0 ? "+" : "−";
+    // A luck that rounds to nothing is even, whichever side of zero it fell: "±0.0", in no tone.
+    const figure = Math.abs(l.luck).toFixed(1);
+    const tone = figure === "0.0" ? "even" : l.luck > 0 ? "up" : "down";
+    const sign = { even: "±", up: "+", down: "−" }[tone];
     // Successes against what the exact odds of these very rolls expected.
     const who = el("span", "who", l.character);
     who.append(el("small", "", `${l.successes} of ${l.rolls} succeeded, ` +
                                 `${l.expected.toFixed(1)} expected`));
-    li.append(who, el("span", l.luck >= 0 ? "up" : "down",
-                      `${sign}${Math.abs(l.luck).toFixed(1)}`));
-    li.title = l.luck >= 0 ? "luckier than the odds" : "unluckier than the odds";
+    li.append(who, el("span", tone, `${sign}${figure}`));
+    li.title = { even: "as lucky as the odds", up: "luckier than the odds",
+                 down: "unluckier than the odds" }[tone];
     return li;
   }) : [el("li", "none", "no rolls yet")]));
 }

@@ -76,7 +76,7 @@ function picked(part) {
   };
   const offer = el("span", "picks");
   for (const [value, words] of part.picks) {
-    const b = el("button", "pick", words); b.type = "button";
+    const b = el("button", "pick", words); b.type = "button"; b.dataset.value = value;
     b.addEventListener("click", () => chosen.add(value));
     offer.append(b);
   }
