@@ -168,3 +168,23 @@ def test_the_check_of_a_forms_words_refuses_what_the_command_line_says():
     assert _unsaid(Option("--dice-a", "x", label="the table's dice for A").shown) is None
     assert _unsaid(Argument("trait_a").shown) is not None
     assert _unsaid(Argument("trait_a", label="A's trait or score").shown) is None
+
+
+@pytest.mark.parametrize(
+    ("system", "name", "shown"),
+    [
+        ("gloom", "dl", "e.g. hard"),
+        ("gurps", "mods", "e.g. -2:darkness"),
+        ("glintlock", "tags", "e.g. 1:gear"),
+    ],
+)
+def test_an_empty_box_shows_its_declared_example_as_the_table_says_it(system, name, shown):
+    """A form's box shows a value as a player would give it, not the command line's
+    ``N|NAME`` or ``N[:LABEL]``."""
+    from tracker.app.actions import declaration
+    from tracker.app.declared import ROLL
+    from tracker.web.console import _form
+
+    form = _form(declaration(registry.get(system), ROLL.path))
+    option = next(o for o in form["options"] if o["name"] == name)
+    assert option["placeholder"] == shown

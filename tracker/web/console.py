@@ -186,9 +186,18 @@ def _option(o: Option) -> dict[str, Any]:
         "complete": o.complete,
         "help": o.help,
         "metavar": o.metavar,
+        "placeholder": _placeholder(o),
         "picks": [list(pick) for pick in o.picks],
         "default": o.default if isinstance(o.default, (int, str)) else None,
     }
+
+
+def _placeholder(o: Option) -> str:
+    """What an empty box of ``o`` shows: its declared example's value ("e.g. hard" for
+    ``--dl hard``), which reads as the table says it, else its metavar."""
+    if o.example and o.example.startswith(o.flag + " "):
+        return "e.g. " + o.example.removeprefix(o.flag + " ").strip('"')
+    return o.metavar or ""
 
 
 def asked_words(

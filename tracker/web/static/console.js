@@ -62,7 +62,7 @@ function input(part, form, prefix) {
   const make = () => {
     const box = el("input"); box.name = part.name;
     box.type = part.kind === "int" ? "number" : "text";
-    box.placeholder = part.metavar || (part.kind === "difficulty" ? "N|NAME" : "");
+    box.placeholder = part.placeholder || part.metavar || "";
     if (part.required) box.required = true;
     const values = offered(part.complete, form);
     if (values) {

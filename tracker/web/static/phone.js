@@ -38,7 +38,7 @@ function field(part) {
       for (const c of part.choices) { const o = el("option", "", c); o.value = c; box.append(o); }
     } else {
       box = el("input"); box.type = part.kind === "int" ? "number" : "text";
-      box.placeholder = part.metavar || "";
+      box.placeholder = part.placeholder || part.metavar || "";
     }
     box.name = part.name;
     return box;
