@@ -214,10 +214,10 @@ def test_the_nonces_outlive_a_restart_of_the_server(fresh):
 
 
 def test_a_page_token_older_than_a_day_is_refused_and_the_page_told_to_reload(fresh, monkeypatch):
-    from tracker.web import console
+    from tracker.web import guard
 
     later = time.time() + 24 * 60 * 60 + 5
-    monkeypatch.setattr(console.time, "time", lambda: later)
+    monkeypatch.setattr(guard.time, "time", lambda: later)
     before = fresh.head()
     status, answer = fresh.act("gm", "/gm/act", ROLL)
     assert status == 403

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import io
 import json
 import re
 import secrets
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from fractions import Fraction
 from typing import Any, Protocol
@@ -36,7 +34,16 @@ from tracker.store.eventstore import Claim
 from tracker.systems import registry
 from tracker.systems.commands import Command, Option, taken
 from tracker.web import guard
-from tracker.web.guard import GM, HEADERS, PLAYERS
+from tracker.web.guard import (
+    GM,
+    GM_ONLY,
+    HEADERS,
+    PHONE_COOKIE,
+    PLAYERS,
+    Guard,
+    Refusal,
+    refused,
+)
 from tracker.words import table_words
 
 
@@ -49,102 +56,9 @@ class Following(Protocol):
     async def follow(self) -> None: ...
 
 
-GM_COOKIE = "tracker_gm"
-PHONE_COOKIE = "tracker_phone"
-NONCE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 ROLL = ("roll",)
 
-
-class Refusal(Exception):
-    """A request refused before it reached the table: its status and one sentence;
-    ``reload`` when the page should reload itself and send it again."""
-
-    def __init__(self, status: int, sentence: str, *, reload: bool = False) -> None:
-        super().__init__(sentence)
-        self.status = status
-        self.reload = reload
-
-
-def refused(status: int, sentence: str, *, reload: bool = False) -> JSONResponse:
-    doc: dict[str, Any] = {"error": sentence, **({"reload": True} if reload else {})}
-    return JSONResponse(doc, status_code=status, headers=HEADERS)
-
-
 SENT_ALREADY = "This request was sent already; nothing more was logged."
-
-
-def answer(doc: dict[str, Any]) -> JSONResponse:
-    return JSONResponse(doc, headers=HEADERS)
-
-
-class Guard:
-    """Who a request speaks for, and whether a POST may act (see the module's docstring)."""
-
-    def __init__(self, key: str, phones: guard.Phones) -> None:
-        self.key = key
-        self.phones = phones
-        self.secret = secrets.token_bytes(32)
-
-    def is_gm(self, request: Request) -> bool:
-        import hmac
-
-        given = request.cookies.get(GM_COOKIE, "")
-        return bool(given) and hmac.compare_digest(given.encode(), self.key.encode())
-
-    def phone(self, request: Request) -> tuple[str, str] | None:
-        """The phone's key and the character it is for; None without a live key."""
-        key = request.cookies.get(PHONE_COOKIE, "")
-        holder = self.phones.holder(key) if key else None
-        return (key, holder) if holder else None
-
-    def token(self, identity: str) -> str:
-        """A new token for a page opened as ``identity``."""
-        return guard.page_token(self.secret, identity, int(time.time()))
-
-    def holder(self, identity: str) -> str:
-        """Who sends as ``identity``, as the database remembers its requests: a hash of its
-        key (the GM's, or the phone's), never the key."""
-        held = "gm:" + self.key if identity == GM else identity
-        return hashlib.sha256(held.encode()).hexdigest()
-
-    async def check(self, request: Request, identity: str) -> tuple[dict[str, Any], Claim]:
-        """The JSON body of a POST that may act as ``identity``, and the claim its answer is
-        remembered by; ``Refusal`` otherwise."""
-        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-            raise Refusal(415, "Send the action as JSON, as the page does.")
-        origin = request.headers.get("origin")
-        if origin is not None and origin != f"{request.url.scheme}://{request.headers['host']}":
-            raise Refusal(403, "An action must come from this server's own page.")
-        issued = guard.token_issued(self.secret, identity, request.headers.get("x-csrf-token", ""))
-        if issued is None:
-            raise Refusal(403, "This page is out of date or not this server's; reload it.")
-        if time.time() - issued > guard.TOKEN_LIFE:
-            raise Refusal(
-                403, "This page was opened over a day ago; it reloads itself.", reload=True
-            )
-        body = await request.body()  # at most ``server.LARGEST_BODY``, read there
-        try:
-            doc = json.loads(body, parse_constant=_no_constant)
-        except RecursionError:
-            raise Refusal(400, DEEP) from None
-        except ValueError:  # not JSON, not UTF-8, NaN, or an integer of thousands of digits
-            raise Refusal(400, "The request is not JSON; reload the page.") from None
-        if not isinstance(doc, dict):
-            raise Refusal(400, "The request is not an action; reload the page.")
-        problem = guard.unfit_json(doc)
-        if problem is not None:
-            raise Refusal(400, problem)
-        nonce = doc.get("nonce")
-        if not isinstance(nonce, str) or not NONCE.fullmatch(nonce):
-            raise Refusal(400, "The request carries no nonce; reload the page.")
-        return doc, Claim(self.holder(identity), nonce, issued + guard.TOKEN_LIFE)
-
-
-DEEP = "The request is nested deeper than any action; reload the page."
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is no number an action holds")
 
 
 def _form(command: Command, *, player: bool = False) -> dict[str, Any]:
@@ -514,7 +428,7 @@ class Console:
                 raise BadInput("Give the roll's options apart from its character and trait.")
             secret = body.get("secret") is True
 
-            def made() -> guard.Request:
+            def made() -> guard.Asked:
                 live = self.feed.live
                 state = live.state()
                 ch = live.table.character(name, state)
@@ -525,7 +439,7 @@ class Console:
                 request = registry.roll_request(given.pop("trait"), **given)
                 seen = Rolls(live.table).foresee(ch.name, request)
                 said = f"{ch.name}: " + asked_words(state.rules, trait, form, options, seen)
-                return guard.Request(
+                return guard.Asked(
                     secrets.token_urlsafe(9), ch.character_id, trait, options, secret, said
                 )
 
@@ -610,7 +524,7 @@ class Console:
         run: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],
     ) -> Response:
         if identity == "gm" and not self.guard.is_gm(request):
-            return refused(403, "The GM's console needs the key `tracker serve` printed.")
+            return refused(403, GM_ONLY)
         # A phone is a player's: its refusals are in the table's words, not the command line's.
         words = players_words if identity.startswith("phone:") else str
         try:

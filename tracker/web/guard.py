@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import json
 import math
 import re
 import secrets
@@ -33,6 +34,11 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from tracker.store.eventstore import Claim
 
 # The two views of the table: the players' (their stream alone) and the GM's (everything).
 PLAYERS, GM = "players", "gm"
@@ -130,7 +136,7 @@ HEX = frozenset("0123456789abcdef")
 
 
 @dataclass
-class Request:
+class Asked:
     """A roll the GM asked of a character's phone: filled in there, rolled by the player."""
 
     id: str
@@ -147,7 +153,7 @@ class Phones:
 
     keys: dict[str, str] = field(default_factory=dict)
     """key -> character id."""
-    requests: dict[str, Request] = field(default_factory=dict)
+    requests: dict[str, Asked] = field(default_factory=dict)
     """character id -> the roll asked of that character's phone, until it is rolled."""
     feeds: dict[str, set[asyncio.Queue[Any]]] = field(default_factory=dict)
     """character id -> the open feeds of its phones, to hand a request or end them."""
@@ -186,7 +192,7 @@ class Phones:
             queue.put_nowait(None)
         return key
 
-    def ask(self, request: Request) -> None:
+    def ask(self, request: Asked) -> None:
         """Hand ``request`` to the character's phones (one request at a time per character)."""
         with self.lock:
             self.requests[request.character_id] = request
@@ -194,7 +200,7 @@ class Phones:
         for queue in queues:
             queue.put_nowait([(None, "request", _request_doc(request))])
 
-    def answered(self, character_id: str, request_id: str) -> Request | None:
+    def answered(self, character_id: str, request_id: str) -> Asked | None:
         """The request ``request_id`` of the character's, taken off its phones; None when it
         is not the one waiting."""
         with self.lock:
@@ -221,7 +227,7 @@ class Phones:
             self.feeds.get(character_id, set()).discard(queue)
 
 
-def _request_doc(request: Request) -> str:
+def _request_doc(request: Asked) -> str:
     import json
 
     return json.dumps(
@@ -234,3 +240,97 @@ def _request_doc(request: Request) -> str:
         },
         ensure_ascii=False,
     )
+
+
+GM_COOKIE = "tracker_gm"
+GM_ONLY = "The GM's console needs the key `tracker serve` printed."
+PHONE_COOKIE = "tracker_phone"
+NONCE = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+class Refusal(Exception):
+    """A request refused before it reached the table: its status and one sentence;
+    ``reload`` when the page should reload itself and send it again."""
+
+    def __init__(self, status: int, sentence: str, *, reload: bool = False) -> None:
+        super().__init__(sentence)
+        self.status = status
+        self.reload = reload
+
+
+def refused(status: int, sentence: str, *, reload: bool = False) -> JSONResponse:
+    doc: dict[str, Any] = {"error": sentence, **({"reload": True} if reload else {})}
+    return JSONResponse(doc, status_code=status, headers=HEADERS)
+
+
+def answer(doc: dict[str, Any]) -> JSONResponse:
+    return JSONResponse(doc, headers=HEADERS)
+
+
+class Guard:
+    """Who a request speaks for, and whether a POST may act (see the module's docstring)."""
+
+    def __init__(self, key: str, phones: Phones) -> None:
+        self.key = key
+        self.phones = phones
+        self.secret = secrets.token_bytes(32)
+
+    def is_gm(self, request: Request) -> bool:
+        """Whether the request comes from the GM's browser: its cookie holds the key."""
+        given = request.cookies.get(GM_COOKIE, "")
+        return bool(given) and hmac.compare_digest(given.encode(), self.key.encode())
+
+    def phone(self, request: Request) -> tuple[str, str] | None:
+        """The phone's key and the character it is for; None without a live key."""
+        key = request.cookies.get(PHONE_COOKIE, "")
+        holder = self.phones.holder(key) if key else None
+        return (key, holder) if holder else None
+
+    def token(self, identity: str) -> str:
+        """A new token for a page opened as ``identity``."""
+        return page_token(self.secret, identity, int(time.time()))
+
+    def holder(self, identity: str) -> str:
+        """Who sends as ``identity``, as the database remembers its requests: a hash of its
+        key (the GM's, or the phone's), never the key."""
+        held = "gm:" + self.key if identity == GM else identity
+        return hashlib.sha256(held.encode()).hexdigest()
+
+    async def check(self, request: Request, identity: str) -> tuple[dict[str, Any], Claim]:
+        """The JSON body of a POST that may act as ``identity``, and the claim its answer is
+        remembered by; ``Refusal`` otherwise."""
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            raise Refusal(415, "Send the action as JSON, as the page does.")
+        origin = request.headers.get("origin")
+        if origin is not None and origin != f"{request.url.scheme}://{request.headers['host']}":
+            raise Refusal(403, "An action must come from this server's own page.")
+        issued = token_issued(self.secret, identity, request.headers.get("x-csrf-token", ""))
+        if issued is None:
+            raise Refusal(403, "This page is out of date or not this server's; reload it.")
+        if time.time() - issued > TOKEN_LIFE:
+            raise Refusal(
+                403, "This page was opened over a day ago; it reloads itself.", reload=True
+            )
+        body = await request.body()  # at most ``server.LARGEST_BODY``, read there
+        try:
+            doc = json.loads(body, parse_constant=_no_constant)
+        except RecursionError:
+            raise Refusal(400, DEEP) from None
+        except ValueError:  # not JSON, not UTF-8, NaN, or an integer of thousands of digits
+            raise Refusal(400, "The request is not JSON; reload the page.") from None
+        if not isinstance(doc, dict):
+            raise Refusal(400, "The request is not an action; reload the page.")
+        problem = unfit_json(doc)
+        if problem is not None:
+            raise Refusal(400, problem)
+        nonce = doc.get("nonce")
+        if not isinstance(nonce, str) or not NONCE.fullmatch(nonce):
+            raise Refusal(400, "The request carries no nonce; reload the page.")
+        return doc, Claim(self.holder(identity), nonce, issued + TOKEN_LIFE)
+
+
+DEEP = "The request is nested deeper than any action; reload the page."
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no number an action holds")

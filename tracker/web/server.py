@@ -56,12 +56,22 @@ from tracker.events import play as p
 from tracker.events.effects import TrackChange
 from tracker.projections.player import Sealed, player_stream
 from tracker.projections.rolls import amending_types
-from tracker.web.console import Console, Guard, answer, refused
-from tracker.web.guard import GM, HEADERS, PLAYERS, Bucket, Phones
+from tracker.web.console import Console
+from tracker.web.guard import (
+    GM,
+    GM_COOKIE,
+    GM_ONLY,
+    HEADERS,
+    PLAYERS,
+    Bucket,
+    Guard,
+    Phones,
+    answer,
+    refused,
+)
 from tracker.words import outcome_words, table_words
 
 EVERY = 0.1
-COOKIE = "tracker_gm"
 
 Message = tuple[int | None, str, str]
 # Sent first when the view moved to another campaign: the page drops what it shows.
@@ -283,7 +293,9 @@ class Feed:
                 "tone": item["tone"],
                 "critical": bool(item.get("critical")),
                 "secret": item["secret"],
-                "why": item.get("why", []),
+                # A reveal names what it showed: which secret went, by its line.
+                "why": item.get("why")
+                or [f"#{shown['version']} {shown['text']}" for shown in item.get("reveals", ())],
             }
             if view != PLAYERS:
                 line["changes"] = [
@@ -556,24 +568,24 @@ def make_app(
         return HTMLResponse(_page(PLAYERS), headers=HEADERS)
 
     async def gm_page(request: Request) -> Response:
-        return _gm_page(request, key, guard.token("gm"))
+        return _gm_page(request, guard)
 
     async def players_events(request: Request) -> Response:
         return _stream(request, hub, PLAYERS)
 
     async def gm_events(request: Request) -> Response:
-        if not _holds_key(request, key):
+        if not guard.is_gm(request):
             return Response("The GM's view needs the key `tracker serve` printed.", 403)
         return _stream(request, hub, GM)
 
     async def gm_state(request: Request) -> Response:
-        if not _holds_key(request, key):
-            return refused(403, "The GM's console needs the key `tracker serve` printed.")
+        if not guard.is_gm(request):
+            return refused(403, GM_ONLY)
         return answer(await hub.feed.call(console.gm_state, request))
 
     async def gm_qr(request: Request) -> Response:
-        if not _holds_key(request, key):
-            return refused(403, "The GM's console needs the key `tracker serve` printed.")
+        if not guard.is_gm(request):
+            return refused(403, GM_ONLY)
         return console.qr(request, request.path_params["character"])
 
     async def phone_page(request: Request) -> Response:
@@ -654,26 +666,20 @@ async def _failed(request: Request, exc: Exception) -> Response:
     return PlainTextResponse(FAILED, status_code=500, headers=HEADERS)
 
 
-def _holds_key(request: Request, key: str) -> bool:
-    """Whether the request comes from the GM's browser: its cookie holds the key."""
-    given = request.cookies.get(COOKIE, "")
-    return bool(given) and hmac.compare_digest(given.encode(), key.encode())
-
-
-def _gm_page(request: Request, key: str, token: str) -> Response:
+def _gm_page(request: Request, guard: Guard) -> Response:
     """The GM's console for a browser that holds the key; one that gives it in the address is
     sent back without it, holding it in a cookie."""
     given = request.query_params.get("key")
     if given is not None:
-        if not hmac.compare_digest(given.encode(), key.encode()):
+        if not hmac.compare_digest(given.encode(), guard.key.encode()):
             return _refused()
         # The key goes into a cookie and out of the address bar and the history.
         response = RedirectResponse("/gm", status_code=303, headers=HEADERS)
-        response.set_cookie(COOKIE, key, httponly=True, samesite="strict", path="/gm")
+        response.set_cookie(GM_COOKIE, guard.key, httponly=True, samesite="strict", path="/gm")
         return response
-    if not _holds_key(request, key):
+    if not guard.is_gm(request):
         return _refused()
-    return HTMLResponse(_static_page("console.html", GM, token), headers=HEADERS)
+    return HTMLResponse(_static_page("console.html", GM, guard.token(GM)), headers=HEADERS)
 
 
 def _refused() -> Response:
