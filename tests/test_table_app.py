@@ -909,10 +909,20 @@ def test_secrets_of_an_earlier_session_stay_to_reveal_and_alt_v_takes_the_one_th
         assert f"#{second} " in left[0], left
         assert "shown after" not in left[0]
         browser.switch_to.active_element.send_keys(Keys.ALT, "v")
-        _result(browser, "secrets-result", "revealed")
+        # Each reveal names what it showed.
+        _result(browser, "secrets-result", "revealed", f"#{second} ")
         wait_for(browser, lambda d: d.find_element("id", "secrets").text == "none", "none left")
         browser.switch_to.active_element.send_keys(Keys.ALT, "v")
         _result(browser, "secrets-result", "No secret to reveal", refused=True)
+        browser.switch_to.active_element.send_keys(Keys.ALT, "r")
+        _result(browser, "table-result", "Nothing to redo", refused=True)
+        # The players' page is on session 2: a reveal of session 1's rolls says them whole.
+        browser.get(server.base + "/")
+        wait_for(
+            browser,
+            lambda d: any("revealed" in t and "6+6+6" in t for t in feed_texts(d)),
+            "last session's roll, revealed",
+        )
 
 
 @pytest.fixture
@@ -992,6 +1002,7 @@ def test_a_breaking_point_asks_for_its_result_and_consequence_and_the_floor_star
     glintlock_table,
     browser,  # noqa: F811
 ):
+    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select
 
     db = glintlock_table
@@ -1032,6 +1043,25 @@ def test_a_breaking_point_asks_for_its_result_and_consequence_and_the_floor_star
         button.click()
         tier = browser.find_element("css selector", "#other select[name=tier]")
         assert tier.get_attribute("value") == "hard"
+        # Filled in, the form's button has the focus: Enter pays the floor.
+        before = head(db)
+        browser.switch_to.active_element.send_keys(Keys.ENTER)
+        _result(browser, "other-result", "Threat", "hard")
+        assert head(db) == before + 1
+
+        # Tags clicked at the console leave the focus in the trait: Enter rolls, once.
+        _type_roll_start = browser.find_element("css selector", "#roll input[name=character]")
+        _type_roll_start.send_keys(Keys.ESCAPE)
+        browser.switch_to.active_element.send_keys("Tomas", Keys.TAB)
+        browser.switch_to.active_element.send_keys("Grit")
+        for value in ("1:gear", "1:power"):
+            browser.find_element("css selector", f'#roll button.pick[data-value="{value}"]').click()
+        before = head(db)
+        browser.switch_to.active_element.send_keys(Keys.ENTER)
+        _result(browser, "result", "Tomas rolls Grit")
+        assert head(db) == before + 1
+        tags = _rolls(db, "Grit")[-1]["payload"]["inputs"]["tags"]
+        assert [t["kind"] for t in tags] == ["gear", "power"]
 
 
 ILSA = """
@@ -1124,3 +1154,29 @@ def test_a_luck_that_rounds_to_nothing_reads_even_on_the_tv_in_no_tone(
             assert figure.text == "±0.0", row.text
             assert figure.get_attribute("class") == "even"
             assert figure.value_of_css_property("color") == row.value_of_css_property("color")
+
+
+def test_a_revoked_phone_says_its_link_is_not_live_rather_than_reconnecting(
+    glintlock_table,
+    browser,  # noqa: F811
+):
+    from test_console import gm
+
+    db = glintlock_table
+    with table_served(db) as server:
+        browser.set_window_size(390, 844)
+        browser.get(server.phones["Wren"])
+        wait_for(browser, lambda d: d.find_element("id", "me-name").text == "Wren", "her phone")
+        console = gm(server)
+        desk = json.loads(console.get("/gm/state")[1])
+        wren = next(c["id"] for c in desk["characters"] if c["name"] == "Wren")
+        assert console.post("/gm/revoke", {"character": wren})[0] == 200
+        shown = wait_for(
+            browser,
+            lambda d: (
+                d.find_element("id", "refused").is_displayed() and d.find_element("id", "refused")
+            ),
+            "the phone told its link is not live",
+        )
+        assert "not live" in shown.text
+        assert not browser.find_element("id", "roll").is_displayed()

@@ -95,6 +95,8 @@ function input(part, form, prefix) {
       for (const [value, words] of part.picks) {
         const b = el("button", "pick", words); b.type = "button"; b.tabIndex = -1;
         b.dataset.value = value;
+        // Clicked, it leaves the focus where it was: Enter then rolls, not taps it again.
+        b.addEventListener("mousedown", (e) => e.preventDefault());
         b.addEventListener("click", () => {
           const box = [...list.children].find((x) => !x.value);
           box.value = value;
@@ -289,7 +291,11 @@ function pick(path, prefill) {
   picker.value = JSON.stringify(path);
   const form = document.getElementById("other");
   build(form, formDecl(path), prefill, [[path.join(" "), "primary"]]);
-  if (prefill) form.querySelector("input, select")?.focus();
+  // Filled in from what is owed: the first box left to fill, or the button, so Enter acts.
+  if (prefill) {
+    const empty = [...form.querySelectorAll("input, select")].find((f) => f.type !== "checkbox" && !f.value);
+    (empty || form.querySelector("button.primary")).focus();
+  }
 }
 
 function picker() {
@@ -427,7 +433,11 @@ function start() {
       // that counted an older sealed one waits for it).
       const b = [...document.querySelectorAll(keyed)].pop();
       if (b && !b.disabled) b.click();
-      else if (e.key.toLowerCase() === "v") say("secrets-result", { ok: false, error: "No secret to reveal." });
+      else {
+        const none = { u: ["table-result", "Nothing to undo."], r: ["table-result", "Nothing to redo."],
+          v: ["secrets-result", "No secret to reveal."] }[e.key.toLowerCase()];
+        say(none[0], { ok: false, error: none[1] });
+      }
       return;
     }
     // Enter held down repeats: one press is one action, however long the key is held.

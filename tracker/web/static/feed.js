@@ -68,6 +68,9 @@ const Feed = (() => {
         const again = render(shown, gm);
         items.set(shown.id, again);
         old.replaceWith(again);
+      } else if ((item.reveals || []).includes(shown)) {
+        // A secret of an earlier session, not on this page: the reveal's line says it whole.
+        li.querySelector(".text").append(el("small", "shown", `#${shown.version} ${shown.text}`));
       }
     }
   }

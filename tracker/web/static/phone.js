@@ -77,6 +77,7 @@ function picked(part) {
   const offer = el("span", "picks");
   for (const [value, words] of part.picks) {
     const b = el("button", "pick", words); b.type = "button"; b.dataset.value = value;
+    b.addEventListener("mousedown", (e) => e.preventDefault());   // Enter still rolls
     b.addEventListener("click", () => chosen.add(value));
     offer.append(b);
   }
@@ -258,7 +259,7 @@ function start() {
       if (doc.ok) { answer.reset(); showAsked(null); }
     });
   });
-  Feed.follow("/phone/events", document.getElementById("feed"), false, {
+  const source = Feed.follow("/phone/events", document.getElementById("feed"), false, {
     me: showMe,
     request: showAsked,
     away,
@@ -266,6 +267,16 @@ function start() {
     reset: forget,
     session: forget,
   }, true);
+  // A feed that keeps failing: if her link was revoked, say so rather than "reconnecting…"
+  // for ever above a form that would only be refused.
+  source.addEventListener("error", async () => {
+    const state = await fetch("/phone/state", { credentials: "same-origin" }).catch(() => null);
+    if (state && state.status === 403) {
+      source.close();
+      document.body.classList.add("refused");
+      document.getElementById("refused").hidden = false;
+    }
+  });
 }
 
 if (document.body.dataset.view === "refused") {
