@@ -178,8 +178,9 @@ def test_a_plugin_declares_a_roll_option_of_its_own(d6_installed, run):
     run.ok("session start")
     refused = run("roll Kade Hacking --edge 1")
     assert refused.exit_code == 2
-    assert "--edge is a D6 option; a Gloom roll does not use it, so leave it out." in (
-        refused.output
+    assert (
+        "--edge is D6's option; this campaign plays Gloom, so leave it out "
+        "(see `tracker roll --help`)." in (refused.output)
     )
 
 

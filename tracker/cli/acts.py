@@ -77,7 +77,11 @@ def _leaf(command: SystemCommand) -> click.Command:
                 values = command.taken(values)
             except BadInput as exc:
                 raise click.UsageError(str(exc)) from None
-        logged = open_tracker().acting.run(path, **values)
+        tracker = open_tracker()
+        # Several systems may declare this command line: a value only another system's command
+        # takes is refused by name, not dropped.
+        registry.refuse_others(registry.get(tracker.campaign().system), path, values)
+        logged = tracker.acting.run(path, **values)
         if as_json:
             emit_json(logged.doc)
             return
