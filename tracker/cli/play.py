@@ -19,8 +19,7 @@ from tracker.app.declared import (
     STRESS,
     track_command,
 )
-from tracker.cli import complete
-from tracker.cli.declared import make_command, readers, with_systems
+from tracker.cli.declared import BySystem, make_command, readers, with_systems
 from tracker.cli.options import NumberArgs, emit_json, open_tracker, output_options
 from tracker.cli.render import (
     BAD,
@@ -132,7 +131,7 @@ def _roll(character: str, trait: str, as_json: bool, **options: Any) -> None:
 roll = make_command(
     ROLL,
     _roll,
-    cls=complete.SystemOptions,
+    cls=BySystem,
     reads=lambda: readers("roll_options"),
     later=_roll_declared,
 )
@@ -415,9 +414,9 @@ def lasting_lines(t: dict[str, Any], rules: RuleSystem) -> list[str]:
 # -- contests, fright checks, panic, projects -----------------------------------------------------
 
 
-class _ContestCommand(NumberArgs, complete.SystemOptions):
-    """A contest: an opponent's score may be typed negative, and Tab offers the options the
-    campaign's system reads."""
+class _ContestCommand(NumberArgs, BySystem):
+    """A contest: an opponent's score may be typed negative, and its help and Tab offer the
+    options the campaign's system reads."""
 
 
 def _contest(a: str, trait_a: str, b: str, trait_b: str, as_json: bool, **options: Any) -> None:
