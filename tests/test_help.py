@@ -125,6 +125,13 @@ def test_with_no_campaign_roll_help_lists_each_systems_options_under_its_own_hea
     assert list(contest) == ["Options", "Gloom options", "GURPS options"]
     assert "--dl-a" in contest["Gloom options"]
     assert "--mod-a" in contest["GURPS options"]
+    # A command line two systems declare says whose each option is, as a roll's does.
+    spend = sections(run.ok("spend --help").stdout)
+    assert spend == {
+        "Options": ["--json", "-h"],
+        "GURPS options": ["--to"],
+        "Glintlock options": ["--cost", "--condition", "--note"],
+    }
 
 
 @pytest.mark.parametrize(
@@ -135,6 +142,7 @@ def test_with_no_campaign_roll_help_lists_each_systems_options_under_its_own_hea
         ("roll --db {db} --campaign drift --help", "Gloom options", "--tag"),
         ("roll --help --db {db} --campaign Drift", "Gloom options", "--mod"),
         ("--db {db} contest --help", "GURPS options", "--dl-a"),
+        ("--db {db} spend --help", "GURPS options", "--cost"),
     ],
 )
 def test_with_a_campaign_roll_help_lists_its_systems_options_alone(run, words, heading, other):
@@ -146,5 +154,5 @@ def test_with_a_campaign_roll_help_lists_its_systems_options_alone(run, words, h
     assert shown.exit_code == 0, shown.output
     found = sections(shown.stdout)
     assert list(found) == ["Options", heading]
-    assert "--seed" in found["Options"]
+    assert "--json" in found["Options"]
     assert other not in [flag for flags in found.values() for flag in flags]
