@@ -156,3 +156,7 @@ def test_with_a_campaign_roll_help_lists_its_systems_options_alone(run, words, h
     assert list(found) == ["Options", heading]
     assert "--json" in found["Options"]
     assert other not in [flag for flags in found.values() for flag in flags]
+    if " roll " in f" {words} ":
+        # Nor does an example show it: the help and examples are its system's own.
+        assert other not in shown.stdout
+        assert "Examples:" in shown.stdout

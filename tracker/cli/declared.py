@@ -262,9 +262,33 @@ class BySystem(complete.SystemOptions):
     option is refused in a sentence naming its system (``registry.not_theirs``), not as a word
     click does not know."""
 
+    def __init__(
+        self, *args: Any, helped: Callable[[str], str | None] | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.helped = helped
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta[complete.ARGS] = list(args)
         return super().parse_args(ctx, args)
+
+    def _system(self, ctx: click.Context) -> str | None:
+        """The campaign's system, read once for the page (``complete.campaign_system``)."""
+        if _SYSTEM not in ctx.meta:
+            ctx.meta[_SYSTEM] = complete.campaign_system(ctx)
+        return ctx.meta[_SYSTEM]
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The help as the campaign's system words it (``helped``: its own paragraphs and
+        examples, none of another system's options), else as the command declares it."""
+        system = self._system(ctx)
+        text = self.helped(system) if self.helped is not None and system is not None else None
+        if text is None:
+            super().format_help_text(ctx, formatter)
+            return
+        formatter.write_paragraph()
+        with formatter.indentation():
+            formatter.write_text(inspect.cleandoc(text).partition("\f")[0])
 
     def sections(
         self, ctx: click.Context, system: str | None
@@ -289,9 +313,12 @@ class BySystem(complete.SystemOptions):
         return made
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        for heading, records in self.sections(ctx, complete.campaign_system(ctx)):
+        for heading, records in self.sections(ctx, self._system(ctx)):
             with formatter.section(heading):
                 formatter.write_dl(records)
+
+
+_SYSTEM = "tracker.help_system"
 
 
 def _unheaded(help: str, title: str) -> str:

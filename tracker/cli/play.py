@@ -109,13 +109,16 @@ class CommandTerminal(TerminalStyle):
 # -- roll -----------------------------------------------------------------------------------------
 
 
-def _roll_declared(declared: Command) -> Command:
+def _roll_declared(declared: Command, system: str | None = None) -> Command:
+    """``tracker roll`` as every installed system (or ``system`` alone) words its help and
+    examples, with every system's options."""
     from tracker.systems import registry
 
-    systems = registry.systems()
-    examples = "\n".join(f"  {line}" for system in systems for line in system.roll_examples)
-    said = [system.roll_help for system in systems if system.roll_help]
-    worded = "\n\n".join([declared.help, *said, f"\b\nExamples:\n{examples}"])
+    systems = [s for s in registry.systems() if system in (None, s.name)]
+    examples = "\n".join(f"  {line}" for s in systems for line in s.roll_examples)
+    said = [s.roll_help for s in systems if s.roll_help]
+    shown = [f"\b\nExamples:\n{examples}"] if examples else []
+    worded = "\n\n".join([declared.help, *said, *shown])
     whole = msgspec.structs.replace(declared, help=worded)
     return with_systems(whole, "roll_options", before="--secret")
 
@@ -134,7 +137,18 @@ roll = make_command(
     cls=BySystem,
     reads=lambda: readers("roll_options"),
     later=_roll_declared,
+    helped=lambda system: _roll_help(system),
 )
+
+
+def _roll_help(system: str) -> str | None:
+    """``tracker roll``'s help in a campaign of ``system``: its paragraphs and examples alone,
+    so that none shows an option it would refuse; None when it is not installed."""
+    from tracker.systems import registry
+
+    if system not in registry.names():
+        return None
+    return _roll_declared(ROLL, system).help
 
 
 def render_roll(doc: dict[str, Any], rules: RuleSystem) -> list[str]:
