@@ -100,6 +100,13 @@ def test_after_a_dash_each_system_is_offered_the_options_it_reads(table, shell):
     gurps = set(answers(table.db, shell, "tracker --campaign 'Iron and Ink' contest X 9 Y 9 --"))
     assert {"--mod-a", "--supernatural", "--mode", "--dice-a"} <= gurps
     assert not gurps & {"--dl-a", "--advantage-a"}
+    # A command line two systems declare: each campaign is offered its own system's options.
+    spend = set(answers(table.db, shell, "tracker spend Wren steel-yourself --"))
+    assert {"--cost", "--condition", "--note", "--json"} <= spend
+    assert "--to" not in spend
+    buy = set(answers(table.db, shell, "tracker --campaign 'Iron and Ink' spend Mira buy-up --"))
+    assert {"--to", "--json"} <= buy
+    assert not buy & {"--cost", "--condition", "--note"}
     settings = set(answers(table.db, shell, "tracker campaign set --"))
     assert {"--threat-carries-over", "--breaking-table", "--note"} <= settings
     assert not settings & {"--tie-rule", "--cinematic", "--tech-level"}

@@ -90,6 +90,26 @@ def test_the_reference_names_every_command_and_option():
                 )
 
 
+def test_the_reference_lists_each_systems_roll_options_under_its_own_heading():
+    """Made with no campaign, as `tracker roll --help` is with none: a reader of the reference
+    sees whose each option is, and which apply to the campaign in front of him."""
+    from tracker.cli.reference import reference
+
+    text = reference()
+    for command, whose in [
+        ("roll", {"Gloom": "--dl", "GURPS": "--mod", "Glintlock": "--tag"}),
+        ("contest", {"Gloom": "--dl-a", "GURPS": "--mod-a"}),
+    ]:
+        part = text.split(f"\n## tracker {command}\n")[1].split("\n## ")[0]
+        common = part.split("\nOptions:\n")[1].split(" options:\n")[0]
+        assert "`--seed S`" in common
+        for title, flag in whose.items():
+            theirs = part.split(f"\n{title} options:\n")[1].split(" options:\n")[0]
+            assert f"- `{flag} " in theirs
+            assert f"- `{flag} " not in common
+            assert f"({title})" not in theirs
+
+
 # The documents that live beside what they describe (the README points at each).
 DOCS = sorted(
     path

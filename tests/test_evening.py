@@ -740,18 +740,42 @@ def test_a_newer_sheet_that_names_a_derived_stat_keeps_it_as_named(run, tmp_path
 @pytest.mark.parametrize(
     ("system", "command", "words"),
     [
-        ("glintlock", "roll Wren Grit --dl 5 --dice 5", "--dl is a Gloom option"),
-        ("glintlock", "roll Wren Grit --tag 1 --advantage --dice 5", "--advantage is a Gloom"),
-        ("glintlock", "roll Wren Grit --tag 1 --mod -2 --dice 5", "--mod is a GURPS option"),
-        ("glintlock", "roll Wren Grit --tag 1 --task x --retry one-chance", "--task is a GURPS"),
-        ("gurps", "roll Vora Broadsword --dl 5 --dice 3,3,3", "a GURPS roll does not use it"),
-        ("gurps", "roll Vora Broadsword --tag 1:gear --dice 3,3,3", "--tag is a Glintlock"),
-        ("gurps", "roll Vora Broadsword --override --dice 3,3,3", "--override is a Glintlock"),
-        ("gloom", "roll Kade Hacking --mod -2 --dice 9", "--mod is a GURPS option"),
-        ("gloom", "roll Kade Hacking --story map --dice 9", "--story is a Glintlock option"),
-        ("gurps", "contest Vora Broadsword Ogre 13 --dl-a 5", "--dl-a is a Gloom option"),
-        ("gloom", "contest Kade Hacking ICE 13 --mod-a -2", "--mod-a is a GURPS option"),
-        ("gloom", "contest Kade Hacking ICE 13 --supernatural", "--supernatural is a GURPS"),
+        (
+            "glintlock",
+            "roll Wren Grit --dl 5 --dice 5",
+            "--dl is Gloom's option; this campaign plays Glintlock",
+        ),
+        (
+            "glintlock",
+            "roll Wren Grit --tag 1 --advantage --dice 5",
+            "--advantage is Gloom's option",
+        ),
+        ("glintlock", "roll Wren Grit --tag 1 --mod -2 --dice 5", "--mod is GURPS's option"),
+        (
+            "glintlock",
+            "roll Wren Grit --tag 1 --task x --retry one-chance",
+            "--task is GURPS's option",
+        ),
+        (
+            "gurps",
+            "roll Vora Broadsword --dl 5 --dice 3,3,3",
+            "this campaign plays GURPS, so leave it out (see `tracker roll --help`)",
+        ),
+        ("gurps", "roll Vora Broadsword --tag 1:gear --dice 3,3,3", "--tag is Glintlock's option"),
+        (
+            "gurps",
+            "roll Vora Broadsword --override --dice 3,3,3",
+            "--override is Glintlock's option",
+        ),
+        ("gloom", "roll Kade Hacking --mod -2 --dice 9", "--mod is GURPS's option"),
+        ("gloom", "roll Kade Hacking --story map --dice 9", "--story is Glintlock's option"),
+        (
+            "gurps",
+            "contest Vora Broadsword Ogre 13 --dl-a 5",
+            "--dl-a is Gloom's option; this campaign plays GURPS",
+        ),
+        ("gloom", "contest Kade Hacking ICE 13 --mod-a -2", "(see `tracker contest --help`)"),
+        ("gloom", "contest Kade Hacking ICE 13 --supernatural", "--supernatural is GURPS's option"),
         ("gurps", "contest Vora Broadsword Ogre 13 --supernatural", "add --mode resistance"),
         ("gurps", "contest Vora Broadsword Vora Broadsword", "Vora cannot contest Vora"),
         ("gurps", "contest Vora Broadsword Ogre 99", "a GURPS score is 0 to 40"),
@@ -767,6 +791,34 @@ def test_an_option_the_campaigns_system_does_not_read_is_refused_not_ignored(
     result = run(command)
     assert result.exit_code == 2, result.output
     assert words in result.stderr
+    assert run.event_count() == before
+
+
+@pytest.mark.parametrize(
+    ("system", "command", "words"),
+    [
+        (
+            "glintlock",
+            "spend Wren steel-yourself --to success",
+            "--to is GURPS's option; this campaign plays Glintlock, so leave it out "
+            "(see `tracker spend --help`).",
+        ),
+        ("gurps", "spend Vora buy-up --note 'the gate holds'", "--note is Glintlock's option"),
+        ("gurps", "spend Vora buy-up --cost 2", "--cost is Glintlock's option"),
+    ],
+)
+def test_an_option_of_a_shared_command_line_another_system_reads_is_refused_by_its_name(
+    run, system, command, words
+):
+    # `tracker spend` is declared by Glintlock and GURPS alike and parses both's options; the
+    # campaign's own command has no place for the other's, which would be dropped unsaid.
+    campaign_of(run, system)
+    run.ok("session start")
+    before = run.event_count()
+    result = run(command)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip() == f"Error: {words}" or words in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
     assert run.event_count() == before
 
 

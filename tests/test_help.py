@@ -95,8 +95,68 @@ def test_an_options_help_leads_with_what_the_forms_call_it():
     assert lines["--dice"].endswith(
         "the table's dice: physical dice rolled at the table, as shown."
     )
-    # A system's option: its label, then the system that reads it.
-    assert "difficulty (Gloom): the floor the die must roll above" in lines["--dl"]
-    assert "roll past Threat 6 (Glintlock): the GM lets the roll stand" in lines["--override"]
+    # A system's option: its label, under the heading of the system that reads it.
+    assert "difficulty: the floor the die must roll above" in lines["--dl"]
+    assert lines["--override"].startswith("roll past Threat 6: the GM lets the roll stand")
     # The flag's own words are no label to repeat.
-    assert lines["--advantage"] == "Gloom: roll 2d20, keep the best."
+    assert lines["--advantage"] == "roll 2d20, keep the best."
+
+
+def sections(text: str) -> dict[str, list[str]]:
+    """A help page's option headings ("Options", "GURPS options"), each with its flags."""
+    found: dict[str, list[str]] = {}
+    heading = None
+    for line in text.splitlines():
+        if re.fullmatch(r"(\S.* )?[Oo]ptions:", line):
+            heading = found.setdefault(line.removesuffix(":"), [])
+        elif heading is not None and line.strip().startswith("-"):
+            heading.append(line.split()[0].rstrip(","))
+    return found
+
+
+def test_with_no_campaign_roll_help_lists_each_systems_options_under_its_own_heading(run):
+    shown = sections(run.ok("roll --help").stdout)
+    assert list(shown) == ["Options", "Gloom options", "GURPS options", "Glintlock options"]
+    assert shown["Options"] == ["--secret", "--dice", "--seed", "--json", "-h"]
+    assert {"--dl", "--advantage", "--no-panic"} <= set(shown["Gloom options"])
+    assert {"--mod", "--defense", "--danger"} <= set(shown["GURPS options"])
+    assert {"--tag", "--story", "--override"} <= set(shown["Glintlock options"])
+    contest = sections(run.ok("contest --help").stdout)
+    assert list(contest) == ["Options", "Gloom options", "GURPS options"]
+    assert "--dl-a" in contest["Gloom options"]
+    assert "--mod-a" in contest["GURPS options"]
+    # A command line two systems declare says whose each option is, as a roll's does.
+    spend = sections(run.ok("spend --help").stdout)
+    assert spend == {
+        "Options": ["--json", "-h"],
+        "GURPS options": ["--to"],
+        "Glintlock options": ["--cost", "--condition", "--note"],
+    }
+
+
+@pytest.mark.parametrize(
+    ("words", "heading", "other"),
+    [
+        ("--db {db} roll --help", "GURPS options", "--dl"),
+        ("--db {db} --campaign Drift roll --help", "Gloom options", "--mod"),
+        ("roll --db {db} --campaign drift --help", "Gloom options", "--tag"),
+        ("roll --help --db {db} --campaign Drift", "Gloom options", "--mod"),
+        ("--db {db} contest --help", "GURPS options", "--dl-a"),
+        ("--db {db} spend --help", "GURPS options", "--cost"),
+    ],
+)
+def test_with_a_campaign_roll_help_lists_its_systems_options_alone(run, words, heading, other):
+    from click.testing import CliRunner
+
+    run.ok("campaign new Drift --system gloom")
+    run.ok("campaign new Vora --system gurps")  # the current one, made last
+    shown = CliRunner().invoke(cli, shlex.split(words.format(db=run.db)))
+    assert shown.exit_code == 0, shown.output
+    found = sections(shown.stdout)
+    assert list(found) == ["Options", heading]
+    assert "--json" in found["Options"]
+    assert other not in [flag for flags in found.values() for flag in flags]
+    if " roll " in f" {words} ":
+        # Nor does an example show it: the help and examples are its system's own.
+        assert other not in shown.stdout
+        assert "Examples:" in shown.stdout

@@ -216,7 +216,8 @@ def test_a_gloom_campaign_refuses_the_command_and_the_option(pool_installed, run
     )
     pushed = run("roll Kade Hacking --push")
     assert pushed.exit_code == 2
-    assert "--push is a Pool option; a Gloom roll does not use it, so leave it out." in (
-        pushed.stderr
+    assert (
+        "--push is Pool's option; this campaign plays Gloom, so leave it out "
+        "(see `tracker roll --help`)." in (pushed.stderr)
     )
     assert run.event_count() == before

@@ -107,6 +107,21 @@ def test_help_in_the_shell_names_commands_as_the_shell_takes_them(glintlock):
     assert "No such command 'frobnicate'" in result.stderr
 
 
+def test_a_rolls_help_in_the_shell_lists_the_options_of_the_campaign_in_use(glintlock):
+    """The shell's campaign, followed through `campaign use`, says which options apply."""
+    glintlock.ok("campaign new Drift --system gloom")
+    glintlock.ok("campaign use 'Ashes of Veyra'")
+    lines = ["roll --help", "campaign use Drift", "help roll"]
+    result = glintlock(["shell"], input="\n".join(lines) + "\n")
+    assert result.exit_code == 0, result.output
+    ashes, drift = result.stdout.split("Drift", 1)
+    assert "Glintlock options:" in ashes
+    assert "--tag N[:KIND]" in ashes
+    assert "Gloom options:" not in ashes
+    assert "Gloom options:" in drift
+    assert "Glintlock options:" not in drift
+
+
 def _completer(db) -> tuple[Tracker, Completer]:
     tracker = Tracker(str(db))
     return tracker, Completer({"tracker": tracker, "db": str(db), "campaign": None})

@@ -63,3 +63,24 @@ def test_an_event_type_not_yet_registered_loads_every_system_whole() -> None:
         "assert 'MettleSpent' in catalog.types_where(lambda cls: True)\n"
     )
     assert {"tracker.systems.gurps.events", "tracker.systems.glintlock.events"} <= loaded
+
+
+def test_a_rolls_help_in_a_campaign_reads_its_system_without_a_database_library(run) -> None:
+    """`tracker roll --help` names the campaign's system's options: read from the file's rows,
+    it loads no database library and nothing a system does, as a help page with no campaign."""
+    run.ok("campaign new Salt --system gurps")
+    shown = (
+        "import sys\n"
+        "from tracker.cli import cli\n"
+        f"cli.main(['--db', {str(run.db)!r}, 'roll', '--help'], standalone_mode=False)\n"
+        "print('LOADED', ' '.join(sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", shown], capture_output=True, text=True, check=True, timeout=60
+    )
+    page, _, loaded = done.stdout.partition("LOADED ")
+    assert "GURPS options:" in page
+    assert "Gloom options:" not in page
+    modules = set(loaded.split())
+    assert not {m for m in modules if m.partition(".")[0] == "sqlalchemy"}
+    assert not _doing({m for m in modules if m.startswith("tracker.systems.")})

@@ -164,10 +164,16 @@ def test_a_plugin_system_plays_a_whole_evening_through_the_command_line(d6_insta
 def test_a_plugin_declares_a_roll_option_of_its_own(d6_installed, run):
     """``--edge`` is D6's: ``tracker roll`` takes it, says whose it is, and refuses it to a
     campaign of another system as it refuses any option that system does not read."""
-    assert "--edge N                        D6: added to the score for this roll." in (
+    assert "D6 options:\n  --edge N  added to the score for this roll." in (
         run.ok("roll --help").stdout
     )
     run.ok("campaign new 'Six Sides' --system d6")
+    # In a campaign of D6, its options alone.
+    shown = run.ok("roll --help").stdout
+    assert "D6 options:" in shown
+    assert "--edge" in shown
+    assert "Options:" in shown
+    assert not {"Gloom options:", "GURPS options:", "Glintlock options:"} & set(shown.splitlines())
     run.ok("character add Pip --stat Grit=4")
     run.ok("session start")
     pushed = run.json("roll Pip Grit --edge 2 --dice 6")
@@ -178,8 +184,9 @@ def test_a_plugin_declares_a_roll_option_of_its_own(d6_installed, run):
     run.ok("session start")
     refused = run("roll Kade Hacking --edge 1")
     assert refused.exit_code == 2
-    assert "--edge is a D6 option; a Gloom roll does not use it, so leave it out." in (
-        refused.output
+    assert (
+        "--edge is D6's option; this campaign plays Gloom, so leave it out "
+        "(see `tracker roll --help`)." in (refused.output)
     )
 
 

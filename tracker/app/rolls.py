@@ -430,9 +430,6 @@ def _own(system: RuleSystem, request: Any, what: str) -> Any:
             option.empty(),
         ):
             readers = registry.readers(f"{what}_options", option.name)
-            raise BadInput(
-                f"{option.flag} is a {' and '.join(readers) or 'no'} option; a {system.title} "
-                f"{what} does not use it, so leave it out."
-            )
+            raise registry.not_theirs(option.flag, readers, system, (what,))
     values = {name: getattr(given, name) for name in own if hasattr(given, name)}
     return msgspec.structs.replace(request, options=option_values(declared, **values))

@@ -136,6 +136,46 @@ def current(db: str | None) -> bool:
     return found.state == "current"
 
 
+def campaign_system(db: str | None, campaign: str | None) -> str | None:
+    """The rule system of the campaign ``campaign`` names (by id or name, in any case), else
+    of the current one, in the SQLite database ``db`` (None: the default), read from the file
+    alone, read-only and with no database library loaded: a help page that says which
+    system's options apply costs a glance. None when there is nothing to read: no file, one
+    of another schema or revision, no such campaign; or ``db`` names a server, which this does
+    not open."""
+    from tracker.store.location import default_path, sqlite_path
+    from tracker.store.revisions import HEAD_REVISION
+
+    if db and db.startswith("sqlite:"):
+        named = sqlite_path(db)
+        db = str(named) if named is not None else None
+    if db and "://" in db:
+        return None
+    path = Path(db).expanduser() if db else default_path()
+    try:
+        if not path.is_file():
+            return None
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except (OSError, RuntimeError, sqlite3.Error):
+        return None
+    try:
+        (revision,) = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+        if revision != HEAD_REVISION:
+            return None
+        if not campaign:
+            found = conn.execute(
+                "SELECT value FROM settings WHERE key = 'current_campaign'"
+            ).fetchone()
+            campaign = found[0] if found else None
+        rows = conn.execute("SELECT campaign_id, name, system FROM campaigns").fetchall()
+    except (sqlite3.Error, TypeError):
+        return None
+    finally:
+        conn.close()
+    wanted = (campaign or "").casefold()
+    return next((system for id_, name, system in rows if wanted in (id_, name.casefold())), None)
+
+
 def _database(db: str | None, source: str) -> tuple[Database, Any]:
     """The database described, and its store when it can be read as it stands."""
     from tracker.store.location import default_path, resolved, sqlite_path, unusable_path

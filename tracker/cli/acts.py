@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from tracker.cli.declared import make_command
+from tracker.cli.declared import BySystem, make_command
 from tracker.cli.options import NumberArgs, emit_json, open_tracker
 from tracker.cli.render import warn
 from tracker.errors import BadInput
@@ -77,7 +77,11 @@ def _leaf(command: SystemCommand) -> click.Command:
                 values = command.taken(values)
             except BadInput as exc:
                 raise click.UsageError(str(exc)) from None
-        logged = open_tracker().acting.run(path, **values)
+        tracker = open_tracker()
+        # Several systems may declare this command line: a value only another system's command
+        # takes is refused by name, not dropped.
+        registry.refuse_others(registry.get(tracker.campaign().system), path, values)
+        logged = tracker.acting.run(path, **values)
         if as_json:
             emit_json(logged.doc)
             return
@@ -99,4 +103,29 @@ def _leaf(command: SystemCommand) -> click.Command:
     declared = command.declared
     numbers = declared.negative or any(a.kind == "int" for a in declared.arguments)
     # A number given as an argument may be negative (`-2`): the command's own rules say no.
-    return make_command(declared, handler, cls=NumberArgs if numbers else click.Command)
+    cls: type[click.Command] = NumberArgs if numbers else click.Command
+    readers = _readers(path)
+    if not readers:
+        return make_command(declared, handler, cls=cls)
+    # A command line several systems declare (`tracker spend`): its help and Tab say whose
+    # each option is, as `tracker roll`'s do.
+    shared = type(cls.__name__, (cls, BySystem), {}) if cls is not click.Command else BySystem
+    return make_command(declared, handler, cls=shared, reads=lambda: _readers(path))
+
+
+def _readers(path: tuple[str, ...]) -> dict[str, set[str]]:
+    """The systems whose commands at ``path`` take each option some but not all of them take,
+    by the option's name (a field of the command's request); none where one system alone
+    declares the path."""
+    from tracker.systems import registry
+
+    having = [s for s in registry.systems() if any(c.path == path for c in s.commands)]
+    if len(having) < 2:
+        return {}
+    found: dict[str, set[str]] = {}
+    for system in having:
+        for c in system.commands:
+            if c.path == path:
+                for name in c.request.__struct_fields__:
+                    found.setdefault(name, set()).add(system.name)
+    return {name: whose for name, whose in found.items() if len(whose) < len(having)}

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 Completions = Callable[[click.Context, click.Parameter, str], "list[CompletionItem]"]
 
 
-def _tracker(ctx: click.Context) -> Any:
+def _tracker(ctx: click.Context, said: Mapping[str, str] | None = None) -> Any:
     """The tracker the line runs against: the shell's own, else the database the line names
     (before the command or after it), opened only when it is a database of this tracker's
     schema as it stands: completing never makes, upgrades or takes over a file."""
@@ -31,15 +31,50 @@ def _tracker(ctx: click.Context) -> Any:
         return obj["tracker"]
     from tracker.app.where import current
 
-    db = ctx.params.get("db_override") or root.params.get("db") or obj.get("db")
+    # ``said``: what the line gave that click has not read yet (``campaign_system``).
+    params = {**ctx.params, **(said or {})}
+    db = params.get("db_override") or root.params.get("db") or obj.get("db")
     if not current(db):
         return None
     from tracker.app import Tracker
 
-    campaign = ctx.params.get("campaign_override") or root.params.get("campaign")
+    campaign = params.get("campaign_override") or root.params.get("campaign")
     tracker = Tracker(db, campaign or obj.get("campaign"))
     root.obj = {**obj, "tracker": tracker}
     return tracker
+
+
+def campaign_system(ctx: click.Context) -> str | None:
+    """The rule system of the campaign the line runs against (the shell's, or the one
+    ``--db`` and ``--campaign`` name, before the command or after it); None when there is none
+    to read: no database, an empty one, one of another schema, no campaign chosen. Like a Tab,
+    a help page never makes, upgrades or takes over a file; a SQLite file is read from its
+    rows alone (``where.campaign_system``), without opening a store."""
+    given = ctx.meta.get(ARGS, [])
+    said = {
+        name: given[given.index(flag) + 1]
+        for flag, name in (("--db", "db_override"), ("--campaign", "campaign_override"))
+        if ctx.params.get(name) is None and flag in given[:-1]
+    }
+    root = ctx.find_root()
+    obj = root.obj if isinstance(root.obj, dict) else {}
+    params = {**ctx.params, **said}
+    db = params.get("db_override") or root.params.get("db") or obj.get("db")
+    try:
+        if obj.get("tracker") is None and not (db and "://" in db and "sqlite:" not in db):
+            from tracker.app.where import campaign_system as of_file
+
+            campaign = params.get("campaign_override") or root.params.get("campaign")
+            return of_file(db, campaign or obj.get("campaign"))
+        tracker = _tracker(ctx, said)
+        return None if tracker is None else str(tracker.campaign().system)
+    except Exception:
+        return None
+
+
+ARGS = "tracker.args"
+"""Where a command that reads its campaign for its help keeps the words of its line
+(``ctx.meta``): click reads ``--help`` before the options given beside it."""
 
 
 def _state(ctx: click.Context) -> Any:

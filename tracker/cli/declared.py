@@ -252,3 +252,84 @@ def readers(what: str) -> dict[str, set[str]]:
     for option in registry.declared(what):
         found.setdefault(option.name, set()).add(option.system or "")
     return found
+
+
+class BySystem(complete.SystemOptions):
+    """A command some of whose options are one system's own (``tracker roll``, ``tracker
+    contest``): its help lists the options every system takes, then the campaign's system's
+    under a heading naming it ("GURPS options:"); with no campaign to read, every installed
+    system's, each under its own. The line still parses them all, so that another system's
+    option is refused in a sentence naming its system (``registry.not_theirs``), not as a word
+    click does not know."""
+
+    def __init__(
+        self, *args: Any, helped: Callable[[str], str | None] | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.helped = helped
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta[complete.ARGS] = list(args)
+        return super().parse_args(ctx, args)
+
+    def _system(self, ctx: click.Context) -> str | None:
+        """The campaign's system, read once for the page (``complete.campaign_system``)."""
+        if _SYSTEM not in ctx.meta:
+            ctx.meta[_SYSTEM] = complete.campaign_system(ctx)
+        return ctx.meta[_SYSTEM]
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The help as the campaign's system words it (``helped``: its own paragraphs and
+        examples, none of another system's options), else as the command declares it."""
+        system = self._system(ctx)
+        text = self.helped(system) if self.helped is not None and system is not None else None
+        if text is None:
+            super().format_help_text(ctx, formatter)
+            return
+        formatter.write_paragraph()
+        with formatter.indentation():
+            formatter.write_text(inspect.cleandoc(text).partition("\f")[0])
+
+    def sections(
+        self, ctx: click.Context, system: str | None
+    ) -> list[tuple[str, list[tuple[str, str]]]]:
+        """The help's headings and the options under each, as (flags, help): "Options" for
+        those every system takes, then ``system``'s (None: each installed system's), whose
+        help no longer says the system the heading names."""
+        from tracker.systems import registry
+
+        readers = self._readers()
+        options = [p for p in self.get_params(ctx) if isinstance(p, click.Option)]
+        found = [("Options", [p for p in options if p.name not in readers], "")]
+        for s in registry.systems():
+            if system is None or s.name == system:
+                theirs = [p for p in options if s.name in readers.get(p.name or "", ())]
+                found.append((f"{s.title} options", theirs, s.title))
+        made = []
+        for heading, params, title in found:
+            records = [r for p in params if (r := p.get_help_record(ctx)) is not None]
+            if records:
+                made.append((heading, [(o, _unheaded(h, title)) for o, h in records]))
+        return made
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        for heading, records in self.sections(ctx, self._system(ctx)):
+            with formatter.section(heading):
+                formatter.write_dl(records)
+
+
+_SYSTEM = "tracker.help_system"
+
+
+def _unheaded(help: str, title: str) -> str:
+    """An option's help under a heading naming its system ``title``, without saying it
+    again: "Gloom: roll 2d20" reads "roll 2d20", "difficulty (Gloom): the floor" reads
+    "difficulty: the floor"."""
+    if not title:
+        return help
+    if help.startswith(f"{title}: "):
+        return help.removeprefix(f"{title}: ")
+    label, said, rest = help.partition(": ")
+    if said and label.endswith(f" ({title})"):
+        return f"{label.removesuffix(f' ({title})')}: {rest}"
+    return help

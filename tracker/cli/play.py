@@ -19,8 +19,7 @@ from tracker.app.declared import (
     STRESS,
     track_command,
 )
-from tracker.cli import complete
-from tracker.cli.declared import make_command, readers, with_systems
+from tracker.cli.declared import BySystem, make_command, readers, with_systems
 from tracker.cli.options import NumberArgs, emit_json, open_tracker, output_options
 from tracker.cli.render import (
     BAD,
@@ -110,13 +109,16 @@ class CommandTerminal(TerminalStyle):
 # -- roll -----------------------------------------------------------------------------------------
 
 
-def _roll_declared(declared: Command) -> Command:
+def _roll_declared(declared: Command, system: str | None = None) -> Command:
+    """``tracker roll`` as every installed system (or ``system`` alone) words its help and
+    examples, with every system's options."""
     from tracker.systems import registry
 
-    systems = registry.systems()
-    examples = "\n".join(f"  {line}" for system in systems for line in system.roll_examples)
-    said = [system.roll_help for system in systems if system.roll_help]
-    worded = "\n\n".join([declared.help, *said, f"\b\nExamples:\n{examples}"])
+    systems = [s for s in registry.systems() if system in (None, s.name)]
+    examples = "\n".join(f"  {line}" for s in systems for line in s.roll_examples)
+    said = [s.roll_help for s in systems if s.roll_help]
+    shown = [f"\b\nExamples:\n{examples}"] if examples else []
+    worded = "\n\n".join([declared.help, *said, *shown])
     whole = msgspec.structs.replace(declared, help=worded)
     return with_systems(whole, "roll_options", before="--secret")
 
@@ -132,10 +134,21 @@ def _roll(character: str, trait: str, as_json: bool, **options: Any) -> None:
 roll = make_command(
     ROLL,
     _roll,
-    cls=complete.SystemOptions,
+    cls=BySystem,
     reads=lambda: readers("roll_options"),
     later=_roll_declared,
+    helped=lambda system: _roll_help(system),
 )
+
+
+def _roll_help(system: str) -> str | None:
+    """``tracker roll``'s help in a campaign of ``system``: its paragraphs and examples alone,
+    so that none shows an option it would refuse; None when it is not installed."""
+    from tracker.systems import registry
+
+    if system not in registry.names():
+        return None
+    return _roll_declared(ROLL, system).help
 
 
 def render_roll(doc: dict[str, Any], rules: RuleSystem) -> list[str]:
@@ -415,9 +428,9 @@ def lasting_lines(t: dict[str, Any], rules: RuleSystem) -> list[str]:
 # -- contests, fright checks, panic, projects -----------------------------------------------------
 
 
-class _ContestCommand(NumberArgs, complete.SystemOptions):
-    """A contest: an opponent's score may be typed negative, and Tab offers the options the
-    campaign's system reads."""
+class _ContestCommand(NumberArgs, BySystem):
+    """A contest: an opponent's score may be typed negative, and its help and Tab offer the
+    options the campaign's system reads."""
 
 
 def _contest(a: str, trait_a: str, b: str, trait_b: str, as_json: bool, **options: Any) -> None:

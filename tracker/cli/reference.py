@@ -46,9 +46,8 @@ def _command(command: click.Command, parent: click.Context, name: str, level: in
     out = [f"{'#' * level} {ctx.command_path}", ""]
     out += ["```text", f"{ctx.command_path} {pieces}".rstrip(), "```", ""]
     out += _help(command.help or "")
-    options = _options(command, ctx)
-    if options:
-        out += ["Options:", "", *options, ""]
+    for heading, options in _sections(command, ctx):
+        out += [f"{heading}:", "", *options, ""]
     if isinstance(command, click.Group):
         for sub in command.list_commands(ctx):
             out += _command(command.get_command(ctx, sub), ctx, sub, level + 1)
@@ -87,9 +86,27 @@ def _options(command: click.Command, ctx: click.Context) -> list[str]:
         record = param.get_help_record(ctx)
         if record is None:
             continue
-        opts, help_text = record
-        out.append(f"- `{opts}`: {help_text}" if help_text else f"- `{opts}`")
+        out.append(_item(*record))
     return out
+
+
+def _sections(command: click.Command, ctx: click.Context) -> list[tuple[str, list[str]]]:
+    """A command's options under their headings: one "Options" list, or, for a command whose
+    options are partly each system's own (``BySystem``), every system's under its own heading,
+    as its ``--help`` shows them with no campaign (the reference is made with none)."""
+    from tracker.cli.declared import BySystem
+
+    if not isinstance(command, BySystem):
+        options = _options(command, ctx)
+        return [("Options", options)] if options else []
+    return [
+        (heading, [_item(opts, text) for opts, text in records if "--help" not in opts])
+        for heading, records in command.sections(ctx, None)
+    ]
+
+
+def _item(opts: str, help_text: str) -> str:
+    return f"- `{opts}`: {help_text}" if help_text else f"- `{opts}`"
 
 
 def write(path: Path) -> bool:

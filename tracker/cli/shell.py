@@ -38,7 +38,7 @@ def run_line(line: str, obj: dict) -> int:
             if args[0] in HELP_WORDS
             else args[: min(map(args.index, HELP_FLAGS & {*args}))]
         )
-        text = shell_help(named)
+        text = shell_help(named, obj)
         if text is not None:
             click.echo(text)
             return 0
@@ -79,13 +79,14 @@ SHELL_INTRO = (
 NOT_AT_THE_PROMPT = re.compile(r"(^|\s)(--db|--campaign)\b|&&|\s\|\s")
 
 
-def shell_help(words: list[str]) -> str | None:
+def shell_help(words: list[str], obj: dict | None = None) -> str | None:
     """The help for the command ``words`` name (none: the shell's own), worded for the
     prompt: commands without the word tracker, and no example or option the shell refuses.
-    None when ``words`` name no command; the line then runs and click says so."""
+    None when ``words`` name no command; the line then runs and click says so. ``obj``: the
+    shell's, whose campaign a roll's help names the options of."""
     from tracker.cli import cli
 
-    ctx = click.Context(cli, info_name="tracker", **cli.context_settings)
+    ctx = click.Context(cli, info_name="tracker", obj=obj, **cli.context_settings)
     command: click.Command = cli
     for word in words:
         if not isinstance(command, click.Group) or word.startswith("-"):

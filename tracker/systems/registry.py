@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from tracker.errors import Refused, TrackerError
+from tracker.errors import BadInput, Refused, TrackerError
 from tracker.events import catalog
 from tracker.systems.acts import SystemCommand
 from tracker.systems.base import ContestRequest, RollKind, RollRequest, RuleSystem, request_of
@@ -386,6 +386,43 @@ def declared_by(system: RuleSystem, what: str) -> tuple[Option, ...]:
 def readers(what: str, name: str) -> list[str]:
     """The titles of the systems that declare an option called ``name`` as ``what``."""
     return [s.title for s in systems() if any(o.name == name for o in getattr(s, what))]
+
+
+def not_theirs(flag: str, owners: list[str], system: RuleSystem, path: tuple[str, ...]) -> BadInput:
+    """The refusal of an option ``flag`` that the systems titled ``owners`` read and the
+    campaign's ``system`` does not, given to the command at ``path``: one sentence naming whose
+    it is, so the GM sees it was not a typo but another system's word."""
+    whose = " and ".join(f"{title}'s" for title in owners) or "no installed system's"
+    return BadInput(
+        f"{flag} is {whose} option; this campaign plays {system.title}, so leave it out "
+        f"(see `tracker {' '.join(path)} --help`)."
+    )
+
+
+def refuse_others(system: RuleSystem, path: tuple[str, ...], given: Mapping[str, Any]) -> None:
+    """Refuse a value in ``given`` (by name) for an option no command of ``system`` at ``path``
+    takes and another installed system's does (``--to`` of GURPS's buy-up in a Glintlock
+    campaign's ``tracker spend``): a command line declared by several systems parses them all,
+    and a value its system's request has no field for would be dropped unsaid."""
+
+    def takes(s: RuleSystem, name: str) -> bool:
+        return any(c.path == path and name in c.request.__struct_fields__ for c in s.commands)
+
+    if not any(c.path == path for c in system.commands):
+        return  # a command the system has none of is refused as such (``command``)
+    # Its options alone: an argument (the spend's action) is every system's, read or not.
+    flags = {
+        o.name: o.flag
+        for _, c in command_lines()
+        if c.path == path and c.declared is not None
+        for o in c.declared.options
+    }
+    for name, value in given.items():
+        if name not in flags or value in (None, False, (), "") or takes(system, name):
+            continue
+        owners = [s.title for s in systems() if takes(s, name)]
+        if owners:
+            raise not_theirs(flags[name], owners, system, path)
 
 
 def roll_request(trait: str, **values: Any) -> RollRequest:
