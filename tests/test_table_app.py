@@ -1010,10 +1010,15 @@ def test_a_breaking_point_asks_for_its_result_and_consequence_and_the_floor_star
     tracker(db, "threat", "add", "4")
     with table_served(db) as server:
         _console(browser, server)
+        # The console's cards say what the table stands at, as the TV does.
+        wait_for(browser, lambda d: "Threat 4" in d.find_element("id", "shared").text, "Threat")
+        cards = browser.find_element("id", "characters").text
+        assert "stress 6" in cards
+        assert "Mettle 0" in cards
         Select(browser.find_element("id", "picker")).select_by_visible_text("breaking-point")
         form = browser.find_element("id", "other")
         names = [n.text for n in form.find_elements("css selector", ".parts .name")]
-        assert names == ["result (left empty: rolled on the table)", "consequence"]
+        assert names == ["result (empty: rolled on the campaign's breaking table)", "consequence"]
         form.find_element("css selector", "input[name=character]").send_keys("Wren")
         boxes = form.find_elements("css selector", ".parts input")
         boxes[0].send_keys("freezes")

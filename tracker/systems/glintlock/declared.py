@@ -76,7 +76,7 @@ BREAKING_POINT = Command(
             "texts",
             nargs=-1,
             metavar="[RESULT] CONSEQUENCE",
-            parts=("result (left empty: rolled on the table)", "consequence"),
+            parts=("result (empty: rolled on the campaign's breaking table)", "consequence"),
         ),
     ),
     options=(

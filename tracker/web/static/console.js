@@ -353,13 +353,29 @@ function elsewhere() {
   }));
 }
 
+let table = null;   // the last board the GM's feed sent: every track, secrets included
+
+// What the table stands at, on the cards: the shared tracks (Threat) above them, and each
+// character's tracks and conditions on its card, as the TV shows them to the players.
 function characters() {
+  const shared = document.getElementById("shared");
+  const kept = Object.entries((table && table.shared) || {});
+  shared.hidden = !kept.length;
+  shared.replaceChildren(...kept.flatMap(([name, value], i) =>
+    [i ? " · " : "", name + " ", el("b", "", String(value))]));
   const list = document.getElementById("characters");
   list.replaceChildren(...desk.characters.map((c) => {
     const li = el("li");
     const head = el("div", "name", c.name);
     if (c.npc) head.append(el("span", "npc", "NPC"));
     li.append(head);
+    const tracked = table && table.characters.find((t) => t.name === c.name);
+    if (tracked) {
+      li.append(Feed.tracks(tracked));
+      if (tracked.conditions.length) {
+        li.append(el("div", "conditions", tracked.conditions.map((x) => x.name).join(", ")));
+      }
+    }
     if (c.phone) li.append(phoneLink(c, true));
     if (c.asked) li.append(el("div", "asked", `asked: ${c.asked}`));
     return li;
@@ -451,7 +467,11 @@ function start() {
   let pending = null;
   Feed.follow("/gm/events", document.getElementById("feed"), true, {
     // After each batch the console's forms read the table again (undo's words, what is owed).
-    board: () => { clearTimeout(pending); pending = setTimeout(refresh, 150); },
+    board: (b) => {
+      table = b;
+      if (desk) characters();
+      clearTimeout(pending); pending = setTimeout(refresh, 150);
+    },
     reset: clear,
   }, true);
   refresh();
