@@ -127,27 +127,30 @@ class RollRequest(msgspec.Struct, frozen=True):
         return self.source if self.source is not None else source_for(self.dice, self.seed)
 
 
+SEED: Final = Option(
+    "--seed",
+    "Any text; the same seed rolls the same dice.",
+    metavar="S",
+    label="seed of the server's dice",
+)
+"""Seeded dice, for any command that rolls (the GM's alone on a roll: ``ROLL_OPTIONS``)."""
+SECRET: Final = Option(
+    "--secret",
+    "Only the GM sees it until it is revealed.",
+    "bool",
+    label="secret from the players",
+)
+"""A secret action, for any command that may log one (the GM's alone on a roll)."""
+
 ROLL_OPTIONS: Final = (
-    Option(
-        "--secret",
-        "Only the GM sees it until it is revealed.",
-        "bool",
-        gm_only=True,
-        label="secret from the players",
-    ),
+    msgspec.structs.replace(SECRET, gm_only=True),
     Option(
         "--dice",
         "Physical dice rolled at the table, as shown.",
         metavar="N,N...",
         label="the table's dice",
     ),
-    Option(
-        "--seed",
-        "Any text; the same seed rolls the same dice.",
-        metavar="S",
-        gm_only=True,
-        label="seed of the server's dice",
-    ),
+    msgspec.structs.replace(SEED, gm_only=True),
 )
 """The options of a roll every system reads (``RollRequest``'s own fields)."""
 
@@ -253,18 +256,8 @@ CONTEST_OPTIONS: Final = (
     ),
     Option("--dice-a", "A's physical dice.", metavar="N,N...", label="the table's dice for A"),
     Option("--dice-b", "B's physical dice.", metavar="N,N...", label="the table's dice for B"),
-    Option(
-        "--seed",
-        "Any text; the same seed rolls the same dice.",
-        metavar="S",
-        label="seed of the server's dice",
-    ),
-    Option(
-        "--secret",
-        "Only the GM sees it until it is revealed.",
-        "bool",
-        label="secret from the players",
-    ),
+    SEED,
+    SECRET,
 )
 """The options of a contest every system reads (``ContestRequest``'s own fields)."""
 

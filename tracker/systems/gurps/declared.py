@@ -10,7 +10,7 @@ from __future__ import annotations
 import msgspec
 
 from tracker.systems.acts import SystemCommand, done_by
-from tracker.systems.base import ROLL_OPTIONS
+from tracker.systems.base import ROLL_OPTIONS, SECRET, SEED
 from tracker.systems.commands import Argument, Command, Option
 from tracker.systems.spending import SPEND
 
@@ -92,18 +92,8 @@ FRIGHT = Command(
             metavar="N,...",
             label="the table's dice for the result",
         ),
-        Option(
-            "--seed",
-            "Any text; the same seed rolls the same dice.",
-            metavar="S",
-            label="seed of the server's dice",
-        ),
-        Option(
-            "--secret",
-            "Only the GM sees it until it is revealed.",
-            "bool",
-            label="secret from the players",
-        ),
+        SEED,
+        SECRET,
     ),
 )
 
@@ -196,12 +186,7 @@ INFLUENCE = Command(
             metavar="N,N,N",
             label="the table's dice for the reaction",
         ),
-        Option(
-            "--seed",
-            "Any text; the same seed rolls the same dice.",
-            metavar="S",
-            label="seed of the server's dice",
-        ),
+        SEED,
         Option(
             "--indomitable",
             "Only an influencer with Empathy can sway them.",
@@ -226,12 +211,7 @@ INFLUENCE = Command(
             "bool",
             label="the subject has Slave Mentality",
         ),
-        Option(
-            "--secret",
-            "Only the GM sees it until it is revealed.",
-            "bool",
-            label="secret from the players",
-        ),
+        SECRET,
     ),
     negative=True,
 )
@@ -349,12 +329,7 @@ PROJECT_ROLL = Command(
             multiple=True,
             label="the table's dice for work destroyed",
         ),
-        Option(
-            "--seed",
-            "Any text; the same seed rolls the same dice.",
-            metavar="S",
-            label="seed of the server's dice",
-        ),
+        SEED,
     ),
     short_help="Roll a day of a project's team, and its supervisor's.",
     group_help=PROJECT_GROUP,
