@@ -564,14 +564,63 @@ def make_app(
     guard = Guard(key, phones)
     console = Console(hub, guard, base)
 
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        watcher = asyncio.create_task(hub.run())
+        try:
+            yield
+        finally:
+            watcher.cancel()
+
+    app = Starlette(
+        routes=[
+            *_players_routes(hub),
+            *_gm_routes(hub, guard, console),
+            *_phone_routes(hub, guard, console),
+        ],
+        middleware=[
+            Middleware(ServedHostsOnly, hosts=hosts or Hosts("127.0.0.1")),
+            Middleware(Throttled, rates=rates or RATES),
+            Middleware(BodyLimit),
+        ],
+        lifespan=_lifespan(lifespan),
+        # Starlette answers with this and re-raises, so the server logs the traceback once.
+        exception_handlers={Exception: _failed},
+    )
+    app.state.hub = hub
+    app.state.phones = phones
+    return app
+
+
+def _players_routes(hub: Hub) -> list[Route]:
+    """What anyone who reaches the server is served: the players' page, its feed, the pages'
+    files."""
+
     async def players_page(request: Request) -> Response:
         return HTMLResponse(_page(PLAYERS), headers=HEADERS)
 
-    async def gm_page(request: Request) -> Response:
-        return _gm_page(request, guard)
-
     async def players_events(request: Request) -> Response:
         return _stream(request, hub, PLAYERS)
+
+    async def asset(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in ASSETS:
+            return Response("Not found.", 404)
+        body = (resources.files("tracker.web") / "static" / name).read_bytes()
+        return Response(body, media_type=ASSETS[name], headers=HEADERS)
+
+    return [
+        Route("/", players_page),
+        Route("/events", players_events),
+        Route("/static/{name}", asset),
+    ]
+
+
+def _gm_routes(hub: Hub, guard: Guard, console: Console) -> list[Route]:
+    """The GM's console: its page, its feed and state, and the actions; each refused before
+    anything is read without the GM's cookie."""
+
+    async def gm_page(request: Request) -> Response:
+        return _gm_page(request, guard)
 
     async def gm_events(request: Request) -> Response:
         if not guard.is_gm(request):
@@ -587,6 +636,21 @@ def make_app(
         if not guard.is_gm(request):
             return refused(403, GM_ONLY)
         return console.qr(request, request.path_params["character"])
+
+    return [
+        Route("/gm", gm_page),
+        Route("/gm/events", gm_events),
+        Route("/gm/state", gm_state),
+        Route("/gm/act", console.act, methods=["POST"]),
+        Route("/gm/ask", console.ask, methods=["POST"]),
+        Route("/gm/revoke", console.revoke, methods=["POST"]),
+        Route("/gm/qr/{character}", gm_qr),
+    ]
+
+
+def _phone_routes(hub: Hub, guard: Guard, console: Console) -> list[Route]:
+    """A player's phone: its link, its page, state and feed, and its roll; each for the one
+    character its key is for."""
 
     async def phone_page(request: Request) -> Response:
         entry = console.phone_entry(request)
@@ -613,49 +677,12 @@ def make_app(
             return Response("This phone's link is not live; ask the GM for a new one.", 403)
         return _stream(request, hub, PLAYERS, phone=(console, held[1]))
 
-    async def asset(request: Request) -> Response:
-        name = request.path_params["name"]
-        if name not in ASSETS:
-            return Response("Not found.", 404)
-        body = (resources.files("tracker.web") / "static" / name).read_bytes()
-        return Response(body, media_type=ASSETS[name], headers=HEADERS)
-
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        watcher = asyncio.create_task(hub.run())
-        try:
-            yield
-        finally:
-            watcher.cancel()
-
-    app = Starlette(
-        routes=[
-            Route("/", players_page),
-            Route("/events", players_events),
-            Route("/gm", gm_page),
-            Route("/gm/events", gm_events),
-            Route("/gm/state", gm_state),
-            Route("/gm/act", console.act, methods=["POST"]),
-            Route("/gm/ask", console.ask, methods=["POST"]),
-            Route("/gm/revoke", console.revoke, methods=["POST"]),
-            Route("/gm/qr/{character}", gm_qr),
-            Route("/phone", phone_page),
-            Route("/phone/state", phone_state),
-            Route("/phone/events", phone_events),
-            Route("/phone/roll", console.phone_roll, methods=["POST"]),
-            Route("/static/{name}", asset),
-        ],
-        middleware=[
-            Middleware(ServedHostsOnly, hosts=hosts or Hosts("127.0.0.1")),
-            Middleware(Throttled, rates=rates or RATES),
-            Middleware(BodyLimit),
-        ],
-        lifespan=_lifespan(lifespan),
-        # Starlette answers with this and re-raises, so the server logs the traceback once.
-        exception_handlers={Exception: _failed},
-    )
-    app.state.hub = hub
-    app.state.phones = phones
-    return app
+    return [
+        Route("/phone", phone_page),
+        Route("/phone/state", phone_state),
+        Route("/phone/events", phone_events),
+        Route("/phone/roll", console.phone_roll, methods=["POST"]),
+    ]
 
 
 FAILED = "The server failed on this request; what failed is in its terminal.\n"
