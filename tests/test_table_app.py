@@ -59,6 +59,13 @@ def _console(driver: Any, server: Any) -> None:
     )
 
 
+def _phone(driver: Any, server: Any, name: str) -> None:
+    """``name``'s phone opened at a phone's size, once it shows her."""
+    driver.set_window_size(390, 844)
+    driver.get(server.phones[name])
+    wait_for(driver, lambda d: d.find_element("id", "me-name").text == name, "her phone")
+
+
 def _type_roll(driver: Any, who: str, trait: str, dice: str = "") -> None:
     """Escape, a character, Tab, a trait, (dice,) Enter: the console's roll by keyboard."""
     from selenium.webdriver.common.keys import Keys
@@ -244,9 +251,7 @@ def test_a_phone_of_a_campaign_switched_away_says_so_and_comes_back_by_itself(
 ):
     db = two_systems
     with table_served(db) as server:
-        browser.set_window_size(390, 844)
-        browser.get(server.phones["Mira"])
-        wait_for(browser, lambda d: d.find_element("id", "me-name").text == "Mira", "her phone")
+        _phone(browser, server, "Mira")
         tracker(db, "campaign", "use", "Gloomy")
         away = wait_for(
             browser,
@@ -346,9 +351,7 @@ def test_a_phones_form_follows_her_sheet_without_a_reload(two_systems, browser):
 
     db = two_systems
     with table_served(db) as server:
-        browser.set_window_size(390, 844)
-        browser.get(server.phones["Mira"])
-        wait_for(browser, lambda d: d.find_element("id", "me-name").text == "Mira", "her phone")
+        _phone(browser, server, "Mira")
         Select(browser.find_element("css selector", "#roll select[name=trait]")).select_by_value(
             "Per"
         )
@@ -596,9 +599,7 @@ def test_the_players_screens_speak_the_tables_words_and_the_console_labels_are_w
         browser.find_element("css selector", "#roll input[name=character]").send_keys("Wren")
         assert browser.find_element("css selector", "#roll button.ask").text == "Ask Wren's phone"
 
-        browser.set_window_size(390, 844)
-        browser.get(server.phones["Wren"])
-        wait_for(browser, lambda d: d.find_element("id", "me-name").text == "Wren", "her phone")
+        _phone(browser, server, "Wren")
         Select(browser.find_element("css selector", "#roll select[name=trait]")).select_by_value(
             "Grit"
         )
@@ -793,9 +794,7 @@ def test_a_phones_trait_picker_shows_levels_grouped_and_the_rare_options_under_m
 
     db = two_systems
     with table_served(db) as server:
-        browser.set_window_size(390, 844)
-        browser.get(server.phones["Mira"])
-        wait_for(browser, lambda d: d.find_element("id", "me-name").text == "Mira", "her phone")
+        _phone(browser, server, "Mira")
         groups = [
             g.get_attribute("label")
             for g in browser.find_elements("css selector", "#roll select[name=trait] optgroup")
@@ -944,9 +943,7 @@ def test_a_phone_taps_its_tags_and_forgets_its_result_at_a_new_session(
 
     db = glintlock_table
     with table_served(db) as server:
-        browser.set_window_size(390, 844)
-        browser.get(server.phones["Wren"])
-        wait_for(browser, lambda d: d.find_element("id", "me-name").text == "Wren", "her phone")
+        _phone(browser, server, "Wren")
         Select(browser.find_element("css selector", "#roll select[name=trait]")).select_by_value(
             "Grit"
         )
@@ -1108,9 +1105,7 @@ def test_a_phones_picker_offers_her_senses_and_her_defaults_at_their_levels_and_
     tracker(db, "character", "add", "--sheet", str(SHEETS / "gurps-vora.toml"))
     tracker(db, "session", "start")
     with table_served(db) as server:
-        browser.set_window_size(390, 844)
-        browser.get(server.phones["Ilsa"])
-        wait_for(browser, lambda d: d.find_element("id", "me-name").text == "Ilsa", "her phone")
+        _phone(browser, server, "Ilsa")
         picker = "#roll select[name=trait]"
         groups = {
             g.get_attribute("label"): [o.text for o in g.find_elements("css selector", "option")]
@@ -1169,9 +1164,7 @@ def test_a_revoked_phone_says_its_link_is_not_live_rather_than_reconnecting(
 
     db = glintlock_table
     with table_served(db) as server:
-        browser.set_window_size(390, 844)
-        browser.get(server.phones["Wren"])
-        wait_for(browser, lambda d: d.find_element("id", "me-name").text == "Wren", "her phone")
+        _phone(browser, server, "Wren")
         console = gm(server)
         desk = json.loads(console.get("/gm/state")[1])
         wren = next(c["id"] for c in desk["characters"] if c["name"] == "Wren")
