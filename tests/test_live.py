@@ -543,9 +543,16 @@ def feed_texts(driver) -> list[str]:
 
 
 def wait_for(driver, predicate, what: str, wait: float = 15):
+    """What ``predicate`` finds once it finds something, read again when the page redrew
+    an element under the read (the feed redraws whenever an event arrives)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
-        found = predicate(driver)
+        try:
+            found = predicate(driver)
+        except StaleElementReferenceException:
+            found = None
         if found:
             return found
         time.sleep(0.1)

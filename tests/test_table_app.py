@@ -17,23 +17,9 @@ from typing import Any
 
 import pytest
 from test_console import table_served
-from test_live import SHEETS, browser, feed_texts, head, tracker  # noqa: F401 (a fixture)
-from test_live import wait_for as _wait_for
+from test_live import SHEETS, browser, feed_texts, head, tracker, wait_for  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.slow
-
-
-def wait_for(driver: Any, predicate: Any, what: str, wait: float = 15) -> Any:
-    """``test_live.wait_for``, reading again what a page redrew under the read."""
-    from selenium.common.exceptions import StaleElementReferenceException
-
-    def settled(d: Any) -> Any:
-        try:
-            return predicate(d)
-        except StaleElementReferenceException:
-            return None
-
-    return _wait_for(driver, settled, what, wait)
 
 
 def _events(db: Path) -> list[dict[str, Any]]:
@@ -199,14 +185,16 @@ def test_the_result_line_reads_in_the_outcomes_tone_on_the_console_and_the_phone
                 *marks,
             ], said
             colour = line.find_element("css selector", ".line").value_of_css_property("color")
-            feed = wait_for(
+            fed = wait_for(
                 browser,
                 lambda d, s=said: [
-                    n for n in d.find_elements("css selector", "#feed li .text") if s in n.text
+                    n.value_of_css_property("color")
+                    for n in d.find_elements("css selector", "#feed li .text")
+                    if s in n.text
                 ][:1],
                 "the roll in the feed",
             )[0]
-            assert colour == feed.value_of_css_property("color"), "as the feed colours it"
+            assert colour == fed, "as the feed colours it"
 
         browser.set_window_size(390, 844)
         browser.delete_all_cookies()
@@ -550,15 +538,19 @@ def test_every_campaigns_phones_have_their_links_and_follow_the_table_to_theirs(
         juno = re.fullmatch(r"\s+Juno: (\S+/phone\?key=\S+)\s*", more[1])
         assert juno, more
         _console(browser, server)
+        # The links are read inside the wait: the feed may redraw the list between two reads.
         shown = wait_for(
             browser,
             lambda d: (
                 d.find_element("id", "elsewhere").is_displayed()
-                and d.find_elements("css selector", "#elsewhere-list input.link")
+                and [
+                    x.get_attribute("value")
+                    for x in d.find_elements("css selector", "#elsewhere-list input.link")
+                ]
             ),
             "the other campaign's phones on the console",
         )
-        assert [x.get_attribute("value") for x in shown] == [juno[1]]
+        assert shown == [juno[1]]
         assert "Gloomy" in browser.find_element("id", "elsewhere-list").text
         # Juno's phone, opened while the table plays Iron: it says so, and follows the table.
         browser.set_window_size(390, 844)
@@ -1035,14 +1027,13 @@ def test_a_breaking_point_asks_for_its_result_and_consequence_and_the_floor_star
 
         # Threat 4: a hard spend is owed; its button starts the spend at hard, the least
         # that pays it.
-        button = wait_for(
-            browser,
-            lambda d: [
+        def press_floor(d: Any) -> bool:
+            found = [
                 b for b in d.find_elements("css selector", "#owed button") if "threat" in b.text
-            ][:1],
-            "the floor's button",
-        )[0]
-        button.click()
+            ]
+            return bool(found) and (found[0].click() or True)
+
+        wait_for(browser, press_floor, "the floor's button")
         tier = browser.find_element("css selector", "#other select[name=tier]")
         assert tier.get_attribute("value") == "hard"
         # Filled in, the form's button has the focus: Enter pays the floor.
@@ -1141,19 +1132,22 @@ def test_a_luck_that_rounds_to_nothing_reads_even_on_the_tv_in_no_tone(
     with table_served(db) as server:
         browser.set_window_size(1920, 1080)
         browser.get(server.base + "/")
-        rows = wait_for(
-            browser,
-            lambda d: (
-                len(d.find_elements("css selector", "#luck li .who")) == 2
-                and d.find_elements("css selector", "#luck li")
-            ),
-            "the luck of both",
-        )
-        for row in rows:
-            figure = row.find_elements("css selector", ":scope > span")[-1]
-            assert figure.text == "±0.0", row.text
-            assert figure.get_attribute("class") == "even"
-            assert figure.value_of_css_property("color") == row.value_of_css_property("color")
+
+        def luck(d: Any) -> list[tuple[str, str, str, bool]]:
+            rows = d.find_elements("css selector", "#luck li")
+            if len(d.find_elements("css selector", "#luck li .who")) != 2:
+                return []
+            read = []
+            for row in rows:
+                figure = row.find_elements("css selector", ":scope > span")[-1]
+                same = figure.value_of_css_property("color") == row.value_of_css_property("color")
+                read.append((row.text, figure.text, figure.get_attribute("class"), same))
+            return read
+
+        for row, figure, kind, same_colour in wait_for(browser, luck, "the luck of both"):
+            assert figure == "±0.0", row
+            assert kind == "even"
+            assert same_colour
 
 
 def test_a_revoked_phone_says_its_link_is_not_live_rather_than_reconnecting(
