@@ -268,9 +268,10 @@ function owed() {
   list.replaceChildren(...(desk.obligations.length ? desk.obligations.map((o) => {
     const li = el("li", o.severity === "immediate" ? "now" : "", o.what);
     const row = el("div", "buttons");
-    if (o.action) {
-      const b = el("button", "", o.action.join(" ") + "…"); b.type = "button";
-      b.addEventListener("click", () => pick(o.action, o.values));
+    // Every command that meets it, each starting its form filled in from what is owed.
+    for (const a of o.actions) {
+      const b = el("button", "", a.action.join(" ") + "…"); b.type = "button";
+      b.addEventListener("click", () => pick(a.action, a.values));
       row.append(b);
     }
     row.append(button("Dismiss", "", (once) => act(["obligations", "dismiss"], { obligation: o.id }, "owed-result", once)));
