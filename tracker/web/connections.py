@@ -56,72 +56,81 @@ def guarded_protocol(deadline: float = DEADLINE, per_address: int = PER_ADDRESS)
     """uvicorn's HTTP/1.1 protocol, holding each request to ``deadline`` seconds and each
     client address to ``per_address`` open connections (a count of this server's alone)."""
     held: dict[str, int] = {}
+    return type(
+        "Guarded", (Guarded,), {"deadline": deadline, "per_address": per_address, "held": held}
+    )
 
-    class Guarded(H11Protocol):
-        timer: asyncio.TimerHandle | None = None
-        address: str | None = None
 
-        def connection_made(self, transport: Any) -> None:
-            super().connection_made(transport)
-            self.address = self.client[0] if self.client else "?"
-            held[self.address] = held.get(self.address, 0) + 1
-            if held[self.address] > per_address:
-                transport.write(TOO_MANY)
-                transport.close()
-                return
-            self._arm()
+class Guarded(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol with a deadline per request and a bound per address; a
+    server's own subclass (``guarded_protocol``) gives the figures and the count it keeps."""
 
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
-            if self.address is not None:
-                left = held.get(self.address, 1) - 1
-                if left > 0:
-                    held[self.address] = left
-                else:
-                    held.pop(self.address, None)
-                self.address = None
-            super().connection_lost(exc)
+    deadline: float = DEADLINE
+    per_address: int = PER_ADDRESS
+    held: dict[str, int]
+    """client address -> its open connections, shared by every connection of one server."""
+    timer: asyncio.TimerHandle | None = None
+    address: str | None = None
 
-        def data_received(self, data: bytes) -> None:
-            super().data_received(data)
-            self._watch()
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        self.address = self.client[0] if self.client else "?"
+        self.held[self.address] = self.held.get(self.address, 0) + 1
+        if self.held[self.address] > self.per_address:
+            transport.write(TOO_MANY)
+            transport.close()
+            return
+        self._arm()
 
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            if self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing():
-                # Answered before its body arrived (refused for its host, its rate or its key):
-                # the rest of the body is never read, however large it was announced.
-                self.transport.close()
-                return
-            self._watch()
-
-        def _unsupported_upgrade_warning(self) -> None:
-            """No route speaks WebSocket (``ws="none"``): an upgrade asked for is answered as
-            a plain request, and a client asking many times does not fill the terminal."""
-
-        def _watch(self) -> None:
-            """Keep the deadline running while a request is still arriving, and only then."""
-            if self.conn.their_state in _ARRIVING and not self.transport.is_closing():
-                if self.timer is None:
-                    self._arm()
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        if self.address is not None:
+            left = self.held.get(self.address, 1) - 1
+            if left > 0:
+                self.held[self.address] = left
             else:
-                self._disarm()
+                self.held.pop(self.address, None)
+            self.address = None
+        super().connection_lost(exc)
 
-        def _arm(self) -> None:
-            self.timer = self.loop.call_later(deadline, self._expired)
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._watch()
 
-        def _disarm(self) -> None:
-            if self.timer is not None:
-                self.timer.cancel()
-                self.timer = None
-
-        def _expired(self) -> None:
-            self.timer = None
-            if self.transport.is_closing() or self.conn.their_state not in _ARRIVING:
-                return
-            if self.conn.their_state is h11.IDLE:
-                # No request began, so no response is under way: the client is told why.
-                self.transport.write(TOO_SLOW)
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing():
+            # Answered before its body arrived (refused for its host, its rate or its key):
+            # the rest of the body is never read, however large it was announced.
             self.transport.close()
+            return
+        self._watch()
 
-    return Guarded
+    def _unsupported_upgrade_warning(self) -> None:
+        """No route speaks WebSocket (``ws="none"``): an upgrade asked for is answered as
+        a plain request, and a client asking many times does not fill the terminal."""
+
+    def _watch(self) -> None:
+        """Keep the deadline running while a request is still arriving, and only then."""
+        if self.conn.their_state in _ARRIVING and not self.transport.is_closing():
+            if self.timer is None:
+                self._arm()
+        else:
+            self._disarm()
+
+    def _arm(self) -> None:
+        self.timer = self.loop.call_later(self.deadline, self._expired)
+
+    def _disarm(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+    def _expired(self) -> None:
+        self.timer = None
+        if self.transport.is_closing() or self.conn.their_state not in _ARRIVING:
+            return
+        if self.conn.their_state is h11.IDLE:
+            # No request began, so no response is under way: the client is told why.
+            self.transport.write(TOO_SLOW)
+        self.transport.close()

@@ -236,8 +236,6 @@ class Console:
 
     def gm_state(self, request: Request) -> dict[str, Any]:
         """Everything the console's forms need, as the campaign stands now."""
-        from tracker.app.live import Page
-
         live = self.feed.live
         table = live.table
         state = live.state()
@@ -245,18 +243,65 @@ class Console:
         self.phones.issue(
             cid for cid, ch in state.characters.items() if not ch.npc and ch.retired_version is None
         )
+        characters = self._cards(request, state)
+        obligations = [
+            _owed(ob, state.characters.get(ob.character_id or ""), rules)
+            for ob in sorted(state.obligations.values(), key=lambda o: o.opened_version)
+        ]
+        return {
+            "campaign": state.name,
+            "system": state.system,
+            "system_title": rules.title,
+            "session": state.current_session,
+            "characters": characters,
+            "forms": [_form(c) for c in declarations(rules)],
+            "undo": self._lines(table.history.next_undo(state), state),
+            "redo": self._lines(
+                _this_session(table.history.next_redo(state), state.current_session), state
+            ),
+            "secrets": self._secrets(state),
+            "obligations": obligations,
+            "campaigns": [row.name for row in table.store.campaigns()],
+            "elsewhere": self._elsewhere(request),
+            "lists": {
+                "spend_kinds": list(rules.spend_kinds),
+                "difficulties": list(rules.difficulties),
+            },
+        }
+
+    def _lines(self, events: list[Any], state: Any) -> list[str]:
+        """Events as the console names them: "#12 Wren rolls Grit ...", secrets unsealed."""
+        from tracker.app.live import Page
+
         page = Page([], set(state.revoked), state.version)
+        return [f"#{e.version} {self.feed.item(e, page, GM)['text']}" for e in events]
 
-        def said(events: list[Any]) -> list[str]:
-            return [f"#{e.version} {self.feed.item(e, page, GM)['text']}" for e in events]
-
-        shown = table.revealed(live.row)
-        # Every session's: a secret left sealed last week is still the GM's to reveal.
+    def _secrets(self, state: Any) -> list[dict[str, Any]]:
+        """The secret events not yet revealed nor undone, each as the console lists it with
+        Reveal: its line, its session when an earlier one's (a secret left sealed last week is
+        still the GM's to reveal), and whether it waits on an older secret it counted."""
+        live = self.feed.live
+        shown = live.table.revealed(live.row)
         secret = [
             e
-            for e in table.store.read(live.campaign_id, secret=True)
+            for e in live.table.store.read(live.campaign_id, secret=True)
             if e.event_id not in shown and e.event_id not in state.revoked
         ]
+        return [
+            {
+                "event": e.event_id,
+                "text": t
+                if e.session_id == state.current_session
+                else f"{t} (session {e.session_id})",
+                # Shown only after an older secret it counted: Alt+V passes it by.
+                "waits": live.table.history.must_wait(state, e, shown),
+            }
+            for e, t in zip(secret, self._lines(secret, state), strict=True)
+        ]
+
+    def _cards(self, request: Request, state: Any) -> list[dict[str, Any]]:
+        """Each character in play as the console's card shows it, with its phone's link and
+        the roll asked of it."""
         characters = []
         for cid, ch in state.characters.items():
             if ch.retired_version is not None:
@@ -275,38 +320,7 @@ class Console:
                     else None,
                 }
             )
-        obligations = [
-            _owed(ob, state.characters.get(ob.character_id or ""), rules)
-            for ob in sorted(state.obligations.values(), key=lambda o: o.opened_version)
-        ]
-        return {
-            "campaign": state.name,
-            "system": state.system,
-            "system_title": rules.title,
-            "session": state.current_session,
-            "characters": characters,
-            "forms": [_form(c) for c in declarations(rules)],
-            "undo": said(table.history.next_undo(state)),
-            "redo": said(_this_session(table.history.next_redo(state), state.current_session)),
-            "secrets": [
-                {
-                    "event": e.event_id,
-                    "text": t
-                    if e.session_id == state.current_session
-                    else f"{t} (session {e.session_id})",
-                    # Shown only after an older secret it counted: Alt+V passes it by.
-                    "waits": table.history.must_wait(state, e, shown),
-                }
-                for e, t in zip(secret, said(secret), strict=True)
-            ],
-            "obligations": obligations,
-            "campaigns": [row.name for row in table.store.campaigns()],
-            "elsewhere": self._elsewhere(request),
-            "lists": {
-                "spend_kinds": list(rules.spend_kinds),
-                "difficulties": list(rules.difficulties),
-            },
-        }
+        return characters
 
     def _elsewhere(self, request: Request) -> list[dict[str, Any]]:
         """The phone links of every other campaign's players, by campaign: a phone opened on

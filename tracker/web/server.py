@@ -213,24 +213,32 @@ class Feed:
         bought = bought or {}
         if event.type == "CharacterAdded" or event.character_id not in self.names:
             self.names = self.live.table.campaigns.character_names()
-        data = event.data
-        sealed = isinstance(data, Sealed)
-        doc: dict[str, Any] = {
-            "id": event.event_id,
-            "version": event.version,
-            "time": event.recorded_at,
-            "session": event.session_id,
-            "type": event.type,
-            "sealed": sealed,
-            "secret": event.visibility == "gm",
-            "undone": event.event_id in page.undone,
-            "tone": None,
-        }
-        if sealed:
+        doc = _heading(event, page)
+        if doc["sealed"]:
             who = self.names.get(event.character_id or "", "the GM")
             doc["text"] = sealed_line(who)
             return doc
         doc["text"] = summarize(event, self.names, bought)
+        self._how_it_reads(doc, event, bought)
+        self._what_it_names(doc, event, page, view, bought)
+        if view == PLAYERS:
+            # The same line the GM's command line prints, less what tells the GM what to type.
+            doc["text"] = table_words(doc["text"])
+            if "why" in doc:
+                doc["why"] = [table_words(w) for w in doc["why"]]
+        amends = [self.item(roll, page, view, bought) for roll in self._bought_rolls(event, view)]
+        # A revealed buy-up changes its roll on the page too.
+        amends += [a for shown in doc.get("reveals", ()) for a in shown.pop("amends", ())]
+        if amends:
+            doc["amends"] = amends
+        return doc
+
+    def _how_it_reads(
+        self, doc: dict[str, Any], event: StoredEvent, bought: dict[str, str]
+    ) -> None:
+        """Into ``doc``, how its line reads: what a roll did not apply, why its number is what
+        it is, its tone, and a roll's outcome in words and whether it was critical."""
+        data = event.data
         if isinstance(data, p.RollMade):
             unapplied = self._not_applied(data)
             if unapplied:
@@ -247,6 +255,13 @@ class Feed:
             # The TV's last roll: its outcome in words, and whether it is past a plain one.
             doc["outcome"] = outcome_words(outcome)
             doc["critical"] = outcome in rules.critical_outcomes
+
+    def _what_it_names(
+        self, doc: dict[str, Any], event: StoredEvent, page: Page, view: str, bought: dict[str, str]
+    ) -> None:
+        """Into ``doc``, the events an undo took back, a redo put back (named in its line too)
+        or a reveal showed (each as the view now reads it)."""
+        data = event.data
         store, cid = self.live.table.store, self.live.campaign_id
         if isinstance(data, p.EventsRevoked):
             doc["undoes"] = list(data.event_ids)
@@ -259,17 +274,6 @@ class Feed:
                 self.item(store.find_event(cid, ident), page, view, bought)
                 for ident in data.event_ids
             ]
-        if view == PLAYERS:
-            # The same line the GM's command line prints, less what tells the GM what to type.
-            doc["text"] = table_words(doc["text"])
-            if "why" in doc:
-                doc["why"] = [table_words(w) for w in doc["why"]]
-        amends = [self.item(roll, page, view, bought) for roll in self._bought_rolls(event, view)]
-        # A revealed buy-up changes its roll on the page too.
-        amends += [a for shown in doc.get("reveals", ()) for a in shown.pop("amends", ())]
-        if amends:
-            doc["amends"] = amends
-        return doc
 
     def said(self, events: list[StoredEvent], view: str) -> list[dict[str, Any]]:
         """What an action logged, as the page that acted shows it beside its form: each event's
@@ -375,6 +379,22 @@ class Feed:
                 if shown(roll):
                     rolls.append(roll)
         return rolls
+
+
+def _heading(event: StoredEvent, page: Page) -> dict[str, Any]:
+    """What every line of a feed carries, sealed or not: which event it is, when and in which
+    session it was logged, whether it is sealed, secret or undone; its tone is read later."""
+    return {
+        "id": event.event_id,
+        "version": event.version,
+        "time": event.recorded_at,
+        "session": event.session_id,
+        "type": event.type,
+        "sealed": isinstance(event.data, Sealed),
+        "secret": event.visibility == "gm",
+        "undone": event.event_id in page.undone,
+        "tone": None,
+    }
 
 
 def _outcome(rules: Any, data: Any) -> str | None:
