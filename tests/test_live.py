@@ -202,7 +202,7 @@ def test_a_roll_points_bought_up_reads_as_it_ended_in_the_feed(tmp_path):
     the undo that takes the buy-up back, the roll then reading as first rolled."""
     from tracker.app.live import Live
     from tracker.app.tracker import Tracker
-    from tracker.web.server import GM, PLAYERS, Feed
+    from tracker.web.feed import GM, PLAYERS, Feed
 
     db = tmp_path / "salt.db"
     tracker(db, "campaign", "new", "Salt", "--system", "gurps", "--cinematic")
@@ -238,7 +238,7 @@ def test_a_buy_up_kept_secret_reaches_the_players_feed_when_revealed(tmp_path):
     first rolled, and the reveal sends it again as it ended."""
     from tracker.app.live import Live
     from tracker.app.tracker import Tracker
-    from tracker.web.server import PLAYERS, Feed
+    from tracker.web.feed import PLAYERS, Feed
 
     db = tmp_path / "salt.db"
     tracker(db, "campaign", "new", "Salt", "--system", "gurps", "--cinematic")
@@ -785,7 +785,7 @@ def test_after_the_session_ends_the_page_keeps_it_as_the_nights_recap(table):
     after it arrives there; the next session's start clears them."""
     from tracker.app.live import Live
     from tracker.app.tracker import Tracker
-    from tracker.web.server import PLAYERS, Feed
+    from tracker.web.feed import PLAYERS, Feed
 
     tracker(table, "roll", "Mira", "Lockpicking", "--dice", "3,4,5")
     tracker(table, "roll", "Vora", "Broadsword", "--secret", "--dice", "6,6,6")
@@ -822,7 +822,7 @@ def test_an_undo_and_a_redo_say_what_they_took_back_and_put_back(table):
     """In the players' view a secret roll taken back stays a secret roll."""
     from tracker.app.live import Live
     from tracker.app.tracker import Tracker
-    from tracker.web.server import GM, PLAYERS, Feed
+    from tracker.web.feed import GM, PLAYERS, Feed
 
     tracker(table, "roll", "Vora", "Broadsword", "--secret", "--dice", "6,6,6")
     secret = head(table)
@@ -848,7 +848,7 @@ def test_an_undo_and_a_redo_say_what_they_took_back_and_put_back(table):
 def test_each_feed_line_says_what_it_moved_and_a_sealed_one_moves_nothing(tmp_path):
     from tracker.app.live import Live
     from tracker.app.tracker import Tracker
-    from tracker.web.server import GM, PLAYERS, Feed
+    from tracker.web.feed import GM, PLAYERS, Feed
 
     db = tmp_path / "veyra.db"
     tracker(db, "campaign", "new", "Veyra", "--system", "glintlock")

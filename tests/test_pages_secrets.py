@@ -29,7 +29,7 @@ from test_console import Client, gm, path_of, phone, table_served
 from test_live import SHEETS, NoRedirect, head, tracker
 from test_secrets import normalised
 
-from tracker.web.server import ASSETS
+from tracker.web.pages import ASSETS
 
 # Where a phone answers the GM's request: the request's id, read off the phone, goes here.
 ASKED = "<the request waiting>"

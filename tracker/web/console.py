@@ -1,4 +1,5 @@
-"""The GM's console and the players' phones: the routes that act at the table.
+"""What the GM's console and the players' phones read and do: the state each page shows and
+the actions each sends, answered here for the routes ``gm`` and ``phone`` make.
 
 Every action goes through ``tracker.app.actions`` (the command line's handlers, decided under
 the store's write lock); a refusal comes back as its one sentence with 4xx and nothing logged.
@@ -48,8 +49,8 @@ from tracker.words import table_words
 
 
 class Following(Protocol):
-    """What the console asks of the server's hub (``server.Hub``): its feed, read under its
-    lock, and turning every page to the campaign the console made current."""
+    """What the console asks of the feeds' hub (``feed.Hub``): its feed, read under its lock,
+    and turning every page to the campaign the console made current."""
 
     feed: Any
 
@@ -213,7 +214,7 @@ def _traits(ch: Any) -> list[str]:
 
 
 class Console:
-    """The console's and the phones' routes over one live campaign."""
+    """What the console's and the phones' routes answer, over one live campaign."""
 
     def __init__(self, hub: Following, guard_: Guard, base: str | None) -> None:
         self.hub = hub
