@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, Response
 
 from tracker.app.actions import declaration, declarations, perform
 from tracker.app.rolls import Foreseen, Rolls
@@ -34,15 +34,19 @@ from tracker.events.catalog import CharacterAdded
 from tracker.store.eventstore import Claim
 from tracker.systems import registry
 from tracker.systems.commands import Command, Option, taken
-from tracker.web import guard
 from tracker.web.guard import (
     GM,
+    GM_IDENTITY,
     GM_ONLY,
     HEADERS,
     PHONE_COOKIE,
+    PHONE_GONE,
     PLAYERS,
+    Asked,
     Guard,
     Refusal,
+    let_in,
+    phone_identity,
     refused,
 )
 from tracker.words import table_words
@@ -216,11 +220,11 @@ def _traits(ch: Any) -> list[str]:
 class Console:
     """What the console's and the phones' routes answer, over one live campaign."""
 
-    def __init__(self, hub: Following, guard_: Guard, base: str | None) -> None:
+    def __init__(self, hub: Following, guard: Guard, base: str | None) -> None:
         self.hub = hub
         self.feed = hub.feed
-        self.guard = guard_
-        self.phones = guard_.phones
+        self.guard = guard
+        self.phones = guard.phones
         self.base = base
         # The requests being answered now, by holder and nonce, each with what its copies
         # wait on.
@@ -436,7 +440,7 @@ class Console:
                 "doc": done.doc,
             }
 
-        return await self._guarded(request, "gm", run)
+        return await self._guarded(request, GM_IDENTITY, run)
 
     async def ask(self, request: Request) -> Response:
         """The GM asks a character's phone for a roll, filled in:
@@ -451,7 +455,7 @@ class Console:
                 raise BadInput("Give the roll's options apart from its character and trait.")
             secret = body.get("secret") is True
 
-            def made() -> guard.Asked:
+            def made() -> Asked:
                 live = self.feed.live
                 state = live.state()
                 ch = live.table.character(name, state)
@@ -459,10 +463,10 @@ class Console:
                 options = {k: v for k, v in values.items() if v not in (None, "", [], False)}
                 given = taken(form, {"character": ch.name, "trait": trait, **options})
                 given.pop("character")
-                request = registry.roll_request(given.pop("trait"), **given)
-                seen = Rolls(live.table).foresee(ch.name, request)
+                roll = registry.roll_request(given.pop("trait"), **given)
+                seen = Rolls(live.table).foresee(ch.name, roll)
                 said = f"{ch.name}: " + asked_words(state.rules, trait, form, options, seen)
-                return guard.Asked(
+                return Asked(
                     secrets.token_urlsafe(9), ch.character_id, trait, options, secret, said
                 )
 
@@ -471,7 +475,7 @@ class Console:
             blind = ", blind: you see the result" if asked.secret else ""
             return {"text": [f"Asked {asked.said}{blind}."]}
 
-        return await self._guarded(request, "gm", run)
+        return await self._guarded(request, GM_IDENTITY, run)
 
     async def revoke(self, request: Request) -> Response:
         """End a character's phone key at once and make a new one: ``{"character": id}``."""
@@ -485,14 +489,14 @@ class Console:
             name = state.characters[cid].name
             return {"text": [f"{name}'s old link no longer works; give the new one."]}
 
-        return await self._guarded(request, "gm", run)
+        return await self._guarded(request, GM_IDENTITY, run)
 
     async def phone_roll(self, request: Request) -> Response:
         """A phone rolls for its character: ``{"trait", "values", "request"}``; ``values``
         holds the options a player may give (the dice among them)."""
         held = self.guard.phone(request)
         if held is None:
-            return refused(403, "This phone's link is not live; ask the GM for a new one.")
+            return refused(403, PHONE_GONE)
         key, cid = held
 
         async def run(body: dict[str, Any]) -> dict[str, Any]:
@@ -538,7 +542,7 @@ class Console:
             lines = await self.feed.call(self.feed.said, events, PLAYERS)
             return {"text": [line["text"] for line in lines], "lines": lines, "blind": False}
 
-        return await self._guarded(request, "phone:" + key, run)
+        return await self._guarded(request, phone_identity(key), run)
 
     async def _guarded(
         self,
@@ -546,10 +550,10 @@ class Console:
         identity: str,
         run: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],
     ) -> Response:
-        if identity == "gm" and not self.guard.is_gm(request):
+        if identity == GM_IDENTITY and not self.guard.is_gm(request):
             return refused(403, GM_ONLY)
         # A phone is a player's: its refusals are in the table's words, not the command line's.
-        words = players_words if identity.startswith("phone:") else str
+        words = str if identity == GM_IDENTITY else players_words
         try:
             body, claim = await self.guard.check(request, identity)
         except Refusal as exc:
@@ -618,11 +622,9 @@ class Console:
         key = request.query_params.get("key")
         if key is None:
             return None
-        if self.phones.holder(key) is None:
+        if self.phones.character_of(key) is None:
             return refused(403, "This link is not live; ask the GM for a new one.")
-        response = RedirectResponse("/phone", status_code=303, headers=HEADERS)
-        response.set_cookie(PHONE_COOKIE, key, httponly=True, samesite="strict", path="/phone")
-        return response
+        return let_in("/phone", PHONE_COOKIE, key)
 
     def qr(self, request: Request, character_id: str) -> Response:
         """A character's phone link as a QR code (SVG), made here."""

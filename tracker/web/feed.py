@@ -99,8 +99,7 @@ class Feed:
             self.names = self.live.table.campaigns.character_names()
         doc = _heading(event, page)
         if doc["sealed"]:
-            who = self.names.get(event.character_id or "", "the GM")
-            doc["text"] = sealed_line(who)
+            doc["text"] = self._sealed(event)
             return doc
         doc["text"] = summarize(event, self.names, bought)
         self._how_it_reads(doc, event, bought)
@@ -209,11 +208,20 @@ class Feed:
                     out.append(f"{-effect.delta} {effect.track.upper()}{cause}, not applied")
         return out
 
+    def _sealed(self, event: StoredEvent) -> str:
+        """A sealed event's line: "a secret event for Mira", or for the GM when no one's."""
+        return sealed_line(self.names.get(event.character_id or "", "the GM"))
+
+    def _revealed(self, view: str) -> set[str]:
+        """The secret events the players were shown, for the players' view; none is needed
+        for the GM's, which holds every event."""
+        return self.live.table.revealed(self.live.row) if view == PLAYERS else set()
+
     def _naming(self, ids: tuple[str, ...] | list[str], view: str, shown: int = 3) -> str:
         """What an undo or a redo took back or put back, as the view may read it (a secret
         roll the players were not shown stays "a secret event for ..."): the first few lines."""
         store, cid = self.live.table.store, self.live.campaign_id
-        revealed = self.live.table.revealed(self.live.row) if view == PLAYERS else set()
+        revealed = self._revealed(view)
         lines = []
         for ident in list(ids)[:shown]:
             try:
@@ -225,8 +233,7 @@ class Feed:
                 if event is None:
                     continue
             if isinstance(event.data, Sealed):
-                who = self.names.get(event.character_id or "", "the GM")
-                lines.append(f"#{event.version} {sealed_line(who)}")
+                lines.append(f"#{event.version} {self._sealed(event)}")
             else:
                 lines.append(f"#{event.version} {summarize(event, self.names)}")
         if not lines:
@@ -251,7 +258,7 @@ class Feed:
             named = [b for b in buys if b.event_id in ids]
         else:
             return []
-        revealed = self.live.table.revealed(self.live.row) if view == PLAYERS else set()
+        revealed = self._revealed(view)
 
         def shown(e: StoredEvent) -> bool:
             return view != PLAYERS or e.visibility != "gm" or e.event_id in revealed
@@ -346,7 +353,8 @@ class Hub:
     def __init__(self, feed: Feed, every: float = EVERY) -> None:
         self.feed = feed
         self.every = every
-        self.pages: dict[str, set[asyncio.Queue[list[Message] | None]]] = {
+        # view -> the queue of every page following it.
+        self.queues: dict[str, set[asyncio.Queue[list[Message] | None]]] = {
             PLAYERS: set(),
             GM: set(),
         }
@@ -400,7 +408,7 @@ class Hub:
         if head == self.head:
             return
         before = self.head
-        for view, queues in self.pages.items():
+        for view, queues in self.queues.items():
             if not queues:
                 continue
             _, batch = await self.feed.call(self.feed.messages, view, before)
@@ -413,7 +421,7 @@ class Hub:
         live = self.feed.live
         self.head = await self.feed.call(live.head)
         start = await self.feed.call(live.session_start)
-        for view, queues in self.pages.items():
+        for view, queues in self.queues.items():
             if not queues:
                 continue
             _, batch = await self.feed.call(self.feed.messages, view, start)
@@ -434,17 +442,17 @@ class Hub:
 
     def join(self, view: str) -> asyncio.Queue[list[Message] | None]:
         queue: asyncio.Queue[list[Message] | None] = asyncio.Queue()
-        self.pages[view].add(queue)
+        self.queues[view].add(queue)
         return queue
 
     def close(self) -> None:
         """Ask every feed to end its response (the server is stopping)."""
-        for queues in self.pages.values():
+        for queues in self.queues.values():
             for queue in queues:
                 queue.put_nowait(None)
 
     def leave(self, view: str, queue: asyncio.Queue[list[Message] | None]) -> None:
-        self.pages[view].discard(queue)
+        self.queues[view].discard(queue)
 
 
 def joined(

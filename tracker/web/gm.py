@@ -8,15 +8,23 @@ anything is read.
 
 from __future__ import annotations
 
-import hmac
-
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from tracker.web.console import Console
 from tracker.web.feed import Hub, stream
-from tracker.web.guard import GM, GM_COOKIE, GM_ONLY, HEADERS, Guard, answer, refused
+from tracker.web.guard import (
+    GM,
+    GM_COOKIE,
+    GM_IDENTITY,
+    GM_ONLY,
+    HEADERS,
+    Guard,
+    answer,
+    let_in,
+    refused,
+)
 from tracker.web.pages import static_page
 
 
@@ -58,15 +66,13 @@ def _console_page(request: Request, guard: Guard) -> Response:
     sent back without it, holding it in a cookie."""
     given = request.query_params.get("key")
     if given is not None:
-        if not hmac.compare_digest(given.encode(), guard.key.encode()):
+        if not guard.is_gm_key(given):
             return _refused_page()
-        # The key goes into a cookie and out of the address bar and the history.
-        response = RedirectResponse("/gm", status_code=303, headers=HEADERS)
-        response.set_cookie(GM_COOKIE, guard.key, httponly=True, samesite="strict", path="/gm")
-        return response
+        return let_in("/gm", GM_COOKIE, guard.key)
     if not guard.is_gm(request):
         return _refused_page()
-    return HTMLResponse(static_page("console.html", GM, guard.token(GM)), headers=HEADERS)
+    page = static_page("console.html", GM, guard.page_token(GM_IDENTITY))
+    return HTMLResponse(page, headers=HEADERS)
 
 
 def _refused_page() -> Response:

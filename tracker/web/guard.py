@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, RedirectResponse
 
 from tracker.store.eventstore import Claim
 
@@ -171,7 +171,7 @@ class Phones:
         with self.lock:
             return next((k for k, c in self.keys.items() if c == character_id), None)
 
-    def holder(self, key: str) -> str | None:
+    def character_of(self, key: str) -> str | None:
         """The character a key is for, compared in constant time; None for no live key."""
         found = None
         with self.lock:
@@ -192,13 +192,13 @@ class Phones:
             queue.put_nowait(None)
         return key
 
-    def ask(self, request: Asked) -> None:
-        """Hand ``request`` to the character's phones (one request at a time per character)."""
+    def ask(self, asked: Asked) -> None:
+        """Hand ``asked`` to the character's phones (one request at a time per character)."""
         with self.lock:
-            self.requests[request.character_id] = request
-            queues = list(self.feeds.get(request.character_id, ()))
+            self.requests[asked.character_id] = asked
+            queues = list(self.feeds.get(asked.character_id, ()))
         for queue in queues:
-            queue.put_nowait([(None, "request", _request_doc(request))])
+            queue.put_nowait([(None, "request", _asked_doc(asked))])
 
     def answered(self, character_id: str, request_id: str) -> Asked | None:
         """The request ``request_id`` of the character's, taken off its phones; None when it
@@ -216,7 +216,7 @@ class Phones:
     def waiting(self, character_id: str) -> str:
         with self.lock:
             found = self.requests.get(character_id)
-        return _request_doc(found) if found else "null"
+        return _asked_doc(found) if found else "null"
 
     def join(self, character_id: str, queue: asyncio.Queue[Any]) -> None:
         with self.lock:
@@ -227,16 +227,15 @@ class Phones:
             self.feeds.get(character_id, set()).discard(queue)
 
 
-def _request_doc(request: Asked) -> str:
-    import json
-
+def _asked_doc(asked: Asked) -> str:
+    """A roll asked of a phone, as its feed and its state send it."""
     return json.dumps(
         {
-            "id": request.id,
-            "trait": request.trait,
-            "options": request.options,
-            "secret": request.secret,
-            "said": request.said,
+            "id": asked.id,
+            "trait": asked.trait,
+            "options": asked.options,
+            "secret": asked.secret,
+            "said": asked.said,
         },
         ensure_ascii=False,
     )
@@ -245,6 +244,10 @@ def _request_doc(request: Asked) -> str:
 GM_COOKIE = "tracker_gm"
 GM_ONLY = "The GM's console needs the key `tracker serve` printed."
 PHONE_COOKIE = "tracker_phone"
+PHONE_GONE = "This phone's link is not live; ask the GM for a new one."
+# Who a page's token and a request's nonces are for: the GM's pages (whatever view they
+# show), or the pages of one phone's key.
+GM_IDENTITY = "gm"
 NONCE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 
@@ -267,6 +270,20 @@ def answer(doc: dict[str, Any]) -> JSONResponse:
     return JSONResponse(doc, headers=HEADERS)
 
 
+def phone_identity(key: str) -> str:
+    """Who a phone's pages speak as: its key, so a page of a revoked key can send nothing."""
+    return "phone:" + key
+
+
+def let_in(path: str, cookie: str, key: str) -> RedirectResponse:
+    """The browser that gave ``key`` in its address, sent back to ``path`` without it and
+    holding it in a cookie for ``path`` alone: the key leaves the address bar and the
+    history."""
+    response = RedirectResponse(path, status_code=303, headers=HEADERS)
+    response.set_cookie(cookie, key, httponly=True, samesite="strict", path=path)
+    return response
+
+
 class Guard:
     """Who a request speaks for, and whether a POST may act (see the module's docstring)."""
 
@@ -275,25 +292,29 @@ class Guard:
         self.phones = phones
         self.secret = secrets.token_bytes(32)
 
+    def is_gm_key(self, given: str) -> bool:
+        """Whether ``given`` is the GM's key, compared in constant time."""
+        return hmac.compare_digest(given.encode(), self.key.encode())
+
     def is_gm(self, request: Request) -> bool:
         """Whether the request comes from the GM's browser: its cookie holds the key."""
         given = request.cookies.get(GM_COOKIE, "")
-        return bool(given) and hmac.compare_digest(given.encode(), self.key.encode())
+        return bool(given) and self.is_gm_key(given)
 
     def phone(self, request: Request) -> tuple[str, str] | None:
         """The phone's key and the character it is for; None without a live key."""
         key = request.cookies.get(PHONE_COOKIE, "")
-        holder = self.phones.holder(key) if key else None
-        return (key, holder) if holder else None
+        character = self.phones.character_of(key) if key else None
+        return (key, character) if character else None
 
-    def token(self, identity: str) -> str:
+    def page_token(self, identity: str) -> str:
         """A new token for a page opened as ``identity``."""
         return page_token(self.secret, identity, int(time.time()))
 
     def holder(self, identity: str) -> str:
         """Who sends as ``identity``, as the database remembers its requests: a hash of its
         key (the GM's, or the phone's), never the key."""
-        held = "gm:" + self.key if identity == GM else identity
+        held = "gm:" + self.key if identity == GM_IDENTITY else identity
         return hashlib.sha256(held.encode()).hexdigest()
 
     async def check(self, request: Request, identity: str) -> tuple[dict[str, Any], Claim]:

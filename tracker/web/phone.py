@@ -20,7 +20,15 @@ from starlette.routing import Route
 from tracker.errors import TrackerError
 from tracker.web.console import Console
 from tracker.web.feed import Hub, Message, joined, sent
-from tracker.web.guard import HEADERS, PLAYERS, Guard, answer, refused
+from tracker.web.guard import (
+    HEADERS,
+    PHONE_GONE,
+    PLAYERS,
+    Guard,
+    answer,
+    phone_identity,
+    refused,
+)
 from tracker.web.pages import static_page
 
 
@@ -35,13 +43,13 @@ def routes(hub: Hub, guard: Guard, console: Console) -> list[Route]:
         held = guard.phone(request)
         if held is None:
             return HTMLResponse(static_page("phone.html", "refused", ""), 403, headers=HEADERS)
-        page = static_page("phone.html", "phone", guard.token("phone:" + held[0]))
+        page = static_page("phone.html", "phone", guard.page_token(phone_identity(held[0])))
         return HTMLResponse(page, headers=HEADERS)
 
     async def phone_state(request: Request) -> Response:
         held = guard.phone(request)
         if held is None:
-            return refused(403, "This phone's link is not live; ask the GM for a new one.")
+            return refused(403, PHONE_GONE)
         try:
             return answer(await hub.feed.call(console.phone_state, held[1]))
         except TrackerError as exc:
@@ -50,7 +58,7 @@ def routes(hub: Hub, guard: Guard, console: Console) -> list[Route]:
     async def phone_events(request: Request) -> Response:
         held = guard.phone(request)
         if held is None:
-            return Response("This phone's link is not live; ask the GM for a new one.", 403)
+            return Response(PHONE_GONE, 403)
         queue, events = joined(request, hub, PLAYERS)
         return sent(_with_character(hub, queue, events, console, held[1]))
 

@@ -115,8 +115,8 @@ class ServedHostsOnly:
         if scope["type"] == "http":
             given = [value for name, value in scope["headers"] if name == b"host"]
             if len(given) != 1 or not self.hosts.answers(given[0].decode("latin-1")):
-                refused = PlainTextResponse(MISDIRECTED, status_code=421, headers=HEADERS)
-                await refused(scope, receive, send)
+                misdirected = PlainTextResponse(MISDIRECTED, status_code=421, headers=HEADERS)
+                await misdirected(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
