@@ -132,7 +132,9 @@ def click_option(option: Option, help: str | None = None) -> click.Option:
 
 
 def click_argument(argument: Argument) -> click.Argument:
-    settings: dict[str, Any] = {"type": _type(argument.kind, argument.choices)}
+    settings: dict[str, Any] = {
+        "type": _type(argument.kind, argument.choices, limits=argument.limits)
+    }
     if argument.nargs != 1:
         settings["nargs"] = argument.nargs
     if not argument.required or argument.nargs == -1:

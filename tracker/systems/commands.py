@@ -114,6 +114,8 @@ class Argument(msgspec.Struct, frozen=True):
     ones may be left out. Empty: as many as given, all alike."""
     label: str | None = None
     """What a form calls it, as ``Option.label``: "A's trait" for a contest's ``trait_a``."""
+    limits: tuple[int, int] | None = None
+    """A number's lowest and highest (``kind`` "int"), as ``Option.limits``."""
 
     @property
     def shown(self) -> str:
