@@ -41,13 +41,6 @@ def _logged(logged: Any) -> Done:
     return Done(logged.doc, list(logged.events))
 
 
-def _change(text: str, what: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise BadInput(f"Give the {what} change as +N or -N, not {text[:20]!r}.") from None
-
-
 def _roll(t: Tracker, v: dict[str, Any]) -> Done:
     character, trait = v.pop("character"), v.pop("trait")
     return _logged(t.rolls.roll(character, registry.roll_request(trait, **v)))
@@ -60,8 +53,7 @@ def _contest(t: Tracker, v: dict[str, Any]) -> Done:
 
 def _track(track: str) -> Runner:
     def run(t: Tracker, v: dict[str, Any]) -> Done:
-        change = _change(v["change"], track.upper())
-        return _logged(t.tracks.track(v["character"], track, change, cause=v["cause"]))
+        return _logged(t.tracks.track(v["character"], track, v["change"], cause=v["cause"]))
 
     return run
 
@@ -93,9 +85,7 @@ CORE: dict[tuple[str, ...], tuple[Command, Runner]] = {
     d.CONTEST.path: (d.CONTEST, _contest),
     d.STRESS.path: (
         d.STRESS,
-        lambda t, v: _logged(
-            t.tracks.stress(v["character"], _change(v["change"], "stress"), cause=v["cause"])
-        ),
+        lambda t, v: _logged(t.tracks.stress(v["character"], v["change"], cause=v["cause"])),
     ),
     ("hp",): (d.track_command("hp"), _track("hp")),
     ("fp",): (d.track_command("fp"), _track("fp")),

@@ -25,7 +25,11 @@ ROLL = Command(
 
 
 CAUSE = Option("--cause", "What caused it.")
-CHANGE = Argument("change", metavar="+N|-N")
+
+
+def change(what: str) -> Argument:
+    """The +N or -N a track moves by, named for the track ("stress change")."""
+    return Argument("change", kind="change", metavar="+N|-N", label=f"{what} change")
 
 
 STRESS = Command(
@@ -36,7 +40,7 @@ STRESS = Command(
     Example:
       tracker stress Tomas +2 --cause "saw the drowned scribe"
     """,
-    arguments=(Argument("character", complete="characters"), CHANGE),
+    arguments=(Argument("character", complete="characters"), change("stress")),
     options=(CAUSE,),
 )
 
@@ -132,7 +136,7 @@ def track_command(track: str) -> Command:
         (track,),
         f"Lose or regain {track.upper()} (tracked when the sheet has it).\n\n"
         f"\b\nExample:\n  {example[track]}",
-        arguments=(Argument("character", complete="characters"), CHANGE),
+        arguments=(Argument("character", complete="characters"), change(track.upper())),
         options=(CAUSE,),
     )
 

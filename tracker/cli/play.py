@@ -192,8 +192,8 @@ def effect_words(effects: list[dict[str, Any]], who: str, rules: RuleSystem) -> 
 # -- currencies -----------------------------------------------------------------------------------
 
 
-def _stress(character: str, change: str, cause: str | None, as_json: bool) -> None:
-    logged = open_tracker().tracks.stress(character, _signed_int(change, "stress"), cause=cause)
+def _stress(character: str, change: int, cause: str | None, as_json: bool) -> None:
+    logged = open_tracker().tracks.stress(character, change, cause=cause)
     d = logged.doc
     said = logged.state.rules.stress_said
     words = f" ({'; '.join(said.get(w, w) for w in d['effects'])})" if d["effects"] else ""
@@ -203,18 +203,9 @@ def _stress(character: str, change: str, cause: str | None, as_json: bool) -> No
 stress = make_command(STRESS, _stress, cls=NumberArgs)
 
 
-def _signed_int(text: str, what: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise click.BadParameter(f"give the {what} change as +N or -N, not {text!r}") from None
-
-
 def _track_command(track: str) -> click.Command:
-    def command(character: str, change: str, cause: str | None, as_json: bool) -> None:
-        logged = open_tracker().tracks.track(
-            character, track, _signed_int(change, track.upper()), cause=cause
-        )
+    def command(character: str, change: int, cause: str | None, as_json: bool) -> None:
+        logged = open_tracker().tracks.track(character, track, change, cause=cause)
         d = logged.doc
         line = f"{d['character']} {track.upper()} {d['before']} → {d['after']} of {d['max']}."
         show_logged(logged, as_json, [line, *(warn(n) for n in d.get("notes", []))])
