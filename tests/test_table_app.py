@@ -1191,6 +1191,7 @@ def test_an_installed_systems_own_tracks_show_on_every_screen_and_a_secret_moves
 
     from conftest import PLUGINS
     from selenium.webdriver.common.keys import Keys
+    from tracker_pool import BOONS
 
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(pool_installed), str(PLUGINS)]))
     db = tmp_path / "road.db"
@@ -1225,6 +1226,33 @@ def test_an_installed_systems_own_tracks_show_on_every_screen_and_a_secret_moves
             "Ash": "Strain 1",
             "Bram": "Strain 1",
         }
+        # Pool's --boon is repeatable and takes its declared choices: a box of them each,
+        # another as one is chosen.
+        from selenium.webdriver.support.ui import Select
+
+        roll = browser.find_element("id", "roll")
+        roll.find_element("css selector", "input[name=character]").send_keys("Ash")
+        roll.find_element("css selector", "input[name=trait]").send_keys("Nerve")
+        roll.find_element("css selector", "input[name=dice]").send_keys("1,2,3,4,1")
+        Select(roll.find_element("css selector", "select[name=boons]")).select_by_value(
+            "good light"
+        )
+        boons = wait_for(
+            browser,
+            lambda d: (
+                len(d.find_elements("css selector", "#roll select[name=boons]")) == 2
+                and d.find_elements("css selector", "#roll select[name=boons]")
+            ),
+            "a second box for another boon",
+            wait=5,
+        )
+        assert [o.text for o in Select(boons[1]).options] == ["", *BOONS]
+        Select(boons[1]).select_by_value("a friend's hand")
+        before = head(db)
+        roll.find_element("css selector", "input[name=dice]").send_keys(Keys.ENTER)
+        wait_for(browser, lambda d: head(db) == before + 1, "the roll with two boons")
+        assert _events(db)[-1]["payload"]["inputs"]["boons"] == ["good light", "a friend's hand"]
+
         # The full pool owes a complication, which two of Pool's commands meet: both are
         # offered beside it, and the GM's call meets it.
         tracker(db, "roll", "Bram", "Brawn", "--dice", "6,6,6,6")
@@ -1235,6 +1263,10 @@ def test_an_installed_systems_own_tracks_show_on_every_screen_and_a_secret_moves
             "what meets the complication",
         )
         assert offered == ["momentum spend…", "complication call…", "Dismiss"]
+        # The spend's N takes 1 to the pool's most, as the command line does.
+        _press(browser, "#owed", "momentum spend…")
+        amount = browser.find_element("css selector", "#other input[name=amount]")
+        assert (amount.get_attribute("min"), amount.get_attribute("max")) == ("1", "6")
         _press(browser, "#owed", "complication call…")
         before = head(db)
         browser.switch_to.active_element.send_keys("the bridge gives way", Keys.ENTER)
@@ -1246,6 +1278,12 @@ def test_an_installed_systems_own_tracks_show_on_every_screen_and_a_secret_moves
         assert [e["type"] for e in _events(db)[before:]] == ["PoolComplicationCalled"]
         _phone(browser, server, "Bram")
         assert browser.find_element("id", "me-tracks").text == "Strain 0"
+        # His Edge, which Pool never rolls, is not in his picker.
+        picker = browser.find_elements("css selector", "#roll select[name=trait] option")
+        assert [o.get_attribute("value") for o in picker if o.get_attribute("value")] == [
+            "Brawn",
+            "Guile",
+        ]
         tracker(db, "roll", "Bram", "Brawn", "--push", "--dice", "1,1,1,1,1")
         wait_for(
             browser,

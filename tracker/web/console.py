@@ -86,6 +86,7 @@ def _form(command: Command, *, player: bool = False) -> dict[str, Any]:
                 "help": a.help or a.metavar or a.name,
                 "metavar": a.metavar,
                 "parts": list(a.parts),
+                "limits": list(a.limits) if a.limits else None,
             }
             for a in command.arguments
         ],
@@ -107,6 +108,7 @@ def _option(o: Option) -> dict[str, Any]:
         "metavar": o.metavar,
         "placeholder": _placeholder(o),
         "picks": [list(pick) for pick in o.picks],
+        "limits": list(o.limits) if o.limits else None,
         "default": o.default if isinstance(o.default, (int, str)) else None,
     }
 
@@ -213,10 +215,6 @@ def _owed(ob: Any, ch: Any, rules: Any) -> dict[str, Any]:
     }
 
 
-def _traits(ch: Any) -> list[str]:
-    return [k for k in [*ch.stats, *ch.skills] if k.casefold() not in ("hp", "fp")]
-
-
 class Console:
     """What the console's and the phones' routes answer, over one live campaign."""
 
@@ -317,7 +315,7 @@ class Console:
                     "id": cid,
                     "name": ch.name,
                     "npc": ch.npc,
-                    "traits": _traits(ch),
+                    "traits": state.rules.rollable(ch),
                     "conditions": sorted(ch.conditions),
                     "phone": None if ch.npc else self.link(request, cid),
                     "asked": (waiting.said + (", blind" if waiting.secret else ""))
@@ -369,14 +367,14 @@ class Console:
                 "stats": dict(ch.stats),
                 "skills": dict(ch.skills),
             },
-            "traits": _traits(ch),
+            "traits": state.rules.rollable(ch),
             # The trait picker's groups, each trait with its level, as her sheet has them, then
             # what the rules let her roll beyond it (GURPS: senses, skills at default).
             "trait_groups": [
                 *(
                     {"group": group, "traits": [[k, v] for k, v in held.items() if k in shown]}
                     for group, held in (("Stats", ch.stats), ("Skills", ch.skills))
-                    if (shown := set(_traits(ch))) & set(held)
+                    if (shown := set(state.rules.rollable(ch))) & set(held)
                 ),
                 *(
                     {"group": group, "traits": [list(roll) for roll in rolls]}

@@ -9,8 +9,9 @@ roll adds a die for 1 Momentum. While the pool is full, the GM owes a complicati
 obligation opens as the pool fills and is met when Momentum is spent, or when the GM calls
 one (``tracker complication call TEXT``: two commands discharge the same kind). A push strains
 the one who pushed: each adds 1 to that character's Strain, which stays for the campaign.
-Rulings of this system: the pool carries over from session to session, and so does a
-complication owed.
+Each boon the scene grants (``--boon``, repeated, each once) adds a die.
+A character's Edge is kept on the sheet and never rolled. Rulings of this system: the pool
+carries over from session to session, and so does a complication owed.
 """
 
 from __future__ import annotations
@@ -56,7 +57,20 @@ POOL_MAX = 6
 PUSH_COST = 1
 COMPLICATION = "pool-complication"
 OUTCOMES = ("miss", "hit", "flourish")
-ROLL = (Option("--push", "add a die for 1 Momentum from the party's pool.", "bool"),)
+EDGE = "Edge"
+BOONS = ("sure footing", "good light", "a friend's hand")
+ROLL = (
+    Option("--push", "add a die for 1 Momentum from the party's pool.", "bool"),
+    Option(
+        "--boon",
+        "a boon the scene grants: a die each, each boon once.",
+        "choice",
+        dest="boons",
+        multiple=True,
+        choices=BOONS,
+        example='--boon "good light"',
+    ),
+)
 
 
 @event_type
@@ -263,7 +277,7 @@ SPEND = Command(
     """,
     arguments=(
         Argument("character", complete="characters", example="Ash"),
-        Argument("amount", kind="int", metavar="N", example="2"),
+        Argument("amount", kind="int", metavar="N", example="2", limits=(1, POOL_MAX)),
     ),
     options=(
         Option("--on", "What the Momentum buys.", required=True, example='--on "a second wind"'),
@@ -342,14 +356,25 @@ class Pool(RuleSystem):
         ComplicationCalled: lambda e, who: f"the GM calls a complication: {e.what}",
     }
 
+    def rollable(self, character: CharacterView) -> list[str]:
+        return [k for k in super().rollable(character) if k.casefold() != EDGE.casefold()]
+
     def decide_roll(
         self, request: RollRequest, character: CharacterView, campaign: CampaignView
     ) -> RollDecision:
+        if request.trait.casefold() == EDGE.casefold():
+            raise BadInput(
+                f"{EDGE} is kept on the sheet, never rolled; roll one of "
+                f"{', '.join(self.rollable(character))}."
+            )
         score, trait = trait_value(self, character, request.trait)
         push = bool(request.options.push)
         if push and campaign.own.momentum < PUSH_COST:
             raise Refused("The party's pool holds no Momentum to push with; roll without --push.")
-        count = score + push
+        boons = tuple(request.options.boons or ())
+        if len(set(boons)) < len(boons):
+            raise BadInput("Each boon is granted once; give each --boon one time.")
+        count = score + push + len(boons)
         if count < 1:
             raise BadInput(
                 f"{character.name}'s {trait} is {score}: a pool of no dice is not rolled."
@@ -364,13 +389,21 @@ class Pool(RuleSystem):
             "success": got != "miss",
         }
         doc = {"trait": trait, "effective": count, **result, "notes": []}
-        inputs = {"score": score, **({"push": True} if push else {})}
+        inputs = {
+            "score": score,
+            **({"push": True} if push else {}),
+            **({"boons": list(boons)} if boons else {}),
+        }
         return RollDecision(trait, inputs, result, dice, doc, effects(dice, push))
 
     def redecide(self, event: Any) -> str | None:
         if not isinstance(event, RollMade):
             return None
-        count = event.inputs["score"] + bool(event.inputs.get("push"))
+        count = (
+            event.inputs["score"]
+            + bool(event.inputs.get("push"))
+            + len(event.inputs.get("boons", ()))
+        )
         if len(event.dice) != count:
             return f"{len(event.dice)} dice are stored for a pool of {count}"
         now, stored = outcome(event.dice), event.result["outcome"]
