@@ -86,8 +86,11 @@ class Table(Protocol):
         ...
 
     def roll(self, state: Any, name: str, request: RollRequest) -> Acted:
-        """A roll of the character ``name`` as ``tracker roll`` decides and logs it (of the
-        kind ``request.kind`` asks for: Gloom's panic check), with its document."""
+        """A roll of the character ``name`` decided as ``tracker roll`` decides it, in
+        ``state`` (of the kind ``request.kind`` asks for: Gloom's panic check): its events and
+        document as an ``Acted``, logged when the command returns them (alone, or its entries
+        among the command's own). ``request.options`` is read as a roll's, so it holds the
+        campaign's system's ``roll_options`` only (``RuleSystem.roll_request`` makes one)."""
         ...
 
 
