@@ -133,3 +133,28 @@ def test_the_example_is_offered_nowhere_until_installed():
 
     registry.refresh()
     assert "embers" not in registry.names()
+
+
+def test_a_hooks_default_is_read_from_its_body():
+    """What a system gets by leaving a hook alone is what the base class's body does, so the
+    reference cannot say another default than the code has."""
+    source = '''
+class Folding:
+    def a(self, doc):
+        """A."""
+        return doc
+    def b(self):
+        """B."""
+    def c(self):
+        raise NotImplementedError
+    def d(self):
+        return self.x
+'''
+    cls = ast.parse(source).body[0]
+    assert isinstance(cls, ast.ClassDef)
+    assert [m.default for m in reference.members(cls)] == [
+        "returns `doc`.",
+        "does nothing.",
+        "none; a system must implement it.",
+        None,
+    ]

@@ -36,6 +36,9 @@ SECTIONS = {
     "TrackerError": "Refusals",
 }
 
+# The classes a system subclasses, whose methods' defaults are what it gets by leaving them.
+OVERRIDDEN = frozenset({"RuleSystem", "Folding"})
+
 # A value longer than this is not written beside its name (a tuple of options): its docstring
 # says what it holds.
 SHORTEST_VALUE = 60
@@ -48,6 +51,10 @@ class Member:
     name: str
     line: str
     doc: str | None
+    default: str | None = None
+    """What a method of ``RuleSystem`` or ``Folding`` does when a system leaves it alone, read
+    from its body where that is one statement (``return []``); None where its docstring must
+    say."""
 
 
 @dataclass(frozen=True)
@@ -157,17 +164,50 @@ def members(cls: ast.ClassDef) -> tuple[Member, ...]:
     """The public members a class body declares (fields, class attributes, methods), in order,
     each with its docstring; a name declared twice counts once, as Python reads it."""
     out: dict[str, Member] = {}
+    overridden = cls.name in OVERRIDDEN
     for index, stmt in enumerate(cls.body):
+        default = None
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
             name, line, doc = stmt.name, _signature(stmt, True), ast.get_docstring(stmt)
+            if overridden:
+                default = _default(stmt)
         elif (found := _assigned(stmt)) is not None:
             (name, line), doc = found, _string_after(cls.body, index)
         else:
             continue
         if name.startswith("_") or name in out:
             continue
-        out[name] = Member(name, line, doc)
+        out[name] = Member(name, line, doc, default)
     return tuple(out.values())
+
+
+def _default(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """What a method does by default, where its body says it in one statement."""
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # its docstring
+    if not body:
+        return "does nothing."
+    if len(body) != 1:
+        return None
+    [stmt] = body
+    if isinstance(stmt, ast.Pass):
+        return "does nothing."
+    if isinstance(stmt, ast.Raise) and stmt.exc is not None:
+        raised = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+        if ast.unparse(raised) == "NotImplementedError":
+            return "none; a system must implement it."
+        return f"refuses (`{ast.unparse(raised)}`)."
+    if isinstance(stmt, ast.Return):
+        # What it works out from the system itself is no default to leave: only a constant,
+        # or what it was given.
+        if stmt.value is None:
+            return "returns `None`."
+        if not any(isinstance(n, ast.Name) and n.id == "self" for n in ast.walk(stmt.value)):
+            text = ast.unparse(stmt.value)
+            if len(text) <= SHORTEST_VALUE and "\n" not in text:
+                return f"returns `{text}`."
+    return None
 
 
 def _inherited(member: Member, cls: ast.ClassDef) -> Member:
@@ -186,7 +226,7 @@ def _inherited(member: Member, cls: ast.ClassDef) -> Member:
                     if theirs.name == member.name:
                         found = _inherited(theirs, stmt)
                         if found.doc:
-                            return Member(member.name, member.line, found.doc)
+                            return Member(member.name, member.line, found.doc, member.default)
     return member
 
 
@@ -228,6 +268,9 @@ def section(item: Name) -> str:
             if member.doc:
                 lines.append("")
                 lines.append(_indented(member.doc))
+            if member.default:
+                lines.append("")
+                lines.append(f"  Default: {member.default}")
             lines.append("")
         parts.append("\n".join(lines).rstrip())
     return "\n\n".join(parts)
