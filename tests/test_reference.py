@@ -5,6 +5,8 @@ and the example system it walks through keeps the contract every system keeps.""
 from __future__ import annotations
 
 import ast
+import os
+import re
 import tomllib
 from importlib import import_module
 from pathlib import Path
@@ -158,3 +160,35 @@ class Folding:
         "none; a system must implement it.",
         None,
     ]
+
+
+@pytest.mark.slow
+def test_the_example_copied_out_as_a_package_of_its_own_keeps_the_contract(tmp_path):
+    """What an author does with the reference: the example copied into a package of its own
+    (``tracker_embers``), declared under the entry-point group, and the reference's test file
+    run by pytest in a folder of its own, with nothing of this checkout's tests within reach."""
+    import shutil
+    import subprocess
+    import sys
+    import textwrap
+
+    site = install_plugin(tmp_path / "site", "tracker-embers", "embers = tracker_embers:Embers")
+    shutil.copytree(
+        EXAMPLE.parent, site / "tracker_embers", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    blocks = re.findall(r"```python\n(.*?)```", REFERENCE.read_text(encoding="utf-8"), re.S)
+    [example] = [block for block in blocks if "SystemContract" in block]
+    own = tmp_path / "tracker-embers"
+    own.mkdir()
+    (own / "test_contract.py").write_text(textwrap.dedent(example), encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_contract.py"],
+        cwd=own,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(site)},
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    contract = [name for name in dir(SystemContract) if name.startswith("test_")]
+    assert f"{len(contract)} passed" in result.stdout
