@@ -93,3 +93,27 @@ def test_a_session_ends_and_starts_from_a_form(table):
     assert started.doc["title"] == "Below"
     with pytest.raises(Refused):
         perform(table, ("session", "start"), {})
+
+
+@pytest.mark.parametrize(
+    ("path", "change", "said"),
+    [
+        (("stress",), "two", "Give the stress change as +N or -N, not 'two'."),
+        (("stress",), "+", "Give the stress change as +N or -N, not '+'."),
+        (("stress",), "1.5", "Give the stress change as +N or -N, not '1.5'."),
+    ],
+)
+def test_a_change_is_read_in_one_place_and_refused_in_the_same_words_everywhere(
+    table, glintlock, path, change, said
+):
+    before = head(table)
+    with pytest.raises(BadInput) as raised:
+        perform(table, path, {"character": "Tomas", "change": change})
+    assert str(raised.value) == said
+    typed = glintlock([*path, "Tomas", change])
+    assert typed.exit_code == 2
+    assert typed.stderr.startswith(f"Error: {said} See `")
+    assert head(table) == before
+    # "+2" and "2" alike add; "-1" takes away.
+    assert perform(table, path, {"character": "Tomas", "change": "2"}).doc["after"] == 2
+    assert glintlock.json("stress Tomas -1")["after"] == 1

@@ -73,7 +73,8 @@ def test_a_spend_past_the_pool_is_one_sentence_and_logs_nothing(road):
     )
     negative = road(["momentum", "spend", "Ash", "-1", "--on", "nothing"])
     assert negative.exit_code == 2
-    assert "Momentum is spent 1 or more at a time, not -1" in negative.stderr
+    # The declared limits of N (1 to the pool's most) refuse it before the handler reads it.
+    assert "-1 is not in the range 1<=x<=6" in negative.stderr
     assert road.event_count() == before
 
 
@@ -166,11 +167,11 @@ def test_a_forged_spend_the_pool_could_not_afford_rehashed_is_found(road):
 
 def test_the_shell_takes_and_completes_the_systems_command(road):
     road.ok("roll Bram Brawn --dice 5,6,6,1")
-    script = "momentum spend Bram 1 --on 'a shove'\nmomentum spend Bram 9 --on 'all'\n"
+    script = "momentum spend Bram 1 --on 'a shove'\nmomentum spend Bram 5 --on 'all'\n"
     result = road(["shell"], input=script + "status --json\n")
     assert result.exit_code == 0, result.output
     assert "Bram spends 1 Momentum on a shove: the pool 2 → 1." in result.stdout
-    assert "holds 1 Momentum and Bram would spend 9" in result.stderr
+    assert "holds 1 Momentum and Bram would spend 5" in result.stderr
     assert '"momentum": 1' in result.stdout
 
     tracker = Tracker(str(road.db))
@@ -183,6 +184,23 @@ def test_the_shell_takes_and_completes_the_systems_command(road):
     shown = road(["shell"], input="help momentum spend\n").stdout
     assert "Usage: momentum spend [OPTIONS] CHARACTER N" in shown
     assert '    momentum spend Ash 2 --on "a second wind"' in shown
+
+
+def test_a_trait_the_system_never_rolls_is_offered_nowhere_and_refused(road):
+    """Bram's sheet keeps an Edge that Pool never rolls (``RuleSystem.rollable``)."""
+    tracker = Tracker(str(road.db))
+    complete = Completer({"tracker": tracker, "db": str(road.db), "campaign": None})
+    assert complete.words(["roll", "Bram"]) == ["Brawn", "Guile"]
+    tracker.close()
+    refused = road("roll Bram Edge --dice 6,6")
+    assert refused.exit_code == 2
+    assert (
+        refused.stderr
+        == "Error: Edge is kept on the sheet, never rolled; roll one of Brawn, Guile.\n"
+    )
+    missing = road("roll Bram Wits --dice 6")
+    assert "(traits: Brawn, Guile)" in missing.stderr
+    assert road.ok("log --json").stdout.count('"RollMade"') == 0
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])

@@ -52,6 +52,17 @@ def _phone(driver: Any, server: Any, name: str) -> None:
     wait_for(driver, lambda d: d.find_element("id", "me-name").text == name, "her phone")
 
 
+def _press(driver: Any, where: str, text: str) -> None:
+    """Click the button of ``where`` (CSS) that says ``text``, once the page shows it: found
+    and clicked in one read, since the console redraws its lists as the feed moves."""
+
+    def pressed(d: Any) -> bool:
+        found = [b for b in d.find_elements("css selector", f"{where} button") if b.text == text]
+        return bool(found) and (found[0].click() or True)
+
+    wait_for(driver, pressed, f"the button {text!r}")
+
+
 def _type_roll(driver: Any, who: str, trait: str, dice: str = "") -> None:
     """Escape, a character, Tab, a trait, (dice,) Enter: the console's roll by keyboard."""
     from selenium.webdriver.common.keys import Keys
@@ -1027,13 +1038,7 @@ def test_a_breaking_point_asks_for_its_result_and_consequence_and_the_floor_star
 
         # Threat 4: a hard spend is owed; its button starts the spend at hard, the least
         # that pays it.
-        def press_floor(d: Any) -> bool:
-            found = [
-                b for b in d.find_elements("css selector", "#owed button") if "threat" in b.text
-            ]
-            return bool(found) and (found[0].click() or True)
-
-        wait_for(browser, press_floor, "the floor's button")
+        _press(browser, "#owed", "threat spend…")
         tier = browser.find_element("css selector", "#other select[name=tier]")
         assert tier.get_attribute("value") == "hard"
         # Filled in, the form's button has the focus: Enter pays the floor.
@@ -1172,3 +1177,116 @@ def test_a_revoked_phone_says_its_link_is_not_live_rather_than_reconnecting(
         )
         assert "not live" in shown.text
         assert not browser.find_element("id", "roll").is_displayed()
+
+
+def test_an_installed_systems_own_tracks_show_on_every_screen_and_a_secret_moves_none(
+    tmp_path,
+    browser,  # noqa: F811
+    pool_installed,
+    monkeypatch,
+):
+    """Pool (an outside package) keeps each character's Strain: the TV's cards, the console's
+    and the phone show it as they show Mettle, the players' screens without a secret push."""
+    import os
+
+    from conftest import PLUGINS
+    from selenium.webdriver.common.keys import Keys
+    from tracker_pool import BOONS
+
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(pool_installed), str(PLUGINS)]))
+    db = tmp_path / "road.db"
+    tracker(db, "campaign", "new", "The Long Road", "--system", "pool")
+    for name in ("ash", "bram"):
+        tracker(db, "character", "add", "--sheet", str(PLUGINS / "tracker_pool" / f"{name}.toml"))
+    tracker(db, "session", "start")
+    tracker(db, "roll", "Ash", "Nerve", "--dice", "5,6,6")  # two successes: Momentum 1
+    tracker(db, "roll", "Ash", "Reach", "--push", "--dice", "1,2,5")  # Ash's Strain 1
+    tracker(db, "roll", "Bram", "Brawn", "--dice", "5,6,6,1")  # Momentum 2
+    tracker(db, "roll", "Bram", "Brawn", "--push", "--secret", "--dice", "1,1,1,1,1")
+
+    def cards(d: Any) -> dict[str, str]:
+        return {
+            li.find_element("css selector", ".name").text: li.find_element(
+                "css selector", ".tracks"
+            ).text
+            for li in d.find_elements("css selector", "#characters li")
+            if li.find_elements("css selector", ".tracks")
+        }
+
+    with table_served(db) as server:
+        browser.set_window_size(1920, 1080)
+        browser.get(server.base + "/")
+        tv = wait_for(browser, lambda d: len(cards(d)) == 2 and cards(d), "the TV's cards")
+        assert tv == {"Ash": "Strain 1", "Bram": "Strain 0"}
+        assert browser.find_element("id", "shared").text.startswith("Momentum ")
+        _console(browser, server)
+        gm = wait_for(browser, lambda d: len(cards(d)) == 2 and cards(d), "the console's cards")
+        # The GM's cards count the secret push the players do not know of.
+        assert {name.split("\n")[0]: text for name, text in gm.items()} == {
+            "Ash": "Strain 1",
+            "Bram": "Strain 1",
+        }
+        # Pool's --boon is repeatable and takes its declared choices: a box of them each,
+        # another as one is chosen.
+        from selenium.webdriver.support.ui import Select
+
+        roll = browser.find_element("id", "roll")
+        roll.find_element("css selector", "input[name=character]").send_keys("Ash")
+        roll.find_element("css selector", "input[name=trait]").send_keys("Nerve")
+        roll.find_element("css selector", "input[name=dice]").send_keys("1,2,3,4,1")
+        Select(roll.find_element("css selector", "select[name=boons]")).select_by_value(
+            "good light"
+        )
+        boons = wait_for(
+            browser,
+            lambda d: (
+                len(d.find_elements("css selector", "#roll select[name=boons]")) == 2
+                and d.find_elements("css selector", "#roll select[name=boons]")
+            ),
+            "a second box for another boon",
+            wait=5,
+        )
+        assert [o.text for o in Select(boons[1]).options] == ["", *BOONS]
+        Select(boons[1]).select_by_value("a friend's hand")
+        before = head(db)
+        roll.find_element("css selector", "input[name=dice]").send_keys(Keys.ENTER)
+        wait_for(browser, lambda d: head(db) == before + 1, "the roll with two boons")
+        assert _events(db)[-1]["payload"]["inputs"]["boons"] == ["good light", "a friend's hand"]
+
+        # The full pool owes a complication, which two of Pool's commands meet: both are
+        # offered beside it, and the GM's call meets it.
+        tracker(db, "roll", "Bram", "Brawn", "--dice", "6,6,6,6")
+        tracker(db, "roll", "Bram", "Brawn", "--dice", "6,6,6,6")
+        offered = wait_for(
+            browser,
+            lambda d: [b.text for b in d.find_elements("css selector", "#owed li button")],
+            "what meets the complication",
+        )
+        assert offered == ["momentum spend…", "complication call…", "Dismiss"]
+        # The spend's N takes 1 to the pool's most, as the command line does.
+        _press(browser, "#owed", "momentum spend…")
+        amount = browser.find_element("css selector", "#other input[name=amount]")
+        assert (amount.get_attribute("min"), amount.get_attribute("max")) == ("1", "6")
+        _press(browser, "#owed", "complication call…")
+        before = head(db)
+        browser.switch_to.active_element.send_keys("the bridge gives way", Keys.ENTER)
+        wait_for(
+            browser,
+            lambda d: d.find_element("id", "owed").text == "nothing is owed",
+            "the complication met",
+        )
+        assert [e["type"] for e in _events(db)[before:]] == ["PoolComplicationCalled"]
+        _phone(browser, server, "Bram")
+        assert browser.find_element("id", "me-tracks").text == "Strain 0"
+        # His Edge, which Pool never rolls, is not in his picker.
+        picker = browser.find_elements("css selector", "#roll select[name=trait] option")
+        assert [o.get_attribute("value") for o in picker if o.get_attribute("value")] == [
+            "Brawn",
+            "Guile",
+        ]
+        tracker(db, "roll", "Bram", "Brawn", "--push", "--dice", "1,1,1,1,1")
+        wait_for(
+            browser,
+            lambda d: d.find_element("id", "me-tracks").text == "Strain 1",
+            "Bram's phone counting his public push",
+        )

@@ -37,35 +37,6 @@ class Done(NamedTuple):
 Runner = Callable[["Tracker", dict[str, Any]], Done]
 
 
-def _logged(logged: Any) -> Done:
-    return Done(logged.doc, list(logged.events))
-
-
-def _change(text: str, what: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise BadInput(f"Give the {what} change as +N or -N, not {text[:20]!r}.") from None
-
-
-def _roll(t: Tracker, v: dict[str, Any]) -> Done:
-    character, trait = v.pop("character"), v.pop("trait")
-    return _logged(t.rolls.roll(character, registry.roll_request(trait, **v)))
-
-
-def _contest(t: Tracker, v: dict[str, Any]) -> Done:
-    sides = [v.pop(k) for k in ("a", "trait_a", "b", "trait_b")]
-    return _logged(t.rolls.contest(*sides, registry.contest_request(**v)))
-
-
-def _track(track: str) -> Runner:
-    def run(t: Tracker, v: dict[str, Any]) -> Done:
-        change = _change(v["change"], track.upper())
-        return _logged(t.tracks.track(v["character"], track, change, cause=v["cause"]))
-
-    return run
-
-
 def _session_start(t: Tracker, v: dict[str, Any]) -> Done:
     state, info, lapsed = t.campaigns.session_start(v["title"])
     doc = {"campaign": state.name, **info.to_dict(), "lapsed_spends": list(lapsed)}
@@ -88,55 +59,25 @@ def _since(t: Tracker, state: CampaignState, count: int) -> list[StoredEvent]:
     return list(t.store.read(state.campaign_id, after_version=state.version - count))
 
 
+def _done(run: Callable[[Tracker, dict[str, Any]], Any]) -> Runner:
+    """A logging action's call (``tracker.app.declared.LOGGING``) as a form's action: the
+    document its command shows and the events it logged."""
+
+    return lambda t, v: _as_done(run(t, v))
+
+
+def _as_done(logged: Any) -> Done:
+    return Done(logged.doc, list(logged.events))
+
+
 CORE: dict[tuple[str, ...], tuple[Command, Runner]] = {
-    d.ROLL.path: (d.ROLL, _roll),
-    d.CONTEST.path: (d.CONTEST, _contest),
-    d.STRESS.path: (
-        d.STRESS,
-        lambda t, v: _logged(
-            t.tracks.stress(v["character"], _change(v["change"], "stress"), cause=v["cause"])
-        ),
-    ),
-    ("hp",): (d.track_command("hp"), _track("hp")),
-    ("fp",): (d.track_command("fp"), _track("fp")),
-    d.CONDITION_SET.path: (
-        d.CONDITION_SET,
-        lambda t, v: _logged(
-            t.tracks.condition_set(
-                v["character"], v["name"], duration=v["duration"], unit=v["unit"], note=v["note"]
-            )
-        ),
-    ),
-    d.CONDITION_CLEAR.path: (
-        d.CONDITION_CLEAR,
-        lambda t, v: _logged(t.tracks.condition_clear(v["character"], v["name"], note=v["note"])),
-    ),
-    d.NOTE.path: (d.NOTE, lambda t, v: _logged(t.tracks.note(v["text"]))),
-    d.DISMISS.path: (
-        d.DISMISS,
-        lambda t, v: _logged(t.tracks.obligation_dismiss(v["obligation"], reason=v["reason"])),
-    ),
-    d.UNDO.path: (
-        d.UNDO,
-        lambda t, v: _logged(
-            t.history.undo(
-                v["event"], session=v["session"], cascade=v["cascade"], reason=v["reason"]
-            )
-        ),
-    ),
-    d.REDO.path: (
-        d.REDO,
-        lambda t, v: _logged(t.history.redo(reason=v["reason"], anyway=bool(v.get("anyway")))),
-    ),
-    d.REVEAL.path: (
-        d.REVEAL,
-        lambda t, v: _logged(t.history.reveal(v["event"], session=v["session"])),
-    ),
+    **{path: (action.declared, _done(action.run)) for path, action in d.LOGGING.items()},
     d.SESSION_START.path: (d.SESSION_START, _session_start),
     d.SESSION_END.path: (d.SESSION_END, _session_end),
     d.CAMPAIGN_USE.path: (d.CAMPAIGN_USE, _campaign_use),
 }
-"""The core's actions, by path."""
+"""The core's actions, by path: those that log (``tracker.app.declared.LOGGING``), each run
+as the command line runs it, and the session's start and end and the campaign's choice."""
 
 NEEDS: dict[tuple[str, ...], str] = {
     d.CONTEST.path: Feature.CONTESTS,
@@ -198,4 +139,4 @@ def perform(tracker: Tracker, path: tuple[str, ...], values: Mapping[str, Any]) 
     command = registry.command(rules, path, given)
     if command.taken is not None:
         given = command.taken(given)
-    return _logged(tracker.acting.run(path, **given))
+    return _as_done(tracker.acting.run(path, **given))

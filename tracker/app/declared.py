@@ -1,15 +1,25 @@
-"""The core's commands as data (``tracker.systems.commands``), for every front door.
+"""The core's commands as data (``tracker.systems.commands``), for every front door, and what
+each that logs does (``LOGGING``): its declaration and its call in one place.
 
 The command line makes its click commands from these (``tracker.cli.play``,
-``tracker.cli.history``, ``tracker.cli.campaign``), and the web console its forms;
-``tracker.app.actions`` runs them. A rule system's own commands are declared with the system
-(``RuleSystem.commands``) and its roll options with its rules (``RuleSystem.roll_options``).
+``tracker.cli.history``, ``tracker.cli.campaign``) and runs a logging one's call with the values
+click parsed; the web console makes its forms from them, and ``tracker.app.actions`` runs the
+same call with a form's values as the declaration reads them (``taken``). A rule system's own
+commands are declared with the system (``RuleSystem.commands``) and its roll options with its
+rules (``RuleSystem.roll_options``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
+
 from tracker.systems.base import CONTEST_OPTIONS, ROLL_OPTIONS
 from tracker.systems.commands import Argument, Command, Option
+
+if TYPE_CHECKING:
+    from tracker.app.deciding import Logged
+    from tracker.app.tracker import Tracker
 
 ROLL = Command(
     ("roll",),
@@ -25,7 +35,11 @@ ROLL = Command(
 
 
 CAUSE = Option("--cause", "What caused it.")
-CHANGE = Argument("change", metavar="+N|-N")
+
+
+def change(what: str) -> Argument:
+    """The +N or -N a track moves by, named for the track ("stress change")."""
+    return Argument("change", kind="change", metavar="+N|-N", label=f"{what} change")
 
 
 STRESS = Command(
@@ -36,7 +50,7 @@ STRESS = Command(
     Example:
       tracker stress Tomas +2 --cause "saw the drowned scribe"
     """,
-    arguments=(Argument("character", complete="characters"), CHANGE),
+    arguments=(Argument("character", complete="characters"), change("stress")),
     options=(CAUSE,),
 )
 
@@ -132,7 +146,7 @@ def track_command(track: str) -> Command:
         (track,),
         f"Lose or regain {track.upper()} (tracked when the sheet has it).\n\n"
         f"\b\nExample:\n  {example[track]}",
-        arguments=(Argument("character", complete="characters"), CHANGE),
+        arguments=(Argument("character", complete="characters"), change(track.upper())),
         options=(CAUSE,),
     )
 
@@ -248,3 +262,83 @@ CAMPAIGN_USE = Command(
     """,
     arguments=(Argument("name", complete="campaigns"),),
 )
+
+
+# -- what each command that logs does ---------------------------------------------------------
+
+
+class Action(NamedTuple):
+    """A core command that logs: its declaration, and its call on the tracker with the values
+    the declaration takes (by argument and option name), which the command line and a form
+    alike make, so that each value is read in one place."""
+
+    declared: Command
+    run: Callable[[Tracker, dict[str, Any]], Logged]
+
+
+def _roll(t: Tracker, v: dict[str, Any]) -> Logged:
+    from tracker.systems import registry
+
+    character, trait = v.pop("character"), v.pop("trait")
+    return t.rolls.roll(character, registry.roll_request(trait, **v))
+
+
+def _contest(t: Tracker, v: dict[str, Any]) -> Logged:
+    from tracker.systems import registry
+
+    sides = [v.pop(k) for k in ("a", "trait_a", "b", "trait_b")]
+    return t.rolls.contest(*sides, registry.contest_request(**v))
+
+
+def _track(track: str) -> Callable[[Tracker, dict[str, Any]], Logged]:
+    def run(t: Tracker, v: dict[str, Any]) -> Logged:
+        return t.tracks.track(v["character"], track, v["change"], cause=v["cause"])
+
+    return run
+
+
+LOGGING: dict[tuple[str, ...], Action] = {
+    action.declared.path: action
+    for action in (
+        Action(ROLL, _roll),
+        Action(CONTEST, _contest),
+        Action(
+            STRESS,
+            lambda t, v: t.tracks.stress(v["character"], v["change"], cause=v["cause"]),
+        ),
+        Action(track_command("hp"), _track("hp")),
+        Action(track_command("fp"), _track("fp")),
+        Action(
+            CONDITION_SET,
+            lambda t, v: t.tracks.condition_set(
+                v["character"], v["name"], duration=v["duration"], unit=v["unit"], note=v["note"]
+            ),
+        ),
+        Action(
+            CONDITION_CLEAR,
+            lambda t, v: t.tracks.condition_clear(v["character"], v["name"], note=v["note"]),
+        ),
+        Action(NOTE, lambda t, v: t.tracks.note(v["text"])),
+        Action(
+            DISMISS,
+            lambda t, v: t.tracks.obligation_dismiss(v["obligation"], reason=v["reason"]),
+        ),
+        Action(
+            UNDO,
+            lambda t, v: t.history.undo(
+                v["event"], session=v["session"], cascade=v["cascade"], reason=v["reason"]
+            ),
+        ),
+        Action(
+            REDO,
+            lambda t, v: t.history.redo(reason=v["reason"], anyway=bool(v.get("anyway"))),
+        ),
+        Action(REVEAL, lambda t, v: t.history.reveal(v["event"], session=v["session"])),
+    )
+}
+"""The core's commands that log, by path, in the order a page offers them."""
+
+
+def run(tracker: Tracker, path: tuple[str, ...], values: dict[str, Any]) -> Logged:
+    """Log the core command at ``path`` with ``values`` as its declaration takes them."""
+    return LOGGING[path].run(tracker, dict(values))

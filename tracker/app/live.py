@@ -16,8 +16,9 @@ from tracker.app.history import Change, changes_made
 from tracker.app.table import Table
 from tracker.events import StoredEvent
 from tracker.events.play import ContestRolled
-from tracker.projections.campaign import CampaignState
+from tracker.projections.campaign import CampaignState, Character
 from tracker.store.eventstore import CampaignRow
+from tracker.systems.base import Feature
 from tracker.words import table_words
 
 
@@ -227,7 +228,10 @@ class Live:
             "running": state.current_session is not None,
             # The campaign's own tracks, by the names the table knows them by (Threat).
             "shared": rules.folding.readings(state, None, {}),
-            "characters": [{**ch.tracks(rules), "npc": ch.npc} for ch in state.characters.values()],
+            "characters": [
+                {**ch.tracks(rules), "npc": ch.npc, "readings": readings_shown(state, ch)}
+                for ch in state.characters.values()
+            ],
             "obligations": [
                 _owed(o.to_dict(), player_view)
                 for o in sorted(state.obligations.values(), key=lambda o: o.opened_version)
@@ -298,6 +302,23 @@ class Live:
         if len(facts) != 1 or facts[0].outcome is None:
             return None
         return rules.tone(facts[0].outcome)
+
+
+def readings_shown(state: CampaignState, ch: Character) -> list[list[str]]:
+    """``ch``'s tracks as every screen shows them (the TV's and the console's cards, the
+    phone), as [name, figure] pairs in the order its system reads them: those every system
+    keeps (stress, HP and FP against their most), then wherever the system places them its
+    own (``Folding.readings``: Glintlock's Mettle, GURPS's CP, what an installed system keeps
+    of a character). A screen draws these and knows no system's tracks by name."""
+    rules = state.rules
+    doc: dict[str, Any] = {}
+    if rules.has(Feature.STRESS):
+        doc["stress"] = ch.stress
+    if ch.hp is not None:
+        doc["HP"] = f"{ch.hp}/{ch.hp_max}"
+    if ch.fp is not None:
+        doc["FP"] = f"{ch.fp}/{ch.fp_max}"
+    return [[name, str(value)] for name, value in rules.folding.readings(state, ch, doc).items()]
 
 
 def _owed(doc: dict[str, Any], player_view: bool) -> dict[str, Any]:

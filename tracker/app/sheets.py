@@ -11,7 +11,7 @@ from typing import Any
 from tracker.errors import BadInput
 from tracker.events.envelope import canonical_json
 from tracker.systems import registry
-from tracker.systems.base import RuleSystem
+from tracker.systems.base import TRACKS, RuleSystem
 
 
 @dataclass
@@ -53,7 +53,6 @@ def parse_pairs(values: Iterable[str], option: str) -> dict[str, int]:
 
 # Hit Points and Fatigue Points are tracks, not scores: any system's sheet may carry them.
 TRACK_RANGE = (1, 999)
-TRACKS = frozenset({"hp", "fp"})
 
 
 def sheet_for(sheet: Sheet, systems: Iterable[RuleSystem]) -> RuleSystem | None:

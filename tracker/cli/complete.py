@@ -119,13 +119,15 @@ def characters(ctx: click.Context, param: click.Parameter, incomplete: str) -> l
 
 
 def traits_of(argument: str) -> Completions:
-    """The stats and skills of the character the line named in ``argument``."""
+    """The traits the character the line named in ``argument`` may roll, as her system says
+    (``RuleSystem.rollable``)."""
 
     def complete(ctx: click.Context, param: click.Parameter, incomplete: str):
-        character = _character(_state(ctx), ctx.params.get(argument))
-        if character is None:
+        state = _state(ctx)
+        character = _character(state, ctx.params.get(argument))
+        if state is None or character is None:
             return []
-        return _matching([*character.stats, *character.skills], incomplete)
+        return _matching(state.rules.rollable(character), incomplete)
 
     return complete
 

@@ -77,6 +77,25 @@ def _type(
     return int if kind == "int" else str
 
 
+class SignedChange(click.ParamType):
+    """A change given as +N or -N, read as a form's is (``signed_change``)."""
+
+    name = "change"
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        from tracker.errors import BadInput
+        from tracker.systems.commands import signed_change
+
+        try:
+            return signed_change(value, self.what)
+        except BadInput as exc:
+            # The sentence a form's refusal says, not click's "Invalid value for '+N|-N'".
+            raise click.UsageError(str(exc).rstrip("."), ctx) from None
+
+
 def labelled(option: Option, help: str) -> str:
     """``help`` led by what a form calls the option, where its label is words of its own: "the
     table's dice: physical dice rolled at the table, as shown."; where the help starts with the
@@ -132,7 +151,10 @@ def click_option(option: Option, help: str | None = None) -> click.Option:
 
 
 def click_argument(argument: Argument) -> click.Argument:
-    settings: dict[str, Any] = {"type": _type(argument.kind, argument.choices)}
+    kind = _type(argument.kind, argument.choices, limits=argument.limits)
+    settings: dict[str, Any] = {
+        "type": SignedChange(argument.shown) if argument.kind == "change" else kind
+    }
     if argument.nargs != 1:
         settings["nargs"] = argument.nargs
     if not argument.required or argument.nargs == -1:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
-from tracker.app.declared import REDO, REVEAL, UNDO
+from tracker.app.declared import REDO, REVEAL, UNDO, run
 from tracker.cli.declared import make_command
 from tracker.cli.options import NumberArgs, open_tracker
 from tracker.cli.play import show_logged
@@ -14,10 +15,8 @@ from tracker.cli.render import warn
 from tracker.systems.commands import Argument, Command, Option
 
 
-def _undo(
-    event: str | None, session: int | None, cascade: bool, reason: str | None, as_json: bool
-) -> None:
-    logged = open_tracker().history.undo(event, session=session, cascade=cascade, reason=reason)
+def _undo(as_json: bool, **values: Any) -> None:
+    logged = run(open_tracker(), UNDO.path, values)
     revoked = logged.doc["revoked"]
     names = _names(logged.state)
     if len(revoked) == 1:
@@ -46,8 +45,8 @@ def _undo(
 undo = make_command(UNDO, _undo, cls=NumberArgs)
 
 
-def _redo(reason: str | None, anyway: bool, as_json: bool) -> None:
-    logged = open_tracker().history.redo(reason=reason, anyway=anyway)
+def _redo(as_json: bool, **values: Any) -> None:
+    logged = run(open_tracker(), REDO.path, values)
     restored = logged.doc["restored"]
     show_logged(
         logged,
@@ -171,8 +170,8 @@ def _replay_doc(line, bought: dict[str, str]) -> dict:
     return doc
 
 
-def _reveal(event: str | None, session: int | None, as_json: bool) -> None:
-    logged = open_tracker().history.reveal(event, session=session)
+def _reveal(as_json: bool, **values: Any) -> None:
+    logged = run(open_tracker(), REVEAL.path, values)
     revealed = logged.doc["revealed"]
     names = _names(logged.state)
     lines = [

@@ -17,6 +17,7 @@ from tracker.app.declared import (
     NOTE,
     ROLL,
     STRESS,
+    run,
     track_command,
 )
 from tracker.cli.declared import BySystem, make_command, readers, with_systems
@@ -123,11 +124,8 @@ def _roll_declared(declared: Command, system: str | None = None) -> Command:
     return with_systems(whole, "roll_options", before="--secret")
 
 
-def _roll(character: str, trait: str, as_json: bool, **options: Any) -> None:
-    from tracker.systems import registry
-
-    request = registry.roll_request(trait, **options)
-    logged = open_tracker().rolls.roll(character, request)
+def _roll(as_json: bool, **values: Any) -> None:
+    logged = run(open_tracker(), ROLL.path, values)
     show_logged(logged, as_json, render_roll(logged.doc, logged.state.rules))
 
 
@@ -192,8 +190,8 @@ def effect_words(effects: list[dict[str, Any]], who: str, rules: RuleSystem) -> 
 # -- currencies -----------------------------------------------------------------------------------
 
 
-def _stress(character: str, change: str, cause: str | None, as_json: bool) -> None:
-    logged = open_tracker().tracks.stress(character, _signed_int(change, "stress"), cause=cause)
+def _stress(as_json: bool, **values: Any) -> None:
+    logged = run(open_tracker(), STRESS.path, values)
     d = logged.doc
     said = logged.state.rules.stress_said
     words = f" ({'; '.join(said.get(w, w) for w in d['effects'])})" if d["effects"] else ""
@@ -203,18 +201,9 @@ def _stress(character: str, change: str, cause: str | None, as_json: bool) -> No
 stress = make_command(STRESS, _stress, cls=NumberArgs)
 
 
-def _signed_int(text: str, what: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise click.BadParameter(f"give the {what} change as +N or -N, not {text!r}") from None
-
-
 def _track_command(track: str) -> click.Command:
-    def command(character: str, change: str, cause: str | None, as_json: bool) -> None:
-        logged = open_tracker().tracks.track(
-            character, track, _signed_int(change, track.upper()), cause=cause
-        )
+    def command(as_json: bool, **values: Any) -> None:
+        logged = run(open_tracker(), (track,), values)
         d = logged.doc
         line = f"{d['character']} {track.upper()} {d['before']} → {d['after']} of {d['max']}."
         show_logged(logged, as_json, [line, *(warn(n) for n in d.get("notes", []))])
@@ -231,25 +220,16 @@ def condition() -> None:
     """Set and clear conditions (stunned, panicked, a wound...)."""
 
 
-def _condition_set(
-    character: str,
-    name: str,
-    duration: int | None,
-    unit: str | None,
-    note: str | None,
-    as_json: bool,
-) -> None:
-    logged = open_tracker().tracks.condition_set(
-        character, name, duration=duration, unit=unit, note=note
-    )
+def _condition_set(as_json: bool, **values: Any) -> None:
+    logged = run(open_tracker(), CONDITION_SET.path, values)
     d = logged.doc
     # "Vora: broken arm", not "Vora is broken arm": a condition may be a state or a thing.
     held = f"{d['character']}: {d['condition']}{lasting(d['duration'], d['unit'])}."
     show_logged(logged, as_json, [held])
 
 
-def _condition_clear(character: str, name: str, note: str | None, as_json: bool) -> None:
-    logged = open_tracker().tracks.condition_clear(character, name, note=note)
+def _condition_clear(as_json: bool, **values: Any) -> None:
+    logged = run(open_tracker(), CONDITION_CLEAR.path, values)
     d = logged.doc
     show_logged(logged, as_json, [condition_ended(d["character"], d["condition"]) + "."])
 
@@ -258,8 +238,8 @@ condition.add_command(make_command(CONDITION_SET, _condition_set))
 condition.add_command(make_command(CONDITION_CLEAR, _condition_clear))
 
 
-def _note(text: str, as_json: bool) -> None:
-    logged = open_tracker().tracks.note(text)
+def _note(as_json: bool, **values: Any) -> None:
+    logged = run(open_tracker(), NOTE.path, values)
     show_logged(logged, as_json, [dim(f"Noted (event {logged.doc['version']}).")])
 
 
@@ -319,9 +299,9 @@ def _dismiss_declared(declared: Command) -> Command:
     return msgspec.structs.replace(declared, help=worded)
 
 
-def _dismiss(obligation: str, reason: str | None, as_json: bool) -> None:
-    logged = open_tracker().tracks.obligation_dismiss(obligation, reason=reason)
-    show_logged(logged, as_json, [f"Dismissed [{obligation}]."])
+def _dismiss(as_json: bool, **values: Any) -> None:
+    logged = run(open_tracker(), DISMISS.path, values)
+    show_logged(logged, as_json, [f"Dismissed [{values['obligation']}]."])
 
 
 obligations.add_command(make_command(DISMISS, _dismiss, cls=NumberArgs, later=_dismiss_declared))
@@ -433,11 +413,9 @@ class _ContestCommand(NumberArgs, BySystem):
     options the campaign's system reads."""
 
 
-def _contest(a: str, trait_a: str, b: str, trait_b: str, as_json: bool, **options: Any) -> None:
-    from tracker.systems import registry
-
-    request = registry.contest_request(**options)
-    logged = open_tracker().rolls.contest(a, trait_a, b, trait_b, request)
+def _contest(as_json: bool, **values: Any) -> None:
+    b, trait_a, trait_b = values["b"], values["trait_a"], values["trait_b"]
+    logged = run(open_tracker(), CONTEST.path, values)
     d = logged.doc
     other = d["b"]["character"] if d["b"] else b
     head = f"{bold(d['a']['character'])} · {trait_a} vs {bold(other)} · {trait_b} · {d['mode']}"

@@ -89,7 +89,10 @@ def _serve(host: str, port: int, per_address: int, deadline: int, allowed: tuple
 
         from tracker.web.connections import guarded_protocol
         from tracker.web.server import Hosts, make_app
-    except ImportError:
+    except ModuleNotFoundError as exc:
+        # Only a web server not installed is the GM's to fix; tracker's own modules are there.
+        if (exc.name or "").partition(".")[0] == "tracker":
+            raise
         raise BadInput(
             "tracker serve needs its web server: install it with pip install 'tracker[serve]'."
         ) from None

@@ -32,6 +32,10 @@ if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
 
+TRACKS = frozenset({"hp", "fp"})
+"""Hit Points and Fatigue Points: tracks any system's sheet may carry, never rolled against."""
+
+
 class Feature:
     """What a table can do with a system beyond rolling; commands check these, never a name.
 
@@ -939,6 +943,14 @@ class RuleSystem:
         """A sentence for a trait the sheet lacks, when the rules can say what was meant."""
         return None
 
+    def rollable(self, character: CharacterView) -> list[str]:
+        """The traits of ``character``'s sheet a roll may name, stats then skills as the sheet
+        spells them: what Tab, the console's trait list, a phone's picker and the refusal of a
+        trait the sheet lacks offer (beyond the sheet: ``rolls_beyond_sheet``). Default: every
+        stat and skill but HP and FP, which are tracks; a system leaves out what its rules keep
+        on a sheet and never roll (a rank, an edge)."""
+        return [k for k in (*character.stats, *character.skills) if k.casefold() not in TRACKS]
+
     def rolls_beyond_sheet(
         self, character: CharacterView
     ) -> list[tuple[str, list[tuple[str, int]]]]:
@@ -1129,9 +1141,7 @@ def trait_value(system: RuleSystem, character: CharacterView, trait: str) -> tup
         hint = system.missing_trait_hint(character, trait)
         if hint:
             raise NotFound(hint)
-        known = [
-            k for k in [*character.stats, *character.skills] if k.casefold() not in ("hp", "fp")
-        ]
+        known = system.rollable(character)
         who = f'"{character.name}"' if " " in character.name else character.name
         pair = f"'{trait}=N'" if " " in trait else f"{trait}=N"
         # A sheet of stats alone (Glintlock's) gains a stat; one with skills, most likely a skill.

@@ -20,7 +20,7 @@ import msgspec
 
 from tracker.errors import BadInput
 
-Kind = Literal["int", "str", "bool", "choice", "difficulty", "file", "input", "system"]
+Kind = Literal["int", "str", "bool", "choice", "difficulty", "file", "input", "system", "change"]
 """What an option or argument takes: a number, text, nothing (a flag), one of ``choices``, a
 difficulty (a number, or a name of one the campaign's system has), the path of a file, the path
 of a file that is there to be read (or ``-``, standard input), or the name of an installed rule
@@ -140,6 +140,8 @@ class Argument(msgspec.Struct, frozen=True):
     ones may be left out. Empty: as many as given, all alike."""
     label: str | None = None
     """What a form calls it, as ``Option.label``: "A's trait" for a contest's ``trait_a``."""
+    limits: tuple[int, int] | None = None
+    """A number's lowest and highest (``kind`` "int"), as ``Option.limits``."""
 
     @property
     def shown(self) -> str:
@@ -351,9 +353,22 @@ def taken(command: Command, values: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def signed_change(value: Any, what: str) -> int:
+    """A change of a track given as +N or -N (a bare N adds), as every front door reads one
+    (``kind`` "change": the command line's type and a form's value alike); ``what`` is the
+    change's name ("stress change") in the one sentence that refuses anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and _is_number(value):
+        return int(value)
+    raise BadInput(f"Give the {what} as +N or -N, not {str(value)[:20]!r}.")
+
+
 def _one(said: str, part: Argument | Option, value: Any) -> Any:
     """One value of ``part`` as its kind takes it."""
     kind, name = part.kind, part.name.replace("_", " ")
+    if kind == "change":
+        return signed_change(value, part.shown)
     if isinstance(value, str) and len(value) > LONGEST:
         raise BadInput(f"{said}: {name} is longer than {LONGEST} characters.")
     if kind in ("file", "input"):

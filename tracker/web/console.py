@@ -81,6 +81,7 @@ def _form(command: Command, *, player: bool = False) -> dict[str, Any]:
                 "help": a.help or a.metavar or a.name,
                 "metavar": a.metavar,
                 "parts": list(a.parts),
+                "limits": list(a.limits) if a.limits else None,
             }
             for a in command.arguments
         ],
@@ -102,6 +103,7 @@ def _option(o: Option) -> dict[str, Any]:
         "metavar": o.metavar,
         "placeholder": _placeholder(o),
         "picks": [list(pick) for pick in o.picks],
+        "limits": list(o.limits) if o.limits else None,
         "default": o.default if isinstance(o.default, (int, str)) else None,
     }
 
@@ -184,8 +186,28 @@ def _console_words(note: str) -> str:
     return re.sub(r"\(`tracker reveal (\d+)[^`]*`\)", r"(Reveal #\1, under the secrets)", note)
 
 
-def _traits(ch: Any) -> list[str]:
-    return [k for k in [*ch.stats, *ch.skills] if k.casefold() not in ("hp", "fp")]
+def _owed(ob: Any, ch: Any, rules: Any) -> dict[str, Any]:
+    """An obligation as the console offers it: beside it every command that discharges its
+    kind (each declared whose ``SystemCommand.discharges`` names it), started with the
+    character named, and first what the kind says goes on with it (the next round
+    of a regular contest, a hard spend of the floor)."""
+    start = {"character": ch.name} if ch else {}
+    actions: list[tuple[tuple[str, ...], dict[str, Any]]] = [
+        (c.declared.path, start)
+        for c in rules.commands
+        if c.declared is not None and ob.kind in c.discharges
+    ]
+    kind = rules.obligations.get(ob.kind)
+    first = kind.goes_on(ob.data) if kind is not None and kind.goes_on is not None else None
+    if first is not None:
+        actions = [first, *(a for a in actions if a[0] != first[0])]
+    return {
+        "id": ob.id,
+        "what": ob.what,
+        "severity": ob.severity,
+        "character": ch.name if ch else None,
+        "actions": [{"action": list(path), "values": values} for path, values in actions],
+    }
 
 
 class Console:
@@ -243,7 +265,7 @@ class Console:
                     "id": cid,
                     "name": ch.name,
                     "npc": ch.npc,
-                    "traits": _traits(ch),
+                    "traits": rules.rollable(ch),
                     "conditions": sorted(ch.conditions),
                     "phone": None if ch.npc else self.link(request, cid),
                     "asked": (waiting.said + (", blind" if waiting.secret else ""))
@@ -251,29 +273,10 @@ class Console:
                     else None,
                 }
             )
-        discharging = {
-            kind: c.declared.path
-            for c in rules.commands
-            if c.declared is not None
-            for kind in c.discharges
-        }
-        obligations = []
-        for ob in sorted(state.obligations.values(), key=lambda o: o.opened_version):
-            ch = state.characters.get(ob.character_id or "")
-            action, values = discharging.get(ob.kind), {"character": ch.name} if ch else {}
-            kind = rules.obligations.get(ob.kind)
-            if kind is not None and kind.goes_on is not None:
-                action, values = kind.goes_on(ob.data) or (action, values)
-            obligations.append(
-                {
-                    "id": ob.id,
-                    "what": ob.what,
-                    "severity": ob.severity,
-                    "character": ch.name if ch else None,
-                    "action": list(action) if action else None,
-                    "values": values,
-                }
-            )
+        obligations = [
+            _owed(ob, state.characters.get(ob.character_id or ""), rules)
+            for ob in sorted(state.obligations.values(), key=lambda o: o.opened_version)
+        ]
         return {
             "campaign": state.name,
             "system": state.system,
@@ -329,6 +332,8 @@ class Console:
     def phone_state(self, character_id: str) -> dict[str, Any]:
         """What a phone shows of its character (as the players know it: nothing a secret
         roll changed) and the form it rolls with."""
+        from tracker.app.live import readings_shown
+
         live = self.feed.live
         state = live.table.player_state(live.row)
         ch = state.characters.get(character_id)
@@ -339,17 +344,18 @@ class Console:
             "system_title": state.rules.title,
             "character": {
                 **ch.tracks(state.rules),
+                "readings": readings_shown(state, ch),
                 "stats": dict(ch.stats),
                 "skills": dict(ch.skills),
             },
-            "traits": _traits(ch),
+            "traits": state.rules.rollable(ch),
             # The trait picker's groups, each trait with its level, as her sheet has them, then
             # what the rules let her roll beyond it (GURPS: senses, skills at default).
             "trait_groups": [
                 *(
                     {"group": group, "traits": [[k, v] for k, v in held.items() if k in shown]}
                     for group, held in (("Stats", ch.stats), ("Skills", ch.skills))
-                    if (shown := set(_traits(ch))) & set(held)
+                    if (shown := set(state.rules.rollable(ch))) & set(held)
                 ),
                 *(
                     {"group": group, "traits": [list(roll) for roll in rolls]}

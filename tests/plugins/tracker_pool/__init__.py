@@ -6,8 +6,12 @@ miss, one a hit, two or more a flourish. Each success beyond the first adds 1 Mo
 party's pool (at most 6; what goes past is lost). ``tracker momentum spend CHARACTER N --on
 TEXT`` spends it (an event of the system's own, ``PoolMomentumSpent``), and ``--push`` on a
 roll adds a die for 1 Momentum. While the pool is full, the GM owes a complication: the
-obligation opens as the pool fills and is met when Momentum is spent. Rulings of this system:
-the pool carries over from session to session, and so does a complication owed.
+obligation opens as the pool fills and is met when Momentum is spent, or when the GM calls
+one (``tracker complication call TEXT``: two commands discharge the same kind). A push strains
+the one who pushed: each adds 1 to that character's Strain, which stays for the campaign.
+Each boon the scene grants (``--boon``, repeated, each once) adds a die.
+A character's Edge is kept on the sheet and never rolled. Rulings of this system: the pool
+carries over from session to session, and so does a complication owed.
 """
 
 from __future__ import annotations
@@ -53,7 +57,20 @@ POOL_MAX = 6
 PUSH_COST = 1
 COMPLICATION = "pool-complication"
 OUTCOMES = ("miss", "hit", "flourish")
-ROLL = (Option("--push", "add a die for 1 Momentum from the party's pool.", "bool"),)
+EDGE = "Edge"
+BOONS = ("sure footing", "good light", "a friend's hand")
+ROLL = (
+    Option("--push", "add a die for 1 Momentum from the party's pool.", "bool"),
+    Option(
+        "--boon",
+        "a boon the scene grants: a die each, each boon once.",
+        "choice",
+        dest="boons",
+        multiple=True,
+        choices=BOONS,
+        example='--boon "good light"',
+    ),
+)
 
 
 @event_type
@@ -65,6 +82,14 @@ class MomentumSpent(EventPayload, frozen=True):
     character_id: str
     amount: int
     on: str
+
+
+@event_type
+class ComplicationCalled(EventPayload, frozen=True):
+    """Pool: the complication the full pool owed, as the GM calls it."""
+
+    TYPE: ClassVar[str] = "PoolComplicationCalled"
+    what: str
 
 
 # -- the rules --------------------------------------------------------------------------------
@@ -111,6 +136,11 @@ class PoolCampaign(Part):
     momentum: int = 0
 
 
+@dataclass(slots=True)
+class PoolCharacter(Part):
+    strain: int = 0
+
+
 def _owed(state: Any) -> bool:
     return bool(state.open_obligations(COMPLICATION))
 
@@ -134,6 +164,15 @@ def _spent(state: Any, e: MomentumSpent, raw: Any) -> None:
     _set_pool(state, state.own.momentum - e.amount, raw, f"{e.amount} Momentum spent")
 
 
+def _called(state: Any, e: ComplicationCalled, raw: Any) -> None:
+    for ob in state.open_obligations(COMPLICATION):
+        state.discharge(ob, raw, "the GM called it")
+
+
+def _could_call(state: Any, e: ComplicationCalled) -> str | None:
+    return None if _owed(state) else "no complication would be owed"
+
+
 def _could_spend(state: Any, e: MomentumSpent) -> str | None:
     held = state.own.momentum
     return (
@@ -145,12 +184,20 @@ def _could_spend(state: Any, e: MomentumSpent) -> str | None:
 
 class PoolFolding(Folding):
     campaign_part: ClassVar[type[Part]] = PoolCampaign
-    handlers: ClassVar[dict[type, Any]] = {MomentumSpent: _spent}
-    preconditions: ClassVar[dict[type, Any]] = {MomentumSpent: _could_spend}
+    character_part: ClassVar[type[Part]] = PoolCharacter
+    handlers: ClassVar[dict[type, Any]] = {MomentumSpent: _spent, ComplicationCalled: _called}
+    preconditions: ClassVar[dict[type, Any]] = {
+        MomentumSpent: _could_spend,
+        ComplicationCalled: _could_call,
+    }
 
     def track_moved(self, state: Any, ch: Any, track: str, delta: int, raw: Any) -> None:
         if track == "momentum":
             _set_pool(state, state.own.momentum + delta, raw, "Momentum pushed")
+
+    def rolled(self, state: Any, ch: Any, event: Any, raw: Any) -> None:
+        if event.inputs.get("push"):
+            ch.own.strain += 1
 
     def roll_problem(self, state: Any, ch: Any, event: Any) -> str | None:
         if event.inputs.get("push") and state.own.momentum < PUSH_COST:
@@ -160,8 +207,13 @@ class PoolFolding(Folding):
     def campaign_doc(self, state: Any, doc: dict[str, Any]) -> dict[str, Any]:
         return {**doc, "momentum": state.own.momentum, "complication_owed": _owed(state)}
 
+    def character_doc(self, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
+        return {**doc, "strain": ch.own.strain}
+
     def readings(self, state: Any, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
-        return {"Momentum": state.own.momentum, **doc} if ch is None else doc
+        if ch is None:
+            return {"Momentum": state.own.momentum, **doc}
+        return {**doc, "Strain": ch.own.strain}
 
     def chart(self, state: Any, ch: Any, point: dict[str, Any]) -> dict[str, Any]:
         return {**point, "momentum": state.own.momentum} if ch is None else point
@@ -225,7 +277,7 @@ SPEND = Command(
     """,
     arguments=(
         Argument("character", complete="characters", example="Ash"),
-        Argument("amount", kind="int", metavar="N", example="2"),
+        Argument("amount", kind="int", metavar="N", example="2", limits=(1, POOL_MAX)),
     ),
     options=(
         Option("--on", "What the Momentum buys.", required=True, example='--on "a second wind"'),
@@ -235,6 +287,30 @@ SPEND = Command(
 
 def _spend_words(e: MomentumSpent, who: str) -> str:
     return f"{who} spends {e.amount} Momentum on {e.on}"
+
+
+class CallComplication(msgspec.Struct, frozen=True):
+    what: str
+
+
+def call(table: Table, state: Any, request: CallComplication) -> Acted:
+    if not _owed(state):
+        raise Refused(
+            "No complication is owed (the pool is not full); call one when the pool fills."
+        )
+    return Acted((Entry(ComplicationCalled(what=request.what)),), {"what": request.what})
+
+
+CALL = Command(
+    ("complication", "call"),
+    """Call the complication the full pool owes.
+
+    \b
+    Example:
+      tracker complication call "the bridge gives way"
+    """,
+    arguments=(Argument("what", example='"the bridge gives way"'),),
+)
 
 
 # -- the system -------------------------------------------------------------------------------
@@ -261,19 +337,44 @@ class Pool(RuleSystem):
             "Momentum",
             at_table="spending Momentum",
             render=_render_spend,
+            discharges=(COMPLICATION,),
             declared=SPEND,
         ),
+        SystemCommand(
+            ("complication", "call"),
+            CallComplication,
+            call,
+            "A complication",
+            at_table="calling a complication",
+            render=lambda doc, style: [f"The GM calls a complication: {doc['what']}."],
+            discharges=(COMPLICATION,),
+            declared=CALL,
+        ),
     )
-    event_words: ClassVar[Mapping[type, Any]] = {MomentumSpent: _spend_words}
+    event_words: ClassVar[Mapping[type, Any]] = {
+        MomentumSpent: _spend_words,
+        ComplicationCalled: lambda e, who: f"the GM calls a complication: {e.what}",
+    }
+
+    def rollable(self, character: CharacterView) -> list[str]:
+        return [k for k in super().rollable(character) if k.casefold() != EDGE.casefold()]
 
     def decide_roll(
         self, request: RollRequest, character: CharacterView, campaign: CampaignView
     ) -> RollDecision:
+        if request.trait.casefold() == EDGE.casefold():
+            raise BadInput(
+                f"{EDGE} is kept on the sheet, never rolled; roll one of "
+                f"{', '.join(self.rollable(character))}."
+            )
         score, trait = trait_value(self, character, request.trait)
         push = bool(request.options.push)
         if push and campaign.own.momentum < PUSH_COST:
             raise Refused("The party's pool holds no Momentum to push with; roll without --push.")
-        count = score + push
+        boons = tuple(request.options.boons or ())
+        if len(set(boons)) < len(boons):
+            raise BadInput("Each boon is granted once; give each --boon one time.")
+        count = score + push + len(boons)
         if count < 1:
             raise BadInput(
                 f"{character.name}'s {trait} is {score}: a pool of no dice is not rolled."
@@ -288,13 +389,21 @@ class Pool(RuleSystem):
             "success": got != "miss",
         }
         doc = {"trait": trait, "effective": count, **result, "notes": []}
-        inputs = {"score": score, **({"push": True} if push else {})}
+        inputs = {
+            "score": score,
+            **({"push": True} if push else {}),
+            **({"boons": list(boons)} if boons else {}),
+        }
         return RollDecision(trait, inputs, result, dice, doc, effects(dice, push))
 
     def redecide(self, event: Any) -> str | None:
         if not isinstance(event, RollMade):
             return None
-        count = event.inputs["score"] + bool(event.inputs.get("push"))
+        count = (
+            event.inputs["score"]
+            + bool(event.inputs.get("push"))
+            + len(event.inputs.get("boons", ()))
+        )
         if len(event.dice) != count:
             return f"{len(event.dice)} dice are stored for a pool of {count}"
         now, stored = outcome(event.dice), event.result["outcome"]

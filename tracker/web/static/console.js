@@ -52,17 +52,24 @@ function input(part, form, prefix) {
     wrap.title = part.help || "";
     return wrap;
   }
-  if (part.choices) {
+  const choose = () => {
     const select = el("select"); select.name = part.name;
-    if (!part.required) select.append(el("option", "", ""));
+    if (!part.required || part.multiple) select.append(el("option", "", ""));
     for (const c of part.choices) { const o = el("option", "", c); o.value = c; select.append(o); }
+    return select;
+  };
+  if (part.choices && !part.multiple) {
+    const select = choose();
     if (part.default !== null && part.default !== undefined) select.value = String(part.default);
     return label(part.label || part.name, select, part.help);
   }
   const make = () => {
+    if (part.choices) return choose();  // repeatable: one choice per box
     const box = el("input"); box.name = part.name;
     box.type = part.kind === "int" ? "number" : "text";
     box.placeholder = part.placeholder || part.metavar || "";
+    // A number's declared lowest and highest, as the command line holds it to them.
+    if (part.limits) { box.min = part.limits[0]; box.max = part.limits[1]; }
     if (part.required) box.required = true;
     const values = offered(part.complete, form);
     if (values) {
@@ -84,7 +91,10 @@ function input(part, form, prefix) {
     const list = el("span", "many");
     const grow = () => {
       const box = make();
-      box.addEventListener("input", () => { if (box === list.lastElementChild && box.value) grow(); });
+      // A choice made in a select may say so by "change" alone.
+      const more = () => { if (box === list.lastElementChild && box.value) grow(); };
+      box.addEventListener("input", more);
+      box.addEventListener("change", more);
       list.append(box);
     };
     grow();
@@ -268,9 +278,10 @@ function owed() {
   list.replaceChildren(...(desk.obligations.length ? desk.obligations.map((o) => {
     const li = el("li", o.severity === "immediate" ? "now" : "", o.what);
     const row = el("div", "buttons");
-    if (o.action) {
-      const b = el("button", "", o.action.join(" ") + "…"); b.type = "button";
-      b.addEventListener("click", () => pick(o.action, o.values));
+    // Every command that meets it, each starting its form filled in from what is owed.
+    for (const a of o.actions) {
+      const b = el("button", "", a.action.join(" ") + "…"); b.type = "button";
+      b.addEventListener("click", () => pick(a.action, a.values));
       row.append(b);
     }
     row.append(button("Dismiss", "", (once) => act(["obligations", "dismiss"], { obligation: o.id }, "owed-result", once)));

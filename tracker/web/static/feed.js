@@ -150,20 +150,15 @@ const Feed = (() => {
     return doc;
   }
 
-  function track(name, value, max) {
-    const span = el("span", "track", name + " ");
-    span.append(el("b", "", max === undefined ? String(value) : value + "/" + max));
-    return span;
-  }
-
-  // A character's tracks as a row of small figures.
+  // A character's tracks as a row of small figures, as the server reads them for every
+  // system (``readings``: [name, figure] pairs), so a system's own tracks show as Mettle does.
   function tracks(c) {
     const row = el("div", "tracks");
-    if ("mettle" in c) row.append(track("Mettle", c.mettle));
-    if ("stress" in c) row.append(track("stress", c.stress));
-    if ("hp" in c) row.append(track("HP", c.hp, c.hp_max));
-    if ("fp" in c) row.append(track("FP", c.fp, c.fp_max));
-    if (c.points) row.append(track("CP", c.points));
+    for (const [name, figure] of c.readings || []) {
+      const span = el("span", "track", name + " ");
+      span.append(el("b", "", figure));
+      row.append(span);
+    }
     return row;
   }
 

@@ -39,6 +39,7 @@ function field(part) {
     } else {
       box = el("input"); box.type = part.kind === "int" ? "number" : "text";
       box.placeholder = part.placeholder || part.metavar || "";
+      if (part.limits) { box.min = part.limits[0]; box.max = part.limits[1]; }
     }
     box.name = part.name;
     return box;
@@ -50,7 +51,10 @@ function field(part) {
     const list = el("span", "many");
     const grow = () => {
       const box = make();
-      box.addEventListener("input", () => { if (box === list.lastElementChild && box.value) grow(); });
+      // A choice made in a select may say so by "change" alone.
+      const more = () => { if (box === list.lastElementChild && box.value) grow(); };
+      box.addEventListener("input", more);
+      box.addEventListener("change", more);
       list.append(box);
     };
     grow();
