@@ -72,17 +72,25 @@ class EventPayload(msgspec.Struct, frozen=True, kw_only=True, gc=False, forbid_u
     """
 
     TYPE: ClassVar[str]
+    """The type's name in the log, for ever; a system's own takes a name no other type has
+    (one starting with the system's title, ``PoolMomentumSpent``, meets none)."""
     VERSION: ClassVar[int] = 1
-    # Events about one character carry its id in the envelope's character_id column too.
+    """The payload's schema version; one raised needs an upcaster from the one before
+    (``tracker.events.upcasters``)."""
     character_field: ClassVar[str | None] = None
-    # An event that rolls dice (its system reads them back: ``RuleSystem.roll_facts``).
+    """The field naming the character the event is about (``"character_id"``): the envelope
+    carries its id in its character_id column too. None: about no one character."""
     rolls: ClassVar[bool] = False
-    # An event that changes the sheet of the character it is about, as a roll reads it.
+    """True for an event that rolls dice: its system reads them back
+    (``RuleSystem.roll_facts``)."""
     changes_sheet: ClassVar[bool] = False
-    # A secret event's 128 random bits, inside the hashed payload: its hash then commits to
-    # what it holds without letting anyone who sees the hash try every fall of the dice
-    # (``tracker reveal`` opens it). Unset, and absent from the payload, on public events.
+    """True for an event that changes the sheet of the character it is about, as a roll reads
+    it."""
     salt: str | msgspec.UnsetType = msgspec.UNSET
+    """A secret event's 128 random bits, inside the hashed payload: its hash then commits to
+    what it holds without letting anyone who sees the hash try every fall of the dice
+    (``tracker reveal`` opens it). Unset, and absent from the payload, on public events; a
+    command never sets it."""
 
     def to_payload(self) -> dict[str, Any]:
         """The payload as stored: every field by name, effects in their stored shapes; a field
