@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,8 @@ from test_tamper import payload_of, rewrite
 
 from tracker.app import Tracker
 from tracker.cli.shell import Completer
-from tracker.testing import SystemContract
+from tracker.projections.campaign import FOLD_VERSION_STEP, PROJECTION_VERSION
+from tracker.testing import Run, SystemContract
 
 PLUGIN = Path(__file__).resolve().parent / "plugins" / "tracker_pool"
 
@@ -221,3 +223,71 @@ def test_a_gloom_campaign_refuses_the_command_and_the_option(pool_installed, run
         "(see `tracker roll --help`)." in (pushed.stderr)
     )
     assert run.event_count() == before
+
+
+def _upgrade_pool(monkeypatch, *, bump: bool) -> None:
+    """Pool as a newer release of its package would fold: each success beyond the first adds 2
+    Momentum where it added 1, with its ``Folding.version`` bumped when ``bump``."""
+    from tracker.systems import registry
+
+    folding = type(registry.get("pool").folding)
+    earlier = folding.track_moved
+
+    def doubled(self, state, ch, track, delta, raw):
+        earlier(self, state, ch, track, 2 * delta if track == "momentum" else delta, raw)
+
+    monkeypatch.setattr(folding, "track_moved", doubled)
+    if bump:
+        monkeypatch.setattr(folding, "version", folding.version + 1)
+
+
+def _stored_snapshots(run) -> set[tuple[str, int]]:
+    with sqlite3.connect(run.db) as conn:
+        return set(conn.execute("SELECT projection, projection_version FROM snapshots"))
+
+
+@pytest.fixture
+def folded_once(road) -> Run:
+    """The road with Ash's flourish folded into Momentum 1 and stored as the campaign's
+    snapshot, beside the one its session's start stored."""
+    road.ok("roll Ash Nerve --dice 5,6,1")
+    tracker = Tracker(str(road.db))
+    tracker.loader.save(tracker.state())
+    tracker.close()
+    assert _stored_snapshots(road) == {
+        ("campaign", PROJECTION_VERSION),
+        ("session-start", PROJECTION_VERSION),
+    }
+    return road
+
+
+def test_a_fold_of_a_new_version_folds_the_log_anew_rather_than_read_the_old_snapshots(
+    folded_once, monkeypatch
+):
+    """An upgraded system whose fold makes another state of the same events says so with its
+    ``Folding.version``: the state is the log folded by the new fold, verify finds nothing
+    wrong, and the snapshots are stored again under the new version."""
+    _upgrade_pool(monkeypatch, bump=True)
+    assert momentum(folded_once) == 2
+    checked = folded_once.ok("verify")
+    assert "snapshot" not in checked.output
+    assert momentum(folded_once) == 2
+    folded_once.ok("session end")
+    folded_once.ok("session start")
+    upgraded = PROJECTION_VERSION + FOLD_VERSION_STEP
+    assert ("session-start", upgraded) in _stored_snapshots(folded_once)
+    assert momentum(folded_once) == 2
+    assert folded_once.ok("verify").exit_code == 0
+
+
+def test_a_fold_changed_without_its_version_reads_the_old_snapshot_and_verify_says_so(
+    folded_once, monkeypatch
+):
+    """Why the version is there: the snapshot of the fold before still serves, and verify
+    reports it as a state the log does not fold to."""
+    _upgrade_pool(monkeypatch, bump=False)
+    assert momentum(folded_once) == 1
+    checked = folded_once("verify")
+    assert checked.exit_code != 0
+    assert "the campaign snapshot, folded to event" in checked.output
+    assert "holds a state the log does not fold to" in checked.output

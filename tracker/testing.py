@@ -132,6 +132,10 @@ class SystemContract:
         assert set(system.outcome_tones.values()) <= {"good", "mixed", "bad"}
         low, high = system.score_range
         assert low <= high
+        version = system.folding.version
+        assert type(version) is int, f"its Folding.version is {version!r}, not a whole number"
+        # The snapshots' key (``projection_version``) takes a version up to 99,999.
+        assert 1 <= version < 100_000, f"its Folding.version {version} is not from 1 to 99,999"
 
     def test_its_settings_are_ones_the_log_stores_and_campaign_set_shows(self, system, run):
         """A campaign setting is stored in the fields the log's settings events have: one

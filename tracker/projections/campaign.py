@@ -35,6 +35,9 @@ from tracker.words import reads_as
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
 PROJECTION_VERSION = 18
+# Each version of a system's fold past the first adds this to the snapshots' key
+# (``projection_version``): more than PROJECTION_VERSION will ever be, so no two keys meet.
+FOLD_VERSION_STEP = 10_000
 RECENT_DISCHARGED = 50
 RECENT_SEALED = 16
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
@@ -1032,6 +1035,16 @@ _HANDLERS: dict[type, Callable[[CampaignState, Any, StoredEvent], None]] = {
 
 
 # -- snapshots -----------------------------------------------------------------------------------
+
+
+def projection_version(rules: RuleSystem) -> int:
+    """The version a campaign of ``rules`` stores its snapshots under and looks them up by: the
+    core's ``PROJECTION_VERSION`` with the system's ``Folding.version`` joined on. A snapshot of
+    another fold (a plugin upgraded to one that makes another state of the same events) is then
+    passed over and the log folded anew, never read as the state the log gives. A fold at
+    version 1 adds nothing, so the snapshots stored before folds had versions still serve."""
+    return PROJECTION_VERSION + (rules.folding.version - 1) * FOLD_VERSION_STEP
+
 
 # A snapshot holds the settings between these, each under its own name.
 _STATE_FIELDS = ("campaign_id", "name", "system")

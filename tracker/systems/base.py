@@ -467,6 +467,12 @@ class Folding:
     of them names has a chart of its own."""
     preconditions: ClassVar[Mapping[type, Precondition]] = {}
     """Why an event of a type the system owns could not stand where an undo would leave it."""
+    version: ClassVar[int] = 1
+    """The version of what this fold makes of the log, a whole number from 1: bump it when the
+    same events fold to another state (a handler or a hook changed, a part's fields changed).
+    A campaign's snapshots are stored under it (``projection_version``), so those of another
+    version are folded anew from the log rather than read, or reported by ``tracker verify``
+    as a state the log does not fold to."""
 
     def new_campaign(self) -> Part | None:
         return None if self.campaign_part is None else self.campaign_part()
