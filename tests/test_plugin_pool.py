@@ -225,6 +225,49 @@ def test_a_gloom_campaign_refuses_the_command_and_the_option(pool_installed, run
     assert run.event_count() == before
 
 
+def test_a_setting_of_the_systems_own_is_logged_by_its_name_shown_and_folded(pool_installed, run):
+    """Pool's pool size is a setting of its own name: given to `campaign new` and `campaign
+    set`, logged under that name as tracker's own settings are, shown by `campaign set`, read
+    by the system's fold, taken back by an undo, and held to its limits."""
+    run.ok("campaign new 'The Long Road' --system pool --pool-size 4")
+    assert run.json("campaign set")["settings"] == {"pool_size": 4}
+    assert run.ok("campaign set").stdout == "The Long Road (Pool)\n  pool size: 4\n"
+    run.ok(["character", "add", "--sheet", str(PLUGIN / "ash.toml")])
+    run.ok("session start")
+    run.ok("roll Ash Nerve --dice 5,6,6")
+    full = run.ok("roll Ash Nerve --dice 5,6,6").stdout
+    assert "The party's pool is full (4 Momentum): the GM owes a complication." in full
+    said = run.ok(["campaign", "set", "--pool-size", "5", "--note", "a deeper pool"]).stdout
+    assert said.startswith('"The Long Road": pool size 4 → 5.')
+    assert "settings: pool size 5 (a deeper pool)" in run.ok("log").stdout
+    logged = [e for e in run.json("log")["events"] if e["type"] == "CampaignSettingsChanged"]
+    assert [e["payload"] for e in logged] == [
+        {"pool_size": 4, "note": None},
+        {"pool_size": 5, "note": "a deeper pool"},
+    ]
+    run.ok("roll Ash Nerve --dice 5,6,1")
+    assert momentum(run) == 5
+    assert run.json("obligations")["obligations"][0]["kind"] == "pool-complication"
+    assert run.ok("verify").exit_code == 0
+    run.ok("undo")
+    run.ok("undo")
+    assert run.json("campaign set")["settings"] == {"pool_size": 4}
+    before = run.event_count()
+    too_big = run("campaign set --pool-size 9")
+    assert too_big.exit_code == 2
+    assert "--pool-size is 3 to 6, not 9; give one from 3 to 6." in too_big.stderr
+    assert run.event_count() == before
+
+
+def test_a_gloom_campaign_refuses_the_pool_size(pool_installed, run):
+    run.ok("campaign new Drift --system gloom")
+    before = run.event_count()
+    refused = run("campaign set --pool-size 4")
+    assert refused.exit_code == 2
+    assert "--pool-size is a Pool setting and Gloom does not use it" in refused.stderr
+    assert run.event_count() == before
+
+
 def _upgrade_pool(monkeypatch, *, bump: bool) -> None:
     """Pool as a newer release of its package would fold: each success beyond the first adds 2
     Momentum where it added 1, with its ``Folding.version`` bumped when ``bump``."""

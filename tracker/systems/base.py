@@ -660,9 +660,10 @@ class RuleSystem:
     contest_options: ClassVar[tuple[Option, ...]] = ()
     """Likewise for ``tracker contest`` beyond ``CONTEST_OPTIONS``."""
     settings: ClassVar[tuple[Setting, ...]] = ()
-    """The campaign settings the system reads (``CampaignSettingsChanged``), with the options
-    of ``campaign new`` and ``campaign set`` that give them: a setting the campaign's system
-    does not read is refused rather than logged for nothing."""
+    """The campaign settings the system reads, each logged under its name by a
+    ``CampaignSettingsChanged`` (a name of the system's own as well as one of tracker's), with
+    the options of ``campaign new`` and ``campaign set`` that give them: a setting the
+    campaign's system does not read is refused rather than logged for nothing."""
     spend_kinds: ClassVar[tuple[str, ...]] = ()
     """What ``tracker spend NAME KIND`` takes in this system (Mettle spends, a buy-up)."""
     track_max: ClassVar[Mapping[str, int]] = {}
