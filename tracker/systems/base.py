@@ -624,6 +624,12 @@ class Folding:
     of them names has a chart of its own."""
     preconditions: ClassVar[Mapping[type, Precondition]] = {}
     """Why an event of a type the system owns could not stand where an undo would leave it."""
+    version: ClassVar[int] = 1
+    """The version of what this fold makes of the log, a whole number from 1: bump it when the
+    same events fold to another state (a handler or a hook changed, a part's fields changed).
+    A campaign's snapshots are stored under it (``projection_version``), so those of another
+    version are folded anew from the log rather than read, or reported by ``tracker verify``
+    as a state the log does not fold to."""
 
     def new_campaign(self) -> Part | None:
         """The system's part of a new campaign: a ``campaign_part`` made with no arguments
@@ -822,9 +828,10 @@ class RuleSystem:
     contest_options: ClassVar[tuple[Option, ...]] = ()
     """Likewise for ``tracker contest`` beyond ``CONTEST_OPTIONS``."""
     settings: ClassVar[tuple[Setting, ...]] = ()
-    """The campaign settings the system reads (``CampaignSettingsChanged``), with the options
-    of ``campaign new`` and ``campaign set`` that give them: a setting the campaign's system
-    does not read is refused rather than logged for nothing."""
+    """The campaign settings the system reads, each logged under its name by a
+    ``CampaignSettingsChanged`` (a name of the system's own as well as one of tracker's), with
+    the options of ``campaign new`` and ``campaign set`` that give them: a setting the
+    campaign's system does not read is refused rather than logged for nothing."""
     spend_kinds: ClassVar[tuple[str, ...]] = ()
     """What ``tracker spend NAME KIND`` takes in this system (Mettle spends, a buy-up)."""
     track_max: ClassVar[Mapping[str, int]] = {}

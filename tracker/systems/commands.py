@@ -242,12 +242,15 @@ NO_TABLE = ("rulebook", "none")
 class Setting(msgspec.Struct, frozen=True):
     """A campaign setting a rule system reads: one its rulebook leaves to the GM.
 
-    ``name`` is the field the log stores it in (``CampaignSettingsChanged``), ``words`` how the
-    GM reads it ("tie rule"). ``option`` sets it with ``campaign set``, ``new`` with ``campaign
+    ``name`` is the name the log stores it under (``CampaignSettingsChanged.settings``; a
+    system's own name is logged as tracker's are, any but ``catalog.RESERVED``), ``words`` how
+    the GM reads it ("tie rule"). ``option`` sets it with ``campaign set``, ``new`` with ``campaign
     new`` (None: only ``campaign set`` takes it); each option's help is worded without the
     system's title, which the command adds. A value given is held to the option's choices and
     to ``limits`` (a number's lowest and highest), then to ``check``, which returns it as the
-    system reads it or refuses it in one sentence saying what to do. A ``table`` is given as
+    system reads it or refuses it in one sentence saying what to do (``verify`` holds a logged
+    value to the same, and to the option's kind: a flag's is true or false, a number's whole).
+    A ``table`` is given as
     the path of a file (TOML or JSON), which is read for ``check``, or as a word of
     ``NO_TABLE`` (None: no table of its own). ``unset`` is how None reads, ``shown`` how any
     other value does (else "yes" or "no" for a flag, the value itself otherwise)."""
@@ -277,8 +280,9 @@ class Setting(msgspec.Struct, frozen=True):
     created: Any = msgspec.UNSET
     """The value ``campaign new`` writes when the GM gives none, where the system's ruling for
     a new campaign is not the stored field's default (Glintlock: Threat carries over); UNSET:
-    the field's default. The field's default stays what a stored creation without the
-    setting meant."""
+    the field's default (a setting a creation has no field for: none is written, and the
+    campaign reads it as None until one is set). The field's default stays what a stored
+    creation without the setting meant."""
 
     def text(self, value: Any) -> str:
         """``value`` as the GM reads it."""
@@ -294,6 +298,12 @@ class Setting(msgspec.Struct, frozen=True):
         """Why ``value`` (not None) is not one the option takes, in one sentence; None when it
         is."""
         flag, choices = self.option.flag, self.option.choices
+        # A command line and a form give each value as its kind; a value of another kind was
+        # written into the log by hand, which stores a setting as whatever its JSON is.
+        if self.option.kind == "bool" and type(value) is not bool:
+            return f"{flag} is yes or no, not {value!r}; give one of those."
+        if self.option.kind == "int" and type(value) is not int:
+            return f"{flag} is a whole number, not {value!r}; give one."
         if choices is not None and value not in choices:
             *rest, last = choices
             listed = f"{', '.join(rest)} or {last}" if rest else last

@@ -11,7 +11,9 @@ one (``tracker complication call TEXT``: two commands discharge the same kind). 
 the one who pushed: each adds 1 to that character's Strain, which stays for the campaign.
 Each boon the scene grants (``--boon``, repeated, each once) adds a die.
 A character's Edge is kept on the sheet and never rolled. Rulings of this system: the pool
-carries over from session to session, and so does a complication owed.
+carries over from session to session, and so does a complication owed. A table may keep a
+smaller pool: its size is a setting of the system's own (``campaign set --pool-size N``, 3 to
+6), logged by its name as tracker's own settings are.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from tracker.systems.base import (
     effects_differ,
     trait_value,
 )
-from tracker.systems.commands import Argument, Command, Option, option_values
+from tracker.systems.commands import Argument, Command, Option, Setting, option_values
 from tracker.systems.odds import Odds
 
 FACES = 6
@@ -69,6 +71,17 @@ ROLL = (
         multiple=True,
         choices=BOONS,
         example='--boon "good light"',
+    ),
+)
+POOL_SIZE = Option("--pool-size", "the most Momentum the party's pool holds (6).", "int")
+SETTINGS = (
+    Setting(
+        "pool_size",
+        "pool size",
+        POOL_SIZE,
+        new=POOL_SIZE,
+        limits=(3, POOL_MAX),
+        unset=f"{POOL_MAX} (the rulebook's)",
     ),
 )
 
@@ -145,15 +158,19 @@ def _owed(state: Any) -> bool:
     return bool(state.open_obligations(COMPLICATION))
 
 
+def _size(state: Any) -> int:
+    return state.setting("pool_size") or POOL_MAX
+
+
 def _set_pool(state: Any, value: int, raw: Any, how: str) -> None:
     """Move the pool, opening the complication as it fills and meeting it as it is spent."""
-    before = state.own.momentum
-    state.own.momentum = min(max(value, 0), POOL_MAX)
-    if state.own.momentum == POOL_MAX and not _owed(state):
+    before, size = state.own.momentum, _size(state)
+    state.own.momentum = min(max(value, 0), size)
+    if state.own.momentum == size and not _owed(state):
         state.open(
             raw,
             COMPLICATION,
-            f"The party's pool is full ({POOL_MAX} Momentum): the GM owes a complication.",
+            f"The party's pool is full ({size} Momentum): the GM owes a complication.",
         )
     elif state.own.momentum < before:
         for ob in state.open_obligations(COMPLICATION):
@@ -219,7 +236,7 @@ class PoolFolding(Folding):
         return {**point, "momentum": state.own.momentum} if ch is None else point
 
     def currencies(self, state: Any, ch: Any) -> dict[str, tuple[int, int]]:
-        return {"momentum": (state.own.momentum, POOL_MAX)}
+        return {"momentum": (state.own.momentum, _size(state))}
 
     def headline(self, state: Any) -> str:
         return f" · Momentum {state.own.momentum}" + (
@@ -325,6 +342,7 @@ class Pool(RuleSystem):
     score_range: ClassVar[tuple[int, int]] = (1, 8)
     dice_name: ClassVar[str] = "d6"
     roll_options: ClassVar[tuple[Option, ...]] = ROLL
+    settings: ClassVar[tuple[Setting, ...]] = SETTINGS
     examples: ClassVar[tuple[RollRequest, ...]] = (
         RollRequest("Nerve", options=option_values(ROLL)),
     )
