@@ -16,6 +16,7 @@ from test_tamper import payload_of, rewrite
 
 from tracker.app import Tracker
 from tracker.cli.shell import Completer
+from tracker.errors import BadInput
 from tracker.projections.campaign import FOLD_VERSION_STEP, PROJECTION_VERSION
 from tracker.testing import Run, SystemContract
 
@@ -352,3 +353,36 @@ def test_a_fold_changed_without_its_version_reads_the_old_snapshot_and_verify_sa
     assert checked.exit_code != 0
     assert "the campaign snapshot, folded to event" in checked.output
     assert "holds a state the log does not fold to" in checked.output
+
+
+def test_a_command_that_rolls_takes_its_own_option_which_a_roll_does_not(road):
+    """Pool's resistance roll reads --against, declared by its command (its ``RollKind``'s
+    options), not by ``tracker roll``: neither its help nor a check takes it."""
+    held = road.json("resist Bram Brawn --against 2 --dice 5,6,1,1")
+    assert (held["kind"], held["success"], held["against"]) == ("resist", True, 2)
+    broke = road.ok("resist Bram Brawn --against 3 --dice 5,6,1,1").stdout
+    assert "FLOURISH · broke against 3" in broke
+    assert "--against" in road.ok("resist --help").stdout
+    assert "--against" not in road.ok("roll --help").stdout
+    before = road.event_count()
+    refused = road("roll Bram Brawn --against 2 --dice 5,6,1,1")
+    assert refused.exit_code == 2
+    assert "No such option '--against'" in refused.stderr
+    assert road("resist Bram Brawn --against 9 --dice 5,6,1,1").exit_code == 2
+    assert road.event_count() == before
+    # A form runs it through the same declaration, and a roll's own options stay out of it.
+    from tracker.app.actions import declaration, perform
+
+    tracker = Tracker(str(road.db))
+    form = declaration(tracker.state().rules, ("resist",))
+    assert form.options[0].name == "against"
+    done = perform(
+        tracker,
+        ("resist",),
+        {"character": "Bram", "trait": "Brawn", "against": "1", "dice": "1,1,1,5"},
+    )
+    assert done.doc["success"] is True
+    with pytest.raises(BadInput):
+        perform(tracker, ("resist",), {"character": "Bram", "trait": "Brawn", "push": True})
+    tracker.close()
+    assert road.ok("verify").exit_code == 0

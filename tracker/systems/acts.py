@@ -89,8 +89,9 @@ class Table(Protocol):
         """A roll of the character ``name`` decided as ``tracker roll`` decides it, in
         ``state`` (of the kind ``request.kind`` asks for: Gloom's panic check): its events and
         document as an ``Acted``, logged when the command returns them (alone, or its entries
-        among the command's own). ``request.options`` is read as a roll's, so it holds the
-        campaign's system's ``roll_options`` only (``RuleSystem.roll_request`` makes one)."""
+        among the command's own). ``request.options`` holds the options of its kind when that
+        ``RollKind`` declares them (the command's own: ``option_values(kind.options, ...)``),
+        else the campaign's system's ``roll_options`` (``RuleSystem.roll_request`` makes one)."""
         ...
 
 

@@ -212,6 +212,11 @@ class RollKind(NamedTuple):
     one: bool = False
     """A roll of it answers one obligation, the oldest it may name, not every one owed (Gloom:
     a panic check per catastrophe)."""
+    options: tuple[Option, ...] | None = None
+    """The options a roll of it reads, which the command that rolls it declares as its own
+    (``request.options`` is then one struct of these: ``option_values(options, ...)``), so
+    that neither ``tracker roll`` nor its form offers them. None: it reads the system's
+    ``roll_options``, as a check does (Gloom's panic check)."""
 
 
 class ObligationKind(NamedTuple):
