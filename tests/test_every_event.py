@@ -225,8 +225,15 @@ def test_the_tours_hold_every_event_type(tmp_path):
         table = Table(folder)
         play_tour(table, system)
         seen |= event_types(table)
-    # tracker's own events: a plugin another test installed in this process registers its own.
-    own = {name for name, cls in CATALOG.items() if cls.__module__.startswith("tracker.")}
+    # tracker's own events: a plugin another test installed in this process registers its own,
+    # and so does the example system the author's reference walks through, which no campaign
+    # of tracker's plays.
+    own = {
+        name
+        for name, cls in CATALOG.items()
+        if cls.__module__.startswith("tracker.")
+        and not cls.__module__.startswith("tracker.systems.example")
+    }
     assert seen == own, f"no tour logs {sorted(own - seen)}"
 
 

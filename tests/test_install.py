@@ -10,6 +10,7 @@ import pwd
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,22 @@ def _env(tmp_path: Path) -> dict[str, str]:
         "UV_TOOL_BIN_DIR": str(tmp_path / "bin"),
         "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}",
     }
+
+
+def test_the_wheel_holds_the_authors_reference_and_its_example(wheel):
+    """A system written as a package of its own is written from what a pip user has: the
+    reference, the guide and the example system they walk through are in the wheel."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for path in [
+        "tracker/systems/REFERENCE.md",
+        "tracker/systems/README.md",
+        "tracker/systems/api.py",
+        "tracker/systems/example/__init__.py",
+        "tracker/systems/example/tam.toml",
+        "tracker/systems/example/ines.toml",
+        "tracker/systems/example/evening.txt",
+    ]:
+        assert path in names, f"the wheel lacks {path}"
 
 
 INSTALLERS = {

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,9 @@ from test_tamper import payload_of, rewrite
 
 from tracker.app import Tracker
 from tracker.cli.shell import Completer
-from tracker.testing import SystemContract
+from tracker.errors import BadInput
+from tracker.projections.campaign import FOLD_VERSION_STEP, PROJECTION_VERSION
+from tracker.testing import Run, SystemContract
 
 PLUGIN = Path(__file__).resolve().parent / "plugins" / "tracker_pool"
 
@@ -239,3 +242,147 @@ def test_a_gloom_campaign_refuses_the_command_and_the_option(pool_installed, run
         "(see `tracker roll --help`)." in (pushed.stderr)
     )
     assert run.event_count() == before
+
+
+def test_a_setting_of_the_systems_own_is_logged_by_its_name_shown_and_folded(pool_installed, run):
+    """Pool's pool size is a setting of its own name: given to `campaign new` and `campaign
+    set`, logged under that name as tracker's own settings are, shown by `campaign set`, read
+    by the system's fold, taken back by an undo, and held to its limits."""
+    run.ok("campaign new 'The Long Road' --system pool --pool-size 4")
+    assert run.json("campaign set")["settings"] == {"pool_size": 4}
+    assert run.ok("campaign set").stdout == "The Long Road (Pool)\n  pool size: 4\n"
+    run.ok(["character", "add", "--sheet", str(PLUGIN / "ash.toml")])
+    run.ok("session start")
+    run.ok("roll Ash Nerve --dice 5,6,6")
+    full = run.ok("roll Ash Nerve --dice 5,6,6").stdout
+    assert "The party's pool is full (4 Momentum): the GM owes a complication." in full
+    said = run.ok(["campaign", "set", "--pool-size", "5", "--note", "a deeper pool"]).stdout
+    assert said.startswith('"The Long Road": pool size 4 → 5.')
+    assert "settings: pool size 5 (a deeper pool)" in run.ok("log").stdout
+    logged = [e for e in run.json("log")["events"] if e["type"] == "CampaignSettingsChanged"]
+    assert [e["payload"] for e in logged] == [
+        {"pool_size": 4, "note": None},
+        {"pool_size": 5, "note": "a deeper pool"},
+    ]
+    run.ok("roll Ash Nerve --dice 5,6,1")
+    assert momentum(run) == 5
+    assert run.json("obligations")["obligations"][0]["kind"] == "pool-complication"
+    assert run.ok("verify").exit_code == 0
+    run.ok("undo")
+    run.ok("undo")
+    assert run.json("campaign set")["settings"] == {"pool_size": 4}
+    before = run.event_count()
+    too_big = run("campaign set --pool-size 9")
+    assert too_big.exit_code == 2
+    assert "--pool-size is 3 to 6, not 9; give one from 3 to 6." in too_big.stderr
+    assert run.event_count() == before
+
+
+def test_a_gloom_campaign_refuses_the_pool_size(pool_installed, run):
+    run.ok("campaign new Drift --system gloom")
+    before = run.event_count()
+    refused = run("campaign set --pool-size 4")
+    assert refused.exit_code == 2
+    assert "--pool-size is a Pool setting and Gloom does not use it" in refused.stderr
+    assert run.event_count() == before
+
+
+def _upgrade_pool(monkeypatch, *, bump: bool) -> None:
+    """Pool as a newer release of its package would fold: each success beyond the first adds 2
+    Momentum where it added 1, with its ``Folding.version`` bumped when ``bump``."""
+    from tracker.systems import registry
+
+    folding = type(registry.get("pool").folding)
+    earlier = folding.track_moved
+
+    def doubled(self, state, ch, track, delta, raw):
+        earlier(self, state, ch, track, 2 * delta if track == "momentum" else delta, raw)
+
+    monkeypatch.setattr(folding, "track_moved", doubled)
+    if bump:
+        monkeypatch.setattr(folding, "version", folding.version + 1)
+
+
+def _stored_snapshots(run) -> set[tuple[str, int]]:
+    with sqlite3.connect(run.db) as conn:
+        return set(conn.execute("SELECT projection, projection_version FROM snapshots"))
+
+
+@pytest.fixture
+def folded_once(road) -> Run:
+    """The road with Ash's flourish folded into Momentum 1 and stored as the campaign's
+    snapshot, beside the one its session's start stored."""
+    road.ok("roll Ash Nerve --dice 5,6,1")
+    tracker = Tracker(str(road.db))
+    tracker.loader.save(tracker.state())
+    tracker.close()
+    assert _stored_snapshots(road) == {
+        ("campaign", PROJECTION_VERSION),
+        ("session-start", PROJECTION_VERSION),
+    }
+    return road
+
+
+def test_a_fold_of_a_new_version_folds_the_log_anew_rather_than_read_the_old_snapshots(
+    folded_once, monkeypatch
+):
+    """An upgraded system whose fold makes another state of the same events says so with its
+    ``Folding.version``: the state is the log folded by the new fold, verify finds nothing
+    wrong, and the snapshots are stored again under the new version."""
+    _upgrade_pool(monkeypatch, bump=True)
+    assert momentum(folded_once) == 2
+    checked = folded_once.ok("verify")
+    assert "snapshot" not in checked.output
+    assert momentum(folded_once) == 2
+    folded_once.ok("session end")
+    folded_once.ok("session start")
+    upgraded = PROJECTION_VERSION + FOLD_VERSION_STEP
+    assert ("session-start", upgraded) in _stored_snapshots(folded_once)
+    assert momentum(folded_once) == 2
+    assert folded_once.ok("verify").exit_code == 0
+
+
+def test_a_fold_changed_without_its_version_reads_the_old_snapshot_and_verify_says_so(
+    folded_once, monkeypatch
+):
+    """Why the version is there: the snapshot of the fold before still serves, and verify
+    reports it as a state the log does not fold to."""
+    _upgrade_pool(monkeypatch, bump=False)
+    assert momentum(folded_once) == 1
+    checked = folded_once("verify")
+    assert checked.exit_code != 0
+    assert "the campaign snapshot, folded to event" in checked.output
+    assert "holds a state the log does not fold to" in checked.output
+
+
+def test_a_command_that_rolls_takes_its_own_option_which_a_roll_does_not(road):
+    """Pool's resistance roll reads --against, declared by its command (its ``RollKind``'s
+    options), not by ``tracker roll``: neither its help nor a check takes it."""
+    held = road.json("resist Bram Brawn --against 2 --dice 5,6,1,1")
+    assert (held["kind"], held["success"], held["against"]) == ("resist", True, 2)
+    broke = road.ok("resist Bram Brawn --against 3 --dice 5,6,1,1").stdout
+    assert "FLOURISH · broke against 3" in broke
+    assert "--against" in road.ok("resist --help").stdout
+    assert "--against" not in road.ok("roll --help").stdout
+    before = road.event_count()
+    refused = road("roll Bram Brawn --against 2 --dice 5,6,1,1")
+    assert refused.exit_code == 2
+    assert "No such option '--against'" in refused.stderr
+    assert road("resist Bram Brawn --against 9 --dice 5,6,1,1").exit_code == 2
+    assert road.event_count() == before
+    # A form runs it through the same declaration, and a roll's own options stay out of it.
+    from tracker.app.actions import declaration, perform
+
+    tracker = Tracker(str(road.db))
+    form = declaration(tracker.state().rules, ("resist",))
+    assert form.options[0].name == "against"
+    done = perform(
+        tracker,
+        ("resist",),
+        {"character": "Bram", "trait": "Brawn", "against": "1", "dice": "1,1,1,5"},
+    )
+    assert done.doc["success"] is True
+    with pytest.raises(BadInput):
+        perform(tracker, ("resist",), {"character": "Bram", "trait": "Brawn", "push": True})
+    tracker.close()
+    assert road.ok("verify").exit_code == 0

@@ -302,3 +302,75 @@ def test_a_setting_refuses_a_value_its_option_does_not_take_in_one_sentence():
     assert depth.problem(4) == "--depth is 1 to 3, not 4; give one from 1 to 3."
     assert depth.problem("2") is not None
     assert (depth.text(None), depth.text(2), weather.text(True)) == ("none", "2", "yes")
+
+
+# A change of settings as the tracker wrote it while each setting was a field of the event:
+# every one of tracker's own, in the fields' order, then the note.
+OLD_FORM = (
+    '{"tie_rule": "defender", "cinematic": true, "stress_limit": 8, '
+    '"threat_carries_over": true, "tech_level": null, '
+    '"fright_table": [{"roll": "3-15", "result": "no effect"}], "breaking_table": null, '
+    '"note": "from the old days"}'
+)
+
+
+def test_a_change_of_settings_stored_with_a_field_each_reads_as_settings_by_name():
+    """Each setting was a field of its own; the event now holds them by name, and writes them
+    back as they were stored, key for key, so the log's text and hashes hold."""
+    import json
+
+    from tracker.events.catalog import CampaignSettingsChanged, decode
+
+    event = decode("CampaignSettingsChanged", 1, OLD_FORM)
+    assert isinstance(event, CampaignSettingsChanged)
+    assert event.settings == {
+        "tie_rule": "defender",
+        "cinematic": True,
+        "stress_limit": 8,
+        "threat_carries_over": True,
+        "tech_level": None,
+        "fright_table": [{"roll": "3-15", "result": "no effect"}],
+        "breaking_table": None,
+    }
+    assert event.note == "from the old days"
+    assert json.dumps(event.to_payload()) == OLD_FORM
+
+
+def test_a_change_logs_its_settings_in_the_order_the_fields_had_however_given(run):
+    """The payload is the text it was when each setting was a field: in the fields' order,
+    which is the order the system declares them in, whatever order they were given in."""
+    from tracker.app import Tracker
+
+    run.ok("campaign new Salt --system gurps")
+    tracker = Tracker(str(run.db))
+    try:
+        tracker.campaigns.campaign_set(note="late", tech_level=3, cinematic=True)
+        last = list(tracker.store.read(tracker.campaign().campaign_id))[-1]
+    finally:
+        tracker.close()
+    assert list(last.payload) == ["cinematic", "tech_level", "note"]
+
+
+def test_a_campaign_whose_log_holds_a_change_written_by_hand_the_old_way_reads_it(run):
+    """A GURPS campaign whose change of settings was stored as an older tracker stored it
+    (hashed as it was): `campaign set` shows it, the log says it, and it verifies."""
+    import json
+
+    from test_tamper import rewrite
+
+    run.ok("campaign new Salt --system gurps")
+    run.ok("campaign set --tech-level 3")
+    old = '{"cinematic": true, "tech_level": 5, "note": "an old table"}'
+
+    def as_written_then(events):
+        changed = next(e for e in events if e["type"] == "CampaignSettingsChanged")
+        changed["payload"] = old
+        return events
+
+    rewrite(run.db, as_written_then, snapshots=False)
+    settings = run.json("campaign set")["settings"]
+    assert (settings["cinematic"], settings["tech_level"]) == (True, 5)
+    assert "settings: cinematic yes, tech level 5 (an old table)" in run.ok("log").stdout
+    logged = [e for e in run.json("log")["events"] if e["type"] == "CampaignSettingsChanged"]
+    assert [e["payload"] for e in logged] == [json.loads(old)]
+    assert run.json("verify")["ok"] is True

@@ -1278,6 +1278,12 @@ def test_an_installed_systems_own_tracks_show_on_every_screen_and_a_secret_moves
         assert [e["type"] for e in _events(db)[before:]] == ["PoolComplicationCalled"]
         _phone(browser, server, "Bram")
         assert browser.find_element("id", "me-tracks").text == "Strain 0"
+        # The party's pool, as the TV shows it: the secret push may have moved it.
+        wait_for(
+            browser,
+            lambda d: d.find_element("id", "shared").text == "Momentum 6 + ? sealed",
+            "the pool on his phone",
+        )
         # His Edge, which Pool never rolls, is not in his picker.
         picker = browser.find_elements("css selector", "#roll select[name=trait] option")
         assert [o.get_attribute("value") for o in picker if o.get_attribute("value")] == [

@@ -581,6 +581,11 @@ def test_a_price_or_setting_no_command_logs_rehashed_is_found(glintlock, kind, c
         ("gloom", {"stress_limit": -1}, "--stress-limit is 1 to 20, not -1"),
         ("gloom", {"tie_rule": "bogus"}, "--tie-rule must be stat or defender"),
         ("gurps", {"tech_level": 99}, "A tech level is 0 to 12, not 99"),
+        # A setting is stored as whatever its JSON is: one of another kind or a name no system
+        # declares is held to the declaration.
+        ("gurps", {"tech_level": "3"}, "--tech-level is a whole number, not '3'"),
+        ("gurps", {"cinematic": "yes"}, "--cinematic is yes or no, not 'yes'"),
+        ("gurps", {"weather": "fog"}, "GURPS does not use it"),
     ],
 )
 def test_a_setting_no_command_logs_rehashed_is_found(run, system, changes, words):

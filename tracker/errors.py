@@ -9,6 +9,8 @@ class TrackerError(Exception):
     """Base of every error tracker reports to its user instead of a traceback."""
 
     exit_code = 1
+    """What the command exits with when this refuses it: 1 for a refusal, 2 for bad usage
+    (``BadInput``)."""
 
 
 class Refused(TrackerError):

@@ -132,14 +132,20 @@ class SystemContract:
         assert set(system.outcome_tones.values()) <= {"good", "mixed", "bad"}
         low, high = system.score_range
         assert low <= high
+        version = system.folding.version
+        assert type(version) is int, f"its Folding.version is {version!r}, not a whole number"
+        # The snapshots' key (``projection_version``) takes a version up to 99,999.
+        assert 1 <= version < 100_000, f"its Folding.version {version} is not from 1 to 99,999"
 
     def test_its_settings_are_ones_the_log_stores_and_campaign_set_shows(self, system, run):
-        """A campaign setting is stored in the fields the log's settings events have: one
-        named otherwise could be declared, but never logged."""
-        from tracker.events.catalog import SETTINGS
+        """A campaign setting is logged under its name, beside a change's note, and given to
+        `campaign set` and `campaign new` by an option of that name: one named otherwise could
+        be declared, but never logged."""
+        from tracker.events.catalog import RESERVED
 
         for setting in system.settings:
-            assert setting.name in SETTINGS, f"the log has no field for {setting.name}"
+            assert setting.name not in RESERVED, f"the log keeps {setting.name} for its own"
+            assert setting.option.name == setting.name, (setting.option.flag, setting.name)
             assert setting.option.flag.startswith("--")
             assert setting.words
             assert setting.new is None or setting.new.flag == setting.option.flag

@@ -109,7 +109,7 @@ class Campaigns:
         campaign_id = str(uuid.uuid4())
         events = [new_event(CampaignCreated(name=name, system=system, **stored))]
         if checked:
-            events.append(new_event(CampaignSettingsChanged(**checked)))
+            events.append(new_event(CampaignSettingsChanged(settings=_declared(rules, checked))))
         store = self.table.store
         store.create_campaign(campaign_id, name, system, events)
         store.set_setting(CURRENT, campaign_id)
@@ -127,7 +127,7 @@ class Campaigns:
                     f'"{state.name}" has those settings already; nothing was logged. '
                     "`tracker campaign set` alone shows them."
                 )
-            payload = CampaignSettingsChanged(note=note, **changed)
+            payload = CampaignSettingsChanged(settings=_declared(state.rules, changed), note=note)
             doc = {
                 "campaign": state.name,
                 "before": {k: state.setting(k) for k in changed},
@@ -562,6 +562,11 @@ def checked_settings(rules: RuleSystem, given: Mapping[str, Any]) -> dict[str, A
             value = None if value in NO_TABLE else read_data(value, "table")
         out[name] = rules.check_setting(name, value)
     return out
+
+
+def _declared(rules: RuleSystem, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """``settings`` in the order ``rules`` declares them, the order a change logs them in."""
+    return {s.name: settings[s.name] for s in rules.settings if s.name in settings}
 
 
 def _usable(rules: RuleSystem, name: str, value: Any) -> Setting:

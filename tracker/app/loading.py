@@ -10,6 +10,8 @@ only events after the state it is folded onto is folded once, skipping what they
 the commands after an undo of tonight's play fold tonight from the session's start, as the
 commands before it did, and the undo writes no state back. The shell keeps each campaign's state
 in memory between commands (``warm``), folding only what other writers appended since.
+Snapshots are stored under the version of the core's fold and the campaign's system's together
+(``projection_version``): one either fold has changed since is never read, only replaced.
 """
 
 from __future__ import annotations
@@ -27,13 +29,13 @@ from tracker.events import StoredEvent
 from tracker.events.envelope import loads_payload
 from tracker.events.play import EventsRestored, EventsRevoked
 from tracker.projections.campaign import (
-    PROJECTION_VERSION,
     UNDO_TYPES,
     CampaignState,
     LogUnfoldable,
     apply,
     fold,
     from_snapshot,
+    projection_version,
     refold_state,
     to_snapshot,
 )
@@ -77,6 +79,12 @@ ALL_SNAPSHOTS = (
 # and the log folded anew, which raises again only if the log itself is at fault (then as one
 # sentence, ``LogUnfoldable``).
 CACHE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, LogUnfoldable)
+
+
+def _key(system: str) -> int:
+    """The projection version a campaign of ``system`` keeps its snapshots under: the core's
+    and its system's fold's together (``projection_version``)."""
+    return projection_version(registry.get(system))
 
 
 class LogReplaced(ConcurrencyError):
@@ -166,7 +174,8 @@ class StateLoader:
         self._warm: dict[str, CampaignState] = {}
         self._paused = False
         self._deferred: list[tuple] | None = None
-        self._forgotten: set[str] = set()
+        # The campaigns forgotten inside a write block, by id: their snapshots go when it ends.
+        self._forgotten: dict[str, CampaignRow] = {}
         # Of each campaign, the newest stored state this loader read or stored (its version and
         # the events it skipped): where the next command's fold starts, unless another writer
         # stores a newer one.
@@ -198,14 +207,15 @@ class StateLoader:
         self._kept.pop(row.campaign_id, None)
         if self._deferred is not None:
             self._deferred = [s for s in self._deferred if s[0] != row.campaign_id]
-            self._forgotten.add(row.campaign_id)
+            self._forgotten[row.campaign_id] = row
             return
-        self._forget_now(row.campaign_id)
+        self._forget_now(row)
 
-    def _forget_now(self, campaign_id: str) -> None:
+    def _forget_now(self, row: CampaignRow) -> None:
+        key = _key(row.system)
         for name in ALL_SNAPSHOTS:
             with contextlib.suppress(*self.store.errors):
-                self.store.forget_snapshot(campaign_id, name, PROJECTION_VERSION)
+                self.store.forget_snapshot(row.campaign_id, name, key)
 
     def _state(self, row: CampaignRow) -> CampaignState:
         warm = self._warm.get(row.campaign_id) if self.warm else None
@@ -458,7 +468,7 @@ class StateLoader:
         one's text is read as the caller comes to it (the one kept, not again)."""
         kept = self._kept.get(row.campaign_id)
         for name, version, head, read in self.store.stored_snapshots(
-            row.campaign_id, names, PROJECTION_VERSION
+            row.campaign_id, names, _key(row.system)
         ):
             if until_version is None or version <= until_version:
                 if kept is not None and kept[0] == (name, version, head):
@@ -513,7 +523,7 @@ class StateLoader:
         snapshot = (
             doc["campaign_id"],
             name,
-            PROJECTION_VERSION,
+            _key(doc["system"]),
             doc["version"],
             head_hash,
             {**doc, "revealed": sorted(revealed)},
@@ -554,7 +564,7 @@ class StateLoader:
         snapshot = (
             state.campaign_id,
             name,
-            PROJECTION_VERSION,
+            _key(state.system),
             state.version,
             state.head_hash,
             to_snapshot(state),
@@ -589,12 +599,12 @@ class StateLoader:
     def snapshots_deferred(self) -> Iterator[None]:
         """Snapshots taken in the block are written when it ends, as they were when taken: one
         written inside a write block would wait for the block's own lock."""
-        self._deferred, self._forgotten = [], set()
+        self._deferred, self._forgotten = [], {}
         try:
             yield
         finally:
             taken, self._deferred = self._deferred, None
-        for campaign_id in self._forgotten:
-            self._forget_now(campaign_id)
+        for row in self._forgotten.values():
+            self._forget_now(row)
         for snapshot in taken:
             self._write(snapshot)

@@ -421,6 +421,13 @@ def _own(system: RuleSystem, request: Any, what: str) -> Any:
     with it would look as if it applied."""
     declared = getattr(system, f"{what}_options")
     given = request.options
+    kind = system.roll_kinds.get(request.kind) if what == "roll" else None
+    if kind is not None and kind.options is not None:
+        # A kind whose command declares its own options reads those alone.
+        if type(given) is options_struct("Options", kind.options):
+            return request
+        values = {o.name: getattr(given, o.name) for o in kind.options if hasattr(given, o.name)}
+        return msgspec.structs.replace(request, options=option_values(kind.options, **values))
     if given is not None and type(given) is options_struct("Options", declared):
         return request
     own = {o.name for o in declared}

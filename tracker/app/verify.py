@@ -30,11 +30,11 @@ from tracker.events.envelope import (
 from tracker.events.play import EventsRevealed, EventsRevoked
 from tracker.events.receipt import Receipt
 from tracker.projections.campaign import (
-    PROJECTION_VERSION,
     LogUnfoldable,
     ReferenceCheck,
     fold,
     from_snapshot,
+    projection_version,
     refold_state,
     to_snapshot,
 )
@@ -333,17 +333,18 @@ class Verifier:
         store = self.table.store
         found: list[Mismatch] = []
         bad: list[tuple[str, int]] = []
+        current = projection_version(registry.get(row.system))
         for stored in store.snapshots_of(row.campaign_id):
-            name, projection_version = stored[:2]
-            if projection_version != PROJECTION_VERSION:
-                continue  # an older tracker's cache, which this one never reads
+            name, version = stored[:2]
+            if version != current:
+                continue  # another tracker's or another fold's cache, which this one never reads
             mismatch = self._snapshot_mismatch(row, head, stored)
             if mismatch is not None:
-                bad.append((name, projection_version))
+                bad.append((name, version))
                 found.append(mismatch)
-        for name, projection_version in bad:
+        for name, version in bad:
             with contextlib.suppress(*store.errors):  # a read-only database keeps its cache
-                store.forget_snapshot(row.campaign_id, name, projection_version)
+                store.forget_snapshot(row.campaign_id, name, version)
         return found
 
     def _snapshot_mismatch(

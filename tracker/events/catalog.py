@@ -5,6 +5,11 @@ Payloads are stored as JSON. ``encode`` turns a typed event into (type, schema_v
 upcasters in ``tracker.events.upcasters`` first, so every reader sees current shapes only. The
 store calls ``decode`` as it hands events out: that is the one place it happens.
 
+A payload is a type's fields by name, but for a ``spread`` field: a change of settings stores
+each setting under its own name beside its note, and reads every such key back into its
+``settings`` by name (a system's own names as well as the ones that were fields of the event
+once), so the payloads written before and since are the same text.
+
 The types are ``msgspec`` structs: decoding JSON straight into them is faster than parsing it to
 dictionaries, and a payload that does not fit its type exactly (a string where a die should be,
 an effect of no known shape, a key no field of its type holds once upcast) is named there, with
@@ -72,17 +77,29 @@ class EventPayload(msgspec.Struct, frozen=True, kw_only=True, gc=False, forbid_u
     """
 
     TYPE: ClassVar[str]
+    """The type's name in the log, for ever; a system's own takes a name no other type has
+    (one starting with the system's title, ``PoolMomentumSpent``, meets none)."""
     VERSION: ClassVar[int] = 1
-    # Events about one character carry its id in the envelope's character_id column too.
+    """The payload's schema version; one raised needs an upcaster from the one before
+    (``tracker.events.upcasters``)."""
     character_field: ClassVar[str | None] = None
-    # An event that rolls dice (its system reads them back: ``RuleSystem.roll_facts``).
+    """The field naming the character the event is about (``"character_id"``): the envelope
+    carries its id in its character_id column too. None: about no one character."""
     rolls: ClassVar[bool] = False
-    # An event that changes the sheet of the character it is about, as a roll reads it.
+    """True for an event that rolls dice: its system reads them back
+    (``RuleSystem.roll_facts``)."""
     changes_sheet: ClassVar[bool] = False
-    # A secret event's 128 random bits, inside the hashed payload: its hash then commits to
-    # what it holds without letting anyone who sees the hash try every fall of the dice
-    # (``tracker reveal`` opens it). Unset, and absent from the payload, on public events.
+    """True for an event that changes the sheet of the character it is about, as a roll reads
+    it."""
     salt: str | msgspec.UnsetType = msgspec.UNSET
+    """A secret event's 128 random bits, inside the hashed payload: its hash then commits to
+    what it holds without letting anyone who sees the hash try every fall of the dice
+    (``tracker reveal`` opens it). Unset, and absent from the payload, on public events; a
+    command never sets it."""
+    spread: ClassVar[str | None] = None
+    """A map field whose entries the payload stores each under its own key, beside the other
+    fields (a change of settings stores each setting by its name): every key of a stored
+    payload that is no other field's is read into it. None: no such field."""
 
     def to_payload(self) -> dict[str, Any]:
         """The payload as stored: every field by name, effects in their stored shapes; a field
@@ -138,7 +155,31 @@ def _dec_hook(kind: type, value: Any) -> Any:
     raise NotImplementedError(f"no decoding for {kind.__name__}")
 
 
-_DECODERS: dict[str, msgspec.json.Decoder] = {}
+class _Gathering:
+    """Reads a payload of a type with a ``spread`` field straight from its JSON text, as
+    ``msgspec.json.Decoder`` reads any other's."""
+
+    def __init__(self, cls: type[EventPayload]) -> None:
+        self.cls = cls
+
+    def decode(self, text: str | bytes) -> EventPayload:
+        return msgspec.convert(
+            _gathered(self.cls, msgspec.json.decode(text)), self.cls, dec_hook=_dec_hook
+        )
+
+
+def _gathered(cls: type[EventPayload], payload: Any) -> Any:
+    """``payload`` as ``cls``'s fields: the keys that are no other field's gathered into its
+    ``spread`` field (a payload that is no object is left for the conversion to refuse)."""
+    if cls.spread is None or not isinstance(payload, dict):
+        return payload
+    own = set(cls.__struct_fields__) - {cls.spread}
+    fields = {name: value for name, value in payload.items() if name in own}
+    fields[cls.spread] = {name: value for name, value in payload.items() if name not in own}
+    return fields
+
+
+_DECODERS: dict[str, msgspec.json.Decoder | _Gathering] = {}
 
 
 def encode(event: EventPayload) -> tuple[str, int, dict[str, Any]]:
@@ -146,7 +187,7 @@ def encode(event: EventPayload) -> tuple[str, int, dict[str, Any]]:
     return event.TYPE, event.VERSION, event.to_payload()
 
 
-def current_decoder(type_: str) -> tuple[int, msgspec.json.Decoder] | None:
+def current_decoder(type_: str) -> tuple[int, msgspec.json.Decoder | _Gathering] | None:
     """The current schema version of ``type_`` and the decoder that reads a payload of that
     version straight from its JSON text (None for a type this tracker does not know)."""
     cls = _known(type_)
@@ -154,7 +195,9 @@ def current_decoder(type_: str) -> tuple[int, msgspec.json.Decoder] | None:
         return None
     decoder = _DECODERS.get(type_)
     if decoder is None:
-        decoder = _DECODERS[type_] = msgspec.json.Decoder(cls, dec_hook=_dec_hook)
+        decoder = _DECODERS[type_] = (
+            msgspec.json.Decoder(cls, dec_hook=_dec_hook) if cls.spread is None else _Gathering(cls)
+        )
     return cls.VERSION, decoder
 
 
@@ -171,7 +214,7 @@ def decode(type_: str, schema_version: int, payload: str | bytes | dict[str, Any
             payload = msgspec.json.decode(payload)
         if schema_version != cls.VERSION:
             payload = upcast(type_, schema_version, payload, cls.VERSION)
-        return msgspec.convert(payload, cls, dec_hook=_dec_hook)
+        return msgspec.convert(_gathered(cls, payload), cls, dec_hook=_dec_hook)
     except (msgspec.ValidationError, msgspec.DecodeError, ValueError) as exc:
         return Unreadable(type_, f"its payload does not fit {type_} ({exc})")
     except (KeyError, TypeError, AttributeError, IndexError) as exc:
@@ -197,45 +240,41 @@ class CampaignCreated(EventPayload, frozen=True):
 @event_type
 class CampaignSettingsChanged(EventPayload, frozen=True):
     """Table settings the GM changed (`campaign set`, or given to `campaign new`): only those
-    changed are in the payload. ``fright_table`` holds a campaign's own fright table rows and
-    ``breaking_table`` its breaking table (None: none of its own); ``tech_level`` None clears
-    it."""
+    changed are in ``settings``, each by the name its rule system declares it under
+    (``tracker.systems.commands.Setting``), a system's own as well as tracker's, in the order
+    the system declares them. The payload stores each under its name beside ``note``
+    (``spread``), as the log always has: an event stored when tracker's own settings were
+    fields of the event, in those fields' order, reads as one naming them, and is written back
+    the same. A table setting holds a campaign's own table (``fright_table`` its rows,
+    ``breaking_table`` the table), None for none of its own; ``tech_level`` None clears it."""
 
     TYPE: ClassVar[str] = "CampaignSettingsChanged"
-    tie_rule: str | msgspec.UnsetType = msgspec.UNSET
-    cinematic: bool | msgspec.UnsetType = msgspec.UNSET
-    stress_limit: int | msgspec.UnsetType = msgspec.UNSET
-    threat_carries_over: bool | msgspec.UnsetType = msgspec.UNSET
-    tech_level: int | msgspec.UnsetType | None = msgspec.UNSET
-    fright_table: tuple[dict[str, Any], ...] | msgspec.UnsetType | None = msgspec.UNSET
-    breaking_table: dict[str, Any] | msgspec.UnsetType | None = msgspec.UNSET
+    spread: ClassVar[str | None] = "settings"
+    settings: dict[str, Any] = msgspec.field(default_factory=dict)
     note: str | None = None
 
     def changed(self) -> dict[str, Any]:
-        """The settings this event sets, by name."""
-        return {
-            name: getattr(self, name)
-            for name in SETTINGS
-            if getattr(self, name) is not msgspec.UNSET
-        }
+        """The settings this event sets, by name, in the order it stores them."""
+        return dict(self.settings)
+
+    def to_payload(self) -> dict[str, Any]:
+        """Each setting under its name, then the note, then a salt."""
+        stored = super().to_payload()
+        del stored["settings"]
+        return {name: _plain(value) for name, value in self.settings.items()} | stored
 
 
-SETTINGS = tuple(
-    name for name in CampaignSettingsChanged.__struct_fields__ if name not in ("note", "salt")
-)
-"""The campaign settings a ``CampaignSettingsChanged`` may set, named as it stores them."""
+RESERVED = frozenset(("settings", "note", "salt"))
+"""Names no setting may have: the payload of a change holds its note and salt beside them."""
 
 CREATED = {
     field.name: field.default
     for field in msgspec.structs.fields(CampaignCreated)
-    if field.name in SETTINGS
+    if field.name not in ("name", "system", "salt")
 }
 """The settings a ``CampaignCreated`` stores whatever the system reads, at the table's default
-unless ``campaign new`` was given one."""
-
-UNSET_SETTINGS = {name: CREATED.get(name) for name in SETTINGS}
-"""Every setting a campaign has before its creation is folded: the table's default of those a
-creation stores, None (not set) of the others."""
+unless ``campaign new`` was given one: every setting a campaign has before its creation is
+folded (any other reads as None, not set, until a change logs it)."""
 
 
 @event_type

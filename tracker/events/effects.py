@@ -30,6 +30,7 @@ class Effect:
 
     __slots__ = ()
     character_id: str | None
+    """The character it applies to; None: the character the event is about."""
 
     def to_json(self) -> dict[str, Any]:
         """The effect as stored in an event's payload."""
@@ -46,9 +47,16 @@ class TrackChange(
     """A track moved by ``delta`` (Mettle, Threat, stress, HP, FP); the fold clamps it."""
 
     track: str
+    """The track's name: "stress", "hp", "fp", or one of the system's own (``Folding.track_moved``
+    and ``currencies`` take it)."""
     delta: int
+    """How far it moves, up or down."""
     cause: str | None = None
+    """Why, in a few words ("a miss"), as the log says it."""
     character_id: str | None = None
+    """The character whose track moves; None: the one the event is about (a track the
+    campaign keeps, such as a party's pool, is moved by ``Folding.track_moved`` all the
+    same)."""
 
     def words(self) -> str:
         return f"{self.delta:+d} {self.track}"
@@ -63,13 +71,18 @@ class ConditionApplied(msgspec.Struct, Effect, frozen=True, gc=False, forbid_unk
     """
 
     condition: str
+    """The condition's name."""
     duration: int | msgspec.UnsetType | None = msgspec.UNSET
+    """How long it lasts, in ``unit``s; None: until cleared; unset where the rules give none."""
     unit: str | msgspec.UnsetType | None = msgspec.UNSET
+    """What ``duration`` counts ("seconds", "rounds")."""
     note: str | None = None
+    """Words kept with it."""
     character_id: str | None = None
-    # A number the condition puts on the rolls it bears on (GURPS: an influence won against a
-    # player's character, its margin of victory); None for most conditions.
+    """The character it is set on; None: the one the event is about."""
     modifier: int | None = None
+    """A number the condition puts on the rolls it bears on (GURPS: an influence won against a
+    player's character, its margin of victory); None for most conditions."""
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"condition": self.condition}
@@ -105,10 +118,15 @@ class ObligationOpened(
     """
 
     obligation: str
+    """Its kind ("panic-check"), as ``RuleSystem.obligations`` names it."""
     what: str
+    """What is owed, in one sentence the GM reads."""
     suffix: str = ""
+    """Told apart from others the same event opens (its id is the event's version and this)."""
     data: dict[str, Any] = {}
+    """What the command that meets it needs to know (``ObligationKind.goes_on`` reads it)."""
     character_id: str | None = None
+    """The character it is about; None: the one the event is about."""
 
     def words(self) -> str:
         return f"owes {self.obligation}"
@@ -126,9 +144,13 @@ class StatChanged(
     """
 
     stat: str = msgspec.field(name="stat_change")
+    """The stat changed (stored as ``stat_change``)."""
     delta: int = 0
+    """By how much, for good."""
     character_id: str | None = None
+    """The character whose stat it is; None: the one the event is about."""
     derived: bool = False
+    """The stats based on it move with it (see above)."""
 
     def words(self) -> str:
         return f"{self.delta:+d} {self.stat}"

@@ -38,18 +38,32 @@ class RollMade(EventPayload, frozen=True):
     character_field: ClassVar[str | None] = "character_id"
     rolls: ClassVar[bool] = True
     character_id: str
+    """The character who rolled."""
     system: str
+    """The name of the rule system that decided it."""
     trait: str
+    """The trait rolled, as the sheet spells it (``RollDecision.trait``)."""
     kind: str
+    """The kind of roll ("check", or one of the system's ``roll_kinds``)."""
     inputs: dict[str, Any]
+    """What it was decided from (``RollDecision.inputs``)."""
     dice_source: str
+    """Where its dice came from: "system", "seeded" or "physical"."""
     dice: tuple[int, ...]
+    """The dice as they fell."""
     result: dict[str, Any]
+    """What the dice decided (``RollDecision.result``)."""
     effects: tuple[Effect, ...] = ()
+    """What it did to the campaign (``RollDecision.effects``)."""
     consumed: tuple[str, ...] = ()
+    """The ids of the events whose one-shot effect it used (``RollDecision.consumed``)."""
     task: str | None = None
+    """The named task whose attempts it counts (``RollDecision.task``), or None."""
     seed: str | None = None
+    """The seed its dice were rolled from, for seeded dice."""
     then: tuple[RollMade, ...] | msgspec.UnsetType = msgspec.UNSET
+    """The rolls the rules called for at once after it (``RollDecision.followups``), kept
+    inside it; unset for none."""
 
     def with_followups(self) -> tuple[RollMade, ...]:
         """This roll and the rolls it holds, in the order they were rolled."""
@@ -62,10 +76,15 @@ class ContestSide(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=T
     every event, it holds no key it has no field for."""
 
     name: str
+    """The side's name: a character's, or an opponent's as the GM gave it."""
     character_id: str | None
+    """The character's id; None for an opponent."""
     trait: str | None
+    """The trait rolled; None for an opponent's bare score."""
     inputs: dict[str, Any]
+    """What the side's roll was decided from."""
     result: dict[str, Any]
+    """What the side's dice decided."""
 
 
 @event_type
@@ -82,17 +101,29 @@ class ContestRolled(EventPayload, frozen=True):
     character_field: ClassVar[str | None] = None
     rolls: ClassVar[bool] = True
     system: str
+    """The name of the rule system that decided it."""
     mode: str
+    """The kind of contest (``ContestDecision.mode``)."""
     a: ContestSide
+    """Side A, who acts."""
     b: ContestSide | None
+    """Side B, or None when the defender did not roll."""
     winner: str | None
+    """The side that won, "a" or "b"; None for a stalemate."""
     result: dict[str, Any]
+    """What the contest came to (``ContestDecision.result``)."""
     dice_source: str
+    """Where its dice came from: "system", "seeded" or "physical"."""
     contest_id: str | None = None
+    """The id every round of one contest shares, or None."""
     round: int | None = None
+    """The round this is, of a contest over rounds."""
     decided: bool = True
+    """False: the round settled nothing and the contest goes on."""
     effects: tuple[Effect, ...] = ()
+    """What it did to the campaign."""
     b_name: str | msgspec.UnsetType = msgspec.UNSET
+    """Who side B was when it did not roll (``b_named`` reads it)."""
 
     @property
     def b_named(self) -> str:

@@ -34,7 +34,10 @@ from tracker.systems.base import Feature, Folding, RuleSystem
 from tracker.words import reads_as
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
-PROJECTION_VERSION = 18
+PROJECTION_VERSION = 19
+# Each version of a system's fold past the first adds this to the snapshots' key
+# (``projection_version``): more than PROJECTION_VERSION will ever be, so no two keys meet.
+FOLD_VERSION_STEP = 10_000
 RECENT_DISCHARGED = 50
 RECENT_SEALED = 16
 # Undos open to a redo, newest last: redo takes back the newest, so a long campaign keeps a few.
@@ -269,9 +272,9 @@ class CampaignState:
     name: str = ""
     system: str = ""
     # The table settings, by the name the log stores each under (``RuleSystem.settings`` says
-    # which the campaign's system reads): every one a creation or a change may store, those
-    # never set at their default.
-    settings: dict[str, Any] = field(default_factory=lambda: dict(c.UNSET_SETTINGS))
+    # which the campaign's system reads): those a creation stores at their default until it
+    # is folded, any other absent (read as None) until a change stores it.
+    settings: dict[str, Any] = field(default_factory=lambda: dict(c.CREATED))
     version: int = 0
     head_hash: str = ""
     # When the event folded last was recorded: the next is stamped no earlier. Not stored with
@@ -1033,7 +1036,17 @@ _HANDLERS: dict[type, Callable[[CampaignState, Any, StoredEvent], None]] = {
 
 # -- snapshots -----------------------------------------------------------------------------------
 
-# A snapshot holds the settings between these, each under its own name.
+
+def projection_version(rules: RuleSystem) -> int:
+    """The version a campaign of ``rules`` stores its snapshots under and looks them up by: the
+    core's ``PROJECTION_VERSION`` with the system's ``Folding.version`` joined on. A snapshot of
+    another fold (a plugin upgraded to one that makes another state of the same events) is then
+    passed over and the log folded anew, never read as the state the log gives. A fold at
+    version 1 adds nothing, so the snapshots stored before folds had versions still serve."""
+    return PROJECTION_VERSION + (rules.folding.version - 1) * FOLD_VERSION_STEP
+
+
+# A snapshot holds the settings between these, by name.
 _STATE_FIELDS = ("campaign_id", "name", "system")
 _STATE_FIELDS_AFTER = ("version", "head_hash", "current_session")
 _CHARACTER_TRACKS = (
@@ -1049,7 +1062,7 @@ _CHARACTER_TRACKS = (
 def to_snapshot(state: CampaignState) -> dict[str, Any]:
     """The state as plain JSON values (the snapshot cache stores this)."""
     doc = {name: getattr(state, name) for name in _STATE_FIELDS}
-    doc.update({name: state.settings[name] for name in c.SETTINGS})
+    doc["settings"] = dict(state.settings)
     doc.update({name: getattr(state, name) for name in _STATE_FIELDS_AFTER})
     doc["session"] = state.session.to_dict() if state.session else None
     doc["characters"] = [_character_snapshot(ch) for ch in state.characters.values()]
@@ -1077,7 +1090,7 @@ def from_snapshot(doc: dict[str, Any]) -> CampaignState:
     state = CampaignState(doc["campaign_id"])
     for name in (*_STATE_FIELDS[1:], *_STATE_FIELDS_AFTER):
         setattr(state, name, doc[name])
-    state.settings = {name: doc[name] for name in c.SETTINGS}
+    state.settings = dict(doc["settings"])
     state.rules = registry.get(state.system)
     folding = state.rules.folding
     s = doc["session"]

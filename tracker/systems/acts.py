@@ -31,7 +31,9 @@ class Entry(NamedTuple):
     """One event a command logs, and who may see it ("public", or "gm" for a secret)."""
 
     payload: EventPayload
+    """The event: an ``EventPayload`` of tracker's or of the system's own."""
     visibility: str = "public"
+    """Either "public", or "gm" for one the players see only once revealed."""
     event_id: str | None = None
     """The id it is logged under, when the command's document names it
     (``tracker.events.envelope.new_event_id``); None: a new one."""
@@ -42,7 +44,9 @@ class Acted(NamedTuple):
     (``--json`` prints it; ``render`` words it)."""
 
     events: tuple[Entry, ...]
+    """The events to log, in order, all or none (nothing for a listing)."""
     doc: dict[str, Any]
+    """The document ``--json`` prints and ``SystemCommand.render`` words."""
 
 
 class Table(Protocol):
@@ -82,8 +86,12 @@ class Table(Protocol):
         ...
 
     def roll(self, state: Any, name: str, request: RollRequest) -> Acted:
-        """A roll of the character ``name`` as ``tracker roll`` decides and logs it (of the
-        kind ``request.kind`` asks for: Gloom's panic check), with its document."""
+        """A roll of the character ``name`` decided as ``tracker roll`` decides it, in
+        ``state`` (of the kind ``request.kind`` asks for: Gloom's panic check): its events and
+        document as an ``Acted``, logged when the command returns them (alone, or its entries
+        among the command's own). ``request.options`` holds the options of its kind when that
+        ``RollKind`` declares them (the command's own: ``option_values(kind.options, ...)``),
+        else the campaign's system's ``roll_options`` (``RuleSystem.roll_request`` makes one)."""
         ...
 
 
@@ -111,8 +119,6 @@ class SystemCommand(msgspec.Struct, frozen=True):
     """Play that only happens in a running session ("adding Threat"); None: bookkeeping."""
     render: Callable[[Mapping[str, Any], Terminal], list[str]] | None = None
     """Its document as the terminal shows it (``tracker.systems.base.Terminal``)."""
-    verb: str = "is"
-    """The verb the refusal puts after ``what``: "are" for "Major projects"."""
     logs: bool = True
     """False: a listing, which decides on the state as it stands and logs nothing."""
     check: Callable[[Any], None] | None = None

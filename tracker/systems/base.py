@@ -46,46 +46,81 @@ class Feature:
     """
 
     STRESS: Final = "stress"
+    """A stress track, with its limit (``RuleSystem.stress_limit``) and its words
+    (``stress_words``): ``tracker stress``."""
     CONTESTS: Final = "contests"
+    """Contested rolls (``RuleSystem.decide_contest``): ``tracker contest``."""
     DEFAULTS: Final = "skill defaults"
+    """Skill defaults a character may be given (``RuleSystem.check_default``): ``tracker character
+    default``."""
 
 
 class CharacterView(Protocol):
     """What a system reads of a character (the campaign projection's ``Character``)."""
 
     character_id: str
+    """The character's id, which events about it name."""
     name: str
+    """The character's name as the sheet spells it."""
     stats: Mapping[str, int]
+    """The sheet's stats by name, as the sheet gives them: ``stat`` and ``current_stats`` add
+    the lasting changes play has made."""
     skills: Mapping[str, int]
+    """The sheet's skills by name, at their levels."""
     trained: Sequence[str]
+    """What the sheet marks the character trained in (Glintlock: Climb)."""
     character_class: str | None
+    """The class the sheet gives, if the system has classes; else None."""
     defaults: Mapping[str, Sequence[str]]
+    """The skill defaults the GM set for the character, by skill (``Feature.DEFAULTS``)."""
     traits: Sequence[str]
+    """The sheet's traits by name (advantages, quirks, talents): ``has_trait`` also finds those
+    play has added."""
     traits_gained: Sequence[Mapping[str, Any]]
+    """The traits play has added, each as the event that added it recorded it."""
     conditions: Mapping[str, Any]
+    """The conditions the character has now, by name, each as it was set (its duration, note and
+    modifier)."""
     stress: int
+    """Where the character's stress stands (0 in a system without ``Feature.STRESS``)."""
     own: Any
     """What the campaign's system keeps of the character (``Folding.character_part``)."""
 
-    def stat(self, key: str) -> int | None: ...
+    def stat(self, key: str) -> int | None:
+        """The stat ``key`` (any case) with the lasting changes play has made to it; None when the
+        sheet has no such stat."""
+        ...
 
-    def skill(self, key: str) -> int | None: ...
+    def skill(self, key: str) -> int | None:
+        """The skill ``key`` (any case) at its level; None when the sheet has no such skill."""
+        ...
 
-    def current_stats(self) -> dict[str, int]: ...
+    def current_stats(self) -> dict[str, int]:
+        """Every stat of the sheet as ``stat`` gives it, by the sheet's names."""
+        ...
 
-    def stat_name(self, key: str) -> str | None: ...
+    def stat_name(self, key: str) -> str | None:
+        """The stat ``key`` as the sheet spells it ("dx": "DX"); None when it has none."""
+        ...
 
-    def skill_name(self, key: str) -> str | None: ...
+    def skill_name(self, key: str) -> str | None:
+        """The skill ``key`` as the sheet spells it; None when it has none."""
+        ...
 
-    def is_trained(self, key: str) -> bool: ...
+    def is_trained(self, key: str) -> bool:
+        """Whether the sheet marks the character trained in ``key`` (any case)."""
+        ...
 
-    def has_trait(self, trait: str) -> bool: ...
+    def has_trait(self, trait: str) -> bool:
+        """Whether the character has the trait (any case), from the sheet or gained in play."""
+        ...
 
 
 class CampaignView(Protocol):
     """What a system reads of the campaign (the campaign projection's ``CampaignState``)."""
 
     system: str
+    """The name of the campaign's rule system (``RuleSystem.name``)."""
     stress_limit: int
     """The stress that brings the track's top in a system with stress, as the campaign set it
     (``RuleSystem.stress_limit``)."""
@@ -117,11 +152,18 @@ class RollRequest(msgspec.Struct, frozen=True):
     struct of them (``request.options.mods``)."""
 
     trait: str
+    """The stat or skill rolled, as the GM typed it (``trait_value`` finds it on the sheet)."""
     kind: str = "check"
+    """What kind of roll: "check", or one of ``RuleSystem.roll_kinds`` (Gloom's "panic")."""
     dice: str | None = None
+    """Physical dice typed at the table (``--dice 3,5``), as given; None: the server rolls."""
     seed: str | None = None
+    """A seed for reproducible dice (``--seed``), the GM's only; None: none."""
     secret: bool = False
+    """Only the GM sees the roll until it is revealed (``--secret``)."""
     options: Any = None
+    """The values of the system's ``roll_options``, as one struct of them (``option_values``):
+    ``request.options.push``."""
     source: DiceSource | None = None
     """Dice a command shares between this roll and what follows it (a project's day)."""
 
@@ -170,6 +212,11 @@ class RollKind(NamedTuple):
     one: bool = False
     """A roll of it answers one obligation, the oldest it may name, not every one owed (Gloom:
     a panic check per catastrophe)."""
+    options: tuple[Option, ...] | None = None
+    """The options a roll of it reads, which the command that rolls it declares as its own
+    (``request.options`` is then one struct of these: ``option_values(options, ...)``), so
+    that neither ``tracker roll`` nor its form offers them. None: it reads the system's
+    ``roll_options``, as a check does (Gloom's panic check)."""
 
 
 class ObligationKind(NamedTuple):
@@ -201,16 +248,34 @@ class RollDecision(msgspec.Struct, frozen=True):
     command's document shows each one's result under its kind (``danger_sense``)."""
 
     trait: str
+    """The trait rolled, as the sheet spells it (``trait_value``'s second value)."""
     inputs: dict[str, Any]
+    """What the roll was decided from, as the event stores it: the base score and each modifier by
+    name. ``redecide`` and ``rolled_from`` read them back."""
     result: dict[str, Any]
+    """What the dice decided, as the event stores it; by convention ``dice``, ``kept``, ``outcome``
+    (one of ``RuleSystem.outcome_tones``) and ``success`` (a bool)."""
     dice: tuple[int, ...]
+    """The dice as they fell, in the order rolled (what ``DiceSource.roll`` gave)."""
     doc: dict[str, Any]
+    """The document ``tracker roll --json`` prints and ``render_roll`` words: ``trait``,
+    ``effective``, the result's keys and ``notes``; the command adds ``character``, ``system`` and
+    ``effects``."""
     effects: tuple[Effect, ...] = ()
+    """What the roll does to the campaign (``TrackChange``, ``ConditionApplied``,
+    ``ObligationOpened``, ``StatChanged`` or a system's own), applied as the event is folded."""
     consumed: tuple[str, ...] = ()
+    """The ids of earlier events whose one-shot effect this roll used up (a spend that gave +2 on
+    the next roll)."""
     kind: str | None = None
+    """The kind stored, when it is not the request's (None: the request's)."""
     secret: bool = False
+    """The rules keep this roll secret whatever the GM asked (a sense roll that must not tell)."""
     dice_source: str | None = None
+    """Where the dice came from as stored, when the system says so itself; None: the request's
+    source's ``kind``."""
     followups: tuple[RollDecision, ...] = ()
+    """Rolls the rules call for at once after this one, each decided as this one is."""
     task: str | None = None
     """The named task whose attempts the roll counts (GURPS retries)."""
 
@@ -220,12 +285,17 @@ class Side(msgspec.Struct, frozen=True):
     and score (``character`` None)."""
 
     name: str
+    """The side's name: the character's, or the opponent's as the GM gave it."""
     character: CharacterView | None
+    """The character rolling, or None for an opponent given by name and score."""
     trait: str | None
+    """The trait the side rolls (None for an opponent's bare score)."""
     score: int | None = None
+    """An opponent's score, as the GM gave it (None for a character)."""
 
     @property
     def character_id(self) -> str | None:
+        """The side's character's id; None for an opponent."""
         return None if self.character is None else self.character.character_id
 
 
@@ -235,12 +305,20 @@ class ContestRequest(msgspec.Struct, frozen=True):
     these sides still under way (a GURPS regular contest), if there is one."""
 
     mode: str | None = None
+    """The kind of contest asked for (``--mode``: "quick" unless the system says otherwise); None:
+    the system's first."""
     dice_a: str | None = None
+    """Side A's physical dice (``--dice-a``), as given."""
     dice_b: str | None = None
+    """Side B's physical dice (``--dice-b``), as given."""
     seed: str | None = None
+    """A seed for both sides' dice (``--seed``)."""
     secret: bool = False
+    """Only the GM sees the contest until it is revealed (``--secret``)."""
     options: Any = None
+    """The values of the system's ``contest_options``, as one struct of them."""
     running: tuple[str, int] | None = None
+    """The contest id and next round of a contest between these sides still under way, or None."""
 
     def sources(self) -> tuple[DiceSource, DiceSource]:
         """Each side's dice: its own physical dice, else one shared source for both."""
@@ -270,15 +348,26 @@ class ContestDecision(msgspec.Struct, frozen=True):
     """A contest decided by its system: what the event records, and the document shown."""
 
     mode: str
+    """The kind of contest decided, as the event stores it."""
     a: ContestSide
+    """Side A as the event records it (``contest_side``)."""
     b: ContestSide | None
+    """Side B as the event records it, or None when the defender did not roll."""
     winner: str | None
+    """The side that won, "a" or "b"; None for a stalemate (or a round that decided nothing)."""
     result: dict[str, Any]
+    """What the contest came to, as the event stores it (margins, the rule that settled it)."""
     doc: dict[str, Any]
+    """The document ``tracker contest --json`` prints."""
     effects: tuple[Effect, ...] = ()
+    """What the contest does to the campaign, as a roll's ``effects``."""
     contest_id: str | None = None
+    """The id shared by every round of one contest that runs over rounds; None for one of a single
+    roll."""
     round: int | None = None
+    """The round this is, of a contest that runs over rounds."""
     decided: bool = True
+    """False: the round settled nothing and the contest goes on."""
     secret: bool = False
     """The rules keep the contest secret by themselves (a sense contested: GURPS)."""
 
@@ -290,29 +379,52 @@ class RollFacts(NamedTuple):
     exact chance of success the rules gave that very roll (``RuleSystem.chance``)."""
 
     character_id: str | None
+    """The character who rolled (None for an opponent's side of a contest)."""
     name: str | None
+    """The side's name in a contest (a character or an opponent); None for a character's own
+    roll."""
     kind: str
+    """The roll's kind (``RollMade.kind``; a contest side's mode)."""
     trait: str
+    """The trait rolled."""
     base: int | None
+    """The score before modifiers, or None."""
     modifiers: str
+    """The modifiers in a few words ("push +1 die"); "" for none."""
     effective: int | None
+    """The score the dice were read against, or None."""
     dice: tuple[int, ...]
+    """The dice as they fell."""
     faces: int
+    """How many faces each die has (6, 20)."""
     kept: int | None
+    """The die or total that decided it, or None (a pool counts every die)."""
     outcome: str
+    """The outcome's name (one of ``RuleSystem.outcome_tones``)."""
     success: bool
+    """Whether it counts as a success in the luck against exact odds."""
     margin: int | None
+    """By how much it succeeded or failed, where the rules count one; else None."""
     position: str | None
+    """The position it was rolled from, where the rules have one (``RuleSystem.position_said``);
+    else None."""
     effects: str
+    """Its effects in a few words (``effects_text``)."""
     chance_key: Any
+    """What ``RuleSystem.chance`` takes to give the exact chance of success this very roll had: any
+    hashable value the system chooses (a score, a tuple)."""
 
 
 class Style(Protocol):
     """How the terminal marks words; a system's renderers take one so they never import it."""
 
-    def bold(self, text: str) -> str: ...
+    def bold(self, text: str) -> str:
+        """``text`` in bold (plain where the terminal shows no marks, and in ``--json``)."""
+        ...
 
-    def dim(self, text: str) -> str: ...
+    def dim(self, text: str) -> str:
+        """``text`` dimmed, for what reads after the main words."""
+        ...
 
     def outcome(self, name: str) -> str:
         """An outcome's words, marked by how it reads (its tone)."""
@@ -345,13 +457,19 @@ class RollLines(msgspec.Struct, frozen=True):
     outcome, and any lines the system adds after the notes."""
 
     head: str
+    """The first line: who rolled what, against what."""
     dice: str
+    """The line of the dice and the outcome (``Style.outcome`` marks it)."""
     after: tuple[str, ...] = ()
+    """Lines the system adds after the roll's notes."""
 
 
 # ``tracker odds NAME``'s options are declared as every command's are; this spells them as the
 # systems first did, a number unless said otherwise.
 OddsOption = odds_option
+"""An option of ``tracker odds NAME`` (``OddsCommand.options``): ``OddsOption(flag, help, kind=int,
+*, is_flag=False, choices=None, **settings)`` gives an ``Option`` that takes a number unless it says
+otherwise; ``settings`` are ``Option``'s fields (``required=True``, ``default``, ``metavar``)."""
 
 
 class OddsReport(msgspec.Struct, frozen=True):
@@ -359,21 +477,32 @@ class OddsReport(msgspec.Struct, frozen=True):
     warnings (``notes``) and plain ``lines`` after the table, and the ``--json`` document."""
 
     odds: Any
+    """The ``Odds`` computed."""
     title: str
+    """The table's title ("D6 · score 4")."""
     document: dict[str, Any]
+    """What ``tracker odds --json`` prints; ``Odds.to_dict`` gives it."""
     labels: Mapping[str, str] = {}
+    """How an outcome name reads in the table, where not as itself."""
     notes: tuple[str, ...] = ()
+    """Warnings printed after the table."""
     lines: tuple[str, ...] = ()
-    # How an outcome the system's own tones do not name reads ("good", "mixed", "bad").
+    """Plain lines printed after the table."""
     tones: Mapping[str, str] = {}
+    """How an outcome the system's own tones do not name reads ("good", "mixed", "bad")."""
 
 
 class OddsCommand(msgspec.Struct, frozen=True):
     """What ``tracker odds NAME`` takes, its help (examples included), and how it computes."""
 
     help: str
+    """``tracker odds NAME --help``: what it computes, with examples (each a line ``tracker odds
+    NAME ...``, which the contract suite runs)."""
     options: tuple[Option, ...]
+    """Its options (``OddsOption``); their values reach ``compute`` by name."""
     compute: Callable[..., OddsReport]
+    """(option values by name) -> ``OddsReport``; raises ``BadInput`` for values the rules cannot
+    roll."""
 
 
 class DemoEvening(msgspec.Struct, frozen=True):
@@ -382,11 +511,19 @@ class DemoEvening(msgspec.Struct, frozen=True):
     to suggest (``tries``). The featured evening is the one the demo leaves selected."""
 
     campaign: str
+    """The demo campaign's name."""
     title: str
+    """The title of the session it starts."""
     sheets: tuple[Traversable, ...]
+    """The sheet files its characters are added from (``importlib.resources.files(__name__) /
+    "NAME.toml"``), the first one's character the one ``RuleSystem.examples`` roll."""
     script: Traversable
+    """A text file of commands, one a line without the word tracker (``#`` starts a comment), played
+    in the session."""
     featured: bool = False
+    """True: the demo leaves this campaign selected (one of tracker's own is)."""
     tries: tuple[str, ...] = ()
+    """Commands the demo suggests trying next."""
 
 
 class Part:
@@ -399,6 +536,8 @@ class Part:
     __slots__ = ()
 
     def to_snapshot(self) -> dict[str, Any]:
+        """The part as a snapshot stores it: plain JSON values by field name, copied, so that
+        the state folding on does not change what was stored."""
         # Copied whole through the part's own ``__deepcopy__`` when it has one: a part that
         # grows with a long campaign (Glintlock's consequences) knows how to copy itself fast,
         # where a deep copy field by field walks every item of it.
@@ -407,6 +546,7 @@ class Part:
 
     @classmethod
     def from_snapshot(cls, doc: Mapping[str, Any]) -> Part:
+        """The part ``to_snapshot`` stored, read back from a snapshot: each field by name."""
         return copy.deepcopy(cls(**doc))
 
 
@@ -415,29 +555,44 @@ class CampaignFold(Protocol):
     ``CampaignState``): read it, and open and discharge the GM's obligations."""
 
     characters: Mapping[str, Any]
+    """The campaign's characters by id; each ``ch.own`` is the system's ``character_part``."""
     own: Any
+    """The system's ``campaign_part``."""
     rules: RuleSystem
+    """The campaign's ``RuleSystem``."""
 
     def open(self, raw: Any, kind: str, what: str, **data: Any) -> Any:
         """Open an obligation (``character_id``, ``severity`` and ``suffix`` by keyword; any
         other keyword is its data)."""
         ...
 
-    def discharge(self, ob: Any, raw: Any, how: str) -> None: ...
+    def discharge(self, ob: Any, raw: Any, how: str) -> None:
+        """Close the open obligation ``ob`` (one of ``open_obligations``) as met by the event
+        ``raw``, ``how`` saying how ("2 Momentum spent")."""
+        ...
 
-    def open_obligations(self, kind: str | None = None, character_id: str | None = None) -> Any: ...
+    def open_obligations(self, kind: str | None = None, character_id: str | None = None) -> Any:
+        """The obligations open now, of ``kind`` and about ``character_id`` if given."""
+        ...
 
-    def set_stress(self, ch: Any, delta: int, raw: Any) -> None: ...
+    def set_stress(self, ch: Any, delta: int, raw: Any) -> None:
+        """Move ``ch``'s stress by ``delta`` as every system's fold does, within its limit."""
+        ...
 
-    def apply_effects(
-        self, effects: Sequence[Effect], raw: Any, default_id: str | None
-    ) -> None: ...
+    def apply_effects(self, effects: Sequence[Effect], raw: Any, default_id: str | None) -> None:
+        """Apply ``effects`` as a roll's are applied, each to the character it names or else to
+        ``default_id``'s."""
+        ...
 
 
 # A system's fold handler of one event type: the state, the typed event, the stored event.
 Handler = Callable[[Any, Any, Any], None]
+"""A ``Folding.handlers`` value: (state, the typed event, the stored event) -> None; it changes
+``state`` (a ``CampaignFold``) in place."""
 # Why an event of one type could not have been logged in a state (None: it could).
 Precondition = Callable[[Any, Any], "str | None"]
+"""A ``Folding.preconditions`` value: (state, the typed event) -> why the event could not have been
+logged in that state, or None when it could."""
 
 
 class TrackChart(NamedTuple):
@@ -446,8 +601,11 @@ class TrackChart(NamedTuple):
     ``Folding.chart`` names them in its points."""
 
     title: str
+    """The chart's title."""
     each: str
+    """The track of each character drawn, as ``Folding.chart`` names it."""
     shared: str | None = None
+    """The campaign's track drawn with them, or None."""
     top: int | None = None
     """The top of the chart's scale (both tracks stop there); None: as high as they go."""
 
@@ -471,11 +629,21 @@ class Folding:
     of them names has a chart of its own."""
     preconditions: ClassVar[Mapping[type, Precondition]] = {}
     """Why an event of a type the system owns could not stand where an undo would leave it."""
+    version: ClassVar[int] = 1
+    """The version of what this fold makes of the log, a whole number from 1: bump it when the
+    same events fold to another state (a handler or a hook changed, a part's fields changed).
+    A campaign's snapshots are stored under it (``projection_version``), so those of another
+    version are folded anew from the log rather than read, or reported by ``tracker verify``
+    as a state the log does not fold to."""
 
     def new_campaign(self) -> Part | None:
+        """The system's part of a new campaign: a ``campaign_part`` made with no arguments
+        (its fields' defaults), or None without one. Called as the campaign is created."""
         return None if self.campaign_part is None else self.campaign_part()
 
     def new_character(self) -> Part | None:
+        """The system's part of a character just added: a ``character_part`` made with no
+        arguments, or None without one."""
         return None if self.character_part is None else self.character_part()
 
     def rolled(self, state: Any, ch: Any, event: Any, raw: Any) -> None:
@@ -523,10 +691,13 @@ class Folding:
         return doc
 
     def readings(self, state: Any, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
-        """The tracks a replay's "what changed" compares, by the name it shows them with:
-        ``doc`` holds those every system keeps of ``ch`` (of the campaign when ``ch`` is
-        None); the system adds its own ("Mettle", "Threat", "CP"). Those of the campaign are
-        what the live page shows the players of it too."""
+        """The tracks the table sees of ``ch`` (of the campaign when ``ch`` is None), by the
+        name the table calls them: ``doc`` holds those every system keeps; the system adds its
+        own ("Mettle", "Threat", "CP") and returns it. This is the hook whose values every
+        screen shows of a system's state: the players' page, the console's cards and a
+        phone show each character's, and the campaign's above them; a replay's "what
+        changed" compares them before and after. Called whenever one of those is drawn, on
+        the state as it stands; it only reads. Default: ``doc`` as it is."""
         return doc
 
     def chart(self, state: Any, ch: Any, point: dict[str, Any]) -> dict[str, Any]:
@@ -590,6 +761,8 @@ def placed(doc: dict[str, Any], before: str, items: Mapping[str, Any]) -> dict[s
 # counts: (character_id, name, faces, dice, success, chance_key). A plain tuple, not a named
 # one: a rebuild makes one for every roll in the log.
 Rolled = tuple[str | None, str | None, int, tuple[int, ...], bool, Any]
+"""What ``RuleSystem.rolled`` gives for each set of dice a stored event rolled: (character_id,
+name, faces, dice, success, chance_key), as ``RollFacts`` holds them."""
 
 
 class Later:
@@ -640,6 +813,8 @@ class RuleSystem:
     order: ClassVar[int] = 100
     """Where the system is listed among the others (built-in ones first)."""
     features: ClassVar[frozenset[str]] = frozenset()
+    """What a table can do with the system beyond rolling (``Feature``): commands that need one
+    refuse a campaign whose system lacks it. Default: none."""
     score_range: ClassVar[tuple[int, int]] = (0, 99)
     """What a stat or skill on a sheet can sensibly be; anything outside is a typo."""
     sheet_stats: ClassVar[frozenset[str]] = frozenset()
@@ -658,9 +833,10 @@ class RuleSystem:
     contest_options: ClassVar[tuple[Option, ...]] = ()
     """Likewise for ``tracker contest`` beyond ``CONTEST_OPTIONS``."""
     settings: ClassVar[tuple[Setting, ...]] = ()
-    """The campaign settings the system reads (``CampaignSettingsChanged``), with the options
-    of ``campaign new`` and ``campaign set`` that give them: a setting the campaign's system
-    does not read is refused rather than logged for nothing."""
+    """The campaign settings the system reads, each logged under its name by a
+    ``CampaignSettingsChanged`` (a name of the system's own as well as one of tracker's), with
+    the options of ``campaign new`` and ``campaign set`` that give them: a setting the
+    campaign's system does not read is refused rather than logged for nothing."""
     spend_kinds: ClassVar[tuple[str, ...]] = ()
     """What ``tracker spend NAME KIND`` takes in this system (Mettle spends, a buy-up)."""
     track_max: ClassVar[Mapping[str, int]] = {}
@@ -682,6 +858,8 @@ class RuleSystem:
     """The heading of the roll history's column for the detail a roll of this system has
     beyond its outcome (GURPS: the margin, Glintlock: the position); empty for none."""
     folding: ClassVar[Folding] = Folding()
+    """How the system folds the events it owns, and what it keeps of a campaign and of each
+    character beyond what every system shares (``Folding``). Default: nothing of its own."""
     commands: ClassVar[tuple[Any, ...]] = ()
     """The commands the system adds to tracker, each a ``tracker.systems.acts.SystemCommand``
     (typed loosely here: that module builds on this one, which must not import it back)."""
@@ -694,8 +872,6 @@ class RuleSystem:
     event_words: ClassVar[Mapping[type, Callable[[Any, str], str]]] = {}
     """How ``tracker log`` and ``replay`` say each event the system owns in a line, given the
     event and the name of the character it is about ("" for none)."""
-    """How the system folds the events it owns, and what it keeps of a campaign and of each
-    character beyond what every system shares (``Folding``)."""
 
     def __repr__(self) -> str:
         return f"<rule system {self.name}>"

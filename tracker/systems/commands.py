@@ -37,11 +37,18 @@ class Option(msgspec.Struct, frozen=True):
     system."""
 
     flag: str
+    """The option as typed, with its dashes ("--push")."""
     help: str
+    """What it does, in one sentence: its ``--help`` (after ``label``) and the forms' hint."""
     kind: Kind = "str"
+    """What it takes (``Kind``): "str" unless said, "bool" for a flag that takes nothing."""
     dest: str | None = None
+    """The name its value goes by, where not the flag's words (see ``name``)."""
     metavar: str | None = None
+    """How ``--help`` shows its value ("N", "N,N..."); None: click's own."""
     multiple: bool = False
+    """True: it may be given many times, and its value is a tuple of what was given (``()`` when not
+    given); a form offers a box for each."""
     choices: tuple[str, ...] | None = None
     """The values it takes; of a number (``kind`` "int"), as their digits."""
     limits: tuple[int, int] | None = None
@@ -49,11 +56,19 @@ class Option(msgspec.Struct, frozen=True):
     case_sensitive: bool = True
     """False: a choice is taken in any case ("leadership" for "Leadership")."""
     default: Any = None
+    """Its value when not given (a flag's is False, or None with ``off``)."""
     required: bool = False
+    """True: a command line without it is refused."""
     show_default: bool = False
+    """True: ``--help`` says its default."""
     example: str | None = None
+    """How it is given ("--dl hard"), flag included: a form's empty box shows the value as its
+    placeholder ("e.g. hard")."""
     complete: str | None = None
+    """What Tab offers for its value (see above); None: nothing."""
     system: str | None = None
+    """The rule system that reads it, set by tracker from the system that declares it; leave it
+    None."""
     short: str | None = None
     """A one-letter flag it also goes by ("-o"), as a command line spells it."""
     off: str | None = None
@@ -84,6 +99,7 @@ class Option(msgspec.Struct, frozen=True):
 
     @property
     def is_flag(self) -> bool:
+        """Whether it takes no value (``kind`` "bool")."""
         return self.kind == "bool"
 
     def empty(self) -> Any:
@@ -99,15 +115,25 @@ class Argument(msgspec.Struct, frozen=True):
     """One argument of a command: ``nargs`` -1 takes every word left."""
 
     name: str
+    """Its name: the field of the command's request its value fills."""
     help: str = ""
+    """What it is, for ``--help``."""
     kind: Kind = "str"
+    """What it takes (``Kind``)."""
     metavar: str | None = None
+    """How ``--help`` shows it; None: its name in capitals."""
     nargs: int = 1
+    """How many words it takes: 1, or -1 for every word left (a tuple)."""
     required: bool = True
+    """False: it may be left out, and is then ``default``."""
     default: Any = None
+    """Its value when left out (``required`` False)."""
     choices: tuple[str, ...] | None = None
+    """The values it takes, where only some are; None: any."""
     complete: str | None = None
+    """What Tab offers for it, as ``Option.complete``."""
     example: str | None = None
+    """A value it might take ("Ash"), as a reader of the declaration sees it."""
     parts: tuple[str, ...] = ()
     """Of one that takes every word left: what each word is, in order ("result",
     "consequence"), so that a form asks for each in a box of its own from the start; the first
@@ -127,10 +153,16 @@ class Command(msgspec.Struct, frozen=True):
     """A command: its words (``("threat", "spend")``), its help with examples, what it takes."""
 
     path: tuple[str, ...]
+    """Its words on the command line: ("momentum", "spend") is ``tracker momentum spend``."""
     help: str
+    """Its ``--help``: a first line that says what it does, then paragraphs, then a line of
+    ``\\b`` alone and ``Example:`` with command lines."""
     arguments: tuple[Argument, ...] = ()
+    """Its arguments, in order."""
     options: tuple[Option, ...] = ()
+    """Its options, by flag (tracker adds ``--json`` to a system's command)."""
     short_help: str | None = None
+    """Its line in the list of commands; None: the first line of ``help``."""
     negative: bool = False
     """Whether an argument may be a negative number (``-2``) rather than an option; so it may
     whenever one takes a number."""
@@ -141,6 +173,7 @@ class Command(msgspec.Struct, frozen=True):
 
     @property
     def name(self) -> str:
+        """Its last word."""
         return self.path[-1]
 
 
@@ -209,31 +242,47 @@ NO_TABLE = ("rulebook", "none")
 class Setting(msgspec.Struct, frozen=True):
     """A campaign setting a rule system reads: one its rulebook leaves to the GM.
 
-    ``name`` is the field the log stores it in (``CampaignSettingsChanged``), ``words`` how the
-    GM reads it ("tie rule"). ``option`` sets it with ``campaign set``, ``new`` with ``campaign
+    ``name`` is the name the log stores it under (``CampaignSettingsChanged.settings``; a
+    system's own name is logged as tracker's are, any but ``catalog.RESERVED``), ``words`` how
+    the GM reads it ("tie rule"). ``option`` sets it with ``campaign set``, ``new`` with ``campaign
     new`` (None: only ``campaign set`` takes it); each option's help is worded without the
     system's title, which the command adds. A value given is held to the option's choices and
     to ``limits`` (a number's lowest and highest), then to ``check``, which returns it as the
-    system reads it or refuses it in one sentence saying what to do. A ``table`` is given as
+    system reads it or refuses it in one sentence saying what to do (``verify`` holds a logged
+    value to the same, and to the option's kind: a flag's is true or false, a number's whole).
+    A ``table`` is given as
     the path of a file (TOML or JSON), which is read for ``check``, or as a word of
     ``NO_TABLE`` (None: no table of its own). ``unset`` is how None reads, ``shown`` how any
     other value does (else "yes" or "no" for a flag, the value itself otherwise)."""
 
     name: str
+    """The field of ``CampaignSettingsChanged`` the log stores it in (one of
+    ``tracker.events.catalog.SETTINGS``)."""
     words: str
+    """How the GM reads it ("tie rule")."""
     option: Option
+    """Its option on ``campaign set``."""
     new: Option | None = None
+    """Its option on ``campaign new``, the same flag; None: only ``campaign set`` takes it."""
     limits: tuple[int, int] | None = None
+    """A number's lowest and highest."""
     table: bool = False
+    """True: it is a table, given as a file (or a word of ``NO_TABLE``)."""
     check: Callable[[Any], Any] | None = None
+    """(value) -> the value as the system reads it; raises ``BadInput`` in one sentence for one it
+    cannot use. None: taken as given."""
     unset: str = "none"
+    """How a value of None reads."""
     shown: Callable[[Any], str] | None = None
+    """(value) -> how a value reads; None: "yes"/"no" for a flag, the value itself otherwise."""
     system: str | None = None
+    """The rule system that reads it, set by tracker; leave it None."""
     created: Any = msgspec.UNSET
     """The value ``campaign new`` writes when the GM gives none, where the system's ruling for
     a new campaign is not the stored field's default (Glintlock: Threat carries over); UNSET:
-    the field's default. The field's default stays what a stored creation without the
-    setting meant."""
+    the field's default (a setting a creation has no field for: none is written, and the
+    campaign reads it as None until one is set). The field's default stays what a stored
+    creation without the setting meant."""
 
     def text(self, value: Any) -> str:
         """``value`` as the GM reads it."""
@@ -249,6 +298,12 @@ class Setting(msgspec.Struct, frozen=True):
         """Why ``value`` (not None) is not one the option takes, in one sentence; None when it
         is."""
         flag, choices = self.option.flag, self.option.choices
+        # A command line and a form give each value as its kind; a value of another kind was
+        # written into the log by hand, which stores a setting as whatever its JSON is.
+        if self.option.kind == "bool" and type(value) is not bool:
+            return f"{flag} is yes or no, not {value!r}; give one of those."
+        if self.option.kind == "int" and type(value) is not int:
+            return f"{flag} is a whole number, not {value!r}; give one."
         if choices is not None and value not in choices:
             *rest, last = choices
             listed = f"{', '.join(rest)} or {last}" if rest else last

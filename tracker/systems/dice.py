@@ -21,6 +21,7 @@ class DiceSource(Protocol):
     """Where dice come from. ``kind`` is recorded with every roll."""
 
     kind: str
+    """Where the dice come from, as a roll's event records it: "system", "seeded" or "physical"."""
 
     def roll(self, count: int, faces: int, purpose: str = "the roll") -> tuple[int, ...]:
         """Return ``count`` dice of ``faces`` sides each, in the order rolled."""

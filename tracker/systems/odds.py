@@ -22,11 +22,18 @@ class Odds:
     """Exact probabilities of each outcome (in the engine's order), plus derived figures."""
 
     system: str
+    """The system's name."""
     check: str
+    """What was computed ("roll", "contest")."""
     outcomes: dict[str, Fraction]
+    """The exact chance of each outcome, by name, in the order the table shows them; they sum to
+    1."""
     success: Fraction | None = None
+    """The chance of a success, where outcomes count as one or not; None otherwise."""
     details: dict[str, Any] = field(default_factory=dict)
+    """What the ``--json`` document says of the roll before its outcomes (its score, its dice)."""
     extras: dict[str, Fraction] = field(default_factory=dict)
+    """Further exact figures the ``--json`` document gives, by name."""
 
     def to_dict(self) -> dict[str, Any]:
         """The scripting contract's document: ``{"outcomes": {NAME: probability}}`` as floats."""

@@ -342,13 +342,13 @@ def settings() -> tuple[Setting, ...]:
 def campaign_settings() -> tuple[Setting, ...]:
     """The campaign settings of every installed system (``settings``), each name once (the
     first system to declare it gives its options), as ``campaign new`` and ``campaign set``
-    take them: in the order the log's events hold them (``catalog.SETTINGS``), which the
-    commands have always listed them in, then any other."""
+    take them: those a creation stores first, in its order (``catalog.CREATED``), then the
+    others in the systems' order, as the commands have always listed them."""
     found: dict[str, Setting] = {}
     for setting in settings():
         found.setdefault(setting.name, setting)
-    stored = {name: at for at, name in enumerate(catalog.SETTINGS)}
-    return tuple(sorted(found.values(), key=lambda s: stored.get(s.name, len(stored))))
+    created = {name: at for at, name in enumerate(catalog.CREATED)}
+    return tuple(sorted(found.values(), key=lambda s: created.get(s.name, len(created))))
 
 
 def with_options(

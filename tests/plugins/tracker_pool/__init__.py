@@ -9,9 +9,13 @@ roll adds a die for 1 Momentum. While the pool is full, the GM owes a complicati
 obligation opens as the pool fills and is met when Momentum is spent, or when the GM calls
 one (``tracker complication call TEXT``: two commands discharge the same kind). A push strains
 the one who pushed: each adds 1 to that character's Strain, which stays for the campaign.
-Each boon the scene grants (``--boon``, repeated, each once) adds a die.
+Each boon the scene grants (``--boon``, repeated, each once) adds a die. A resistance roll
+(``tracker resist CHARACTER TRAIT --against N``) holds when its successes reach N: an option of
+its own command, which ``tracker roll`` does not take.
 A character's Edge is kept on the sheet and never rolled. Rulings of this system: the pool
-carries over from session to session, and so does a complication owed.
+carries over from session to session, and so does a complication owed. A table may keep a
+smaller pool: its size is a setting of the system's own (``campaign set --pool-size N``, 3 to
+6), logged by its name as tracker's own settings are.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from tracker.events.effects import TrackChange, effects_text
 from tracker.events.play import RollMade
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table
 from tracker.systems.base import (
+    ROLL_OPTIONS,
     CampaignView,
     CharacterView,
     DemoEvening,
@@ -41,6 +46,7 @@ from tracker.systems.base import (
     Part,
     RollDecision,
     RollFacts,
+    RollKind,
     RollLines,
     RollRequest,
     RuleSystem,
@@ -48,7 +54,7 @@ from tracker.systems.base import (
     effects_differ,
     trait_value,
 )
-from tracker.systems.commands import Argument, Command, Option, option_values
+from tracker.systems.commands import Argument, Command, Option, Setting, option_values
 from tracker.systems.odds import Odds
 
 FACES = 6
@@ -69,6 +75,28 @@ ROLL = (
         multiple=True,
         choices=BOONS,
         example='--boon "good light"',
+    ),
+)
+RESIST_KIND = "resist"
+RESIST = (
+    Option(
+        "--against",
+        "as many as the GM sets (1).",
+        "int",
+        default=1,
+        limits=(1, 5),
+        label="successes it must reach",
+    ),
+)
+POOL_SIZE = Option("--pool-size", "the most Momentum the party's pool holds (6).", "int")
+SETTINGS = (
+    Setting(
+        "pool_size",
+        "pool size",
+        POOL_SIZE,
+        new=POOL_SIZE,
+        limits=(3, POOL_MAX),
+        unset=f"{POOL_MAX} (the rulebook's)",
     ),
 )
 
@@ -145,15 +173,19 @@ def _owed(state: Any) -> bool:
     return bool(state.open_obligations(COMPLICATION))
 
 
+def _size(state: Any) -> int:
+    return state.setting("pool_size") or POOL_MAX
+
+
 def _set_pool(state: Any, value: int, raw: Any, how: str) -> None:
     """Move the pool, opening the complication as it fills and meeting it as it is spent."""
-    before = state.own.momentum
-    state.own.momentum = min(max(value, 0), POOL_MAX)
-    if state.own.momentum == POOL_MAX and not _owed(state):
+    before, size = state.own.momentum, _size(state)
+    state.own.momentum = min(max(value, 0), size)
+    if state.own.momentum == size and not _owed(state):
         state.open(
             raw,
             COMPLICATION,
-            f"The party's pool is full ({POOL_MAX} Momentum): the GM owes a complication.",
+            f"The party's pool is full ({size} Momentum): the GM owes a complication.",
         )
     elif state.own.momentum < before:
         for ob in state.open_obligations(COMPLICATION):
@@ -219,7 +251,7 @@ class PoolFolding(Folding):
         return {**point, "momentum": state.own.momentum} if ch is None else point
 
     def currencies(self, state: Any, ch: Any) -> dict[str, tuple[int, int]]:
-        return {"momentum": (state.own.momentum, POOL_MAX)}
+        return {"momentum": (state.own.momentum, _size(state))}
 
     def headline(self, state: Any) -> str:
         return f" · Momentum {state.own.momentum}" + (
@@ -313,6 +345,43 @@ CALL = Command(
 )
 
 
+class Resist(msgspec.Struct, frozen=True):
+    character: str
+    trait: str
+    against: int = 1
+    dice: str | None = None
+    seed: str | None = None
+    secret: bool = False
+
+
+def resist(table: Table, state: Any, request: Resist) -> Acted:
+    asked = RollRequest(
+        request.trait,
+        RESIST_KIND,
+        request.dice,
+        request.seed,
+        request.secret,
+        options=option_values(RESIST, against=request.against),
+    )
+    return table.roll(state, request.character, asked)
+
+
+RESIST_COMMAND = Command(
+    ("resist",),
+    """Roll to resist: it holds when its successes reach --against.
+
+    \b
+    Example:
+      tracker resist Bram Brawn --against 2
+    """,
+    arguments=(
+        Argument("character", complete="characters", example="Bram"),
+        Argument("trait", complete="traits", example="Brawn"),
+    ),
+    options=(*RESIST, *ROLL_OPTIONS),
+)
+
+
 # -- the system -------------------------------------------------------------------------------
 
 
@@ -325,6 +394,7 @@ class Pool(RuleSystem):
     score_range: ClassVar[tuple[int, int]] = (1, 8)
     dice_name: ClassVar[str] = "d6"
     roll_options: ClassVar[tuple[Option, ...]] = ROLL
+    settings: ClassVar[tuple[Setting, ...]] = SETTINGS
     examples: ClassVar[tuple[RollRequest, ...]] = (
         RollRequest("Nerve", options=option_values(ROLL)),
     )
@@ -350,7 +420,19 @@ class Pool(RuleSystem):
             discharges=(COMPLICATION,),
             declared=CALL,
         ),
+        SystemCommand(
+            ("resist",),
+            Resist,
+            resist,
+            "A resistance roll",
+            at_table="rolling",
+            render=lambda doc, style: style.roll_lines(doc),
+            declared=RESIST_COMMAND,
+        ),
     )
+    roll_kinds: ClassVar[Mapping[str, RollKind]] = {
+        RESIST_KIND: RollKind("The resistance roll", options=RESIST)
+    }
     event_words: ClassVar[Mapping[type, Any]] = {
         MomentumSpent: _spend_words,
         ComplicationCalled: lambda e, who: f"the GM calls a complication: {e.what}",
@@ -368,10 +450,12 @@ class Pool(RuleSystem):
                 f"{', '.join(self.rollable(character))}."
             )
         score, trait = trait_value(self, character, request.trait)
-        push = bool(request.options.push)
+        # A resistance roll reads its own command's options; a check, the roll's.
+        against = getattr(request.options, "against", None)
+        push = bool(getattr(request.options, "push", False))
         if push and campaign.own.momentum < PUSH_COST:
             raise Refused("The party's pool holds no Momentum to push with; roll without --push.")
-        boons = tuple(request.options.boons or ())
+        boons = tuple(getattr(request.options, "boons", ()) or ())
         if len(set(boons)) < len(boons):
             raise BadInput("Each boon is granted once; give each --boon one time.")
         count = score + push + len(boons)
@@ -386,13 +470,16 @@ class Pool(RuleSystem):
             "kept": None,
             "successes": successes(dice),
             "outcome": got,
-            "success": got != "miss",
+            "success": got != "miss" if against is None else successes(dice) >= against,
         }
         doc = {"trait": trait, "effective": count, **result, "notes": []}
+        if against is not None:
+            doc["against"] = against
         inputs = {
             "score": score,
             **({"push": True} if push else {}),
             **({"boons": list(boons)} if boons else {}),
+            **({"against": against} if against is not None else {}),
         }
         return RollDecision(trait, inputs, result, dice, doc, effects(dice, push))
 
@@ -409,6 +496,10 @@ class Pool(RuleSystem):
         now, stored = outcome(event.dice), event.result["outcome"]
         if now != stored:
             return f"the outcome is stored as {stored} but is {now}"
+        against = event.inputs.get("against")
+        held = now != "miss" if against is None else successes(event.dice) >= against
+        if held != event.result["success"]:
+            return f"the roll is stored as {'' if event.result['success'] else 'not '}a success"
         return effects_differ(event.effects, effects(event.dice, bool(event.inputs.get("push"))))
 
     def priced(self, event: Any) -> str | None:
@@ -449,7 +540,10 @@ class Pool(RuleSystem):
         head = f"{style.bold(doc['character'])} · {doc['trait']} ({doc['effective']}d6)"
         dice = ", ".join(map(str, doc["dice"]))
         worded = f"{doc['successes']} success" + ("" if doc["successes"] == 1 else "es")
-        return RollLines(head, f"  {dice}: {worded}  →  {style.outcome(doc['outcome'])}")
+        said = style.outcome(doc["outcome"])
+        if "against" in doc:
+            said += f" · {'held' if doc['success'] else 'broke'} against {doc['against']}"
+        return RollLines(head, f"  {dice}: {worded}  →  {said}")
 
     def odds_command(self) -> OddsCommand:
         return OddsCommand(

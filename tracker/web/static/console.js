@@ -369,11 +369,7 @@ let table = null;   // the last board the GM's feed sent: every track, secrets i
 // What the table stands at, on the cards: the shared tracks (Threat) above them, and each
 // character's tracks and conditions on its card, as the TV shows them to the players.
 function characters() {
-  const shared = document.getElementById("shared");
-  const kept = Object.entries((table && table.shared) || {});
-  shared.hidden = !kept.length;
-  shared.replaceChildren(...kept.flatMap(([name, value], i) =>
-    [i ? " · " : "", name + " ", el("b", "", String(value))]));
+  Feed.shared(document.getElementById("shared"), table || {});
   const list = document.getElementById("characters");
   list.replaceChildren(...desk.characters.map((c) => {
     const li = el("li");

@@ -162,5 +162,20 @@ const Feed = (() => {
     return row;
   }
 
-  return { el, follow, post, nonce, tracks };
+  // The campaign's own tracks (Threat, a system's pool) as the board reads them; in the
+  // players' view "+ ? sealed" beside them while a secret not yet revealed may have moved them.
+  function shared(node, b) {
+    const kept = Object.entries(b.shared || {});
+    node.hidden = kept.length === 0;
+    const hidden = (b.sealed && b.sealed.campaign) || 0;
+    node.replaceChildren(...kept.flatMap(([name, value], i) => {
+      const parts = [i ? " · " : "", name + " ", el("b", "", String(value))];
+      if (hidden) parts.push(el("span", "sealed", " + ? sealed"));
+      return parts;
+    }));
+    node.title = hidden ? `${hidden} secret event${hidden > 1 ? "s" : ""} not yet revealed ` +
+      "may have changed it" : "";
+  }
+
+  return { el, follow, post, nonce, shared, tracks };
 })();

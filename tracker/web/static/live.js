@@ -20,18 +20,8 @@ function board(b) {
   document.getElementById("luck-title").textContent = b.session && !b.running
     ? `Luck in session ${b.session.number}` : "Luck this session";
   document.title = `${b.campaign} · tracker`;
-  const shared = document.getElementById("shared");
-  const kept = Object.entries(b.shared || {});
-  shared.hidden = kept.length === 0;
   // What secret events not yet revealed added is not the players' to know: "+ ? sealed".
-  const hidden = (b.sealed && b.sealed.campaign) || 0;
-  shared.replaceChildren(...kept.flatMap(([name, value], i) => {
-    const parts = [i ? " · " : "", name + " ", el("b", "", String(value))];
-    if (hidden) parts.push(el("span", "sealed", " + ? sealed"));
-    return parts;
-  }));
-  shared.title = hidden ? `${hidden} secret event${hidden > 1 ? "s" : ""} not yet revealed ` +
-    "may have changed it" : "";
+  Feed.shared(document.getElementById("shared"), b);
   const chars = document.getElementById("characters");
   chars.replaceChildren(...b.characters.filter((c) => c.retired_at === undefined).map((c) => {
     const li = el("li");

@@ -265,6 +265,8 @@ function start() {
   });
   const source = Feed.follow("/phone/events", document.getElementById("feed"), false, {
     me: showMe,
+    // The campaign's own tracks, as the TV shows them to the table.
+    board: (b) => Feed.shared(document.getElementById("shared"), b),
     request: showAsked,
     away,
     // Another campaign, or a new session: what the last one said is gone with it.
