@@ -137,6 +137,38 @@ def test_the_example_is_offered_nowhere_until_installed():
     assert "embers" not in registry.names()
 
 
+def _protocol_members(protocol: type) -> set[str]:
+    """The public members a protocol names, its protocol bases' included."""
+    return {
+        name
+        for cls in protocol.__mro__
+        if getattr(cls, "_is_protocol", False) and cls.__module__.startswith("tracker.")
+        for name in (*vars(cls), *vars(cls).get("__annotations__", {}))
+        if not name.startswith("_")
+    }
+
+
+@pytest.mark.parametrize(
+    ("protocol", "made_by"),
+    [
+        ("CampaignView", "CampaignState"),
+        ("CampaignFold", "CampaignState"),
+        ("CharacterView", "Character"),
+        ("CharacterFold", "Character"),
+        ("ObligationView", "Obligation"),
+    ],
+)
+def test_what_a_system_is_promised_of_the_campaign_the_projection_has(protocol, made_by):
+    """A hook is given the campaign projection's own objects, typed as the protocols the
+    reference documents: each member a protocol names is one a system can read of them."""
+    from tracker.projections import campaign
+
+    names = _protocol_members(getattr(api, protocol))
+    assert names
+    missing = sorted(n for n in names if not hasattr(getattr(campaign, made_by), n))
+    assert missing == [], f"{made_by} lacks what {protocol} names: {missing}"
+
+
 def test_a_hooks_default_is_read_from_its_body():
     """What a system gets by leaving a hook alone is what the base class's body does, so the
     reference cannot say another default than the code has."""

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from fractions import Fraction
     from importlib.resources.abc import Traversable
 
+    from tracker.events import StoredEvent
+    from tracker.events.play import RollMade
+
 
 TRACKS = frozenset({"hp", "fp"})
 """Hit Points and Fatigue Points: tracks any system's sheet may carry, never rolled against."""
@@ -116,6 +119,28 @@ class CharacterView(Protocol):
         ...
 
 
+class ObligationView(Protocol):
+    """What a system reads of one of the GM's obligations (the campaign projection's
+    ``Obligation``): one the rules opened and the table still owes, or one since met."""
+
+    id: str
+    """The obligation's id, which the event that meets it names."""
+    kind: str
+    """Its kind, as the rules that opened it name it ("panic-check"; ``RuleSystem.obligations``)."""
+    what: str
+    """What is owed, in a few words, as the table reads it."""
+    opened_by: str
+    """The id of the event that opened it."""
+    character_id: str | None
+    """The character it is about; None for one about the campaign."""
+    data: Mapping[str, Any]
+    """What the rules that opened it keep with it (the keywords ``CampaignFold.open`` was given
+    beyond its own)."""
+    secret: bool
+    """Opened by a secret event: the players' view never holds it, nor may a public event
+    name it."""
+
+
 class CampaignView(Protocol):
     """What a system reads of the campaign (the campaign projection's ``CampaignState``)."""
 
@@ -133,7 +158,7 @@ class CampaignView(Protocol):
 
     def open_obligations(
         self, kind: str | None = None, character_id: str | None = None
-    ) -> Sequence[Any]:
+    ) -> Sequence[ObligationView]:
         """The GM's obligations open now, of ``kind`` and about ``character_id`` if given."""
         ...
 
@@ -545,47 +570,63 @@ class Part:
         return copy.deepcopy(cls(**doc))
 
 
-class CampaignFold(Protocol):
-    """What a system's fold handlers may do to the campaign state (the campaign projection's
-    ``CampaignState``): read it, and open and discharge the GM's obligations."""
+class CharacterFold(CharacterView, Protocol):
+    """A character as a system's fold sees it (the campaign projection's ``Character``): what
+    ``CharacterView`` reads, and the lasting changes play has made to the sheet."""
 
-    characters: Mapping[str, Any]
+    stat_changes: Mapping[str, int]
+    """The lasting changes play has made to the sheet's stats, by the sheet's names (``stat``
+    adds them to the sheet's values)."""
+
+
+class CampaignFold(CampaignView, Protocol):
+    """What a system's fold handlers may do to the campaign state (the campaign projection's
+    ``CampaignState``): read it as ``CampaignView`` does, and its characters and obligations,
+    and open and discharge the GM's obligations."""
+
+    characters: Mapping[str, CharacterFold]
     """The campaign's characters by id; each ``ch.own`` is the system's ``character_part``."""
+    obligations: Mapping[str, ObligationView]
+    """The obligations open now, by id (``open_obligations`` picks them by kind and character)."""
     own: Any
     """The system's ``campaign_part``."""
     rules: RuleSystem
     """The campaign's ``RuleSystem``."""
 
-    def open(self, raw: Any, kind: str, what: str, **data: Any) -> Any:
+    def open(self, raw: StoredEvent, kind: str, what: str, **data: Any) -> ObligationView:
         """Open an obligation (``character_id``, ``severity`` and ``suffix`` by keyword; any
         other keyword is its data)."""
         ...
 
-    def discharge(self, ob: Any, raw: Any, how: str) -> None:
+    def discharge(self, ob: ObligationView, raw: StoredEvent, how: str) -> None:
         """Close the open obligation ``ob`` (one of ``open_obligations``) as met by the event
         ``raw``, ``how`` saying how ("2 Momentum spent")."""
         ...
 
-    def open_obligations(self, kind: str | None = None, character_id: str | None = None) -> Any:
+    def open_obligations(
+        self, kind: str | None = None, character_id: str | None = None
+    ) -> Sequence[ObligationView]:
         """The obligations open now, of ``kind`` and about ``character_id`` if given."""
         ...
 
-    def set_stress(self, ch: Any, delta: int, raw: Any) -> None:
+    def set_stress(self, ch: CharacterFold, delta: int, raw: StoredEvent) -> None:
         """Move ``ch``'s stress by ``delta`` as every system's fold does, within its limit."""
         ...
 
-    def apply_effects(self, effects: Sequence[Effect], raw: Any, default_id: str | None) -> None:
+    def apply_effects(
+        self, effects: Sequence[Effect], raw: StoredEvent, default_id: str | None
+    ) -> None:
         """Apply ``effects`` as a roll's are applied, each to the character it names or else to
         ``default_id``'s."""
         ...
 
 
 # A system's fold handler of one event type: the state, the typed event, the stored event.
-Handler = Callable[[Any, Any, Any], None]
+Handler = Callable[[CampaignFold, Any, "StoredEvent"], None]
 """A ``Folding.handlers`` value: (state, the typed event, the stored event) -> None; it changes
 ``state`` (a ``CampaignFold``) in place."""
 # Why an event of one type could not have been logged in a state (None: it could).
-Precondition = Callable[[Any, Any], "str | None"]
+Precondition = Callable[[CampaignFold, Any], "str | None"]
 """A ``Folding.preconditions`` value: (state, the typed event) -> why the event could not have been
 logged in that state, or None when it could."""
 
@@ -610,8 +651,9 @@ class Folding:
     system shares. The campaign projection calls each hook where the rules may add to what
     every system does; the defaults add nothing (a system of rolls and stress alone).
 
-    ``state`` is the campaign state (``CampaignFold``), ``raw`` the stored event being folded,
-    ``ch`` a character of the state with ``ch.own`` its ``character_part``."""
+    ``state`` is the campaign state (``CampaignFold``), ``raw`` the stored event being folded
+    (``StoredEvent``), ``ch`` a character of the state (``CharacterFold``) with ``ch.own`` its
+    ``character_part``."""
 
     campaign_part: ClassVar[type[Part] | None] = None
     """The system's state of a campaign, as ``state.own``."""
@@ -641,51 +683,64 @@ class Folding:
         arguments, or None without one."""
         return None if self.character_part is None else self.character_part()
 
-    def rolled(self, state: Any, ch: Any, event: Any, raw: Any) -> None:
+    def rolled(
+        self, state: CampaignFold, ch: CharacterFold, event: RollMade, raw: StoredEvent
+    ) -> None:
         """A roll of ``ch`` was folded (its effects applied)."""
 
-    def roll_problem(self, state: Any, ch: Any, event: Any) -> str | None:
+    def roll_problem(self, state: CampaignFold, ch: CharacterFold, event: RollMade) -> str | None:
         """Why a roll could not have been made where it stands (what it used is not there)."""
         return None
 
-    def contested(self, state: Any, event: Any, raw: Any) -> None:
+    def contested(self, state: CampaignFold, event: ContestRolled, raw: StoredEvent) -> None:
         """A contest was folded (its effects applied)."""
 
-    def contest_problem(self, state: Any, event: Any) -> str | None:
+    def contest_problem(self, state: CampaignFold, event: ContestRolled) -> str | None:
         """Why a contest could not have been rolled where it stands."""
         return None
 
-    def track_moved(self, state: Any, ch: Any, track: str, delta: int, raw: Any) -> None:
+    def track_moved(
+        self,
+        state: CampaignFold,
+        ch: CharacterFold | None,
+        track: str,
+        delta: int,
+        raw: StoredEvent,
+    ) -> None:
         """An effect moved a track every system does not keep (Mettle, Threat); ``ch`` is the
         character it names, if any."""
 
-    def effect(self, state: Any, ch: Any, effect: Effect, raw: Any) -> None:
+    def effect(
+        self, state: CampaignFold, ch: CharacterFold | None, effect: Effect, raw: StoredEvent
+    ) -> None:
         """An effect of a shape every system does not apply (a story tag spent)."""
 
-    def stress_moved(self, state: Any, ch: Any, raw: Any) -> None:
+    def stress_moved(self, state: CampaignFold, ch: CharacterFold, raw: StoredEvent) -> None:
         """``ch``'s stress moved (the breaking point may now be owed)."""
 
-    def session_started(self, state: Any, raw: Any) -> None:
+    def session_started(self, state: CampaignFold, raw: StoredEvent) -> None:
         """A session began: the tracks it resets, what it owes again."""
 
-    def lapsing(self, state: Any) -> list[Any]:
+    def lapsing(self, state: CampaignFold) -> list[ObligationView]:
         """The obligations a session's end closes as lapsed."""
         return []
 
-    def character_doc(self, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    def character_doc(self, ch: CharacterFold, doc: dict[str, Any]) -> dict[str, Any]:
         """``tracker status CHARACTER --json``'s document with what the system keeps of ``ch``:
         ``doc`` holds what every system keeps; the system puts its own where it reads best."""
         return doc
 
-    def lasting(self, ch: Any) -> dict[str, Any]:
+    def lasting(self, ch: CharacterFold) -> dict[str, Any]:
         """What play has left on ``ch`` in the system's part (breaking-point consequences)."""
         return {}
 
-    def campaign_doc(self, state: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    def campaign_doc(self, state: CampaignFold, doc: dict[str, Any]) -> dict[str, Any]:
         """``tracker status --json``'s document with what the system keeps of the campaign."""
         return doc
 
-    def readings(self, state: Any, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    def readings(
+        self, state: CampaignFold, ch: CharacterFold | None, doc: dict[str, Any]
+    ) -> dict[str, Any]:
         """The tracks the table sees of ``ch`` (of the campaign when ``ch`` is None), by the
         name the table calls them: ``doc`` holds those every system keeps; the system adds its
         own ("Mettle", "Threat", "CP") and returns it. This is the hook whose values every
@@ -695,22 +750,24 @@ class Folding:
         the state as it stands; it only reads. Default: ``doc`` as it is."""
         return doc
 
-    def chart(self, state: Any, ch: Any, point: dict[str, Any]) -> dict[str, Any]:
+    def chart(
+        self, state: CampaignFold, ch: CharacterFold | None, point: dict[str, Any]
+    ) -> dict[str, Any]:
         """One point of the roll history's track chart (``export --json``): ``point`` holds
         the tracks every system keeps of ``ch`` (of the campaign when ``ch`` is None, and
         then nothing: a campaign with no track of its own is charted by none)."""
         return point
 
-    def currencies(self, state: Any, ch: Any) -> dict[str, tuple[int, int]]:
+    def currencies(self, state: CampaignFold, ch: CharacterFold) -> dict[str, tuple[int, int]]:
         """The currency tracks an effect on ``ch``'s roll can move, by the effect's track
         name: where each stands and its top (a gain past the top is lost, and said)."""
         return {}
 
-    def headline(self, state: Any) -> str:
+    def headline(self, state: CampaignFold) -> str:
         """What ``tracker status``'s first line adds about the campaign (" · Threat 4")."""
         return ""
 
-    def sheet_lines(self, ch: Any) -> list[str]:
+    def sheet_lines(self, ch: CharacterFold) -> list[str]:
         """What ``tracker character show`` adds of what play left on the character."""
         return []
 
@@ -728,12 +785,12 @@ class Folding:
         ``doc``, one line each: what play has left on the character for good."""
         return []
 
-    def named(self, state: Any, kind: str) -> list[str]:
+    def named(self, state: CampaignFold, kind: str) -> list[str]:
         """The names of what the system keeps of ``kind`` (GURPS: "projects"), for Tab to offer
         where a command takes one; none of a kind it does not keep."""
         return []
 
-    def lapses_at_start(self, state: Any) -> tuple[str, ...]:
+    def lapses_at_start(self, state: CampaignFold) -> tuple[str, ...]:
         """What a session's start lets lapse, said as it starts (what Mettle bought last
         session and no roll used)."""
         return ()
