@@ -133,6 +133,9 @@ class ObligationView(Protocol):
     """The id of the event that opened it."""
     character_id: str | None
     """The character it is about; None for one about the campaign."""
+    severity: str
+    """How pressing it is: "owed", or "immediate" when play waits for it (Glintlock's floor at
+    Threat 6)."""
     data: Mapping[str, Any]
     """What the rules that opened it keep with it (the keywords ``CampaignFold.open`` was given
     beyond its own)."""
