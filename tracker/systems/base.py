@@ -28,10 +28,12 @@ from tracker.systems.commands import Option, Setting, odds_option, option_values
 from tracker.systems.dice import DiceSource, source_for
 
 if TYPE_CHECKING:
+    from collections.abc import Hashable
     from fractions import Fraction
     from importlib.resources.abc import Traversable
 
     from tracker.events import StoredEvent
+    from tracker.events.catalog import EventPayload
     from tracker.events.play import RollMade
 
 
@@ -979,7 +981,7 @@ class RuleSystem:
         """The declaration of the campaign setting ``name``, if the system reads it."""
         return next((s for s in self.settings if s.name == name), None)
 
-    def check_setting(self, name: str, value: Any) -> Any:
+    def check_setting(self, name: str, value: object) -> Any:
         """A campaign setting's value as the system will read it, checked by its declaration's
         ``check`` (one sentence when it cannot be used); ``value`` is what the GM gave, a table
         as read from its file."""
@@ -997,7 +999,7 @@ class RuleSystem:
         only). By default, only the expression is checked."""
         self.check_default(expression)
 
-    def foreign_sheet(self, data: Any, source: str) -> Mapping[str, Any] | None:
+    def foreign_sheet(self, data: Mapping[str, Any], source: str) -> Mapping[str, Any] | None:
         """A character kept in another program's format that this system reads (GURPS: a GCS
         file), as a sheet file's mapping; None when ``data`` (a parsed file) is no such file."""
         return None
@@ -1081,14 +1083,14 @@ class RuleSystem:
             self.contest_refusal or f"{self.title} has no contested rolls; roll each side alone."
         )
 
-    def redecide(self, event: Any) -> str | None:
+    def redecide(self, event: EventPayload) -> str | None:
         """Decide a stored roll, contest or check again from its recorded inputs and dice:
         None when the rules still give what is stored, else a sentence saying what differs."""
         return None
 
     def rolled_from(
         self,
-        event: Any,
+        event: EventPayload,
         characters: Mapping[str, CharacterView],
         campaign: CampaignView,
         *,
@@ -1109,25 +1111,25 @@ class RuleSystem:
         forger who rewrites a skill of 12 as 15 and rehashes the chain is found."""
         return None
 
-    def at_stake(self, event: Any) -> Sequence[tuple[str, str]]:
+    def at_stake(self, event: EventPayload) -> Sequence[tuple[str, str]]:
         """The conditions (character id, name) a stored roll of this system changes or leaves
         as they were as its dice fall. Rolled in secret, it leaves each one secret either way:
         whether a roll that takes the condition is sealed must not tell how the dice fell."""
         return ()
 
-    def priced(self, event: Any) -> str | None:
+    def priced(self, event: EventPayload) -> str | None:
         """Whether a stored spend or gain of this system's currencies (not a roll) has a price
         its command could have logged in some state of the campaign: None when it has, else a
         sentence saying why not. What it could afford where it stands is ``problem_with``'s
         to ask; this is what no state makes true (a cost no action has)."""
         return None
 
-    def roll_facts(self, event: Any) -> list[RollFacts]:
+    def roll_facts(self, event: EventPayload) -> list[RollFacts]:
         """The dice rolled in a stored event of this system, as the roll history shows them
         (none for an event that rolled nothing)."""
         return []
 
-    def rolled(self, event: Any) -> list[Rolled]:
+    def rolled(self, event: EventPayload) -> list[Rolled]:
         """``roll_facts`` in brief: who rolled what, and whether it succeeded against which
         chance. A rebuild reads this of every roll in the log, so a system may answer it
         without building the words ``roll_facts`` has."""
@@ -1136,20 +1138,20 @@ class RuleSystem:
             for f in self.roll_facts(event)
         ]
 
-    def roll_remarks(self, event: Any) -> list[str]:
+    def roll_remarks(self, event: EventPayload) -> list[str]:
         """What a stored roll or contest's one line says beyond its dice and outcome: the rule
         that set the result apart from what the dice read (a natural 20's maximum damage,
         normalised contest scores, the Rule of 16, which rule settled a contest). ``log``,
         ``replay`` and the contest's own text all say these."""
         return []
 
-    def contest_said(self, event: Any, verdict: str) -> str | None:
+    def contest_said(self, event: EventPayload, verdict: str) -> str | None:
         """A stored contest's line in the log, before its dice, where the system words it
         itself (GURPS: an influence roll, whom it swayed); ``verdict`` says who won and by how
         much. None: "quick contest A vs B: verdict"."""
         return None
 
-    def chance(self, key: Any) -> Fraction:
+    def chance(self, key: Hashable) -> Fraction:
         """The exact chance of success of the roll ``key`` describes (``RollFacts``)."""
         raise NotImplementedError
 

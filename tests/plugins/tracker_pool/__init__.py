@@ -430,7 +430,7 @@ class Pool(RuleSystem):
         }
         return RollDecision(trait, inputs, result, dice, doc, effects(dice, push))
 
-    def redecide(self, event: Any) -> str | None:
+    def redecide(self, event: EventPayload) -> str | None:
         if not isinstance(event, RollMade):
             return None
         count = (
@@ -445,12 +445,12 @@ class Pool(RuleSystem):
             return f"the outcome is stored as {stored} but is {now}"
         return effects_differ(event.effects, effects(event.dice, bool(event.inputs.get("push"))))
 
-    def priced(self, event: Any) -> str | None:
+    def priced(self, event: EventPayload) -> str | None:
         if isinstance(event, MomentumSpent) and not 1 <= event.amount <= POOL_MAX:
             return f"Momentum is spent 1 to {POOL_MAX} at a time, not {event.amount}"
         return None
 
-    def roll_facts(self, event: Any) -> list[RollFacts]:
+    def roll_facts(self, event: EventPayload) -> list[RollFacts]:
         if not isinstance(event, RollMade):
             return []
         result = event.result
@@ -476,7 +476,7 @@ class Pool(RuleSystem):
             )
         ]
 
-    def chance(self, key: Any) -> Fraction:
+    def chance(self, key: int) -> Fraction:
         return _odds(dice=key).odds.success
 
     def render_roll(self, doc: Mapping[str, Any], style: Style) -> RollLines:

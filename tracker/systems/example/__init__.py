@@ -249,7 +249,7 @@ class Embers(RuleSystem):
         inputs = {"score": score, **({"grit": True} if grit else {})}
         return RollDecision(trait, inputs, result, dice, doc, roll_effects(got, grit))
 
-    def redecide(self, event: Any) -> str | None:
+    def redecide(self, event: EventPayload) -> str | None:
         if not isinstance(event, RollMade):
             return None
         grit = bool(event.inputs.get("grit"))
@@ -260,7 +260,7 @@ class Embers(RuleSystem):
 
     def rolled_from(
         self,
-        event: Any,
+        event: EventPayload,
         characters: Mapping[str, CharacterView],
         campaign: CampaignView,
         *,
@@ -272,7 +272,7 @@ class Embers(RuleSystem):
         stored = event.inputs["score"]
         return None if score == stored else f"it rolled {event.trait} {stored}, the sheet's {score}"
 
-    def roll_facts(self, event: Any) -> list[RollFacts]:
+    def roll_facts(self, event: EventPayload) -> list[RollFacts]:
         if not isinstance(event, RollMade):
             return []
         bonus = event.inputs["score"] + bool(event.inputs.get("grit"))
@@ -297,7 +297,7 @@ class Embers(RuleSystem):
             )
         ]
 
-    def chance(self, key: Any) -> Fraction:
+    def chance(self, key: int) -> Fraction:
         return odds(key).odds.success or Fraction(0)
 
     def render_roll(self, doc: Mapping[str, Any], style: Style) -> RollLines:
