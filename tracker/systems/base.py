@@ -67,25 +67,48 @@ class CharacterView(Protocol):
     """The character's id, which events about it name."""
     name: str
     """The character's name as the sheet spells it."""
-    stats: Mapping[str, int]
-    """The sheet's stats by name, as the sheet gives them: ``stat`` and ``current_stats`` add
-    the lasting changes play has made."""
-    skills: Mapping[str, int]
-    """The sheet's skills by name, at their levels."""
-    trained: Sequence[str]
-    """What the sheet marks the character trained in (Glintlock: Climb)."""
+
+    @property
+    def stats(self) -> Mapping[str, int]:
+        """The sheet's stats by name, as the sheet gives them: ``stat`` and ``current_stats`` add
+        the lasting changes play has made."""
+        ...
+
+    @property
+    def skills(self) -> Mapping[str, int]:
+        """The sheet's skills by name, at their levels."""
+        ...
+
+    @property
+    def trained(self) -> Sequence[str]:
+        """What the sheet marks the character trained in (Glintlock: Climb)."""
+        ...
+
     character_class: str | None
     """The class the sheet gives, if the system has classes; else None."""
-    defaults: Mapping[str, Sequence[str]]
-    """The skill defaults the GM set for the character, by skill (``Feature.DEFAULTS``)."""
-    traits: Sequence[str]
-    """The sheet's traits by name (advantages, quirks, talents): ``has_trait`` also finds those
-    play has added."""
-    traits_gained: Sequence[Mapping[str, Any]]
-    """The traits play has added, each as the event that added it recorded it."""
-    conditions: Mapping[str, Any]
-    """The conditions the character has now, by name, each as it was set (its duration, note and
-    modifier)."""
+
+    @property
+    def defaults(self) -> Mapping[str, Sequence[str]]:
+        """The skill defaults the GM set for the character, by skill (``Feature.DEFAULTS``)."""
+        ...
+
+    @property
+    def traits(self) -> Sequence[str]:
+        """The sheet's traits by name (advantages, quirks, talents): ``has_trait`` also finds those
+        play has added."""
+        ...
+
+    @property
+    def traits_gained(self) -> Sequence[Mapping[str, Any]]:
+        """The traits play has added, each as the event that added it recorded it."""
+        ...
+
+    @property
+    def conditions(self) -> Mapping[str, Any]:
+        """The conditions the character has now, by name, each as it was set (its duration, note and
+        modifier)."""
+        ...
+
     stress: int
     """Where the character's stress stands (0 in a system without ``Feature.STRESS``)."""
     own: Any
@@ -138,9 +161,11 @@ class ObligationView(Protocol):
     severity: str
     """How pressing it is: "owed", or "immediate" when play waits for it (Glintlock's floor at
     Threat 6)."""
-    data: Mapping[str, Any]
+
+    data: dict[str, Any]
     """What the rules that opened it keep with it (the keywords ``CampaignFold.open`` was given
-    beyond its own)."""
+    beyond its own), which a fold may update as play goes on (a contest's round)."""
+
     secret: bool
     """Opened by a secret event: the players' view never holds it, nor may a public event
     name it."""
@@ -151,9 +176,13 @@ class CampaignView(Protocol):
 
     system: str
     """The name of the campaign's rule system (``RuleSystem.name``)."""
-    stress_limit: int
-    """The stress that brings the track's top in a system with stress, as the campaign set it
-    (``RuleSystem.stress_limit``)."""
+
+    @property
+    def stress_limit(self) -> int:
+        """The stress that brings the track's top in a system with stress, as the campaign set it
+        (``RuleSystem.stress_limit``)."""
+        ...
+
     own: Any
     """What the system keeps of the campaign (``Folding.campaign_part``)."""
 
@@ -579,9 +608,15 @@ class CharacterFold(CharacterView, Protocol):
     """A character as a system's fold sees it (the campaign projection's ``Character``): what
     ``CharacterView`` reads, and the lasting changes play has made to the sheet."""
 
-    stat_changes: Mapping[str, int]
-    """The lasting changes play has made to the sheet's stats, by the sheet's names (``stat``
-    adds them to the sheet's values)."""
+    traits_gained: list[dict[str, Any]]
+    """The traits play has added, each as the event that added it recorded it; a fold adds
+    those its system's events give (GURPS: a trait assigned for points)."""
+
+    @property
+    def stat_changes(self) -> Mapping[str, int]:
+        """The lasting changes play has made to the sheet's stats, by the sheet's names (``stat``
+        adds them to the sheet's values)."""
+        ...
 
 
 class CampaignFold(CampaignView, Protocol):
@@ -589,10 +624,17 @@ class CampaignFold(CampaignView, Protocol):
     ``CampaignState``): read it as ``CampaignView`` does, and its characters and obligations,
     and open and discharge the GM's obligations."""
 
-    characters: Mapping[str, CharacterFold]
-    """The campaign's characters by id; each ``ch.own`` is the system's ``character_part``."""
-    obligations: Mapping[str, ObligationView]
-    """The obligations open now, by id (``open_obligations`` picks them by kind and character)."""
+    @property
+    def characters(self) -> Mapping[str, CharacterFold]:
+        """The campaign's characters by id; each ``ch.own`` is the system's ``character_part``."""
+        ...
+
+    @property
+    def obligations(self) -> Mapping[str, ObligationView]:
+        """The obligations open now, by id (``open_obligations`` picks them by kind and
+        character)."""
+        ...
+
     own: Any
     """The system's ``campaign_part``."""
     rules: RuleSystem

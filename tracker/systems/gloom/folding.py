@@ -42,7 +42,7 @@ def answered_by(state: CampaignFold, character_id: str, hidden: bool) -> Obligat
     nothing is owed (a panic check the GM calls anyway)."""
     owed = state.open_obligations(PANIC, character_id)
     nameable = [ob for ob in owed if hidden or not ob.secret]
-    return (nameable or owed or [None])[0]
+    return next(iter(nameable or owed), None)
 
 
 def _panicked(ch: CharacterFold) -> bool:
