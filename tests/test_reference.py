@@ -5,6 +5,7 @@ and the example system it walks through keeps the contract every system keeps.""
 from __future__ import annotations
 
 import ast
+import inspect
 import os
 import re
 import tomllib
@@ -135,6 +136,53 @@ def test_the_example_is_offered_nowhere_until_installed():
 
     registry.refresh()
     assert "embers" not in registry.names()
+
+
+def _protocol_members(protocol: type) -> set[str]:
+    """The public members a protocol names, its protocol bases' included."""
+    return {
+        name
+        for cls in protocol.__mro__
+        if getattr(cls, "_is_protocol", False) and cls.__module__.startswith("tracker.")
+        for name in (*vars(cls), *vars(cls).get("__annotations__", {}))
+        if not name.startswith("_")
+    }
+
+
+@pytest.mark.parametrize(
+    ("protocol", "made_by"),
+    [
+        ("CampaignView", "CampaignState"),
+        ("CampaignFold", "CampaignState"),
+        ("CharacterView", "Character"),
+        ("CharacterFold", "Character"),
+        ("ObligationView", "Obligation"),
+    ],
+)
+def test_what_a_system_is_promised_of_the_campaign_the_projection_has(protocol, made_by):
+    """A hook is given the campaign projection's own objects, typed as the protocols the
+    reference documents: each member a protocol names is one a system can read of them."""
+    from tracker.projections import campaign
+
+    names = _protocol_members(getattr(api, protocol))
+    assert names
+    missing = sorted(n for n in names if not hasattr(getattr(campaign, made_by), n))
+    assert missing == [], f"{made_by} lacks what {protocol} names: {missing}"
+
+
+@pytest.mark.parametrize("name", ["RuleSystem", "Folding"])
+def test_every_hook_says_what_it_is_given(name):
+    """An author reads what tracker passes each hook from its signature: no parameter is typed
+    ``Any`` (a keyword bag of a request's values, ``**values``, names its keys by the system's
+    options)."""
+    loose = [
+        f"{hook}.{param.name}"
+        for hook, member in vars(getattr(api, name)).items()
+        if inspect.isfunction(member) and not hook.startswith("_")
+        for param in list(inspect.signature(member).parameters.values())[1:]
+        if param.kind is not param.VAR_KEYWORD and param.annotation == "Any"
+    ]
+    assert loose == []
 
 
 def test_a_hooks_default_is_read_from_its_body():

@@ -84,22 +84,38 @@ class StoredEvent(msgspec.Struct, frozen=True, gc=False):
     """
 
     position: int
+    """Where the event stands in the whole store, across campaigns."""
     event_id: str
+    """The event's id, which later events name (an undo, an obligation met, a one-shot used)."""
     campaign_id: str
+    """The id of the campaign whose stream holds it."""
     version: int
+    """Where it stands in its campaign's stream, from 1."""
     session_id: int | None
+    """The number of the session it was logged in; None outside a session."""
     character_id: str | None
+    """The character the envelope names, if any."""
     type: str
+    """The event's type, as the log names it (``EventPayload.TYPE``)."""
     schema_version: int
+    """The version of the payload's schema it was stored in (``data`` is upcast from it)."""
     data: Any
+    """The typed event (an ``EventPayload``), upcast to its current version; a
+    ``catalog.Unreadable`` when the payload cannot be read."""
     recorded_at: str
+    """When it was logged, an ISO time."""
     visibility: str
+    """"public", or "gm" for a secret the players have not been shown."""
     prev_hash: str
+    """The hash of the event before it in the campaign's chain."""
     hash: str
+    """The hash over its envelope and payload, which the next event's ``prev_hash`` holds."""
     raw: str
-    # The payload already parsed, when the event was read from an export (whose line held it
-    # parsed): checking its hash need not parse ``raw`` again.
+    """The payload's JSON text exactly as stored: what the hash covers."""
+    # Checking the hash of an event read from an export need not parse ``raw`` again.
     parsed: dict[str, Any] | None = None
+    """The payload already parsed, when the event was read from an export whose line held it
+    parsed; else None."""
 
     def _replace(self, **changes: Any) -> StoredEvent:
         """The event with ``changes`` made to its fields (a named tuple's spelling, which
@@ -177,6 +193,7 @@ class StoredEvent(msgspec.Struct, frozen=True, gc=False):
         )
 
     def chain_fields(self) -> dict[str, Any]:
+        """The envelope's fields and the payload the hash is taken over (``event_hash``)."""
         return chain_fields(
             event_id=self.event_id,
             campaign_id=self.campaign_id,
@@ -192,6 +209,7 @@ class StoredEvent(msgspec.Struct, frozen=True, gc=False):
         )
 
     def computed_hash(self) -> str:
+        """The hash the event's fields give now: ``hash`` unless the event was edited."""
         return event_hash(self.chain_fields())
 
     def to_dict(self, *, payload: bool = True) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from tracker.errors import StorageError
 from tracker.events import StoredEvent
@@ -30,7 +30,7 @@ from tracker.events.effects import (
     TrackChange,
 )
 from tracker.systems import registry
-from tracker.systems.base import Feature, Folding, RuleSystem
+from tracker.systems.base import CharacterFold, Feature, Folding, ObligationView, RuleSystem
 from tracker.words import reads_as
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
@@ -374,11 +374,13 @@ class CampaignState:
         other keyword its data."""
         return _open(self, raw, kind, what, **data)
 
-    def discharge(self, ob: Obligation, raw: StoredEvent, how: str) -> None:
-        _discharge(self, ob, raw, how)
+    # A system's fold hands back what the state gave it, typed as the protocols it sees:
+    # always this state's own obligation or character.
+    def discharge(self, ob: ObligationView, raw: StoredEvent, how: str) -> None:
+        _discharge(self, cast(Obligation, ob), raw, how)
 
-    def set_stress(self, ch: Character, delta: int, raw: StoredEvent) -> None:
-        _set_stress(self, ch, delta, raw)
+    def set_stress(self, ch: CharacterFold, delta: int, raw: StoredEvent) -> None:
+        _set_stress(self, cast(Character, ch), delta, raw)
 
     def apply_effects(
         self, effects: Iterable[Effect], raw: StoredEvent, default_id: str | None

@@ -23,6 +23,7 @@ from tracker.events.effects import (
     effect_shape,
     effects_text,
 )
+from tracker.events.envelope import StoredEvent
 from tracker.events.play import ContestRolled, ContestSide, RollMade
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table, done_by
 from tracker.systems.base import (
@@ -32,6 +33,7 @@ from tracker.systems.base import (
     SEED,
     CampaignFold,
     CampaignView,
+    CharacterFold,
     CharacterView,
     ContestDecision,
     ContestRequest,
@@ -40,6 +42,7 @@ from tracker.systems.base import (
     Folding,
     Handler,
     ObligationKind,
+    ObligationView,
     OddsCommand,
     OddsOption,
     OddsReport,
@@ -94,6 +97,7 @@ __all__ = [  # noqa: RUF022 (the reference's order, not the alphabet's)
     # what a system reads of the campaign
     "CharacterView",
     "CampaignView",
+    "ObligationView",
     # rolls and contests
     "RollRequest",
     "RollDecision",
@@ -115,6 +119,7 @@ __all__ = [  # noqa: RUF022 (the reference's order, not the alphabet's)
     "Folding",
     "Part",
     "CampaignFold",
+    "CharacterFold",
     "Handler",
     "Precondition",
     "TrackChart",
@@ -134,6 +139,7 @@ __all__ = [  # noqa: RUF022 (the reference's order, not the alphabet's)
     "Setting",
     "NO_TABLE",
     # events and effects
+    "StoredEvent",
     "EventPayload",
     "event_type",
     "RollMade",

@@ -28,8 +28,13 @@ from tracker.systems.commands import Option, Setting, odds_option, option_values
 from tracker.systems.dice import DiceSource, source_for
 
 if TYPE_CHECKING:
+    from collections.abc import Hashable
     from fractions import Fraction
     from importlib.resources.abc import Traversable
+
+    from tracker.events import StoredEvent
+    from tracker.events.catalog import EventPayload
+    from tracker.events.play import RollMade
 
 
 TRACKS = frozenset({"hp", "fp"})
@@ -62,25 +67,48 @@ class CharacterView(Protocol):
     """The character's id, which events about it name."""
     name: str
     """The character's name as the sheet spells it."""
-    stats: Mapping[str, int]
-    """The sheet's stats by name, as the sheet gives them: ``stat`` and ``current_stats`` add
-    the lasting changes play has made."""
-    skills: Mapping[str, int]
-    """The sheet's skills by name, at their levels."""
-    trained: Sequence[str]
-    """What the sheet marks the character trained in (Glintlock: Climb)."""
+
+    @property
+    def stats(self) -> Mapping[str, int]:
+        """The sheet's stats by name, as the sheet gives them: ``stat`` and ``current_stats`` add
+        the lasting changes play has made."""
+        ...
+
+    @property
+    def skills(self) -> Mapping[str, int]:
+        """The sheet's skills by name, at their levels."""
+        ...
+
+    @property
+    def trained(self) -> Sequence[str]:
+        """What the sheet marks the character trained in (Glintlock: Climb)."""
+        ...
+
     character_class: str | None
     """The class the sheet gives, if the system has classes; else None."""
-    defaults: Mapping[str, Sequence[str]]
-    """The skill defaults the GM set for the character, by skill (``Feature.DEFAULTS``)."""
-    traits: Sequence[str]
-    """The sheet's traits by name (advantages, quirks, talents): ``has_trait`` also finds those
-    play has added."""
-    traits_gained: Sequence[Mapping[str, Any]]
-    """The traits play has added, each as the event that added it recorded it."""
-    conditions: Mapping[str, Any]
-    """The conditions the character has now, by name, each as it was set (its duration, note and
-    modifier)."""
+
+    @property
+    def defaults(self) -> Mapping[str, Sequence[str]]:
+        """The skill defaults the GM set for the character, by skill (``Feature.DEFAULTS``)."""
+        ...
+
+    @property
+    def traits(self) -> Sequence[str]:
+        """The sheet's traits by name (advantages, quirks, talents): ``has_trait`` also finds those
+        play has added."""
+        ...
+
+    @property
+    def traits_gained(self) -> Sequence[Mapping[str, Any]]:
+        """The traits play has added, each as the event that added it recorded it."""
+        ...
+
+    @property
+    def conditions(self) -> Mapping[str, Any]:
+        """The conditions the character has now, by name, each as it was set (its duration, note and
+        modifier)."""
+        ...
+
     stress: int
     """Where the character's stress stands (0 in a system without ``Feature.STRESS``)."""
     own: Any
@@ -116,14 +144,45 @@ class CharacterView(Protocol):
         ...
 
 
+class ObligationView(Protocol):
+    """What a system reads of one of the GM's obligations (the campaign projection's
+    ``Obligation``): one the rules opened and the table still owes, or one since met."""
+
+    id: str
+    """The obligation's id, which the event that meets it names."""
+    kind: str
+    """Its kind, as the rules that opened it name it ("panic-check"; ``RuleSystem.obligations``)."""
+    what: str
+    """What is owed, in a few words, as the table reads it."""
+    opened_by: str
+    """The id of the event that opened it."""
+    character_id: str | None
+    """The character it is about; None for one about the campaign."""
+    severity: str
+    """How pressing it is: "owed", or "immediate" when play waits for it (Glintlock's floor at
+    Threat 6)."""
+
+    data: dict[str, Any]
+    """What the rules that opened it keep with it (the keywords ``CampaignFold.open`` was given
+    beyond its own), which a fold may update as play goes on (a contest's round)."""
+
+    secret: bool
+    """Opened by a secret event: the players' view never holds it, nor may a public event
+    name it."""
+
+
 class CampaignView(Protocol):
     """What a system reads of the campaign (the campaign projection's ``CampaignState``)."""
 
     system: str
     """The name of the campaign's rule system (``RuleSystem.name``)."""
-    stress_limit: int
-    """The stress that brings the track's top in a system with stress, as the campaign set it
-    (``RuleSystem.stress_limit``)."""
+
+    @property
+    def stress_limit(self) -> int:
+        """The stress that brings the track's top in a system with stress, as the campaign set it
+        (``RuleSystem.stress_limit``)."""
+        ...
+
     own: Any
     """What the system keeps of the campaign (``Folding.campaign_part``)."""
 
@@ -133,7 +192,7 @@ class CampaignView(Protocol):
 
     def open_obligations(
         self, kind: str | None = None, character_id: str | None = None
-    ) -> Sequence[Any]:
+    ) -> Sequence[ObligationView]:
         """The GM's obligations open now, of ``kind`` and about ``character_id`` if given."""
         ...
 
@@ -550,47 +609,76 @@ class Part:
         return copy.deepcopy(cls(**doc))
 
 
-class CampaignFold(Protocol):
-    """What a system's fold handlers may do to the campaign state (the campaign projection's
-    ``CampaignState``): read it, and open and discharge the GM's obligations."""
+class CharacterFold(CharacterView, Protocol):
+    """A character as a system's fold sees it (the campaign projection's ``Character``): what
+    ``CharacterView`` reads, and the lasting changes play has made to the sheet."""
 
-    characters: Mapping[str, Any]
-    """The campaign's characters by id; each ``ch.own`` is the system's ``character_part``."""
+    traits_gained: list[dict[str, Any]]
+    """The traits play has added, each as the event that added it recorded it; a fold adds
+    those its system's events give (GURPS: a trait assigned for points)."""
+
+    @property
+    def stat_changes(self) -> Mapping[str, int]:
+        """The lasting changes play has made to the sheet's stats, by the sheet's names (``stat``
+        adds them to the sheet's values)."""
+        ...
+
+
+class CampaignFold(CampaignView, Protocol):
+    """What a system's fold handlers may do to the campaign state (the campaign projection's
+    ``CampaignState``): read it as ``CampaignView`` does, and its characters and obligations,
+    and open and discharge the GM's obligations."""
+
+    @property
+    def characters(self) -> Mapping[str, CharacterFold]:
+        """The campaign's characters by id; each ``ch.own`` is the system's ``character_part``."""
+        ...
+
+    @property
+    def obligations(self) -> Mapping[str, ObligationView]:
+        """The obligations open now, by id (``open_obligations`` picks them by kind and
+        character)."""
+        ...
+
     own: Any
     """The system's ``campaign_part``."""
     rules: RuleSystem
     """The campaign's ``RuleSystem``."""
 
-    def open(self, raw: Any, kind: str, what: str, **data: Any) -> Any:
+    def open(self, raw: StoredEvent, kind: str, what: str, **data: Any) -> ObligationView:
         """Open an obligation (``character_id``, ``severity`` and ``suffix`` by keyword; any
         other keyword is its data)."""
         ...
 
-    def discharge(self, ob: Any, raw: Any, how: str) -> None:
+    def discharge(self, ob: ObligationView, raw: StoredEvent, how: str) -> None:
         """Close the open obligation ``ob`` (one of ``open_obligations``) as met by the event
         ``raw``, ``how`` saying how ("2 Momentum spent")."""
         ...
 
-    def open_obligations(self, kind: str | None = None, character_id: str | None = None) -> Any:
+    def open_obligations(
+        self, kind: str | None = None, character_id: str | None = None
+    ) -> Sequence[ObligationView]:
         """The obligations open now, of ``kind`` and about ``character_id`` if given."""
         ...
 
-    def set_stress(self, ch: Any, delta: int, raw: Any) -> None:
+    def set_stress(self, ch: CharacterFold, delta: int, raw: StoredEvent) -> None:
         """Move ``ch``'s stress by ``delta`` as every system's fold does, within its limit."""
         ...
 
-    def apply_effects(self, effects: Sequence[Effect], raw: Any, default_id: str | None) -> None:
+    def apply_effects(
+        self, effects: Sequence[Effect], raw: StoredEvent, default_id: str | None
+    ) -> None:
         """Apply ``effects`` as a roll's are applied, each to the character it names or else to
         ``default_id``'s."""
         ...
 
 
 # A system's fold handler of one event type: the state, the typed event, the stored event.
-Handler = Callable[[Any, Any, Any], None]
+Handler = Callable[[CampaignFold, Any, "StoredEvent"], None]
 """A ``Folding.handlers`` value: (state, the typed event, the stored event) -> None; it changes
 ``state`` (a ``CampaignFold``) in place."""
 # Why an event of one type could not have been logged in a state (None: it could).
-Precondition = Callable[[Any, Any], "str | None"]
+Precondition = Callable[[CampaignFold, Any], "str | None"]
 """A ``Folding.preconditions`` value: (state, the typed event) -> why the event could not have been
 logged in that state, or None when it could."""
 
@@ -615,8 +703,9 @@ class Folding:
     system shares. The campaign projection calls each hook where the rules may add to what
     every system does; the defaults add nothing (a system of rolls and stress alone).
 
-    ``state`` is the campaign state (``CampaignFold``), ``raw`` the stored event being folded,
-    ``ch`` a character of the state with ``ch.own`` its ``character_part``."""
+    ``state`` is the campaign state (``CampaignFold``), ``raw`` the stored event being folded
+    (``StoredEvent``), ``ch`` a character of the state (``CharacterFold``) with ``ch.own`` its
+    ``character_part``."""
 
     campaign_part: ClassVar[type[Part] | None] = None
     """The system's state of a campaign, as ``state.own``."""
@@ -646,51 +735,64 @@ class Folding:
         arguments, or None without one."""
         return None if self.character_part is None else self.character_part()
 
-    def rolled(self, state: Any, ch: Any, event: Any, raw: Any) -> None:
+    def rolled(
+        self, state: CampaignFold, ch: CharacterFold, event: RollMade, raw: StoredEvent
+    ) -> None:
         """A roll of ``ch`` was folded (its effects applied)."""
 
-    def roll_problem(self, state: Any, ch: Any, event: Any) -> str | None:
+    def roll_problem(self, state: CampaignFold, ch: CharacterFold, event: RollMade) -> str | None:
         """Why a roll could not have been made where it stands (what it used is not there)."""
         return None
 
-    def contested(self, state: Any, event: Any, raw: Any) -> None:
+    def contested(self, state: CampaignFold, event: ContestRolled, raw: StoredEvent) -> None:
         """A contest was folded (its effects applied)."""
 
-    def contest_problem(self, state: Any, event: Any) -> str | None:
+    def contest_problem(self, state: CampaignFold, event: ContestRolled) -> str | None:
         """Why a contest could not have been rolled where it stands."""
         return None
 
-    def track_moved(self, state: Any, ch: Any, track: str, delta: int, raw: Any) -> None:
+    def track_moved(
+        self,
+        state: CampaignFold,
+        ch: CharacterFold | None,
+        track: str,
+        delta: int,
+        raw: StoredEvent,
+    ) -> None:
         """An effect moved a track every system does not keep (Mettle, Threat); ``ch`` is the
         character it names, if any."""
 
-    def effect(self, state: Any, ch: Any, effect: Effect, raw: Any) -> None:
+    def effect(
+        self, state: CampaignFold, ch: CharacterFold | None, effect: Effect, raw: StoredEvent
+    ) -> None:
         """An effect of a shape every system does not apply (a story tag spent)."""
 
-    def stress_moved(self, state: Any, ch: Any, raw: Any) -> None:
+    def stress_moved(self, state: CampaignFold, ch: CharacterFold, raw: StoredEvent) -> None:
         """``ch``'s stress moved (the breaking point may now be owed)."""
 
-    def session_started(self, state: Any, raw: Any) -> None:
+    def session_started(self, state: CampaignFold, raw: StoredEvent) -> None:
         """A session began: the tracks it resets, what it owes again."""
 
-    def lapsing(self, state: Any) -> list[Any]:
+    def lapsing(self, state: CampaignFold) -> list[ObligationView]:
         """The obligations a session's end closes as lapsed."""
         return []
 
-    def character_doc(self, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    def character_doc(self, ch: CharacterFold, doc: dict[str, Any]) -> dict[str, Any]:
         """``tracker status CHARACTER --json``'s document with what the system keeps of ``ch``:
         ``doc`` holds what every system keeps; the system puts its own where it reads best."""
         return doc
 
-    def lasting(self, ch: Any) -> dict[str, Any]:
+    def lasting(self, ch: CharacterFold) -> dict[str, Any]:
         """What play has left on ``ch`` in the system's part (breaking-point consequences)."""
         return {}
 
-    def campaign_doc(self, state: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    def campaign_doc(self, state: CampaignFold, doc: dict[str, Any]) -> dict[str, Any]:
         """``tracker status --json``'s document with what the system keeps of the campaign."""
         return doc
 
-    def readings(self, state: Any, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    def readings(
+        self, state: CampaignFold, ch: CharacterFold | None, doc: dict[str, Any]
+    ) -> dict[str, Any]:
         """The tracks the table sees of ``ch`` (of the campaign when ``ch`` is None), by the
         name the table calls them: ``doc`` holds those every system keeps; the system adds its
         own ("Mettle", "Threat", "CP") and returns it. This is the hook whose values every
@@ -700,22 +802,24 @@ class Folding:
         the state as it stands; it only reads. Default: ``doc`` as it is."""
         return doc
 
-    def chart(self, state: Any, ch: Any, point: dict[str, Any]) -> dict[str, Any]:
+    def chart(
+        self, state: CampaignFold, ch: CharacterFold | None, point: dict[str, Any]
+    ) -> dict[str, Any]:
         """One point of the roll history's track chart (``export --json``): ``point`` holds
         the tracks every system keeps of ``ch`` (of the campaign when ``ch`` is None, and
         then nothing: a campaign with no track of its own is charted by none)."""
         return point
 
-    def currencies(self, state: Any, ch: Any) -> dict[str, tuple[int, int]]:
+    def currencies(self, state: CampaignFold, ch: CharacterFold) -> dict[str, tuple[int, int]]:
         """The currency tracks an effect on ``ch``'s roll can move, by the effect's track
         name: where each stands and its top (a gain past the top is lost, and said)."""
         return {}
 
-    def headline(self, state: Any) -> str:
+    def headline(self, state: CampaignFold) -> str:
         """What ``tracker status``'s first line adds about the campaign (" · Threat 4")."""
         return ""
 
-    def sheet_lines(self, ch: Any) -> list[str]:
+    def sheet_lines(self, ch: CharacterFold) -> list[str]:
         """What ``tracker character show`` adds of what play left on the character."""
         return []
 
@@ -733,12 +837,12 @@ class Folding:
         ``doc``, one line each: what play has left on the character for good."""
         return []
 
-    def named(self, state: Any, kind: str) -> list[str]:
+    def named(self, state: CampaignFold, kind: str) -> list[str]:
         """The names of what the system keeps of ``kind`` (GURPS: "projects"), for Tab to offer
         where a command takes one; none of a kind it does not keep."""
         return []
 
-    def lapses_at_start(self, state: Any) -> tuple[str, ...]:
+    def lapses_at_start(self, state: CampaignFold) -> tuple[str, ...]:
         """What a session's start lets lapse, said as it starts (what Mettle bought last
         session and no roll used)."""
         return ()
@@ -924,7 +1028,7 @@ class RuleSystem:
         """The declaration of the campaign setting ``name``, if the system reads it."""
         return next((s for s in self.settings if s.name == name), None)
 
-    def check_setting(self, name: str, value: Any) -> Any:
+    def check_setting(self, name: str, value: object) -> Any:
         """A campaign setting's value as the system will read it, checked by its declaration's
         ``check`` (one sentence when it cannot be used); ``value`` is what the GM gave, a table
         as read from its file."""
@@ -942,7 +1046,7 @@ class RuleSystem:
         only). By default, only the expression is checked."""
         self.check_default(expression)
 
-    def foreign_sheet(self, data: Any, source: str) -> Mapping[str, Any] | None:
+    def foreign_sheet(self, data: Mapping[str, Any], source: str) -> Mapping[str, Any] | None:
         """A character kept in another program's format that this system reads (GURPS: a GCS
         file), as a sheet file's mapping; None when ``data`` (a parsed file) is no such file."""
         return None
@@ -1026,14 +1130,14 @@ class RuleSystem:
             self.contest_refusal or f"{self.title} has no contested rolls; roll each side alone."
         )
 
-    def redecide(self, event: Any) -> str | None:
+    def redecide(self, event: EventPayload) -> str | None:
         """Decide a stored roll, contest or check again from its recorded inputs and dice:
         None when the rules still give what is stored, else a sentence saying what differs."""
         return None
 
     def rolled_from(
         self,
-        event: Any,
+        event: EventPayload,
         characters: Mapping[str, CharacterView],
         campaign: CampaignView,
         *,
@@ -1054,25 +1158,25 @@ class RuleSystem:
         forger who rewrites a skill of 12 as 15 and rehashes the chain is found."""
         return None
 
-    def at_stake(self, event: Any) -> Sequence[tuple[str, str]]:
+    def at_stake(self, event: EventPayload) -> Sequence[tuple[str, str]]:
         """The conditions (character id, name) a stored roll of this system changes or leaves
         as they were as its dice fall. Rolled in secret, it leaves each one secret either way:
         whether a roll that takes the condition is sealed must not tell how the dice fell."""
         return ()
 
-    def priced(self, event: Any) -> str | None:
+    def priced(self, event: EventPayload) -> str | None:
         """Whether a stored spend or gain of this system's currencies (not a roll) has a price
         its command could have logged in some state of the campaign: None when it has, else a
         sentence saying why not. What it could afford where it stands is ``problem_with``'s
         to ask; this is what no state makes true (a cost no action has)."""
         return None
 
-    def roll_facts(self, event: Any) -> list[RollFacts]:
+    def roll_facts(self, event: EventPayload) -> list[RollFacts]:
         """The dice rolled in a stored event of this system, as the roll history shows them
         (none for an event that rolled nothing)."""
         return []
 
-    def rolled(self, event: Any) -> list[Rolled]:
+    def rolled(self, event: EventPayload) -> list[Rolled]:
         """``roll_facts`` in brief: who rolled what, and whether it succeeded against which
         chance. A rebuild reads this of every roll in the log, so a system may answer it
         without building the words ``roll_facts`` has."""
@@ -1081,20 +1185,20 @@ class RuleSystem:
             for f in self.roll_facts(event)
         ]
 
-    def roll_remarks(self, event: Any) -> list[str]:
+    def roll_remarks(self, event: EventPayload) -> list[str]:
         """What a stored roll or contest's one line says beyond its dice and outcome: the rule
         that set the result apart from what the dice read (a natural 20's maximum damage,
         normalised contest scores, the Rule of 16, which rule settled a contest). ``log``,
         ``replay`` and the contest's own text all say these."""
         return []
 
-    def contest_said(self, event: Any, verdict: str) -> str | None:
+    def contest_said(self, event: EventPayload, verdict: str) -> str | None:
         """A stored contest's line in the log, before its dice, where the system words it
         itself (GURPS: an influence roll, whom it swayed); ``verdict`` says who won and by how
         much. None: "quick contest A vs B: verdict"."""
         return None
 
-    def chance(self, key: Any) -> Fraction:
+    def chance(self, key: Hashable) -> Fraction:
         """The exact chance of success of the roll ``key`` describes (``RollFacts``)."""
         raise NotImplementedError
 

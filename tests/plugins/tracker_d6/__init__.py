@@ -14,6 +14,7 @@ from fractions import Fraction
 from importlib import resources
 from typing import Any, ClassVar
 
+from tracker.events.catalog import EventPayload
 from tracker.events.effects import TrackChange, effects_text
 from tracker.events.play import RollMade
 from tracker.systems.base import (
@@ -81,14 +82,14 @@ class D6(RuleSystem):
         inputs = {"score": score, **({"edge": edge} if edge else {})}
         return RollDecision(trait, inputs, result, (die,), doc, effects)
 
-    def redecide(self, event: Any) -> str | None:
+    def redecide(self, event: EventPayload) -> str | None:
         if not isinstance(event, RollMade):
             return None
         now = _outcome(event.dice[0], event.inputs["score"])
         stored = event.result["outcome"]
         return None if now == stored else f"the outcome is stored as {stored} but is {now}"
 
-    def roll_facts(self, event: Any) -> list[RollFacts]:
+    def roll_facts(self, event: EventPayload) -> list[RollFacts]:
         if not isinstance(event, RollMade):
             return []
         score, result = event.inputs["score"], event.result
@@ -113,7 +114,7 @@ class D6(RuleSystem):
             )
         ]
 
-    def chance(self, key: Any) -> Fraction:
+    def chance(self, key: int) -> Fraction:
         return _odds(key).odds.success
 
     def render_roll(self, doc: Mapping[str, Any], style: Style) -> RollLines:

@@ -32,11 +32,14 @@ import msgspec
 from tracker.errors import BadInput, Refused
 from tracker.events.catalog import EventPayload, event_type
 from tracker.events.effects import TrackChange, effects_text
+from tracker.events.envelope import StoredEvent
 from tracker.events.play import RollMade
 from tracker.systems.acts import Acted, Entry, SystemCommand, Table
 from tracker.systems.base import (
     ROLL_OPTIONS,
+    CampaignFold,
     CampaignView,
+    CharacterFold,
     CharacterView,
     DemoEvening,
     Folding,
@@ -169,15 +172,15 @@ class PoolCharacter(Part):
     strain: int = 0
 
 
-def _owed(state: Any) -> bool:
+def _owed(state: CampaignFold) -> bool:
     return bool(state.open_obligations(COMPLICATION))
 
 
-def _size(state: Any) -> int:
+def _size(state: CampaignFold) -> int:
     return state.setting("pool_size") or POOL_MAX
 
 
-def _set_pool(state: Any, value: int, raw: Any, how: str) -> None:
+def _set_pool(state: CampaignFold, value: int, raw: StoredEvent, how: str) -> None:
     """Move the pool, opening the complication as it fills and meeting it as it is spent."""
     before, size = state.own.momentum, _size(state)
     state.own.momentum = min(max(value, 0), size)
@@ -192,20 +195,20 @@ def _set_pool(state: Any, value: int, raw: Any, how: str) -> None:
             state.discharge(ob, raw, how)
 
 
-def _spent(state: Any, e: MomentumSpent, raw: Any) -> None:
+def _spent(state: CampaignFold, e: MomentumSpent, raw: StoredEvent) -> None:
     _set_pool(state, state.own.momentum - e.amount, raw, f"{e.amount} Momentum spent")
 
 
-def _called(state: Any, e: ComplicationCalled, raw: Any) -> None:
+def _called(state: CampaignFold, e: ComplicationCalled, raw: StoredEvent) -> None:
     for ob in state.open_obligations(COMPLICATION):
         state.discharge(ob, raw, "the GM called it")
 
 
-def _could_call(state: Any, e: ComplicationCalled) -> str | None:
+def _could_call(state: CampaignFold, e: ComplicationCalled) -> str | None:
     return None if _owed(state) else "no complication would be owed"
 
 
-def _could_spend(state: Any, e: MomentumSpent) -> str | None:
+def _could_spend(state: CampaignFold, e: MomentumSpent) -> str | None:
     held = state.own.momentum
     return (
         f"the pool would hold {held} Momentum for a spend of {e.amount}"
@@ -223,37 +226,50 @@ class PoolFolding(Folding):
         ComplicationCalled: _could_call,
     }
 
-    def track_moved(self, state: Any, ch: Any, track: str, delta: int, raw: Any) -> None:
+    def track_moved(
+        self,
+        state: CampaignFold,
+        ch: CharacterFold | None,
+        track: str,
+        delta: int,
+        raw: StoredEvent,
+    ) -> None:
         if track == "momentum":
             _set_pool(state, state.own.momentum + delta, raw, "Momentum pushed")
 
-    def rolled(self, state: Any, ch: Any, event: Any, raw: Any) -> None:
+    def rolled(
+        self, state: CampaignFold, ch: CharacterFold, event: RollMade, raw: StoredEvent
+    ) -> None:
         if event.inputs.get("push"):
             ch.own.strain += 1
 
-    def roll_problem(self, state: Any, ch: Any, event: Any) -> str | None:
+    def roll_problem(self, state: CampaignFold, ch: CharacterFold, event: RollMade) -> str | None:
         if event.inputs.get("push") and state.own.momentum < PUSH_COST:
             return "it pushed with no Momentum in the pool"
         return None
 
-    def campaign_doc(self, state: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    def campaign_doc(self, state: CampaignFold, doc: dict[str, Any]) -> dict[str, Any]:
         return {**doc, "momentum": state.own.momentum, "complication_owed": _owed(state)}
 
-    def character_doc(self, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    def character_doc(self, ch: CharacterFold, doc: dict[str, Any]) -> dict[str, Any]:
         return {**doc, "strain": ch.own.strain}
 
-    def readings(self, state: Any, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    def readings(
+        self, state: CampaignFold, ch: CharacterFold | None, doc: dict[str, Any]
+    ) -> dict[str, Any]:
         if ch is None:
             return {"Momentum": state.own.momentum, **doc}
         return {**doc, "Strain": ch.own.strain}
 
-    def chart(self, state: Any, ch: Any, point: dict[str, Any]) -> dict[str, Any]:
+    def chart(
+        self, state: CampaignFold, ch: CharacterFold | None, point: dict[str, Any]
+    ) -> dict[str, Any]:
         return {**point, "momentum": state.own.momentum} if ch is None else point
 
-    def currencies(self, state: Any, ch: Any) -> dict[str, tuple[int, int]]:
+    def currencies(self, state: CampaignFold, ch: CharacterFold) -> dict[str, tuple[int, int]]:
         return {"momentum": (state.own.momentum, _size(state))}
 
-    def headline(self, state: Any) -> str:
+    def headline(self, state: CampaignFold) -> str:
         return f" · Momentum {state.own.momentum}" + (
             " (complication owed)" if _owed(state) else ""
         )
@@ -483,7 +499,7 @@ class Pool(RuleSystem):
         }
         return RollDecision(trait, inputs, result, dice, doc, effects(dice, push))
 
-    def redecide(self, event: Any) -> str | None:
+    def redecide(self, event: EventPayload) -> str | None:
         if not isinstance(event, RollMade):
             return None
         count = (
@@ -502,12 +518,12 @@ class Pool(RuleSystem):
             return f"the roll is stored as {'' if event.result['success'] else 'not '}a success"
         return effects_differ(event.effects, effects(event.dice, bool(event.inputs.get("push"))))
 
-    def priced(self, event: Any) -> str | None:
+    def priced(self, event: EventPayload) -> str | None:
         if isinstance(event, MomentumSpent) and not 1 <= event.amount <= POOL_MAX:
             return f"Momentum is spent 1 to {POOL_MAX} at a time, not {event.amount}"
         return None
 
-    def roll_facts(self, event: Any) -> list[RollFacts]:
+    def roll_facts(self, event: EventPayload) -> list[RollFacts]:
         if not isinstance(event, RollMade):
             return []
         result = event.result
@@ -533,7 +549,7 @@ class Pool(RuleSystem):
             )
         ]
 
-    def chance(self, key: Any) -> Fraction:
+    def chance(self, key: int) -> Fraction:
         return _odds(dice=key).odds.success
 
     def render_roll(self, doc: Mapping[str, Any], style: Style) -> RollLines:

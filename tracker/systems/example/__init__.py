@@ -27,7 +27,9 @@ import msgspec
 from tracker.systems.api import (
     Acted,
     Argument,
+    CampaignFold,
     CampaignView,
+    CharacterFold,
     CharacterView,
     Command,
     DemoEvening,
@@ -47,6 +49,7 @@ from tracker.systems.api import (
     RollMade,
     RollRequest,
     RuleSystem,
+    StoredEvent,
     Style,
     SystemCommand,
     Table,
@@ -113,11 +116,11 @@ class EmbersCharacter(Part):
     grit: int = 0
 
 
-def _spent(state: Any, event: GritSpent, raw: Any) -> None:
+def _spent(state: CampaignFold, event: GritSpent, raw: StoredEvent) -> None:
     state.characters[event.character_id].own.grit -= 1
 
 
-def _could_spend(state: Any, event: GritSpent) -> str | None:
+def _could_spend(state: CampaignFold, event: GritSpent) -> str | None:
     ch = state.characters.get(event.character_id)
     return None if ch is not None and ch.own.grit >= 1 else "it spends a Grit the character has not"
 
@@ -129,22 +132,31 @@ class EmbersFolding(Folding):
     handlers: ClassVar[Mapping[type, Any]] = {GritSpent: _spent}
     preconditions: ClassVar[Mapping[type, Any]] = {GritSpent: _could_spend}
 
-    def track_moved(self, state: Any, ch: Any, track: str, delta: int, raw: Any) -> None:
+    def track_moved(
+        self,
+        state: CampaignFold,
+        ch: CharacterFold | None,
+        track: str,
+        delta: int,
+        raw: StoredEvent,
+    ) -> None:
         if track == "grit" and ch is not None:
             ch.own.grit = min(max(ch.own.grit + delta, 0), GRIT_MAX)
 
-    def roll_problem(self, state: Any, ch: Any, event: Any) -> str | None:
+    def roll_problem(self, state: CampaignFold, ch: CharacterFold, event: RollMade) -> str | None:
         if event.inputs.get("grit") and ch.own.grit < 1:
             return "it spends a Grit the character has not"
         return None
 
-    def currencies(self, state: Any, ch: Any) -> dict[str, tuple[int, int]]:
+    def currencies(self, state: CampaignFold, ch: CharacterFold) -> dict[str, tuple[int, int]]:
         return {} if ch is None else {"grit": (ch.own.grit, GRIT_MAX)}
 
-    def character_doc(self, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    def character_doc(self, ch: CharacterFold, doc: dict[str, Any]) -> dict[str, Any]:
         return {**doc, "grit": ch.own.grit}
 
-    def readings(self, state: Any, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    def readings(
+        self, state: CampaignFold, ch: CharacterFold | None, doc: dict[str, Any]
+    ) -> dict[str, Any]:
         return doc if ch is None else {**doc, "Grit": ch.own.grit}
 
     def status_parts(
@@ -237,7 +249,7 @@ class Embers(RuleSystem):
         inputs = {"score": score, **({"grit": True} if grit else {})}
         return RollDecision(trait, inputs, result, dice, doc, roll_effects(got, grit))
 
-    def redecide(self, event: Any) -> str | None:
+    def redecide(self, event: EventPayload) -> str | None:
         if not isinstance(event, RollMade):
             return None
         grit = bool(event.inputs.get("grit"))
@@ -248,7 +260,7 @@ class Embers(RuleSystem):
 
     def rolled_from(
         self,
-        event: Any,
+        event: EventPayload,
         characters: Mapping[str, CharacterView],
         campaign: CampaignView,
         *,
@@ -260,7 +272,7 @@ class Embers(RuleSystem):
         stored = event.inputs["score"]
         return None if score == stored else f"it rolled {event.trait} {stored}, the sheet's {score}"
 
-    def roll_facts(self, event: Any) -> list[RollFacts]:
+    def roll_facts(self, event: EventPayload) -> list[RollFacts]:
         if not isinstance(event, RollMade):
             return []
         bonus = event.inputs["score"] + bool(event.inputs.get("grit"))
@@ -285,7 +297,7 @@ class Embers(RuleSystem):
             )
         ]
 
-    def chance(self, key: Any) -> Fraction:
+    def chance(self, key: int) -> Fraction:
         return odds(key).odds.success or Fraction(0)
 
     def render_roll(self, doc: Mapping[str, Any], style: Style) -> RollLines:

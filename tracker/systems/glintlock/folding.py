@@ -12,7 +12,17 @@ from typing import Any, ClassVar
 from tracker.events import StoredEvent
 from tracker.events import play as p
 from tracker.events.effects import Effect
-from tracker.systems.base import Folding, ObligationKind, Part, Style, TrackChart, placed
+from tracker.systems.base import (
+    CampaignFold,
+    CharacterFold,
+    Folding,
+    ObligationKind,
+    ObligationView,
+    Part,
+    Style,
+    TrackChart,
+    placed,
+)
 from tracker.systems.glintlock import rules as glintlock
 from tracker.systems.glintlock.declared import BREAKING, FLOOR
 from tracker.systems.glintlock.events import (
@@ -82,7 +92,7 @@ class GlintlockCampaign(Part):
         return {"threat": self.threat}
 
 
-def open_floor(state: Any) -> Any:
+def open_floor(state: CampaignFold) -> ObligationView | None:
     """The open spending-floor obligation, or None."""
     own = state.own
     ident = own.floor_id
@@ -98,7 +108,7 @@ def open_floor(state: Any) -> Any:
     return found
 
 
-def floor(state: Any) -> str:
+def floor(state: CampaignFold) -> str:
     """ "none", "owed" or "immediate": the open spending-floor obligation, if any."""
     found = open_floor(state)
     return "none" if found is None else found.severity
@@ -120,7 +130,7 @@ def _floor_text(threat: int, severity: str, opened_at: int) -> str:
     return f"{level}: the GM owes a hard or dire spend."
 
 
-def _update_floor(state: Any, raw: StoredEvent) -> None:
+def _update_floor(state: CampaignFold, raw: StoredEvent) -> None:
     """Open, raise, lower or discharge the spending floor to match the Threat level."""
     own = state.own
     threat = own.threat
@@ -148,7 +158,7 @@ def _update_floor(state: Any, raw: StoredEvent) -> None:
 _BREAKING_AT = tuple(glintlock.breaking_point(s) for s in range(glintlock.STRESS_MAX + 1))
 
 
-def _set_threat(state: Any, value: int, raw: StoredEvent) -> None:
+def _set_threat(state: CampaignFold, value: int, raw: StoredEvent) -> None:
     threat = min(max(value, 0), glintlock.THREAT_MAX)
     if threat == state.own.threat:
         return
@@ -156,7 +166,7 @@ def _set_threat(state: Any, value: int, raw: StoredEvent) -> None:
     _update_floor(state, raw)
 
 
-def _mettle_spent(state: Any, e: MettleSpent, raw: StoredEvent) -> None:
+def _mettle_spent(state: CampaignFold, e: MettleSpent, raw: StoredEvent) -> None:
     own = state.characters[e.character_id].own
     own.mettle = max(own.mettle - e.cost, 0)
     bonus, steps = _next_roll(e.action)
@@ -181,16 +191,16 @@ def _next_roll(action: str) -> tuple[int, int]:
     return 0, 0
 
 
-def _mettle_gained(state: Any, e: MettleGained, _: StoredEvent) -> None:
+def _mettle_gained(state: CampaignFold, e: MettleGained, _: StoredEvent) -> None:
     own = state.characters[e.character_id].own
     own.mettle = min(own.mettle + e.amount, glintlock.METTLE_MAX)
 
 
-def _threat_added(state: Any, e: ThreatAdded, raw: StoredEvent) -> None:
+def _threat_added(state: CampaignFold, e: ThreatAdded, raw: StoredEvent) -> None:
     _set_threat(state, state.own.threat + e.amount, raw)
 
 
-def _threat_spent(state: Any, e: ThreatSpent, raw: StoredEvent) -> None:
+def _threat_spent(state: CampaignFold, e: ThreatSpent, raw: StoredEvent) -> None:
     if e.tier in ("hard", "dire"):
         owed = open_floor(state)
         if owed is not None:
@@ -198,11 +208,11 @@ def _threat_spent(state: Any, e: ThreatSpent, raw: StoredEvent) -> None:
     _set_threat(state, state.own.threat - e.cost, raw)
 
 
-def _story_tag_gained(state: Any, e: StoryTagGained, _: StoredEvent) -> None:
+def _story_tag_gained(state: CampaignFold, e: StoryTagGained, _: StoredEvent) -> None:
     state.characters[e.character_id].own.story_tags.append(e.name)
 
 
-def _breaking_point(state: Any, e: BreakingPointResolved, raw: StoredEvent) -> None:
+def _breaking_point(state: CampaignFold, e: BreakingPointResolved, raw: StoredEvent) -> None:
     ch = state.characters[e.character_id]
     ch.own.consequences.append(e.consequence)
     for ob in state.open_obligations(BREAKING, ch.character_id):
@@ -210,7 +220,7 @@ def _breaking_point(state: Any, e: BreakingPointResolved, raw: StoredEvent) -> N
     state.set_stress(ch, -e.cleared, raw)
 
 
-def _pre_mettle(state: Any, e: MettleSpent) -> str | None:
+def _pre_mettle(state: CampaignFold, e: MettleSpent) -> str | None:
     ch = state.characters[e.character_id]
     if ch.own.mettle < e.cost:
         return f"{ch.name} would have {ch.own.mettle} Mettle for a spend of {e.cost}"
@@ -223,19 +233,19 @@ def _pre_mettle(state: Any, e: MettleSpent) -> str | None:
     return None
 
 
-def _pre_gain(state: Any, e: MettleGained) -> str | None:
+def _pre_gain(state: CampaignFold, e: MettleGained) -> str | None:
     ch = state.characters[e.character_id]
     if e.action == "lean-into-condition" and not ch.conditions:
         return f"{ch.name} would have no condition to lean into"
     return None
 
 
-def _pre_threat(state: Any, e: ThreatSpent) -> str | None:
+def _pre_threat(state: CampaignFold, e: ThreatSpent) -> str | None:
     threat = state.own.threat
     return f"Threat would be {threat} for a spend of {e.cost}" if threat < e.cost else None
 
 
-def _pre_breaking_point(state: Any, e: BreakingPointResolved) -> str | None:
+def _pre_breaking_point(state: CampaignFold, e: BreakingPointResolved) -> str | None:
     owed = state.open_obligations(BREAKING, e.character_id)
     return None if owed else "the breaking point would not be owed"
 
@@ -261,11 +271,13 @@ class GlintlockFolding(Folding):
         BreakingPointResolved: _pre_breaking_point,
     }
 
-    def rolled(self, state: Any, ch: Any, event: p.RollMade, raw: StoredEvent) -> None:
+    def rolled(
+        self, state: CampaignFold, ch: CharacterFold, event: p.RollMade, raw: StoredEvent
+    ) -> None:
         if event.consumed:
             ch.own.consume(event.consumed)
 
-    def roll_problem(self, state: Any, ch: Any, event: p.RollMade) -> str | None:
+    def roll_problem(self, state: CampaignFold, ch: CharacterFold, event: p.RollMade) -> str | None:
         own = ch.own
         if any(i not in own.pending_ids for i in event.consumed):
             return "it used a Mettle spend that would not have happened"
@@ -276,17 +288,26 @@ class GlintlockFolding(Folding):
             return "it would have been rolled while Threat 6 waited for a hard spend"
         return None
 
-    def track_moved(self, state: Any, ch: Any, track: str, delta: int, raw: StoredEvent) -> None:
+    def track_moved(
+        self,
+        state: CampaignFold,
+        ch: CharacterFold | None,
+        track: str,
+        delta: int,
+        raw: StoredEvent,
+    ) -> None:
         if track == "threat":
             _set_threat(state, state.own.threat + delta, raw)
         elif track == "mettle" and ch is not None:
             ch.own.mettle = min(max(ch.own.mettle + delta, 0), glintlock.METTLE_MAX)
 
-    def effect(self, state: Any, ch: Any, effect: Effect, raw: StoredEvent) -> None:
+    def effect(
+        self, state: CampaignFold, ch: CharacterFold | None, effect: Effect, raw: StoredEvent
+    ) -> None:
         if type(effect) is StoryTagSpent and ch is not None and effect.tag in ch.own.story_tags:
             ch.own.story_tags.remove(effect.tag)
 
-    def stress_moved(self, state: Any, ch: Any, raw: StoredEvent) -> None:
+    def stress_moved(self, state: CampaignFold, ch: CharacterFold, raw: StoredEvent) -> None:
         stress = ch.stress
         at = _BREAKING_AT[stress] if 0 <= stress <= glintlock.STRESS_MAX else None
         if at is None:
@@ -300,7 +321,7 @@ class GlintlockFolding(Folding):
                 character_id=ch.character_id,
             )
 
-    def session_started(self, state: Any, raw: StoredEvent) -> None:
+    def session_started(self, state: CampaignFold, raw: StoredEvent) -> None:
         for ch in state.characters.values():
             ch.own.mettle = 0
             # What Mettle bought for "the next roll" lapses with the session it was bought in.
@@ -311,14 +332,14 @@ class GlintlockFolding(Folding):
         # at 4 or more: it follows the Threat on hand (the ruling beside ``spending_floor``).
         _update_floor(state, raw)
 
-    def lapsing(self, state: Any) -> list[Any]:
+    def lapsing(self, state: CampaignFold) -> list[ObligationView]:
         # The spending floor is owed in play, where Threat is spent: a session's end closes it
         # as lapsed, and the next start sets it again from the Threat it begins with. A
         # breaking point is bookkeeping between sessions, and stays owed.
         owed = open_floor(state)
         return [] if owed is None else [owed]
 
-    def character_doc(self, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    def character_doc(self, ch: CharacterFold, doc: dict[str, Any]) -> dict[str, Any]:
         own = ch.own
         doc = placed(doc, "stress", {"mettle": own.mettle})
         doc["story_tags"] = list(own.story_tags)
@@ -330,35 +351,39 @@ class GlintlockFolding(Folding):
         doc["consequences"] = list(own.consequences)
         return doc
 
-    def lasting(self, ch: Any) -> dict[str, Any]:
+    def lasting(self, ch: CharacterFold) -> dict[str, Any]:
         return {"consequences": list(ch.own.consequences)}
 
-    def campaign_doc(self, state: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    def campaign_doc(self, state: CampaignFold, doc: dict[str, Any]) -> dict[str, Any]:
         doc["threat"] = state.own.threat
         doc["spending_floor"] = floor(state)
         return doc
 
-    def readings(self, state: Any, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    def readings(
+        self, state: CampaignFold, ch: CharacterFold | None, doc: dict[str, Any]
+    ) -> dict[str, Any]:
         if ch is None:
             return {"Threat": state.own.threat, **doc}
         return placed(doc, "stress", {"Mettle": ch.own.mettle})
 
-    def chart(self, state: Any, ch: Any, point: dict[str, Any]) -> dict[str, Any]:
+    def chart(
+        self, state: CampaignFold, ch: CharacterFold | None, point: dict[str, Any]
+    ) -> dict[str, Any]:
         if ch is None:
             return {**point, "threat": state.own.threat}
         return placed(point, "hp", {"mettle": ch.own.mettle})
 
-    def currencies(self, state: Any, ch: Any) -> dict[str, tuple[int, int]]:
+    def currencies(self, state: CampaignFold, ch: CharacterFold) -> dict[str, tuple[int, int]]:
         return {
             "threat": (state.own.threat, glintlock.THREAT_MAX),
             "mettle": (ch.own.mettle, glintlock.METTLE_MAX),
         }
 
-    def headline(self, state: Any) -> str:
+    def headline(self, state: CampaignFold) -> str:
         owed = {"none": "", "owed": " (hard spend owed)", "immediate": " (hard spend NOW)"}
         return f" · Threat {state.own.threat}{owed[floor(state)]}"
 
-    def sheet_lines(self, ch: Any) -> list[str]:
+    def sheet_lines(self, ch: CharacterFold) -> list[str]:
         return [f"  Breaking point: {consequence}" for consequence in ch.own.consequences]
 
     def status_parts(
@@ -378,7 +403,7 @@ class GlintlockFolding(Folding):
     def status_lines(self, doc: Mapping[str, Any]) -> list[str]:
         return [f"  Breaking point: {consequence}" for consequence in doc.get("consequences", ())]
 
-    def lapses_at_start(self, state: Any) -> tuple[str, ...]:
+    def lapses_at_start(self, state: CampaignFold) -> tuple[str, ...]:
         """What Mettle bought for the next roll that no roll used, which a session start lapses.
 
         Rulebook: Glintlock, 'Mettle & Threat': Mettle "starts 0 per session". Ruling

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from tracker.errors import Refused, TrackerError
+from tracker.events.catalog import EventPayload
 from tracker.events.effects import Effect, TrackChange, effects_text
 from tracker.events.play import RollMade
 from tracker.systems.base import (
@@ -24,6 +25,7 @@ from tracker.systems.base import (
     Rolled,
     RollFacts,
     RollRequest,
+    RuleSystem,
     effects_differ,
     trait_value,
 )
@@ -203,7 +205,7 @@ def _differs(what: str, stored: Any, now: Any) -> str | None:
     return None if stored == now else f"{what} is stored as {stored} but the rules give {now}"
 
 
-def redecide(event: Any) -> str | None:
+def redecide(event: EventPayload) -> str | None:
     """The outcome and position the rules give a stored check, against those stored."""
     if not isinstance(event, RollMade):
         return None
@@ -234,8 +236,8 @@ def redecide(event: Any) -> str | None:
 
 
 def rolled_from(
-    system: Any,
-    event: Any,
+    system: RuleSystem,
+    event: EventPayload,
     characters: Mapping[str, CharacterView],
     campaign: CampaignView,
     *,
@@ -287,7 +289,7 @@ def rolled_from(
     return None
 
 
-def roll_facts(event: Any) -> list[RollFacts]:
+def roll_facts(event: EventPayload) -> list[RollFacts]:
     """A stored check as the roll history shows it: its tags, and what else moved the die."""
     if not isinstance(event, RollMade):
         return []
@@ -321,7 +323,7 @@ def roll_facts(event: Any) -> list[RollFacts]:
     ]
 
 
-def rolled(event: Any) -> list[Rolled]:
+def rolled(event: EventPayload) -> list[Rolled]:
     """A stored check in brief, for the luck against exact odds."""
     if not isinstance(event, RollMade):
         return []
@@ -339,7 +341,7 @@ def chance(key: tuple[int, bool, str, int]) -> Fraction:
     return odds.check(stat, trained=trained, tags=POSITION_NET[position], bonus=bonus).success
 
 
-def priced(event: Any) -> str | None:
+def priced(event: EventPayload) -> str | None:
     """A stored Mettle spend or gain, or Threat spend or gain, at a price its command could
     have logged: a spend's base is its action's, and its cost that base or, strained, double
     it; a gain is its action's; a Threat spend costs its tier's; Threat is added 1 or more."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tracker.events.catalog import EventPayload
 from tracker.systems.base import OddsCommand, OddsOption, OddsReport, RollLines, Style
 from tracker.systems.glintlock.events import (
     BreakingPointResolved,
@@ -106,7 +107,7 @@ ODDS = OddsCommand(
 )
 
 
-def roll_remarks(event: Any) -> list[str]:
+def roll_remarks(event: EventPayload) -> list[str]:
     """A natural 20 or 1 (what the dice did whatever the DCs), and a roll made with --override,
     said in the table's words ("rolled with the GM's override"), since the players read these
     lines on the TV and their phones as the GM reads them in the log.

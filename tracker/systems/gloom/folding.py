@@ -15,11 +15,15 @@ answered it answers it still.
 
 from __future__ import annotations
 
-from typing import Any
-
 from tracker.events import StoredEvent
-from tracker.events.play import RollMade
-from tracker.systems.base import Folding, ObligationKind
+from tracker.events.play import ContestRolled, RollMade
+from tracker.systems.base import (
+    CampaignFold,
+    CharacterFold,
+    Folding,
+    ObligationKind,
+    ObligationView,
+)
 
 PANIC = "panic-check"
 PANICKED = "panicked"
@@ -32,27 +36,27 @@ without it (a roll logged before that ruling) those checks stay owed until a che
 them, as they did then."""
 
 
-def answered_by(state: Any, character_id: str, hidden: bool) -> Any | None:
+def answered_by(state: CampaignFold, character_id: str, hidden: bool) -> ObligationView | None:
     """The catastrophe's obligation a panic check answers: the oldest the character owes that
     the check may name (a public check names no secret one), else the oldest owed; None when
     nothing is owed (a panic check the GM calls anyway)."""
     owed = state.open_obligations(PANIC, character_id)
     nameable = [ob for ob in owed if hidden or not ob.secret]
-    return (nameable or owed or [None])[0]
+    return next(iter(nameable or owed), None)
 
 
-def _panicked(ch: Any) -> bool:
+def _panicked(ch: CharacterFold) -> bool:
     return any(name.casefold() == PANICKED for name in ch.conditions)
 
 
-def _discharged_by_panic(state: Any, ch: Any, raw: StoredEvent) -> None:
+def _discharged_by_panic(state: CampaignFold, ch: CharacterFold, raw: StoredEvent) -> None:
     """A panicked character owes no panic check: each still owed is answered by the panic."""
     for ob in state.open_obligations(PANIC, ch.character_id):
         state.discharge(ob, raw, f"answered by the panic: {ch.name} is panicked")
 
 
 class GloomFolding(Folding):
-    def rolled(self, state: Any, ch: Any, e: RollMade, raw: StoredEvent) -> None:
+    def rolled(self, state: CampaignFold, ch: CharacterFold, e: RollMade, raw: StoredEvent) -> None:
         if e.kind == "panic":
             if e.inputs.get("answering") != ONE_EACH:
                 # Logged under the earlier ruling: one check answered every catastrophe owed.
@@ -73,13 +77,13 @@ class GloomFolding(Folding):
         if _panicked(ch):
             _discharged_by_panic(state, ch, raw)
 
-    def contested(self, state: Any, e: Any, raw: StoredEvent) -> None:
+    def contested(self, state: CampaignFold, e: ContestRolled, raw: StoredEvent) -> None:
         for side in (e.a, e.b):
             ch = state.characters.get(getattr(side, "character_id", None) or "")
             if ch is not None and side.inputs.get(PANIC_ANSWERS) and _panicked(ch):
                 _discharged_by_panic(state, ch, raw)
 
-    def roll_problem(self, state: Any, ch: Any, e: RollMade) -> str | None:
+    def roll_problem(self, state: CampaignFold, ch: CharacterFold, e: RollMade) -> str | None:
         answered = e.inputs.get("answers") if e.kind == "panic" else None
         if answered:
             owed = {ob.opened_by for ob in state.open_obligations(PANIC, ch.character_id)}

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from tracker.errors import BadInput, TrackerError
+from tracker.events.catalog import EventPayload
 from tracker.events.effects import ConditionApplied, Effect, ObligationOpened, effects_text
 from tracker.events.play import ContestRolled, ContestSide, RollMade
 from tracker.systems.base import (
@@ -25,6 +26,7 @@ from tracker.systems.base import (
     Rolled,
     RollFacts,
     RollRequest,
+    RuleSystem,
     Side,
     contest_roll_doc,
     contest_side,
@@ -272,8 +274,8 @@ def _side_inputs(
 
 
 def rolled_from(
-    system: Any,
-    event: Any,
+    system: RuleSystem,
+    event: EventPayload,
     characters: Mapping[str, CharacterView],
     campaign: CampaignView,
     *,
@@ -344,7 +346,7 @@ def _check_again(result: dict[str, Any], dice: tuple[int, ...]) -> gloom.GloomCh
     )
 
 
-def redecide(event: Any) -> str | None:
+def redecide(event: EventPayload) -> str | None:
     """The outcome the rules give a stored check or contest side, against the one stored."""
     if isinstance(event, RollMade):
         inputs, result = event.inputs, event.result
@@ -418,7 +420,7 @@ def _mode_words(mode: str, inputs: dict[str, Any]) -> list[str]:
     return [mode + (f" ({'; '.join(reasons)})" if reasons else "")]
 
 
-def roll_facts(event: Any) -> list[RollFacts]:
+def roll_facts(event: EventPayload) -> list[RollFacts]:
     """A stored check, or both sides of a stored contest, as the roll history shows them."""
     if isinstance(event, RollMade):
         inputs, result = event.inputs, event.result
@@ -471,7 +473,7 @@ def _side_facts(event: ContestRolled, side: ContestSide) -> RollFacts:
     )
 
 
-def rolled(event: Any) -> list[Rolled]:
+def rolled(event: EventPayload) -> list[Rolled]:
     """A stored check, or both sides of a contest, in brief, for the luck against exact odds."""
     if isinstance(event, RollMade):
         inputs, result = event.inputs, event.result

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tracker.events.catalog import EventPayload
 from tracker.systems.base import OddsCommand, OddsOption, OddsReport, RollLines, Style
 
 MODE_WORDS = {"normal": "one d20", "advantage": "advantage", "disadvantage": "disadvantage"}
@@ -129,7 +130,7 @@ ODDS = OddsCommand(
 )
 
 
-def roll_remarks(event: Any) -> list[str]:
+def roll_remarks(event: EventPayload) -> list[str]:
     """A stored check's DL and what made it roll two dice; a stored contest's floors and which
     rule settled it (higher die, only one side succeeded, the tie rule)."""
     from tracker.events.play import ContestRolled, RollMade

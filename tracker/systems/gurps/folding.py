@@ -11,7 +11,16 @@ from typing import Any, ClassVar
 
 from tracker.events import StoredEvent
 from tracker.events import play as p
-from tracker.systems.base import Folding, ObligationKind, Part, Style, placed
+from tracker.systems.base import (
+    CampaignFold,
+    CharacterFold,
+    Folding,
+    ObligationKind,
+    ObligationView,
+    Part,
+    Style,
+    placed,
+)
 from tracker.systems.gurps.events import (
     FrightChecked,
     PointsAwarded,
@@ -96,7 +105,7 @@ class GurpsCampaign(Part):
         return part
 
 
-def _fright_checked(state: Any, e: FrightChecked, raw: StoredEvent) -> None:
+def _fright_checked(state: CampaignFold, e: FrightChecked, raw: StoredEvent) -> None:
     state.apply_effects(e.effects, raw, e.character_id)
     if e.threat:
         state.own.exposures.append(
@@ -104,18 +113,18 @@ def _fright_checked(state: Any, e: FrightChecked, raw: StoredEvent) -> None:
         )
 
 
-def _points_awarded(state: Any, e: PointsAwarded, _: StoredEvent) -> None:
+def _points_awarded(state: CampaignFold, e: PointsAwarded, _: StoredEvent) -> None:
     state.characters[e.character_id].own.points += e.points
 
 
-def _bought_up(state: Any, e: RollBoughtUp, _: StoredEvent) -> None:
+def _bought_up(state: CampaignFold, e: RollBoughtUp, _: StoredEvent) -> None:
     own = state.characters[e.character_id].own
     own.points -= e.cost
     if own.last_roll_id == e.roll_event_id:
         own.last_roll_outcome = e.to_outcome
 
 
-def _trait_assigned(state: Any, e: TraitAssigned, raw: StoredEvent) -> None:
+def _trait_assigned(state: CampaignFold, e: TraitAssigned, raw: StoredEvent) -> None:
     ch = state.characters[e.character_id]
     ch.traits_gained.append({"kind": e.kind, "name": e.name, "points": e.points})
     ob = state.obligations.get(e.obligation or "")
@@ -123,11 +132,11 @@ def _trait_assigned(state: Any, e: TraitAssigned, raw: StoredEvent) -> None:
         state.discharge(ob, raw, f"{e.kind} assigned: {e.name}")
 
 
-def _project_started(state: Any, e: ProjectStarted, _: StoredEvent) -> None:
+def _project_started(state: CampaignFold, e: ProjectStarted, _: StoredEvent) -> None:
     state.own.projects[e.project_id] = Project(e.project_id, e.name, e.skill, e.man_hours)
 
 
-def _pre_buy_up(state: Any, e: RollBoughtUp) -> str | None:
+def _pre_buy_up(state: CampaignFold, e: RollBoughtUp) -> str | None:
     ch = state.characters[e.character_id]
     own = ch.own
     if not state.setting("cinematic"):
@@ -142,7 +151,7 @@ def _pre_buy_up(state: Any, e: RollBoughtUp) -> str | None:
     return None
 
 
-def _pre_trait(state: Any, e: TraitAssigned) -> str | None:
+def _pre_trait(state: CampaignFold, e: TraitAssigned) -> str | None:
     return None if e.obligation in state.obligations else "the obligation would not be open"
 
 
@@ -177,7 +186,7 @@ def _same_sides(data: Mapping[str, Any], begun: tuple[dict[str, Any], dict[str, 
     return (key(data.get("a")), key(data.get("b"))) == (key(begun[0]), key(begun[1]))
 
 
-def _running(state: Any, contest_id: str) -> list[Any]:
+def _running(state: CampaignFold, contest_id: str) -> list[ObligationView]:
     return [o for o in state.open_obligations(RUNNING) if o.data.get("contest_id") == contest_id]
 
 
@@ -201,7 +210,9 @@ class GurpsFolding(Folding):
         TraitAssigned: _pre_trait,
     }
 
-    def rolled(self, state: Any, ch: Any, e: p.RollMade, raw: StoredEvent) -> None:
+    def rolled(
+        self, state: CampaignFold, ch: CharacterFold, e: p.RollMade, raw: StoredEvent
+    ) -> None:
         own = ch.own
         if e.task:
             task = own.tasks.setdefault(e.task, {"attempts": 0, "failures": 0, "mode": None})
@@ -223,7 +234,7 @@ class GurpsFolding(Folding):
             own.last_roll_outcome = e.result.get("outcome")
             own.last_roll_secret = raw.visibility == "gm"
 
-    def contested(self, state: Any, e: p.ContestRolled, raw: StoredEvent) -> None:
+    def contested(self, state: CampaignFold, e: p.ContestRolled, raw: StoredEvent) -> None:
         """A regular contest's round: the first opens the contest's obligation (unless it is
         decided at once), a later one counts, the deciding one discharges it.
 
@@ -256,26 +267,26 @@ class GurpsFolding(Folding):
                 rounds=e.round,
             )
 
-    def contest_problem(self, state: Any, e: p.ContestRolled) -> str | None:
+    def contest_problem(self, state: CampaignFold, e: p.ContestRolled) -> str | None:
         resumed = e.mode == "regular" and e.contest_id and (e.round or 1) > 1
         if resumed and not _running(state, e.contest_id):
             return f"round {e.round} would go on with a contest never begun"
         return None
 
-    def character_doc(self, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    def character_doc(self, ch: CharacterFold, doc: dict[str, Any]) -> dict[str, Any]:
         doc = placed(doc, "conditions", {"points": ch.own.points})
         doc["traits_gained"] = list(ch.traits_gained)
         doc["stat_changes"] = dict(ch.stat_changes)
         return doc
 
-    def sheet_lines(self, ch: Any) -> list[str]:
+    def sheet_lines(self, ch: CharacterFold) -> list[str]:
         # What a fright check left (a quirk, a phobia) is on the sheet as rolls read it.
         return [
             f"  Gained in play: {gained['name']} ({gained['kind']}{_worth(gained)})"
             for gained in ch.traits_gained
         ]
 
-    def campaign_doc(self, state: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    def campaign_doc(self, state: CampaignFold, doc: dict[str, Any]) -> dict[str, Any]:
         if state.own.projects:
             doc["projects"] = [pr.to_dict() for pr in state.own.projects.values()]
         return doc
@@ -300,10 +311,12 @@ class GurpsFolding(Folding):
         ]
         return lines
 
-    def readings(self, state: Any, ch: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    def readings(
+        self, state: CampaignFold, ch: CharacterFold | None, doc: dict[str, Any]
+    ) -> dict[str, Any]:
         return doc if ch is None else placed(doc, "conditions", {"CP": ch.own.points})
 
-    def named(self, state: Any, kind: str) -> list[str]:
+    def named(self, state: CampaignFold, kind: str) -> list[str]:
         return [pr.name for pr in state.own.projects.values()] if kind == "projects" else []
 
 

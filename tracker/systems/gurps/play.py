@@ -19,6 +19,7 @@ from typing import Any
 import msgspec
 
 from tracker.errors import BadInput, Refused, TrackerError
+from tracker.events.catalog import EventPayload
 from tracker.events.effects import (
     ConditionApplied,
     Effect,
@@ -135,7 +136,7 @@ def influence_effect(
     )
 
 
-def at_stake(event: Any) -> list[tuple[str, str]]:
+def at_stake(event: EventPayload) -> list[tuple[str, str]]:
     """An influence roll on a player's character replaces the margin its influencer left there
     when it wins, and leaves it as it was when it loses."""
     if isinstance(event, ContestRolled) and event.mode == "influence" and event.b.character_id:
@@ -674,7 +675,7 @@ def fright_effects(
     return effects, notes
 
 
-def priced(event: Any) -> str | None:
+def priced(event: EventPayload) -> str | None:
     """A stored buy-up at the price its command logs: one step up or more, at the rulebook's
     character points for the steps (whether the roll stood there is ``problem_with``'s); an
     award of points, of a number `points award` takes."""
@@ -700,7 +701,7 @@ def priced(event: Any) -> str | None:
 
 
 def rolled_from(
-    event: Any,
+    event: EventPayload,
     characters: Mapping[str, CharacterView],
     campaign: CampaignView,
     *,
@@ -838,7 +839,7 @@ def _roll_again(
     )
 
 
-def redecide(event: Any) -> str | None:
+def redecide(event: EventPayload) -> str | None:
     """What the rules give a stored roll, fright check, contest or influence roll, against
     what is stored."""
     if isinstance(event, RollMade):
@@ -1044,7 +1045,7 @@ def _mods_text(mods: list[dict[str, Any]]) -> str:
     return "; ".join(f"{m['value']:+d} {m['label']}" for m in mods)
 
 
-def roll_facts(event: Any) -> list[RollFacts]:
+def roll_facts(event: EventPayload) -> list[RollFacts]:
     """A stored roll, fright check or both sides of a contest, as the roll history shows them."""
     if isinstance(event, RollMade):
         inputs, result = event.inputs, event.result
@@ -1123,7 +1124,7 @@ def _side_facts(event: ContestRolled, side: ContestSide) -> RollFacts:
     )
 
 
-def rolled(event: Any) -> list[Rolled]:
+def rolled(event: EventPayload) -> list[Rolled]:
     """A stored roll, fright check or both sides of a contest, in brief, for the luck against
     exact odds."""
     if isinstance(event, RollMade):

@@ -101,7 +101,7 @@ class Gurps(RuleSystem):
 
         return rolls_beyond_sheet(character)
 
-    def foreign_sheet(self, data: Any, source: str) -> Mapping[str, Any] | None:
+    def foreign_sheet(self, data: Mapping[str, Any], source: str) -> Mapping[str, Any] | None:
         """A GCS character file (data versions 2 to 5) or a GURPS Game Aid actor export."""
         from tracker.systems.gurps import gcs
 

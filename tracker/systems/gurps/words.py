@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tracker.events.catalog import EventPayload
 from tracker.systems.base import OddsCommand, OddsOption, OddsReport, RollLines, Style
 from tracker.systems.gurps.events import (
     FrightChecked,
@@ -240,7 +241,7 @@ ODDS = OddsCommand(
 )
 
 
-def roll_remarks(event: Any) -> list[str]:
+def roll_remarks(event: EventPayload) -> list[str]:
     """What set a stored contest's result apart from its bare scores: scores a Regular Contest
     normalised, an attacker held to the Rule of 16, a resistance tie the defender wins, an
     attacker whose failed resistance roll left the defender nothing to roll."""
@@ -272,7 +273,7 @@ INFLUENCE = "influence"
 """The mode an influence roll is stored under (``ContestRolled.mode``)."""
 
 
-def contest_said(event: Any, verdict: str) -> str | None:
+def contest_said(event: EventPayload, verdict: str) -> str | None:
     """An influence roll: who used which skill on whom, and the reaction it got (or, on a
     player's character, whether it swayed them and by how much)."""
     if event.mode != INFLUENCE:
