@@ -190,7 +190,7 @@ def test_the_shell_takes_and_completes_the_systems_command(road):
 
 
 def test_a_trait_the_system_never_rolls_is_offered_nowhere_and_refused(road):
-    """Bram's sheet keeps an Edge that Pool never rolls (``RuleSystem.rollable``)."""
+    """Bram's sheet keeps an Edge that Pool never rolls (``SheetRules.rollable``)."""
     tracker = Tracker(str(road.db))
     complete = Completer({"tracker": tracker, "db": str(road.db), "campaign": None})
     assert complete.words(["roll", "Bram"]) == ["Brawn", "Guile"]

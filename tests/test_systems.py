@@ -368,3 +368,46 @@ def test_a_command_systems_share_is_the_one_its_argument_chooses(action, owner, 
             f"{kind} is a {title} rule and this campaign plays {other}; switch to a {title} "
             "campaign with `tracker campaign use NAME`"
         )
+
+
+def test_the_core_is_twelve_members_and_each_hook_is_in_one_capability():
+    """A system implements the core (``RuleSystem``) and what its capabilities declare; the
+    rest of ``RuleSystem`` is tracker's own, never overridden but for ``rolled``'s speed."""
+    from tracker.systems import capabilities as cap
+    from tracker.systems.base import RuleSystem
+
+    trackers_own = {"features", "has", "tone", "load", "roll_request", "rolled"}
+    core = {
+        name
+        for name in {*vars(RuleSystem), *RuleSystem.__annotations__}
+        if not name.startswith("_")
+    } - trackers_own
+    assert len(core) <= 12, sorted(core)
+    assert core >= {"name", "title", "decide_roll", "roll_facts", "chance", "render_roll", "demo"}
+    seen: dict[str, str] = {}
+    for capability in cap.Capability.__subclasses__():
+        for name in vars(capability):
+            if name.startswith("_") or name == "feature":
+                continue
+            assert name not in core, f"{name} is of the core and of {capability.__name__}"
+            assert name not in seen, f"{name} is of {seen[name]} and {capability.__name__}"
+            seen[name] = capability.__name__
+
+
+def test_a_hook_given_without_its_capability_is_found_by_the_contract():
+    """Stress words given by a system that does not declare ``Stress`` would never be heard:
+    the contract names the hook and the capability it lacks."""
+    from tracker.systems import capabilities as cap
+    from tracker.systems.base import RuleSystem
+
+    gloom = registry.get("gloom")
+    given = {"name": "careless", "title": "Careless", "stress_words": type(gloom).stress_words}
+    careless = type("Careless", (RuleSystem, cap.Contests), given)()
+    assert not careless.has("stress")
+    with pytest.raises(AssertionError, match=r"stress_words \(Stress\)"):
+        SystemContract.test_each_hook_it_gives_is_of_the_core_or_of_a_capability_it_declares(
+            SystemContract(), careless
+        )
+    SystemContract.test_each_hook_it_gives_is_of_the_core_or_of_a_capability_it_declares(
+        SystemContract(), gloom
+    )

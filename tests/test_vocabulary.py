@@ -142,7 +142,7 @@ def vocabulary() -> dict[str, tuple[set[str], set[str]]]:
     for name, system in own_systems().items():
         words = set()
         for attribute in DECLARED:
-            words |= {_plain(_word(declared)) for declared in getattr(system, attribute)}
+            words |= {_plain(_word(declared)) for declared in getattr(system, attribute, ())}
         declared[name] = words
     owners = Counter(word for words in declared.values() for word in words)
     found = {}

@@ -37,9 +37,12 @@ from click.testing import CliRunner, Result
 from tracker.app.tracker import Tracker
 from tracker.cli import cli
 from tracker.cli.render import TerminalStyle
+from tracker.errors import TrackerError
 from tracker.events.play import RollMade
+from tracker.systems import capabilities as cap
 from tracker.systems import registry
 from tracker.systems.base import RuleSystem
+from tracker.systems.capabilities import OddsTables, OwnSettings, able
 
 
 @dataclass
@@ -143,7 +146,7 @@ class SystemContract:
         be declared, but never logged."""
         from tracker.events.catalog import RESERVED
 
-        for setting in system.settings:
+        for setting in able(system, OwnSettings).settings:
             assert setting.name not in RESERVED, f"the log keeps {setting.name} for its own"
             assert setting.option.name == setting.name, (setting.option.flag, setting.name)
             assert setting.option.flag.startswith("--")
@@ -151,15 +154,17 @@ class SystemContract:
             assert setting.new is None or setting.new.flag == setting.option.flag
         run.ok(f"campaign new Settings --system {system.name}")
         shown = run.json("campaign set")["settings"]
-        assert list(shown) == [setting.name for setting in system.settings]
+        assert list(shown) == [setting.name for setting in able(system, OwnSettings).settings]
 
     def test_every_fall_of_every_example_roll_decides_renders_and_reads_back(self, system, table):
         state = table.state()
         character = next(iter(state.characters.values()))
         style = TerminalStyle(system)
         seen: set[str] = set()
-        assert system.examples, "a system names the example rolls its contract rolls"
-        for example in system.examples:
+        demo = system.demo()
+        assert demo is not None, "a system has a demo evening"
+        assert demo.examples, "a system's demo names the rolls its contract rolls"
+        for example in demo.examples:
             probe = Scripted()
             system.decide_roll(msgspec.structs.replace(example, source=probe), character, state)
             [(count, faces)] = probe.asked
@@ -208,8 +213,10 @@ class SystemContract:
         assert seen == set(system.outcome_tones), "the examples reach every outcome"
 
     def test_the_examples_in_its_odds_help_run_and_sum_to_one(self, system, run):
+        if not isinstance(system, OddsTables):
+            pytest.skip(f"{system.title} has no odds table (OddsTables)")
         spec = system.odds_command()
-        assert spec is not None
+        assert spec is not None, "a system with OddsTables gives its odds command"
         lines = [ln.strip() for ln in spec.help.splitlines()]
         examples = [ln for ln in lines if ln.startswith(f"tracker odds {system.name}")]
         assert examples
@@ -242,3 +249,89 @@ class SystemContract:
         copy = Run(tmp_path / "copy.db", CliRunner())
         copy.ok(["import", str(exported)])
         assert copy.json("verify")["ok"]
+
+    def test_each_hook_it_gives_is_of_the_core_or_of_a_capability_it_declares(self, system):
+        """tracker asks a capability's hooks only of a system that declares it (``able``): a
+        hook given without its capability would never be called."""
+        declared = set(cap.capabilities(system))
+        owner = {
+            name: c
+            for c in cap.Capability.__subclasses__()
+            for name in vars(c)
+            if not name.startswith("_") and name != "feature"
+        }
+        own = type(system).__mro__[: type(system).__mro__.index(RuleSystem)]
+        given = {name for c in own for name in vars(c) if not name.startswith("_")}
+        unheard = sorted(
+            f"{name} ({owner[name].__name__})"
+            for name in given
+            if name in owner and owner[name] not in declared
+        )
+        assert not unheard, f"{system.title} gives hooks of capabilities it lacks: {unheard}"
+
+    def test_each_capability_it_declares_answers_as_declared(self, system, table):
+        state = table.state()
+        ch = next(iter(state.characters.values()))
+        has = set(cap.capabilities(system))
+        if cap.Stress in has:
+            for setting in range(1, 21):
+                limit = system.stress_limit(setting)
+                assert type(limit) is int, (setting, limit)
+                assert limit >= 1, (setting, limit)
+                for stress in range(limit + 1):
+                    words = system.stress_words(stress, limit)
+                    assert all(isinstance(w, str) and w for w in words), (stress, words)
+        if cap.Currencies in has:
+            assert all(isinstance(k, str) and k for k in system.spend_kinds)
+            assert all(type(top) is int and top > 0 for top in system.track_max.values())
+            assert all(isinstance(t, str) for t in system.session_resets(state))
+        if cap.Thresholds in has:
+            for track in ("hp", "fp"):
+                floor = system.track_floor(track, 10)
+                assert type(floor) is int, (track, floor)
+                assert floor <= 0, (track, floor)
+                for after in range(floor, 11):
+                    notes = system.track_notes(track, after, after, 10)
+                    assert all(isinstance(n, str) and n for n in notes), (track, after)
+        if cap.Obligations in has:
+            assert system.obligations, "a system with Obligations names their kinds"
+            for kind, said in system.obligations.items():
+                assert isinstance(kind, str)
+                assert kind
+                assert said.done is None or said.done
+        if cap.SheetRules in has:
+            rollable = system.rollable(ch)
+            assert rollable, f"{ch.name} of the demo can roll something"
+            assert set(rollable) <= {*ch.stats, *ch.skills}
+            assert set(system.derived_stats(ch.stats)) <= {name for name, _ in system.derived}
+            for group, rolls in system.rolls_beyond_sheet(ch):
+                assert group
+                assert all(isinstance(level, int) for _, level in rolls), group
+        if cap.SkillDefaults in has:
+            with pytest.raises(TrackerError):
+                system.check_default("?? no default ??")
+        if cap.SheetImport in has:
+            assert system.foreign_sheet({}, "empty.json") is None, "an empty file is no sheet"
+        if cap.Movement in has:
+            moves = system.movement(ch)
+            assert moves is None or all(type(v) is int for v in moves.values())
+        if cap.RollKinds in has:
+            assert system.roll_kinds or system.difficulties
+            assert all(kind.what for kind in system.roll_kinds.values())
+        if cap.OwnCommands in has:
+            assert system.commands, "a system with OwnCommands has commands"
+            assert len({c.path for c in system.commands}) == len(system.commands)
+        if cap.OwnWords in has:
+            assert system.critical_outcomes <= set(system.outcome_tones)
+            assert system.dice_name
+
+    def test_its_contests_decide_against_an_opponent_and_read_back(self, system, table):
+        if not isinstance(system, cap.Contests):
+            pytest.skip(f"{system.title} has no contests (Contests)")
+        state = table.state()
+        ch = next(iter(state.characters.values()))
+        trait = able(system, cap.SheetRules).rollable(ch)[0]
+        logged = table.rolls.contest(ch.name, trait, "Foe", "10", system.contest_request())
+        assert logged.event.data.system == system.name
+        assert system.redecide(logged.event.data) is None
+        assert system.roll_facts(logged.event.data)

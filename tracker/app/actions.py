@@ -19,6 +19,7 @@ from tracker.errors import BadInput, NotFound
 from tracker.events import StoredEvent
 from tracker.systems import registry
 from tracker.systems.base import Feature, RuleSystem
+from tracker.systems.capabilities import OwnCommands, able
 from tracker.systems.commands import Command, taken
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def declaration(rules: RuleSystem, path: tuple[str, ...]) -> Command:
         return registry.with_options(d.CONTEST, "contest_options", "--seed", rules)
     if path in CORE:
         return CORE[path][0]
-    for command in rules.commands:
+    for command in able(rules, OwnCommands).commands:
         if command.path == path and command.declared is not None and command.logs:
             return command.declared
     raise NotFound(f"There is no command {' '.join(path)[:60]!r} here; pick one the page offers.")
@@ -110,7 +111,7 @@ def declarations(rules: RuleSystem) -> list[Command]:
         declaration(rules, path) for path in CORE if path not in NEEDS or rules.has(NEEDS[path])
     ]
     seen = set(CORE)
-    for command in rules.commands:
+    for command in able(rules, OwnCommands).commands:
         if command.declared is not None and command.logs and command.path not in seen:
             seen.add(command.path)
             found.append(command.declared)

@@ -52,6 +52,7 @@ from tracker.projections.campaign import (
 from tracker.store.eventstore import CampaignRow
 from tracker.systems import registry
 from tracker.systems.base import Feature, RuleSystem
+from tracker.systems.capabilities import OwnSettings, SheetRules, SkillDefaults, able
 from tracker.systems.commands import NO_TABLE, Setting
 
 
@@ -100,7 +101,7 @@ class Campaigns:
         rules = registry.get(system)
         checked = checked_settings(rules, _given_at_creation(settings or {}))
         # What the system's rulings give a new campaign, written out so the log says it.
-        for setting in rules.settings:
+        for setting in able(rules, OwnSettings).settings:
             if setting.created is not msgspec.UNSET and setting.name not in checked:
                 checked[setting.name] = setting.created
         # A creation stores the settings it has fields for, at the table's default when not
@@ -141,7 +142,9 @@ class Campaigns:
     def settings(self) -> tuple[CampaignState, dict[str, Any]]:
         """The campaign's settings its rule system reads, as they stand."""
         state = self.table.state()
-        return state, {s.name: state.setting(s.name) for s in state.rules.settings}
+        return state, {
+            s.name: state.setting(s.name) for s in able(state.rules, OwnSettings).settings
+        }
 
     def campaign_list(self) -> list[tuple[CampaignRow, bool, int]]:
         """Every campaign, whether it is the current one, and its number of events."""
@@ -429,7 +432,7 @@ def _check_default(
     registry.require(state.rules, Feature.DEFAULTS, "Defaults", "are")
     if not skill.strip():
         raise BadInput("Name the skill the default is for, like Lockpicking.")
-    state.rules.check_default_for(skill, expression, character)
+    able(state.rules, SkillDefaults).check_default_for(skill, expression, character)
 
 
 def _check_sheet_system(state: CampaignState, sheet: Sheet, verb: str) -> None:
@@ -444,8 +447,8 @@ def _check_sheet_system(state: CampaignState, sheet: Sheet, verb: str) -> None:
     # A sheet file for a system whose every sheet has certain stats (GURPS: ST, DX, IQ, HT)
     # and that lacks them all is another system's sheet that does not say which.
     held = {key.casefold() for key in sheet.stats} - {"hp", "fp"}
-    wanted = state.rules.sheet_stats
-    known = wanted | {name.casefold() for name, _ in state.rules.derived}
+    wanted = able(state.rules, SheetRules).sheet_stats
+    known = wanted | {name.casefold() for name, _ in able(state.rules, SheetRules).derived}
     if sheet.source and verb == "add" and wanted and held and not known & held:
         names = ", ".join(sorted(k.upper() for k in wanted))
         raise Refused(
@@ -524,7 +527,7 @@ def _sheet_changes(ch: Character, sheet: Sheet, rules: RuleSystem) -> dict[str, 
     stats = _changed(ch.stats, sheet.stats)
     moved = {k.casefold() for k in stats}
     named = {k.casefold(): (k, v) for k, v in sheet.stats.items()}
-    for name, source in rules.derived:
+    for name, source in able(rules, SheetRules).derived:
         if source.casefold() in moved and name.casefold() in named:
             key, value = named[name.casefold()]
             stats.setdefault(key, value)
@@ -560,23 +563,27 @@ def checked_settings(rules: RuleSystem, given: Mapping[str, Any]) -> dict[str, A
         setting = _usable(rules, name, value)
         if setting.table:
             value = None if value in NO_TABLE else read_data(value, "table")
-        out[name] = rules.check_setting(name, value)
+        out[name] = able(rules, OwnSettings).check_setting(name, value)
     return out
 
 
 def _declared(rules: RuleSystem, settings: Mapping[str, Any]) -> dict[str, Any]:
     """``settings`` in the order ``rules`` declares them, the order a change logs them in."""
-    return {s.name: settings[s.name] for s in rules.settings if s.name in settings}
+    return {
+        s.name: settings[s.name] for s in able(rules, OwnSettings).settings if s.name in settings
+    }
 
 
 def _usable(rules: RuleSystem, name: str, value: Any) -> Setting:
     """The declaration of the setting ``name`` of ``rules``; refused when the rule system does
     not read it, or its option does not take ``value``."""
-    setting = rules.setting(name)
+    setting = able(rules, OwnSettings).setting(name)
     if setting is None:
         readers = [s for s in registry.campaign_settings() if s.name == name]
         flag = readers[0].option.flag if readers else "--" + name.replace("_", "-")
-        titles = [s.title for s in registry.systems() if s.setting(name) is not None]
+        titles = [
+            s.title for s in registry.systems() if able(s, OwnSettings).setting(name) is not None
+        ]
         raise BadInput(
             f"{flag} is a {' and '.join(titles) or 'no'} setting and "
             f"{rules.title} does not use it; leave it out here."
@@ -598,7 +605,9 @@ def logged_settings_problem(
             if created and CREATED.get(name, object()) == value:
                 continue
             _usable(rules, name, value)
-            rules.check_setting(name, list(value) if type(value) is tuple else value)
+            able(rules, OwnSettings).check_setting(
+                name, list(value) if type(value) is tuple else value
+            )
     except TrackerError as exc:
         return str(exc).split("; ")[0]
     return None

@@ -47,6 +47,7 @@ from tracker.projections.campaign import (
 from tracker.projections.rolls import rolled_types, rolls_in
 from tracker.systems import registry
 from tracker.systems.base import Feature
+from tracker.systems.capabilities import Currencies, Provenance, able
 from tracker.systems.registry import UnknownSystem
 
 FOLD_ERRORS = (TrackerError, KeyError, TypeError, ValueError, AttributeError, IndexError)
@@ -165,7 +166,9 @@ class AsLogged:
             return "a character it rolls for would not exist where it stands"
         for roll in rolls_in(event.data):
             try:
-                problem = state.rules.rolled_from(roll, state.characters, state, tracks=tracks)
+                problem = able(state.rules, Provenance).rolled_from(
+                    roll, state.characters, state, tracks=tracks
+                )
             except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
                 return f"its recorded inputs cannot be read ({exc})"
             if problem:
@@ -272,7 +275,7 @@ def _as_its_command(walk: CampaignState, data: Any) -> str | None:
         if data.delta == 0 or abs(data.delta) >= 10**15:
             return f"a change of {data.delta} stress is none a command logs"
         return None
-    return walk.rules.priced(data)
+    return able(walk.rules, Currencies).priced(data)
 
 
 def _sheet_problem(walk: CampaignState, added: CharacterAdded) -> str | None:

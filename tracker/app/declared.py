@@ -5,7 +5,7 @@ The command line makes its click commands from these (``tracker.cli.play``,
 ``tracker.cli.history``, ``tracker.cli.campaign``) and runs a logging one's call with the values
 click parsed; the web console makes its forms from them, and ``tracker.app.actions`` runs the
 same call with a form's values as the declaration reads them (``taken``). A rule system's own
-commands are declared with the system (``RuleSystem.commands``) and its roll options with its
+commands are declared with the system (``OwnCommands.commands``) and its roll options with its
 rules (``RuleSystem.roll_options``).
 """
 

@@ -33,6 +33,7 @@ from tracker.projections.campaign import (
     refold_state,
 )
 from tracker.systems.base import Feature, RuleSystem
+from tracker.systems.capabilities import OwnWords, able
 from tracker.systems.registry import UnknownSystem
 from tracker.words import reads_as
 
@@ -180,7 +181,7 @@ class Exports:
             "system": state.system,
             "system_title": rules.title,
             "has_stress": rules.has(Feature.STRESS),
-            "detail_column": rules.detail_column,
+            "detail_column": able(rules, OwnWords).detail_column,
             "tones": dict(rules.outcome_tones),
             "log_head": state.head_hash,
             "log_version": state.version,

@@ -14,6 +14,7 @@ from tracker.events import play as p
 from tracker.events.catalog import Unreadable
 from tracker.projections.player import Sealed
 from tracker.systems import registry
+from tracker.systems.capabilities import Contests, OwnWords, able
 from tracker.words import by_margin, outcome_words, plural
 
 if TYPE_CHECKING:
@@ -31,9 +32,9 @@ def printable(text: str) -> str:
 def dice_words(dice: Sequence[int], kept: int | None, rules: RuleSystem) -> str:
     """Dice as the table reads them: ``3+4+5 = 12`` when they are added, ``15, 3 (kept 3)`` when one
     is kept, ``20`` alone."""
-    shown = rules.dice_join.join(map(str, dice))
+    shown = able(rules, OwnWords).dice_join.join(map(str, dice))
     if len(dice) > 1 and kept is not None:
-        shown += f" = {kept}" if rules.dice_join == "+" else f" (kept {kept})"
+        shown += f" = {kept}" if able(rules, OwnWords).dice_join == "+" else f" (kept {kept})"
     return shown
 
 
@@ -197,7 +198,7 @@ def _contest_line(e: p.ContestRolled) -> str:
     if e.result.get("margin_of_victory"):
         verdict += f" by {e.result['margin_of_victory']}"
     rules = _rules_of(e.system)
-    line = rules.contest_said(e, verdict) if rules is not None else None
+    line = able(rules, Contests).contest_said(e, verdict) if rules is not None else None
     if line is None:
         round_ = f", round {e.round}" if e.round else ""
         line = f"{e.mode} contest {a} vs {b}{round_}: {verdict}"
@@ -234,7 +235,7 @@ def _roll_words(roll: p.RollMade, rules: RuleSystem | None) -> str:
 
 
 def _remarked(line: str, rules: RuleSystem | None, data) -> str:
-    remarks = rules.roll_remarks(data) if rules is not None else []
+    remarks = able(rules, OwnWords).roll_remarks(data) if rules is not None else []
     return line + "".join(f" · {r}" for r in remarks)
 
 

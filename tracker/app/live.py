@@ -19,6 +19,7 @@ from tracker.events.play import ContestRolled
 from tracker.projections.campaign import CampaignState, Character
 from tracker.store.eventstore import CampaignRow
 from tracker.systems.base import Feature
+from tracker.systems.capabilities import Currencies, able
 from tracker.words import table_words
 
 
@@ -268,7 +269,7 @@ class Live:
         start of the session shown when a session start sets every one of them back to 0,
         else the campaign's beginning."""
         shared = {name.casefold() for name in state.rules.folding.readings(state, None, {})}
-        resets = {name.casefold() for name in state.rules.session_resets(state)}
+        resets = {name.casefold() for name in able(state.rules, Currencies).session_resets(state)}
         if state.session is None or not shared or not shared <= resets:
             return 0
         span = self.table.store.session_span(self.campaign_id, state.session.number)

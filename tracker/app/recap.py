@@ -25,6 +25,7 @@ from tracker.events.play import NoteAdded
 from tracker.projections.campaign import CampaignState, Obligation
 from tracker.projections.player import SEALED_TYPE, player_stream
 from tracker.systems.base import RuleSystem
+from tracker.systems.capabilities import OwnWords, able
 
 if TYPE_CHECKING:
     # The rolls' projection is loaded when a recap is made, not with every command.
@@ -224,7 +225,7 @@ class Recaps:
             campaign=state.name,
             system=state.system,
             system_title=rules.title,
-            detail_column=rules.detail_column,
+            detail_column=able(rules, OwnWords).detail_column,
             view="players" if player_view else "gm",
             session=RecapSession(
                 number,

@@ -19,7 +19,7 @@ import msgspec
 from tracker.app.deciding import Decision, Logged, new_event
 from tracker.app.names import check_name, one_named
 from tracker.app.table import Table
-from tracker.errors import BadInput, TrackerError
+from tracker.errors import BadInput, Refused, TrackerError
 from tracker.events import NewEvent
 from tracker.events.effects import Effect, TrackChange
 from tracker.events.play import ContestRolled, RollMade
@@ -33,6 +33,7 @@ from tracker.systems.base import (
     RuleSystem,
     Side,
 )
+from tracker.systems.capabilities import Conditions, Contests, OwnWords, RollKinds, able
 from tracker.systems.commands import option_values, options_struct
 from tracker.systems.dice import DiceSource
 from tracker.words import kept_secret
@@ -206,7 +207,7 @@ def _roll_doc(
         "dice_source": dice_source,
         "effects": describe_effects(state, ch, decided.effects),
     }
-    unruled = conditions_unruled(ch, state.rules.conditions_ruled(ch, asked))
+    unruled = conditions_unruled(ch, able(state.rules, Conditions).conditions_ruled(ch, asked))
     if unruled:
         doc["notes"] = [*doc.get("notes", []), unruled]
     # In the document, under its kind ("danger_sense"), after the roll's own fields.
@@ -344,7 +345,7 @@ class Rolls:
         seed: str | None = None,
         secret: bool = False,
     ) -> Logged:
-        """A roll of a kind the campaign's system names (``RuleSystem.roll_kinds``: Gloom's
+        """A roll of a kind the campaign's system names (``RollKinds.roll_kinds``: Gloom's
         panic check) on a trait the GM names; refused, naming the systems that have it, in a
         campaign whose system has no such roll."""
         return self.roll(name, RollRequest(trait, kind, dice, seed, secret))
@@ -374,7 +375,7 @@ class Rolls:
                     "opponent and a score."
                 )
             asked = msgspec.structs.replace(own, running=_running(state, a_side, b_side))
-            decided = state.rules.decide_contest(asked, a_side, b_side, state)
+            decided = _contests(state.rules).decide_contest(asked, a_side, b_side, state)
             kind = "physical" if request.dice_a or request.dice_b else asked.sources()[0].kind
             payload = _contest_rolled(state, decided, kind, b_side)
             rounds = [] if secret or decided.secret else _after_a_secret(state, decided)
@@ -399,9 +400,17 @@ class Rolls:
         return self.table.play(decide, at_table="rolling a contest")
 
 
+def _contests(rules: RuleSystem) -> Contests:
+    """``rules`` as a system with contests; refused in the system's words when it has none."""
+    if not isinstance(rules, Contests):
+        said = able(rules, OwnWords).contest_refusal
+        raise Refused(said or f"{rules.title} has no contested rolls; roll each side alone.")
+    return rules
+
+
 def conditions_unruled(character: Character, ruled: Sequence[str]) -> str | None:
     """A note naming the conditions ``character`` rolls under that its system's rules do not
-    settle (``RuleSystem.conditions_ruled``), or None: the rulebooks give a stunned, fainted or
+    settle (``Conditions.conditions_ruled``), or None: the rulebooks give a stunned, fainted or
     wounded character no modifier of their own, so nothing is applied for them, but the roll
     does not pass as if the character had none. The GM gives the modifier or flag he rules."""
     names = [name for name in character.conditions if name not in ruled]
@@ -419,9 +428,9 @@ def _own(system: RuleSystem, request: Any, what: str) -> Any:
     """``request`` (a roll's or a contest's, ``what``) with the options ``system`` declares, as
     its own struct. An option the GM gave that it does not declare is refused: a roll logged
     with it would look as if it applied."""
-    declared = getattr(system, f"{what}_options")
+    declared = getattr(system, f"{what}_options", ())
     given = request.options
-    kind = system.roll_kinds.get(request.kind) if what == "roll" else None
+    kind = able(system, RollKinds).roll_kinds.get(request.kind) if what == "roll" else None
     if kind is not None and kind.options is not None:
         # A kind whose command declares its own options reads those alone.
         if type(given) is options_struct("Options", kind.options):

@@ -12,6 +12,7 @@ from tracker.errors import BadInput
 from tracker.events.envelope import canonical_json
 from tracker.systems import registry
 from tracker.systems.base import TRACKS, RuleSystem
+from tracker.systems.capabilities import SheetImport, SheetRules, able
 
 
 @dataclass
@@ -63,7 +64,10 @@ def sheet_for(sheet: Sheet, systems: Iterable[RuleSystem]) -> RuleSystem | None:
     held = {key.casefold() for key in sheet.stats}
     if sheet.system is None:
         for system in systems:
-            if system.sheet_stats and system.sheet_stats <= held:
+            if (
+                able(system, SheetRules).sheet_stats
+                and able(system, SheetRules).sheet_stats <= held
+            ):
                 return system
     return None
 
@@ -90,7 +94,7 @@ def read_sheet(path: str | Path) -> Sheet:
             "name, stats and skills, or a GCS file."
         )
     for system in registry.systems():
-        foreign = system.foreign_sheet(data, path.name)
+        foreign = able(system, SheetImport).foreign_sheet(data, path.name)
         if foreign is not None:
             return sheet_from_mapping(foreign, path.name)
     return sheet_from_mapping(data, str(path.name))

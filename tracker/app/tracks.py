@@ -16,6 +16,7 @@ from tracker.events import play as ev
 from tracker.projections.campaign import CampaignState, Obligation
 from tracker.systems import registry
 from tracker.systems.base import Feature, condition_named
+from tracker.systems.capabilities import Obligations, Stress, Thresholds, able
 
 
 class Tracks:
@@ -30,7 +31,7 @@ class Tracks:
             if delta == 0:
                 raise BadInput("Give the stress change as +N or -N, not 0.")
             ch = self.table.character(name, state)
-            limit = state.rules.stress_limit(state.stress_limit)
+            limit = able(state.rules, Stress).stress_limit(state.stress_limit)
             after = min(max(ch.stress + delta, 0), limit)
             payload = ev.StressChanged(character_id=ch.character_id, delta=delta, cause=cause)
             doc = {
@@ -40,7 +41,7 @@ class Tracks:
                 "after": after,
                 "limit": limit,
                 "cause": cause,
-                "effects": state.rules.stress_words(after, limit),
+                "effects": able(state.rules, Stress).stress_words(after, limit),
             }
             return Decision([new_event(payload, state=state)], doc)
 
@@ -61,7 +62,7 @@ class Tracks:
                 character_id=ch.character_id, track=track, delta=delta, cause=cause
             )
             top = ch.hp_max if track == "hp" else ch.fp_max
-            bottom = state.rules.track_floor(track, top)
+            bottom = able(state.rules, Thresholds).track_floor(track, top)
             after = min(max(current + delta, bottom), top)
             doc = {
                 "character": ch.name,
@@ -71,7 +72,9 @@ class Tracks:
                 "after": after,
                 "max": top,
                 "cause": cause,
-                "notes": state.rules.track_notes(track, current + delta, after, top),
+                "notes": able(state.rules, Thresholds).track_notes(
+                    track, current + delta, after, top
+                ),
             }
             return Decision([new_event(payload, state=state)], doc)
 
@@ -136,7 +139,7 @@ class Tracks:
     def obligation_dismiss(self, obligation: str, *, reason: str | None = None) -> Logged:
         def decide(state: CampaignState) -> Decision:
             ob = _obligation(state, obligation)
-            said = state.rules.obligations.get(ob.kind)
+            said = able(state.rules, Obligations).obligations.get(ob.kind)
             if said is not None and said.kept is not None:
                 raise Refused(said.kept)
             payload = ev.ObligationDismissed(obligation=ob.id, reason=reason)

@@ -20,6 +20,7 @@ from tracker.cli.render import warn
 from tracker.errors import BadInput
 from tracker.systems.acts import SystemCommand
 from tracker.systems.base import RuleSystem
+from tracker.systems.capabilities import OwnCommands, able
 
 
 def _declared(built_in: bool = False) -> list[tuple[RuleSystem, SystemCommand]]:
@@ -119,12 +120,14 @@ def _readers(path: tuple[str, ...]) -> dict[str, set[str]]:
     declares the path."""
     from tracker.systems import registry
 
-    having = [s for s in registry.systems() if any(c.path == path for c in s.commands)]
+    having = [
+        s for s in registry.systems() if any(c.path == path for c in able(s, OwnCommands).commands)
+    ]
     if len(having) < 2:
         return {}
     found: dict[str, set[str]] = {}
     for system in having:
-        for c in system.commands:
+        for c in able(system, OwnCommands).commands:
             if c.path == path:
                 for name in c.request.__struct_fields__:
                     found.setdefault(name, set()).add(system.name)

@@ -21,6 +21,7 @@ from tracker.cli.render import (
     warn,
 )
 from tracker.errors import BadInput
+from tracker.systems.capabilities import Currencies, Movement, OwnSettings, able
 from tracker.systems.commands import Argument, Command, Option
 
 
@@ -93,7 +94,7 @@ def _campaign_set(note: str | None, as_json: bool, **given: Any) -> None:
             return
         click.echo(f"{bold(state.name)} ({state.rules.title})")
         for name, value in settings.items():
-            setting = state.rules.setting(name)
+            setting = able(state.rules, OwnSettings).setting(name)
             click.echo(f"  {setting.words}: {setting.text(value)}")
         return
     logged = tracker.campaigns.campaign_set(note=note, **given)
@@ -102,7 +103,7 @@ def _campaign_set(note: str | None, as_json: bool, **given: Any) -> None:
     changes = ", ".join(
         f"{s.words} {s.text(d['before'][k])} → {s.text(v)}"
         for k, v in d["after"].items()
-        if (s := rules.setting(k)) is not None
+        if (s := able(rules, OwnSettings).setting(k)) is not None
     )
     show_logged(logged, as_json, [f'"{d["campaign"]}": {changes}.'])
 
@@ -222,7 +223,7 @@ def _session_start(title: str | None, as_json: bool) -> None:
         return
     name = f' "{info.title}"' if info.title else ""
     line = f"Session {info.number}{name} started {local_time(info.started_at, 'HH:mm')}."
-    reset = sorted(state.rules.session_resets(state))
+    reset = sorted(able(state.rules, Currencies).session_resets(state))
     if reset:
         line += f" {' and '.join(TRACK_WORDS[t] for t in reset)} reset to 0."
     click.echo(line)
@@ -532,7 +533,7 @@ def _character_show(name: str, as_of: str | None, run_up: int, as_json: bool) ->
     found = tracker.character(name, state, retired_ok=True)
     if header and not as_json:
         click.echo(header)
-    movement = state.rules.movement(found, run_up)
+    movement = able(state.rules, Movement).movement(found, run_up)
     if run_up and movement is None:
         raise BadInput(
             f"A run-up needs a Basic Move, and {found.name}'s sheet has none; add it with "

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from tracker.systems.capabilities import Currencies, RollKinds, SheetRules, able
+
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
@@ -120,14 +122,14 @@ def characters(ctx: click.Context, param: click.Parameter, incomplete: str) -> l
 
 def traits_of(argument: str) -> Completions:
     """The traits the character the line named in ``argument`` may roll, as her system says
-    (``RuleSystem.rollable``)."""
+    (``SheetRules.rollable``)."""
 
     def complete(ctx: click.Context, param: click.Parameter, incomplete: str):
         state = _state(ctx)
         character = _character(state, ctx.params.get(argument))
         if state is None or character is None:
             return []
-        return _matching(state.rules.rollable(character), incomplete)
+        return _matching(able(state.rules, SheetRules).rollable(character), incomplete)
 
     return complete
 
@@ -147,7 +149,7 @@ def spend_kinds(
 ) -> list[CompletionItem]:
     """What the campaign's rule system lets a character spend on."""
     state = _state(ctx)
-    return [] if state is None else _matching(state.rules.spend_kinds, incomplete)
+    return [] if state is None else _matching(able(state.rules, Currencies).spend_kinds, incomplete)
 
 
 def campaigns(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
@@ -179,7 +181,7 @@ def difficulties(
 ) -> list[CompletionItem]:
     """The difficulties the campaign's rule system names (Gloom: routine ... impossible)."""
     state = _state(ctx)
-    return [] if state is None else _matching(state.rules.difficulties, incomplete)
+    return [] if state is None else _matching(able(state.rules, RollKinds).difficulties, incomplete)
 
 
 class SystemOptions(click.Command):

@@ -1,7 +1,7 @@
 """``tracker odds``: exact probabilities of every outcome, for people and for scripts.
 
 There is one subcommand per installed rule system, built from what the system says its odds
-take (``RuleSystem.odds_command``): a system installed as a plugin gets its own at once.
+take (``OddsTables.odds_command``): a system installed as a plugin gets its own at once.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from tracker.cli.options import emit_json
 from tracker.cli.render import TONE_COLOURS, bold
 from tracker.systems import registry
 from tracker.systems.base import OddsCommand, OddsReport, RuleSystem
+from tracker.systems.capabilities import OddsTables, able
 from tracker.systems.commands import Command, Option
 from tracker.words import outcome_words
 
@@ -29,14 +30,16 @@ class OddsGroup(click.Group):
     """``tracker odds``, whose subcommands are the installed systems, made when first listed."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(s.name for s in registry.systems() if s.odds_command() is not None)
+        return sorted(
+            s.name for s in registry.systems() if able(s, OddsTables).odds_command() is not None
+        )
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         try:
             system = registry.get(cmd_name)
         except registry.UnknownSystem:
             return None
-        spec = system.odds_command()
+        spec = able(system, OddsTables).odds_command()
         return None if spec is None else _command(system, spec)
 
 

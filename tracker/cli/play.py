@@ -42,6 +42,7 @@ from tracker.cli.render import (
 )
 from tracker.systems import registry
 from tracker.systems.base import RuleSystem
+from tracker.systems.capabilities import Obligations, OwnWords, Stress, able
 from tracker.systems.commands import Argument, Command, Option
 
 
@@ -71,12 +72,12 @@ def done_lines(
     discharged: Iterable[Any], rules: RuleSystem, otherwise: Callable[[str], str] = str
 ) -> list[str]:
     """The lines saying obligations were discharged, in the words their system has for each
-    kind (``RuleSystem.obligations``), else their kind worded by ``otherwise``; none for one met
+    kind (``Obligations.obligations``), else their kind worded by ``otherwise``; none for one met
     as the lines before say already. Alike ones are said once with their count: a panic that
     answers three catastrophes' checks is done three times over, not three lines."""
     counted: dict[str, int] = {}
     for ob in discharged:
-        said = rules.obligations.get(ob.kind)
+        said = able(rules, Obligations).obligations.get(ob.kind)
         if said is not None and said.done is None:
             continue
         line = f"  done: {said.done if said is not None else otherwise(ob.kind)} ({ob.how})"
@@ -116,8 +117,8 @@ def _roll_declared(declared: Command, system: str | None = None) -> Command:
     from tracker.systems import registry
 
     systems = [s for s in registry.systems() if system in (None, s.name)]
-    examples = "\n".join(f"  {line}" for s in systems for line in s.roll_examples)
-    said = [s.roll_help for s in systems if s.roll_help]
+    examples = "\n".join(f"  {line}" for s in systems for line in able(s, OwnWords).roll_examples)
+    said = [h for s in systems if (h := able(s, OwnWords).roll_help)]
     shown = [f"\b\nExamples:\n{examples}"] if examples else []
     worded = "\n\n".join([declared.help, *said, *shown])
     whole = msgspec.structs.replace(declared, help=worded)
@@ -160,12 +161,12 @@ def render_roll(doc: dict[str, Any], rules: RuleSystem) -> list[str]:
 
 
 def effect_words(effects: list[dict[str, Any]], who: str, rules: RuleSystem) -> list[str]:
-    """Each effect of a document in words: the system's own (``RuleSystem.effect_said``), else
+    """Each effect of a document in words: the system's own (``OwnWords.effect_said``), else
     tracker's."""
     words = []
     for e in effects:
         track = e.get("track")
-        said = rules.effect_said(e, who)
+        said = able(rules, OwnWords).effect_said(e, who)
         if said is not None:
             words.append(said)
         elif track and e.get("untracked"):
@@ -193,7 +194,7 @@ def effect_words(effects: list[dict[str, Any]], who: str, rules: RuleSystem) -> 
 def _stress(as_json: bool, **values: Any) -> None:
     logged = run(open_tracker(), STRESS.path, values)
     d = logged.doc
-    said = logged.state.rules.stress_said
+    said = able(logged.state.rules, Stress).stress_said
     words = f" ({'; '.join(said.get(w, w) for w in d['effects'])})" if d["effects"] else ""
     show_logged(logged, as_json, [f"{d['character']} stress {d['before']} → {d['after']}{words}."])
 
@@ -286,7 +287,7 @@ def _dismiss_declared(declared: Command) -> Command:
         (
             said.waived
             for system in registry.systems()
-            for said in system.obligations.values()
+            for said in able(system, Obligations).obligations.values()
             if said.waived
         ),
         None,
@@ -432,7 +433,7 @@ def _contest(as_json: bool, **values: Any) -> None:
         verdict += f" by {d['margin_of_victory']}"
     if d["mode"] == "regular":
         verdict = f"round {d['round']}: " + (verdict if d["decided"] else "no change, roll again")
-    remarks = rules.roll_remarks(logged.event.data)
+    remarks = able(rules, OwnWords).roll_remarks(logged.event.data)
     if remarks:
         verdict += dim(f" ({'; '.join(remarks)})")
     notes = [dim(f"  {n}") for n in d.get("notes", [])]
@@ -451,7 +452,8 @@ contest = make_command(
 def _contest_side(side, rules: RuleSystem) -> str:
     dice = dice_words(side["dice"], side["kept"], rules)
     verdict = by_margin(outcome_word(side["outcome"], rules), side["success"], side.get("margin"))
-    return f"{side['character']} ({side['effective']}): {rules.dice_name} {dice} → {verdict}"
+    named = able(rules, OwnWords).dice_name
+    return f"{side['character']} ({side['effective']}): {named} {dice} → {verdict}"
 
 
 COMMANDS = [

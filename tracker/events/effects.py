@@ -118,7 +118,7 @@ class ObligationOpened(
     """
 
     obligation: str
-    """Its kind ("panic-check"), as ``RuleSystem.obligations`` names it."""
+    """Its kind ("panic-check"), as ``Obligations.obligations`` names it."""
     what: str
     """What is owed, in one sentence the GM reads."""
     suffix: str = ""

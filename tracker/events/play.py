@@ -8,7 +8,7 @@ Events record facts, not recomputations: a roll keeps its inputs (trait, base va
 modifier, tags), the dice as rolled and their source, the decided result, and the effects it
 requested on each track. Projections apply the recorded effects; ``tracker verify`` re-decides the
 result from the recorded inputs and dice, and holds those inputs to the sheet and the state the
-log gives where the roll stands (``RuleSystem.rolled_from``).
+log gives where the roll stands (``Provenance.rolled_from``).
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ from tracker.events.effects import (
 )
 from tracker.systems import registry
 from tracker.systems.base import CharacterFold, Feature, Folding, ObligationView, RuleSystem
+from tracker.systems.capabilities import Conditions, SheetRules, Stress, Thresholds, able
 from tracker.words import reads_as
 
 # Bump when the shape or meaning of the state changes: older snapshots are then ignored.
@@ -271,7 +272,7 @@ class CampaignState:
     campaign_id: str
     name: str = ""
     system: str = ""
-    # The table settings, by the name the log stores each under (``RuleSystem.settings`` says
+    # The table settings, by the name the log stores each under (``OwnSettings.settings`` says
     # which the campaign's system reads): those a creation stores at their default until it
     # is folded, any other absent (read as None) until a change stores it.
     settings: dict[str, Any] = field(default_factory=lambda: dict(c.CREATED))
@@ -314,7 +315,7 @@ class CampaignState:
     @property
     def stress_limit(self) -> int:
         """The stress limit the campaign set, which the stress track of every system with one
-        reads (``RuleSystem.stress_limit``)."""
+        reads (``Stress.stress_limit``)."""
         return self.settings["stress_limit"]
 
     def character(self, name: str) -> Character | None:
@@ -604,7 +605,7 @@ def _discharge(state: CampaignState, ob: Obligation, raw: StoredEvent, how: str)
 
 def _set_stress(state: CampaignState, ch: Character, delta: int, raw: StoredEvent) -> None:
     rules = state.rules
-    ch.stress = min(max(ch.stress + delta, 0), rules.stress_limit(state.stress_limit))
+    ch.stress = min(max(ch.stress + delta, 0), able(rules, Stress).stress_limit(state.stress_limit))
     rules.folding.stress_moved(state, ch, raw)
 
 
@@ -665,7 +666,7 @@ def _stat_changed(state: CampaignState, ch: Character, effect: StatChanged) -> N
     ch.stat_changes[key] = ch.stat_changes.get(key, 0) + effect.delta
     if not effect.derived:
         return
-    for name, source in state.rules.derived:
+    for name, source in able(state.rules, SheetRules).derived:
         own = ch.stat_name(name)
         if source.casefold() == key.casefold() and own is not None:
             ch.stat_changes[own] = ch.stat_changes.get(own, 0) + effect.delta
@@ -676,7 +677,7 @@ def _change_track(state: CampaignState, ch: Character, track: str, delta: int) -
     if value is None:
         return
     top = ch.hp_max if track == "hp" else ch.fp_max
-    floor = state.rules.track_floor(track, top)
+    floor = able(state.rules, Thresholds).track_floor(track, top)
     setattr(ch, track, min(max(value + delta, floor), top))
 
 
@@ -734,7 +735,7 @@ def _character_added(state: CampaignState, e: c.CharacterAdded, _: StoredEvent) 
         e.npc is True,
     )
     ch.own = state.rules.folding.new_character()
-    ch.stats.update(state.rules.derived_stats(ch.stats))
+    ch.stats.update(able(state.rules, SheetRules).derived_stats(ch.stats))
     ch.hp = ch.hp_max
     ch.fp = ch.fp_max
     state.characters[e.character_id] = ch
@@ -747,12 +748,12 @@ def _character_updated(state: CampaignState, e: c.CharacterUpdated, _: StoredEve
         ch.stats[_name(ch.stats, key) or key] = value
     # A stat based on another moves with it (Will with IQ), unless the change names it too.
     given = {key.casefold() for key in e.stats}
-    for name, source in state.rules.derived:
+    for name, source in able(state.rules, SheetRules).derived:
         old, new = _lookup(before, source), _lookup(ch.stats, source)
         own = _name(ch.stats, name)
         if own is not None and name.casefold() not in given and old is not None and new != old:
             ch.stats[own] += new - old
-    ch.stats.update(state.rules.derived_stats(ch.stats))
+    ch.stats.update(able(state.rules, SheetRules).derived_stats(ch.stats))
     for key, value in e.skills.items():
         ch.skills[_name(ch.skills, key) or key] = value
     for key in e.dropped_skills:
@@ -802,7 +803,7 @@ def _roll_made(state: CampaignState, e: p.RollMade, raw: StoredEvent) -> None:
 def _contest_rolled(state: CampaignState, e: p.ContestRolled, raw: StoredEvent) -> None:
     _apply_effects(state, e.effects, raw, None)
     if raw.visibility == "gm":
-        for character_id, name in state.rules.at_stake(e):
+        for character_id, name in able(state.rules, Conditions).at_stake(e):
             ch = state.characters.get(character_id)
             held = _name(ch.conditions, name) if ch is not None else None
             if held is not None:

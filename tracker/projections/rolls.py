@@ -25,6 +25,7 @@ from tracker.events.effects import Effect, TrackChange, effects_text
 from tracker.events.play import RollAmended, RollMade
 from tracker.projections.player import Sealed
 from tracker.systems.base import RuleSystem
+from tracker.systems.capabilities import SheetRules, able
 from tracker.systems.dice import PHYSICAL, SOFTWARE, PhysicalDice
 
 COLUMNS = (
@@ -453,7 +454,9 @@ def _keeps(
     if stats is None:
         # A character the rows never saw added (a stream cut short): claim nothing new.
         return True
-    return any(k.casefold() == track for k in (*stats, *rules.derived_stats(stats)))
+    return any(
+        k.casefold() == track for k in (*stats, *able(rules, SheetRules).derived_stats(stats))
+    )
 
 
 def sealed_row(

@@ -1,7 +1,7 @@
 """A rule system's own commands: what each takes, how it decides the events it logs, and what
 it may ask of the table it runs at.
 
-A system lists its commands (``RuleSystem.commands``): ``tracker threat add`` is Glintlock's,
+A system lists its commands (``OwnCommands.commands``): ``tracker threat add`` is Glintlock's,
 ``tracker points award`` GURPS's. Each is a ``SystemCommand``: its path on the command line,
 the typed request it takes (a ``msgspec.Struct`` of its arguments and options, by name),
 ``decide``, which reads the campaign's state and returns what to log (``Acted``) or refuses

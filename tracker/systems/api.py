@@ -68,6 +68,27 @@ from tracker.systems.base import (
     side_verdict,
     trait_value,
 )
+from tracker.systems.capabilities import (
+    Capability,
+    Conditions,
+    Contests,
+    Currencies,
+    Movement,
+    Obligations,
+    OddsTables,
+    OwnCommands,
+    OwnSettings,
+    OwnWords,
+    Provenance,
+    RollKinds,
+    SheetImport,
+    SheetRules,
+    SkillDefaults,
+    Stress,
+    Thresholds,
+    able,
+    capabilities,
+)
 from tracker.systems.commands import (
     NO_TABLE,
     Argument,
@@ -80,8 +101,8 @@ from tracker.systems.commands import (
 from tracker.systems.dice import DiceSource
 from tracker.systems.odds import Odds, distribution, faces
 
-# In the reference's order: the system, its rolls, its state, its commands, its events, the
-# helpers and the errors.
+# In the reference's order: the system, its capabilities, its rolls, its state, its commands,
+# its events, the helpers and the errors.
 __all__ = [  # noqa: RUF022 (the reference's order, not the alphabet's)
     # the system
     "RuleSystem",
@@ -94,6 +115,26 @@ __all__ = [  # noqa: RUF022 (the reference's order, not the alphabet's)
     "Odds",
     "distribution",
     "faces",
+    # what a system may have beyond its core
+    "Capability",
+    "Contests",
+    "Stress",
+    "Currencies",
+    "Thresholds",
+    "Obligations",
+    "Conditions",
+    "SheetRules",
+    "SkillDefaults",
+    "SheetImport",
+    "Movement",
+    "RollKinds",
+    "Provenance",
+    "OddsTables",
+    "OwnCommands",
+    "OwnSettings",
+    "OwnWords",
+    "able",
+    "capabilities",
     # what a system reads of the campaign
     "CharacterView",
     "CampaignView",

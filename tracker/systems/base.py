@@ -24,7 +24,7 @@ import msgspec
 from tracker.errors import BadInput, NotFound, Refused
 from tracker.events.effects import Effect
 from tracker.events.play import ContestRolled, ContestSide
-from tracker.systems.commands import Option, Setting, odds_option, option_values
+from tracker.systems.commands import Option, odds_option, option_values
 from tracker.systems.dice import DiceSource, source_for
 
 if TYPE_CHECKING:
@@ -42,21 +42,22 @@ TRACKS = frozenset({"hp", "fp"})
 
 
 class Feature:
-    """What a table can do with a system beyond rolling; commands check these, never a name.
+    """What a table can do with a system beyond rolling, which a command refuses a campaign
+    without, naming the systems that have it: the ``feature`` of three capabilities
+    (``tracker.systems.capabilities``), as ``RuleSystem.features`` holds it. Commands check
+    these, never a system's name; every other capability is asked of a system through
+    ``able``, which gives its defaults where the system has none.
 
-    Each is named for the rulebook's concept; a command that needs one refuses a campaign whose
-    system lacks it, naming the systems that have it. They are plain strings (a system's
-    ``features`` is a frozenset of them): the fold asks about them at every track's move, and a
-    string hashes in C where an enum member would not.
+    They are plain strings: the fold asks about them at every track's move, and a string hashes
+    in C where an enum member would not.
     """
 
     STRESS: Final = "stress"
-    """A stress track, with its limit (``RuleSystem.stress_limit``) and its words
-    (``stress_words``): ``tracker stress``."""
+    """A stress track, with its limit and its words (``Stress``): ``tracker stress``."""
     CONTESTS: Final = "contests"
-    """Contested rolls (``RuleSystem.decide_contest``): ``tracker contest``."""
+    """Contested rolls (``Contests``): ``tracker contest``."""
     DEFAULTS: Final = "skill defaults"
-    """Skill defaults a character may be given (``RuleSystem.check_default``): ``tracker character
+    """Skill defaults a character may be given (``SkillDefaults``): ``tracker character
     default``."""
 
 
@@ -151,7 +152,7 @@ class ObligationView(Protocol):
     id: str
     """The obligation's id, which the event that meets it names."""
     kind: str
-    """Its kind, as the rules that opened it name it ("panic-check"; ``RuleSystem.obligations``)."""
+    """Its kind, as the rules that opened it name it ("panic-check", ``Obligations``)."""
     what: str
     """What is owed, in a few words, as the table reads it."""
     opened_by: str
@@ -180,14 +181,14 @@ class CampaignView(Protocol):
     @property
     def stress_limit(self) -> int:
         """The stress that brings the track's top in a system with stress, as the campaign set it
-        (``RuleSystem.stress_limit``)."""
+        (``Stress.stress_limit``)."""
         ...
 
     own: Any
     """What the system keeps of the campaign (``Folding.campaign_part``)."""
 
     def setting(self, name: str) -> Any:
-        """The campaign setting ``name`` (one of ``RuleSystem.settings``) as it stands."""
+        """The campaign setting ``name`` (one of ``OwnSettings.settings``) as it stands."""
         ...
 
     def open_obligations(
@@ -213,7 +214,7 @@ class RollRequest(msgspec.Struct, frozen=True):
     trait: str
     """The stat or skill rolled, as the GM typed it (``trait_value`` finds it on the sheet)."""
     kind: str = "check"
-    """What kind of roll: "check", or one of ``RuleSystem.roll_kinds`` (Gloom's "panic")."""
+    """What kind of roll: "check", or one of ``RollKinds.roll_kinds`` (Gloom's "panic")."""
     dice: str | None = None
     """Physical dice typed at the table (``--dice 3,5``), as given; None: the server rolls."""
     seed: str | None = None
@@ -261,7 +262,7 @@ ROLL_OPTIONS: Final = (
 
 
 class RollKind(NamedTuple):
-    """A kind of roll a system has beyond a check (``RuleSystem.roll_kinds``)."""
+    """A kind of roll a system has beyond a check (``RollKinds.roll_kinds``)."""
 
     what: str
     """What it is called in a refusal: "The panic check"."""
@@ -280,7 +281,7 @@ class RollKind(NamedTuple):
 
 class ObligationKind(NamedTuple):
     """How tracker speaks of a kind of obligation the system's rules open
-    (``RuleSystem.obligations``)."""
+    (``Obligations.obligations``)."""
 
     done: str | None
     """What the line saying one was met calls it ("the panic check"); None when the command
@@ -465,7 +466,7 @@ class RollFacts(NamedTuple):
     margin: int | None
     """By how much it succeeded or failed, where the rules count one; else None."""
     position: str | None
-    """The position it was rolled from, where the rules have one (``RuleSystem.position_said``);
+    """The position it was rolled from, where the rules have one (``OwnWords.position_said``);
     else None."""
     effects: str
     """Its effects in a few words (``effects_text``)."""
@@ -575,7 +576,7 @@ class DemoEvening(msgspec.Struct, frozen=True):
     """The title of the session it starts."""
     sheets: tuple[Traversable, ...]
     """The sheet files its characters are added from (``importlib.resources.files(__name__) /
-    "NAME.toml"``), the first one's character the one ``RuleSystem.examples`` roll."""
+    "NAME.toml"``), the first one's character the one ``examples`` roll."""
     script: Traversable
     """A text file of commands, one a line without the word tracker (``#`` starts a comment), played
     in the session."""
@@ -583,6 +584,10 @@ class DemoEvening(msgspec.Struct, frozen=True):
     """True: the demo leaves this campaign selected (one of tracker's own is)."""
     tries: tuple[str, ...] = ()
     """Commands the demo suggests trying next."""
+    examples: tuple[RollRequest, ...] = ()
+    """Rolls of the evening's first character that between them reach every outcome the system
+    has: the system's contract suite (``tracker.testing.SystemContract``) rolls them with every
+    fall of the dice."""
 
 
 class Part:
@@ -907,75 +912,42 @@ def later(where: str, *, method: bool = False) -> Any:
 
 
 class RuleSystem:
-    """A rule system as tracker uses it. Subclass it, set the class attributes, override what
-    the rulebook changes; the defaults are those of a system with no tracks of its own."""
+    """A rule system as tracker uses it: the core every system implements. Subclass it with the
+    capabilities the rulebook has (``tracker.systems.capabilities``: contests, stress,
+    currencies, obligations, sheet import...), set the class attributes and override the hooks.
+
+    The core is twelve members: ``name``, ``title``, ``score_range`` (the sheet),
+    ``roll_options``, ``decide_roll``, ``redecide``, ``roll_facts`` (a roll decided and read
+    back), ``chance`` (its odds), ``outcome_tones`` and ``render_roll`` (its words), ``folding``
+    (what it keeps) and ``demo``. The rest here is tracker's and never overridden, but for
+    ``rolled``, which a system may answer faster than ``roll_facts`` does."""
 
     name: ClassVar[str]
     """The name campaigns store and commands take (``--system NAME``): lower case, one word."""
     title: ClassVar[str]
     """The name as people write it (GURPS)."""
-    order: ClassVar[int] = 100
-    """Where the system is listed among the others (built-in ones first)."""
-    features: ClassVar[frozenset[str]] = frozenset()
-    """What a table can do with the system beyond rolling (``Feature``): commands that need one
-    refuse a campaign whose system lacks it. Default: none."""
     score_range: ClassVar[tuple[int, int]] = (0, 99)
     """What a stat or skill on a sheet can sensibly be; anything outside is a typo."""
-    sheet_stats: ClassVar[frozenset[str]] = frozenset()
-    """Stats every sheet of the system has (GURPS: ST, DX, IQ, HT): a sheet made for it is
-    told apart from one for the campaign's own system, and the GM told which it is."""
-    derived: ClassVar[tuple[tuple[str, str], ...]] = ()
-    """(stat, source): a stat based on another (GURPS: Will on IQ), which a sheet may leave
-    out and which moves with its source when the sheet changes."""
-    difficulties: ClassVar[tuple[str, ...]] = ()
-    """Difficulties a roll's ``dl`` may be given by name (Gloom: routine, hard...)."""
     roll_options: ClassVar[tuple[Option, ...]] = ()
     """The options of ``tracker roll`` the system reads beyond ``ROLL_OPTIONS``, each help
     worded without the system's title ("a modifier.": the command says "GURPS: a modifier.").
     Their values reach the system as ``RollRequest.options``; an option the GM gives that the
     campaign's system does not declare is refused rather than logged as if it applied."""
-    contest_options: ClassVar[tuple[Option, ...]] = ()
-    """Likewise for ``tracker contest`` beyond ``CONTEST_OPTIONS``."""
-    settings: ClassVar[tuple[Setting, ...]] = ()
-    """The campaign settings the system reads, each logged under its name by a
-    ``CampaignSettingsChanged`` (a name of the system's own as well as one of tracker's), with
-    the options of ``campaign new`` and ``campaign set`` that give them: a setting the
-    campaign's system does not read is refused rather than logged for nothing."""
-    spend_kinds: ClassVar[tuple[str, ...]] = ()
-    """What ``tracker spend NAME KIND`` takes in this system (Mettle spends, a buy-up)."""
-    track_max: ClassVar[Mapping[str, int]] = {}
-    """The top of each currency track the system keeps (Mettle and Threat stop at 6)."""
     outcome_tones: ClassVar[Mapping[str, str]] = {}
     """How each outcome reads at the table: "good", "mixed" (a success at a cost) or "bad"."""
-    critical_outcomes: ClassVar[frozenset[str]] = frozenset()
-    """The outcomes past a plain success or failure (a critical success, a catastrophe), which
-    the table's screens set apart."""
-    roll_help: ClassVar[str] = ""
-    """What ``tracker roll --help`` says of the system's rolls beyond what every roll does, as
-    one paragraph (GURPS: sense rolls); empty for nothing."""
-    roll_examples: ClassVar[tuple[str, ...]] = ()
-    """Command lines ``tracker roll --help`` shows as examples of the system's rolls."""
-    examples: ClassVar[tuple[RollRequest, ...]] = ()
-    """Rolls of the first character of the system's demo evening that between them reach every
-    outcome the system has: its contract suite rolls them with every fall of the dice."""
-    detail_column: ClassVar[str] = ""
-    """The heading of the roll history's column for the detail a roll of this system has
-    beyond its outcome (GURPS: the margin, Glintlock: the position); empty for none."""
     folding: ClassVar[Folding] = Folding()
     """How the system folds the events it owns, and what it keeps of a campaign and of each
     character beyond what every system shares (``Folding``). Default: nothing of its own."""
-    commands: ClassVar[tuple[Any, ...]] = ()
-    """The commands the system adds to tracker, each a ``tracker.systems.acts.SystemCommand``
-    (typed loosely here: that module builds on this one, which must not import it back)."""
-    obligations: ClassVar[Mapping[str, ObligationKind]] = {}
-    """How tracker speaks of each kind of obligation the system's rules open, by its kind
-    (Gloom: "panic-check"); a kind not named here is called by its name."""
-    roll_kinds: ClassVar[Mapping[str, RollKind]] = {}
-    """The kinds of roll the system has beyond a check, by the ``RollRequest.kind`` that asks
-    for one (Gloom: "panic")."""
-    event_words: ClassVar[Mapping[type, Callable[[Any, str], str]]] = {}
-    """How ``tracker log`` and ``replay`` say each event the system owns in a line, given the
-    event and the name of the character it is about ("" for none)."""
+
+    features: ClassVar[frozenset[str]] = frozenset()
+    """The ``Feature`` of each capability the system declares that has one, made from its
+    bases: what ``has`` answers, and what a refusal names the systems that have."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.features = frozenset(
+            feature for base in cls.__mro__ if (feature := vars(base).get("feature"))
+        )
 
     def __repr__(self) -> str:
         return f"<rule system {self.name}>"
@@ -1000,10 +972,6 @@ class RuleSystem:
         roll options."""
         return request_of(RollRequest, self.roll_options, {"trait": trait, **values})
 
-    def contest_request(self, **values: Any) -> ContestRequest:
-        """A contest's request, as ``roll_request`` makes a roll's."""
-        return request_of(ContestRequest, self.contest_options, values)
-
     def has(self, feature: str) -> bool:
         """Whether a table can use ``feature`` with this system."""
         return feature in self.features
@@ -1011,95 +979,6 @@ class RuleSystem:
     def tone(self, outcome: str) -> str:
         """How ``outcome`` reads: "good", "mixed" or "bad" (an outcome not listed is bad)."""
         return self.outcome_tones.get(outcome, "bad")
-
-    # -- sheets --------------------------------------------------------------------------------
-
-    def derived_stats(self, stats: Mapping[str, int]) -> dict[str, int]:
-        """Stats a sheet that lists only some of them starts with (GURPS: HP from ST): each
-        of ``derived`` the sheet leaves out, at its source's value."""
-        have = {key.casefold(): value for key, value in stats.items()}
-        return {
-            name: have[source.casefold()]
-            for name, source in self.derived
-            if name.casefold() not in have and source.casefold() in have
-        }
-
-    def setting(self, name: str) -> Setting | None:
-        """The declaration of the campaign setting ``name``, if the system reads it."""
-        return next((s for s in self.settings if s.name == name), None)
-
-    def check_setting(self, name: str, value: object) -> Any:
-        """A campaign setting's value as the system will read it, checked by its declaration's
-        ``check`` (one sentence when it cannot be used); ``value`` is what the GM gave, a table
-        as read from its file."""
-        declared = self.setting(name)
-        if value is None or declared is None or declared.check is None:
-            return value
-        return declared.check(value)
-
-    def check_default(self, expression: str) -> None:
-        """Refuse a skill default the system cannot read (``Feature.DEFAULTS`` only)."""
-
-    def check_default_for(self, skill: str, expression: str, character: str | None = None) -> None:
-        """Refuse a default for ``skill`` the system's rules do not allow (``character``, the
-        one it would be for, names them in the refusal), or cannot read (``Feature.DEFAULTS``
-        only). By default, only the expression is checked."""
-        self.check_default(expression)
-
-    def foreign_sheet(self, data: Mapping[str, Any], source: str) -> Mapping[str, Any] | None:
-        """A character kept in another program's format that this system reads (GURPS: a GCS
-        file), as a sheet file's mapping; None when ``data`` (a parsed file) is no such file."""
-        return None
-
-    def movement(self, character: CharacterView, running_yards: int = 0) -> dict[str, int] | None:
-        """What the character's movement allows (sprint, jumps), where the rules say."""
-        return None
-
-    def missing_trait_hint(self, character: CharacterView, trait: str) -> str | None:
-        """A sentence for a trait the sheet lacks, when the rules can say what was meant."""
-        return None
-
-    def rollable(self, character: CharacterView) -> list[str]:
-        """The traits of ``character``'s sheet a roll may name, stats then skills as the sheet
-        spells them: what Tab, the console's trait list, a phone's picker and the refusal of a
-        trait the sheet lacks offer (beyond the sheet: ``rolls_beyond_sheet``). Default: every
-        stat and skill but HP and FP, which are tracks; a system leaves out what its rules keep
-        on a sheet and never roll (a rank, an edge)."""
-        return [k for k in (*character.stats, *character.skills) if k.casefold() not in TRACKS]
-
-    def rolls_beyond_sheet(
-        self, character: CharacterView
-    ) -> list[tuple[str, list[tuple[str, int]]]]:
-        """What the rules let the character roll that her sheet does not list, grouped as a
-        phone's trait picker shows it beside her stats and skills: each group's name and its
-        rolls, each at the level the rules roll it at before the roll's own modifiers (GURPS:
-        "Senses", Vision at Per with Acute Vision; "Defaults", Lockpicking at IQ-5). Default:
-        nothing beyond the sheet."""
-        return []
-
-    # -- tracks --------------------------------------------------------------------------------
-
-    def stress_limit(self, setting: int) -> int:
-        """The top of the stress track, given the campaign's stress-limit setting."""
-        return setting
-
-    def stress_words(self, stress: int, limit: int) -> list[str]:
-        """What a stress level means at the table, in a few words each."""
-        return []
-
-    def track_floor(self, track: str, top: int | None) -> int:
-        """How low HP or FP can go below zero (GURPS: to death and unconsciousness)."""
-        return 0
-
-    def track_notes(self, track: str, asked: int, after: int, top: int) -> list[str]:
-        """What the GM should hear when HP or FP reaches ``after`` of ``top`` (``asked`` is
-        where the change asked for would have put it, before the track's floor): the rulebook's
-        threshold reached, or how far tracker lets the track fall. Default: nothing."""
-        return []
-
-    def session_resets(self, campaign: CampaignView) -> frozenset[str]:
-        """The tracks a session start sets back to 0 in ``campaign`` ("mettle", "threat")."""
-        return frozenset()
 
     # -- rolls -----------------------------------------------------------------------------------
 
@@ -1111,64 +990,9 @@ class RuleSystem:
         Refuses (``Refused``, ``BadInput``) what the rules or the state forbid."""
         raise NotImplementedError
 
-    def conditions_ruled(self, character: CharacterView, request: RollRequest) -> Sequence[str]:
-        """The conditions of ``character`` whose effect on the roll ``request`` asks for this
-        system's rules settle (and ``decide_roll`` says in the roll's own words): Gloom's
-        panicked gives disadvantage, each Glintlock condition is a -1 tag. Any other condition
-        the character has is named on the roll's line by ``tracker.app.rolls``, which applies
-        nothing for it. Default: none."""
-        return ()
-
-    contest_refusal: ClassVar[str] = ""
-    """What a table is told when it asks for a contest the system does not have."""
-
-    def decide_contest(
-        self, request: ContestRequest, a: Side, b: Side, campaign: CampaignView
-    ) -> ContestDecision:
-        """A contest of ``a`` (the active side) against ``b`` (``Feature.CONTESTS``)."""
-        raise Refused(
-            self.contest_refusal or f"{self.title} has no contested rolls; roll each side alone."
-        )
-
     def redecide(self, event: EventPayload) -> str | None:
         """Decide a stored roll, contest or check again from its recorded inputs and dice:
         None when the rules still give what is stored, else a sentence saying what differs."""
-        return None
-
-    def rolled_from(
-        self,
-        event: EventPayload,
-        characters: Mapping[str, CharacterView],
-        campaign: CampaignView,
-        *,
-        tracks: bool = True,
-    ) -> str | None:
-        """Whether a stored roll, contest or check holds what the sheet and the state it was
-        rolled from gave: its base (a skill, a stat, a default, a rank) and what the rules add
-        from the character's state without the GM typing it. ``characters`` (by id) and
-        ``campaign`` are the campaign as it stood where the event was logged. None when they
-        agree, else a sentence saying what differs. A side that is no character (an opponent
-        given by name and score) has no sheet to hold it to, and what the GM typed is the GM's.
-
-        ``tracks`` False: only the sheets are known as they stood (an undo or a redo since has
-        changed which events about the character count), not its tracks, conditions and what
-        it has spent, nor the campaign's settings; hold the roll to the sheet alone.
-
-        ``redecide`` holds a roll to its own inputs; this holds the inputs to the log, so a
-        forger who rewrites a skill of 12 as 15 and rehashes the chain is found."""
-        return None
-
-    def at_stake(self, event: EventPayload) -> Sequence[tuple[str, str]]:
-        """The conditions (character id, name) a stored roll of this system changes or leaves
-        as they were as its dice fall. Rolled in secret, it leaves each one secret either way:
-        whether a roll that takes the condition is sealed must not tell how the dice fell."""
-        return ()
-
-    def priced(self, event: EventPayload) -> str | None:
-        """Whether a stored spend or gain of this system's currencies (not a roll) has a price
-        its command could have logged in some state of the campaign: None when it has, else a
-        sentence saying why not. What it could afford where it stands is ``problem_with``'s
-        to ask; this is what no state makes true (a cost no action has)."""
         return None
 
     def roll_facts(self, event: EventPayload) -> list[RollFacts]:
@@ -1185,54 +1009,16 @@ class RuleSystem:
             for f in self.roll_facts(event)
         ]
 
-    def roll_remarks(self, event: EventPayload) -> list[str]:
-        """What a stored roll or contest's one line says beyond its dice and outcome: the rule
-        that set the result apart from what the dice read (a natural 20's maximum damage,
-        normalised contest scores, the Rule of 16, which rule settled a contest). ``log``,
-        ``replay`` and the contest's own text all say these."""
-        return []
-
-    def contest_said(self, event: EventPayload, verdict: str) -> str | None:
-        """A stored contest's line in the log, before its dice, where the system words it
-        itself (GURPS: an influence roll, whom it swayed); ``verdict`` says who won and by how
-        much. None: "quick contest A vs B: verdict"."""
-        return None
-
     def chance(self, key: Hashable) -> Fraction:
         """The exact chance of success of the roll ``key`` describes (``RollFacts``)."""
         raise NotImplementedError
 
     # -- words -----------------------------------------------------------------------------------
 
-    dice_name: ClassVar[str] = "d20"
-    """How the dice of one roll are named at the table ("d20", "3d6")."""
-    dice_join: ClassVar[str] = ", "
-    """How a roll's dice are written together: "4, 12" for dice read one by one, "4+3+1" for
-    dice that are added."""
-
-    position_said: ClassVar[Mapping[str, str]] = {}
-    """How a roll's position (``RollFacts.position``) reads before the roll, with the dice it
-    means ("desperate: two d20, keep the lower"); a position not named here reads as its
-    name."""
-
-    stress_said: ClassVar[Mapping[str, str]] = {}
-    """How ``tracker stress`` says each of ``stress_words`` whose word alone says too little
-    ("strained": "strained: Mettle costs double")."""
-
-    def effect_said(self, effect: Mapping[str, Any], who: str) -> str | None:
-        """An effect of a roll's document (as ``Table.effects_shown`` gives it) in words, where
-        the system words it itself (a currency of its own, a story tag spent), about the
-        character ``who``; None: in tracker's words."""
-        return None
-
     def render_roll(self, doc: Mapping[str, Any], style: Style) -> RollLines:
         """A decided roll's document (``RollDecision.doc`` with what the command added) as the
         terminal shows it."""
         raise NotImplementedError
-
-    def odds_command(self) -> OddsCommand | None:
-        """What ``tracker odds NAME`` takes and shows for this system (None: no such command)."""
-        return None
 
     def demo(self) -> DemoEvening | None:
         """The campaign ``tracker demo`` makes for this system (None: none)."""
@@ -1254,10 +1040,13 @@ def trait_value(system: RuleSystem, character: CharacterView, trait: str) -> tup
     if value is None:
         value, name = character.stat(trait), character.stat_name(trait)
     if value is None or name is None:
-        hint = system.missing_trait_hint(character, trait)
+        from tracker.systems.capabilities import SheetRules, able
+
+        sheet = able(system, SheetRules)
+        hint = sheet.missing_trait_hint(character, trait)
         if hint:
             raise NotFound(hint)
-        known = system.rollable(character)
+        known = sheet.rollable(character)
         who = f'"{character.name}"' if " " in character.name else character.name
         pair = f"'{trait}=N'" if " " in trait else f"{trait}=N"
         # A sheet of stats alone (Glintlock's) gains a stat; one with skills, most likely a skill.

@@ -27,6 +27,7 @@ END = "<!-- end of names -->"
 # The heading each run of ``api.__all__`` goes under, by the name that starts it.
 SECTIONS = {
     "RuleSystem": "The system",
+    "Capability": "What a system may have beyond its core",
     "CharacterView": "What a system reads of the campaign",
     "RollRequest": "Rolls and contests",
     "Folding": "State, folds and obligations",
@@ -36,8 +37,15 @@ SECTIONS = {
     "TrackerError": "Refusals",
 }
 
+
+def _capabilities() -> list[type]:
+    from tracker.systems import capabilities
+
+    return list(capabilities.Capability.__subclasses__())
+
+
 # The classes a system subclasses, whose methods' defaults are what it gets by leaving them.
-OVERRIDDEN = frozenset({"RuleSystem", "Folding"})
+OVERRIDDEN = frozenset({"RuleSystem", "Folding", *(c.__name__ for c in _capabilities())})
 
 # A value longer than this is not written beside its name (a tuple of options): its docstring
 # says what it holds.

@@ -26,6 +26,7 @@ from tracker.errors import BadInput, Refused, TrackerError
 from tracker.events import catalog
 from tracker.systems.acts import SystemCommand
 from tracker.systems.base import ContestRequest, RollKind, RollRequest, RuleSystem, request_of
+from tracker.systems.capabilities import OwnCommands, OwnSettings, RollKinds, able
 from tracker.systems.commands import Command, Option, Setting
 
 GROUP = "tracker.systems"
@@ -208,7 +209,18 @@ def systems() -> list[RuleSystem]:
             found.append(get(name))
         except BrokenSystem:
             continue
-    return sorted(found, key=lambda s: (s.order, s.name))
+    return sorted(found, key=_listing)
+
+
+# tracker's own systems, in the order the documentation has always taught them.
+_OWN = ("gloom", "gurps", "glintlock")
+
+
+def _listing(system: RuleSystem) -> tuple[int, str]:
+    """Where ``system`` is listed: tracker's own first, in their order, then the others by
+    name."""
+    at = _OWN.index(system.name) if built_in(system) and system.name in _OWN else len(_OWN)
+    return at, system.name
 
 
 def names() -> list[str]:
@@ -253,10 +265,14 @@ def require(
 def roll_kind(system: RuleSystem, kind: str) -> RollKind:
     """``system``'s roll of ``kind``; refused, naming the systems that have one, when it has
     none."""
-    own = system.roll_kinds.get(kind)
+    own = able(system, RollKinds).roll_kinds.get(kind)
     if own is None:
-        what = next((s.roll_kinds[kind].what for s in systems() if kind in s.roll_kinds), None)
-        require(system, lambda s: kind in s.roll_kinds, what or f"A {kind} roll")
+
+        def kinds(s: RuleSystem) -> Mapping[str, RollKind]:
+            return able(s, RollKinds).roll_kinds
+
+        what = next((kinds(s)[kind].what for s in systems() if kind in kinds(s)), None)
+        require(system, lambda s: kind in kinds(s), what or f"A {kind} roll")
         raise AssertionError("unreachable")  # require refused
     return own
 
@@ -267,7 +283,7 @@ def commands_at(
     """Every installed system's command at ``path`` on the command line, of the kind ``given``
     (the arguments and options by name) chooses (``SystemCommand.chosen_by``)."""
     chosen = _chosen(path, given or {})
-    return [c for system in systems() for c in system.commands if chosen(c)]
+    return [c for system in systems() for c in able(system, OwnCommands).commands if chosen(c)]
 
 
 def command(
@@ -276,11 +292,11 @@ def command(
     """``system``'s command at ``path`` of the kind ``given`` chooses; refused, naming the
     systems that have one, when it has none."""
     chosen = _chosen(path, given or {})
-    own = next((c for c in system.commands if chosen(c)), None)
+    own = next((c for c in able(system, OwnCommands).commands if chosen(c)), None)
     if own is None:
         others = commands_at(path, given)
         what, verb = (others[0].what, others[0].verb) if others else (" ".join(path), "is")
-        require(system, lambda s: any(chosen(c) for c in s.commands), what, verb)
+        require(system, lambda s: any(chosen(c) for c in able(s, OwnCommands).commands), what, verb)
         raise AssertionError("unreachable")  # require refused
     return own
 
@@ -290,12 +306,12 @@ _said: dict[type, Callable[[Any, str], str]] | None = None
 
 def words_for(event_type: type) -> Callable[[Any, str], str] | None:
     """How the installed system that owns ``event_type`` says an event of it in a line of the
-    log (``RuleSystem.event_words``): given the event and whom it is about."""
+    log (``OwnCommands.event_words``): given the event and whom it is about."""
     global _said
     if _said is None:
         _said = {}
         for system in systems():
-            _said.update(system.event_words)
+            _said.update(able(system, OwnCommands).event_words)
     return _said.get(event_type)
 
 
@@ -315,7 +331,7 @@ def declared(what: str) -> tuple[Option, ...]:
     "contest_options"), each marked with the system that reads it, in the systems' order: the
     options ``tracker roll`` and ``tracker contest`` take beyond their own."""
     return tuple(
-        msgspec.structs.replace(o, system=s.name) for s in systems() for o in getattr(s, what)
+        msgspec.structs.replace(o, system=s.name) for s in systems() for o in getattr(s, what, ())
     )
 
 
@@ -324,7 +340,7 @@ def settings() -> tuple[Setting, ...]:
     that system, in the systems' order."""
     found = []
     for s in systems():
-        for setting in s.settings:
+        for setting in able(s, OwnSettings).settings:
             marked = {"system": s.name, "dest": setting.name}
             found.append(
                 msgspec.structs.replace(
@@ -380,12 +396,12 @@ def with_options(
 
 def declared_by(system: RuleSystem, what: str) -> tuple[Option, ...]:
     """The options ``system`` declares as ``what``, each marked with the system."""
-    return tuple(msgspec.structs.replace(o, system=system.name) for o in getattr(system, what))
+    return tuple(msgspec.structs.replace(o, system=system.name) for o in getattr(system, what, ()))
 
 
 def readers(what: str, name: str) -> list[str]:
     """The titles of the systems that declare an option called ``name`` as ``what``."""
-    return [s.title for s in systems() if any(o.name == name for o in getattr(s, what))]
+    return [s.title for s in systems() if any(o.name == name for o in getattr(s, what, ()))]
 
 
 def not_theirs(flag: str, owners: list[str], system: RuleSystem, path: tuple[str, ...]) -> BadInput:
@@ -406,9 +422,12 @@ def refuse_others(system: RuleSystem, path: tuple[str, ...], given: Mapping[str,
     and a value its system's request has no field for would be dropped unsaid."""
 
     def takes(s: RuleSystem, name: str) -> bool:
-        return any(c.path == path and name in c.request.__struct_fields__ for c in s.commands)
+        return any(
+            c.path == path and name in c.request.__struct_fields__
+            for c in able(s, OwnCommands).commands
+        )
 
-    if not any(c.path == path for c in system.commands):
+    if not any(c.path == path for c in able(system, OwnCommands).commands):
         return  # a command the system has none of is refused as such (``command``)
     # Its options alone: an argument (the spend's action) is every system's, read or not.
     flags = {
@@ -444,7 +463,7 @@ def _chosen(path: tuple[str, ...], given: Mapping[str, Any]) -> Callable[[System
     def names(c: SystemCommand) -> bool:
         return c.chosen_by is not None and given.get(c.chosen_by[0]) in c.chosen_by[1]
 
-    at = [c for system in systems() for c in system.commands if c.path == path]
+    at = [c for system in systems() for c in able(system, OwnCommands).commands if c.path == path]
     named = any(names(c) for c in at)
     return lambda c: c.path == path and (names(c) if named else c.chosen_by is None)
 
@@ -459,4 +478,6 @@ def built_in(system: RuleSystem) -> bool:
 def command_lines() -> list[tuple[RuleSystem, SystemCommand]]:
     """Every installed system's commands that declare a command line of their own
     (``SystemCommand.declared``), with the system of each, in the systems' order."""
-    return [(s, c) for s in systems() for c in s.commands if c.declared is not None]
+    return [
+        (s, c) for s in systems() for c in able(s, OwnCommands).commands if c.declared is not None
+    ]

@@ -33,6 +33,15 @@ from tracker.errors import BadInput, NotFound, TrackerError
 from tracker.events.catalog import CharacterAdded
 from tracker.store.eventstore import Claim
 from tracker.systems import registry
+from tracker.systems.capabilities import (
+    Currencies,
+    Obligations,
+    OwnCommands,
+    OwnWords,
+    RollKinds,
+    SheetRules,
+    able,
+)
 from tracker.systems.commands import Command, Option, taken
 from tracker.web.guard import (
     GM,
@@ -138,7 +147,7 @@ def asked_words(
             if part:
                 words.append(part.replace("-", "\u2212", 1))
         if seen.position:
-            words.append(rules.position_said.get(seen.position, seen.position))
+            words.append(able(rules, OwnWords).position_said.get(seen.position, seen.position))
     said = " ".join(words).casefold()
     named = {o.name: o for o in form.options}
     for name, value in options.items():
@@ -199,10 +208,10 @@ def _owed(ob: Any, ch: Any, rules: Any) -> dict[str, Any]:
     start = {"character": ch.name} if ch else {}
     actions: list[tuple[tuple[str, ...], dict[str, Any]]] = [
         (c.declared.path, start)
-        for c in rules.commands
+        for c in able(rules, OwnCommands).commands
         if c.declared is not None and ob.kind in c.discharges
     ]
-    kind = rules.obligations.get(ob.kind)
+    kind = able(rules, Obligations).obligations.get(ob.kind)
     first = kind.goes_on(ob.data) if kind is not None and kind.goes_on is not None else None
     if first is not None:
         actions = [first, *(a for a in actions if a[0] != first[0])]
@@ -267,8 +276,8 @@ class Console:
             "campaigns": [row.name for row in table.store.campaigns()],
             "elsewhere": self._elsewhere(request),
             "lists": {
-                "spend_kinds": list(rules.spend_kinds),
-                "difficulties": list(rules.difficulties),
+                "spend_kinds": list(able(rules, Currencies).spend_kinds),
+                "difficulties": list(able(rules, RollKinds).difficulties),
             },
         }
 
@@ -315,7 +324,7 @@ class Console:
                     "id": cid,
                     "name": ch.name,
                     "npc": ch.npc,
-                    "traits": state.rules.rollable(ch),
+                    "traits": able(state.rules, SheetRules).rollable(ch),
                     "conditions": sorted(ch.conditions),
                     "phone": None if ch.npc else self.link(request, cid),
                     "asked": (waiting.said + (", blind" if waiting.secret else ""))
@@ -367,18 +376,18 @@ class Console:
                 "stats": dict(ch.stats),
                 "skills": dict(ch.skills),
             },
-            "traits": state.rules.rollable(ch),
+            "traits": able(state.rules, SheetRules).rollable(ch),
             # The trait picker's groups, each trait with its level, as her sheet has them, then
             # what the rules let her roll beyond it (GURPS: senses, skills at default).
             "trait_groups": [
                 *(
                     {"group": group, "traits": [[k, v] for k, v in held.items() if k in shown]}
                     for group, held in (("Stats", ch.stats), ("Skills", ch.skills))
-                    if (shown := set(state.rules.rollable(ch))) & set(held)
+                    if (shown := set(able(state.rules, SheetRules).rollable(ch))) & set(held)
                 ),
                 *(
                     {"group": group, "traits": [list(roll) for roll in rolls]}
-                    for group, rolls in state.rules.rolls_beyond_sheet(ch)
+                    for group, rolls in able(state.rules, SheetRules).rolls_beyond_sheet(ch)
                 ),
             ],
             "form": _form(declaration(state.rules, ROLL), player=True),

@@ -37,6 +37,7 @@ from tracker.events import play as p
 from tracker.events.effects import TrackChange
 from tracker.projections.player import Sealed, player_stream
 from tracker.projections.rolls import amending_types
+from tracker.systems.capabilities import OwnWords, able
 from tracker.web.guard import GM, HEADERS, PLAYERS
 from tracker.words import outcome_words, table_words
 
@@ -137,7 +138,7 @@ class Feed:
         if outcome is not None:
             # The TV's last roll: its outcome in words, and whether it is past a plain one.
             doc["outcome"] = outcome_words(outcome)
-            doc["critical"] = outcome in rules.critical_outcomes
+            doc["critical"] = outcome in able(rules, OwnWords).critical_outcomes
 
     def _what_it_names(
         self, doc: dict[str, Any], event: StoredEvent, page: Page, view: str, bought: dict[str, str]
@@ -327,7 +328,7 @@ def _why(rules: Any, data: Any) -> list[str]:
             # An unnamed modifier is stored as "modifier": say the number alone.
             why.append(said if label in ("", "modifier") else f"{said} {label}")
         # Why two dice and which was kept: a desperate roll keeps the lower.
-        position = rules.position_said.get(facts[0].position or "")
+        position = able(rules, OwnWords).position_said.get(facts[0].position or "")
         if position:
             why.append(position)
     source = DICE_FROM.get(data.dice_source)

@@ -21,7 +21,6 @@ from tracker.systems.base import (
     CampaignView,
     CharacterView,
     DemoEvening,
-    Feature,
     OddsCommand,
     OddsOption,
     OddsReport,
@@ -33,6 +32,7 @@ from tracker.systems.base import (
     Style,
     trait_value,
 )
+from tracker.systems.capabilities import OddsTables, OwnWords, Stress
 from tracker.systems.commands import Option, option_values
 from tracker.systems.odds import Odds
 
@@ -51,19 +51,15 @@ def _odds(target: int) -> OddsReport:
     return OddsReport(odds, f"D6 · score {target}", odds.to_dict())
 
 
-class D6(RuleSystem):
+class D6(RuleSystem, Stress, OddsTables, OwnWords):
     """One d6 at or under a score."""
 
     name: ClassVar[str] = "d6"
     title: ClassVar[str] = "D6"
-    features: ClassVar[frozenset[str]] = frozenset({Feature.STRESS})
     outcome_tones: ClassVar[Mapping[str, str]] = {"hit": "good", "miss": "bad"}
     score_range: ClassVar[tuple[int, int]] = (1, 6)
     dice_name: ClassVar[str] = "d6"
     roll_options: ClassVar[tuple[Option, ...]] = ROLL
-    examples: ClassVar[tuple[RollRequest, ...]] = (
-        RollRequest("Grit", options=option_values(ROLL)),
-    )
 
     def stress_limit(self, setting: int) -> int:
         return STRESS_LIMIT
@@ -131,5 +127,9 @@ class D6(RuleSystem):
     def demo(self) -> DemoEvening:
         here = resources.files(__name__)
         return DemoEvening(
-            "Six Sides", "The first throw", (here / "pip.toml",), here / "evening.txt"
+            "Six Sides",
+            "The first throw",
+            (here / "pip.toml",),
+            here / "evening.txt",
+            examples=(RollRequest("Grit", options=option_values(ROLL)),),
         )

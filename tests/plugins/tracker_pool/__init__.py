@@ -57,6 +57,15 @@ from tracker.systems.base import (
     effects_differ,
     trait_value,
 )
+from tracker.systems.capabilities import (
+    Currencies,
+    OddsTables,
+    OwnCommands,
+    OwnSettings,
+    OwnWords,
+    RollKinds,
+    SheetRules,
+)
 from tracker.systems.commands import Argument, Command, Option, Setting, option_values
 from tracker.systems.odds import Odds
 
@@ -401,7 +410,9 @@ RESIST_COMMAND = Command(
 # -- the system -------------------------------------------------------------------------------
 
 
-class Pool(RuleSystem):
+class Pool(
+    RuleSystem, Currencies, RollKinds, SheetRules, OddsTables, OwnCommands, OwnSettings, OwnWords
+):
     """A pool of d6, as many as the score; each 5 or 6 a success."""
 
     name: ClassVar[str] = "pool"
@@ -411,9 +422,6 @@ class Pool(RuleSystem):
     dice_name: ClassVar[str] = "d6"
     roll_options: ClassVar[tuple[Option, ...]] = ROLL
     settings: ClassVar[tuple[Setting, ...]] = SETTINGS
-    examples: ClassVar[tuple[RollRequest, ...]] = (
-        RollRequest("Nerve", options=option_values(ROLL)),
-    )
     folding: ClassVar[Folding] = PoolFolding()
     commands: ClassVar[tuple[SystemCommand, ...]] = (
         SystemCommand(
@@ -575,4 +583,5 @@ class Pool(RuleSystem):
             "The pool fills",
             (here / "ash.toml", here / "bram.toml"),
             here / "evening.txt",
+            examples=(RollRequest("Nerve", options=option_values(ROLL)),),
         )

@@ -40,8 +40,12 @@ from tracker.systems.api import (
     OddsCommand,
     OddsOption,
     OddsReport,
+    OddsTables,
     Option,
+    OwnCommands,
+    OwnWords,
     Part,
+    Provenance,
     Refused,
     RollDecision,
     RollFacts,
@@ -205,7 +209,7 @@ SPEND = Command(
 # -- the system ------------------------------------------------------------------------------
 
 
-class Embers(RuleSystem):
+class Embers(RuleSystem, Provenance, OddsTables, OwnCommands, OwnWords):
     """2d6 plus a stat: 10+ strong, 7-9 weak, 6- a miss, which gives Grit."""
 
     name: ClassVar[str] = "embers"
@@ -215,9 +219,6 @@ class Embers(RuleSystem):
     dice_name: ClassVar[str] = "2d6"
     dice_join: ClassVar[str] = "+"
     roll_options: ClassVar[tuple[Option, ...]] = ROLL
-    examples: ClassVar[tuple[RollRequest, ...]] = (
-        RollRequest("Edge", options=option_values(ROLL)),
-    )
     folding: ClassVar[Folding] = EmbersFolding()
     commands: ClassVar[tuple[SystemCommand, ...]] = (
         SystemCommand(
@@ -320,4 +321,5 @@ class Embers(RuleSystem):
             "The lantern gutters",
             (here / "tam.toml", here / "ines.toml"),
             here / "evening.txt",
+            examples=(RollRequest("Edge", options=option_values(ROLL)),),
         )

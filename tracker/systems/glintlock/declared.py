@@ -219,4 +219,4 @@ COMMANDS = (
         declared=BREAKING_POINT,
     ),
 )
-"""Glintlock's commands (``RuleSystem.commands``), in the order its command line lists them."""
+"""Glintlock's commands (``OwnCommands.commands``), in the order its command line lists them."""

@@ -442,4 +442,4 @@ OBLIGATIONS = {
     ),
 }
 """How tracker speaks of each kind of obligation Glintlock's rules open
-(``RuleSystem.obligations``)."""
+(``Obligations.obligations``)."""

@@ -1,5 +1,5 @@
 """The options of a roll that Glintlock reads (``RuleSystem.roll_options``), and the campaign
-settings it reads (``RuleSystem.settings``)."""
+settings it reads (``OwnSettings.settings``)."""
 
 from __future__ import annotations
 

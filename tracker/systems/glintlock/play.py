@@ -45,9 +45,9 @@ FACES = 20
 POSITION_NET = {"desperate": 0, "risky": 1, "controlled": 3}
 
 SPEND_KINDS = tuple(glintlock.METTLE_COSTS)
-"""What ``tracker spend NAME KIND`` takes (``RuleSystem.spend_kinds``): the Mettle spends."""
+"""What ``tracker spend NAME KIND`` takes (``Currencies.spend_kinds``): the Mettle spends."""
 TRACK_MAX = {"mettle": glintlock.METTLE_MAX, "threat": glintlock.THREAT_MAX}
-"""The top of each currency track (``RuleSystem.track_max``)."""
+"""The top of each currency track (``Currencies.track_max``)."""
 
 
 def conditions_ruled(system: Any, character: CharacterView, request: RollRequest) -> list[str]:

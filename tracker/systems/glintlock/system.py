@@ -10,13 +10,24 @@ from tracker.systems.base import (
     CampaignView,
     CharacterView,
     DemoEvening,
-    Feature,
     Folding,
     ObligationKind,
     OddsCommand,
     RollRequest,
     RuleSystem,
     later,
+)
+from tracker.systems.capabilities import (
+    Conditions,
+    Currencies,
+    Obligations,
+    OddsTables,
+    OwnCommands,
+    OwnSettings,
+    OwnWords,
+    Provenance,
+    SheetRules,
+    Stress,
 )
 from tracker.systems.commands import Option, Setting, option_values
 from tracker.systems.glintlock import options
@@ -27,16 +38,26 @@ WORDS = "tracker.systems.glintlock.words"
 FOLDS = "tracker.systems.glintlock.folding"
 
 
-class Glintlock(RuleSystem):
+class Glintlock(
+    RuleSystem,
+    Stress,
+    Currencies,
+    Obligations,
+    Conditions,
+    SheetRules,
+    Provenance,
+    OddsTables,
+    OwnCommands,
+    OwnSettings,
+    OwnWords,
+):
     """Glintlock: a d20 against two thresholds, Mettle and Threat, stress (Glintlock)."""
 
     name: ClassVar[str] = "glintlock"
     title: ClassVar[str] = "Glintlock"
-    order: ClassVar[int] = 3
     roll_options: ClassVar[tuple[Option, ...]] = options.ROLL
     settings: ClassVar[tuple[Setting, ...]] = options.SETTINGS
     spend_kinds: ClassVar[tuple[str, ...]] = later(f"{PLAY}:SPEND_KINDS")
-    features: ClassVar[frozenset[str]] = frozenset({Feature.STRESS})
     detail_column: ClassVar[str] = "Position"
     folding: ClassVar[Folding] = later(f"{FOLDS}:FOLDING")
     event_words = later(f"{WORDS}:EVENT_WORDS")
@@ -59,9 +80,6 @@ class Glintlock(RuleSystem):
     roll_examples: ClassVar[tuple[str, ...]] = (
         "tracker roll Wren Grit --tag 1:gear --tag 1:power",
         "tracker roll Tomas Wits --tag -1:condition --dice 1,12",
-    )
-    examples: ClassVar[tuple[RollRequest, ...]] = (
-        RollRequest("Grit", options=option_values(options.ROLL, tags=("1:gear",))),
     )
     score_range: ClassVar[tuple[int, int]] = (0, 10)
     contest_refusal: ClassVar[str] = (
@@ -137,4 +155,5 @@ class Glintlock(RuleSystem):
                 "tracker character show Wren",
                 "tracker odds glintlock --stat 3 --trained --tags 2",
             ),
+            examples=(RollRequest("Grit", options=option_values(options.ROLL, tags=("1:gear",))),),
         )

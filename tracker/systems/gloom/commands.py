@@ -20,7 +20,7 @@ KIND = "panic"
 """The kind of roll a panic check is (``RollMade.kind``, ``Gloom.roll_kinds``)."""
 
 ROLL_KINDS = {KIND: RollKind("The panic check", answers=OWED, one=True)}
-"""Gloom's rolls beyond a check (``RuleSystem.roll_kinds``)."""
+"""Gloom's rolls beyond a check (``RollKinds.roll_kinds``)."""
 
 
 class PanicCheck(msgspec.Struct, frozen=True):

@@ -104,4 +104,4 @@ OBLIGATIONS = {
         "the panic check", waived=("a panic check the GM does not call", "no panic here")
     )
 }
-"""How tracker speaks of a panic check owed (``RuleSystem.obligations``)."""
+"""How tracker speaks of a panic check owed (``Obligations.obligations``)."""

@@ -40,7 +40,7 @@ from tracker.systems.gloom.folding import ONE_EACH, PANIC_ANSWERS, PANICKED
 FACES = 20
 
 DIFFICULTIES = (*gloom.DIFFICULTY, gloom.IMPOSSIBLE)
-"""The difficulties a roll's DL may be given by name (``RuleSystem.difficulties``)."""
+"""The difficulties a roll's DL may be given by name (``RollKinds.difficulties``)."""
 
 
 def _disadvantaged(character: CharacterView, campaign: CampaignView) -> list[str]:

@@ -8,7 +8,6 @@ from typing import ClassVar
 from tracker.systems.acts import SystemCommand
 from tracker.systems.base import (
     DemoEvening,
-    Feature,
     Folding,
     ObligationKind,
     OddsCommand,
@@ -16,6 +15,18 @@ from tracker.systems.base import (
     RollRequest,
     RuleSystem,
     later,
+)
+from tracker.systems.capabilities import (
+    Conditions,
+    Contests,
+    Obligations,
+    OddsTables,
+    OwnCommands,
+    OwnSettings,
+    OwnWords,
+    Provenance,
+    RollKinds,
+    Stress,
 )
 from tracker.systems.commands import Option, Setting, option_values
 from tracker.systems.gloom import options
@@ -26,17 +37,27 @@ WORDS = "tracker.systems.gloom.words"
 FOLDS = "tracker.systems.gloom.folding"
 
 
-class Gloom(RuleSystem):
+class Gloom(
+    RuleSystem,
+    Contests,
+    Stress,
+    Obligations,
+    Conditions,
+    RollKinds,
+    Provenance,
+    OddsTables,
+    OwnCommands,
+    OwnSettings,
+    OwnWords,
+):
     """Gloom: a d20 rolled between the Difficulty Level and the Skill Rank (Gloom)."""
 
     name: ClassVar[str] = "gloom"
     title: ClassVar[str] = "Gloom"
-    order: ClassVar[int] = 1
     roll_options: ClassVar[tuple[Option, ...]] = options.ROLL
     contest_options: ClassVar[tuple[Option, ...]] = options.CONTEST
     settings: ClassVar[tuple[Setting, ...]] = options.SETTINGS
     difficulties: ClassVar[tuple[str, ...]] = later(f"{PLAY}:DIFFICULTIES")
-    features: ClassVar[frozenset[str]] = frozenset({Feature.STRESS, Feature.CONTESTS})
     folding: ClassVar[Folding] = later(f"{FOLDS}:FOLDING")
     obligations: ClassVar[Mapping[str, ObligationKind]] = later(f"{FOLDS}:OBLIGATIONS")
     commands: ClassVar[tuple[SystemCommand, ...]] = later("tracker.systems.gloom.commands:COMMANDS")
@@ -54,9 +75,6 @@ class Gloom(RuleSystem):
     }
     critical_outcomes: ClassVar[frozenset[str]] = frozenset({"perfect", "catastrophe"})
     roll_examples: ClassVar[tuple[str, ...]] = ("tracker roll Kade Hacking --dl 5",)
-    examples: ClassVar[tuple[RollRequest, ...]] = (
-        RollRequest("Hacking", options=option_values(options.ROLL, dl=5)),
-    )
     score_range: ClassVar[tuple[int, int]] = (1, 30)
 
     def stress_words(self, stress: int, limit: int) -> list[str]:
@@ -91,4 +109,5 @@ class Gloom(RuleSystem):
                 fixtures / "sheets" / "gloom-juno.toml",
             ),
             script=fixtures / "sessions" / "gloom.txt",
+            examples=(RollRequest("Hacking", options=option_values(options.ROLL, dl=5)),),
         )

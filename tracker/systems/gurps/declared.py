@@ -499,4 +499,4 @@ COMMANDS = (
         declared=TRAIT_ASSIGN,
     ),
 )
-"""GURPS's commands (``RuleSystem.commands``), in the order its command line lists them."""
+"""GURPS's commands (``OwnCommands.commands``), in the order its command line lists them."""

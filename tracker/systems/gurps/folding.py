@@ -326,4 +326,4 @@ OBLIGATIONS = {
     "assign-trait": ObligationKind("the trait owed"),
     RUNNING: ObligationKind("the regular contest", goes_on=next_round),
 }
-"""How tracker speaks of each kind of obligation GURPS's rules open (``RuleSystem.obligations``)."""
+"""How tracker speaks of each kind of obligation GURPS's rules open (``Obligations``)."""

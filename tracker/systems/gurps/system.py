@@ -9,13 +9,28 @@ from tracker.systems.acts import SystemCommand
 from tracker.systems.base import (
     CharacterView,
     DemoEvening,
-    Feature,
     Folding,
     ObligationKind,
     OddsCommand,
     RollRequest,
     RuleSystem,
     later,
+)
+from tracker.systems.capabilities import (
+    Conditions,
+    Contests,
+    Currencies,
+    Movement,
+    Obligations,
+    OddsTables,
+    OwnCommands,
+    OwnSettings,
+    OwnWords,
+    Provenance,
+    SheetImport,
+    SheetRules,
+    SkillDefaults,
+    Thresholds,
 )
 from tracker.systems.commands import Option, Setting, option_values
 from tracker.systems.gurps import options
@@ -28,23 +43,32 @@ WORDS = "tracker.systems.gurps.words"
 DERIVED_STATS = (("HP", "ST"), ("FP", "HT"), ("Will", "IQ"), ("Per", "IQ"))
 
 
-class Gurps(RuleSystem):
+class Gurps(
+    RuleSystem,
+    Contests,
+    Currencies,
+    Thresholds,
+    Obligations,
+    Conditions,
+    SheetRules,
+    SkillDefaults,
+    SheetImport,
+    Movement,
+    Provenance,
+    OddsTables,
+    OwnCommands,
+    OwnSettings,
+    OwnWords,
+):
     """GURPS: 3d6 roll-under success rolls, contests and fright checks (GURPS)."""
 
     name: ClassVar[str] = "gurps"
     title: ClassVar[str] = "GURPS"
-    order: ClassVar[int] = 2
     roll_options: ClassVar[tuple[Option, ...]] = options.ROLL
     contest_options: ClassVar[tuple[Option, ...]] = options.CONTEST
     settings: ClassVar[tuple[Setting, ...]] = options.SETTINGS
     spend_kinds: ClassVar[tuple[str, ...]] = ("buy-up",)
     derived: ClassVar[tuple[tuple[str, str], ...]] = DERIVED_STATS
-    features: ClassVar[frozenset[str]] = frozenset(
-        {
-            Feature.CONTESTS,
-            Feature.DEFAULTS,
-        }
-    )
     folding: ClassVar[Folding] = later("tracker.systems.gurps.folding:FOLDING")
     event_words = later(f"{WORDS}:EVENT_WORDS")
     # Declared apart and read only by what lists or runs a system's commands: a roll reads none.
@@ -74,9 +98,6 @@ class Gurps(RuleSystem):
         "tracker roll Mira Vision --mod darkness:3 --danger",
         "tracker roll Aldric Hearing --mod hearing:normal-conversation@4",
         "tracker roll Vora HT --feat running",
-    )
-    examples: ClassVar[tuple[RollRequest, ...]] = (
-        RollRequest("Lockpicking", options=option_values(options.ROLL)),
     )
     score_range: ClassVar[tuple[int, int]] = (0, 40)
     sheet_stats: ClassVar[frozenset[str]] = frozenset({"st", "dx", "iq", "ht"})
@@ -209,4 +230,5 @@ class Gurps(RuleSystem):
             ),
             script=fixtures / "sessions" / "gurps.txt",
             tries=("tracker odds gurps --skill 12",),
+            examples=(RollRequest("Lockpicking", options=option_values(options.ROLL)),),
         )
