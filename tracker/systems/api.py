@@ -66,7 +66,6 @@ from tracker.systems.base import (
     later,
     placed,
     side_verdict,
-    trait_value,
 )
 from tracker.systems.capabilities import (
     Capability,
@@ -88,6 +87,7 @@ from tracker.systems.capabilities import (
     Thresholds,
     able,
     capabilities,
+    trait_value,
 )
 from tracker.systems.commands import (
     NO_TABLE,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple, Protocol
 
 import msgspec
 
-from tracker.errors import BadInput, NotFound, Refused
+from tracker.errors import BadInput, Refused
 from tracker.events.effects import Effect
 from tracker.events.play import ContestRolled, ContestSide
 from tracker.systems.commands import Option, odds_option, option_values
@@ -1031,32 +1031,6 @@ def request_of(kind: type[Any], options: tuple[Option, ...], values: dict[str, A
     values = dict(values)
     own = {k: values.pop(k) for k in list(values) if k in kind.__struct_fields__}
     return kind(**own, options=option_values(options, **values))
-
-
-def trait_value(system: RuleSystem, character: CharacterView, trait: str) -> tuple[int, str]:
-    """A character's skill or stat called ``trait`` (any case): its value and its name as the
-    sheet spells it; one sentence when the sheet has neither."""
-    value, name = character.skill(trait), character.skill_name(trait)
-    if value is None:
-        value, name = character.stat(trait), character.stat_name(trait)
-    if value is None or name is None:
-        from tracker.systems.capabilities import SheetRules, able
-
-        sheet = able(system, SheetRules)
-        hint = sheet.missing_trait_hint(character, trait)
-        if hint:
-            raise NotFound(hint)
-        known = sheet.rollable(character)
-        who = f'"{character.name}"' if " " in character.name else character.name
-        pair = f"'{trait}=N'" if " " in trait else f"{trait}=N"
-        # A sheet of stats alone (Glintlock's) gains a stat; one with skills, most likely a skill.
-        option = "--stat" if character.stats and not character.skills else "--skill"
-        also = " (or --stat for a stat)" if option == "--skill" else ""
-        raise NotFound(
-            f"{character.name} has no {trait} (traits: {', '.join(known) or 'none yet'}); add it "
-            f"with `tracker character update {who} {option} {pair}`{also}, or check the spelling."
-        )
-    return value, name
 
 
 def condition_named(character: CharacterView, condition: str | None) -> str:

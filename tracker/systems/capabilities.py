@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from tracker.errors import NotFound
 from tracker.systems.base import (
     TRACKS,
     CampaignView,
@@ -70,6 +71,30 @@ def capabilities(system: RuleSystem | type[RuleSystem]) -> list[type[Capability]
     """The capabilities ``system`` declares, in the order of its class's bases."""
     cls = system if isinstance(system, type) else type(system)
     return [c for c in cls.__mro__ if c is not Capability and Capability in c.__bases__]
+
+
+def trait_value(system: RuleSystem, character: CharacterView, trait: str) -> tuple[int, str]:
+    """A character's skill or stat called ``trait`` (any case): its value and its name as the
+    sheet spells it; one sentence when the sheet has neither."""
+    value, name = character.skill(trait), character.skill_name(trait)
+    if value is None:
+        value, name = character.stat(trait), character.stat_name(trait)
+    if value is None or name is None:
+        sheet = able(system, SheetRules)
+        hint = sheet.missing_trait_hint(character, trait)
+        if hint:
+            raise NotFound(hint)
+        known = sheet.rollable(character)
+        who = f'"{character.name}"' if " " in character.name else character.name
+        pair = f"'{trait}=N'" if " " in trait else f"{trait}=N"
+        # A sheet of stats alone (Glintlock's) gains a stat; one with skills, most likely a skill.
+        option = "--stat" if character.stats and not character.skills else "--skill"
+        also = " (or --stat for a stat)" if option == "--skill" else ""
+        raise NotFound(
+            f"{character.name} has no {trait} (traits: {', '.join(known) or 'none yet'}); add it "
+            f"with `tracker character update {who} {option} {pair}`{also}, or check the spelling."
+        )
+    return value, name
 
 
 class Contests(Capability):

@@ -30,9 +30,8 @@ from tracker.systems.base import (
     RollRequest,
     RuleSystem,
     Style,
-    trait_value,
 )
-from tracker.systems.capabilities import OddsTables, OwnWords, Stress
+from tracker.systems.capabilities import OddsTables, OwnWords, Stress, trait_value
 from tracker.systems.commands import Option, option_values
 from tracker.systems.odds import Odds
 

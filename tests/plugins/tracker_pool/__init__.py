@@ -55,7 +55,6 @@ from tracker.systems.base import (
     RuleSystem,
     Style,
     effects_differ,
-    trait_value,
 )
 from tracker.systems.capabilities import (
     Currencies,
@@ -65,6 +64,7 @@ from tracker.systems.capabilities import (
     OwnWords,
     RollKinds,
     SheetRules,
+    trait_value,
 )
 from tracker.systems.commands import Argument, Command, Option, Setting, option_values
 from tracker.systems.odds import Odds

@@ -27,8 +27,8 @@ from tracker.systems.base import (
     RollRequest,
     RuleSystem,
     effects_differ,
-    trait_value,
 )
+from tracker.systems.capabilities import trait_value
 from tracker.systems.dice import DiceSource, source_for
 from tracker.systems.glintlock import rules as glintlock
 from tracker.systems.glintlock.events import (

@@ -32,8 +32,8 @@ from tracker.systems.base import (
     contest_side,
     effects_differ,
     side_verdict,
-    trait_value,
 )
+from tracker.systems.capabilities import trait_value
 from tracker.systems.gloom import rules as gloom
 from tracker.systems.gloom.folding import ONE_EACH, PANIC_ANSWERS, PANICKED
 
