@@ -234,6 +234,14 @@ def _send_other(t: Table, values: dict[str, str], choose: dict[str, str] | None 
     form.find_element("css selector", "button.primary").click()
 
 
+def _filled(t: Table, name: str) -> str | None:
+    """What the console's form of other commands holds in its box ``name`` now: the form is
+    drawn anew when a button of the owed list chooses its command, so it is read in a wait."""
+    form = t.on("console").find_element("id", "other")
+    boxes = form.find_elements("css selector", f"input[name={name}]")
+    return boxes[0].get_attribute("value") if boxes else None
+
+
 def _owed(t: Table) -> list[str]:
     return [li.text for li in t.on("console").find_elements("css selector", "#owed li")]
 
@@ -481,8 +489,7 @@ def _system_commands(t: Table, ev: Evening) -> None:
         t.said("console", "round 1")
         t.wait("console", lambda d: any("still running" in x for x in _owed(t)), "the contest owed")
         _click(t, "console", "#owed button", "contest")
-        form = t.on("console").find_element("id", "other")
-        assert form.find_element("css selector", "input[name=a]").get_attribute("value") == a
+        t.wait("console", lambda d: _filled(t, "a") == a, "the contest's next round filled in")
         _send_other(t, {"dice_a": "3,3,3", "dice_b": "6,6,6"})
         t.said("console", "round 2")
         t.wait("console", lambda d: _owed(t) == ["nothing is owed"], "the contest decided")
@@ -494,10 +501,7 @@ def _system_commands(t: Table, ev: Evening) -> None:
         t.said("console", "catastrophe")
         t.wait("console", lambda d: any("panic check" in x for x in _owed(t)), "the panic owed")
         _click(t, "console", "#owed button", "panic")
-        form = t.on("console").find_element("id", "other")
-        assert (
-            form.find_element("css selector", "input[name=character]").get_attribute("value") == a
-        )
+        t.wait("console", lambda d: _filled(t, "character") == a, "the panic check filled in")
         _send_other(t, {"trait": "Mind", "dice": "15"})
         t.said("console", a, "Mind")
         t.wait("console", lambda d: _owed(t) == ["nothing is owed"], "the panic check made")

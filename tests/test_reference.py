@@ -239,4 +239,9 @@ def test_the_example_copied_out_as_a_package_of_its_own_keeps_the_contract(tmp_p
     )
     assert result.returncode == 0, result.stdout + result.stderr
     contract = [name for name in dir(SystemContract) if name.startswith("test_")]
-    assert f"{len(contract)} passed" in result.stdout
+    # What the contract asks of a capability Embers does not declare (contests) is skipped.
+    counted = re.search(r"(\d+) passed(?:, (\d+) skipped)?", result.stdout)
+    assert counted, result.stdout
+    passed, skipped = int(counted[1]), int(counted[2] or 0)
+    assert passed + skipped == len(contract), result.stdout
+    assert skipped <= 2, result.stdout
