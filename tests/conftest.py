@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The long tests first: spread over several workers (-n), they start at once and the many
     short ones fill in around them, instead of one long test starting last and running alone."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+def contract_kept(output: str, *, skipped: int) -> bool:
+    """Whether a pytest run of ``SystemContract`` (its ``-q`` output) passed every test of the
+    contract but the ``skipped`` ones that ask for a capability the system does not declare."""
+    from tracker.testing import SystemContract
+
+    contract = [name for name in dir(SystemContract) if name.startswith("test_")]
+    counted = re.search(r"(\d+) passed(?:, (\d+) skipped)?", output)
+    if counted is None or "failed" in output:
+        return False
+    return (int(counted[1]), int(counted[2] or 0)) == (len(contract) - skipped, skipped)
