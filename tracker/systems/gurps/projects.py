@@ -4,7 +4,7 @@ project is done (GURPS, 'Major projects')."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tracker.errors import BadInput, NotFound, Refused
@@ -12,7 +12,7 @@ from tracker.events import play as ev
 from tracker.events.envelope import new_event_id
 from tracker.systems.acts import Acted, Entry, Table
 from tracker.systems.base import CampaignView, Terminal
-from tracker.systems.dice import source_for
+from tracker.systems.dice import DiceSource, source_for
 from tracker.systems.gurps import play
 from tracker.systems.gurps.declared import ProjectRoll, ProjectStart, ProjectStatus
 from tracker.systems.gurps.events import ProjectStarted
@@ -71,61 +71,19 @@ def project_roll(table: Table, state: Any, request: ProjectRoll) -> Acted:
     worker in the order named; ``destroyed_dice`` the 2d of each critical failure, in the order
     the workers are named.
     """
-    workers, dice, destroyed_dice = request.workers, request.dice, request.destroyed_dice
     bonus = supervisor_modifier(request.supervisor_bonus)
     found = _project(state, request.name)
-    team = [table.character(name, state) for name in workers]
-    seen: set[str] = set()
-    for ch in team:
-        if ch.character_id in seen:
-            raise BadInput(
-                f"{ch.name} is named twice; a worker rolls once a day, so name each worker once."
-            )
-        seen.add(ch.character_id)
+    team = _team(table, state, request.workers)
     day = str(uuid.uuid4())
-    extra = list(request.mods)
     shared = source_for(None, request.seed)
-    entries = []
+    entries: list[Entry] = []
+    extra = list(request.mods)
     supervised: dict[str, Any] | None = None
     if request.supervisor is not None:
-        boss = table.character(request.supervisor, state)
-        if boss.character_id in seen:
-            raise BadInput(
-                f"{boss.name} cannot supervise and work the same day, since a supervisor "
-                "directs instead of working; leave them out of the workers, or name another "
-                "character with --supervisor."
-            )
-        led = play.decide_roll(
-            None,
-            state.rules.roll_request(
-                request.supervisor_skill,
-                source=source_for(request.supervisor_dice, None, "--supervisor-dice")
-                if request.supervisor_dice
-                else shared,
-            ),
-            boss,
-            state,
-        )
-        event_id = new_event_id()
-        payload = ev.RollMade(
-            character_id=boss.character_id,
-            system=state.system,
-            trait=led.trait,
-            kind="supervision",
-            inputs={**led.inputs, "project_id": found.project_id, "day": day},
-            dice_source="physical" if request.supervisor_dice else shared.kind,
-            dice=led.dice,
-            result=led.result,
-        )
-        entries.append(Entry(payload, "gm" if led.secret else "public", event_id))
-        supervised = {
-            "event_id": event_id,
-            "character": boss.name,
-            "secret": led.secret,
-            **led.doc,
-        }
-        if led.result["success"]:
-            extra.append(f"{bonus.value}:supervisor {boss.name} ({led.trait})")
+        led, supervised, skill = _supervision(table, state, request, found, team, day, shared)
+        entries.append(led)
+        if skill is not None:
+            extra.append(f"{bonus.value}:supervisor {supervised['character']} ({skill})")
     done = found.done
     crits = 0
     rolled = []
@@ -135,57 +93,20 @@ def project_roll(table: Table, state: Any, request: ProjectRoll) -> Acted:
             state.rules.roll_request(
                 found.skill,
                 mods=tuple(extra),
-                source=source_for(dice[i], None) if dice else shared,
+                source=source_for(request.dice[i], None) if request.dice else shared,
             ),
             ch,
             state,
         )
         destroying = shared
-        if worked.result["outcome"] == "critical_failure" and destroyed_dice:
-            if crits >= len(destroyed_dice):
-                raise BadInput(
-                    f"{ch.name}'s critical failure destroys 2d hours of work, but "
-                    f"--destroyed-dice was given {_times(len(destroyed_dice))}; give it once "
-                    "per critical failure, in the order the workers are named."
-                )
-            destroying = source_for(destroyed_dice[crits], None, "--destroyed-dice")
+        if worked.result["outcome"] == "critical_failure" and request.destroyed_dice:
+            destroying = _destroying(ch, request.destroyed_dice, crits)
             crits += 1
-        worker_day = project_day(worked.result["outcome"], dice=destroying)
-        result = {
-            **worked.result,
-            "man_hours": worker_day.man_hours,
-            "destroyed": worker_day.destroyed_hours,
-            "destroyed_dice": list(worker_day.dice),
-        }
-        payload = ev.RollMade(
-            character_id=ch.character_id,
-            system=state.system,
-            trait=worked.trait,
-            kind="project",
-            inputs={**worked.inputs, "project_id": found.project_id, "day": day},
-            dice_source="physical" if dice else shared.kind,
-            dice=tuple(result["dice"]),
-            result=result,
-            task=None,
-        )
-        # Secret as the rules make a roll of the same skill and modifiers: a sense, or a margin
-        # a secret influence left.
-        event_id = new_event_id()
-        entries.append(Entry(payload, "gm" if worked.secret else "public", event_id))
+        entry, worker = _worker_day(state, request, found, day, shared, ch, worked, destroying)
+        entries.append(entry)
         # As the project's fold adds it up: no day takes the work below none.
-        done = max(done + worker_day.man_hours - worker_day.destroyed_hours, 0)
-        rolled.append(
-            {
-                **worked.doc,
-                "event_id": event_id,
-                "character": ch.name,
-                "kind": "project",
-                "man_hours": worker_day.man_hours,
-                "destroyed": worker_day.destroyed_hours,
-                "secret": worked.secret,
-                "effects": [],
-            }
-        )
+        done = max(done + worker["man_hours"] - worker["destroyed"], 0)
+        rolled.append(worker)
     doc = {
         "event_id": entries[-1].event_id,
         "system": state.system,
@@ -202,6 +123,122 @@ def project_roll(table: Table, state: Any, request: ProjectRoll) -> Acted:
         "effects": [],
     }
     return Acted(tuple(entries), doc)
+
+
+def _team(table: Table, state: Any, workers: Sequence[str]) -> list[Any]:
+    """The day's workers, each named once: a worker rolls once a day."""
+    team = [table.character(name, state) for name in workers]
+    seen: set[str] = set()
+    for ch in team:
+        if ch.character_id in seen:
+            raise BadInput(
+                f"{ch.name} is named twice; a worker rolls once a day, so name each worker once."
+            )
+        seen.add(ch.character_id)
+    return team
+
+
+def _supervision(
+    table: Table,
+    state: Any,
+    request: ProjectRoll,
+    found: Any,
+    team: list[Any],
+    day: str,
+    shared: DiceSource,
+) -> tuple[Entry, dict[str, Any], str | None]:
+    """The supervisor's roll for the day, logged before the workers', its document, and the
+    skill it succeeded with (None: it failed, and gives the team nothing)."""
+    boss = table.character(request.supervisor or "", state)
+    if any(ch.character_id == boss.character_id for ch in team):
+        raise BadInput(
+            f"{boss.name} cannot supervise and work the same day, since a supervisor "
+            "directs instead of working; leave them out of the workers, or name another "
+            "character with --supervisor."
+        )
+    led = play.decide_roll(
+        None,
+        state.rules.roll_request(
+            request.supervisor_skill,
+            source=source_for(request.supervisor_dice, None, "--supervisor-dice")
+            if request.supervisor_dice
+            else shared,
+        ),
+        boss,
+        state,
+    )
+    event_id = new_event_id()
+    payload = ev.RollMade(
+        character_id=boss.character_id,
+        system=state.system,
+        trait=led.trait,
+        kind="supervision",
+        inputs={**led.inputs, "project_id": found.project_id, "day": day},
+        dice_source="physical" if request.supervisor_dice else shared.kind,
+        dice=led.dice,
+        result=led.result,
+    )
+    entry = Entry(payload, "gm" if led.secret else "public", event_id)
+    doc = {"event_id": event_id, "character": boss.name, "secret": led.secret, **led.doc}
+    return entry, doc, led.trait if led.result["success"] else None
+
+
+def _destroying(ch: Any, destroyed_dice: Sequence[str], crits: int) -> DiceSource:
+    """The 2d the GM rolled for the hours ``ch``'s critical failure destroys: the next of
+    ``--destroyed-dice``, given once per critical failure in the workers' order."""
+    if crits >= len(destroyed_dice):
+        raise BadInput(
+            f"{ch.name}'s critical failure destroys 2d hours of work, but "
+            f"--destroyed-dice was given {_times(len(destroyed_dice))}; give it once "
+            "per critical failure, in the order the workers are named."
+        )
+    return source_for(destroyed_dice[crits], None, "--destroyed-dice")
+
+
+def _worker_day(
+    state: Any,
+    request: ProjectRoll,
+    found: Any,
+    day: str,
+    shared: DiceSource,
+    ch: Any,
+    worked: Any,
+    destroying: DiceSource,
+) -> tuple[Entry, dict[str, Any]]:
+    """A worker's roll of the day as logged, with the man-hours it adds or destroys, and as
+    the day's document lists it."""
+    worker_day = project_day(worked.result["outcome"], dice=destroying)
+    result = {
+        **worked.result,
+        "man_hours": worker_day.man_hours,
+        "destroyed": worker_day.destroyed_hours,
+        "destroyed_dice": list(worker_day.dice),
+    }
+    payload = ev.RollMade(
+        character_id=ch.character_id,
+        system=state.system,
+        trait=worked.trait,
+        kind="project",
+        inputs={**worked.inputs, "project_id": found.project_id, "day": day},
+        dice_source="physical" if request.dice else shared.kind,
+        dice=tuple(result["dice"]),
+        result=result,
+        task=None,
+    )
+    # Secret as the rules make a roll of the same skill and modifiers: a sense, or a margin a
+    # secret influence left.
+    event_id = new_event_id()
+    doc = {
+        **worked.doc,
+        "event_id": event_id,
+        "character": ch.name,
+        "kind": "project",
+        "man_hours": worker_day.man_hours,
+        "destroyed": worker_day.destroyed_hours,
+        "secret": worked.secret,
+        "effects": [],
+    }
+    return Entry(payload, "gm" if worked.secret else "public", event_id), doc
 
 
 def project_status(table: Table, state: Any, request: ProjectStatus) -> Acted:
