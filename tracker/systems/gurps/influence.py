@@ -30,7 +30,23 @@ def influence(table: Table, state: Any, request: Influence) -> Acted:
     the margin of victory on that character as a condition, "influenced by NAME", which
     rolls take with ``--mod influence:NAME`` until the GM clears it.
     """
-    skill, mods = request.skill, request.mods
+    a_side, b_side, on_pc, complies, wants = _parties(table, state, request)
+    if complies:
+        result = influence_roll(
+            request.skill, 0, 0, dice_a=None, dice_b=None, slave_mentality=True, **wants
+        )
+        text = f"{b_side.name} complies with {a_side.name} (Slave Mentality): no roll."
+        doc = {"influence": result.to_dict(), "note": text, "effects": []}
+        return Acted((Entry(ev.NoteAdded(text=text)),), doc)
+    return _rolled(state, request, a_side, b_side, on_pc, wants)
+
+
+def _parties(
+    table: Table, state: Any, request: Influence
+) -> tuple[Side, Side, bool, bool, dict[str, bool]]:
+    """The influencer's side and the subject's; whether the subject is a player's character;
+    whether it complies without a roll (Slave Mentality); and the traits the roll reads."""
+    skill = request.skill
     if skill.strip().lower() not in {s.lower() for s in tables.INFLUENCE_SKILLS}:
         raise BadInput(
             f"{skill!r} is not an influence skill; use one of {', '.join(tables.INFLUENCE_SKILLS)}."
@@ -62,13 +78,22 @@ def influence(table: Table, state: Any, request: Influence) -> Acted:
             f"leave out {given} (or mark an NPC with `tracker character update "
             f"{subject_ch.name} --npc`)."
         )
-    if not on_pc and subject_has("Slave Mentality", request.slave_mentality):
-        result = influence_roll(
-            skill, 0, 0, dice_a=None, dice_b=None, slave_mentality=True, **wants
-        )
-        text = f"{b_side.name} complies with {a_side.name} (Slave Mentality): no roll."
-        doc = {"influence": result.to_dict(), "note": text, "effects": []}
-        return Acted((Entry(ev.NoteAdded(text=text)),), doc)
+    complies = not on_pc and subject_has("Slave Mentality", request.slave_mentality)
+    return a_side, b_side, on_pc, complies, wants
+
+
+def _rolled(
+    state: Any,
+    request: Influence,
+    a_side: Side,
+    b_side: Side,
+    on_pc: bool,
+    wants: dict[str, bool],
+) -> Acted:
+    """The influence roll made: the Quick Contest (and Diplomacy's reaction), logged as one
+    contest, with the influence it puts on a player's character."""
+    skill, mods = request.skill, request.mods
+    influencer, subject_ch = a_side.character, b_side.character
     shared = source_for(None, request.seed)
     src_a = source_for(request.dice_a, None, "--dice-a") if request.dice_a else shared
     src_b = source_for(request.dice_b, None, "--dice-b") if request.dice_b else shared
