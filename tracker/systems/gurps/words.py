@@ -72,9 +72,7 @@ def _odds(
     reaction_mod: int = 0,
 ) -> OddsReport:
     from tracker.errors import BadInput
-    from tracker.systems.gurps import odds, tables
-    from tracker.systems.gurps.rules.influence import REACTION_LEVELS
-    from tracker.systems.gurps.rules.projects import supervisor_modifier
+    from tracker.systems.gurps import odds
 
     effective = skill + sum(mods)
     labels = {"a": "active side wins", "b": "other side wins"}
@@ -83,82 +81,11 @@ def _odds(
     if workers is not None and not project:
         raise BadInput("--workers is for a project day; add --project.")
     if project:
-        supervisor_modifier(supervisor_bonus)
-        team = 1 if workers is None else workers
-        result = odds.project_day(
-            effective, supervisor=supervisor, bonus=supervisor_bonus, workers=team
-        )
-        led = (
-            f" · supervisor {supervisor} (+{supervisor_bonus} to the team, not working)"
-            if supervisor is not None
-            else ""
-        )
-        who = f"worker {effective}" if team == 1 else f"{team} workers at {effective}"
-        return OddsReport(
-            result,
-            f"GURPS project day · {who}{led}",
-            result.to_dict(),
-            lines=(
-                "  man-hours: "
-                + ", ".join(
-                    f"{name.replace('_', ' ')} {hours}"
-                    for name, hours in tables.PROJECT_HOURS.items()
-                )
-                + " (and 2d destroyed)",
-                *(
-                    ()
-                    if team == 1
-                    else ("  the outcomes are each worker's roll; the expectations the team's day",)
-                ),
-            ),
-        )
+        return _project_odds(effective, supervisor, supervisor_bonus, workers)
     if influence is not None:
-        if influence.strip().lower() not in {s.lower() for s in tables.INFLUENCE_SKILLS}:
-            raise BadInput(
-                f"{influence!r} is not an influence skill; use one of "
-                f"{', '.join(tables.INFLUENCE_SKILLS)}."
-            )
-        if vs is None:
-            raise BadInput("An influence roll needs the subject's Will: add --vs WILL.")
-        result = odds.influence(influence, effective, vs, on_pc=on_pc, reaction=reaction_mod)
-        d = result.details
-        if on_pc:
-            margins = [f"    by {m:>2}: {p:7.2%}" for m, p in d["margins"].items()]
-            return OddsReport(
-                result,
-                f"GURPS influence on a player's character · {d['skill']} {d['effective']} "
-                f"vs Will {vs}",
-                result.to_dict(),
-                {"a": "influencer wins", "b": "no influence"},
-                lines=("  margin of victory left on the character:", *margins),
-            )
-        # The reactions are outcomes of their own: their tones go with them, for scripts too.
-        tones = {
-            level: "good" if level in REACTION_LEVELS[4:] else "bad" for level in result.outcomes
-        }
-        return OddsReport(
-            result,
-            f"GURPS influence · {d['skill']} {d['effective']} vs Will {vs}",
-            {**result.to_dict(), "tones": tones},
-            {level: level for level in result.outcomes},
-            tones=tones,
-        )
+        return _influence_odds(influence, effective, vs, on_pc, reaction_mod)
     if fright:
-        result = odds.fright(skill, sum(mods))
-        d = result.details
-        rows = [f"    {row:>3}: {p:7.2%}" for row, p in d["rows"].items()]
-        capped = (
-            f"{d['modified_will']} → {d['effective']} (Rule of 14)"
-            if d["modified_will"] > d["effective"]
-            else str(d["effective"])
-        )
-        return OddsReport(
-            result,
-            f"GURPS Fright Check · Will {capped}",
-            result.to_dict(),
-            labels,
-            lines=("  fright table rows on a failure (share of all checks):", *rows),
-        )
+        return _fright_odds(skill, mods, labels)
     if vs is None:
         result = odds.success_roll(effective)
         title = f"GURPS success roll · effective skill {effective}"
@@ -173,6 +100,102 @@ def _odds(
         d = result.details
         title = f"GURPS Regular Contest · {d['a_normalised']} vs {d['b_normalised']}"
     return OddsReport(result, title, result.to_dict(), labels)
+
+
+def _project_odds(
+    effective: int, supervisor: int | None, supervisor_bonus: int, workers: int | None
+) -> OddsReport:
+    """A project day's odds: each worker's outcome and the team's expected man-hours."""
+    from tracker.systems.gurps import odds, tables
+    from tracker.systems.gurps.rules.projects import supervisor_modifier
+
+    supervisor_modifier(supervisor_bonus)
+    team = 1 if workers is None else workers
+    result = odds.project_day(
+        effective, supervisor=supervisor, bonus=supervisor_bonus, workers=team
+    )
+    led = (
+        f" · supervisor {supervisor} (+{supervisor_bonus} to the team, not working)"
+        if supervisor is not None
+        else ""
+    )
+    who = f"worker {effective}" if team == 1 else f"{team} workers at {effective}"
+    return OddsReport(
+        result,
+        f"GURPS project day · {who}{led}",
+        result.to_dict(),
+        lines=(
+            "  man-hours: "
+            + ", ".join(
+                f"{name.replace('_', ' ')} {hours}" for name, hours in tables.PROJECT_HOURS.items()
+            )
+            + " (and 2d destroyed)",
+            *(
+                ()
+                if team == 1
+                else ("  the outcomes are each worker's roll; the expectations the team's day",)
+            ),
+        ),
+    )
+
+
+def _influence_odds(
+    influence: str, effective: int, vs: int | None, on_pc: bool, reaction_mod: int
+) -> OddsReport:
+    """An influence roll's odds: the subject's reaction, or on a player's character the
+    margin of victory left on them."""
+    from tracker.errors import BadInput
+    from tracker.systems.gurps import odds, tables
+    from tracker.systems.gurps.rules.influence import REACTION_LEVELS
+
+    if influence.strip().lower() not in {s.lower() for s in tables.INFLUENCE_SKILLS}:
+        raise BadInput(
+            f"{influence!r} is not an influence skill; use one of "
+            f"{', '.join(tables.INFLUENCE_SKILLS)}."
+        )
+    if vs is None:
+        raise BadInput("An influence roll needs the subject's Will: add --vs WILL.")
+    result = odds.influence(influence, effective, vs, on_pc=on_pc, reaction=reaction_mod)
+    d = result.details
+    if on_pc:
+        margins = [f"    by {m:>2}: {p:7.2%}" for m, p in d["margins"].items()]
+        return OddsReport(
+            result,
+            f"GURPS influence on a player's character · {d['skill']} {d['effective']} vs Will {vs}",
+            result.to_dict(),
+            {"a": "influencer wins", "b": "no influence"},
+            lines=("  margin of victory left on the character:", *margins),
+        )
+    # The reactions are outcomes of their own: their tones go with them, for scripts too.
+    tones = {level: "good" if level in REACTION_LEVELS[4:] else "bad" for level in result.outcomes}
+    return OddsReport(
+        result,
+        f"GURPS influence · {d['skill']} {d['effective']} vs Will {vs}",
+        {**result.to_dict(), "tones": tones},
+        {level: level for level in result.outcomes},
+        tones=tones,
+    )
+
+
+def _fright_odds(skill: int, mods: tuple[int, ...], labels: dict[str, str]) -> OddsReport:
+    """A Fright Check's odds: success, and each row of the Fright Check Table on a failure."""
+    from tracker.systems.gurps import odds
+
+    result = odds.fright(skill, sum(mods))
+    d = result.details
+    rows = [f"    {row:>3}: {p:7.2%}" for row, p in d["rows"].items()]
+    capped = (
+        f"{d['modified_will']} → {d['effective']} (Rule of 14)"
+        if d["modified_will"] > d["effective"]
+        else str(d["effective"])
+    )
+    return OddsReport(
+        result,
+        f"GURPS Fright Check · Will {capped}",
+        result.to_dict(),
+        labels,
+        lines=("  fright table rows on a failure (share of all checks):", *rows),
+    )
 
 
 ODDS = OddsCommand(
