@@ -124,11 +124,7 @@ def effort_lines(d: Mapping[str, Any], style: Terminal) -> list[str]:
 def fright_check(table: Table, state: Any, request: Fright) -> Acted:
     """A Fright Check, and on failure the fright table with its effects."""
     ch = table.character(request.character, state)
-    will = ch.stat("Will")
-    if will is None:
-        will = ch.stat("IQ")
-    if will is None:
-        raise Refused(f"{ch.name}'s sheet has no Will or IQ; add one (--stat Will=N).")
+    will = _will(ch)
     threat, dice = request.threat, request.dice
     modifiers = [play.fright_modifier(m) for m in request.mods]
     modifiers += play.fright_traits(ch)
@@ -179,17 +175,6 @@ def fright_check(table: Table, state: Any, request: Fright) -> Acted:
     )
     if hidden and not request.secret:
         notes = [*notes, kept_secret(after_a_secret, "a check against this threat")]
-    looked_up = None
-    if result.table is not None:
-        t = result.table
-        looked_up = {
-            "dice": list(t.dice),
-            "total": t.total,
-            "row": t.row,
-            "text": t.text,
-            "margin_of_failure": t.margin_of_failure,
-            "effects": [e.to_dict() for e in t.effects],
-        }
     event_id = new_event_id()
     doc = {
         "event_id": event_id,
@@ -207,12 +192,37 @@ def fright_check(table: Table, state: Any, request: Fright) -> Acted:
         "outcome": roll.outcome,
         "success": roll.success,
         "margin": roll.margin,
-        "table": looked_up,
+        "table": _looked_up(result.table),
         "effects": [e.to_json() for e in effects],
         "notes": notes,
         "secret": hidden,
     }
     return Acted((Entry(payload, "gm" if hidden else "public", event_id),), doc)
+
+
+def _will(ch: CharacterView) -> int:
+    """What a Fright Check rolls against: Will, or IQ on a sheet without Will."""
+    will = ch.stat("Will")
+    if will is None:
+        will = ch.stat("IQ")
+    if will is None:
+        raise Refused(f"{ch.name}'s sheet has no Will or IQ; add one (--stat Will=N).")
+    return will
+
+
+def _looked_up(row: Any) -> dict[str, Any] | None:
+    """The Fright Check Table's row a failure looked up, as the command's document shows it;
+    None for a success, which looks up nothing."""
+    if row is None:
+        return None
+    return {
+        "dice": list(row.dice),
+        "total": row.total,
+        "row": row.row,
+        "text": row.text,
+        "margin_of_failure": row.margin_of_failure,
+        "effects": [e.to_dict() for e in row.effects],
+    }
 
 
 def _exposures(
