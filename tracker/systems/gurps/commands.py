@@ -155,7 +155,6 @@ def fright_check(table: Table, state: Any, request: Fright) -> Acted:
         character=ch.name,
     )
     effects, notes = play.fright_effects(ch, result)
-    roll = result.roll
     inputs = {
         "will": will,
         "modifiers": [m.to_dict() for m in modifiers],
@@ -180,6 +179,19 @@ def fright_check(table: Table, state: Any, request: Fright) -> Acted:
         "event_id": event_id,
         "system": state.system,
         "character": ch.name,
+        **_checked(will, result),
+        "effects": [e.to_json() for e in effects],
+        "notes": notes,
+        "secret": hidden,
+    }
+    return Acted((Entry(payload, "gm" if hidden else "public", event_id),), doc)
+
+
+def _checked(will: int, result: Any) -> dict[str, Any]:
+    """What a Fright Check's document says of the roll: the Will it was made against, the
+    Rule of 14, the dice and, on a failure, the table's row."""
+    roll = result.roll
+    return {
         "trait": "Fright Check",
         "will": will,
         "modified_will": result.modified_will,
@@ -193,11 +205,7 @@ def fright_check(table: Table, state: Any, request: Fright) -> Acted:
         "success": roll.success,
         "margin": roll.margin,
         "table": _looked_up(result.table),
-        "effects": [e.to_json() for e in effects],
-        "notes": notes,
-        "secret": hidden,
     }
-    return Acted((Entry(payload, "gm" if hidden else "public", event_id),), doc)
 
 
 def _will(ch: CharacterView) -> int:
