@@ -328,68 +328,9 @@ class EventStore:
             prev_hash, head_time = head.hash, head.recorded_at
         elif head_time is None and expected:
             head_time = self._head_time(link, campaign_id, expected)
-        prev = prev_hash
-        rows = []
-        out = []
-        recorded = stamp_after(head_time)
-        for offset, new in enumerate(batch, start=1):
-            fields = chain_fields(
-                event_id=new.event_id,
-                campaign_id=campaign_id,
-                version=expected + offset,
-                session_id=new.session_id,
-                character_id=new.character_id,
-                type=new.type,
-                schema_version=new.schema_version,
-                payload=new.payload,
-                recorded_at=new.recorded_at or recorded,
-                visibility=new.visibility,
-                prev_hash=prev,
-            )
-            digest = event_hash(fields)
-            # Stored in the order the command wrote it (a sheet's stats stay in sheet order);
-            # the hash covers the canonical spelling, so key order never matters to verify.
-            raw = stored_json(new.payload)
-            size = oversized(raw)
-            if size is not None:
-                raise BadInput(
-                    f"That would log an event of {size:,} bytes, more than the {MAX_PAYLOAD:,} "
-                    "one event may hold (so that an export reads back whole); give less at "
-                    "once, such as a sheet without what the table does not use."
-                )
-            rows.append({**fields, "payload": raw, "hash": digest})
-            data = new.data
-            if data is None:
-                data = decode(new.type, new.schema_version, new.payload)
-            out.append((fields, digest, data, raw))
-            prev = digest
-        claim = CLAIM.get()
-        if claim is not None and not claim.written:
-            # The request is remembered in the transaction that logs what it did: a request
-            # that logged is refused when sent again exactly when its events are in the log.
-            link.rows(
-                "INSERT INTO requests (holder, nonce, until_at, answer) "
-                "VALUES (:holder, :nonce, :until_at, NULL)",
-                {"holder": claim.holder, "nonce": claim.nonce, "until_at": claim.until_at},
-            )
-            claim.written = True
-        # Only the positions are new to us: the rest of each stored event is already in hand.
-        if len(rows) == 1:
-            positions: Iterable[int] = [
-                position for (position,) in link.rows(f"{INSERT_EVENT} RETURNING position", rows[0])
-            ]
-        else:
-            # One executemany and one read of the positions it gave: both drivers return a
-            # batch's positions only by inserting row by row.
-            link.run_many(INSERT_EVENT, rows)
-            positions = [
-                position
-                for (position,) in link.rows(
-                    "SELECT position FROM events WHERE campaign_id = :campaign_id "
-                    "AND version > :after ORDER BY version",
-                    {"campaign_id": campaign_id, "after": expected},
-                )
-            ]
+        rows, out = _chained(campaign_id, batch, expected, prev_hash, stamp_after(head_time))
+        _remember_claim(link)
+        positions = _inserted(link, rows, campaign_id, expected)
         return [
             StoredEvent(
                 position,
@@ -989,3 +930,84 @@ class EventStore:
                 "INSERT INTO settings (key, value) VALUES (:key, :value)",
                 {"key": key, "value": value},
             )
+
+
+def _chained(
+    campaign_id: str,
+    batch: Sequence[NewEvent],
+    expected: int,
+    prev_hash: str | None,
+    recorded: str,
+) -> tuple[list[dict[str, Any]], list[tuple[dict[str, Any], str, Any, str]]]:
+    """A batch's rows as the events table takes them, each hashed onto the one before from
+    ``prev_hash``; and each event's fields, hash, payload and stored JSON, to hand back."""
+    prev = prev_hash
+    rows = []
+    out = []
+    for offset, new in enumerate(batch, start=1):
+        fields = chain_fields(
+            event_id=new.event_id,
+            campaign_id=campaign_id,
+            version=expected + offset,
+            session_id=new.session_id,
+            character_id=new.character_id,
+            type=new.type,
+            schema_version=new.schema_version,
+            payload=new.payload,
+            recorded_at=new.recorded_at or recorded,
+            visibility=new.visibility,
+            prev_hash=prev,
+        )
+        digest = event_hash(fields)
+        # Stored in the order the command wrote it (a sheet's stats stay in sheet order); the
+        # hash covers the canonical spelling, so key order never matters to verify.
+        raw = stored_json(new.payload)
+        size = oversized(raw)
+        if size is not None:
+            raise BadInput(
+                f"That would log an event of {size:,} bytes, more than the {MAX_PAYLOAD:,} "
+                "one event may hold (so that an export reads back whole); give less at "
+                "once, such as a sheet without what the table does not use."
+            )
+        rows.append({**fields, "payload": raw, "hash": digest})
+        data = new.data
+        if data is None:
+            data = decode(new.type, new.schema_version, new.payload)
+        out.append((fields, digest, data, raw))
+        prev = digest
+    return rows, out
+
+
+def _remember_claim(link: Link) -> None:
+    """The web request being answered, remembered in the transaction that logs what it did: a
+    request that logged is refused when sent again exactly when its events are in the log."""
+    claim = CLAIM.get()
+    if claim is not None and not claim.written:
+        link.rows(
+            "INSERT INTO requests (holder, nonce, until_at, answer) "
+            "VALUES (:holder, :nonce, :until_at, NULL)",
+            {"holder": claim.holder, "nonce": claim.nonce, "until_at": claim.until_at},
+        )
+        claim.written = True
+
+
+def _inserted(
+    link: Link, rows: list[dict[str, Any]], campaign_id: str, expected: int
+) -> Iterable[int]:
+    """The rows inserted, and the positions the log gave them: only those are new to us, the
+    rest of each stored event being in hand already."""
+    if len(rows) == 1:
+        return [
+            position for (position,) in link.rows(f"{INSERT_EVENT} RETURNING position", rows[0])
+        ]
+    # One executemany and one read of the positions it gave: both drivers return a batch's
+    # positions only by inserting row by row.
+    link.run_many(INSERT_EVENT, rows)
+    return [
+        position
+        for (position,) in link.rows(
+            "SELECT position FROM events WHERE campaign_id = :campaign_id "
+            "AND version > :after ORDER BY version",
+            {"campaign_id": campaign_id, "after": expected},
+        )
+    ]
