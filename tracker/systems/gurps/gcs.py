@@ -86,6 +86,33 @@ ANY_FIX = "save it again from GCS (or export it again from Foundry), or restore 
 
 
 def _from_gcs(data: Mapping[str, Any], source: str) -> dict[str, Any]:
+    version = _character_version(data, source)
+    profile = _mapping(data.get("profile", {}), source, "profile")
+    name = profile.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise BadInput(f"{source} gives the character no name; name it in GCS, or pass NAME.")
+    attributes = data.get("attributes")
+    if not isinstance(attributes, list) or not attributes:
+        raise BadInput(
+            f"{source} has no attributes, so it is a character from before GCS 4.30, which "
+            "tracker cannot read; open it in GCS and save it again."
+        )
+    stats = _attributes(attributes, source)
+    skills, defaults = _skills(data.get("skills", []), version, source)
+    traits = list(_traits(data.get("traits", data.get("advantages", [])), version, source))
+    return {
+        "system": "gurps",
+        "name": name.strip(),
+        "stats": stats,
+        "skills": skills,
+        "defaults": defaults,
+        "traits": traits,
+    }
+
+
+def _character_version(data: Mapping[str, Any], source: str) -> int:
+    """The GCS data version of a character's file, refused in one sentence when the file is no
+    GCS file, one of a version tracker does not read, a library or another kind of GCS file."""
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise BadInput(
@@ -115,16 +142,11 @@ def _from_gcs(data: Mapping[str, Any], source: str) -> dict[str, Any]:
         raise BadInput(
             f"{source} is a GCS {kind or 'file'} but not a character; give the character's .gcs."
         )
-    profile = _mapping(data.get("profile", {}), source, "profile")
-    name = profile.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise BadInput(f"{source} gives the character no name; name it in GCS, or pass NAME.")
-    attributes = data.get("attributes")
-    if not isinstance(attributes, list) or not attributes:
-        raise BadInput(
-            f"{source} has no attributes, so it is a character from before GCS 4.30, which "
-            "tracker cannot read; open it in GCS and save it again."
-        )
+    return version
+
+
+def _attributes(attributes: list[Any], source: str) -> dict[str, int]:
+    """The stats a GCS character's attributes give, at the values GCS computed for them."""
     stats: dict[str, int] = {}
     computed = False
     for row in attributes:
@@ -141,9 +163,15 @@ def _from_gcs(data: Mapping[str, Any], source: str) -> dict[str, Any]:
             f"{source} holds no computed values (GCS writes them each time it saves a "
             "character); open it in GCS and save it again."
         )
+    return stats
+
+
+def _skills(rows: Any, version: int, source: str) -> tuple[dict[str, int], dict[str, list[str]]]:
+    """A GCS character's skills and techniques at their levels, and the defaults a skill was
+    bought from."""
     skills: dict[str, int] = {}
     defaults: dict[str, list[str]] = {}
-    for row in _rows(data.get("skills", []), source, "skills"):
+    for row in _rows(rows, source, "skills"):
         kind = _row_kind(row, version)
         if kind not in ("skill", "technique"):
             continue
@@ -157,15 +185,7 @@ def _from_gcs(data: Mapping[str, Any], source: str) -> dict[str, Any]:
             expression = _default_expression(bought, source)
             if expression is not None:
                 defaults.setdefault(named, []).append(expression)
-    traits = list(_traits(data.get("traits", data.get("advantages", [])), version, source))
-    return {
-        "system": "gurps",
-        "name": name.strip(),
-        "stats": stats,
-        "skills": skills,
-        "defaults": defaults,
-        "traits": traits,
-    }
+    return skills, defaults
 
 
 def _row_kind(row: Mapping[str, Any], version: int) -> str:
