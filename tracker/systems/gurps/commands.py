@@ -84,9 +84,23 @@ def extra_effort(table: Table, state: Any, request: Effort) -> Acted:
         "event_id": event_id,
         "system": state.system,
         "character": ch.name,
+        **_effort_doc(named, will.value, inputs, result),
+        "percent": request.percent,
+        "granted": result.granted,
+        "secret": request.secret,
+        "effects": table.effects_shown(state, ch, effects),
+    }
+    return Acted((Entry(payload, "gm" if request.secret else "public", event_id),), doc)
+
+
+def _effort_doc(named: str, base: int, inputs: Mapping[str, Any], result: Any) -> dict[str, Any]:
+    """What extra effort's document says of its roll: the trait and its base, the modifiers
+    (the effort's own among them), the dice and the outcome."""
+    roll = result.roll
+    return {
         "kind": "extra-effort",
         "trait": named,
-        "base": will.value,
+        "base": base,
         "modifiers": inputs["modifiers"],
         "effective": roll.effective,
         "dice": list(roll.dice),
@@ -94,12 +108,7 @@ def extra_effort(table: Table, state: Any, request: Effort) -> Acted:
         "outcome": roll.outcome,
         "success": roll.success,
         "margin": roll.margin,
-        "percent": request.percent,
-        "granted": result.granted,
-        "secret": request.secret,
-        "effects": table.effects_shown(state, ch, effects),
     }
-    return Acted((Entry(payload, "gm" if request.secret else "public", event_id),), doc)
 
 
 def effort_lines(d: Mapping[str, Any], style: Terminal) -> list[str]:
