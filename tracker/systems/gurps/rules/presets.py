@@ -106,14 +106,7 @@ def preset(name: str, *, tl: int | None = None) -> Modifier:
     if group == "difficulty" and value in tables.TASK_DIFFICULTY:
         return _difficulty_modifier(value)
     if group == "equipment":
-        # "best:8" (or "best:tl8") gives the tech level with the roll, over the campaign's.
-        quality, _, level = value.partition(":")
-        if quality == "best" and level:
-            digits = level.removeprefix("tl")
-            if not (digits.isascii() and digits.isdigit()):
-                raise BadInput("Write best equipment as equipment:best:TL, like equipment:best:8.")
-            tl = int(digits)
-        return _equipment_modifier(quality, tl)
+        return _equipment_preset(value, tl)
     if group in ("time", "extra-time"):
         match = re.fullmatch(r"(\d+)x?", value)
         if match:
@@ -129,17 +122,7 @@ def preset(name: str, *, tl: int | None = None) -> Modifier:
     if key == "obvious" or (group == "difficulty" and value == "obvious"):
         return vision_modifiers(obvious=True)[0]
     if group == "hearing":
-        sound, _, distance = value.partition("@")
-        try:
-            if not re.fullmatch(r"\d{1,9}(\.\d{1,6})?", distance):
-                raise ValueError(distance)
-            yards = Fraction(distance)
-        except (ValueError, ZeroDivisionError):
-            raise BadInput(
-                f"Write a hearing preset as hearing:SOUND@YARDS, like hearing:normal-traffic@20, "
-                f"not {name!r}."
-            ) from None
-        return hearing_modifier(sound, yards)
+        return _hearing_preset(value, name)
     if group == "encumbrance" and _count(value):
         # "Subtract your current encumbrance level (0–4)": 0 is a level too, and a roll's own
         # level stands over the sheet's (travelling light today).
@@ -154,6 +137,33 @@ def preset(name: str, *, tl: int | None = None) -> Modifier:
         "equipment:fine, time:4x, haste:30, climbing:vertical-stone-wall, encumbrance:2, "
         "darkness:3, obvious or hearing:normal-conversation@4."
     )
+
+
+def _equipment_preset(value: str, tl: int | None) -> Modifier:
+    """``equipment:QUALITY``; "best:8" (or "best:tl8") gives the tech level with the roll, over
+    the campaign's."""
+    quality, _, level = value.partition(":")
+    if quality == "best" and level:
+        digits = level.removeprefix("tl")
+        if not (digits.isascii() and digits.isdigit()):
+            raise BadInput("Write best equipment as equipment:best:TL, like equipment:best:8.")
+        tl = int(digits)
+    return _equipment_modifier(quality, tl)
+
+
+def _hearing_preset(value: str, name: str) -> Modifier:
+    """``hearing:SOUND@YARDS``, the sound's range read from the 'Hearing' table."""
+    sound, _, distance = value.partition("@")
+    try:
+        if not re.fullmatch(r"\d{1,9}(\.\d{1,6})?", distance):
+            raise ValueError(distance)
+        yards = Fraction(distance)
+    except (ValueError, ZeroDivisionError):
+        raise BadInput(
+            f"Write a hearing preset as hearing:SOUND@YARDS, like hearing:normal-traffic@20, "
+            f"not {name!r}."
+        ) from None
+    return hearing_modifier(sound, yards)
 
 
 def difficulty_notes(modifiers: Sequence[Modifier]) -> list[str]:
