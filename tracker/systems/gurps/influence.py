@@ -153,6 +153,35 @@ def _rolled(
         "event_id": event_id,
         "system": state.system,
         "mode": "influence",
+        **_sides_doc(result, a_side, b_side, (a_base, a_inputs, a_eff), b_eff),
+        "on_pc": on_pc,
+        "modifier": result.modifier if on_pc else None,
+        "secret": hidden,
+        "effects": [e.to_json() for e in effects],
+        "notes": [kept_secret(taken, play.COULD_BE_INFLUENCE)]
+        if taken and not request.secret
+        else [],
+    }
+    return Acted((Entry(payload, "gm" if hidden else "public", event_id),), doc)
+
+
+# Reactions that go the influencer's way, or at least not against it.
+REACTION_GOOD = ("Neutral", "Good", "Very Good", "Excellent")
+
+
+def _sides_doc(
+    result: Any,
+    a_side: Side,
+    b_side: Side,
+    a_rolled: tuple[int, Mapping[str, Any], int],
+    b_eff: int,
+) -> dict[str, Any]:
+    """What an influence roll's document says of the contest: the skill, each side's roll
+    (the influencer's base, modifiers and effective skill), who won and by how much, and the
+    reaction it read."""
+    contest = result.contest
+    a_base, a_inputs, a_eff = a_rolled
+    return {
         "skill": result.skill,
         "a": {
             **contest_roll_doc(a_side, contest.a.to_dict(), a_eff),
@@ -167,19 +196,7 @@ def _rolled(
         "contest_level": result.contest_level,
         "reaction": None if result.reaction is None else result.reaction.to_dict(),
         "level": result.level,
-        "on_pc": on_pc,
-        "modifier": result.modifier if on_pc else None,
-        "secret": hidden,
-        "effects": [e.to_json() for e in effects],
-        "notes": [kept_secret(taken, play.COULD_BE_INFLUENCE)]
-        if taken and not request.secret
-        else [],
     }
-    return Acted((Entry(payload, "gm" if hidden else "public", event_id),), doc)
-
-
-# Reactions that go the influencer's way, or at least not against it.
-REACTION_GOOD = ("Neutral", "Good", "Very Good", "Excellent")
 
 
 def influence_lines(d: Mapping[str, Any], style: Terminal) -> list[str]:
