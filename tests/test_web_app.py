@@ -425,3 +425,16 @@ def test_a_value_that_cannot_be_stored_is_refused_in_one_sentence_naming_it(tabl
     assert said in error
     assert "\n" not in error
     assert table.head() == before
+
+
+def test_a_refusal_of_the_consoles_form_names_the_box_the_gm_filled_not_a_flag(fresh):
+    """The GM reads a refusal beside the roll form: "the table's dice gave 2 values", as the
+    box is labelled, where the command line says "--dice gave 2 values"."""
+    before = fresh.head()
+    roll = {"path": ["roll"], "values": {"character": "Mira", "trait": "Per", "dice": "3,4"}}
+    status, answer = fresh.act("gm", "/gm/act", roll)
+    assert status == 400, answer
+    assert "the table's dice gave 2 values" in answer["error"]
+    assert "like 3,4,5" in answer["error"]
+    assert "--" not in answer["error"]
+    assert fresh.head() == before

@@ -244,3 +244,19 @@ def test_names_that_show_differently_read_apart(one, other):
     from tracker.words import reads_as
 
     assert reads_as(one) != reads_as(other)
+
+
+def test_a_refusal_beside_a_console_form_names_its_boxes_and_keeps_a_command_whole():
+    from tracker.words import form_words
+
+    shown = {"--dice": "the table's dice", "--tag": "tag"}
+    said = form_words(
+        "A desperate roll (net tags +0: no --tag given) needs two d20 but --dice gave 1 value; "
+        "give two, like --dice 9,14, or roll with `tracker roll Wren Grit --dice 9,14`.",
+        shown,
+    )
+    assert said == (
+        "A desperate roll (net tags +0: no tag given) needs two d20 but the table's dice gave "
+        "1 value; give two, like 9,14, or roll with `tracker roll Wren Grit --dice 9,14`."
+    )
+    assert form_words("pass --no-panic to skip it", {}) == "pass no panic to skip it"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 
 def plural(count: int, word: str) -> str:
@@ -60,6 +60,22 @@ def table_words(sentence: str, *, otherwise: str = "") -> str:
     if kept[0] != clauses[0]:  # the sentence starts at another clause now
         said = said[:1].upper() + said[1:]
     return said + ("." if ended else "")
+
+
+def form_words(sentence: str, shown: Mapping[str, str]) -> str:
+    """A sentence of the command line's as the console's forms say it: each ``--flag`` named as
+    its box is ("the table's dice", by ``shown``: flag to label; else the flag's words), and
+    "like --dice 9,14" as "like 9,14". A command in backquotes stays whole: it is one the GM
+    may type."""
+    parts = re.split(r"(`[^`]*`)", sentence)
+    for at in range(0, len(parts), 2):  # the even parts lie outside backquotes
+        text = re.sub(r"\blike --[a-z][a-z-]* ", "like ", parts[at])
+        parts[at] = re.sub(
+            r"--([a-z][a-z-]*)",
+            lambda m: shown.get(m[0]) or m[1].replace("-", " "),
+            text,
+        )
+    return "".join(parts)
 
 
 def reads_as(name: str) -> str:

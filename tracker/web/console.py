@@ -58,7 +58,7 @@ from tracker.web.guard import (
     phone_identity,
     refused,
 )
-from tracker.words import table_words
+from tracker.words import form_words, table_words
 
 
 class Following(Protocol):
@@ -432,7 +432,13 @@ class Console:
                 or not isinstance(values, dict)
             ):
                 raise BadInput("Name the command and its values, as the console's forms do.")
-            done = await self.feed.call(perform, self.feed.live.table, tuple(path), values)
+            try:
+                done = await self.feed.call(perform, self.feed.live.table, tuple(path), values)
+            except TrackerError as exc:
+                # The GM reads the refusal beside the form: its boxes, not the command's flags.
+                shown = await self.feed.call(self._shown, tuple(path))
+                exc.args = (form_words(str(exc), shown),)
+                raise
             if tuple(path) == ("campaign", "use"):
                 await self.hub.follow()
                 return {"text": [f'Now playing "{done.doc["campaign"]}".'], "doc": done.doc}
@@ -448,6 +454,15 @@ class Console:
             }
 
         return await self._guarded(request, GM_IDENTITY, run)
+
+    def _shown(self, path: tuple[str, ...]) -> dict[str, str]:
+        """Each option of the form at ``path`` by its flag, with the label its box shows; none
+        for a path the campaign's system has no form of."""
+        try:
+            declared = declaration(self.feed.live.state().rules, path)
+        except TrackerError:
+            return {}
+        return {option.flag: option.shown for option in declared.options}
 
     async def ask(self, request: Request) -> Response:
         """The GM asks a character's phone for a roll, filled in:
