@@ -22,7 +22,7 @@ from synthetic import generate
 from tracker.app import Tracker
 from tracker.app.export import RollFilter
 from tracker.errors import Refused
-from tracker.projections.rolls import COLUMNS, FaceTest
+from tracker.projections.rolls import FaceTest, columns
 
 
 @pytest.fixture
@@ -60,7 +60,15 @@ def test_one_roll_written_is_one_roll(gloom_night, tmp_path):
 def test_csv_has_one_row_per_roll_with_the_contract_columns(gloom_night):
     out = gloom_night.ok("export rolls --format csv").stdout
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert list(rows[0]) == [*COLUMNS, "log_head"]
+    assert list(rows[0]) == [*columns(), "log_head"]
+    # The scripting contract's columns, with GURPS's margin and Glintlock's position, each a
+    # system's own, where they have always been.
+    assert list(rows[0]) == [
+        *("time", "session", "character", "system", "kind", "trait", "base", "modifiers"),
+        *("effective", "dice", "dice_source", "kept", "outcome", "margin", "position"),
+        *("effects", "revoked", "secret", "success", "p_success", "event_id", "version"),
+        *("bought_up_from", "log_head"),
+    ]
     # Three rolls and both sides of the contest.
     assert [(r["character"], r["outcome"]) for r in rows] == [
         ("Kade", "success"),
@@ -396,11 +404,11 @@ def _csv_of_rows(rows: Iterable[Any], player_view: bool, head: str | None) -> st
     formula = ("=", "+", "-", "@", "\t", "\r")
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow([*COLUMNS, "log_head"])
+    writer.writerow([*columns(), "log_head"])
     for row in rows:
         doc = row.to_dict(player_view)
-        values = [doc[c] for c in COLUMNS]
-        values[COLUMNS.index("dice")] = " ".join(map(str, values[COLUMNS.index("dice")]))
+        values = [doc[c] for c in columns()]
+        values[columns().index("dice")] = " ".join(map(str, values[columns().index("dice")]))
         values.append(head)
         writer.writerow(
             [
@@ -457,7 +465,7 @@ def test_the_csv_written_from_each_rolls_facts_is_the_csv_of_its_rows(tmp_path, 
                 _, cells = tracker.exports.csv_rows(flt, player_view=player_view)
                 out = io.StringIO()
                 writer = csv.writer(out)
-                writer.writerow([*COLUMNS, "log_head"])
+                writer.writerow([*columns(), "log_head"])
                 writer.writerows(cells)
                 assert out.getvalue() == expected, (player_view, flt)
             view = " --player-view" if player_view else ""

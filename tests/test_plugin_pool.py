@@ -386,3 +386,26 @@ def test_a_command_that_rolls_takes_its_own_option_which_a_roll_does_not(road):
         perform(tracker, ("resist",), {"character": "Bram", "trait": "Brawn", "push": True})
     tracker.close()
     assert road.ok("verify").exit_code == 0
+
+
+def test_a_systems_own_column_and_detail_reach_the_history_the_exports_the_log_and_recap(road):
+    """Pool counts its successes, which neither GURPS's margin nor Glintlock's position is:
+    its own column (``OwnWords.roll_columns``) and its words (``RollFacts.columns``,
+    ``verdict``, ``detail``) reach every output through the system's hooks alone."""
+    road.ok("roll Ash Nerve --dice 5,6,1")
+    rows = list(csv.DictReader(io.StringIO(road.ok("export rolls").stdout)))
+    head = list(rows[0])
+    assert head[head.index("outcome") + 1 :][:3] == ["margin", "position", "successes"]
+    assert (rows[0]["successes"], rows[0]["margin"], rows[0]["position"]) == ("2", "", "")
+    [line] = [
+        json.loads(x)
+        for x in road.ok("export rolls --format jsonl").stdout.splitlines()
+        if '"system": "pool"' in x or '"system":"pool"' in x
+    ]
+    assert line["successes"] == 2
+    assert "flourish, 2 successes" in road.ok("log").stdout
+    recap = road.json("recap")
+    assert recap["detail_column"] == "Successes"
+    [roll] = [r for r in recap["rolls"] if r["trait"] == "Nerve"]
+    assert (roll["detail"], roll["verdict"]) == ("2", "flourish, 2 successes")
+    assert "Successes" in road.ok("recap --format html").stdout

@@ -15,7 +15,7 @@ from tracker.events.catalog import Unreadable
 from tracker.projections.player import Sealed
 from tracker.systems import registry
 from tracker.systems.capabilities import Contests, OwnWords, able
-from tracker.words import by_margin, outcome_words, plural
+from tracker.words import outcome_words, plural
 
 if TYPE_CHECKING:
     from tracker.systems.base import RollFacts, RuleSystem
@@ -41,7 +41,7 @@ def dice_words(dice: Sequence[int], kept: int | None, rules: RuleSystem) -> str:
 def facts_words(facts: RollFacts, rules: RuleSystem) -> str:
     """One rolled set of dice in a line of the log: ``at 16: 3+4+5 = 12 → success by 4``."""
     score = f" at {facts.effective}" if facts.effective is not None else ""
-    verdict = by_margin(outcome_words(facts.outcome), facts.success, facts.margin)
+    verdict = facts.verdict or outcome_words(facts.outcome)
     return f"{score}: {dice_words(facts.dice, facts.kept, rules)} → {verdict}"
 
 

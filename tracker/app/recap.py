@@ -60,8 +60,8 @@ class RecapRoll(msgspec.Struct, frozen=True):
     to, which reads the same): only who it was for and when; every field about it is empty.
     ``secret``: rolled in secret and shown whole (the GM's view, or revealed since). ``tone``
     is how its system reads the outcome ("good", "mixed", "bad"); ``chance`` the exact chance of
-    success it had; ``margin`` and ``position`` the detail its system gives beyond the outcome,
-    if any."""
+    success it had; ``verdict``, ``detail`` and ``lead`` what its system says of it beyond the
+    outcome (``RollFacts``: "success by 3", "+3"; Glintlock's position), if anything."""
 
     version: int
     time: str
@@ -76,8 +76,9 @@ class RecapRoll(msgspec.Struct, frozen=True):
     kept: int | None = None
     outcome: str | None = None
     tone: str | None = None
-    margin: int | None = None
-    position: str | None = None
+    verdict: str = ""
+    detail: str = ""
+    lead: str = ""
     effects: str = ""
     chance: float | None = None
     bought_up_from: str | None = None
@@ -129,7 +130,7 @@ class Recap(msgspec.Struct, frozen=True):
 
     ``owed`` is what was still open at the session's end (now, while it runs); ``lapsed`` what
     its end closed unmet. ``detail_column`` is the heading the campaign's system gives a roll's
-    detail (``RecapRoll.margin`` or ``position``); ``log_head`` the hash of the log's last
+    detail (``RecapRoll.detail``); ``log_head`` the hash of the log's last
     event as the view may show it (empty when withheld), and ``log_version`` its number."""
 
     campaign: str
@@ -295,8 +296,9 @@ def _roll(row: RollRow, rules: RuleSystem) -> RecapRoll:
         kept=row.kept,
         outcome=row.outcome,
         tone=rules.tone(row.outcome) if row.outcome else None,
-        margin=row.margin,
-        position=row.position,
+        verdict=row.verdict,
+        detail=row.detail,
+        lead=row.lead,
         effects=row.effects,
         chance=None if row.p_success is None else float(row.p_success),
         bought_up_from=row.bought_up_from,

@@ -239,12 +239,13 @@ def _contest_rolled(
 class Foreseen(msgspec.Struct, frozen=True):
     """A roll before its dice are read (``Rolls.foresee``): the trait as the sheet names it, the
     score it is rolled at, its modifiers as its system words them ("-2 rude; +1 gear"), its
-    position where its system has one ("desperate"), and its exact chance of success."""
+    lead where its system has one (``RollFacts.lead``: Glintlock's position, "desperate"), and
+    its exact chance of success."""
 
     trait: str
     effective: int | None
     modifiers: str
-    position: str | None
+    lead: str
     chance: Fraction
 
 
@@ -333,7 +334,7 @@ class Rolls:
         except (TrackerError, NotImplementedError, LookupError):
             return None
         one = facts[0]
-        return Foreseen(one.trait, one.effective, one.modifiers, one.position, chance)
+        return Foreseen(one.trait, one.effective, one.modifiers, one.lead, chance)
 
     def roll_of_kind(
         self,

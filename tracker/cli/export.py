@@ -216,14 +216,15 @@ def _export_rolls(
         sealed = sum(r["kind"] == SEALED_KIND for r in report["rows"])
         luck = {c["character"]: c["luck"] for c in report["luck"]["characters"]}
     elif fmt == "csv":
-        from tracker.projections.rolls import COLUMNS
+        from tracker.projections.rolls import columns
 
         state, cells = tracker.exports.csv_rows(flt, player_view=player_view)
         head, count, sealed, luck = state.head_hash, 0, 0, None
-        kind = COLUMNS.index("kind")
+        heads = columns()
+        kind = heads.index("kind")
         with _target(output, private=not player_view) as out:
             writer = csv.writer(out)
-            writer.writerow([*COLUMNS, "log_head"])
+            writer.writerow([*heads, "log_head"])
             for row in cells:
                 writer.writerow(row)
                 count += 1

@@ -116,7 +116,7 @@ def _rolls(recap: Recap) -> str:
         if r.bought_up_from:
             was = _e(outcome_words(r.bought_up_from))
             outcome += f'<span class="badge bought">bought up from {was}</span>'
-        detail = r.position or ("" if r.margin is None else f"{r.margin:+d}")
+        detail = r.detail
         chance = "" if r.chance is None else f"{r.chance:.0%}"
         body.append(
             f'{frame}<td class="free">{roll}</td><td class="free">{score}</td>'

@@ -52,11 +52,9 @@ def roll_words(roll: RecapRoll) -> str:
         parts[0] += f" {roll.effective}"
     if roll.modifiers:
         parts[0] += f" ({roll.modifiers})"
-    if roll.position:
-        parts.append(roll.position)
-    outcome = outcome_words(roll.outcome or "")
-    if roll.margin:
-        outcome += f" by {abs(roll.margin)}"
+    if roll.lead:
+        parts.append(roll.lead)
+    outcome = roll.verdict or outcome_words(roll.outcome or "")
     if roll.bought_up_from:
         outcome += f", bought up from {outcome_words(roll.bought_up_from)}"
     parts.append(f"{dice_text(roll.dice, roll.kept)} → {outcome}")

@@ -25,10 +25,12 @@ from tracker.events.effects import Effect, TrackChange, effects_text
 from tracker.events.play import RollAmended, RollMade
 from tracker.projections.player import Sealed
 from tracker.systems.base import RuleSystem
-from tracker.systems.capabilities import SheetRules, able
+from tracker.systems.capabilities import OwnWords, SheetRules, able
 from tracker.systems.dice import PHYSICAL, SOFTWARE, PhysicalDice
 
-COLUMNS = (
+# The roll history's columns every system shares: these, then each installed system's own
+# (``OwnWords.roll_columns``: GURPS's margin, Glintlock's position), then those after.
+BEFORE_OWN = (
     "time",
     "session",
     "character",
@@ -42,8 +44,8 @@ COLUMNS = (
     "dice_source",
     "kept",
     "outcome",
-    "margin",
-    "position",
+)
+AFTER_OWN = (
     "effects",
     "revoked",
     "secret",
@@ -53,6 +55,30 @@ COLUMNS = (
     "version",
     "bought_up_from",
 )
+
+
+def own_columns() -> tuple[str, ...]:
+    """Every installed system's own columns of the roll history, each once, in the systems'
+    order: a roll of another system leaves them empty."""
+    from tracker.systems import registry
+
+    return _own_columns(registry.generation())
+
+
+@cache
+def _own_columns(generation: int) -> tuple[str, ...]:
+    from tracker.systems import registry
+
+    found: dict[str, None] = {}
+    for system in registry.systems():
+        found.update(dict.fromkeys(able(system, OwnWords).roll_columns))
+    return tuple(found)
+
+
+def columns() -> tuple[str, ...]:
+    """The roll history's columns, as the CSV export heads them and a row's ``to_dict`` keys
+    them."""
+    return (*BEFORE_OWN, *own_columns(), *AFTER_OWN)
 
 
 @cache
@@ -83,14 +109,12 @@ SECRET_FIELDS = (
     "dice_source",
     "kept",
     "effective",
-    "margin",
     "outcome",
     "success",
     "p_success",
     "effects",
     "base",
     "modifiers",
-    "position",
     "bought_up_from",
 )
 
@@ -135,8 +159,12 @@ class RollRow:
     kept: int | None
     outcome: str
     success: bool
-    margin: int | None
-    position: str | None
+    # The system's own: its columns' values, the outcome as a line says it, the recap's detail
+    # and what a line says before the dice (``RollFacts``).
+    columns: Any
+    verdict: str
+    detail: str
+    lead: str
     effects: str
     revoked: bool
     secret: bool
@@ -173,8 +201,7 @@ class RollRow:
             "dice_source": self.dice_source,
             "kept": self.kept,
             "outcome": self.outcome,
-            "margin": self.margin,
-            "position": self.position,
+            **{name: self.columns.get(name) for name in own_columns()},
             "effects": self.effects,
             "revoked": self.revoked,
             "secret": self.secret,
@@ -187,7 +214,7 @@ class RollRow:
         # The players' stream holds a secret roll whole only once the GM revealed it; until
         # then it is a sealed row, and only its frame is written.
         if player_view and self.sealed:
-            for name in SECRET_FIELDS:
+            for name in (*SECRET_FIELDS, *own_columns()):
                 doc[name] = None
             doc["dice"] = []
         return doc
@@ -291,8 +318,10 @@ def roll_rows(
             kept=facts.kept,
             outcome=outcome,
             success=success,
-            margin=facts.margin,
-            position=facts.position,
+            columns=facts.columns,
+            verdict=facts.verdict,
+            detail=facts.detail,
+            lead=facts.lead,
             effects=facts.effects,
             revoked=event.event_id in revoked,
             secret=event.visibility == "gm",
@@ -333,7 +362,7 @@ def csv_rows(
     bought: dict[str, str] | None = None,
     keep: Callable[[int | None, str | None, str], bool] | None = None,
 ) -> Iterator[list[Any]]:
-    """The CSV export's rows (``COLUMNS`` and the log's ``head`` last), made straight from
+    """The CSV export's rows (``columns()`` and the log's ``head`` last), made straight from
     each roll's facts: what ``roll_rows`` would give, written cell by cell, without building
     the rows. Empty for None; numbers stay numbers, and only text cells are guarded against
     spreadsheet formulas. ``keep`` takes a roll's session, character and time; a sealed roll
@@ -346,6 +375,7 @@ def csv_rows(
     cell = _Cells()
     # The dice's cell by the dice: a campaign's rolls show a few hundred falls in all.
     dice_cells: dict[tuple[int, ...], str] = {}
+    own = own_columns()
     for event, name, facts, source, outcome, success, before in _read(
         events, rules, revoked, bought or {}
     ):
@@ -361,7 +391,7 @@ def csv_rows(
                 cell[name],
                 system,
                 SEALED_KIND,
-                *("",) * 11,
+                *("",) * (9 + len(own)),
                 event.event_id in revoked,
                 True,
                 "",
@@ -383,7 +413,7 @@ def csv_rows(
         rolled = dice_cells.get(dice)
         if rolled is None:
             rolled = dice_cells[dice] = _cell(" ".join(map(str, dice)))
-        base, effective, kept, margin = facts.base, facts.effective, facts.kept, facts.margin
+        base, effective, kept, theirs = facts.base, facts.effective, facts.kept, facts.columns
         yield [
             time,
             "" if session is None else session,
@@ -398,8 +428,7 @@ def csv_rows(
             cell[source],
             "" if kept is None else kept,
             cell[outcome],
-            "" if margin is None else margin,
-            cell[facts.position],
+            *(_own_cell(theirs.get(name), cell) for name in own),
             cell[facts.effects],
             event.event_id in revoked,
             event.visibility == "gm",
@@ -410,6 +439,13 @@ def csv_rows(
             cell[before],
             tail,
         ]
+
+
+def _own_cell(value: Any, cell: _Cells) -> Any:
+    """A system's own column in a CSV row: empty for None, a number as it is, text guarded."""
+    if value is None:
+        return ""
+    return value if isinstance(value, int | float) else cell[str(value)]
 
 
 def _applied(facts: Any, part: Any, sheets: dict[str, dict[str, int]], rules: RuleSystem) -> Any:
@@ -482,8 +518,10 @@ def sealed_row(
         kept=None,
         outcome=None,
         success=False,
-        margin=None,
-        position=None,
+        columns={},
+        verdict="",
+        detail="",
+        lead="",
         effects="",
         revoked=event.event_id in revoked,
         secret=True,

@@ -463,16 +463,23 @@ class RollFacts(NamedTuple):
     """The outcome's name (one of ``RuleSystem.outcome_tones``)."""
     success: bool
     """Whether it counts as a success in the luck against exact odds."""
-    margin: int | None
-    """By how much it succeeded or failed, where the rules count one; else None."""
-    position: str | None
-    """The position it was rolled from, where the rules have one (``OwnWords.position_said``);
-    else None."""
     effects: str
     """Its effects in a few words (``effects_text``)."""
     chance_key: Any
     """What ``RuleSystem.chance`` takes to give the exact chance of success this very roll had: any
     hashable value the system chooses (a score, a tuple)."""
+    columns: Mapping[str, Any] = {}
+    """Its values in the roll history's columns of the system's own (``OwnWords.roll_columns``:
+    GURPS's margin, Glintlock's position), by name; a column left out is empty."""
+    verdict: str = ""
+    """The outcome as a line of the log says it, where the system says more than the outcome's
+    name ("success by 3"); empty: the outcome's words."""
+    detail: str = ""
+    """What the recap's detail column (``OwnWords.detail_column``) shows of it ("+3", "risky");
+    empty for nothing."""
+    lead: str = ""
+    """What a line says of it before its dice, where the rules set how it is rolled (Glintlock's
+    position, "risky"); ``OwnWords.lead_said`` words it in full. Empty for nothing."""
 
 
 class Style(Protocol):

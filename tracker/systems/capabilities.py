@@ -394,10 +394,14 @@ class OwnWords(Capability):
     """The heading of the roll history's column for the detail a roll of this system has
     beyond its outcome (GURPS: the margin, Glintlock: the position); empty for none."""
 
-    position_said: ClassVar[Mapping[str, str]] = {}
-    """How a roll's position (``RollFacts.position``) reads before the roll, with the dice it
-    means ("desperate: two d20, keep the lower"); a position not named here reads as its
-    name."""
+    lead_said: ClassVar[Mapping[str, str]] = {}
+    """How a roll's lead (``RollFacts.lead``: Glintlock's position) reads before the roll, with
+    the dice it means ("desperate: two d20, keep the lower"); a lead not named here reads as
+    itself."""
+    roll_columns: ClassVar[tuple[str, ...]] = ()
+    """The roll history's columns of the system's own, after the outcome (GURPS: "margin",
+    Glintlock: "position"), each filled from ``RollFacts.columns``: the CSV and JSON exports
+    carry every installed system's, in the systems' order, empty in a roll of another system."""
 
     def roll_remarks(self, event: EventPayload) -> list[str]:
         """What a stored roll or contest's one line says beyond its dice and outcome: the rule

@@ -159,10 +159,20 @@ def _group_lines(path: str) -> list[tuple[str, str]]:
 
 def refresh() -> None:
     """Forget what was found, so systems installed (or removed) since are seen."""
-    global _found, _said
+    global _found, _said, _generation
     _found = None
     _said = None
     _loaded.clear()
+    _generation += 1
+
+
+_generation = 0
+
+
+def generation() -> int:
+    """How many times what was found has been forgotten (``refresh``): what is worked out
+    from the installed systems and kept may be kept under it."""
+    return _generation
 
 
 def get(name: str) -> RuleSystem:

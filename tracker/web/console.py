@@ -146,8 +146,8 @@ def asked_words(
             part = part.strip().removesuffix(" modifier")
             if part:
                 words.append(part.replace("-", "\u2212", 1))
-        if seen.position:
-            words.append(able(rules, OwnWords).position_said.get(seen.position, seen.position))
+        if seen.lead:
+            words.append(able(rules, OwnWords).lead_said.get(seen.lead, seen.lead))
     said = " ".join(words).casefold()
     named = {o.name: o for o in form.options}
     for name, value in options.items():

@@ -328,9 +328,9 @@ def _why(rules: Any, data: Any) -> list[str]:
             # An unnamed modifier is stored as "modifier": say the number alone.
             why.append(said if label in ("", "modifier") else f"{said} {label}")
         # Why two dice and which was kept: a desperate roll keeps the lower.
-        position = able(rules, OwnWords).position_said.get(facts[0].position or "")
-        if position:
-            why.append(position)
+        lead = facts[0].lead
+        if lead:
+            why.append(able(rules, OwnWords).lead_said.get(lead, lead))
     source = DICE_FROM.get(data.dice_source)
     if source:
         why.append(source)

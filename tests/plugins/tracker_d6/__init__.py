@@ -102,8 +102,6 @@ class D6(RuleSystem, Stress, OddsTables, OwnWords):
                 result["kept"],
                 result["outcome"],
                 result["success"],
-                None,
-                None,
                 effects_text(event.effects),
                 score,
             )

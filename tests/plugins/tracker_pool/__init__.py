@@ -135,6 +135,11 @@ class ComplicationCalled(EventPayload, frozen=True):
 # -- the rules --------------------------------------------------------------------------------
 
 
+def _verdict(outcome: str, count: int) -> str:
+    """The outcome as a line of the log says it: with the successes that made it."""
+    return f"{outcome}, {count} success" + ("" if count == 1 else "es")
+
+
 def successes(dice: tuple[int, ...]) -> int:
     return sum(die >= SUCCESS_FACE for die in dice)
 
@@ -420,6 +425,9 @@ class Pool(
     outcome_tones: ClassVar[Mapping[str, str]] = {"miss": "bad", "hit": "good", "flourish": "good"}
     score_range: ClassVar[tuple[int, int]] = (1, 8)
     dice_name: ClassVar[str] = "d6"
+    # Its own column of the roll history, and the recap's detail: nothing GURPS or Glintlock has.
+    roll_columns: ClassVar[tuple[str, ...]] = ("successes",)
+    detail_column: ClassVar[str] = "Successes"
     roll_options: ClassVar[tuple[Option, ...]] = ROLL
     settings: ClassVar[tuple[Setting, ...]] = SETTINGS
     folding: ClassVar[Folding] = PoolFolding()
@@ -550,10 +558,11 @@ class Pool(
                 None,
                 result["outcome"],
                 result["success"],
-                None,
-                None,
                 effects_text(event.effects),
                 count,
+                columns={"successes": successes(event.dice)},
+                verdict=_verdict(result["outcome"], successes(event.dice)),
+                detail=str(successes(event.dice)),
             )
         ]
 

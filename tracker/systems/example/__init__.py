@@ -291,8 +291,6 @@ class Embers(RuleSystem, Provenance, OddsTables, OwnCommands, OwnWords):
                 kept=sum(event.dice),
                 outcome=event.result["outcome"],
                 success=event.result["success"],
-                margin=None,
-                position=None,
                 effects=effects_text(event.effects),
                 chance_key=bonus,
             )

@@ -315,10 +315,11 @@ def roll_facts(event: EventPayload) -> list[RollFacts]:
             result["kept"],
             result["outcome"],
             bool(result["success"]),
-            None,
-            result["position"],
             effects_text(event.effects),
             (inputs["stat"], inputs["trained"], result["position"], inputs["bonus"]),
+            columns={"position": result["position"]},
+            detail=result["position"],
+            lead=result["position"],
         )
     ]
 

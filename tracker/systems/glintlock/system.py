@@ -72,7 +72,7 @@ class Glintlock(
         "miss": "bad",
     }
     # Rulebook: Glintlock, 'Tag-Driven Position'.
-    position_said: ClassVar[Mapping[str, str]] = {
+    lead_said: ClassVar[Mapping[str, str]] = {
         "desperate": "desperate: two d20, keep the lower",
         "risky": "risky: one d20",
         "controlled": "controlled: two d20, keep the higher",
@@ -81,6 +81,7 @@ class Glintlock(
         "tracker roll Wren Grit --tag 1:gear --tag 1:power",
         "tracker roll Tomas Wits --tag -1:condition --dice 1,12",
     )
+    roll_columns: ClassVar[tuple[str, ...]] = ("position",)
     score_range: ClassVar[tuple[int, int]] = (0, 10)
     contest_refusal: ClassVar[str] = (
         "Glintlock has no contested rolls; roll the acting character against the position the "

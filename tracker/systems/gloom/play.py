@@ -440,8 +440,6 @@ def roll_facts(event: EventPayload) -> list[RollFacts]:
                 result["kept"],
                 result["outcome"],
                 bool(result["success"]),
-                None,
-                None,
                 effects_text(event.effects),
                 key,
             )
@@ -466,8 +464,6 @@ def _side_facts(event: ContestRolled, side: ContestSide) -> RollFacts:
         result["kept"],
         result["outcome"],
         bool(result["success"]),
-        None,
-        None,
         side_verdict(event, side),
         (result["rank"], result["dl"], result["mode"], result["above"]),
     )

@@ -73,7 +73,7 @@ from tracker.systems.gurps.rules.success import (
     effective_skill,
     success_roll,
 )
-from tracker.words import kept_secret, plural
+from tracker.words import by_margin, kept_secret, outcome_words, plural
 
 FACES = 6
 TOTAL_DARKNESS = "total-darkness"
@@ -1041,6 +1041,16 @@ def _influence_again(event: ContestRolled) -> str | None:
     )
 
 
+def _margin(outcome: str, success: bool, margin: int | None) -> dict[str, Any]:
+    """What the roll history reads of a roll's margin: its column, the outcome with it
+    ("success by 3") and the recap's detail ("+3")."""
+    return {
+        "columns": {"margin": margin},
+        "verdict": by_margin(outcome_words(outcome), success, margin),
+        "detail": "" if margin is None else f"{margin:+d}",
+    }
+
+
 def _mods_text(mods: list[dict[str, Any]]) -> str:
     return "; ".join(f"{m['value']:+d} {m['label']}" for m in mods)
 
@@ -1063,10 +1073,9 @@ def roll_facts(event: EventPayload) -> list[RollFacts]:
                 result["total"],
                 result["outcome"],
                 bool(result["success"]),
-                result["margin"],
-                None,
                 effects_text(event.effects),
                 result["effective"],
+                **_margin(result["outcome"], result["success"], result["margin"]),
             )
         ]
     if isinstance(event, FrightChecked):
@@ -1091,10 +1100,9 @@ def roll_facts(event: EventPayload) -> list[RollFacts]:
                 roll["total"],
                 roll["outcome"],
                 bool(roll["success"]),
-                roll["margin"],
-                None,
                 effects,
                 roll["effective"],
+                **_margin(roll["outcome"], roll["success"], roll["margin"]),
             )
         ]
     if isinstance(event, ContestRolled):
@@ -1117,10 +1125,9 @@ def _side_facts(event: ContestRolled, side: ContestSide) -> RollFacts:
         result["total"],
         result["outcome"],
         bool(result["success"]),
-        result["margin"],
-        None,
         side_verdict(event, side),
         result["effective"],
+        **_margin(result["outcome"], result["success"], result["margin"]),
     )
 
 

@@ -99,6 +99,7 @@ class Gurps(
         "tracker roll Aldric Hearing --mod hearing:normal-conversation@4",
         "tracker roll Vora HT --feat running",
     )
+    roll_columns: ClassVar[tuple[str, ...]] = ("margin",)
     score_range: ClassVar[tuple[int, int]] = (0, 40)
     sheet_stats: ClassVar[frozenset[str]] = frozenset({"st", "dx", "iq", "ht"})
 
