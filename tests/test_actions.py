@@ -117,3 +117,67 @@ def test_a_change_is_read_in_one_place_and_refused_in_the_same_words_everywhere(
     # "+2" and "2" alike add; "-1" takes away.
     assert perform(table, path, {"character": "Tomas", "change": "2"}).doc["after"] == 2
     assert glintlock.json("stress Tomas -1")["after"] == 1
+
+
+def test_a_session_and_a_campaign_are_the_same_from_a_form_and_the_command_line(tmp_path):
+    """`session start`, `session end` and `campaign use` have one binding each: a form's
+    document is the command line's `--json` (the scripting contract's), and each logs the
+    same events; only the clock and the campaign's id differ between two databases."""
+    from click.testing import CliRunner
+
+    from tracker.testing import Run
+
+    tables = {}
+    for door in ("cli", "form"):
+        run = Run(tmp_path / f"{door}.db", CliRunner())
+        run.ok('campaign new "Neon Drift" --system gloom')
+        run.ok('campaign new "Ashes of Veyra" --system glintlock')
+        run.ok("session start")
+        # Threat at 4 owes a spend: it lapses with the session and is owed again at its start.
+        run.ok("threat add 4")
+        tables[door] = run
+    steps = [
+        (("session", "end"), {}),
+        (("session", "start"), {"title": "Below the archive"}),
+        (("campaign", "use"), {"name": "Neon Drift"}),
+    ]
+    typed = tables["cli"]
+    form = Tracker(str(tables["form"].db))
+    docs = {}
+    for path, values in steps:
+        flags = [w for k, v in values.items() for w in (f"--{k}", v)]
+        line = [*path, *(list(values.values()) if path[0] == "campaign" else flags)]
+        before = typed.event_count()
+        cli = typed.json(line)
+        done = perform(form, path, values)
+        assert masked(done.doc) == masked(cli), path
+        logged = [(e.type, e.payload) for e in done.events]
+        assert logged == stored_since(typed, before), path
+        docs[path] = cli
+    assert [o["kind"] for o in docs["session", "end"]["obligations_discharged"]] == ["threat-floor"]
+    assert [o["kind"] for o in docs["session", "start"]["obligations_opened"]] == ["threat-floor"]
+    assert cli["name"] == "Neon Drift"
+    assert form.campaign().name == "Neon Drift"
+
+
+def masked(doc):
+    """A document without what differs between two databases played alike: the clock, the
+    ids of the campaign and its events, and the receipt that covers them."""
+    if isinstance(doc, list):
+        return [masked(v) for v in doc]
+    if not isinstance(doc, dict):
+        return doc
+    varies = ("started_at", "ended_at", "campaign_id", "receipt", "opened_by", "discharged_by")
+    return {k: "..." if k in varies else masked(v) for k, v in doc.items()}
+
+
+def stored_since(run, count: int) -> list:
+    """The events ``run``'s database logged after its first ``count``, as (type, payload)."""
+    import json
+    import sqlite3
+
+    with sqlite3.connect(run.db) as conn:
+        rows = conn.execute(
+            "SELECT type, payload FROM events ORDER BY rowid LIMIT -1 OFFSET ?", (count,)
+        ).fetchall()
+    return [(t, json.loads(p)) for t, p in rows]

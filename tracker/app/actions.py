@@ -11,73 +11,27 @@ lock; a refusal is a ``TrackerError`` with one sentence, and nothing is appended
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from tracker.app import declared as d
+from tracker.app.declared import Done
 from tracker.app.names import unfit_value
 from tracker.errors import BadInput, NotFound
-from tracker.events import StoredEvent
 from tracker.systems import registry
 from tracker.systems.base import Feature, RuleSystem
 from tracker.systems.commands import Command, taken
 
 if TYPE_CHECKING:
     from tracker.app.tracker import Tracker
-    from tracker.projections.campaign import CampaignState
-
-
-class Done(NamedTuple):
-    """What an action did: the document its command shows (``--json``), and the events it
-    logged, oldest first (none for ``campaign use``, which logs nothing)."""
-
-    doc: dict[str, Any]
-    events: list[StoredEvent]
-
 
 Runner = Callable[["Tracker", dict[str, Any]], Done]
 
 
-def _session_start(t: Tracker, v: dict[str, Any]) -> Done:
-    state, info, lapsed = t.campaigns.session_start(v["title"])
-    doc = {"campaign": state.name, **info.to_dict(), "lapsed_spends": list(lapsed)}
-    return Done(doc, _since(t, state, 1))
-
-
-def _session_end(t: Tracker, v: dict[str, Any]) -> Done:
-    state, info, lapsed = t.campaigns.session_end()
-    doc = {"campaign": state.name, **info.to_dict(), "lapsed": [o.what for o in lapsed]}
-    return Done(doc, _since(t, state, 1))
-
-
-def _campaign_use(t: Tracker, v: dict[str, Any]) -> Done:
-    row = t.campaigns.campaign_use(v["name"])
-    t.chosen = row.name
-    return Done({"campaign": row.name, "system": row.system}, [])
-
-
-def _since(t: Tracker, state: CampaignState, count: int) -> list[StoredEvent]:
-    return list(t.store.read(state.campaign_id, after_version=state.version - count))
-
-
-def _done(run: Callable[[Tracker, dict[str, Any]], Any]) -> Runner:
-    """A logging action's call (``tracker.app.declared.LOGGING``) as a form's action: the
-    document its command shows and the events it logged."""
-
-    return lambda t, v: _as_done(run(t, v))
-
-
-def _as_done(logged: Any) -> Done:
-    return Done(logged.doc, list(logged.events))
-
-
 CORE: dict[tuple[str, ...], tuple[Command, Runner]] = {
-    **{path: (action.declared, _done(action.run)) for path, action in d.LOGGING.items()},
-    d.SESSION_START.path: (d.SESSION_START, _session_start),
-    d.SESSION_END.path: (d.SESSION_END, _session_end),
-    d.CAMPAIGN_USE.path: (d.CAMPAIGN_USE, _campaign_use),
+    path: (action.declared, action.run) for path, action in d.LOGGING.items()
 }
-"""The core's actions, by path: those that log (``tracker.app.declared.LOGGING``), each run
-as the command line runs it, and the session's start and end and the campaign's choice."""
+"""The core's actions, by path (``tracker.app.declared.LOGGING``), each run as the command line
+runs it."""
 
 NEEDS: dict[tuple[str, ...], str] = {
     d.CONTEST.path: Feature.CONTESTS,
@@ -139,4 +93,4 @@ def perform(tracker: Tracker, path: tuple[str, ...], values: Mapping[str, Any]) 
     command = registry.command(rules, path, given)
     if command.taken is not None:
         given = command.taken(given)
-    return _as_done(tracker.acting.run(path, **given))
+    return tracker.acting.run(path, **given)

@@ -62,6 +62,7 @@ class Following(Protocol):
 
 
 ROLL = ("roll",)
+CAMPAIGN_USE = ("campaign", "use")
 
 SENT_ALREADY = "This request was sent already; nothing more was logged."
 
@@ -424,9 +425,10 @@ class Console:
             ):
                 raise BadInput("Name the command and its values, as the console's forms do.")
             done = await self.feed.call(perform, self.feed.live.table, tuple(path), values)
-            if tuple(path) == ("campaign", "use"):
+            if tuple(path) == CAMPAIGN_USE:
+                await self.feed.call(self._chose, done.doc["campaign_id"])
                 await self.hub.follow()
-                return {"text": [f'Now playing "{done.doc["campaign"]}".'], "doc": done.doc}
+                return {"text": [f'Now playing "{done.doc["name"]}".'], "doc": done.doc}
             lines = await self.feed.call(self.feed.said, done.events, GM)
             notes = done.doc.get("notes", []) if isinstance(done.doc, dict) else []
             return {
@@ -439,6 +441,11 @@ class Console:
             }
 
         return await self._guarded(request, GM_IDENTITY, run)
+
+    def _chose(self, campaign_id: str) -> None:
+        """The console made ``campaign_id`` current: it acts on that campaign from now on,
+        whatever another process makes current later, as it did on the one it was served."""
+        self.feed.live.table.chosen = campaign_id
 
     async def ask(self, request: Request) -> Response:
         """The GM asks a character's phone for a roll, filled in:
