@@ -181,3 +181,16 @@ def stored_since(run, count: int) -> list:
             "SELECT type, payload FROM events ORDER BY rowid LIMIT -1 OFFSET ?", (count,)
         ).fetchall()
     return [(t, json.loads(p)) for t, p in rows]
+
+
+def test_the_console_offers_the_cores_commands_from_their_one_table(table):
+    """The console's forms are the core's bindings in their order, less what the campaign's
+    system cannot play (a Glintlock table has no contests), then the system's own."""
+    from tracker.app.declared import BINDINGS
+
+    paths = [c.path for c in declarations(table.state().rules)]
+    core = [p for p in paths if p in BINDINGS]
+    assert core == [p for p in BINDINGS if p != ("contest",)]
+    assert paths[: len(core)] == core
+    assert ("session", "end") in core
+    assert ("campaign", "use") in core

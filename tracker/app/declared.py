@@ -1,5 +1,5 @@
 """The core's commands as data (``tracker.systems.commands``), for every front door, and what
-each the console runs too does (``LOGGING``): its declaration and its call in one place.
+each the console runs too does (``BINDINGS``): its declaration and its call in one place.
 
 The command line makes its click commands from these (``tracker.cli.play``,
 ``tracker.cli.history``, ``tracker.cli.campaign``) and runs each one's call with the values
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
-from tracker.systems.base import CONTEST_OPTIONS, ROLL_OPTIONS
+from tracker.systems.base import CONTEST_OPTIONS, ROLL_OPTIONS, Feature
 from tracker.systems.commands import Argument, Command, Option
 
 if TYPE_CHECKING:
@@ -294,10 +294,12 @@ class Action(NamedTuple):
     """A core command the console runs too: its declaration, and its call on the tracker with
     the values the declaration takes (by argument and option name), which the command line and
     a form alike make, so that each value is read in one place and each command's document is
-    one."""
+    one. ``needs``: the feature (``Feature``) a system must have for a page to offer it, else
+    None."""
 
     declared: Command
     run: Callable[[Tracker, dict[str, Any]], Done]
+    needs: str | None = None
 
 
 def _roll(t: Tracker, v: dict[str, Any]) -> Logged:
@@ -365,14 +367,15 @@ def _campaign_use(t: Tracker, v: dict[str, Any]) -> Chosen:
     return Chosen({"campaign_id": row.campaign_id, "name": row.name, "system": row.system}, row)
 
 
-LOGGING: dict[tuple[str, ...], Action] = {
+BINDINGS: dict[tuple[str, ...], Action] = {
     action.declared.path: action
     for action in (
         Action(ROLL, _roll),
-        Action(CONTEST, _contest),
+        Action(CONTEST, _contest, Feature.CONTESTS),
         Action(
             STRESS,
             lambda t, v: t.tracks.stress(v["character"], v["change"], cause=v["cause"]),
+            Feature.STRESS,
         ),
         Action(track_command("hp"), _track("hp")),
         Action(track_command("fp"), _track("fp")),
@@ -415,7 +418,7 @@ has no contests); run anyway, it is refused as the command line refuses it."""
 
 def done(tracker: Tracker, path: tuple[str, ...], values: dict[str, Any]) -> Done:
     """Run the core command at ``path`` with ``values`` as its declaration takes them."""
-    return LOGGING[path].run(tracker, dict(values))
+    return BINDINGS[path].run(tracker, dict(values))
 
 
 def run(tracker: Tracker, path: tuple[str, ...], values: dict[str, Any]) -> Logged:
