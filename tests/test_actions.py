@@ -194,3 +194,15 @@ def test_the_console_offers_the_cores_commands_from_their_one_table(table):
     assert paths[: len(core)] == core
     assert ("session", "end") in core
     assert ("campaign", "use") in core
+
+
+@pytest.mark.parametrize("typed", ["12", "+3", " Hard ", "1_0", "\u0663"])
+def test_a_difficulty_is_read_in_one_place_for_the_command_line_and_a_form(typed):
+    """A DL typed at the command line and sent by a form reads the same: a whole number in
+    ASCII digits, else a difficulty's name ("1_0" and an Arabic-Indic three are names, refused
+    as such by the system, not numbers on one door and names on the other)."""
+    from tracker.cli.options import Difficulty
+    from tracker.systems.commands import Command, Option, taken
+
+    declared = Command(("roll",), "A roll.", options=(Option("--dl", "A DL.", "difficulty"),))
+    assert Difficulty().convert(typed, None, None) == taken(declared, {"dl": typed})["dl"]
