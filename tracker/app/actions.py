@@ -1,8 +1,9 @@
 """Declared commands run by name, with the values a form sent: how a front door other than
 the command line (the web console, a player's phone) acts at the table.
 
-Each action is a declaration (``tracker.app.declared``, or a rule system's own
-``SystemCommand.declared``) and the app-layer call the command line makes for it. The values
+Each action is a declaration and the call the command line makes for it: one of the core's
+bindings (``tracker.app.declared.BINDINGS``, the one table of them), or a rule system's own
+command (``SystemCommand``, run by ``tracker.app.acting.Acting.run``). The values
 are read as the declaration says (``tracker.systems.commands.taken``: what click's parser
 does for the command line), then handed to the same handler, decided under the store's write
 lock; a refusal is a ``TrackerError`` with one sentence, and nothing is appended.
@@ -10,83 +11,20 @@ lock; a refusal is a ``TrackerError`` with one sentence, and nothing is appended
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from tracker.app import declared as d
+from tracker.app.declared import Done
 from tracker.app.names import unfit_value
 from tracker.errors import BadInput, NotFound
-from tracker.events import StoredEvent
 from tracker.systems import registry
-from tracker.systems.base import Feature, RuleSystem
+from tracker.systems.base import RuleSystem
 from tracker.systems.capabilities import OwnCommands, able
 from tracker.systems.commands import Command, taken
 
 if TYPE_CHECKING:
     from tracker.app.tracker import Tracker
-    from tracker.projections.campaign import CampaignState
-
-
-class Done(NamedTuple):
-    """What an action did: the document its command shows (``--json``), and the events it
-    logged, oldest first (none for ``campaign use``, which logs nothing)."""
-
-    doc: dict[str, Any]
-    events: list[StoredEvent]
-
-
-Runner = Callable[["Tracker", dict[str, Any]], Done]
-
-
-def _session_start(t: Tracker, v: dict[str, Any]) -> Done:
-    state, info, lapsed = t.campaigns.session_start(v["title"])
-    doc = {"campaign": state.name, **info.to_dict(), "lapsed_spends": list(lapsed)}
-    return Done(doc, _since(t, state, 1))
-
-
-def _session_end(t: Tracker, v: dict[str, Any]) -> Done:
-    state, info, lapsed = t.campaigns.session_end()
-    doc = {"campaign": state.name, **info.to_dict(), "lapsed": [o.what for o in lapsed]}
-    return Done(doc, _since(t, state, 1))
-
-
-def _campaign_use(t: Tracker, v: dict[str, Any]) -> Done:
-    row = t.campaigns.campaign_use(v["name"])
-    t.chosen = row.name
-    return Done({"campaign": row.name, "system": row.system}, [])
-
-
-def _since(t: Tracker, state: CampaignState, count: int) -> list[StoredEvent]:
-    return list(t.store.read(state.campaign_id, after_version=state.version - count))
-
-
-def _done(run: Callable[[Tracker, dict[str, Any]], Any]) -> Runner:
-    """A logging action's call (``tracker.app.declared.LOGGING``) as a form's action: the
-    document its command shows and the events it logged."""
-
-    return lambda t, v: _as_done(run(t, v))
-
-
-def _as_done(logged: Any) -> Done:
-    return Done(logged.doc, list(logged.events))
-
-
-CORE: dict[tuple[str, ...], tuple[Command, Runner]] = {
-    **{path: (action.declared, _done(action.run)) for path, action in d.LOGGING.items()},
-    d.SESSION_START.path: (d.SESSION_START, _session_start),
-    d.SESSION_END.path: (d.SESSION_END, _session_end),
-    d.CAMPAIGN_USE.path: (d.CAMPAIGN_USE, _campaign_use),
-}
-"""The core's actions, by path: those that log (``tracker.app.declared.LOGGING``), each run
-as the command line runs it, and the session's start and end and the campaign's choice."""
-
-NEEDS: dict[tuple[str, ...], str] = {
-    d.CONTEST.path: Feature.CONTESTS,
-    d.STRESS.path: Feature.STRESS,
-}
-"""The core's actions only a system with the feature plays: a page offers no form that could
-only be refused (a Glintlock table has no contests); run anyway, each is refused as the command
-line refuses it."""
 
 
 def declaration(rules: RuleSystem, path: tuple[str, ...]) -> Command:
@@ -96,8 +34,8 @@ def declaration(rules: RuleSystem, path: tuple[str, ...]) -> Command:
         return registry.with_options(d.ROLL, "roll_options", "--secret", rules)
     if path == d.CONTEST.path:
         return registry.with_options(d.CONTEST, "contest_options", "--seed", rules)
-    if path in CORE:
-        return CORE[path][0]
+    if path in d.BINDINGS:
+        return d.BINDINGS[path].declared
     for command in able(rules, OwnCommands).commands:
         if command.path == path and command.declared is not None and command.logs:
             return command.declared
@@ -108,9 +46,11 @@ def declarations(rules: RuleSystem) -> list[Command]:
     """Every action a campaign of ``rules`` offers: the core's, then its system's own that log
     (a listing such as ``project status`` is the command line's)."""
     found = [
-        declaration(rules, path) for path in CORE if path not in NEEDS or rules.has(NEEDS[path])
+        declaration(rules, path)
+        for path, action in d.BINDINGS.items()
+        if action.needs is None or rules.has(action.needs)
     ]
-    seen = set(CORE)
+    seen = set(d.BINDINGS)
     for command in able(rules, OwnCommands).commands:
         if command.declared is not None and command.logs and command.path not in seen:
             seen.add(command.path)
@@ -135,9 +75,9 @@ def perform(tracker: Tracker, path: tuple[str, ...], values: Mapping[str, Any]) 
     fit(path, values)
     rules = tracker.state().rules
     given = taken(declaration(rules, path), values)
-    if path in CORE:
-        return CORE[path][1](tracker, given)
+    if path in d.BINDINGS:
+        return d.BINDINGS[path].run(tracker, given)
     command = registry.command(rules, path, given)
     if command.taken is not None:
         given = command.taken(given)
-    return _as_done(tracker.acting.run(path, **given))
+    return tracker.acting.run(path, **given)

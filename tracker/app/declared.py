@@ -1,8 +1,8 @@
 """The core's commands as data (``tracker.systems.commands``), for every front door, and what
-each that logs does (``LOGGING``): its declaration and its call in one place.
+each the console runs too does (``BINDINGS``): its declaration and its call in one place.
 
 The command line makes its click commands from these (``tracker.cli.play``,
-``tracker.cli.history``, ``tracker.cli.campaign``) and runs a logging one's call with the values
+``tracker.cli.history``, ``tracker.cli.campaign``) and runs each one's call with the values
 click parsed; the web console makes its forms from them, and ``tracker.app.actions`` runs the
 same call with a form's values as the declaration reads them (``taken``). A rule system's own
 commands are declared with the system (``OwnCommands.commands``) and its roll options with its
@@ -11,15 +11,18 @@ rules (``RuleSystem.roll_options``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
-from tracker.systems.base import CONTEST_OPTIONS, ROLL_OPTIONS
+from tracker.systems.base import CONTEST_OPTIONS, ROLL_OPTIONS, Feature
 from tracker.systems.commands import Argument, Command, Option
 
 if TYPE_CHECKING:
     from tracker.app.deciding import Logged
     from tracker.app.tracker import Tracker
+    from tracker.events import StoredEvent
+    from tracker.projections.campaign import CampaignState
+    from tracker.store.eventstore import CampaignRow
 
 ROLL = Command(
     ("roll",),
@@ -264,16 +267,39 @@ CAMPAIGN_USE = Command(
 )
 
 
-# -- what each command that logs does ---------------------------------------------------------
+# -- what each command does ------------------------------------------------------------------
+
+
+class Done(Protocol):
+    """What a core command did, as every front door reads it: the document it shows
+    (``--json``, the console's answer) and the events it logged, oldest first."""
+
+    @property
+    def doc(self) -> dict[str, Any]: ...
+
+    @property
+    def events(self) -> Sequence[StoredEvent]: ...
+
+
+class Chosen(NamedTuple):
+    """What ``campaign use`` did: its document and the campaign it made current; it logs
+    nothing, and reads no campaign's state."""
+
+    doc: dict[str, Any]
+    row: CampaignRow
+    events: tuple[StoredEvent, ...] = ()
 
 
 class Action(NamedTuple):
-    """A core command that logs: its declaration, and its call on the tracker with the values
-    the declaration takes (by argument and option name), which the command line and a form
-    alike make, so that each value is read in one place."""
+    """A core command the console runs too: its declaration, and its call on the tracker with
+    the values the declaration takes (by argument and option name), which the command line and
+    a form alike make, so that each value is read in one place and each command's document is
+    one. ``needs``: the feature (``Feature``) a system must have for a page to offer it, else
+    None."""
 
     declared: Command
-    run: Callable[[Tracker, dict[str, Any]], Logged]
+    run: Callable[[Tracker, dict[str, Any]], Done]
+    needs: str | None = None
 
 
 def _roll(t: Tracker, v: dict[str, Any]) -> Logged:
@@ -297,14 +323,59 @@ def _track(track: str) -> Callable[[Tracker, dict[str, Any]], Logged]:
     return run
 
 
-LOGGING: dict[tuple[str, ...], Action] = {
+def _session_start(t: Tracker, v: dict[str, Any]) -> Logged:
+    """A session started: what the start lapsed (Mettle bought for a roll that never came) and
+    what it opened (a spending floor owed again at once, on Threat carried over at 4 or more)."""
+    from tracker.app.deciding import Logged
+
+    state, info, lapsed = t.campaigns.session_start(v["title"])
+    opened = [o for o in state.obligations.values() if o.opened_version == state.version]
+    doc = {
+        "campaign": state.name,
+        **info.to_dict(),
+        "lapsed_spends": list(lapsed),
+        "obligations_opened": [o.to_dict() for o in opened],
+    }
+    return Logged(state, _last(t, state), doc, opened=opened)
+
+
+def _session_end(t: Tracker, v: dict[str, Any]) -> Logged:
+    """A session ended: the receipt of the log's head for the players, what lapsed with it and
+    what is still owed."""
+    from tracker.app.deciding import Logged
+    from tracker.events.receipt import receipt
+
+    state, info, lapsed = t.campaigns.session_end()
+    owed = sorted(state.obligations.values(), key=lambda o: o.opened_version)
+    doc = {
+        "campaign": state.name,
+        **info.to_dict(),
+        "receipt": str(receipt(state.campaign_id, state.version, state.head_hash)),
+        "obligations_discharged": [o.to_dict() for o in lapsed],
+        "obligations": [o.to_dict() for o in owed],
+    }
+    return Logged(state, _last(t, state), doc, discharged=list(lapsed))
+
+
+def _last(t: Tracker, state: CampaignState) -> list[StoredEvent]:
+    """The event that made ``state``: a session's start or end is one event."""
+    return list(t.store.read(state.campaign_id, after_version=state.version - 1))
+
+
+def _campaign_use(t: Tracker, v: dict[str, Any]) -> Chosen:
+    row = t.campaigns.campaign_use(v["name"])
+    return Chosen({"campaign_id": row.campaign_id, "name": row.name, "system": row.system}, row)
+
+
+BINDINGS: dict[tuple[str, ...], Action] = {
     action.declared.path: action
     for action in (
         Action(ROLL, _roll),
-        Action(CONTEST, _contest),
+        Action(CONTEST, _contest, Feature.CONTESTS),
         Action(
             STRESS,
             lambda t, v: t.tracks.stress(v["character"], v["change"], cause=v["cause"]),
+            Feature.STRESS,
         ),
         Action(track_command("hp"), _track("hp")),
         Action(track_command("fp"), _track("fp")),
@@ -334,11 +405,23 @@ LOGGING: dict[tuple[str, ...], Action] = {
             lambda t, v: t.history.redo(reason=v["reason"], anyway=bool(v.get("anyway"))),
         ),
         Action(REVEAL, lambda t, v: t.history.reveal(v["event"], session=v["session"])),
+        Action(SESSION_START, _session_start),
+        Action(SESSION_END, _session_end),
+        Action(CAMPAIGN_USE, _campaign_use),
     )
 }
-"""The core's commands that log, by path, in the order a page offers them."""
+"""The core's commands the console runs too, by path, in the order a page offers them: one
+binding each, which the command line's handler and the console's form both call. A command
+that ``needs`` a feature is offered only in a campaign whose system has it (a Glintlock table
+has no contests); run anyway, it is refused as the command line refuses it."""
+
+
+def done(tracker: Tracker, path: tuple[str, ...], values: dict[str, Any]) -> Done:
+    """Run the core command at ``path`` with ``values`` as its declaration takes them."""
+    return BINDINGS[path].run(tracker, dict(values))
 
 
 def run(tracker: Tracker, path: tuple[str, ...], values: dict[str, Any]) -> Logged:
-    """Log the core command at ``path`` with ``values`` as its declaration takes them."""
-    return LOGGING[path].run(tracker, dict(values))
+    """Log the core command at ``path`` (one that logs: not ``campaign use``) with ``values``
+    as its declaration takes them: what it logged, with the state after it."""
+    return cast("Logged", done(tracker, path, values))

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from tracker.app.declared import CAMPAIGN_USE, SESSION_END, SESSION_START
+from tracker.app.declared import CAMPAIGN_USE, SESSION_END, SESSION_START, done, run
 from tracker.cli import complete
 from tracker.cli.declared import make_command, with_options
 from tracker.cli.options import NumberArgs, emit_json, open_tracker
@@ -191,12 +191,12 @@ def _campaign_list(as_json: bool) -> None:
 campaign.add_command(make_command(CAMPAIGN_LIST, _campaign_list))
 
 
-def _campaign_use(name: str, as_json: bool) -> None:
-    row = open_tracker().campaigns.campaign_use(name)
+def _campaign_use(as_json: bool, **values: Any) -> None:
+    doc = done(open_tracker(), CAMPAIGN_USE.path, values).doc
     if as_json:
-        emit_json({"campaign_id": row.campaign_id, "name": row.name, "system": row.system})
+        emit_json(doc)
         return
-    click.echo(f'Now playing "{row.name}" ({row.system}).')
+    click.echo(f'Now playing "{doc["name"]}" ({doc["system"]}).')
 
 
 campaign.add_command(make_command(CAMPAIGN_USE, _campaign_use))
@@ -207,61 +207,40 @@ def session() -> None:
     """Start, end and list sessions of play."""
 
 
-def _session_start(title: str | None, as_json: bool) -> None:
-    state, info, lapsed = open_tracker().campaigns.session_start(title)
-    # A spending floor owed again at once, on Threat carried over at 4 or more.
-    opened = [o for o in state.obligations.values() if o.opened_version == state.version]
-    if as_json:
-        emit_json(
-            {
-                "campaign": state.name,
-                **info.to_dict(),
-                "lapsed_spends": list(lapsed),
-                "obligations_opened": [o.to_dict() for o in opened],
-            }
-        )
-        return
+def _session_start(as_json: bool, **values: Any) -> None:
+    from tracker.cli.play import show_logged
+
+    logged = run(open_tracker(), SESSION_START.path, values)
+    state, info = logged.state, logged.state.session
     name = f' "{info.title}"' if info.title else ""
     line = f"Session {info.number}{name} started {local_time(info.started_at, 'HH:mm')}."
     reset = sorted(able(state.rules, Currencies).session_resets(state))
     if reset:
         line += f" {' and '.join(TRACK_WORDS[t] for t in reset)} reset to 0."
-    click.echo(line)
-    for what in lapsed:
-        click.echo(warn(f"Lapsed: {what}"))
-    for ob in opened:
-        click.echo(warn(ob.what))
+    lapsed = [warn(f"Lapsed: {what}") for what in logged.doc["lapsed_spends"]]
+    # What it opened (a spending floor owed again at once) follows, as after any command.
+    show_logged(logged, as_json, [line, *lapsed])
 
 
 session.add_command(make_command(SESSION_START, _session_start))
 
 
-def _session_end(as_json: bool) -> None:
-    from tracker.events.receipt import receipt
-
-    state, info, lapsed = open_tracker().campaigns.session_end()
-    kept = receipt(state.campaign_id, state.version, state.head_hash)
-    owed = sorted(state.obligations.values(), key=lambda o: o.opened_version)
+def _session_end(as_json: bool, **values: Any) -> None:
+    logged = run(open_tracker(), SESSION_END.path, values)
     if as_json:
-        emit_json(
-            {
-                "campaign": state.name,
-                **info.to_dict(),
-                "receipt": str(kept),
-                "obligations_discharged": [o.to_dict() for o in lapsed],
-                "obligations": [o.to_dict() for o in owed],
-            }
-        )
+        emit_json(logged.doc)
         return
+    info, kept = logged.state.session, logged.doc["receipt"]
+    owed = sorted(logged.state.obligations.values(), key=lambda o: o.opened_version)
     took = duration(info.started_at, info.ended_at or info.started_at)
     click.echo(
         f"Session {info.number} ended {local_time(info.ended_at, 'HH:mm')} "
         f"({took}, {plural(info.event_count, 'event')})."
     )
-    if not lapsed and not owed:
+    if not logged.discharged and not owed:
         click.echo("Open obligations: none.")
     # What lapsed is closed; what is still owed waits for the next session (or a dismissal).
-    for ob in lapsed:
+    for ob in logged.discharged:
         click.echo(warn(f"Lapsed: {ob.what}"))
     for ob in owed:
         click.echo(warn(f"Still owed: {ob.what}"))

@@ -228,18 +228,15 @@ class SystemName(click.ParamType):
 
 
 class Difficulty(click.ParamType):
-    """A Gloom DL: a number, or a difficulty's name the rule system reads ("hard")."""
+    """A Gloom DL: a number, or a difficulty's name the rule system reads ("hard"), read as a
+    form's is (``tracker.systems.commands.difficulty``)."""
 
     name = "dl"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None):
-        if isinstance(value, int):
-            return value
-        text = str(value).strip()
-        try:
-            return int(text)
-        except ValueError:
-            return text.casefold()
+        from tracker.systems.commands import difficulty
+
+        return difficulty(value)
 
 
 JSON_HELP = "Print one JSON document for scripts."

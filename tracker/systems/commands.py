@@ -405,7 +405,7 @@ def _one(said: str, part: Argument | Option, value: Any) -> Any:
     if not isinstance(value, str):
         raise BadInput(f"{said}: {name} takes text.")
     if kind == "difficulty":
-        return value.strip().casefold()
+        return difficulty(value)
     if kind == "choice":
         sensitive = getattr(part, "case_sensitive", True)
         for choice in part.choices or ():
@@ -413,6 +413,15 @@ def _one(said: str, part: Argument | Option, value: Any) -> Any:
                 return choice
         raise BadInput(f"{said}: {name} is one of {', '.join(part.choices or ())}.")
     return value
+
+
+def difficulty(value: int | str) -> int | str:
+    """A difficulty as every front door reads it (``kind`` "difficulty": the command line's type
+    and a form's value alike): a whole number, else the name of one the system reads ("hard"),
+    in lower case."""
+    if _is_number(value):
+        return int(value)
+    return str(value).strip().casefold()
 
 
 def _is_number(value: Any) -> bool:

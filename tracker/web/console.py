@@ -71,6 +71,7 @@ class Following(Protocol):
 
 
 ROLL = ("roll",)
+CAMPAIGN_USE = ("campaign", "use")
 
 SENT_ALREADY = "This request was sent already; nothing more was logged."
 
@@ -439,9 +440,10 @@ class Console:
                 shown = await self.feed.call(self._shown, tuple(path))
                 exc.args = (form_words(str(exc), shown),)
                 raise
-            if tuple(path) == ("campaign", "use"):
+            if tuple(path) == CAMPAIGN_USE:
+                await self.feed.call(self._chose, done.doc["campaign_id"])
                 await self.hub.follow()
-                return {"text": [f'Now playing "{done.doc["campaign"]}".'], "doc": done.doc}
+                return {"text": [f'Now playing "{done.doc["name"]}".'], "doc": done.doc}
             lines = await self.feed.call(self.feed.said, done.events, GM)
             notes = done.doc.get("notes", []) if isinstance(done.doc, dict) else []
             return {
@@ -463,6 +465,11 @@ class Console:
         except TrackerError:
             return {}
         return {option.flag: option.shown for option in declared.options}
+
+    def _chose(self, campaign_id: str) -> None:
+        """The console made ``campaign_id`` current: it acts on that campaign from now on,
+        whatever another process makes current later, as it did on the one it was served."""
+        self.feed.live.table.chosen = campaign_id
 
     async def ask(self, request: Request) -> Response:
         """The GM asks a character's phone for a roll, filled in:
