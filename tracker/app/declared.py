@@ -47,7 +47,7 @@ def change(what: str) -> Argument:
 
 STRESS = Command(
     ("stress",),
-    """Add or clear stress (Gloom, Glintlock).
+    """Add or clear stress (in a system with a stress track).
 
     \b
     Example:

@@ -239,7 +239,10 @@ SEED: Final = Option(
     metavar="S",
     label="seed of the server's dice",
 )
-"""Seeded dice, for any command that rolls (the GM's alone on a roll: ``ROLL_OPTIONS``)."""
+"""Seeded dice, for any command that rolls (the GM's alone on a roll: ``ROLL_OPTIONS``). A
+system's command that rolls through ``Table.roll`` offers it, ``SECRET`` and the table's dice
+by declaring them among its options (``ROLL_OPTIONS`` holds all three), and passes what was
+given on as the ``RollRequest``'s ``seed``, ``secret`` and ``dice``."""
 SECRET: Final = Option(
     "--secret",
     "Only the GM sees it until it is revealed.",
@@ -267,8 +270,10 @@ class RollKind(NamedTuple):
     what: str
     """What it is called in a refusal: "The panic check"."""
     answers: str | None = None
-    """The kind of obligation a roll of it discharges, which it names (Gloom's panic check
-    answers the "panic-check" a catastrophe opened)."""
+    """The kind of obligation a roll of it answers (Gloom's panic check answers the
+    "panic-check" a catastrophe opened): tracker names in the roll's inputs (``answers``) the
+    events that opened those owed, so that undoing one takes the answer with it. Meeting them is
+    the system's fold's to do (``Folding.rolled``: ``state.discharge(ob, raw, how)``)."""
     one: bool = False
     """A roll of it answers one obligation, the oldest it may name, not every one owed (Gloom:
     a panic check per catastrophe)."""
@@ -287,8 +292,9 @@ class ObligationKind(NamedTuple):
     """What the line saying one was met calls it ("the panic check"); None when the command
     that met it says so itself (a hard spend that pays the spending floor)."""
     kept: str | None = None
-    """Why the GM may not dismiss one, as the refusal says it (the rules say how it is met);
-    None: the GM may waive it."""
+    """Why the GM may not dismiss one: the refusal's whole sentence, with its full stop, saying
+    how the rules have it met ("The spending floor is discharged by a hard or dire spend, not
+    dismissed; ..."); None: the GM may waive it."""
     waived: tuple[str, str] | None = None
     """One the GM may well waive, and a reason given for it ("a panic check the GM does not
     call", "no panic here"): ``tracker obligations dismiss --help``'s example."""
@@ -590,7 +596,8 @@ class DemoEvening(msgspec.Struct, frozen=True):
     featured: bool = False
     """True: the demo leaves this campaign selected (one of tracker's own is)."""
     tries: tuple[str, ...] = ()
-    """Commands the demo suggests trying next."""
+    """Commands the demo suggests trying next, each a whole command line as the GM types it
+    ("tracker roll Wren Grit --tag 1:gear"), unlike the script's lines."""
     examples: tuple[RollRequest, ...] = ()
     """Rolls of the evening's first character that between them reach every outcome the system
     has: the system's contract suite (``tracker.testing.SystemContract``) rolls them with every
