@@ -45,15 +45,25 @@ def test_every_help_page_renders(run):
         assert "Usage:" in result.stdout
 
 
-def test_every_command_module_is_mapped_so_lazy_loading_finds_it():
+def test_the_command_lines_index_is_made_from_the_modules_and_loads_each_command():
+    """A command is declared in one module and listed in its ``COMMANDS``; the index the
+    command line loads it by is made from those lists, never kept by hand."""
     import importlib
 
-    from tracker.cli import COMMAND_MODULES
+    from tracker.cli import _load
+    from tracker.cli.index import MODULES
+    from tracker.cli.reference import index
 
-    for module_name in set(COMMAND_MODULES.values()):
-        module = importlib.import_module(f"tracker.cli.{module_name}")
-        for command in module.COMMANDS:
-            assert COMMAND_MODULES.get(command.name) == module_name, command.name
+    written = (ROOT / "tracker/cli/index.py").read_text(encoding="utf-8")
+    assert written == index(), (
+        "tracker/cli/index.py is stale; run "
+        "`python -m tracker.cli.reference --write-index tracker/cli/index.py`"
+    )
+    for name, module_name in MODULES.items():
+        command = _load(name)
+        assert command is not None, name
+        assert command.name == name
+        assert command in importlib.import_module(f"tracker.cli.{module_name}").COMMANDS
 
 
 def test_the_readme_names_no_path_outside_the_project():

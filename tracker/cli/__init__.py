@@ -16,6 +16,7 @@ import click
 
 from tracker import __version__
 from tracker.cli.complete import campaigns
+from tracker.cli.index import MODULES
 from tracker.cli.options import TrackerGroup
 
 
@@ -58,40 +59,12 @@ def cli(ctx: click.Context, db: str | None, campaign: str | None, quiet: bool) -
 
 
 # Each command lives in one module, imported only when the command runs: a roll at the table
-# loads the play commands, not the exporters or the odds tables.
-COMMAND_MODULES = {
-    "campaign": "campaign",
-    "session": "campaign",
-    "character": "campaign",
-    "roll": "play",
-    "contest": "play",
-    "stress": "play",
-    "hp": "play",
-    "fp": "play",
-    "condition": "play",
-    "note": "play",
-    "obligations": "play",
-    "status": "play",
-    "undo": "history",
-    "redo": "history",
-    "replay": "history",
-    "reveal": "history",
-    "recap": "recap",
-    "export": "export",
-    "import": "export",
-    "log": "log",
-    "verify": "log",
-    "demo": "demo",
-    "odds": "odds",
-    "shell": "shell",
-    "serve": "serve",
-    "where": "where",
-    "completion": "completion",
-}
+# loads the play commands, not the exporters or the odds tables. The index of which module
+# that is (``tracker.cli.index``) is made from the modules' own lists.
 
 
 def _load(name: str) -> click.Command | None:
-    module_name = COMMAND_MODULES.get(name)
+    module_name = MODULES.get(name)
     if module_name is None:
         # A word of tracker's own is never a system's: a system adds only words it lacks.
         from tracker.cli import acts
@@ -107,14 +80,14 @@ def _more() -> list[str]:
     return acts.names()
 
 
-cli.lazy_commands = COMMAND_MODULES
+cli.lazy_commands = MODULES
 cli.load_command = _load
 cli.more_commands = _more
 
 
 def known(name: str) -> bool:
     """Whether ``name`` is a command here: tracker's own, or an installed system's."""
-    return name in COMMAND_MODULES or name in _more()
+    return name in MODULES or name in _more()
 
 
 def main() -> None:

@@ -24,12 +24,12 @@ from tracker.systems.capabilities import OwnCommands, able
 
 
 def _declared(built_in: bool = False) -> list[tuple[RuleSystem, SystemCommand]]:
-    from tracker.cli import COMMAND_MODULES
+    from tracker.cli.index import MODULES
     from tracker.systems import registry
 
     found = []
     for system, command in registry.command_lines():
-        if command.path[0] in COMMAND_MODULES or (built_in and not registry.built_in(system)):
+        if command.path[0] in MODULES or (built_in and not registry.built_in(system)):
             continue
         found.append((system, command))
     return found

@@ -23,11 +23,12 @@ story.
 
 def reference() -> str:
     """Every command and option of ``tracker``, in Markdown."""
-    from tracker.cli import COMMAND_MODULES, acts, cli
+    from tracker.cli import acts, cli
+    from tracker.cli.index import MODULES
 
     root = click.Context(cli, info_name="tracker")
     # What tracker's own systems add, not an outside package installed beside it.
-    ours = {*COMMAND_MODULES, *acts.names(built_in=True)}
+    ours = {*MODULES, *acts.names(built_in=True)}
     names = [name for name in cli.list_commands(root) if name in ours]
     out = [HEADER, "## Contents", ""]
     out += [f"[{name}](#tracker-{name})" + ("," if name != names[-1] else "") for name in names]
@@ -109,9 +110,36 @@ def _item(opts: str, help_text: str) -> str:
     return f"- `{opts}`: {help_text}" if help_text else f"- `{opts}`"
 
 
-def write(path: Path) -> bool:
-    """Write the reference to ``path``; whether that changed it."""
-    text = reference()
+INDEX_HEADER = (
+    '"""Which module of ``tracker.cli`` holds each of tracker\'s own commands, so that a '
+    "command\nimports its own module alone (``tracker.cli._load``) and ``tracker --help`` none "
+    "of them.\n\nMade from the modules' own ``COMMANDS`` by ``python -m tracker.cli.reference "
+    "--write-index\ntracker/cli/index.py`` (a test fails while this file differs): a new "
+    "command is its declaration\nand its handler in one module, listed in that module's "
+    '``COMMANDS``. Edit those, not this.\n"""\n\n'
+)
+
+
+def index() -> str:
+    """The command line's index (``tracker/cli/index.py``), made from every module of
+    ``tracker.cli`` that lists commands."""
+    import importlib
+    import pkgutil
+
+    import tracker.cli as package
+
+    found: dict[str, str] = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"tracker.cli.{info.name}")
+        for command in getattr(module, "COMMANDS", ()):
+            found[command.name] = info.name
+    rows = [f'    "{name}": "{module}",' for name, module in sorted(found.items())]
+    return INDEX_HEADER + "MODULES: dict[str, str] = {\n" + "\n".join(rows) + "\n}\n"
+
+
+def write(path: Path, text: str | None = None) -> bool:
+    """Write the reference (or ``text``) to ``path``; whether that changed it."""
+    text = reference() if text is None else text
     changed = not path.exists() or path.read_text(encoding="utf-8") != text
     if changed:
         path.write_text(text, encoding="utf-8")
@@ -119,12 +147,16 @@ def write(path: Path) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["--write"] and len(argv) == 2:
-        changed = write(Path(argv[1]))
+    if argv[:1] in (["--write"], ["--write-index"]) and len(argv) == 2:
+        made = index() if argv[0] == "--write-index" else None
+        changed = write(Path(argv[1]), made)
         print(f"{argv[1]}: {'updated' if changed else 'up to date'}.")
         return 0
     if argv:
-        usage = "Usage: python -m tracker.cli.reference [--write tracker/cli/COMMANDS.md]"
+        usage = (
+            "Usage: python -m tracker.cli.reference [--write tracker/cli/COMMANDS.md | "
+            "--write-index tracker/cli/index.py]"
+        )
         print(usage, file=sys.stderr)
         return 2
     sys.stdout.write(reference())
