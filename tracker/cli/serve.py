@@ -6,6 +6,7 @@ import contextlib
 import secrets
 import socket
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import click
 
@@ -36,11 +37,18 @@ SERVE = Command(
     name is refused (421), so a web page elsewhere cannot reach the feed by pointing a name of
     its own at this machine (DNS rebinding).
 
+    Over the internet, serve HTTPS: with a certificate and its key (--cert, --cert-key), or
+    behind a reverse proxy that holds them (--proxy, its address, and --public-url, the
+    address players open). Every link and QR code then uses the public address, cookies are
+    Secure and browsers are told to use HTTPS alone.
+
     \b
     Examples:
       tracker serve                       on this computer only
       tracker serve --host 0.0.0.0        the table's TV and phones on the local network
       tracker serve --host 0.0.0.0 --allow-host gm-laptop.lan
+      tracker serve --host 0.0.0.0 --port 443 --cert fullchain.pem --cert-key privkey.pem
+      tracker serve --proxy 127.0.0.1 --public-url https://dice.example.org
     """,
     options=(
         Option(
@@ -77,12 +85,46 @@ SERVE = Command(
             multiple=True,
             metavar="NAME",
         ),
+        Option(
+            "--cert",
+            "A TLS certificate (PEM, its chain after it) to serve HTTPS with, and --cert-key.",
+            metavar="FILE",
+        ),
+        Option(
+            "--cert-key",
+            "The certificate's private key (PEM).",
+            dest="cert_key",
+            metavar="FILE",
+        ),
+        Option(
+            "--public-url",
+            "The address players open (https://dice.example.org): every link and QR code.",
+            dest="public_url",
+            metavar="URL",
+        ),
+        Option(
+            "--proxy",
+            "A reverse proxy's address, whose X-Forwarded-For and -Proto alone are believed.",
+            dest="proxies",
+            multiple=True,
+            metavar="ADDRESS",
+        ),
     ),
     short_help="The table's live view: a page that follows the session.",
 )
 
 
-def _serve(host: str, port: int, per_address: int, deadline: int, allowed: tuple[str, ...]) -> None:
+def _serve(
+    host: str,
+    port: int,
+    per_address: int,
+    deadline: int,
+    allowed: tuple[str, ...],
+    cert: str | None,
+    cert_key: str | None,
+    public_url: str | None,
+    proxies: tuple[str, ...],
+) -> None:
     try:
         # Imported here to say a missing web server at once; ``_run`` serves with it.
         import uvicorn  # noqa: F401
@@ -104,30 +146,90 @@ def _serve(host: str, port: int, per_address: int, deadline: int, allowed: tuple
         raise BadInput(
             f"{str(exc)[:60]} is not a host name; give --allow-host a name such as gm-laptop.lan."
         ) from None
+    tls = _tls(cert, cert_key)
+    public = _public(public_url)
+    _proxies(proxies)
 
     tracker = open_tracker()
     # Pages are answered on several threads at once: each folds its own state from the
     # snapshots and the log, never one kept in memory that another thread folds on.
     tracker.warm = False
     live = Live(tracker)
-    key = secrets.token_urlsafe(24)
+    gm_key = secrets.token_urlsafe(24)
     sock = _listening(host, port)
     bound_at, bound = sock.getsockname()[:2]
-    base = f"http://{_reachable(host)}:{bound}"
+    scheme = "https" if tls else "http"
+    base = public or f"{scheme}://{_reachable(host)}:{bound}"
+    if public:
+        allowed = (*allowed, urlsplit(public).hostname or "")
     phones = _phones(live)
-    _announce(live.row, host, base, key)
+    _announce(live.row, host, base, gm_key)
     _announce_phones(live, phones, base)
     # A name given to --host is answered, as is the address it was bound at.
     try:
         hosts = Hosts(bound_at, (host, *allowed))
     except ValueError:  # a --host the system took that is no name a browser sends
         hosts = Hosts(bound_at, allowed)
-    app = make_app(live, key, hosts=hosts, phones=phones, base=base)
-    _run(app, sock, guarded_protocol(deadline, per_address))
+    app = make_app(live, gm_key, hosts=hosts, phones=phones, base=base, proxies=proxies)
+    _run(app, sock, guarded_protocol(deadline, per_address), tls)
     click.echo("Stopped.")
 
 
 serve = make_command(SERVE, _serve, output=False, db=True)
+
+
+def _tls(cert: str | None, key: str | None) -> tuple[str, str] | None:
+    """The certificate and key to serve HTTPS with, tried before anything listens; None for
+    plain HTTP. A missing, unreadable or mismatched pair is refused in one sentence."""
+    if cert is None and key is None:
+        return None
+    if cert is None or key is None:
+        raise BadInput("Give --cert and --cert-key together: the certificate and its private key.")
+    import ssl
+
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError, ValueError) as exc:
+        why = getattr(exc, "strerror", None) or getattr(exc, "reason", None) or str(exc)
+        raise BadInput(
+            f"Cannot serve HTTPS with {cert} and {key} ({str(why)[:80]}); give a PEM "
+            "certificate and the private key it was made with."
+        ) from None
+    return cert, key
+
+
+def _public(url: str | None) -> str | None:
+    """The public address as links use it (no trailing slash); one sentence for an address
+    that is not a plain http or https origin."""
+    if url is None:
+        return None
+    parts = urlsplit(url.strip())
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+        or parts.username is not None
+    ):
+        raise BadInput(
+            f"--public-url takes the address players open, like https://dice.example.org, "
+            f"not {url[:60]!r}."
+        )
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _proxies(given: tuple[str, ...]) -> None:
+    """Refuse a --proxy that is not an address: only a proxy's own address is believed."""
+    import ipaddress
+
+    for address in given:
+        try:
+            ipaddress.ip_address(address)
+        except ValueError:
+            raise BadInput(
+                f"--proxy takes the proxy's address, like 127.0.0.1, not {address[:60]!r}."
+            ) from None
 
 
 def _listening(host: str, port: int) -> socket.socket:
@@ -215,8 +317,9 @@ def _announce_phones(live: Live, phones: Phones, base: str) -> None:
             click.echo(line)
 
 
-def _run(app: Starlette, sock: socket.socket, protocol: type) -> None:
-    """Serve ``app`` on ``sock`` until Ctrl-C, each connection read by ``protocol``."""
+def _run(app: Starlette, sock: socket.socket, protocol: type, tls: tuple[str, str] | None) -> None:
+    """Serve ``app`` on ``sock`` until Ctrl-C, each connection read by ``protocol``, over TLS
+    with ``tls`` (certificate, key)."""
     import uvicorn
 
     class Server(uvicorn.Server):
@@ -234,6 +337,11 @@ def _run(app: Starlette, sock: socket.socket, protocol: type) -> None:
         log_level="warning",
         lifespan="on",
         timeout_graceful_shutdown=2,
+        # Forwarded headers are believed from --proxy alone (``make_app``), never from
+        # uvicorn's default of any local client.
+        proxy_headers=False,
+        ssl_certfile=tls[0] if tls else None,
+        ssl_keyfile=tls[1] if tls else None,
     )
     # The server stops on Ctrl-C and hands the signal back once it has.
     with contextlib.suppress(KeyboardInterrupt):

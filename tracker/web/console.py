@@ -653,7 +653,7 @@ class Console:
             return None
         if self.phones.character_of(key) is None:
             return refused(403, "This link is not live; ask the GM for a new one.")
-        return let_in("/phone", PHONE_COOKIE, key)
+        return let_in(request, "/phone", PHONE_COOKIE, key)
 
     def qr(self, request: Request, character_id: str) -> Response:
         """A character's phone link as a QR code (SVG), made here."""

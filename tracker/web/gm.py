@@ -68,7 +68,7 @@ def _console_page(request: Request, guard: Guard) -> Response:
     if given is not None:
         if not guard.is_gm_key(given):
             return _refused_page()
-        return let_in("/gm", GM_COOKIE, guard.key)
+        return let_in(request, "/gm", GM_COOKIE, guard.key)
     if not guard.is_gm(request):
         return _refused_page()
     page = static_page("console.html", GM, guard.page_token(GM_IDENTITY))

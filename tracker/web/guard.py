@@ -6,7 +6,9 @@ the page that sent it is one this server made, whether it was sent before, and h
   not facts of the game (the log keeps what was played, not who was let in), a new start makes
   new ones as it makes a new GM key, and revoking one ends it at once, open feeds included.
 - **Forgery.** Every page that can act carries a token (``csrf``) derived from the key it was
-  opened with; a POST must send it back in ``X-CSRF-Token``, as JSON, from no other origin.
+  opened with; a POST must send it back in ``X-CSRF-Token``, as JSON, from no other origin
+  (the address the request names, or the public one ``tracker serve --public-url`` gave).
+  Over HTTPS the key cookies are ``Secure``.
   A page on another site can neither read the token nor send JSON here without asking first.
 - **Replay.** Every POST names a nonce the page made; a nonce its key's holder sent before is
   refused (409, with the first answer), so a request sent twice (a double tap, a retry, or one
@@ -275,22 +277,26 @@ def phone_identity(key: str) -> str:
     return "phone:" + key
 
 
-def let_in(path: str, cookie: str, key: str) -> RedirectResponse:
+def let_in(request: Request, path: str, cookie: str, key: str) -> RedirectResponse:
     """The browser that gave ``key`` in its address, sent back to ``path`` without it and
     holding it in a cookie for ``path`` alone: the key leaves the address bar and the
-    history."""
+    history. Over HTTPS the cookie is ``Secure``: no plain request ever carries it."""
     response = RedirectResponse(path, status_code=303, headers=HEADERS)
-    response.set_cookie(cookie, key, httponly=True, samesite="strict", path=path)
+    secure = request.url.scheme == "https"
+    response.set_cookie(cookie, key, httponly=True, samesite="strict", path=path, secure=secure)
     return response
 
 
 class Guard:
     """Who a request speaks for, and whether a POST may act (see the module's docstring)."""
 
-    def __init__(self, key: str, phones: Phones) -> None:
+    def __init__(self, key: str, phones: Phones, origins: Iterable[str] = ()) -> None:
         self.key = key
         self.phones = phones
         self.secret = secrets.token_bytes(32)
+        # Where pages may come from besides the address a request names itself by: the
+        # public address given once (``tracker serve --public-url``).
+        self.origins = frozenset(origins)
 
     def is_gm_key(self, given: str) -> bool:
         """Whether ``given`` is the GM's key, compared in constant time."""
@@ -323,7 +329,8 @@ class Guard:
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             raise Refusal(415, "Send the action as JSON, as the page does.")
         origin = request.headers.get("origin")
-        if origin is not None and origin != f"{request.url.scheme}://{request.headers['host']}":
+        own = f"{request.url.scheme}://{request.headers['host']}"
+        if origin is not None and origin != own and origin not in self.origins:
             raise Refusal(403, "An action must come from this server's own page.")
         issued = token_issued(self.secret, identity, request.headers.get("x-csrf-token", ""))
         if issued is None:

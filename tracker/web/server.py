@@ -22,12 +22,14 @@ import ipaddress
 import re
 from collections.abc import AsyncIterator, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from tracker.app.live import Live
 from tracker.web import gm, phone, players
@@ -130,16 +132,20 @@ def make_app(
     phones: Phones | None = None,
     base: str | None = None,
     rates: Rates | None = None,
+    proxies: tuple[str, ...] = (),
 ) -> Starlette:
     """The live view's web app for ``live``'s campaign; ``key`` opens the GM's console;
     ``hosts`` are the Host headers it answers (by default those of a server on 127.0.0.1);
     ``phones`` the characters' phone keys; ``base`` the address phones open it by (by
-    default the one the console was opened by); ``rates`` the clients' token buckets."""
+    default the one the console was opened by), whose origin pages may also act from;
+    ``rates`` the clients' token buckets; ``proxies`` the addresses of the reverse proxies
+    whose forwarded headers are believed (the client's address and the scheme), no one
+    else's."""
     hub = Hub(Feed(live), every)
     # The console acts on the campaign served, whatever another process makes current.
     live.table.chosen = live.campaign_id
     phones = phones or Phones()
-    guard = Guard(key, phones)
+    guard = Guard(key, phones, origins=() if base is None else (_origin(base),))
     console = Console(hub, guard, base)
 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -156,6 +162,8 @@ def make_app(
             *phone.routes(hub, guard, console),
         ],
         middleware=[
+            *([Middleware(ProxyHeadersMiddleware, trusted_hosts=list(proxies))] if proxies else []),
+            Middleware(StrictTransport),
             Middleware(ServedHostsOnly, hosts=hosts or Hosts("127.0.0.1")),
             Middleware(Throttled, rates=rates or RATES),
             Middleware(BodyLimit),
@@ -167,6 +175,38 @@ def make_app(
     app.state.hub = hub
     app.state.phones = phones
     return app
+
+
+def _origin(base: str) -> str:
+    """The origin of an address (``https://dice.example.org``), as a browser's Origin says it."""
+    parts = urlsplit(base)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+HSTS = (b"strict-transport-security", b"max-age=31536000")
+"""Sent over HTTPS: the browser asks this host by HTTPS alone for a year."""
+
+
+class StrictTransport:
+    """Adds ``Strict-Transport-Security`` to every answer given over HTTPS (TLS in the server,
+    or a proxy's ``X-Forwarded-Proto`` believed): a browser that met the table over HTTPS never
+    sends its cookies over plain HTTP to it again. Plain HTTP, on a home network, is left as
+    it is."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("scheme") != "https":
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), HSTS]}
+            await send(message)
+
+        await self.app(scope, receive, sending)
 
 
 FAILED = "The server failed on this request; what failed is in its terminal.\n"
