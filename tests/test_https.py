@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from test_live import SHEETS, free_port, tracker
+from test_web_app import asgi_request
 
 from tracker.app.live import Live
 from tracker.app.tracker import Tracker
@@ -131,11 +132,21 @@ def test_serve_over_https_with_its_own_certificate(table, tmp_path):
 
 
 @needs_openssl
-@pytest.mark.parametrize("case", ["cert alone", "key of another", "no such file"])
+@pytest.mark.parametrize("case", ["cert alone", "key of another", "no such file", "encrypted key"])
 def test_a_certificate_that_cannot_serve_is_refused_before_anything_listens(table, tmp_path, case):
     cert, key = certificate(tmp_path)
     _, other = certificate(tmp_path, "other")
+    locked = tmp_path / "locked.key"
+    subprocess.run(
+        [
+            *("openssl", "pkey", "-in", str(key), "-out", str(locked)),
+            *("-aes256", "-passout", "pass:secret"),
+        ],
+        check=True,
+        capture_output=True,
+    )
     given = {
+        "encrypted key": ["--cert", str(cert), "--cert-key", str(locked)],
         "cert alone": ["--cert", str(cert)],
         "key of another": ["--cert", str(cert), "--cert-key", str(other)],
         "no such file": ["--cert", str(tmp_path / "nowhere.crt"), "--cert-key", str(key)],
@@ -180,41 +191,7 @@ def test_a_public_address_that_is_no_origin_is_refused(table, url):
 
 async def _call(app, path: str, *, client: str, headers: dict[str, str], body: bytes = b""):
     """One request through the app from ``client``: its status, headers and body."""
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST" if body else "GET",
-        "scheme": "http",
-        "path": path.split("?")[0],
-        "raw_path": path.split("?")[0].encode(),
-        "query_string": path.partition("?")[2].encode(),
-        "root_path": "",
-        "headers": [(k.lower().encode(), v.encode("latin-1")) for k, v in headers.items()]
-        + [(b"content-length", str(len(body)).encode())],
-        "client": (client, 50000),
-        "server": ("127.0.0.1", 8765),
-    }
-    sent = False
-
-    async def receive():
-        nonlocal sent
-        if sent:
-            await asyncio.sleep(3600)
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    start, chunks = {}, []
-
-    async def send(message):
-        if message["type"] == "http.response.start":
-            start.update(message)
-        elif message["type"] == "http.response.body":
-            chunks.append(message.get("body", b""))
-
-    await app(scope, receive, send)
-    got = {k.decode().lower(): v.decode() for k, v in start.get("headers", [])}
-    return start.get("status"), got, b"".join(chunks)
+    return await asgi_request(app, "POST" if body else "GET", path, headers, body, client=client)
 
 
 @pytest.fixture

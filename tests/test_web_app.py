@@ -33,11 +33,22 @@ UNLIMITED = {"POST": (1e9, 1e9), "GET": (1e9, 1e9)}
 KEY = "the-gms-key-for-this-test"
 
 
-async def _call(
-    app, method: str, path: str, headers: dict[str, str], body: bytes = b"", raised=None
+async def asgi_request(
+    app,
+    method: str,
+    path: str,
+    headers: dict[str, str],
+    body: bytes = b"",
+    *,
+    client: str = "127.0.0.1",
+    raised=None,
 ):
-    """One request through the app: its status and body; what the app raised to the server
-    (which logs it) is added to ``raised``."""
+    """One request through the app from the address ``client``: its status, its headers (by
+    lower-case name) and its body; what the app raised to the server (which logs it) is added
+    to ``raised``. The Host is the server's own unless ``headers`` names one."""
+    given = [(k.lower().encode(), v.encode("latin-1")) for k, v in headers.items()]
+    if not any(name == b"host" for name, _ in given):
+        given.append((b"host", b"127.0.0.1:8765"))
     scope = {
         "type": "http",
         "asgi": {"version": "3.0"},
@@ -48,9 +59,8 @@ async def _call(
         "raw_path": path.split("?")[0].encode(),
         "query_string": path.partition("?")[2].encode(),
         "root_path": "",
-        "headers": [(k.lower().encode(), v.encode("latin-1")) for k, v in headers.items()]
-        + [(b"host", b"127.0.0.1:8765"), (b"content-length", str(len(body)).encode())],
-        "client": ("127.0.0.1", 50000),
+        "headers": [*given, (b"content-length", str(len(body)).encode())],
+        "client": (client, 50000),
         "server": ("127.0.0.1", 8765),
     }
     sent = False
@@ -62,12 +72,11 @@ async def _call(
         sent = True
         return {"type": "http.request", "body": body, "more_body": False}
 
-    status, chunks = None, []
+    start, chunks = {}, []
 
     async def send(message):
-        nonlocal status
         if message["type"] == "http.response.start":
-            status = message["status"]
+            start.update(message)
         elif message["type"] == "http.response.body":
             chunks.append(message.get("body", b""))
 
@@ -75,7 +84,16 @@ async def _call(
         await app(scope, receive, send)
     except Exception as exc:  # the server logs it; the client reads what was sent
         (raised if raised is not None else []).append(exc)
-    return status, b"".join(chunks)
+    answered = {k.decode().lower(): v.decode() for k, v in start.get("headers", [])}
+    return start.get("status"), answered, b"".join(chunks)
+
+
+async def _call(
+    app, method: str, path: str, headers: dict[str, str], body: bytes = b"", raised=None
+):
+    """One request through the app, from the server's own machine: its status and body."""
+    status, _, answer = await asgi_request(app, method, path, headers, body, raised=raised)
+    return status, answer
 
 
 class Table:
