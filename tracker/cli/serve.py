@@ -188,12 +188,16 @@ def _tls(cert: str | None, key: str | None) -> tuple[str, str] | None:
     import ssl
 
     try:
-        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert, key)
+        # An encrypted key would have OpenSSL ask for its passphrase on the terminal, where a
+        # server started by a script waits for ever: it is refused like any key that fails.
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(
+            cert, key, password=lambda: b""
+        )
     except (OSError, ssl.SSLError, ValueError) as exc:
         why = getattr(exc, "strerror", None) or getattr(exc, "reason", None) or str(exc)
         raise BadInput(
             f"Cannot serve HTTPS with {cert} and {key} ({str(why)[:80]}); give a PEM "
-            "certificate and the private key it was made with."
+            "certificate and the private key it was made with, unencrypted."
         ) from None
     return cert, key
 
