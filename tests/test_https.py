@@ -22,13 +22,12 @@ from pathlib import Path
 
 import pytest
 from test_live import SHEETS, free_port, tracker
-from test_web_app import asgi_request
+from test_web_app import asgi_request, invited
 
 from tracker.app.live import Live
 from tracker.app.tracker import Tracker
 from tracker.web.server import Hosts, make_app
 
-KEY = "the-gms-key-for-this-test"
 UNLIMITED = {"POST": (1e9, 1e9), "GET": (1e9, 1e9)}
 PUBLIC = "https://dice.example.org"
 PROXY = "127.0.0.2"
@@ -202,12 +201,12 @@ def proxied(table):
     opened.warm = False
     app = make_app(
         Live(opened),
-        KEY,
         hosts=Hosts("127.0.0.1", ("dice.example.org",)),
         base=PUBLIC,
         rates=UNLIMITED,
         proxies=(PROXY,),
     )
+    app.state.gm_key = invited(opened)[0]
     yield app, table
     opened.close()
 
@@ -222,7 +221,9 @@ THROUGH = {
 def _gm(app, client: str, headers: dict[str, str]) -> dict[str, str]:
     """The GM's cookie and page token, as a browser opening the console by ``client`` holds
     them."""
-    status, got, _ = asyncio.run(_call(app, f"/gm?key={KEY}", client=client, headers=headers))
+    status, got, _ = asyncio.run(
+        _call(app, f"/gm?key={app.state.gm_key}", client=client, headers=headers)
+    )
     assert status == 303
     cookie = got["set-cookie"].split(";")[0]
     status, got, page = asyncio.run(
@@ -240,7 +241,9 @@ def _note(text: str) -> bytes:
 
 def test_behind_the_proxy_the_public_https_origin_acts_and_the_cookie_is_secure(proxied):
     app, db = proxied
-    status, got, _ = asyncio.run(_call(app, f"/gm?key={KEY}", client=PROXY, headers=THROUGH))
+    status, got, _ = asyncio.run(
+        _call(app, f"/gm?key={app.state.gm_key}", client=PROXY, headers=THROUGH)
+    )
     assert status == 303
     assert "secure" in got["set-cookie"].lower()
     assert got["strict-transport-security"] == "max-age=31536000"
@@ -260,7 +263,9 @@ def test_forwarded_headers_from_anyone_but_the_proxy_are_not_believed(proxied):
     public https origin is refused with nothing appended."""
     app, db = proxied
     forged = {**THROUGH, "host": "127.0.0.1:8765"}
-    status, got, _ = asyncio.run(_call(app, f"/gm?key={KEY}", client="127.0.0.1", headers=forged))
+    status, got, _ = asyncio.run(
+        _call(app, f"/gm?key={app.state.gm_key}", client="127.0.0.1", headers=forged)
+    )
     assert status == 303
     assert "secure" not in got["set-cookie"].lower()
     assert "strict-transport-security" not in got

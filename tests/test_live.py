@@ -66,7 +66,10 @@ def serving(db: Path, port: int | None = None, *args: str) -> Iterator[Server]:
     )
     try:
         lines = [proc.stdout.readline() for _ in range(3)]
-        key = re.search(r"key=(\S+)", lines[2])
+        # A start after the first prints no GM key: the one given before still opens.
+        key = re.search(r"key=(\S+)", lines[2]) or re.search(
+            r"(by the link given before)", lines[2]
+        )
         assert key, (lines, proc.stderr.read() if proc.poll() is not None else "")
         deadline = time.monotonic() + 20
         while True:
@@ -76,7 +79,7 @@ def serving(db: Path, port: int | None = None, *args: str) -> Iterator[Server]:
             except OSError:
                 assert time.monotonic() < deadline, "the server did not come up"
                 time.sleep(0.1)
-        server = Server(proc, port, key[1])
+        server = Server(proc, port, None if key[1].startswith("by ") else key[1])
         server.printed = lines  # what is served, and the players' and the GM's addresses
         yield server
     finally:
@@ -434,7 +437,7 @@ def test_serve_refuses_an_allowed_host_that_is_no_name(table):
         ]
 
 
-def test_a_second_start_has_a_new_key_and_ctrl_c_stops_cleanly(table):
+def test_a_second_start_keeps_the_gms_link_until_revoked_and_ctrl_c_stops_cleanly(table):
     with serving(table) as first:
         key = first.key
         # A page still connected while the server stops is not cut off mid-message.
@@ -450,9 +453,29 @@ def test_a_second_start_has_a_new_key_and_ctrl_c_stops_cleanly(table):
     assert out.strip().endswith("Stopped.")
     assert "ASGI" not in err
     with serving(table) as second:
-        assert second.key != key
+        assert second.key is None  # no new key: the link given before still opens
+        opened = _no_redirects().open(f"{second.base}/gm?key={key}", timeout=5)
+        assert opened.status == 303
+    tracker(table, "invite", "revoke", "gm")
+    with serving(table) as third:
+        assert third.key is not None  # none live: a new one is made
+        assert third.key != key
         with pytest.raises(urllib.error.HTTPError):
-            urllib.request.urlopen(f"{second.base}/gm?key={key}", timeout=5)
+            urllib.request.urlopen(f"{third.base}/gm?key={key}", timeout=5)
+
+
+def _no_redirects() -> urllib.request.OpenerDirector:
+    """An opener that hands back a redirect as it came, to read its status."""
+
+    class Kept(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    class Answered(urllib.request.HTTPErrorProcessor):
+        def http_response(self, request, response):
+            return response
+
+    return urllib.request.build_opener(Kept, Answered)
 
 
 def _secret_evening(db: Path, dice: str, label: str, swim: str) -> None:

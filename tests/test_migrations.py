@@ -32,9 +32,21 @@ def test_a_blank_database_upgraded_to_head_has_exactly_the_expected_schema(engin
         "alembic_version",
         "campaigns",
         "events",
+        "invitations",
         "requests",
         "settings",
         "snapshots",
+    }
+    # The invitations: a hash of each key, never the key itself.
+    assert {c["name"] for c in inspector.get_columns("invitations")} == {
+        "invitation_id",
+        "digest",
+        "kind",
+        "campaign_id",
+        "character_id",
+        "made_at",
+        "expires_at",
+        "revoked_at",
     }
     # The web app's memory of requests answered: by a hash of the key, never the key itself.
     assert {c["name"] for c in inspector.get_columns("requests")} == {

@@ -18,15 +18,13 @@ from typing import Any
 
 import pytest
 from test_live import SHEETS, tracker
-from test_web_app import _call
+from test_web_app import _call, invited
 
 from tracker.app.live import Live
 from tracker.app.tracker import Tracker
-from tracker.cli.serve import _phones
 from tracker.web.guard import GM, PLAYERS
 from tracker.web.server import make_app
 
-KEY = "the-gms-key-for-this-test"
 UNLIMITED = {"POST": (1e9, 1e9), "GET": (1e9, 1e9)}
 COMMAND_LINE = re.compile(r"`|(?<![\w-])--[a-z]")
 
@@ -84,11 +82,11 @@ class Served:
         self.tracker = Tracker(str(db))
         self.tracker.warm = False
         self.live = Live(self.tracker)
-        phones = _phones(self.live)
-        self.app = make_app(self.live, KEY, rates=UNLIMITED, phones=phones)
+        gm_key, phones = invited(self.tracker)
+        self.app = make_app(self.live, rates=UNLIMITED)
         state = self.live.state()
-        self.who = {"gm": self._opened("/gm", f"tracker_gm={KEY}")}
-        for key, cid in phones.keys.items():
+        self.who = {"gm": self._opened("/gm", f"tracker_gm={gm_key}")}
+        for cid, key in phones.items():
             name = state.characters[cid].name
             self.who[name] = self._opened("/phone", f"tracker_phone={key}")
 

@@ -30,7 +30,14 @@ from tracker.web.server import make_app
 
 ROUTES = ("/gm/act", "/gm/ask", "/gm/revoke", "/phone/roll")
 UNLIMITED = {"POST": (1e9, 1e9), "GET": (1e9, 1e9)}
-KEY = "the-gms-key-for-this-test"
+
+
+def invited(opened: Tracker) -> tuple[str, dict[str, str]]:
+    """The keys ``tracker serve`` hands out as it starts on a new database: the GM's, and each
+    player's phone's by character id."""
+    made, _ = opened.invitations.at_start()
+    gm = next(i.key for i in made if i.invitation.kind == "gm")
+    return gm, {i.invitation.character_id: i.key for i in made if i.invitation.kind == "phone"}
 
 
 async def asgi_request(
@@ -100,18 +107,17 @@ class Table:
     """The app over a small GURPS table, and who may speak to it: the GM's cookie and page
     token, a phone's, and a stranger's (none)."""
 
-    def __init__(self, db) -> None:
+    def __init__(self, db, keys: tuple[str, dict[str, str]] | None = None) -> None:
         self.db = db
         self.tracker = Tracker(str(db))
         self.tracker.warm = False
         self.live = Live(self.tracker)
-        from tracker.cli.serve import _phones
-
-        self.app = make_app(self.live, KEY, rates=UNLIMITED, phones=_phones(self.live))
-        phones = self.app.state.phones
-        phone_key = next(iter(phones.keys))
+        self.keys = keys or invited(self.tracker)
+        self.app = make_app(self.live, rates=UNLIMITED)
+        gm_key, phones = self.keys
+        phone_key = next(iter(phones.values()))
         self.who = {
-            "gm": self._opened("/gm", f"tracker_gm={KEY}"),
+            "gm": self._opened("/gm", f"tracker_gm={gm_key}"),
             "phone": self._opened("/phone", f"tracker_phone={phone_key}"),
             "nobody": {},
         }
@@ -221,7 +227,7 @@ def test_the_nonces_outlive_a_restart_of_the_server(fresh):
     nonce = _nonce()
     assert fresh.act("gm", "/gm/act", ROLL, nonce)[0] == 200
     logged = fresh.head()
-    restarted = Table(fresh.db)
+    restarted = Table(fresh.db, fresh.keys)
     try:
         status, again = restarted.act("gm", "/gm/act", ROLL, nonce)
         assert status == 409

@@ -11,6 +11,7 @@ loop) with a handler group per subject::
     tracker.exports     the roll history's exports and report, the log's export and import
     tracker.recaps      a session's recap: notes, rolls, luck, what changed, what is owed
     tracker.verifier    the hash chains, and every roll decided again
+    tracker.invitations the links into the GM's console and the phones (not the log)
 
 Each group works through the table alone; none calls into another except where it says so
 (history, the exports and the recaps look sessions up through ``campaigns``; the recaps walk a
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from tracker.app.campaigns import Campaigns
     from tracker.app.export import Exports
     from tracker.app.history import History
+    from tracker.app.invitations import Invitations
     from tracker.app.recap import Recaps
     from tracker.app.rolls import Rolls
     from tracker.app.tracks import Tracks
@@ -86,3 +88,9 @@ class Tracker(Table):
         from tracker.app.verify import Verifier
 
         return Verifier(self)
+
+    @cached_property
+    def invitations(self) -> Invitations:
+        from tracker.app.invitations import Invitations
+
+        return Invitations(self)

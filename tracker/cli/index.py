@@ -17,6 +17,7 @@ MODULES: dict[str, str] = {
     "fp": "play",
     "hp": "play",
     "import": "export",
+    "invite": "invite",
     "log": "log",
     "note": "play",
     "obligations": "play",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import secrets
 import socket
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -19,18 +18,23 @@ from tracker.systems.commands import Command, Option
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
+    from tracker.app.invitations import Invited
     from tracker.app.live import Live
     from tracker.store.eventstore import CampaignRow
-    from tracker.web.guard import Phones
 
 LOCAL = "127.0.0.1"
 
 
 SERVE = Command(
     ("serve",),
-    """Serve the current campaign's live view until Ctrl-C: the players' page, and the GM's
-    page behind a key printed here (a new one each start). Both follow what is logged from
-    any process: one-shot commands, the shell, another machine on the same database.
+    """Serve the current campaign's live view until Ctrl-C: the players' page, the GM's
+    console and each player's phone. Both follow what is logged from any process: one-shot
+    commands, the shell, another machine on the same database.
+
+    The console and the phones open to links that last (invitations, kept hashed in the
+    database): the first start prints one for the GM and one for each player's character,
+    and a later start prints only those made then. A browser let in before stays let in
+    across restarts; `tracker invite` makes, lists and revokes links.
 
     It answers only pages opened by localhost, by a loopback address or the one it listens on
     (any address with --host 0.0.0.0), or by a name --host or --allow-host gives; any other
@@ -147,7 +151,7 @@ def _serve(
             f"{str(exc)[:60]} is not a host name; give --allow-host a name such as gm-laptop.lan."
         ) from None
     tls = _tls(cert, cert_key)
-    public = _public(public_url)
+    public = public_address(public_url)
     _proxies(proxies)
 
     tracker = open_tracker()
@@ -155,22 +159,23 @@ def _serve(
     # snapshots and the log, never one kept in memory that another thread folds on.
     tracker.warm = False
     live = Live(tracker)
-    gm_key = secrets.token_urlsafe(24)
     sock = _listening(host, port)
     bound_at, bound = sock.getsockname()[:2]
     scheme = "https" if tls else "http"
     base = public or f"{scheme}://{_reachable(host)}:{bound}"
     if public:
         allowed = (*allowed, urlsplit(public).hostname or "")
-    phones = _phones(live)
-    _announce(live.row, host, base, gm_key)
-    _announce_phones(live, phones, base)
+    made, kept = tracker.invitations.at_start()
+    tracker.invitations.remember_base(base)
+    _announce(live.row, host, base, made, kept)
+    _announce_phones(live, made, kept, base)
     # A name given to --host is answered, as is the address it was bound at.
     try:
         hosts = Hosts(bound_at, (host, *allowed))
     except ValueError:  # a --host the system took that is no name a browser sends
         hosts = Hosts(bound_at, allowed)
-    app = make_app(live, gm_key, hosts=hosts, phones=phones, base=base, proxies=proxies)
+    shown = {i.invitation.character_id or "": i.key for i in made if i.invitation.character_id}
+    app = make_app(live, hosts=hosts, base=base, proxies=proxies, shown=shown)
     _run(app, sock, guarded_protocol(deadline, per_address), tls)
     click.echo("Stopped.")
 
@@ -202,9 +207,9 @@ def _tls(cert: str | None, key: str | None) -> tuple[str, str] | None:
     return cert, key
 
 
-def _public(url: str | None) -> str | None:
-    """The public address as links use it (no trailing slash); one sentence for an address
-    that is not a plain http or https origin."""
+def public_address(url: str | None, option: str = "--public-url") -> str | None:
+    """The public address as links use it (no trailing slash); one sentence, naming
+    ``option``, for an address that is not a plain http or https origin."""
     if url is None:
         return None
     parts = urlsplit(url.strip())
@@ -217,7 +222,7 @@ def _public(url: str | None) -> str | None:
         or parts.username is not None
     ):
         raise BadInput(
-            f"--public-url takes the address players open, like https://dice.example.org, "
+            f"{option} takes the address players open, like https://dice.example.org, "
             f"not {url[:60]!r}."
         )
     return f"{parts.scheme}://{parts.netloc}"
@@ -251,14 +256,25 @@ def _listening(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _announce(row: CampaignRow, host: str, base: str, key: str) -> None:
+def _announce(
+    row: CampaignRow, host: str, base: str, made: list[Invited], kept: list[dict[str, Any]]
+) -> None:
     """Say what is served and the two pages' addresses, and warn when others can reach them.
     ``base`` is the address the phones' links use (``_reachable``): listening on every address
     (0.0.0.0), the TV and the GM's laptop open the machine's address on the network, as the
-    phones do."""
+    phones do. The GM's link is printed when it was made now; else the one given before
+    still opens the console."""
     click.echo(f'Serving "{bold(row.name)}" ({row.system}). Ctrl-C stops.')
     click.echo(f"  Players: {base}/")
-    click.echo(f"  GM:      {base}/gm?key={key}")
+    gm = next((i for i in made if i.invitation.kind == "gm"), None)
+    if gm is not None:
+        click.echo(f"  GM:      {gm.link(base)}")
+    else:
+        given = sum(1 for doc in kept if doc["kind"] == "gm")
+        click.echo(
+            f"  GM:      {base}/gm, by the link given before ({given} live); "
+            "`tracker invite new --gm` makes another"
+        )
     if host != LOCAL:
         click.echo(
             warn(
@@ -283,34 +299,23 @@ def _reachable(host: str) -> str:
     return host
 
 
-def _phones(live: Live) -> Phones:
-    """A key for every player's character of every campaign: a phone opened on a campaign the
-    table is not playing says so, and follows the table to it."""
-    from tracker.web.guard import Phones
-
-    phones = Phones()
-    for _row, state in _every_campaign(live):
-        phones.issue(
-            cid for cid, ch in state.characters.items() if not ch.npc and ch.retired_version is None
-        )
-    return phones
-
-
-def _every_campaign(live: Live) -> list[tuple[Any, Any]]:
-    """Each campaign's row and state, the one served first."""
+def _announce_phones(
+    live: Live, made: list[Invited], kept: list[dict[str, Any]], base: str
+) -> None:
+    """Each character's phone link made now (the console shows them too, with a QR code), and
+    those invited before: the campaign served first, then every other campaign's."""
+    links = {i.invitation.character_id: i.link(base) for i in made}
+    before = {doc["character_id"] for doc in kept if doc["kind"] == "phone"}
     rows = sorted(live.table.store.campaigns(), key=lambda row: row.campaign_id != live.campaign_id)
-    return [(row, live.table.state(row)) for row in rows]
-
-
-def _announce_phones(live: Live, phones: Phones, base: str) -> None:
-    """Each character's phone link (the console shows them too, with a QR code): the campaign
-    served first, then every other campaign's."""
-    for n, (row, state) in enumerate(_every_campaign(live)):
+    for n, row in enumerate(rows):
         lines = []
-        for cid, ch in state.characters.items():
-            key = phones.key_of(cid)
-            if key is not None and not ch.npc and ch.retired_version is None:
-                lines.append(f"    {printable(ch.name)}: {base}/phone?key={key}")
+        for cid, ch in live.table.state(row).characters.items():
+            if ch.npc or ch.retired_version is not None:
+                continue
+            if cid in links:
+                lines.append(f"    {printable(ch.name)}: {links[cid]}")
+            elif cid in before:
+                lines.append(f"    {printable(ch.name)}: invited before; that link still works")
         if not lines:
             continue
         if n == 0:

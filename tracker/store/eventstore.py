@@ -16,7 +16,8 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -35,6 +36,9 @@ from tracker.events.envelope import (
 )
 from tracker.store.backend import Backend, Link, placeholders
 from tracker.words import reads_as
+
+if TYPE_CHECKING:
+    from tracker.store.invitations import Invitations
 
 READ_BATCH = 2_000
 ID_SLICE = 500
@@ -914,6 +918,13 @@ class EventStore:
                     "VALUES (:holder, :nonce, :until_at, :answer)",
                     {**key, "until_at": claim.until_at, "answer": answer},
                 )
+
+    @cached_property
+    def invitations(self) -> Invitations:
+        """The keys the GM handed out, and the web app's page secret (not the log)."""
+        from tracker.store.invitations import Invitations
+
+        return Invitations(self)
 
     def get_setting(self, key: str) -> str | None:
         with self._reading() as link:

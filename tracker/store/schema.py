@@ -86,3 +86,19 @@ requests = Table(
     Column("answer", Text),
 )
 Index("ix_requests_until", requests.c.until_at)
+
+
+# The table's invitations: a hash of each key the GM handed out (the console's, a phone's, the
+# players' page's) and whom it lets in, until when, and whether it was revoked. Not the log.
+invitations = Table(
+    "invitations",
+    metadata,
+    Column("invitation_id", String(16), primary_key=True),
+    Column("digest", String(64), nullable=False, unique=True),
+    Column("kind", String(16), nullable=False),
+    Column("campaign_id", String(36)),
+    Column("character_id", String(36)),
+    Column("made_at", String(40), nullable=False),
+    Column("expires_at", String(40)),
+    Column("revoked_at", String(40)),
+)

@@ -45,7 +45,6 @@ from tracker.systems.capabilities import (
 from tracker.systems.commands import Command, Option, taken
 from tracker.web.guard import (
     GM,
-    GM_IDENTITY,
     GM_ONLY,
     HEADERS,
     PHONE_COOKIE,
@@ -54,6 +53,7 @@ from tracker.web.guard import (
     Asked,
     Guard,
     Refusal,
+    gm_identity,
     let_in,
     phone_identity,
     refused,
@@ -228,12 +228,21 @@ def _owed(ob: Any, ch: Any, rules: Any) -> dict[str, Any]:
 class Console:
     """What the console's and the phones' routes answer, over one live campaign."""
 
-    def __init__(self, hub: Following, guard: Guard, base: str | None) -> None:
+    def __init__(
+        self,
+        hub: Following,
+        guard: Guard,
+        base: str | None,
+        shown: Mapping[str, str] | None = None,
+    ) -> None:
         self.hub = hub
         self.feed = hub.feed
         self.guard = guard
         self.phones = guard.phones
         self.base = base
+        # The phone keys this server made (as it started, or since at the GM's press), by
+        # character: the only links the console can show, the database keeping none.
+        self.shown: dict[str, str] = dict(shown or {})
         # The requests being answered now, by holder and nonce, each with what its copies
         # wait on.
         self.answering: dict[tuple[str, str], asyncio.Event] = {}
@@ -241,7 +250,7 @@ class Console:
     # -- what the console shows ------------------------------------------------------------------
 
     def link(self, request: Request, character_id: str) -> str | None:
-        key = self.phones.key_of(character_id)
+        key = self.shown.get(character_id)
         if key is None:
             return None
         base = self.base or f"{request.url.scheme}://{request.headers['host']}"
@@ -253,9 +262,6 @@ class Console:
         table = live.table
         state = live.state()
         rules = state.rules
-        self.phones.issue(
-            cid for cid, ch in state.characters.items() if not ch.npc and ch.retired_version is None
-        )
         characters = self._cards(request, state)
         obligations = [
             _owed(ob, state.characters.get(ob.character_id or ""), rules)
@@ -349,7 +355,6 @@ class Console:
                 for cid, ch in state.characters.items()
                 if not ch.npc and ch.retired_version is None
             ]
-            self.phones.issue(ids)
             characters = [
                 {"id": cid, "name": state.characters[cid].name, "phone": self.link(request, cid)}
                 for cid in ids
@@ -455,7 +460,7 @@ class Console:
                 "doc": done.doc,
             }
 
-        return await self._guarded(request, GM_IDENTITY, run)
+        return await self._guarded(request, None, run)
 
     def _shown(self, path: tuple[str, ...]) -> dict[str, str]:
         """Each option of the form at ``path`` by its flag, with the label its box shows; none
@@ -504,26 +509,88 @@ class Console:
             blind = ", blind: you see the result" if asked.secret else ""
             return {"text": [f"Asked {asked.said}{blind}."]}
 
-        return await self._guarded(request, GM_IDENTITY, run)
+        return await self._guarded(request, None, run)
 
     async def revoke(self, request: Request) -> Response:
-        """End a character's phone key at once and make a new one: ``{"character": id}``."""
+        """End a character's phone links at once and make a new one: ``{"character": id}``."""
+        return await self._guarded(request, None, lambda body: self._new_link(body, True))
+
+    async def invite(self, request: Request) -> Response:
+        """A new link for a character's phone, the others kept: ``{"character": id}``."""
+        return await self._guarded(request, None, lambda body: self._new_link(body, False))
+
+    async def _new_link(self, body: dict[str, Any], revoking: bool) -> dict[str, Any]:
+        cid = body.get("character")
+        live = self.feed.live
+        state = await self.feed.call(live.state)
+        row = live.row
+        if not isinstance(cid, str) or cid not in state.characters:
+            # A player of another campaign's, whose link the console lists too.
+            found = await self.feed.call(self._campaign_of, cid)
+            if found is None:
+                raise NotFound("No such character to make a phone link for.")
+            row, state = found
+        ch = state.characters[cid]
+        if ch.npc or ch.retired_version is not None:
+            raise BadInput(f"{ch.name} is not a player's character in play; no phone to link.")
+        invitations = live.table.invitations
+        if revoking:
+            await self.feed.call(invitations.revoke_phone, cid)
+            await self.guard.doors.sweep()
+        made = await self.feed.call(invitations.phone_for, cid, row.campaign_id)
+        self.shown[cid] = made.key
+        if revoking:
+            return {"text": [f"{ch.name}'s old links no longer work; give the new one."]}
+        return {"text": [f"A new link for {ch.name}'s phone; the ones given before still work."]}
+
+    def _campaign_of(self, character_id: Any) -> tuple[Any, Any] | None:
+        """The campaign row and state a character is of, among every campaign's."""
+        table = self.feed.live.table
+        for row in table.store.campaigns():
+            state = table.state(row)
+            if character_id in state.characters:
+                return row, state
+        return None
+
+    def invitations(self, yours: str | None = None) -> list[dict[str, Any]]:
+        """The live invitations, as the console lists them to revoke; ``yours`` the id of the
+        one the console asking was opened by."""
+        return [
+            {
+                "id": doc["invitation_id"],
+                "who": doc["who"],
+                "made": doc["made_at"],
+                "expires": doc["expires_at"],
+                "yours": doc["invitation_id"] == yours,
+            }
+            for doc in self.feed.live.table.invitations.listed()
+        ]
+
+    async def uninvite(self, request: Request) -> Response:
+        """Revoke one invitation, by its id: ``{"invitation": id}``."""
 
         async def run(body: dict[str, Any]) -> dict[str, Any]:
-            cid = body.get("character")
-            state = await self.feed.call(self.feed.live.state)
-            if not isinstance(cid, str) or cid not in state.characters:
-                raise NotFound("No such character to revoke a phone of.")
-            self.phones.revoke(cid)
-            name = state.characters[cid].name
-            return {"text": [f"{name}'s old link no longer works; give the new one."]}
+            ident = body.get("invitation")
+            table = self.feed.live.table
+            if not isinstance(ident, str) or not re.fullmatch(r"[0-9a-f]{8}", ident):
+                raise BadInput("Name the invitation to revoke, as the list shows it.")
+            listed = await self.feed.call(table.invitations.listed)
+            live = {doc["invitation_id"]: doc for doc in listed}
+            if ident not in live:
+                raise NotFound("That invitation is revoked or expired already.")
+            await self.feed.call(table.store.invitations.revoke, [ident])
+            if live[ident]["character_id"]:
+                self.shown.pop(live[ident]["character_id"], None)
+            await self.guard.doors.sweep()
+            who = live[ident]["who"]
+            return {"text": [f"Revoked the invitation of {who}; its link opens nothing now."]}
 
-        return await self._guarded(request, GM_IDENTITY, run)
+        return await self._guarded(request, None, run)
 
     async def phone_roll(self, request: Request) -> Response:
         """A phone rolls for its character: ``{"trait", "values", "request"}``; ``values``
         holds the options a player may give (the dice among them)."""
-        held = self.guard.phone(request)
+        held = await self.guard.phone(request)
         if held is None:
             return refused(403, PHONE_GONE)
         key, cid = held
@@ -576,13 +643,17 @@ class Console:
     async def _guarded(
         self,
         request: Request,
-        identity: str,
+        identity: str | None,
         run: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],
     ) -> Response:
-        if identity == GM_IDENTITY and not self.guard.is_gm(request):
-            return refused(403, GM_ONLY)
+        """Run a POST as ``identity`` (a phone's), or as the GM's key its cookie holds (None)."""
         # A phone is a player's: its refusals are in the table's words, not the command line's.
-        words = str if identity == GM_IDENTITY else players_words
+        words = str if identity is None else players_words
+        if identity is None:
+            key = await self.guard.gm(request)
+            if key is None:
+                return refused(403, GM_ONLY)
+            identity = gm_identity(key)
         try:
             body, claim = await self.guard.check(request, identity)
         except Refusal as exc:
@@ -645,13 +716,14 @@ class Console:
 
     # -- the phone's own pages ------------------------------------------------------------------
 
-    def phone_entry(self, request: Request) -> Response | None:
+    async def phone_entry(self, request: Request) -> Response | None:
         """A phone's link: the key into a cookie and out of the address; None when the
         request has no key in its address."""
         key = request.query_params.get("key")
         if key is None:
             return None
-        if self.phones.character_of(key) is None:
+        invitation = await self.guard.doors.opened(key)
+        if invitation is None or invitation.kind != "phone":
             return refused(403, "This link is not live; ask the GM for a new one.")
         return let_in(request, "/phone", PHONE_COOKIE, key)
 

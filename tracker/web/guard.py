@@ -1,12 +1,15 @@
 """What stands between the network and the table's actions: who a request speaks for, whether
 the page that sent it is one this server made, whether it was sent before, and how often.
 
-- **Phones** holds one key per character. A phone's link carries it once; the server answers
-  with a cookie and the key leaves the address bar. Keys live in this process only: they are
-  not facts of the game (the log keeps what was played, not who was let in), a new start makes
-  new ones as it makes a new GM key, and revoking one ends it at once, open feeds included.
+- **Keys.** Each door (the GM's console, a character's phone) opens to a key the GM handed
+  out: an invitation (``tracker.store.invitations``), kept hashed in the database apart from
+  the log (the log keeps what was played, not who was let in), so a link lasts across restarts
+  and servers until it expires or the GM revokes it. A link carries its key once; the server
+  answers with a cookie and the key leaves the address bar. ``Doors`` looks a key up and ends
+  the open feeds of one revoked: at once on this server, within ``SWEEP`` seconds on another.
 - **Forgery.** Every page that can act carries a token (``csrf``) derived from the key it was
-  opened with; a POST must send it back in ``X-CSRF-Token``, as JSON, from no other origin
+  opened with, made with the database's one secret (so a restart or another server of the
+  database takes it); a POST must send it back in ``X-CSRF-Token``, as JSON, from no other origin
   (the address the request names, or the public one ``tracker serve --public-url`` gave).
   Over HTTPS the key cookies are ``Secure``.
   A page on another site can neither read the token nor send JSON here without asking first.
@@ -24,23 +27,26 @@ the page that sent it is one this server made, whether it was sent before, and h
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import json
 import math
 import re
-import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse
 
-from tracker.store.eventstore import Claim
+from tracker.store.eventstore import Claim, now_utc
+from tracker.store.invitations import GM as INVITED_GM
+from tracker.store.invitations import PHONE as INVITED_PHONE
+from tracker.store.invitations import Invitation, Invitations
 
 # The two views of the table: the players' (their stream alone) and the GM's (everything).
 PLAYERS, GM = "players", "gm"
@@ -151,48 +157,13 @@ class Asked:
 
 @dataclass
 class Phones:
-    """The characters' phone keys and the GM's requests waiting on each phone."""
+    """The GM's requests waiting on each character's phone, and the phones' open feeds."""
 
-    keys: dict[str, str] = field(default_factory=dict)
-    """key -> character id."""
     requests: dict[str, Asked] = field(default_factory=dict)
     """character id -> the roll asked of that character's phone, until it is rolled."""
     feeds: dict[str, set[asyncio.Queue[Any]]] = field(default_factory=dict)
-    """character id -> the open feeds of its phones, to hand a request or end them."""
+    """character id -> the open feeds of its phones, to hand a request."""
     lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def issue(self, character_ids: Iterable[str]) -> None:
-        """A key for each of ``character_ids`` that has none."""
-        with self.lock:
-            have = set(self.keys.values())
-            for cid in character_ids:
-                if cid not in have:
-                    self.keys[secrets.token_urlsafe(18)] = cid
-
-    def key_of(self, character_id: str) -> str | None:
-        with self.lock:
-            return next((k for k, c in self.keys.items() if c == character_id), None)
-
-    def character_of(self, key: str) -> str | None:
-        """The character a key is for, compared in constant time; None for no live key."""
-        found = None
-        with self.lock:
-            for known, cid in self.keys.items():
-                if hmac.compare_digest(known.encode(), key.encode()):
-                    found = cid
-        return found
-
-    def revoke(self, character_id: str) -> str:
-        """End the character's key at once (its phones' feeds too) and make a new one."""
-        with self.lock:
-            self.keys = {k: c for k, c in self.keys.items() if c != character_id}
-            key = secrets.token_urlsafe(18)
-            self.keys[key] = character_id
-            self.requests.pop(character_id, None)
-            ended = self.feeds.pop(character_id, set())
-        for queue in ended:
-            queue.put_nowait(None)
-        return key
 
     def ask(self, asked: Asked) -> None:
         """Hand ``asked`` to the character's phones (one request at a time per character)."""
@@ -243,13 +214,89 @@ def _asked_doc(asked: Asked) -> str:
     )
 
 
+SWEEP = 2.0
+"""Seconds a key's answer is remembered, and how often the keys of the open feeds are asked
+again: a key revoked on another server of the same database ends its pages within this."""
+KNOWN = 4096
+"""The most keys' answers remembered at once: a flood of made-up keys forgets the oldest."""
+
+
+class Doors:
+    """Which key opens which door: the database's invitations (``tracker.store.invitations``),
+    each key's answer remembered ``SWEEP`` seconds; and the feeds each key holds open, ended at
+    once when a key is revoked here, and within ``SWEEP`` when it is revoked elsewhere."""
+
+    def __init__(self, invitations: Invitations) -> None:
+        self.invitations = invitations
+        self.known: dict[str, tuple[Invitation | None, float]] = {}
+        self.feeds: dict[str, set[asyncio.Queue[Any]]] = {}
+        self.lock = threading.Lock()
+
+    async def opened(self, key: str) -> Invitation | None:
+        """The live invitation ``key`` is the key of; None when it is none, or is revoked
+        or expired."""
+        if not key or len(key) > 64:
+            return None
+        now = time.monotonic()
+        with self.lock:
+            found = self.known.get(key)
+        if found is None or now - found[1] > SWEEP:
+            found = (await asyncio.to_thread(self.invitations.opened_by, key), now)
+            with self.lock:
+                self.known.pop(key, None)
+                self.known[key] = found
+                while len(self.known) > KNOWN:
+                    del self.known[next(iter(self.known))]
+        invitation = found[0]
+        return invitation if invitation is not None and invitation.live(now_utc()) else None
+
+    def hold(self, key: str, queue: asyncio.Queue[Any]) -> None:
+        with self.lock:
+            self.feeds.setdefault(key, set()).add(queue)
+
+    def let_go(self, key: str, queue: asyncio.Queue[Any]) -> None:
+        with self.lock:
+            held = self.feeds.get(key, set())
+            held.discard(queue)
+            if not held:
+                self.feeds.pop(key, None)
+
+    async def sweep(self) -> None:
+        """End the feeds of every key that opens nothing now, and forget what was known of
+        each key: after a revoke here at once, and every ``SWEEP`` seconds for the others."""
+        with self.lock:
+            keys = list(self.feeds)
+            self.known.clear()
+        live = await asyncio.to_thread(self.invitations.live_among, keys) if keys else set()
+        with self.lock:
+            ended = [q for key in keys if key not in live for q in self.feeds.pop(key, ())]
+        for queue in ended:
+            queue.put_nowait(None)
+
+    async def run(self) -> None:
+        """Sweep every ``SWEEP`` seconds, for as long as the server runs."""
+        while True:
+            await asyncio.sleep(SWEEP)
+            with contextlib.suppress(*self.invitations.store.errors):
+                await self.sweep()
+
+
+async def held_open(
+    doors: Doors, key: str, queue: asyncio.Queue[Any], events: AsyncIterator[Any]
+) -> AsyncIterator[Any]:
+    """A feed's ``events``, its ``queue`` held by ``key``: revoking the key ends it."""
+    doors.hold(key, queue)
+    try:
+        async for message in events:
+            yield message
+    finally:
+        doors.let_go(key, queue)
+
+
 GM_COOKIE = "tracker_gm"
-GM_ONLY = "The GM's console needs the key `tracker serve` printed."
+GM_ONLY = "The GM's console needs a live key of the GM's; open the link tracker printed for it."
 PHONE_COOKIE = "tracker_phone"
 PHONE_GONE = "This phone's link is not live; ask the GM for a new one."
-# Who a page's token and a request's nonces are for: the GM's pages (whatever view they
-# show), or the pages of one phone's key.
-GM_IDENTITY = "gm"
 NONCE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 
@@ -277,6 +324,11 @@ def phone_identity(key: str) -> str:
     return "phone:" + key
 
 
+def gm_identity(key: str) -> str:
+    """Who the GM's pages speak as: the key they were opened with, as a phone's do."""
+    return "gm:" + key
+
+
 def let_in(request: Request, path: str, cookie: str, key: str) -> RedirectResponse:
     """The browser that gave ``key`` in its address, sent back to ``path`` without it and
     holding it in a cookie for ``path`` alone: the key leaves the address bar and the
@@ -290,38 +342,43 @@ def let_in(request: Request, path: str, cookie: str, key: str) -> RedirectRespon
 class Guard:
     """Who a request speaks for, and whether a POST may act (see the module's docstring)."""
 
-    def __init__(self, key: str, phones: Phones, origins: Iterable[str] = ()) -> None:
-        self.key = key
+    def __init__(
+        self, doors: Doors, phones: Phones, secret: bytes, origins: Iterable[str] = ()
+    ) -> None:
+        self.doors = doors
         self.phones = phones
-        self.secret = secrets.token_bytes(32)
+        self.secret = secret
         # Where pages may come from besides the address a request names itself by: the
         # public address given once (``tracker serve --public-url``).
         self.origins = frozenset(origins)
 
-    def is_gm_key(self, given: str) -> bool:
-        """Whether ``given`` is the GM's key, compared in constant time."""
-        return hmac.compare_digest(given.encode(), self.key.encode())
+    async def opens_console(self, given: str) -> bool:
+        """Whether ``given`` is a live key of the GM's console."""
+        invitation = await self.doors.opened(given)
+        return invitation is not None and invitation.kind == INVITED_GM
 
-    def is_gm(self, request: Request) -> bool:
-        """Whether the request comes from the GM's browser: its cookie holds the key."""
+    async def gm(self, request: Request) -> str | None:
+        """The GM's key the request's cookie holds; None when it holds no live one."""
         given = request.cookies.get(GM_COOKIE, "")
-        return bool(given) and self.is_gm_key(given)
+        return given if given and await self.opens_console(given) else None
 
-    def phone(self, request: Request) -> tuple[str, str] | None:
+    async def phone(self, request: Request) -> tuple[str, str] | None:
         """The phone's key and the character it is for; None without a live key."""
         key = request.cookies.get(PHONE_COOKIE, "")
-        character = self.phones.character_of(key) if key else None
-        return (key, character) if character else None
+        invitation = await self.doors.opened(key) if key else None
+        if invitation is None or invitation.kind != INVITED_PHONE or not invitation.character_id:
+            return None
+        return key, invitation.character_id
 
     def page_token(self, identity: str) -> str:
         """A new token for a page opened as ``identity``."""
         return page_token(self.secret, identity, int(time.time()))
 
-    def holder(self, identity: str) -> str:
+    @staticmethod
+    def holder(identity: str) -> str:
         """Who sends as ``identity``, as the database remembers its requests: a hash of its
         key (the GM's, or the phone's), never the key."""
-        held = "gm:" + self.key if identity == GM_IDENTITY else identity
-        return hashlib.sha256(held.encode()).hexdigest()
+        return hashlib.sha256(identity.encode("utf-8", "surrogatepass")).hexdigest()
 
     async def check(self, request: Request, identity: str) -> tuple[dict[str, Any], Claim]:
         """The JSON body of a POST that may act as ``identity``, and the claim its answer is

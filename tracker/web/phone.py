@@ -2,7 +2,8 @@
 (``/phone/roll``, answered by ``console.Console``); each for the one character its key is for.
 
 The link (``/phone?key=KEY``) sets a cookie holding the key and drops it from the address; the
-key is one of ``guard.Phones``, live until the GM revokes it. The phone's feed is the players'
+key is an invitation of the database's (``tracker.app.invitations``), live until it expires or
+the GM revokes it. The phone's feed is the players'
 (``feed.PLAYERS``), with its character as the players know it after each board.
 """
 
@@ -26,6 +27,7 @@ from tracker.web.guard import (
     PLAYERS,
     Guard,
     answer,
+    held_open,
     phone_identity,
     refused,
 )
@@ -37,17 +39,17 @@ def routes(hub: Hub, guard: Guard, console: Console) -> list[Route]:
     character its key is for."""
 
     async def phone_page(request: Request) -> Response:
-        entry = console.phone_entry(request)
+        entry = await console.phone_entry(request)
         if entry is not None:
             return entry
-        held = guard.phone(request)
+        held = await guard.phone(request)
         if held is None:
             return HTMLResponse(static_page("phone.html", "refused", ""), 403, headers=HEADERS)
         page = static_page("phone.html", "phone", guard.page_token(phone_identity(held[0])))
         return HTMLResponse(page, headers=HEADERS)
 
     async def phone_state(request: Request) -> Response:
-        held = guard.phone(request)
+        held = await guard.phone(request)
         if held is None:
             return refused(403, PHONE_GONE)
         try:
@@ -56,11 +58,12 @@ def routes(hub: Hub, guard: Guard, console: Console) -> list[Route]:
             return refused(404, str(exc))
 
     async def phone_events(request: Request) -> Response:
-        held = guard.phone(request)
+        held = await guard.phone(request)
         if held is None:
             return Response(PHONE_GONE, 403)
         queue, events = joined(request, hub, PLAYERS)
-        return sent(_with_character(hub, queue, events, console, held[1]))
+        mine = _with_character(hub, queue, events, console, held[1])
+        return sent(held_open(guard.doors, held[0], queue, mine))
 
     return [
         Route("/phone", phone_page),

@@ -3,8 +3,11 @@
 ``make_app`` puts together the routes, made by audience, each module saying what guards them:
 
 - ``players``: ``/`` and ``/events``, the players' page and feed, and the pages' files;
-- ``gm``: ``/gm`` and ``/gm/...``, the GM's console, behind the key printed at start-up;
+- ``gm``: ``/gm`` and ``/gm/...``, the GM's console, behind a key of the GM's;
 - ``phone``: ``/phone`` and ``/phone/...``, a character's phone, behind its own key.
+
+The keys are the database's invitations (``tracker.app.invitations``), which last across
+restarts and are shared by every server of the database.
 
 The feeds are ``feed``'s (one task watches the log for every page); the actions are
 ``console``'s, guarded as ``guard`` says.
@@ -35,7 +38,7 @@ from tracker.app.live import Live
 from tracker.web import gm, phone, players
 from tracker.web.console import Console
 from tracker.web.feed import EVERY, Feed, Hub
-from tracker.web.guard import HEADERS, Bucket, Guard, Phones
+from tracker.web.guard import HEADERS, Bucket, Doors, Guard, Phones
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 # A host name as --allow-host takes it: letters, digits, hyphens (underscores, as some local
@@ -125,7 +128,6 @@ class ServedHostsOnly:
 
 def make_app(
     live: Live,
-    key: str,
     *,
     every: float = EVERY,
     hosts: Hosts | None = None,
@@ -133,10 +135,13 @@ def make_app(
     base: str | None = None,
     rates: Rates | None = None,
     proxies: tuple[str, ...] = (),
+    shown: dict[str, str] | None = None,
 ) -> Starlette:
-    """The live view's web app for ``live``'s campaign; ``key`` opens the GM's console;
-    ``hosts`` are the Host headers it answers (by default those of a server on 127.0.0.1);
-    ``phones`` the characters' phone keys; ``base`` the address phones open it by (by
+    """The live view's web app for ``live``'s campaign, its doors opened by the database's
+    invitations (``tracker.app.invitations``); ``shown`` the phone keys made as it starts, by
+    character, whose links and QR codes the console shows; ``hosts`` are the Host headers it
+    answers (by default those of a server on 127.0.0.1); ``phones`` the GM's requests to the
+    phones; ``base`` the address phones open it by (by
     default the one the console was opened by), whose origin pages may also act from;
     ``rates`` the clients' token buckets; ``proxies`` the addresses of the reverse proxies
     whose forwarded headers are believed (the client's address and the scheme), no one
@@ -145,15 +150,19 @@ def make_app(
     # The console acts on the campaign served, whatever another process makes current.
     live.table.chosen = live.campaign_id
     phones = phones or Phones()
-    guard = Guard(key, phones, origins=() if base is None else (_origin(base),))
-    console = Console(hub, guard, base)
+    invitations = live.table.store.invitations
+    doors = Doors(invitations)
+    origins = () if base is None else (_origin(base),)
+    guard = Guard(doors, phones, invitations.page_secret(), origins=origins)
+    console = Console(hub, guard, base, shown)
 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        watcher = asyncio.create_task(hub.run())
+        watchers = [asyncio.create_task(hub.run()), asyncio.create_task(doors.run())]
         try:
             yield
         finally:
-            watcher.cancel()
+            for watcher in watchers:
+                watcher.cancel()
 
     app = Starlette(
         routes=[
@@ -174,6 +183,7 @@ def make_app(
     )
     app.state.hub = hub
     app.state.phones = phones
+    app.state.doors = doors
     return app
 
 

@@ -330,25 +330,56 @@ function campaigns() {
 
 const opened = new Set();   // characters whose phone link is shown
 
-// A character's phone link, folded: its QR code, the link to copy, and (for the campaign at
-// the table) "Revoke and make a new link".
-function phoneLink(c, revocable) {
+// A character's phone link, folded: its QR code and the link to copy when this server made it
+// (the database keeps no link, so one given before this start is not shown again), and
+// "Make a new link" (the ones given before still work) or "Revoke and make a new link".
+function phoneLink(c) {
   const phone = el("details", "phone");
   phone.open = opened.has(c.id);
   phone.addEventListener("toggle", () => { if (phone.open) opened.add(c.id); else opened.delete(c.id); });
   phone.append(el("summary", "", `${c.name}'s phone link`));
-  const img = el("img", "qr"); img.alt = `QR code of ${c.name}'s phone link`;
-  img.src = `/gm/qr/${encodeURIComponent(c.id)}?v=${encodeURIComponent(c.phone.slice(-6))}`;
-  const link = el("input", "link"); link.readOnly = true; link.value = c.phone;
-  link.setAttribute("aria-label", `${c.name}'s phone link`);
-  phone.append(img, link);
-  if (revocable) {
-    phone.append(button("Revoke and make a new link", "revoke", async (once) => {
-      say("phones-result", await Feed.post("/gm/revoke", { character: c.id }, once));
+  if (c.phone) {
+    const img = el("img", "qr"); img.alt = `QR code of ${c.name}'s phone link`;
+    img.src = `/gm/qr/${encodeURIComponent(c.id)}?v=${encodeURIComponent(c.phone.slice(-6))}`;
+    const link = el("input", "link"); link.readOnly = true; link.value = c.phone;
+    link.setAttribute("aria-label", `${c.name}'s phone link`);
+    phone.append(img, link);
+  } else {
+    phone.append(el("p", "given", "Given before this start, and still working where it was opened; a new phone needs a new link."));
+  }
+  const made = async (route, once) => {
+    opened.add(c.id);
+    say("phones-result", await Feed.post(route, { character: c.id }, once));
+    refresh();
+  };
+  if (!c.phone) phone.append(button("Make a new link", "invite", (once) => made("/gm/invite", once)));
+  phone.append(button("Revoke and make a new link", "revoke", (once) => made("/gm/revoke", once)));
+  return phone;
+}
+
+// A moment as a list of invitations says it: "6 Dec, 21:30", in the GM's own time.
+function day(iso) {
+  const when = new Date(iso);
+  return isNaN(when) ? "" : when.toLocaleString([], { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hour12: false });
+}
+
+// Every live invitation into the console and the phones, each revocable: a lost phone, or a
+// player who left the table.
+function invitations() {
+  const list = document.getElementById("invitations-list");
+  const live = desk.invitations || [];
+  document.getElementById("invitations-count").textContent = `${live.length} live`;
+  list.replaceChildren(...live.map((inv) => {
+    const li = el("li");
+    const until = inv.expires ? `until ${day(inv.expires)}` : "until revoked";
+    li.append(el("span", "who", inv.who + (inv.yours ? " · this browser" : "")));
+    li.append(el("small", "since", `made ${day(inv.made)}, ${until}`));
+    li.append(button(inv.yours ? "Revoke (locks this console out)" : "Revoke", "revoke", async (once) => {
+      say("invitations-result", await Feed.post("/gm/uninvite", { invitation: inv.id }, once));
       refresh();
     }));
-  }
-  return phone;
+    return li;
+  }));
 }
 
 // The other campaigns' phones: a player can open hers before the table turns to it.
@@ -359,7 +390,7 @@ function elsewhere() {
   document.getElementById("elsewhere-list").replaceChildren(...groups.map((g) => {
     const li = el("li");
     li.append(el("div", "name", g.campaign));
-    for (const c of g.characters) if (c.phone) li.append(phoneLink(c, false));
+    for (const c of g.characters) li.append(phoneLink(c));
     return li;
   }));
 }
@@ -383,7 +414,7 @@ function characters() {
         li.append(el("div", "conditions", tracked.conditions.map((x) => x.name).join(", ")));
       }
     }
-    if (c.phone) li.append(phoneLink(c, true));
+    if (!c.npc) li.append(phoneLink(c));
     if (c.asked) li.append(el("div", "asked", `asked: ${c.asked}`));
     return li;
   }));
@@ -410,7 +441,7 @@ async function refresh() {
     roll.dataset.campaign = desk.campaign;
     document.getElementById("picker").dataset.key = "";
   }
-  history(); owed(); picker(); campaigns(); characters(); elsewhere();
+  history(); owed(); picker(); campaigns(); characters(); elsewhere(); invitations();
 }
 
 function start() {
