@@ -241,3 +241,48 @@ def test_anything_else_or_a_time_gone_is_refused(given):
 
 def test_no_expiry_is_never(served):
     assert expiry(None, NOW) is None
+
+
+def test_a_roll_asked_on_one_server_waits_on_the_phone_on_another_and_after_a_restart(served):
+    """The GM asks Mira's phone on one server; her phone, on a second server of the database
+    (or on the first after a restart), shows the request, and rolling it there logs once and
+    takes it off every console."""
+    _, phones = served.keys
+    cid, key = next(iter(phones.items()))
+    name = served.live.state().characters[cid].name
+    status, answer = served.act("gm", "/gm/ask", {"character": name, "trait": "Per", "values": {}})
+    assert status == 200, answer
+    other = Table(served.db, served.keys)
+    try:
+        # A phone's feed open on the second server is handed what the first asks next.
+        feed: asyncio.Queue = asyncio.Queue()
+        other.app.state.phones.join(cid, feed)
+        status, state = asyncio.run(
+            _call(other.app, "GET", "/phone/state", {"cookie": f"tracker_phone={key}"})
+        )
+        asked = json.loads(state)["asked"]
+        assert asked["said"].startswith(f"{name}: ")
+        status, answer = served.act(
+            "gm", "/gm/ask", {"character": name, "trait": "Per", "values": {}, "secret": True}
+        )
+        assert status == 200, answer
+        asyncio.run(other.app.state.phones.look())
+        handed = json.loads(feed.get_nowait()[0][2])
+        assert handed["secret"] is True
+        assert handed["id"] != asked["id"]
+        before = served.head()
+        status, answer = other.act("phone", "/phone/roll", {"request": handed["id"], "values": {}})
+        assert status == 200, answer
+        assert other.head() == before + 1
+        # Rolled: gone from both servers' consoles, and a second roll of it is refused.
+        for table in (served, other):
+            status, doc = asyncio.run(
+                _call(table.app, "GET", "/gm/state", {"cookie": served.who["gm"]["cookie"]})
+            )
+            card = next(c for c in json.loads(doc)["characters"] if c["id"] == cid)
+            assert card["asked"] is None
+        status, answer = served.act("phone", "/phone/roll", {"request": handed["id"], "values": {}})
+        assert status == 409
+        assert served.head() == before + 1
+    finally:
+        other.tracker.close()

@@ -30,6 +30,7 @@ def test_a_blank_database_upgraded_to_head_has_exactly_the_expected_schema(engin
     inspector = inspect(engine)
     assert set(inspector.get_table_names()) == {
         "alembic_version",
+        "asked",
         "campaigns",
         "events",
         "invitations",

@@ -28,7 +28,7 @@ from tracker.app.live import Live
 from tracker.app.tracker import Tracker
 from tracker.web.server import make_app
 
-ROUTES = ("/gm/act", "/gm/ask", "/gm/revoke", "/phone/roll")
+ROUTES = ("/gm/act", "/gm/ask", "/gm/revoke", "/gm/invite", "/gm/uninvite", "/phone/roll")
 UNLIMITED = {"POST": (1e9, 1e9), "GET": (1e9, 1e9)}
 
 

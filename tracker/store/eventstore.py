@@ -38,6 +38,7 @@ from tracker.store.backend import Backend, Link, placeholders
 from tracker.words import reads_as
 
 if TYPE_CHECKING:
+    from tracker.store.asked import AskedRolls
     from tracker.store.invitations import Invitations
 
 READ_BATCH = 2_000
@@ -925,6 +926,13 @@ class EventStore:
         from tracker.store.invitations import Invitations
 
         return Invitations(self)
+
+    @cached_property
+    def asked(self) -> AskedRolls:
+        """The rolls the GM asked of the phones, not rolled yet (not the log)."""
+        from tracker.store.asked import AskedRolls
+
+        return AskedRolls(self)
 
     def get_setting(self, key: str) -> str | None:
         with self._reading() as link:

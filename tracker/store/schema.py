@@ -102,3 +102,12 @@ invitations = Table(
     Column("expires_at", String(40)),
     Column("revoked_at", String(40)),
 )
+
+# The rolls the GM asked of the phones, not yet rolled: one per character. Not the log.
+asked = Table(
+    "asked",
+    metadata,
+    Column("character_id", String(36), primary_key=True),
+    Column("request_id", String(16), nullable=False),
+    Column("request", Text, nullable=False),
+)

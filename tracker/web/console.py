@@ -322,10 +322,11 @@ class Console:
         """Each character in play as the console's card shows it, with its phone's link and
         the roll asked of it."""
         characters = []
+        asked = self.phones.requests(state.characters)
         for cid, ch in state.characters.items():
             if ch.retired_version is not None:
                 continue
-            waiting = self.phones.requests.get(cid)
+            waiting = asked.get(cid)
             characters.append(
                 {
                     "id": cid,
@@ -505,7 +506,7 @@ class Console:
                 )
 
             asked = await self.feed.call(made)
-            self.phones.ask(asked)
+            await self.phones.ask(asked)
             blind = ", blind: you see the result" if asked.secret else ""
             return {"text": [f"Asked {asked.said}{blind}."]}
 
@@ -524,7 +525,9 @@ class Console:
         live = self.feed.live
         state = await self.feed.call(live.state)
         row = live.row
-        if not isinstance(cid, str) or cid not in state.characters:
+        if not isinstance(cid, str):
+            raise NotFound("No such character to make a phone link for.")
+        if cid not in state.characters:
             # A player of another campaign's, whose link the console lists too.
             found = await self.feed.call(self._campaign_of, cid)
             if found is None:
@@ -543,7 +546,7 @@ class Console:
             return {"text": [f"{ch.name}'s old links no longer work; give the new one."]}
         return {"text": [f"A new link for {ch.name}'s phone; the ones given before still work."]}
 
-    def _campaign_of(self, character_id: Any) -> tuple[Any, Any] | None:
+    def _campaign_of(self, character_id: str) -> tuple[Any, Any] | None:
         """The campaign row and state a character is of, among every campaign's."""
         table = self.feed.live.table
         for row in table.store.campaigns():
@@ -603,7 +606,7 @@ class Console:
                 raise Refusal(403, "A phone rolls for its own character only.")
             asked_id = body.get("request")
             if asked_id is not None:
-                asked = self.phones.requests.get(cid)
+                asked = await self.feed.call(self.phones.request, cid)
                 if asked is None or asked.id != str(asked_id):
                     raise Refusal(409, "The GM's request was answered or withdrawn already.")
                 trait, options, secret = asked.trait, dict(asked.options), asked.secret
@@ -631,7 +634,7 @@ class Console:
 
             events = await self.feed.call(roll)
             if asked_id is not None:
-                self.phones.answered(cid, str(asked_id))
+                await self.phones.answered(cid, str(asked_id))
             if any(e.visibility == "gm" for e in events):
                 # Nothing of a blind roll, however it went: the players' stream has it sealed.
                 return {"text": ["Rolled. The GM has it."], "blind": True}

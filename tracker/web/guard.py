@@ -37,12 +37,13 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse
 
+from tracker.store.asked import AskedRolls
 from tracker.store.eventstore import Claim, now_utc
 from tracker.store.invitations import GM as INVITED_GM
 from tracker.store.invitations import PHONE as INVITED_PHONE
@@ -155,41 +156,75 @@ class Asked:
     said: str
 
 
-@dataclass
 class Phones:
-    """The GM's requests waiting on each character's phone, and the phones' open feeds."""
+    """The GM's requests waiting on each character's phone, kept in the database
+    (``tracker.store.asked``), and the open feeds of the phones this server serves: a request
+    made here reaches them at once, one made on another server of the database at the next
+    look (``run``, every ``SWEEP`` seconds)."""
 
-    requests: dict[str, Asked] = field(default_factory=dict)
-    """character id -> the roll asked of that character's phone, until it is rolled."""
-    feeds: dict[str, set[asyncio.Queue[Any]]] = field(default_factory=dict)
-    """character id -> the open feeds of its phones, to hand a request."""
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    def __init__(self, asked: AskedRolls) -> None:
+        self.asked = asked
+        self.feeds: dict[str, set[asyncio.Queue[Any]]] = {}
+        """character id -> the open feeds of its phones, to hand a request."""
+        self.shown: dict[str, str | None] = {}
+        """character id -> the request id its feeds were last handed (None: none)."""
+        self.lock = threading.Lock()
 
-    def ask(self, asked: Asked) -> None:
+    async def ask(self, asked: Asked) -> None:
         """Hand ``asked`` to the character's phones (one request at a time per character)."""
-        with self.lock:
-            self.requests[asked.character_id] = asked
-            queues = list(self.feeds.get(asked.character_id, ()))
-        for queue in queues:
-            queue.put_nowait([(None, "request", _asked_doc(asked))])
+        await asyncio.to_thread(self.asked.put, asked.character_id, asked.id, _asked_doc(asked))
+        self._hand(asked.character_id, asked.id, _asked_doc(asked))
 
-    def answered(self, character_id: str, request_id: str) -> Asked | None:
+    async def answered(self, character_id: str, request_id: str) -> Asked | None:
         """The request ``request_id`` of the character's, taken off its phones; None when it
         is not the one waiting."""
-        with self.lock:
-            waiting = self.requests.get(character_id)
-            if waiting is None or waiting.id != request_id:
-                return None
-            del self.requests[character_id]
-            queues = list(self.feeds.get(character_id, ()))
-        for queue in queues:
-            queue.put_nowait([(None, "request", "null")])
-        return waiting
+        taken = await asyncio.to_thread(self.asked.take, character_id, request_id)
+        if taken is None:
+            return None
+        self._hand(character_id, None, "null")
+        return _asked_from(character_id, taken)
+
+    def request(self, character_id: str) -> Asked | None:
+        """The request waiting on the character's phones, if any (reads the database)."""
+        return self.requests([character_id]).get(character_id)
+
+    def requests(self, character_ids: Iterable[str]) -> dict[str, Asked]:
+        """The request waiting on each of the characters' phones that has one."""
+        found = self.asked.waiting(character_ids)
+        return {cid: _asked_from(cid, doc) for cid, (_, doc) in found.items()}
 
     def waiting(self, character_id: str) -> str:
+        """The request waiting on the character's phones, as their feed sends it ("null")."""
+        found = self.asked.waiting([character_id]).get(character_id)
         with self.lock:
-            found = self.requests.get(character_id)
-        return _asked_doc(found) if found else "null"
+            self.shown[character_id] = found[0] if found else None
+        return found[1] if found else "null"
+
+    def _hand(self, character_id: str, request_id: str | None, doc: str) -> None:
+        with self.lock:
+            self.shown[character_id] = request_id
+            queues = list(self.feeds.get(character_id, ()))
+        for queue in queues:
+            queue.put_nowait([(None, "request", doc)])
+
+    async def look(self) -> None:
+        """Hand each phone here a request made or answered on another server since."""
+        with self.lock:
+            ids = [cid for cid, queues in self.feeds.items() if queues]
+        if not ids:
+            return
+        now = await asyncio.to_thread(self.asked.waiting, ids)
+        for cid in ids:
+            found = now.get(cid)
+            if self.shown.get(cid) != (found[0] if found else None):
+                self._hand(cid, found[0] if found else None, found[1] if found else "null")
+
+    async def run(self) -> None:
+        """Look every ``SWEEP`` seconds, for as long as the server runs."""
+        while True:
+            await asyncio.sleep(SWEEP)
+            with contextlib.suppress(*self.asked.store.errors):
+                await self.look()
 
     def join(self, character_id: str, queue: asyncio.Queue[Any]) -> None:
         with self.lock:
@@ -201,7 +236,7 @@ class Phones:
 
 
 def _asked_doc(asked: Asked) -> str:
-    """A roll asked of a phone, as its feed and its state send it."""
+    """A roll asked of a phone, as its feed and its state send it, and the database keeps it."""
     return json.dumps(
         {
             "id": asked.id,
@@ -212,6 +247,12 @@ def _asked_doc(asked: Asked) -> str:
         },
         ensure_ascii=False,
     )
+
+
+def _asked_from(character_id: str, doc: str) -> Asked:
+    """A request as the database keeps it (``_asked_doc``), read back."""
+    got = json.loads(doc)
+    return Asked(got["id"], character_id, got["trait"], got["options"], got["secret"], got["said"])
 
 
 SWEEP = 2.0

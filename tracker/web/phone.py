@@ -99,8 +99,7 @@ async def _with_character(
                 yield ServerSentEvent(data=json.dumps(me, ensure_ascii=False), event="me")
                 if first:
                     first = False
-                    yield ServerSentEvent(
-                        data=console.phones.waiting(character_id), event="request"
-                    )
+                    waiting = await hub.feed.call(console.phones.waiting, character_id)
+                    yield ServerSentEvent(data=waiting, event="request")
     finally:
         console.phones.leave(character_id, queue)

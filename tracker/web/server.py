@@ -131,7 +131,6 @@ def make_app(
     *,
     every: float = EVERY,
     hosts: Hosts | None = None,
-    phones: Phones | None = None,
     base: str | None = None,
     rates: Rates | None = None,
     proxies: tuple[str, ...] = (),
@@ -140,8 +139,7 @@ def make_app(
     """The live view's web app for ``live``'s campaign, its doors opened by the database's
     invitations (``tracker.app.invitations``); ``shown`` the phone keys made as it starts, by
     character, whose links and QR codes the console shows; ``hosts`` are the Host headers it
-    answers (by default those of a server on 127.0.0.1); ``phones`` the GM's requests to the
-    phones; ``base`` the address phones open it by (by
+    answers (by default those of a server on 127.0.0.1); ``base`` the address phones open it by (by
     default the one the console was opened by), whose origin pages may also act from;
     ``rates`` the clients' token buckets; ``proxies`` the addresses of the reverse proxies
     whose forwarded headers are believed (the client's address and the scheme), no one
@@ -149,7 +147,7 @@ def make_app(
     hub = Hub(Feed(live), every)
     # The console acts on the campaign served, whatever another process makes current.
     live.table.chosen = live.campaign_id
-    phones = phones or Phones()
+    phones = Phones(live.table.store.asked)
     invitations = live.table.store.invitations
     doors = Doors(invitations)
     origins = () if base is None else (_origin(base),)
@@ -157,7 +155,7 @@ def make_app(
     console = Console(hub, guard, base, shown)
 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        watchers = [asyncio.create_task(hub.run()), asyncio.create_task(doors.run())]
+        watchers = [asyncio.create_task(job) for job in (hub.run(), doors.run(), phones.run())]
         try:
             yield
         finally:
