@@ -5,24 +5,20 @@ database hands them to the phones it serves."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
-from tracker.store.backend import placeholders
-
-if TYPE_CHECKING:
-    from tracker.store.eventstore import EventStore
+from tracker.store.backend import Backend, placeholders
 
 
 class AskedRolls:
     """The requests waiting on the phones (``EventStore.asked``), each a JSON document the web
     app wrote, by character."""
 
-    def __init__(self, store: EventStore) -> None:
-        self.store = store
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
 
     def put(self, character_id: str, request_id: str, request: str) -> None:
         """The request now waiting on the character's phones, in place of any before it."""
-        with self.store.backend.writing() as link:
+        with self.backend.writing() as link:
             link.rows("DELETE FROM asked WHERE character_id = :c", {"c": character_id})
             link.rows(
                 "INSERT INTO asked (character_id, request_id, request) VALUES (:c, :r, :doc)",
@@ -33,7 +29,7 @@ class AskedRolls:
         """The request ``request_id`` of the character's, taken off its phones; None when it is
         not the one waiting (rolled already, here or on another server, or asked anew)."""
         key = {"c": character_id, "r": request_id}
-        with self.store.backend.writing() as link:
+        with self.backend.writing() as link:
             found = list(
                 link.rows(
                     "SELECT request FROM asked WHERE character_id = :c AND request_id = :r", key
@@ -50,7 +46,7 @@ class AskedRolls:
         if not ids:
             return {}
         marks, params = placeholders("c", ids)
-        with self.store._reading() as link:
+        with self.backend.reading() as link:
             rows = link.rows(
                 "SELECT character_id, request_id, request FROM asked "
                 f"WHERE character_id IN {marks}",

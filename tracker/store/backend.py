@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 Params = Mapping[str, Any]
@@ -72,3 +73,10 @@ def placeholders(prefix: str, values: Sequence[Any]) -> tuple[str, dict[str, Any
     """``(:p0, :p1, ...)`` for an ``IN`` list, and the parameters it names."""
     names = [f"{prefix}{i}" for i in range(len(values))]
     return "(" + ", ".join(f":{n}" for n in names) + ")", dict(zip(names, values, strict=True))
+
+
+def now_utc() -> str:
+    """The time an event is recorded: UTC, ISO 8601 with microseconds (2026-11-29T19:02:00.000000
+    +00:00, pendulum's spelling too). The standard library's clock keeps pendulum out of the
+    write path; pendulum reads these stamps back for local times and --as-of."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")

@@ -34,7 +34,7 @@ from tracker.events.envelope import (
     oversized,
     stored_json,
 )
-from tracker.store.backend import Backend, Link, placeholders
+from tracker.store.backend import Backend, Link, now_utc, placeholders
 from tracker.words import reads_as
 
 if TYPE_CHECKING:
@@ -79,13 +79,6 @@ class Head(msgspec.Struct, frozen=True):
     hash: str
     # The time the head event was recorded at (None for an empty log).
     recorded_at: str | None = None
-
-
-def now_utc() -> str:
-    """The time an event is recorded: UTC, ISO 8601 with microseconds (2026-11-29T19:02:00.000000
-    +00:00, pendulum's spelling too). The standard library's clock keeps pendulum out of the
-    write path; pendulum reads these stamps back for local times and --as-of."""
-    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 def stamp_after(before: str | None) -> str:
@@ -925,14 +918,14 @@ class EventStore:
         """The keys the GM handed out, and the web app's page secret (not the log)."""
         from tracker.store.invitations import Invitations
 
-        return Invitations(self)
+        return Invitations(self.backend)
 
     @cached_property
     def asked(self) -> AskedRolls:
         """The rolls the GM asked of the phones, not rolled yet (not the log)."""
         from tracker.store.asked import AskedRolls
 
-        return AskedRolls(self)
+        return AskedRolls(self.backend)
 
     def get_setting(self, key: str) -> str | None:
         with self._reading() as link:

@@ -18,14 +18,11 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
-from tracker.store.backend import placeholders
-
-if TYPE_CHECKING:
-    from tracker.store.eventstore import EventStore
+from tracker.store.backend import Backend, now_utc, placeholders
 
 GM, PHONE, PLAYERS = "gm", "phone", "players"
 KINDS = (GM, PHONE, PLAYERS)
@@ -68,8 +65,8 @@ def digest_of(key: str) -> str:
 class Invitations:
     """The invitations of one database (``EventStore.invitations``)."""
 
-    def __init__(self, store: EventStore) -> None:
-        self.store = store
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
 
     def make(
         self,
@@ -80,8 +77,6 @@ class Invitations:
         expires_at: str | None = None,
     ) -> tuple[Invitation, str]:
         """A new invitation and its key: the only time the key is known; it is not kept."""
-        from tracker.store.eventstore import now_utc
-
         if kind not in KINDS:
             raise ValueError(kind)
         key = secrets.token_urlsafe(18)
@@ -94,7 +89,7 @@ class Invitations:
             expires_at=expires_at,
             revoked_at=None,
         )
-        with self.store.backend.writing() as link:
+        with self.backend.writing() as link:
             link.rows(
                 f"INSERT INTO invitations ({_COLUMNS}, digest) VALUES (:invitation_id, :kind, "
                 ":campaign_id, :character_id, :made_at, :expires_at, :revoked_at, :digest)",
@@ -105,7 +100,7 @@ class Invitations:
     def opened_by(self, key: str) -> Invitation | None:
         """The invitation ``key`` is the key of, live or not; None for no key handed out.
         Looked up by its hash, so the time taken says nothing of how near a guess came."""
-        with self.store._reading() as link:
+        with self.backend.reading() as link:
             for row in link.rows(
                 f"SELECT {_COLUMNS} FROM invitations WHERE digest = :digest",
                 {"digest": digest_of(key)},
@@ -115,7 +110,7 @@ class Invitations:
 
     def listed(self) -> list[Invitation]:
         """Every invitation, oldest first (revoked and expired ones too)."""
-        with self.store._reading() as link:
+        with self.backend.reading() as link:
             rows = list(
                 link.rows(f"SELECT {_COLUMNS} FROM invitations ORDER BY made_at, invitation_id")
             )
@@ -123,14 +118,12 @@ class Invitations:
 
     def revoke(self, invitation_ids: Iterable[str]) -> list[Invitation]:
         """Revoke the invitations named (those not revoked already); the ones revoked now."""
-        from tracker.store.eventstore import now_utc
-
         ids = list(invitation_ids)
         if not ids:
             return []
         marks, params = placeholders("i", ids)
         now = now_utc()
-        with self.store.backend.writing() as link:
+        with self.backend.writing() as link:
             rows = list(
                 link.rows(
                     f"SELECT {_COLUMNS} FROM invitations "
@@ -148,13 +141,11 @@ class Invitations:
     def live_among(self, keys: Iterable[str]) -> set[str]:
         """Which of ``keys`` still open their door now: what a server asks of the keys its
         open pages were let in by, so a key revoked anywhere ends them."""
-        from tracker.store.eventstore import now_utc
-
         by_digest = {digest_of(key): key for key in keys}
         if not by_digest:
             return set()
         marks, params = placeholders("d", list(by_digest))
-        with self.store._reading() as link:
+        with self.backend.reading() as link:
             rows = list(
                 link.rows(
                     f"SELECT digest, expires_at FROM invitations WHERE digest IN {marks} "
@@ -168,12 +159,12 @@ class Invitations:
     def page_secret(self) -> bytes:
         """The secret the web app's page tokens are made with: made once, by whichever server
         asks first, and kept; every server of the database makes and checks the same tokens."""
-        with self.store._reading() as link:
+        with self.backend.reading() as link:
             for (value,) in link.rows(
                 "SELECT value FROM settings WHERE key = :key", {"key": PAGE_SECRET}
             ):
                 return bytes.fromhex(value)
-        with self.store.backend.writing() as link:
+        with self.backend.writing() as link:
             # Under the writers' lock: of two servers starting at once, the second finds the
             # first's secret here and keeps it.
             for (value,) in link.rows(

@@ -223,7 +223,7 @@ class Phones:
         """Look every ``SWEEP`` seconds, for as long as the server runs."""
         while True:
             await asyncio.sleep(SWEEP)
-            with contextlib.suppress(*self.asked.store.errors):
+            with contextlib.suppress(*self.asked.backend.errors):
                 await self.look()
 
     def join(self, character_id: str, queue: asyncio.Queue[Any]) -> None:
@@ -318,7 +318,7 @@ class Doors:
         """Sweep every ``SWEEP`` seconds, for as long as the server runs."""
         while True:
             await asyncio.sleep(SWEEP)
-            with contextlib.suppress(*self.invitations.store.errors):
+            with contextlib.suppress(*self.invitations.backend.errors):
                 await self.sweep()
 
 
