@@ -286,3 +286,28 @@ def test_a_roll_asked_on_one_server_waits_on_the_phone_on_another_and_after_a_re
         assert served.head() == before + 1
     finally:
         other.tracker.close()
+
+
+def test_the_console_keeps_showing_a_link_until_that_very_link_is_revoked(served):
+    """Two new links for Mira's phone from the console: revoking the first leaves the second
+    on her card; revoking the second takes it off."""
+    mira = served.live.state().character("Mira").character_id
+
+    def card() -> str | None:
+        cookie = {"cookie": served.who["gm"]["cookie"]}
+        doc = json.loads(asyncio.run(_call(served.app, "GET", "/gm/state", cookie))[1])
+        return next(c for c in doc["characters"] if c["id"] == mira)["phone"]
+
+    def newest() -> str:
+        listed = served.tracker.invitations.listed()
+        return [d for d in listed if d["character_id"] == mira][-1]["invitation_id"]
+
+    assert served.act("gm", "/gm/invite", {"character": mira})[0] == 200
+    first = newest()
+    assert served.act("gm", "/gm/invite", {"character": mira})[0] == 200
+    second, shown = newest(), card()
+    assert shown is not None
+    assert served.act("gm", "/gm/uninvite", {"invitation": first})[0] == 200
+    assert card() == shown
+    assert served.act("gm", "/gm/uninvite", {"invitation": second})[0] == 200
+    assert card() is None

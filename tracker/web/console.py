@@ -582,8 +582,13 @@ class Console:
             if ident not in live:
                 raise NotFound("That invitation is revoked or expired already.")
             await self.feed.call(table.store.invitations.revoke, [ident])
-            if live[ident]["character_id"]:
-                self.shown.pop(live[ident]["character_id"], None)
+            cid = live[ident]["character_id"]
+            shown = self.shown.get(cid or "")
+            if shown is not None:
+                # The link shown on the card goes only if it is the one revoked.
+                opened = await self.feed.call(table.store.invitations.opened_by, shown)
+                if opened is not None and opened.invitation_id == ident:
+                    self.shown.pop(cid, None)
             await self.guard.doors.sweep()
             who = live[ident]["who"]
             return {"text": [f"Revoked the invitation of {who}; its link opens nothing now."]}
