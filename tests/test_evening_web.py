@@ -198,12 +198,23 @@ def _ask(t: Table, who: str, trait: str, *, secret: bool) -> None:
     form.find_element("css selector", "button.ask").click()
 
 
-def _click(t: Table, name: str, selector: str, text: str = "") -> None:
-    """Click the button ``selector`` saying ``text``; the console redraws its lists as the feed
-    arrives, so it is looked for again until a click lands."""
+def _click(t: Table, name: str, selector: str, text: str = "", about: str = "") -> None:
+    """Click the button ``selector`` saying ``text`` (with ``about``, a button within the
+    ``selector`` that names it); the console redraws its lists as the feed arrives, so it is
+    looked for again until a click lands."""
 
     def clicked(d: Any) -> bool:
-        for button in d.find_elements("css selector", selector):
+        if about:
+            found = d.find_elements("css selector", selector)
+            buttons = [
+                b
+                for x in found
+                if about in x.text
+                for b in x.find_elements("css selector", "button")
+            ]
+        else:
+            buttons = d.find_elements("css selector", selector)
+        for button in buttons:
             if text in button.text and button.is_enabled():
                 button.click()
                 return True
@@ -500,7 +511,8 @@ def _system_commands(t: Table, ev: Evening) -> None:
         _console_roll_with_dice(t, a, ev.trait, "1")
         t.said("console", "catastrophe")
         t.wait("console", lambda d: any("panic check" in x for x in _owed(t)), "the panic owed")
-        _click(t, "console", "#owed button", "panic")
+        # Hers: a roll of the server's dice earlier may have owed another character's too.
+        _click(t, "console", "#owed li", "panic", about=a)
         t.wait("console", lambda d: _filled(t, "character") == a, "the panic check filled in")
         _send_other(t, {"trait": "Mind", "dice": "15"})
         t.said("console", a, "Mind")
