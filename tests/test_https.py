@@ -82,8 +82,9 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 @needs_openssl
 def test_serve_over_https_with_its_own_certificate(table, tmp_path):
-    """Links are https, every answer carries HSTS, the GM's cookie is Secure, and a plain
-    HTTP request to the TLS port is no request at all."""
+    """Links are https, every answer carries HSTS, the GM's cookie is Secure, the players'
+    page needs its link (the server is public), and a plain HTTP request to the TLS port is
+    no request at all."""
     cert, key = certificate(tmp_path)
     port = free_port()
     proc = subprocess.Popen(
@@ -96,7 +97,8 @@ def test_serve_over_https_with_its_own_certificate(table, tmp_path):
         text=True,
     )
     try:
-        printed = [proc.stdout.readline() for _ in range(5)]
+        printed = [proc.stdout.readline() for _ in range(6)]
+        assert f"Players: https://localhost:{port}/?key=" in "".join(printed)
         gm = re.search(r"(https://\S+/gm\?key=\S+)", "".join(printed))
         assert gm, (printed, proc.poll())
         assert f"https://localhost:{port}/phone?key=" in "".join(printed)
@@ -105,7 +107,7 @@ def test_serve_over_https_with_its_own_certificate(table, tmp_path):
         while True:
             try:
                 page = urllib.request.urlopen(
-                    f"https://127.0.0.1:{port}/", context=_unverified(), timeout=2
+                    f"https://127.0.0.1:{port}/static/live.css", context=_unverified(), timeout=2
                 )
                 break
             except OSError:
@@ -113,6 +115,10 @@ def test_serve_over_https_with_its_own_certificate(table, tmp_path):
                 time.sleep(0.1)
         assert page.status == 200
         assert page.headers["Strict-Transport-Security"] == "max-age=31536000"
+        with pytest.raises(urllib.error.HTTPError) as players:
+            urllib.request.urlopen(f"https://127.0.0.1:{port}/", context=_unverified(), timeout=5)
+        assert players.value.code == 403
+        assert players.value.headers["Strict-Transport-Security"] == "max-age=31536000"
         opener = urllib.request.build_opener(
             _NoRedirect, urllib.request.HTTPSHandler(context=_unverified())
         )
@@ -292,11 +298,11 @@ def test_the_public_url_is_in_every_link_the_server_prints(table):
         text=True,
     )
     try:
-        printed = "".join(proc.stdout.readline() for _ in range(5))
+        printed = "".join(proc.stdout.readline() for _ in range(6))
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-    assert f"Players: {PUBLIC}/\n" in printed
+    assert f"Players: {PUBLIC}/?key=" in printed
     assert f"GM:      {PUBLIC}/gm?key=" in printed
     assert f"Wren: {PUBLIC}/phone?key=" in printed
     assert "localhost" not in printed

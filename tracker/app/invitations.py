@@ -16,12 +16,12 @@ import msgspec
 
 from tracker.errors import BadInput, NotFound
 from tracker.store.eventstore import now_utc
-from tracker.store.invitations import GM, PHONE, Invitation
+from tracker.store.invitations import GM, PHONE, PLAYERS, Invitation
 
 if TYPE_CHECKING:
     from tracker.app.table import Table
 
-PATHS = {GM: "/gm", PHONE: "/phone"}
+PATHS = {GM: "/gm", PHONE: "/phone", PLAYERS: "/"}
 """The page each kind of invitation opens, its key after ``?key=``."""
 BASE = "web.base"
 """The settings key of the address the last ``tracker serve`` gave its links (or
@@ -37,9 +37,25 @@ class Invited(msgspec.Struct, frozen=True):
     key: str
     who: str
 
+    @property
+    def door(self) -> str | None:
+        """What the console shows its link beside: a character's card (its id), a campaign's
+        players' page (``players_door``); None for the GM's console, whose link is never shown
+        on a page."""
+        if self.invitation.kind == PHONE:
+            return self.invitation.character_id
+        if self.invitation.kind == PLAYERS:
+            return players_door(self.invitation.campaign_id or "")
+        return None
+
     def link(self, base: str) -> str:
         """The link that opens its door, on the server at ``base`` (``https://dice.example.org``)."""
         return f"{base}{PATHS[self.invitation.kind]}?key={self.key}"
+
+
+def players_door(campaign_id: str) -> str:
+    """The door of a campaign's players' page, as ``Invited.door`` names it."""
+    return f"players:{campaign_id}"
 
 
 def expiry(text: str | None, now: str | None = None) -> str | None:
@@ -72,6 +88,12 @@ def expiry(text: str | None, now: str | None = None) -> str | None:
     return stamp
 
 
+def campaigns_served_first(table: Table) -> list[Any]:
+    """Every campaign of the database, the one chosen (the one served) first."""
+    served = table.campaign().campaign_id
+    return sorted(table.store.campaigns(), key=lambda row: row.campaign_id != served)
+
+
 class Invitations:
     """The invitations of the table's database, in the GM's words."""
 
@@ -88,7 +110,11 @@ class Invitations:
                 invitation.character_id or "", ("a character no longer in play", "")
             )
             return f"{name}'s phone" + (f" ({campaign})" if campaign else "")
-        return "the players' page"
+        campaign = self._campaign_names().get(invitation.campaign_id or "")
+        return "the players' page" + (f" ({campaign})" if campaign else "")
+
+    def _campaign_names(self) -> dict[str, str]:
+        return {row.campaign_id: row.name for row in self.table.store.campaigns()}
 
     def _names(self) -> dict[str, tuple[str, str]]:
         """Every character's name and campaign's, by character id."""
@@ -109,9 +135,20 @@ class Invitations:
             if everything or inv.live(now)
         ]
 
-    def invite(self, *, character: str | None = None, expires_at: str | None = None) -> Invited:
-        """A new invitation: into a character's phone (by name, in the campaign chosen), else
-        into the GM's console."""
+    def invite(
+        self,
+        *,
+        character: str | None = None,
+        players: bool = False,
+        expires_at: str | None = None,
+    ) -> Invited:
+        """A new invitation: into a character's phone (by name, in the campaign chosen), with
+        ``players`` into the campaign's players' page (the TV's, when the server is public),
+        else into the GM's console."""
+        if players:
+            row = self.table.campaign()
+            made, key = self.store.make(PLAYERS, campaign_id=row.campaign_id, expires_at=expires_at)
+            return Invited(made, key, f"the players' page ({row.name})")
         if character is None:
             made, key = self.store.make(GM, expires_at=expires_at)
             return Invited(made, key, "the GM")
@@ -129,20 +166,30 @@ class Invitations:
 
     def revoke(self, what: str) -> list[Invitation]:
         """Revoke an invitation by its id, every live one of a character's phone by the
-        character's name (in the campaign chosen), or every live one of the GM's by "gm"."""
+        character's name (in the campaign chosen), every live one of the GM's by "gm", or
+        every live one of the chosen campaign's players' page by "players"."""
         now = now_utc()
         live = [inv for inv in self.store.listed() if inv.live(now)]
         wanted = what.strip().casefold()
         ids = [inv.invitation_id for inv in live if inv.invitation_id == wanted]
         if not ids and wanted == GM:
             ids = [inv.invitation_id for inv in live if inv.kind == GM]
+        if not ids and wanted == PLAYERS:
+            campaign_id = self.table.campaign().campaign_id
+            ids = [
+                inv.invitation_id
+                for inv in live
+                if inv.kind == PLAYERS and inv.campaign_id == campaign_id
+            ]
+            if not ids:
+                raise NotFound("The players' page has no live invitation to revoke.")
         if not ids:
             try:
                 ch = self.table.character(what, retired_ok=True)
             except NotFound:
                 raise NotFound(
                     f'No live invitation is "{what[:40]}": give an id `tracker invite list` '
-                    "shows, a character's name, or gm."
+                    "shows, a character's name, gm or players."
                 ) from None
             ids = [i.invitation_id for i in live if i.character_id == ch.character_id]
             if not ids:
@@ -163,16 +210,34 @@ class Invitations:
         made, key = self.store.make(PHONE, campaign_id=campaign_id, character_id=character_id)
         return Invited(made, key, "")
 
-    def at_start(self) -> tuple[list[Invited], list[dict[str, Any]]]:
+    def players_for(self, campaign_id: str) -> Invited:
+        """A new invitation into a campaign's players' page, by id (the console's New link)."""
+        made, key = self.store.make(PLAYERS, campaign_id=campaign_id)
+        return Invited(made, key, "")
+
+    def revoke_players(self, campaign_id: str) -> list[Invitation]:
+        """Revoke every live invitation of a campaign's players' page (the console's Revoke)."""
+        now = now_utc()
+        return self.store.revoke(
+            inv.invitation_id
+            for inv in self.store.listed()
+            if inv.live(now) and inv.kind == PLAYERS and inv.campaign_id == campaign_id
+        )
+
+    def at_start(self, *, public: bool = False) -> tuple[list[Invited], list[dict[str, Any]]]:
         """What ``tracker serve`` hands out as it starts: an invitation for the GM's console
-        and for each player's character in play, of every campaign, where none is live; and
-        the live ones made before (their links were shown when they were made)."""
+        and for each player's character in play, of every campaign, where none is live (when
+        the server is ``public``, for the served campaign's players' page too); and the live
+        ones made before (their links were shown when they were made)."""
         now = now_utc()
         live = [inv for inv in self.store.listed() if inv.live(now)]
         names = self._names()
         made: list[Invited] = []
         if not any(inv.kind == GM for inv in live):
             made.append(self.invite())
+        served = self.table.campaign().campaign_id
+        if public and not any(inv.kind == PLAYERS and inv.campaign_id == served for inv in live):
+            made.append(self.invite(players=True))
         invited = {inv.character_id for inv in live if inv.kind == PHONE}
         for row in self._campaigns_served_first():
             for cid, ch in self.table.state(row).characters.items():
@@ -184,8 +249,7 @@ class Invitations:
         return made, kept
 
     def _campaigns_served_first(self) -> list[Any]:
-        served = self.table.campaign().campaign_id
-        return sorted(self.table.store.campaigns(), key=lambda row: row.campaign_id != served)
+        return campaigns_served_first(self.table)
 
     def remember_base(self, base: str) -> None:
         """Keep the address links are made with, for ``tracker invite new`` to use."""

@@ -17,12 +17,13 @@ from tracker.systems.commands import Argument, Command, Option
 
 @click.group("invite")
 def invite() -> None:
-    """Links into the GM's console and the players' phones: new, list, revoke."""
+    """Links into the GM's console, the players' phones and page: new, list, revoke."""
 
 
 INVITE_NEW = Command(
     ("invite", "new"),
-    """Make a link into a character's phone, or with --gm into the GM's console, and print it
+    """Make a link into a character's phone, with --gm into the GM's console, or with --players
+    into the players' page (a public server's TV), and print it
     (with --qr, as a QR code to scan too). The link is shown this once: the database keeps only
     a hash of its key. It lasts across restarts of `tracker serve` until it expires (--expires)
     or is revoked (`tracker invite revoke`); the links given before keep working.
@@ -32,6 +33,7 @@ INVITE_NEW = Command(
       tracker invite new Wren --qr
       tracker invite new Tomas --expires 30d --url https://dice.example.org
       tracker invite new --gm
+      tracker invite new --players --expires 2027-01-31
     """,
     arguments=(
         Argument(
@@ -43,6 +45,11 @@ INVITE_NEW = Command(
     ),
     options=(
         Option("--gm", "A link into the GM's console instead.", "bool"),
+        Option(
+            "--players",
+            "A link into the players' page instead (needed on a public server).",
+            "bool",
+        ),
         Option(
             "--expires",
             "When it stops working: a span (12h, 30d, 2w) or a date (2027-01-31).",
@@ -62,6 +69,7 @@ def _invite_new(
     as_json: bool,
     character: str | None,
     gm: bool,
+    players: bool,
     expires: str | None,
     url: str | None,
     qr: bool,
@@ -69,9 +77,10 @@ def _invite_new(
     from tracker.app.invitations import expiry
     from tracker.cli.serve import public_address
 
-    if gm == (character is not None):
+    if [gm, players, character is not None].count(True) != 1:
         raise BadInput(
-            "Name the character whose phone to invite, or give --gm for the GM's console."
+            "Name the character whose phone to invite, or give --gm for the GM's console or "
+            "--players for the players' page."
         )
     tracker = open_tracker()
     base = public_address(url, "--url") if url else tracker.invitations.base()
@@ -80,7 +89,9 @@ def _invite_new(
             "No server address is known yet; give --url, like --url https://dice.example.org, "
             "or start `tracker serve` once."
         )
-    made = tracker.invitations.invite(character=character, expires_at=expiry(expires))
+    made = tracker.invitations.invite(
+        character=character, players=players, expires_at=expiry(expires)
+    )
     link = made.link(base)
     if as_json:
         emit_json({**made.invitation.to_dict(), "who": made.who, "link": link})
@@ -151,7 +162,8 @@ invite.add_command(make_command(INVITE_LIST, _invite_list))
 INVITE_REVOKE = Command(
     ("invite", "revoke"),
     """Revoke invitations: one by its id (`tracker invite list`), every live one of a
-    character's phone by the character's name, or every live one of the GM's with gm. A page
+    character's phone by the character's name, every live one of the GM's with gm, or every
+    live one of the current campaign's players' page with players. A page
     opened by one stops at once on a server of this machine and within two seconds on any
     other; nothing it did is undone.
 
@@ -160,7 +172,9 @@ INVITE_REVOKE = Command(
       tracker invite revoke 3f9c02ab
       tracker invite revoke Wren
     """,
-    arguments=(Argument("what", "An invitation's id, a character's name, or gm.", example="Wren"),),
+    arguments=(
+        Argument("what", "An invitation's id, a character's name, gm or players.", example="Wren"),
+    ),
 )
 
 

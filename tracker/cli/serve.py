@@ -46,6 +46,11 @@ SERVE = Command(
     address players open). Every link and QR code then uses the public address, cookies are
     Secure and browsers are told to use HTTPS alone.
 
+    Served over HTTPS, behind a proxy or with --public, the server is public: the players'
+    page needs a link too (the first public start prints one; the console shows it with a QR
+    code for the TV), and a request holding no live link is refused before anything is read.
+    On the home network without these, the players' page stays open to the room.
+
     \b
     Examples:
       tracker serve                       on this computer only
@@ -53,6 +58,7 @@ SERVE = Command(
       tracker serve --host 0.0.0.0 --allow-host gm-laptop.lan
       tracker serve --host 0.0.0.0 --port 443 --cert fullchain.pem --cert-key privkey.pem
       tracker serve --proxy 127.0.0.1 --public-url https://dice.example.org
+      tracker serve --host 0.0.0.0 --public
     """,
     options=(
         Option(
@@ -113,6 +119,11 @@ SERVE = Command(
             multiple=True,
             metavar="ADDRESS",
         ),
+        Option(
+            "--public",
+            "The players' page needs its link too (implied by HTTPS and --proxy).",
+            "bool",
+        ),
     ),
     short_help="The table's live view: a page that follows the session.",
 )
@@ -128,6 +139,7 @@ def _serve(
     cert_key: str | None,
     public_url: str | None,
     proxies: tuple[str, ...],
+    public: bool,
 ) -> None:
     try:
         # Imported here to say a missing web server at once; ``_run`` serves with it.
@@ -151,8 +163,11 @@ def _serve(
             f"{str(exc)[:60]} is not a host name; give --allow-host a name such as gm-laptop.lan."
         ) from None
     tls = _tls(cert, cert_key)
-    public = public_address(public_url)
+    address = public_address(public_url)
     _proxies(proxies)
+    # Over HTTPS (the server's own or a proxy's) the table is on the internet, where the
+    # players' page is no longer the room's to read.
+    public = public or bool(tls) or bool(proxies) or (address or "").startswith("https:")
 
     tracker = open_tracker()
     # Pages are answered on several threads at once: each folds its own state from the
@@ -162,20 +177,20 @@ def _serve(
     sock = _listening(host, port)
     bound_at, bound = sock.getsockname()[:2]
     scheme = "https" if tls else "http"
-    base = public or f"{scheme}://{_reachable(host)}:{bound}"
-    if public:
-        allowed = (*allowed, urlsplit(public).hostname or "")
-    made, kept = tracker.invitations.at_start()
+    base = address or f"{scheme}://{_reachable(host)}:{bound}"
+    if address:
+        allowed = (*allowed, urlsplit(address).hostname or "")
+    made, kept = tracker.invitations.at_start(public=public)
     tracker.invitations.remember_base(base)
-    _announce(live.row, host, base, made, kept)
+    _announce(live.row, host, base, made, kept, public)
     _announce_phones(live, made, kept, base)
     # A name given to --host is answered, as is the address it was bound at.
     try:
         hosts = Hosts(bound_at, (host, *allowed))
     except ValueError:  # a --host the system took that is no name a browser sends
         hosts = Hosts(bound_at, allowed)
-    shown = {i.invitation.character_id or "": i.key for i in made if i.invitation.character_id}
-    app = make_app(live, hosts=hosts, base=base, proxies=proxies, shown=shown)
+    shown = {i.door: i.key for i in made if i.door is not None}
+    app = make_app(live, hosts=hosts, base=base, proxies=proxies, shown=shown, public=public)
     _run(app, sock, guarded_protocol(deadline, per_address), tls)
     click.echo("Stopped.")
 
@@ -257,25 +272,30 @@ def _listening(host: str, port: int) -> socket.socket:
 
 
 def _announce(
-    row: CampaignRow, host: str, base: str, made: list[Invited], kept: list[dict[str, Any]]
+    row: CampaignRow,
+    host: str,
+    base: str,
+    made: list[Invited],
+    kept: list[dict[str, Any]],
+    public: bool,
 ) -> None:
     """Say what is served and the two pages' addresses, and warn when others can reach them.
     ``base`` is the address the phones' links use (``_reachable``): listening on every address
     (0.0.0.0), the TV and the GM's laptop open the machine's address on the network, as the
-    phones do. The GM's link is printed when it was made now; else the one given before
-    still opens the console."""
+    phones do. A link is printed when it was made now; else the one given before still
+    opens its page. The players' page needs one only when the server is ``public``."""
     click.echo(f'Serving "{bold(row.name)}" ({row.system}). Ctrl-C stops.')
-    click.echo(f"  Players: {base}/")
-    gm = next((i for i in made if i.invitation.kind == "gm"), None)
-    if gm is not None:
-        click.echo(f"  GM:      {gm.link(base)}")
+    if public:
+        _announce_link("Players", "players", base, made, kept, row.campaign_id)
     else:
-        given = sum(1 for doc in kept if doc["kind"] == "gm")
+        click.echo(f"  Players: {base}/")
+    _announce_link("GM", "gm", base, made, kept)
+    if public:
         click.echo(
-            f"  GM:      {base}/gm, by the link given before ({given} live); "
-            "`tracker invite new --gm` makes another"
+            "  Public: every page needs its link, and a link opens its own page alone; "
+            "give each only to its holder."
         )
-    if host != LOCAL:
+    elif host != LOCAL:
         click.echo(
             warn(
                 f"Open on {host}: anyone on the network can read the players' page; "
@@ -283,6 +303,32 @@ def _announce(
                 "its holder."
             )
         )
+
+
+def _announce_link(
+    label: str,
+    kind: str,
+    base: str,
+    made: list[Invited],
+    kept: list[dict[str, Any]],
+    campaign_id: str | None = None,
+) -> None:
+    """The link into one page (the GM's, or the players' of the campaign served): printed
+    when made now, else how many given before still open it."""
+    shown = f"  {label + ':':<8} "
+    new = next((i for i in made if i.invitation.kind == kind), None)
+    if new is not None:
+        click.echo(shown + new.link(base))
+        return
+    given = sum(
+        1
+        for doc in kept
+        if doc["kind"] == kind and (campaign_id is None or doc["campaign_id"] == campaign_id)
+    )
+    click.echo(
+        f"{shown}{base}{'/gm' if kind == 'gm' else '/'}, by the link given before "
+        f"({given} live); `tracker invite new --{kind}` makes another"
+    )
 
 
 def _reachable(host: str) -> str:
@@ -304,10 +350,11 @@ def _announce_phones(
 ) -> None:
     """Each character's phone link made now (the console shows them too, with a QR code), and
     those invited before: the campaign served first, then every other campaign's."""
+    from tracker.app.invitations import campaigns_served_first
+
     links = {i.invitation.character_id: i.link(base) for i in made}
     before = {doc["character_id"] for doc in kept if doc["kind"] == "phone"}
-    rows = sorted(live.table.store.campaigns(), key=lambda row: row.campaign_id != live.campaign_id)
-    for n, row in enumerate(rows):
+    for n, row in enumerate(campaigns_served_first(live.table)):
         lines = []
         for cid, ch in live.table.state(row).characters.items():
             if ch.npc or ch.retired_version is not None:

@@ -28,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from tracker.app.actions import declaration, declarations, perform
+from tracker.app.invitations import players_door
 from tracker.app.rolls import Foreseen, Rolls
 from tracker.errors import BadInput, NotFound, TrackerError
 from tracker.events.catalog import CharacterAdded
@@ -59,6 +60,10 @@ from tracker.web.guard import (
     refused,
 )
 from tracker.words import form_words, table_words
+
+PLAYERS_DOOR = "players"
+"""The players' page, as the console's routes name it (``/gm/qr/players``) beside the
+characters' ids."""
 
 
 class Following(Protocol):
@@ -249,12 +254,18 @@ class Console:
 
     # -- what the console shows ------------------------------------------------------------------
 
-    def link(self, request: Request, character_id: str) -> str | None:
-        key = self.shown.get(character_id)
+    def link(self, request: Request, door: str) -> str | None:
+        """The link into ``door`` (a character's phone by its id, or ``PLAYERS_DOOR``, the
+        players' page of the campaign served) this server made; None when it made none."""
+        if door == PLAYERS_DOOR:
+            door, path = players_door(self.feed.live.campaign_id), "/"
+        else:
+            path = "/phone"
+        key = self.shown.get(door)
         if key is None:
             return None
         base = self.base or f"{request.url.scheme}://{request.headers['host']}"
-        return f"{base}/phone?key={key}"
+        return f"{base}{path}?key={key}"
 
     def gm_state(self, request: Request) -> dict[str, Any]:
         """Everything the console's forms need, as the campaign stands now."""
@@ -282,6 +293,9 @@ class Console:
             "obligations": obligations,
             "campaigns": [row.name for row in table.store.campaigns()],
             "elsewhere": self._elsewhere(request),
+            # On a public server the TV too opens by a link, which the console shows.
+            "players_link": self.link(request, PLAYERS_DOOR) if self.guard.public else None,
+            "public": self.guard.public,
             "lists": {
                 "spend_kinds": list(able(rules, Currencies).spend_kinds),
                 "difficulties": list(able(rules, RollKinds).difficulties),
@@ -521,6 +535,8 @@ class Console:
         return await self._guarded(request, None, lambda body: self._new_link(body, False))
 
     async def _new_link(self, body: dict[str, Any], revoking: bool) -> dict[str, Any]:
+        if body.get("players") is True:
+            return await self._new_players_link(revoking)
         cid = body.get("character")
         live = self.feed.live
         state = await self.feed.call(live.state)
@@ -545,6 +561,22 @@ class Console:
         if revoking:
             return {"text": [f"{ch.name}'s old links no longer work; give the new one."]}
         return {"text": [f"A new link for {ch.name}'s phone; the ones given before still work."]}
+
+    async def _new_players_link(self, revoking: bool) -> dict[str, Any]:
+        """A new link into the players' page of the campaign served, the old ones revoked
+        with ``revoking``: a public server's alone, the page being the room's at home."""
+        if not self.guard.public:
+            raise BadInput("The players' page needs no link on this server; open / on the TV.")
+        live = self.feed.live
+        invitations = live.table.invitations
+        if revoking:
+            await self.feed.call(invitations.revoke_players, live.campaign_id)
+            await self.guard.doors.sweep()
+        made = await self.feed.call(invitations.players_for, live.campaign_id)
+        self.shown[players_door(live.campaign_id)] = made.key
+        if revoking:
+            return {"text": ["The players' old links no longer work; open the new one on the TV."]}
+        return {"text": ["A new link for the players' page; the ones given before still work."]}
 
     def _campaign_of(self, character_id: str) -> tuple[Any, Any] | None:
         """The campaign row and state a character is of, among every campaign's."""
@@ -582,13 +614,18 @@ class Console:
             if ident not in live:
                 raise NotFound("That invitation is revoked or expired already.")
             await self.feed.call(table.store.invitations.revoke, [ident])
-            cid = live[ident]["character_id"]
-            shown = self.shown.get(cid or "")
+            doc = live[ident]
+            door = (
+                players_door(doc["campaign_id"] or "")
+                if doc["kind"] == "players"
+                else doc["character_id"] or ""
+            )
+            shown = self.shown.get(door)
             if shown is not None:
                 # The link shown on the card goes only if it is the one revoked.
                 opened = await self.feed.call(table.store.invitations.opened_by, shown)
                 if opened is not None and opened.invitation_id == ident:
-                    self.shown.pop(cid, None)
+                    self.shown.pop(door, None)
             await self.guard.doors.sweep()
             who = live[ident]["who"]
             return {"text": [f"Revoked the invitation of {who}; its link opens nothing now."]}
@@ -735,11 +772,12 @@ class Console:
             return refused(403, "This link is not live; ask the GM for a new one.")
         return let_in(request, "/phone", PHONE_COOKIE, key)
 
-    def qr(self, request: Request, character_id: str) -> Response:
-        """A character's phone link as a QR code (SVG), made here."""
-        link = self.link(request, character_id)
+    def qr(self, request: Request, door: str) -> Response:
+        """A character's phone link, or the players' (``PLAYERS_DOOR``), as a QR code (SVG),
+        made here."""
+        link = self.link(request, door)
         if link is None:
-            return Response("No phone link for that character.", 404)
+            return Response("No link of this server's for that page.", 404)
         try:
             import segno
         except ImportError:

@@ -20,8 +20,12 @@ the page that sent it is one this server made, whether it was sent before, and h
   time and is refused after ``TOKEN_LIFE``. A request that logged is remembered in the very
   transaction that logged it, so no flood from another key, no restart and no crash in between
   lets it log twice.
-- **Rates.** A small token bucket per client address for actions, and a larger one for pages
-  and feeds.
+- **Public.** On the internet (``tracker serve`` over HTTPS, behind a proxy or ``--public``)
+  the players' page is a door too, opened by its own invitation; at home it is the room's.
+- **Rates.** A small token bucket for actions, and a larger one for pages and feeds: per key
+  for a request holding a key known to open a door (so a table behind one home router is not
+  held to one address's bucket, and a key spread over many addresses is held to its own), and
+  per client address for any other.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from tracker.store.asked import AskedRolls
 from tracker.store.eventstore import Claim, now_utc
 from tracker.store.invitations import GM as INVITED_GM
 from tracker.store.invitations import PHONE as INVITED_PHONE
+from tracker.store.invitations import PLAYERS as INVITED_PLAYERS
 from tracker.store.invitations import Invitation, Invitations
 
 # The two views of the table: the players' (their stream alone) and the GM's (everything).
@@ -271,6 +276,9 @@ class Doors:
         self.invitations = invitations
         self.known: dict[str, tuple[Invitation | None, float]] = {}
         self.feeds: dict[str, set[asyncio.Queue[Any]]] = {}
+        # The keys found live lately, most recent last: what a request's rate is counted by
+        # (``keyed``), without asking the database before the bucket is consulted.
+        self.seen: OrderedDict[str, None] = OrderedDict()
         self.lock = threading.Lock()
 
     async def opened(self, key: str) -> Invitation | None:
@@ -289,7 +297,21 @@ class Doors:
                 while len(self.known) > KNOWN:
                     del self.known[next(iter(self.known))]
         invitation = found[0]
-        return invitation if invitation is not None and invitation.live(now_utc()) else None
+        live = invitation is not None and invitation.live(now_utc())
+        with self.lock:
+            self.seen.pop(key, None)
+            if live:
+                self.seen[key] = None
+                while len(self.seen) > KNOWN:
+                    self.seen.popitem(last=False)
+        return invitation if live else None
+
+    def keyed(self, keys: Iterable[str]) -> str | None:
+        """The first of ``keys`` found live lately (by ``opened``): the bucket a request
+        holding it is counted in. A key revoked since still counts here until it is next
+        looked up; the route refuses it all the same."""
+        with self.lock:
+            return next((key for key in keys if key in self.seen), None)
 
     def hold(self, key: str, queue: asyncio.Queue[Any]) -> None:
         with self.lock:
@@ -338,6 +360,10 @@ GM_COOKIE = "tracker_gm"
 GM_ONLY = "The GM's console needs a live key of the GM's; open the link tracker printed for it."
 PHONE_COOKIE = "tracker_phone"
 PHONE_GONE = "This phone's link is not live; ask the GM for a new one."
+PLAYERS_COOKIE = "tracker_players"
+PLAYERS_ONLY = "This table's page needs its link; ask the GM for the players' link."
+COOKIES = (GM_COOKIE, PHONE_COOKIE, PLAYERS_COOKIE)
+"""Every cookie a key is held in."""
 NONCE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 
@@ -384,11 +410,19 @@ class Guard:
     """Who a request speaks for, and whether a POST may act (see the module's docstring)."""
 
     def __init__(
-        self, doors: Doors, phones: Phones, secret: bytes, origins: Iterable[str] = ()
+        self,
+        doors: Doors,
+        phones: Phones,
+        secret: bytes,
+        origins: Iterable[str] = (),
+        *,
+        public: bool = False,
     ) -> None:
         self.doors = doors
         self.phones = phones
         self.secret = secret
+        # On the internet the players' page needs its own key too.
+        self.public = public
         # Where pages may come from besides the address a request names itself by: the
         # public address given once (``tracker serve --public-url``).
         self.origins = frozenset(origins)
@@ -410,6 +444,21 @@ class Guard:
         if invitation is None or invitation.kind != INVITED_PHONE or not invitation.character_id:
             return None
         return key, invitation.character_id
+
+    async def opens_players(self, given: str, campaign_id: str) -> bool:
+        """Whether ``given`` is a live key of the players' page of ``campaign_id``."""
+        invitation = await self.doors.opened(given)
+        return (
+            invitation is not None
+            and invitation.kind == INVITED_PLAYERS
+            and invitation.campaign_id in (None, campaign_id)
+        )
+
+    async def players(self, request: Request, campaign_id: str) -> str | None:
+        """The players' page key the request's cookie holds, for ``campaign_id``; None
+        without a live one. Public servers only ask: at home the page is the room's."""
+        given = request.cookies.get(PLAYERS_COOKIE, "")
+        return given if given and await self.opens_players(given, campaign_id) else None
 
     def page_token(self, identity: str) -> str:
         """A new token for a page opened as ``identity``."""

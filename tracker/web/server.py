@@ -2,7 +2,8 @@
 
 ``make_app`` puts together the routes, made by audience, each module saying what guards them:
 
-- ``players``: ``/`` and ``/events``, the players' page and feed, and the pages' files;
+- ``players``: ``/`` and ``/events``, the players' page and feed (behind the players' key on
+  a public server), and the pages' files;
 - ``gm``: ``/gm`` and ``/gm/...``, the GM's console, behind a key of the GM's;
 - ``phone``: ``/phone`` and ``/phone/...``, a character's phone, behind its own key.
 
@@ -29,7 +30,7 @@ from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import Request, cookie_parser
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
@@ -38,7 +39,7 @@ from tracker.app.live import Live
 from tracker.web import gm, phone, players
 from tracker.web.console import Console
 from tracker.web.feed import EVERY, Feed, Hub
-from tracker.web.guard import HEADERS, Bucket, Doors, Guard, Phones
+from tracker.web.guard import COOKIES, HEADERS, Bucket, Doors, Guard, Phones
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 # A host name as --allow-host takes it: letters, digits, hyphens (underscores, as some local
@@ -135,6 +136,7 @@ def make_app(
     rates: Rates | None = None,
     proxies: tuple[str, ...] = (),
     shown: dict[str, str] | None = None,
+    public: bool = False,
 ) -> Starlette:
     """The live view's web app for ``live``'s campaign, its doors opened by the database's
     invitations (``tracker.app.invitations``); ``shown`` the phone keys made as it starts, by
@@ -151,7 +153,7 @@ def make_app(
     invitations = live.table.store.invitations
     doors = Doors(invitations)
     origins = () if base is None else (_origin(base),)
-    guard = Guard(doors, phones, invitations.page_secret(), origins=origins)
+    guard = Guard(doors, phones, invitations.page_secret(), origins=origins, public=public)
     console = Console(hub, guard, base, shown)
 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -164,7 +166,7 @@ def make_app(
 
     app = Starlette(
         routes=[
-            *players.routes(hub),
+            *players.routes(hub, guard),
             *gm.routes(hub, guard, console),
             *phone.routes(hub, guard, console),
         ],
@@ -172,7 +174,7 @@ def make_app(
             *([Middleware(ProxyHeadersMiddleware, trusted_hosts=list(proxies))] if proxies else []),
             Middleware(StrictTransport),
             Middleware(ServedHostsOnly, hosts=hosts or Hosts("127.0.0.1")),
-            Middleware(Throttled, rates=rates or RATES),
+            Middleware(Throttled, rates=rates or RATES, doors=doors),
             Middleware(BodyLimit),
         ],
         lifespan=_lifespan(lifespan),
@@ -227,24 +229,40 @@ async def _failed(request: Request, exc: Exception) -> Response:
 
 Rates = dict[str, tuple[float, float]]
 RATES: Rates = {"POST": (20, 2.0), "GET": (240, 40.0)}
-"""Per client address: actions, 20 at once and then 2 a second; pages, feeds and their data,
-240 at once and then 40 a second (a page that loses the server reconnects by itself)."""
+"""Per key, or per client address for a request holding none: actions, 20 at once and then 2
+a second; pages, feeds and their data, 240 at once and then 40 a second (a page that loses
+the server reconnects by itself)."""
 TOO_MANY = "Too many requests from this address; wait a moment and try again.\n"
 
 
 class Throttled:
-    """Refuses, with 429, a client address past its bucket (``RATES``): actions counted apart
-    from pages, so a flood of page loads does not stop the GM rolling, nor the reverse."""
+    """Refuses, with 429, a client past its bucket (``RATES``): actions counted apart from
+    pages, so a flood of page loads does not stop the GM rolling, nor the reverse. A request
+    whose cookie holds a key found live lately (``Doors.keyed``) is counted by that key, so
+    the six phones of a table behind one home router each have their own bucket; any other
+    (a link being opened, a stranger, a key made up) by its address, before the database is
+    asked anything of it."""
 
-    def __init__(self, app: ASGIApp, rates: Rates) -> None:
+    def __init__(self, app: ASGIApp, rates: Rates, doors: Doors | None = None) -> None:
         self.app = app
         self.buckets = {method: Bucket(*rate) for method, rate in rates.items()}
+        self.doors = doors
+
+    def client(self, scope: Scope) -> str:
+        """Whom a request is counted against: its key's bucket, else its address's."""
+        if self.doors is not None:
+            cookies = next((v for n, v in scope["headers"] if n == b"cookie"), None)
+            if cookies is not None:
+                held = cookie_parser(cookies.decode("latin-1"))
+                key = self.doors.keyed(held[name] for name in COOKIES if name in held)
+                if key is not None:
+                    return "key:" + key
+        return (scope.get("client") or ("?", 0))[0]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not scope["path"].startswith("/static/"):
             bucket = self.buckets["POST" if scope["method"] == "POST" else "GET"]
-            client = (scope.get("client") or ("?", 0))[0]
-            if not bucket.take(client):
+            if not bucket.take(self.client(scope)):
                 await PlainTextResponse(TOO_MANY, status_code=429, headers=HEADERS)(
                     scope, receive, send
                 )

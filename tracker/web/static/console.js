@@ -333,28 +333,39 @@ const opened = new Set();   // characters whose phone link is shown
 // A character's phone link, folded: its QR code and the link to copy when this server made it
 // (the database keeps no link, so one given before this start is not shown again), and
 // "Make a new link" (the ones given before still work) or "Revoke and make a new link".
-function phoneLink(c) {
+// The players' page of a public server has one too, drawn the same way (``tvLink``).
+function phoneLink(c, label = `${c.name}'s phone link`, asked = { character: c.id }) {
   const phone = el("details", "phone");
   phone.open = opened.has(c.id);
   phone.addEventListener("toggle", () => { if (phone.open) opened.add(c.id); else opened.delete(c.id); });
-  phone.append(el("summary", "", `${c.name}'s phone link`));
+  phone.append(el("summary", "", label));
   if (c.phone) {
-    const img = el("img", "qr"); img.alt = `QR code of ${c.name}'s phone link`;
+    const img = el("img", "qr"); img.alt = `QR code of the ${label}`;
     img.src = `/gm/qr/${encodeURIComponent(c.id)}?v=${encodeURIComponent(c.phone.slice(-6))}`;
     const link = el("input", "link"); link.readOnly = true; link.value = c.phone;
-    link.setAttribute("aria-label", `${c.name}'s phone link`);
+    link.setAttribute("aria-label", label);
     phone.append(img, link);
   } else {
     phone.append(el("p", "given", "Given before this start, and still working where it was opened; a new phone needs a new link."));
   }
   const made = async (route, once) => {
     opened.add(c.id);
-    say("phones-result", await Feed.post(route, { character: c.id }, once));
+    say("phones-result", await Feed.post(route, asked, once));
     refresh();
   };
   if (!c.phone) phone.append(button("Make a new link", "invite", (once) => made("/gm/invite", once)));
   phone.append(button("Revoke and make a new link", "revoke", (once) => made("/gm/revoke", once)));
   return phone;
+}
+
+// On a public server the TV opens the players' page by a link of its own, shown here with its
+// QR code; at home the page is the room's and this stays hidden.
+function tvLink() {
+  const box = document.getElementById("tv");
+  box.hidden = !desk.public;
+  if (!desk.public) return;
+  const tv = { id: "players", name: "players", phone: desk.players_link };
+  box.replaceChildren(phoneLink(tv, "The players' page link (the TV's)", { players: true }));
 }
 
 // A moment as a list of invitations says it: "6 Dec, 21:30", in the GM's own time.
@@ -441,7 +452,7 @@ async function refresh() {
     roll.dataset.campaign = desk.campaign;
     document.getElementById("picker").dataset.key = "";
   }
-  history(); owed(); picker(); campaigns(); characters(); elsewhere(); invitations();
+  history(); owed(); picker(); campaigns(); tvLink(); characters(); elsewhere(); invitations();
 }
 
 function start() {
