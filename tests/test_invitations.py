@@ -188,7 +188,7 @@ def test_invite_new_list_and_revoke_from_the_command_line(served):
     assert revoked["revoked_at"]
     assert not revoked["live"]
     gm = tracker(served.db, "invite", "new", "--gm", "--url", "http://localhost:8765").stdout
-    assert gm.startswith("the GM: http://localhost:8765/gm?key=")
+    assert gm.startswith("the GM (Iron): http://localhost:8765/gm?key=")
 
 
 REFUSED = [

@@ -545,7 +545,11 @@ def test_every_campaigns_phones_have_their_links_and_follow_the_table_to_theirs(
     db = two_systems
     with table_served(db) as server:
         more = [server.proc.stdout.readline() for _ in range(2)]
-        assert more[0].strip() == "Phones of Gloomy (live when the table turns to it):"
+        assert re.fullmatch(
+            r"Phones of Gloomy \(live when the table turns to it; its own address "
+            r"http://\S+/c/[0-9a-f]{8}/\):",
+            more[0].strip(),
+        ), more
         juno = re.fullmatch(r"\s+Juno: (\S+/phone\?key=\S+)\s*", more[1])
         assert juno, more
         _console(browser, server)

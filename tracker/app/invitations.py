@@ -104,7 +104,8 @@ class Invitations:
     def who(self, invitation: Invitation, names: dict[str, tuple[str, str]] | None = None) -> str:
         """Whom it lets in, as a list says it: "the GM", "Wren's phone (Ashfall)"."""
         if invitation.kind == GM:
-            return "the GM"
+            campaign = self._campaign_names().get(invitation.campaign_id or "")
+            return f"the GM ({campaign or 'every campaign'})"
         if invitation.kind == PHONE:
             name, campaign = (names or self._names()).get(
                 invitation.character_id or "", ("a character no longer in play", "")
@@ -140,18 +141,23 @@ class Invitations:
         *,
         character: str | None = None,
         players: bool = False,
+        every: bool = False,
         expires_at: str | None = None,
     ) -> Invited:
         """A new invitation: into a character's phone (by name, in the campaign chosen), with
         ``players`` into the campaign's players' page (the TV's, when the server is public),
-        else into the GM's console."""
+        else into the GM's console of the campaign chosen (with ``every``, of every campaign:
+        the one that turns the table from one to another)."""
         if players:
             row = self.table.campaign()
             made, key = self.store.make(PLAYERS, campaign_id=row.campaign_id, expires_at=expires_at)
             return Invited(made, key, f"the players' page ({row.name})")
         if character is None:
-            made, key = self.store.make(GM, expires_at=expires_at)
-            return Invited(made, key, "the GM")
+            row = None if every else self.table.campaign()
+            made, key = self.store.make(
+                GM, campaign_id=row.campaign_id if row else None, expires_at=expires_at
+            )
+            return Invited(made, key, f"the GM ({row.name if row else 'every campaign'})")
         state = self.table.state()
         ch = self.table.character(character, state)
         if ch.npc:
@@ -166,7 +172,8 @@ class Invitations:
 
     def revoke(self, what: str) -> list[Invitation]:
         """Revoke an invitation by its id, every live one of a character's phone by the
-        character's name (in the campaign chosen), every live one of the GM's by "gm", or
+        character's name (in the campaign chosen), every live one of the GM's (of any
+        campaign) by "gm", or
         every live one of the chosen campaign's players' page by "players"."""
         now = now_utc()
         live = [inv for inv in self.store.listed() if inv.live(now)]
@@ -233,8 +240,8 @@ class Invitations:
         live = [inv for inv in self.store.listed() if inv.live(now)]
         names = self._names()
         made: list[Invited] = []
-        if not any(inv.kind == GM for inv in live):
-            made.append(self.invite())
+        if not any(inv.kind == GM and inv.campaign_id is None for inv in live):
+            made.append(self.invite(every=True))
         served = self.table.campaign().campaign_id
         if public and not any(inv.kind == PLAYERS and inv.campaign_id == served for inv in live):
             made.append(self.invite(players=True))

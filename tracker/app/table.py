@@ -12,7 +12,7 @@ import copy
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from tracker.app.deciding import Appender, Decide, Decision, Logged, logged, require_session
 from tracker.app.loading import (
@@ -114,6 +114,18 @@ class Table:
 
     def close(self) -> None:
         self.backend.close()
+
+    def on(self, campaign_id: str) -> Self:
+        """This open database again, acting on ``campaign_id`` whatever is chosen here or
+        current: each campaign a server serves at its own address acts through one. It
+        shares the connection, the store and the states' cache; closing this one closes it."""
+        sibling = copy.copy(self)
+        # The app's parts (``Tracker``'s cached properties) were made for this one's choice.
+        for name, value in vars(self).items():
+            if getattr(value, "table", None) is self:
+                del vars(sibling)[name]
+        sibling.chosen = campaign_id
+        return sibling
 
     @property
     def meter(self) -> Meter | None:

@@ -22,8 +22,9 @@ def invite() -> None:
 
 INVITE_NEW = Command(
     ("invite", "new"),
-    """Make a link into a character's phone, with --gm into the GM's console, or with --players
-    into the players' page (a public server's TV), and print it
+    """Make a link into a character's phone, with --gm into the GM's console of the campaign
+    (with --every-campaign, of every campaign), or with --players into the players' page (a
+    public server's TV), and print it
     (with --qr, as a QR code to scan too). The link is shown this once: the database keeps only
     a hash of its key. It lasts across restarts of `tracker serve` until it expires (--expires)
     or is revoked (`tracker invite revoke`); the links given before keep working.
@@ -44,7 +45,13 @@ INVITE_NEW = Command(
         ),
     ),
     options=(
-        Option("--gm", "A link into the GM's console instead.", "bool"),
+        Option("--gm", "A link into the GM's console of the campaign instead.", "bool"),
+        Option(
+            "--every-campaign",
+            "With --gm: the console of every campaign, which turns the table between them.",
+            "bool",
+            dest="every",
+        ),
         Option(
             "--players",
             "A link into the players' page instead (needed on a public server).",
@@ -69,6 +76,7 @@ def _invite_new(
     as_json: bool,
     character: str | None,
     gm: bool,
+    every: bool,
     players: bool,
     expires: str | None,
     url: str | None,
@@ -82,6 +90,8 @@ def _invite_new(
             "Name the character whose phone to invite, or give --gm for the GM's console or "
             "--players for the players' page."
         )
+    if every and not gm:
+        raise BadInput("--every-campaign goes with --gm: the GM's console of every campaign.")
     tracker = open_tracker()
     base = public_address(url, "--url") if url else tracker.invitations.base()
     if base is None:
@@ -90,7 +100,7 @@ def _invite_new(
             "or start `tracker serve` once."
         )
     made = tracker.invitations.invite(
-        character=character, players=players, expires_at=expiry(expires)
+        character=character, players=players, every=every, expires_at=expiry(expires)
     )
     link = made.link(base)
     if as_json:

@@ -46,6 +46,11 @@ SERVE = Command(
     address players open). Every link and QR code then uses the public address, cookies are
     Secure and browsers are told to use HTTPS alone.
 
+    Every campaign of the database is served at its own address too (/c/ and eight hex
+    digits, printed at start): its players' page, console and phones stay on it, and a key
+    made for one campaign opens that campaign's alone. The plain addresses (/, /gm, /phone)
+    follow the campaign the table is playing.
+
     Served over HTTPS, behind a proxy or with --public, the server is public: the players'
     page needs a link too (the first public start prints one; the console shows it with a QR
     code for the TV), and a request holding no live link is refused before anything is read.
@@ -284,7 +289,12 @@ def _announce(
     (0.0.0.0), the TV and the GM's laptop open the machine's address on the network, as the
     phones do. A link is printed when it was made now; else the one given before still
     opens its page. The players' page needs one only when the server is ``public``."""
-    click.echo(f'Serving "{bold(row.name)}" ({row.system}). Ctrl-C stops.')
+    # Every campaign has an address of its own, which stays on it; the plain ones below follow
+    # the table.
+    click.echo(
+        f'Serving "{bold(row.name)}" ({row.system}), its own address {base}/c/'
+        f"{row.campaign_id[:8]}/. Ctrl-C stops."
+    )
     if public:
         _announce_link("Players", "players", base, made, kept, row.campaign_id)
     else:
@@ -325,9 +335,10 @@ def _announce_link(
         for doc in kept
         if doc["kind"] == kind and (campaign_id is None or doc["campaign_id"] == campaign_id)
     )
+    another = "--gm --every-campaign" if kind == "gm" else f"--{kind}"
     click.echo(
         f"{shown}{base}{'/gm' if kind == 'gm' else '/'}, by the link given before "
-        f"({given} live); `tracker invite new --{kind}` makes another"
+        f"({given} live); `tracker invite new {another}` makes another"
     )
 
 
@@ -368,7 +379,10 @@ def _announce_phones(
         if n == 0:
             click.echo("  Phones (one link per character; the console revokes one):")
         else:
-            click.echo(f"  Phones of {printable(row.name)} (live when the table turns to it):")
+            click.echo(
+                f"  Phones of {printable(row.name)} (live when the table turns to it; "
+                f"its own address {base}/c/{row.campaign_id[:8]}/):"
+            )
         for line in lines:
             click.echo(line)
 
@@ -381,7 +395,8 @@ def _run(app: Starlette, sock: socket.socket, protocol: type, tls: tuple[str, st
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: object) -> None:
             # The feeds end their responses first, so no page is cut off mid-message.
-            app.state.hub.close()
+            for hub in app.state.hubs():
+                hub.close()
             super().handle_exit(sig, frame)
 
     config = uvicorn.Config(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import io
 import json
 import re
@@ -48,6 +49,7 @@ from tracker.web.guard import (
     GM,
     GM_ONLY,
     HEADERS,
+    INVITED_PHONE,
     PHONE_COOKIE,
     PHONE_GONE,
     PLAYERS,
@@ -60,6 +62,14 @@ from tracker.web.guard import (
     refused,
 )
 from tracker.words import form_words, table_words
+
+SCOPE: contextvars.ContextVar[str | None] = contextvars.ContextVar("scope", default=None)
+"""The campaign the GM's key acting now was made for (None: every campaign's), set for the
+request being answered (``Console._guarded``): each request is its own task, with its own."""
+ELSEWHERE = (
+    "This console serves {name} alone; turn the table to another campaign from the console "
+    "at /gm, opened by a key of every campaign's."
+)
 
 PLAYERS_DOOR = "players"
 """The players' page, as the console's routes name it (``/gm/qr/players``) beside the
@@ -238,19 +248,34 @@ class Console:
         hub: Following,
         guard: Guard,
         base: str | None,
-        shown: Mapping[str, str] | None = None,
+        shown: dict[str, str] | None = None,
+        *,
+        prefix: str = "",
     ) -> None:
         self.hub = hub
         self.feed = hub.feed
         self.guard = guard
         self.phones = guard.phones
         self.base = base
-        # The phone keys this server made (as it started, or since at the GM's press), by
-        # character: the only links the console can show, the database keeping none.
-        self.shown: dict[str, str] = dict(shown or {})
+        # Where its pages are: "" for the plain addresses, which follow the current
+        # campaign; "/c/TOKEN" for one campaign's own, which stay on it.
+        self.prefix = prefix
+        # The keys this server made (as it started, or since at the GM's press), by door
+        # (``Invited.door``), shared by every campaign's console: the only links a console
+        # can show, the database keeping none.
+        self.shown: dict[str, str] = shown if shown is not None else {}
         # The requests being answered now, by holder and nonce, each with what its copies
         # wait on.
         self.answering: dict[tuple[str, str], asyncio.Event] = {}
+
+    def served(self) -> str:
+        """The campaign these pages serve now."""
+        return self.feed.live.campaign_id
+
+    @property
+    def pinned_to(self) -> str | None:
+        """The campaign of a campaign's own address; None at the plain one."""
+        return self.feed.live.campaign_id if self.prefix else None
 
     # -- what the console shows ------------------------------------------------------------------
 
@@ -265,10 +290,12 @@ class Console:
         if key is None:
             return None
         base = self.base or f"{request.url.scheme}://{request.headers['host']}"
-        return f"{base}{path}?key={key}"
+        return f"{base}{self.prefix}{path}?key={key}"
 
-    def gm_state(self, request: Request) -> dict[str, Any]:
-        """Everything the console's forms need, as the campaign stands now."""
+    def gm_state(self, request: Request, scope: str | None = None) -> dict[str, Any]:
+        """Everything the console's forms need, as the campaign stands now; ``scope`` the
+        campaign the console's key is for (None: every campaign's)."""
+        whole = scope is None and not self.prefix
         live = self.feed.live
         table = live.table
         state = live.state()
@@ -291,8 +318,11 @@ class Console:
             ),
             "secrets": self._secrets(state),
             "obligations": obligations,
-            "campaigns": [row.name for row in table.store.campaigns()],
-            "elsewhere": self._elsewhere(request),
+            # Turning the table to another campaign is the plain console's, opened by a key
+            # of every campaign's: one campaign's console stays on it.
+            "campaigns": [row.name for row in table.store.campaigns()] if whole else [],
+            "elsewhere": self._elsewhere(request) if whole else [],
+            "address": self.prefix + "/",
             # On a public server the TV too opens by a link, which the console shows.
             "players_link": self.link(request, PLAYERS_DOOR) if self.guard.public else None,
             "public": self.guard.public,
@@ -453,6 +483,8 @@ class Console:
                 or not isinstance(values, dict)
             ):
                 raise BadInput("Name the command and its values, as the console's forms do.")
+            if path[0] == "campaign" and self._restricted():
+                raise Refusal(403, ELSEWHERE.format(name=self.feed.live.row.name))
             try:
                 done = await self.feed.call(perform, self.feed.live.table, tuple(path), values)
             except TrackerError as exc:
@@ -476,6 +508,11 @@ class Console:
             }
 
         return await self._guarded(request, None, run)
+
+    def _restricted(self) -> bool:
+        """Whether the console acting now keeps to its one campaign: a campaign's own, or one
+        opened by a key made for one campaign."""
+        return bool(self.prefix) or SCOPE.get() is not None
 
     def _shown(self, path: tuple[str, ...]) -> dict[str, str]:
         """Each option of the form at ``path`` by its flag, with the label its box shows; none
@@ -544,6 +581,8 @@ class Console:
         if not isinstance(cid, str):
             raise NotFound("No such character to make a phone link for.")
         if cid not in state.characters:
+            if self._restricted():
+                raise NotFound("No such character in this campaign to make a phone link for.")
             # A player of another campaign's, whose link the console lists too.
             found = await self.feed.call(self._campaign_of, cid)
             if found is None:
@@ -587,9 +626,12 @@ class Console:
                 return row, state
         return None
 
-    def invitations(self, yours: str | None = None) -> list[dict[str, Any]]:
+    def invitations(
+        self, yours: str | None = None, scope: str | None = None
+    ) -> list[dict[str, Any]]:
         """The live invitations, as the console lists them to revoke; ``yours`` the id of the
-        one the console asking was opened by."""
+        one the console asking was opened by, ``scope`` the campaign its key is for (None:
+        every campaign's, and so every invitation)."""
         return [
             {
                 "id": doc["invitation_id"],
@@ -597,8 +639,12 @@ class Console:
                 "made": doc["made_at"],
                 "expires": doc["expires_at"],
                 "yours": doc["invitation_id"] == yours,
+                "kind": doc["kind"],
+                "campaign_id": doc["campaign_id"],
+                "character_id": doc["character_id"],
             }
             for doc in self.feed.live.table.invitations.listed()
+            if scope is None or doc["campaign_id"] == scope
         ]
 
     async def uninvite(self, request: Request) -> Response:
@@ -609,8 +655,8 @@ class Console:
             table = self.feed.live.table
             if not isinstance(ident, str) or not re.fullmatch(r"[0-9a-f]{8}", ident):
                 raise BadInput("Name the invitation to revoke, as the list shows it.")
-            listed = await self.feed.call(table.invitations.listed)
-            live = {doc["invitation_id"]: doc for doc in listed}
+            listed = await self.feed.call(self.invitations, None, SCOPE.get())
+            live = {doc["id"]: doc for doc in listed}
             if ident not in live:
                 raise NotFound("That invitation is revoked or expired already.")
             await self.feed.call(table.store.invitations.revoke, [ident])
@@ -635,7 +681,7 @@ class Console:
     async def phone_roll(self, request: Request) -> Response:
         """A phone rolls for its character: ``{"trait", "values", "request"}``; ``values``
         holds the options a player may give (the dice among them)."""
-        held = await self.guard.phone(request)
+        held = await self.guard.phone(request, self.pinned_to)
         if held is None:
             return refused(403, PHONE_GONE)
         key, cid = held
@@ -695,10 +741,11 @@ class Console:
         # A phone is a player's: its refusals are in the table's words, not the command line's.
         words = str if identity is None else players_words
         if identity is None:
-            key = await self.guard.gm(request)
-            if key is None:
+            held = await self.guard.gm(request, self.served())
+            if held is None:
                 return refused(403, GM_ONLY)
-            identity = gm_identity(key)
+            identity = gm_identity(held[0])
+            SCOPE.set(held[1].campaign_id)
         try:
             body, claim = await self.guard.check(request, identity)
         except Refusal as exc:
@@ -767,10 +814,9 @@ class Console:
         key = request.query_params.get("key")
         if key is None:
             return None
-        invitation = await self.guard.doors.opened(key)
-        if invitation is None or invitation.kind != "phone":
+        if await self.guard.opens(key, INVITED_PHONE, self.pinned_to) is None:
             return refused(403, "This link is not live; ask the GM for a new one.")
-        return let_in(request, "/phone", PHONE_COOKIE, key)
+        return let_in(request, self.prefix + "/phone", PHONE_COOKIE, key)
 
     def qr(self, request: Request, door: str) -> Response:
         """A character's phone link, or the players' (``PLAYERS_DOOR``), as a QR code (SVG),

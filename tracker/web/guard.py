@@ -386,6 +386,17 @@ def answer(doc: dict[str, Any]) -> JSONResponse:
     return JSONResponse(doc, headers=HEADERS)
 
 
+def cookie_values(header: str, name: str) -> list[str]:
+    """Every value the Cookie ``header`` gives ``name``, in its order (a browser holding
+    cookies of one name for several paths sends them all, the most specific first)."""
+    found = []
+    for part in header.split(";"):
+        given, eq, value = part.strip().partition("=")
+        if eq and given == name and value:
+            found.append(value.strip('"'))
+    return found[:8]
+
+
 def phone_identity(key: str) -> str:
     """Who a phone's pages speak as: its key, so a page of a revoked key can send nothing."""
     return "phone:" + key
@@ -427,38 +438,51 @@ class Guard:
         # public address given once (``tracker serve --public-url``).
         self.origins = frozenset(origins)
 
-    async def opens_console(self, given: str) -> bool:
-        """Whether ``given`` is a live key of the GM's console."""
-        invitation = await self.doors.opened(given)
-        return invitation is not None and invitation.kind == INVITED_GM
-
-    async def gm(self, request: Request) -> str | None:
-        """The GM's key the request's cookie holds; None when it holds no live one."""
-        given = request.cookies.get(GM_COOKIE, "")
-        return given if given and await self.opens_console(given) else None
-
-    async def phone(self, request: Request) -> tuple[str, str] | None:
-        """The phone's key and the character it is for; None without a live key."""
-        key = request.cookies.get(PHONE_COOKIE, "")
-        invitation = await self.doors.opened(key) if key else None
-        if invitation is None or invitation.kind != INVITED_PHONE or not invitation.character_id:
+    async def opens(self, given: str, kind: str, campaign_id: str | None) -> Invitation | None:
+        """The live invitation ``given`` is the key of, when it opens the door ``kind`` of
+        ``campaign_id``: a key made for one campaign opens that campaign's alone, one made
+        for none (the GM's first) every campaign's. ``campaign_id`` None asks of no campaign:
+        a phone at the plain address, whose page says when the table is elsewhere."""
+        invitation = await self.doors.opened(given) if given else None
+        if invitation is None or invitation.kind != kind:
             return None
-        return key, invitation.character_id
+        if campaign_id is not None and invitation.campaign_id not in (None, campaign_id):
+            return None
+        return invitation
 
-    async def opens_players(self, given: str, campaign_id: str) -> bool:
-        """Whether ``given`` is a live key of the players' page of ``campaign_id``."""
-        invitation = await self.doors.opened(given)
-        return (
-            invitation is not None
-            and invitation.kind == INVITED_PLAYERS
-            and invitation.campaign_id in (None, campaign_id)
-        )
+    async def held(
+        self, request: Request, cookie: str, kind: str, campaign_id: str | None
+    ) -> tuple[str, Invitation] | None:
+        """The key a cookie of the request holds that opens ``kind`` of ``campaign_id``, and
+        its invitation; None when none does. A browser sends one cookie of the name for each
+        path it was let in at (the plain address's and a campaign's own), most specific
+        first: each is tried."""
+        for given in cookie_values(request.headers.get("cookie", ""), cookie):
+            invitation = await self.opens(given, kind, campaign_id)
+            if invitation is not None:
+                return given, invitation
+        return None
+
+    async def gm(self, request: Request, campaign_id: str) -> tuple[str, Invitation] | None:
+        """The GM's key the request's cookie holds, for ``campaign_id``'s console; None when
+        it holds no live one."""
+        return await self.held(request, GM_COOKIE, INVITED_GM, campaign_id)
+
+    async def phone(
+        self, request: Request, campaign_id: str | None = None
+    ) -> tuple[str, str] | None:
+        """The phone's key and the character it is for (of ``campaign_id``, when one is
+        named); None without a live key."""
+        held = await self.held(request, PHONE_COOKIE, INVITED_PHONE, campaign_id)
+        if held is None or not held[1].character_id:
+            return None
+        return held[0], held[1].character_id
 
     async def players(self, request: Request, campaign_id: str) -> str | None:
         """The players' page key the request's cookie holds, for ``campaign_id``; None
         without a live one. Public servers only ask: at home the page is the room's."""
-        given = request.cookies.get(PLAYERS_COOKIE, "")
-        return given if given and await self.opens_players(given, campaign_id) else None
+        held = await self.held(request, PLAYERS_COOKIE, INVITED_PLAYERS, campaign_id)
+        return held[0] if held else None
 
     def page_token(self, identity: str) -> str:
         """A new token for a page opened as ``identity``."""

@@ -3,7 +3,9 @@
 
 The link (``/phone?key=KEY``) sets a cookie holding the key and drops it from the address; the
 key is an invitation of the database's (``tracker.app.invitations``), live until it expires or
-the GM revokes it. The phone's feed is the players'
+the GM revokes it. At the plain address the phone follows the table (and says when it is
+elsewhere); at its campaign's own (``/c/TOKEN/phone``) it opens for that campaign's characters
+alone. The phone's feed is the players'
 (``feed.PLAYERS``), with its character as the players know it after each board.
 """
 
@@ -35,21 +37,23 @@ from tracker.web.pages import static_page
 
 
 def routes(hub: Hub, guard: Guard, console: Console) -> list[Route]:
-    """A player's phone: its link, its page, state and feed, and its roll; each for the one
-    character its key is for."""
+    """A player's phone at ``console.prefix``: its link, its page, state and feed, and its
+    roll; each for the one character its key is for (of the campaign of the address, at a
+    campaign's own)."""
+    at = console.prefix + "/phone"
 
     async def phone_page(request: Request) -> Response:
         entry = await console.phone_entry(request)
         if entry is not None:
             return entry
-        held = await guard.phone(request)
+        held = await guard.phone(request, console.pinned_to)
         if held is None:
             return HTMLResponse(static_page("phone.html", "refused", ""), 403, headers=HEADERS)
         page = static_page("phone.html", "phone", guard.page_token(phone_identity(held[0])))
         return HTMLResponse(page, headers=HEADERS)
 
     async def phone_state(request: Request) -> Response:
-        held = await guard.phone(request)
+        held = await guard.phone(request, console.pinned_to)
         if held is None:
             return refused(403, PHONE_GONE)
         try:
@@ -58,7 +62,7 @@ def routes(hub: Hub, guard: Guard, console: Console) -> list[Route]:
             return refused(404, str(exc))
 
     async def phone_events(request: Request) -> Response:
-        held = await guard.phone(request)
+        held = await guard.phone(request, console.pinned_to)
         if held is None:
             return Response(PHONE_GONE, 403)
         queue, events = joined(request, hub, PLAYERS)
@@ -66,10 +70,10 @@ def routes(hub: Hub, guard: Guard, console: Console) -> list[Route]:
         return sent(held_open(guard.doors, held[0], queue, mine))
 
     return [
-        Route("/phone", phone_page),
-        Route("/phone/state", phone_state),
-        Route("/phone/events", phone_events),
-        Route("/phone/roll", console.phone_roll, methods=["POST"]),
+        Route(at, phone_page),
+        Route(at + "/state", phone_state),
+        Route(at + "/events", phone_events),
+        Route(at + "/roll", console.phone_roll, methods=["POST"]),
     ]
 
 

@@ -18,6 +18,7 @@ from starlette.routing import Route
 from tracker.web.feed import Hub, joined, sent, stream
 from tracker.web.guard import (
     HEADERS,
+    INVITED_PLAYERS,
     PLAYERS,
     PLAYERS_COOKIE,
     PLAYERS_ONLY,
@@ -28,9 +29,10 @@ from tracker.web.guard import (
 from tracker.web.pages import asset, static_page
 
 
-def routes(hub: Hub, guard: Guard) -> list[Route]:
-    """The players' page and its feed, behind the players' key on a public server; the
-    pages' files."""
+def routes(hub: Hub, guard: Guard, prefix: str = "") -> list[Route]:
+    """The players' page at ``prefix`` (a campaign's own, or the plain one) and its feed,
+    behind the players' key on a public server."""
+    at = prefix + "/"
 
     def served() -> str:
         return hub.feed.live.campaign_id
@@ -40,10 +42,10 @@ def routes(hub: Hub, guard: Guard) -> list[Route]:
         if given is not None:
             if not guard.public:
                 # A public server's link opened at home: the page is the room's anyway.
-                return RedirectResponse("/", status_code=303, headers=HEADERS)
-            if not await guard.opens_players(given, served()):
+                return RedirectResponse(at, status_code=303, headers=HEADERS)
+            if await guard.opens(given, INVITED_PLAYERS, served()) is None:
                 return _refused_page()
-            return let_in(request, "/", PLAYERS_COOKIE, given)
+            return let_in(request, at, PLAYERS_COOKIE, given)
         if guard.public and await guard.players(request, served()) is None:
             return _refused_page()
         return HTMLResponse(static_page("live.html", PLAYERS), headers=HEADERS)
@@ -57,11 +59,12 @@ def routes(hub: Hub, guard: Guard) -> list[Route]:
         queue, events = joined(request, hub, PLAYERS)
         return sent(held_open(guard.doors, key, queue, events))
 
-    return [
-        Route("/", players_page),
-        Route("/events", players_events),
-        Route("/static/{name}", asset),
-    ]
+    return [Route(at, players_page), Route(at + "events", players_events)]
+
+
+def files() -> list[Route]:
+    """The pages' files: the package's own, the same for every table and every campaign."""
+    return [Route("/static/{name}", asset)]
 
 
 def _refused_page() -> Response:

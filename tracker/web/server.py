@@ -24,22 +24,25 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import re
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.requests import Request, cookie_parser
+from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
+from starlette.routing import BaseRoute, Match, NoMatchFound, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from tracker.app.live import Live
+from tracker.app.tracker import Tracker
 from tracker.web import gm, phone, players
 from tracker.web.console import Console
 from tracker.web.feed import EVERY, Feed, Hub
-from tracker.web.guard import COOKIES, HEADERS, Bucket, Doors, Guard, Phones
+from tracker.web.guard import COOKIES, HEADERS, SWEEP, Bucket, Doors, Guard, Phones, cookie_values
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 # A host name as --allow-host takes it: letters, digits, hyphens (underscores, as some local
@@ -154,14 +157,16 @@ def make_app(
     doors = Doors(invitations)
     origins = () if base is None else (_origin(base),)
     guard = Guard(doors, phones, invitations.page_secret(), origins=origins, public=public)
+    shown = shown if shown is not None else {}
     console = Console(hub, guard, base, shown)
+    own = OwnAddresses(live.table, guard, base, shown, every)
 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         watchers = [asyncio.create_task(job) for job in (hub.run(), doors.run(), phones.run())]
         try:
             yield
         finally:
-            for watcher in watchers:
+            for watcher in (*watchers, *own.watchers):
                 watcher.cancel()
 
     app = Starlette(
@@ -169,6 +174,8 @@ def make_app(
             *players.routes(hub, guard),
             *gm.routes(hub, guard, console),
             *phone.routes(hub, guard, console),
+            *players.files(),
+            own,
         ],
         middleware=[
             *([Middleware(ProxyHeadersMiddleware, trusted_hosts=list(proxies))] if proxies else []),
@@ -182,9 +189,82 @@ def make_app(
         exception_handlers={Exception: _failed},
     )
     app.state.hub = hub
+    app.state.hubs = lambda: [hub, *own.hubs()]
+    app.state.campaigns = own
     app.state.phones = phones
     app.state.doors = doors
     return app
+
+
+OWN = re.compile(r"/c/([0-9a-f]{8})(/.*)?")
+"""A campaign's own address: ``/c/`` and the first eight hex digits of its id (``Live.token``),
+then the page."""
+NO_CAMPAIGN = "No campaign of this server is at that address; open the link the GM gave.\n"
+
+
+class OwnAddresses(BaseRoute):
+    """Every campaign's own address (``/c/TOKEN/`` and its ``gm`` and ``phone``): the same
+    pages as the plain ones, each staying on its campaign, and acting on it alone. A
+    campaign's pages (its feed's watcher among them) are made the first time one is asked
+    for; an address no campaign has is not found."""
+
+    def __init__(
+        self, table: Tracker, guard: Guard, base: str | None, shown: dict[str, str], every: float
+    ) -> None:
+        self.table = table
+        self.guard = guard
+        self.base = base
+        self.shown = shown
+        self.every = every
+        self.sites: dict[str, tuple[Hub, Router]] = {}
+        self.watchers: list[asyncio.Task[None]] = []
+        self.tokens: tuple[float, dict[str, Any]] = (-SWEEP, {})
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if scope["type"] == "http" and OWN.fullmatch(scope["path"]):
+            return Match.FULL, {}
+        return Match.NONE, {}
+
+    def url_path_for(self, name: str, /, **path_params: Any) -> Any:
+        raise NoMatchFound(name, path_params)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        token = OWN.fullmatch(scope["path"]).group(1)  # type: ignore[union-attr]
+        site = self.sites.get(token) or await self._made(token)
+        if site is None:
+            missing = PlainTextResponse(NO_CAMPAIGN, status_code=404, headers=HEADERS)
+            await missing(scope, receive, send)
+            return
+        await site[1](scope, receive, send)
+
+    async def _made(self, token: str) -> tuple[Hub, Router] | None:
+        """The pages of the campaign ``token`` names, made now; None when none has it. The
+        campaigns are read again at most every ``SWEEP`` seconds, so a flood of made-up
+        addresses asks the database nothing more."""
+        now = time.monotonic()
+        if now - self.tokens[0] > SWEEP:
+            rows = await asyncio.to_thread(self.table.store.campaigns)
+            self.tokens = (now, {row.campaign_id[:8]: row for row in rows})
+        row = self.tokens[1].get(token)
+        if row is None or token in self.sites:
+            return self.sites.get(token)
+        live = Live(self.table.on(row.campaign_id), row)
+        hub = Hub(Feed(live), self.every)
+        prefix = f"/c/{token}"
+        console = Console(hub, self.guard, self.base, self.shown, prefix=prefix)
+        router = Router(
+            routes=[
+                *players.routes(hub, self.guard, prefix),
+                *gm.routes(hub, self.guard, console),
+                *phone.routes(hub, self.guard, console),
+            ]
+        )
+        self.sites[token] = (hub, router)
+        self.watchers.append(asyncio.create_task(hub.run()))
+        return self.sites[token]
+
+    def hubs(self) -> list[Hub]:
+        return [hub for hub, _ in self.sites.values()]
 
 
 def _origin(base: str) -> str:
@@ -253,8 +333,8 @@ class Throttled:
         if self.doors is not None:
             cookies = next((v for n, v in scope["headers"] if n == b"cookie"), None)
             if cookies is not None:
-                held = cookie_parser(cookies.decode("latin-1"))
-                key = self.doors.keyed(held[name] for name in COOKIES if name in held)
+                text = cookies.decode("latin-1")
+                key = self.doors.keyed(k for name in COOKIES for k in cookie_values(text, name))
                 if key is not None:
                     return "key:" + key
         return (scope.get("client") or ("?", 0))[0]

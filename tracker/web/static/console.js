@@ -206,7 +206,7 @@ async function press(holder, run) {
 }
 
 async function act(path, vals, where, once) {
-  const doc = await Feed.post("/gm/act", { path, values: vals }, once);
+  const doc = await Feed.post("gm/act", { path, values: vals }, once);
   // The table read first: a new session or another campaign clears the old results, not this.
   if (doc.ok) await refresh();
   say(where, doc);
@@ -246,7 +246,7 @@ function ready(form) {
 async function ask(form, once) {
   const vals = values(form);
   const { character: who, trait, secret, ...rest } = vals;
-  const doc = await Feed.post("/gm/ask", { character: who || "", trait: trait || "", secret: !!secret, values: rest }, once);
+  const doc = await Feed.post("gm/ask", { character: who || "", trait: trait || "", secret: !!secret, values: rest }, once);
   say("result", doc);
   if (doc.ok) { ready(form); refresh(); }
 }
@@ -313,7 +313,9 @@ function picker() {
   const select = document.getElementById("picker");
   const wanted = desk.forms.filter((f) => !["roll", "undo", "redo"].includes(f.path.join(" ")) &&
                                          !f.path.join(" ").startsWith("session") &&
-                                         f.path.join(" ") !== "campaign use");
+                                         f.path.join(" ") !== "campaign use" &&
+                                         // One campaign's console keeps to it.
+                                         (desk.campaigns.length || f.path[0] !== "campaign"));
   const key = wanted.map((f) => f.title).join("|");
   if (select.dataset.key === key) return;
   select.dataset.key = key;
@@ -322,6 +324,8 @@ function picker() {
 }
 
 function campaigns() {
+  // One campaign's console (its own address, or a key made for it) keeps to that campaign.
+  document.getElementById("campaign-box").hidden = !desk.campaigns.length;
   const form = document.getElementById("campaigns");
   if (form.dataset.built) return;
   form.dataset.built = "1";
@@ -341,7 +345,7 @@ function phoneLink(c, label = `${c.name}'s phone link`, asked = { character: c.i
   phone.append(el("summary", "", label));
   if (c.phone) {
     const img = el("img", "qr"); img.alt = `QR code of the ${label}`;
-    img.src = `/gm/qr/${encodeURIComponent(c.id)}?v=${encodeURIComponent(c.phone.slice(-6))}`;
+    img.src = `gm/qr/${encodeURIComponent(c.id)}?v=${encodeURIComponent(c.phone.slice(-6))}`;
     const link = el("input", "link"); link.readOnly = true; link.value = c.phone;
     link.setAttribute("aria-label", label);
     phone.append(img, link);
@@ -353,8 +357,8 @@ function phoneLink(c, label = `${c.name}'s phone link`, asked = { character: c.i
     say("phones-result", await Feed.post(route, asked, once));
     refresh();
   };
-  if (!c.phone) phone.append(button("Make a new link", "invite", (once) => made("/gm/invite", once)));
-  phone.append(button("Revoke and make a new link", "revoke", (once) => made("/gm/revoke", once)));
+  if (!c.phone) phone.append(button("Make a new link", "invite", (once) => made("gm/invite", once)));
+  phone.append(button("Revoke and make a new link", "revoke", (once) => made("gm/revoke", once)));
   return phone;
 }
 
@@ -386,7 +390,7 @@ function invitations() {
     li.append(el("span", "who", inv.who + (inv.yours ? " · this browser" : "")));
     li.append(el("small", "since", `made ${day(inv.made)}, ${until}`));
     li.append(button(inv.yours ? "Revoke (locks this console out)" : "Revoke", "revoke", async (once) => {
-      say("invitations-result", await Feed.post("/gm/uninvite", { invitation: inv.id }, once));
+      say("invitations-result", await Feed.post("gm/uninvite", { invitation: inv.id }, once));
       refresh();
     }));
     return li;
@@ -432,7 +436,7 @@ function characters() {
 }
 
 async function refresh() {
-  const response = await fetch("/gm/state", { credentials: "same-origin" });
+  const response = await fetch("gm/state", { credentials: "same-origin" });
   if (!response.ok) return;
   const was = desk;
   desk = await response.json();
@@ -514,7 +518,7 @@ function start() {
     if (roll.elements.character) ready(roll);
   });
   let pending = null;
-  Feed.follow("/gm/events", document.getElementById("feed"), true, {
+  Feed.follow("gm/events", document.getElementById("feed"), true, {
     // After each batch the console's forms read the table again (undo's words, what is owed).
     board: (b) => {
       table = b;

@@ -125,11 +125,11 @@ function fit() {
 function connect() {
   const feed = document.getElementById("feed");
   const fitted = (b) => { board(b); fit(); };
-  const source = Feed.follow(view === "gm" ? "/gm/events" : "/events", feed, view === "gm", { board: fitted }, true);
+  const source = Feed.follow(view === "gm" ? "gm/events" : "events", feed, view === "gm", { board: fitted }, true);
   // On a public server a feed that keeps failing may be a link the GM revoked: say so rather
   // than "reconnecting…" for ever.
   source.addEventListener("error", async () => {
-    const page = await fetch("/", { credentials: "same-origin" }).catch(() => null);
+    const page = await fetch("./", { credentials: "same-origin" }).catch(() => null);
     if (page && page.status === 403) {
       source.close();
       document.body.classList.add("refused");

@@ -178,7 +178,7 @@ function refill(form, { trait, values }) {
 
 async function roll(form, once) {
   const { trait, values } = gather(form);
-  const doc = await Feed.post("/phone/roll", { trait, values }, once);
+  const doc = await Feed.post("phone/roll", { trait, values }, once);
   say(doc);
   if (doc.ok) {
     // Dice typed in are for one roll only; the trait stays chosen.
@@ -258,12 +258,12 @@ function start() {
     press(answer, async (once) => {
       if (!asked) return;
       const dice = answer.elements.dice.value.trim();
-      const doc = await Feed.post("/phone/roll", { request: asked.id, values: dice ? { dice } : {} }, once);
+      const doc = await Feed.post("phone/roll", { request: asked.id, values: dice ? { dice } : {} }, once);
       say(doc);
       if (doc.ok) { answer.reset(); showAsked(null); }
     });
   });
-  const source = Feed.follow("/phone/events", document.getElementById("feed"), false, {
+  const source = Feed.follow("phone/events", document.getElementById("feed"), false, {
     me: showMe,
     // The campaign's own tracks, as the TV shows them to the table.
     board: (b) => Feed.shared(document.getElementById("shared"), b),
@@ -276,7 +276,7 @@ function start() {
   // A feed that keeps failing: if her link was revoked, say so rather than "reconnecting…"
   // for ever above a form that would only be refused.
   source.addEventListener("error", async () => {
-    const state = await fetch("/phone/state", { credentials: "same-origin" }).catch(() => null);
+    const state = await fetch("phone/state", { credentials: "same-origin" }).catch(() => null);
     if (state && state.status === 403) {
       source.close();
       document.body.classList.add("refused");
