@@ -33,7 +33,7 @@ from test_live import SHEETS, free_port
 pytest_plugins = ("pg",)
 
 ROOT = Path(__file__).resolve().parent.parent
-GUIDE = ROOT / "tracker" / "web" / "ONLINE.md"
+GUIDE = ROOT / "tracker/web/ONLINE.md"
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
 NAME = "dice.example.org"
 ROLLS = 12

@@ -78,9 +78,18 @@ class Watcher:
 
     def wait(self, timeout: float) -> bool:
         """PostgreSQL: wait up to ``timeout`` seconds for an append's notification."""
-        for _ in self.listener.notifies(timeout=timeout, stop_after=1):
-            return True
-        return False
+        return bool(self.heard(timeout))
+
+    def heard(self, timeout: float) -> set[str]:
+        """PostgreSQL: the campaigns appended to, by the notifications that came within
+        ``timeout`` seconds of the first (none when none came): waits for one, then takes
+        what else is there already."""
+        heard = set()
+        for note in self.listener.notifies(timeout=timeout, stop_after=1):
+            heard.add(note.payload)
+        for note in self.listener.notifies(timeout=0):
+            heard.add(note.payload)
+        return heard
 
     def close(self) -> None:
         if self.listener is not None:

@@ -366,6 +366,23 @@ class EventStore:
         with self._reading() as link:
             return self._head(link, campaign_id)
 
+    def heads(self, campaign_ids: Iterable[str]) -> dict[str, int]:
+        """Each named campaign's last version (0 when it has none), in one read: what a
+        server serving many campaigns asks when the database moved."""
+        ids = list(dict.fromkeys(campaign_ids))
+        if not ids:
+            return {}
+        among, params = placeholders("c", ids)
+        with self._reading() as link:
+            found = dict(
+                link.rows(
+                    "SELECT campaign_id, MAX(version) FROM events "
+                    f"WHERE campaign_id IN {among} GROUP BY campaign_id",
+                    params,
+                )
+            )
+        return {cid: found.get(cid) or 0 for cid in ids}
+
     @staticmethod
     def _head(link: Link, campaign_id: str) -> Head:
         for version, digest, recorded_at in link.rows(

@@ -8,10 +8,13 @@ Each feed message that is an event carries the event's version as its SSE id, so
 reconnects sends ``Last-Event-ID`` and is sent what it missed. After each batch comes a
 ``board`` message (tracks, Threat, what is owed, the session's luck), which has no id.
 
-One task (``Hub``) watches the head (one indexed lookup every ``EVERY`` seconds) and, when it
-moves, reads what is new once per view and hands it to every page of that view. When the
-current campaign is another (``Live.follow``), every page is sent a ``reset`` and the new
-campaign's session. Database work runs in one worker thread at a time (``Feed.call``).
+One task (``Bell``) watches the database for the whole server, however many campaigns it
+serves (on SQLite two ``stat`` calls every ``EVERY`` seconds, on PostgreSQL an append's
+notification), and rings each campaign's ``Hub``; a hub whose campaign's head moved reads
+what is new once per view and hands it to every page of that view. When the current campaign
+is another (``Live.follow``), every page of the plain addresses is sent a ``reset`` and the
+new campaign's session. Database work runs in one worker thread at a time per campaign
+(``Feed.call``).
 """
 
 from __future__ import annotations
@@ -348,28 +351,32 @@ def _change_words(change: Change) -> str:
     return f"{who}{change.track}: {'—' if before is None else before} → {after}"
 
 
-class Hub:
-    """Watches the head and hands each view's new messages to every page of that view."""
+class Bell:
+    """The one watcher of the database a server keeps, however many campaigns it serves: it
+    looks as cheaply as the database allows (``Watcher``: on SQLite two ``stat`` calls every
+    ``every`` seconds; on PostgreSQL an append's notification, which names its campaign) and
+    rings the hubs whose campaign may have moved. One watcher, not one per campaign: on
+    PostgreSQL each holds a connection and a thread waiting on it."""
 
-    def __init__(self, feed: Feed, every: float = EVERY) -> None:
-        self.feed = feed
+    def __init__(self, table: Any, every: float = EVERY) -> None:
+        self.table = table
         self.every = every
-        # view -> the queue of every page following it.
-        self.queues: dict[str, set[asyncio.Queue[list[Message] | None]]] = {
-            PLAYERS: set(),
-            GM: set(),
-        }
-        self.head = 0
+        self.hubs: list[Hub] = []
+
+    async def add(self, hub: Hub) -> None:
+        """Ring ``hub`` too from now on, where the log stands now read first."""
+        await hub.open()
+        self.hubs.append(hub)
 
     async def run(self) -> None:
-        live = self.feed.live
-        self.head = await self.feed.call(live.head)
-        watcher = await self.feed.call(live.watcher)
+        from tracker.app.live import Watcher
+
+        watcher = await asyncio.to_thread(Watcher, self.table)
         failing = False
         try:
             while True:
                 try:
-                    await self._step(watcher)
+                    await self._look(watcher)
                     failing = False
                 except asyncio.CancelledError:
                     raise
@@ -384,29 +391,55 @@ class Hub:
                     await asyncio.sleep(1.0)
                     if watcher.listening:
                         watcher.close()
-                        watcher = await self.feed.call(live.watcher)
+                        watcher = await asyncio.to_thread(Watcher, self.table)
         finally:
             watcher.close()
 
-    async def _step(self, watcher: Any) -> None:
-        """Wait for the log to move (or a moment), and hand each view what is new; when the
-        current campaign is another, every page starts afresh on it."""
+    async def _look(self, watcher: Any) -> None:
+        """Wait for the log to move (or a moment), then ring every hub."""
         if watcher.listening:
             # PostgreSQL: woken by an append's notification, or once a second to see whether
             # the current campaign changed (choosing one appends nothing, so notifies nothing).
-            woken = await asyncio.to_thread(watcher.wait, 1.0)
+            moved: set[str] | None = await asyncio.to_thread(watcher.heard, 1.0)
         else:
             await asyncio.sleep(self.every)
-            woken = watcher.changed()
-            if not woken:
+            if not watcher.changed():
                 return
-        if await self.feed.call(self.feed.live.follow):
+            moved = None
+        hubs = list(self.hubs)
+        # The heads of every campaign the log may have grown in, read at once: a hub whose
+        # head stands still reads nothing more.
+        served = [hub.feed.live.campaign_id for hub in hubs]
+        wanted = served if moved is None else [cid for cid in served if cid in moved]
+        heads = await asyncio.to_thread(self.table.store.heads, wanted) if wanted else {}
+        for hub in hubs:
+            await hub.rung(heads.get(hub.feed.live.campaign_id))
+
+
+class Hub:
+    """Hands each view's new messages to every page of that view, when the bell rings."""
+
+    def __init__(self, feed: Feed) -> None:
+        self.feed = feed
+        # view -> the queue of every page following it.
+        self.queues: dict[str, set[asyncio.Queue[list[Message] | None]]] = {
+            PLAYERS: set(),
+            GM: set(),
+        }
+        self.head = 0
+
+    async def open(self) -> None:
+        """Read where the log stands, before any page joins: what comes after is new."""
+        self.head = await self.feed.call(self.feed.live.head)
+
+    async def rung(self, head: int | None) -> None:
+        """The bell rang (``Bell``), with the head of this hub's campaign as it read it (None:
+        not read, the log having moved elsewhere). Hand each view what is new; when the
+        current campaign is another, every page starts afresh on it."""
+        if not self.feed.live.pinned and await self.feed.call(self.feed.live.follow):
             await self._switch()
             return
-        if not woken:
-            return
-        head = await self.feed.call(self.feed.live.head)
-        if head == self.head:
+        if head is None or head == self.head:
             return
         before = self.head
         for view, queues in self.queues.items():

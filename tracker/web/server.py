@@ -41,7 +41,7 @@ from tracker.app.live import Live
 from tracker.app.tracker import Tracker
 from tracker.web import gm, phone, players
 from tracker.web.console import Console
-from tracker.web.feed import EVERY, Feed, Hub
+from tracker.web.feed import EVERY, Bell, Feed, Hub
 from tracker.web.guard import COOKIES, HEADERS, SWEEP, Bucket, Doors, Guard, Phones, cookie_values
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -149,7 +149,8 @@ def make_app(
     ``rates`` the clients' token buckets; ``proxies`` the addresses of the reverse proxies
     whose forwarded headers are believed (the client's address and the scheme), no one
     else's."""
-    hub = Hub(Feed(live), every)
+    hub = Hub(Feed(live))
+    bell = Bell(live.table, every)
     # The console acts on the campaign served, whatever another process makes current.
     live.table.chosen = live.campaign_id
     phones = Phones(live.table.store.asked)
@@ -159,14 +160,15 @@ def make_app(
     guard = Guard(doors, phones, invitations.page_secret(), origins=origins, public=public)
     shown = shown if shown is not None else {}
     console = Console(hub, guard, base, shown)
-    own = OwnAddresses(live.table, guard, base, shown, every)
+    own = OwnAddresses(live.table, guard, base, shown, bell)
 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        watchers = [asyncio.create_task(job) for job in (hub.run(), doors.run(), phones.run())]
+        await bell.add(hub)
+        watchers = [asyncio.create_task(job) for job in (bell.run(), doors.run(), phones.run())]
         try:
             yield
         finally:
-            for watcher in (*watchers, *own.watchers):
+            for watcher in watchers:
                 watcher.cancel()
 
     app = Starlette(
@@ -205,19 +207,20 @@ NO_CAMPAIGN = "No campaign of this server is at that address; open the link the 
 class OwnAddresses(BaseRoute):
     """Every campaign's own address (``/c/TOKEN/`` and its ``gm`` and ``phone``): the same
     pages as the plain ones, each staying on its campaign, and acting on it alone. A
-    campaign's pages (its feed's watcher among them) are made the first time one is asked
-    for; an address no campaign has is not found."""
+    campaign's pages are made the first time one is asked for, and rung by the server's one
+    bell (``feed.Bell``); an address no campaign has is not found."""
 
     def __init__(
-        self, table: Tracker, guard: Guard, base: str | None, shown: dict[str, str], every: float
+        self, table: Tracker, guard: Guard, base: str | None, shown: dict[str, str], bell: Bell
     ) -> None:
         self.table = table
         self.guard = guard
         self.base = base
         self.shown = shown
-        self.every = every
+        self.bell = bell
         self.sites: dict[str, tuple[Hub, Router]] = {}
-        self.watchers: list[asyncio.Task[None]] = []
+        # One campaign's pages are made by one request at a time: two at once make one.
+        self.making = asyncio.Lock()
         self.tokens: tuple[float, dict[str, Any]] = (-SWEEP, {})
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
@@ -230,7 +233,10 @@ class OwnAddresses(BaseRoute):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         token = OWN.fullmatch(scope["path"]).group(1)  # type: ignore[union-attr]
-        site = self.sites.get(token) or await self._made(token)
+        site = self.sites.get(token)
+        if site is None:
+            async with self.making:
+                site = self.sites.get(token) or await self._made(token)
         if site is None:
             missing = PlainTextResponse(NO_CAMPAIGN, status_code=404, headers=HEADERS)
             await missing(scope, receive, send)
@@ -246,10 +252,10 @@ class OwnAddresses(BaseRoute):
             rows = await asyncio.to_thread(self.table.store.campaigns)
             self.tokens = (now, {row.campaign_id[:8]: row for row in rows})
         row = self.tokens[1].get(token)
-        if row is None or token in self.sites:
-            return self.sites.get(token)
+        if row is None:
+            return None
         live = Live(self.table.on(row.campaign_id), row)
-        hub = Hub(Feed(live), self.every)
+        hub = Hub(Feed(live))
         prefix = f"/c/{token}"
         console = Console(hub, self.guard, self.base, self.shown, prefix=prefix)
         router = Router(
@@ -259,8 +265,8 @@ class OwnAddresses(BaseRoute):
                 *phone.routes(hub, self.guard, console),
             ]
         )
+        await self.bell.add(hub)
         self.sites[token] = (hub, router)
-        self.watchers.append(asyncio.create_task(hub.run()))
         return self.sites[token]
 
     def hubs(self) -> list[Hub]:
