@@ -292,3 +292,29 @@ def test_a_campaigns_console_and_phone_work_at_its_own_address_in_a_browser(
         browser.get(f"{at}/phone?key={phone_key}")
         wait_for(browser, lambda d: "Mira" in d.find_element("tag name", "body").text, "Mira")
         assert browser.current_url == f"{at}/phone"
+
+
+def test_two_tables_rolling_at_once_each_log_every_roll(served):
+    """Iron's and Veyra's phones press Roll together, forty times: every press answered and
+    logged once in its own campaign (two campaigns' appends run on two threads at once)."""
+    pages = {
+        name: served.opened(f"{served.at[name]}/phone", f"tracker_phone={served.phone[name]}")
+        for name in ("Iron", "Veyra")
+    }
+    rolls = {
+        "Iron": {"trait": "Per", "values": {"dice": "3,4,2"}},
+        "Veyra": {"trait": "Grit", "values": {"dice": "18,19"}},
+    }
+    before = served.heads()
+
+    async def press(name: str) -> int:
+        body = json.dumps({**rolls[name], "nonce": secrets.token_hex(12)}).encode()
+        headers = {**pages[name], "content-type": "application/json"}
+        route = f"{served.at[name]}/phone/roll"
+        return (await asgi_request(served.app, "POST", route, headers, body))[0]
+
+    async def together() -> list[int]:
+        return await asyncio.gather(*(press(("Iron", "Veyra")[n % 2]) for n in range(40)))
+
+    assert asyncio.run(together()) == [200] * 40
+    assert served.heads() == {name: before[name] + 20 for name in before}

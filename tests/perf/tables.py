@@ -79,13 +79,13 @@ def made(db: str, count: int) -> list[Keys]:
     from click.testing import CliRunner
 
     from tracker.app.tracker import Tracker
-    from tracker.cli import main
+    from tracker.cli import cli
     from tracker.store.invitations import GM, PHONE, PLAYERS
 
     runner = CliRunner()
 
     def run(*args: str) -> None:
-        done = runner.invoke(main, ["--db", db, *args], catch_exceptions=False)
+        done = runner.invoke(cli, ["--db", db, *args], catch_exceptions=False)
         if done.exit_code != 0:
             raise SystemExit(f"tracker {' '.join(args)} failed: {done.output}")
 
@@ -228,7 +228,10 @@ async def play(table: Table, seconds: float, pace: float) -> None:
             {"Content-Type": "application/json", "X-CSRF-Token": token},
             body,
         )
-        doc = json.loads(answer)
+        try:
+            doc = json.loads(answer)
+        except ValueError:
+            doc = {"answer": answer[:300]}
         if status != 200 or not doc.get("lines"):
             raise SystemExit(f"a roll was refused ({status}): {doc}")
         table.rolls.append((doc["lines"][-1]["version"], sent))
@@ -293,17 +296,22 @@ async def measured(
 
 def serving(db: str, count: int) -> tuple[list[subprocess.Popen], list[int]]:
     ports = [free_port() for _ in range(count)]
-    procs = [
-        subprocess.Popen(
-            [
-                *(sys.executable, "-m", "tracker", "--db", db, "serve"),
-                *("--port", str(port), "--public", "--max-connections", "256"),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+    procs = []
+    for port in ports:
+        # What a server says of a failure, kept to read after.
+        log = Path(tempfile.gettempdir(), f"tables-server-{port}.log")
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        procs.append(
+            subprocess.Popen(
+                [
+                    *(sys.executable, "-m", "tracker", "--db", db, "serve"),
+                    *("--port", str(port), "--public", "--max-connections", "256"),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=fd,
+            )
         )
-        for port in ports
-    ]
+        os.close(fd)
     for port in ports:
         deadline = time.monotonic() + 30
         while True:

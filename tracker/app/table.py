@@ -118,12 +118,17 @@ class Table:
     def on(self, campaign_id: str) -> Self:
         """This open database again, acting on ``campaign_id`` whatever is chosen here or
         current: each campaign a server serves at its own address acts through one. It
-        shares the connection, the store and the states' cache; closing this one closes it."""
+        shares the connection and the store (closing this one closes it), and has a loader
+        and an appender of its own: a loader holds what one append defers (its snapshots), so
+        two campaigns appending at once on two threads each need their own."""
         sibling = copy.copy(self)
         # The app's parts (``Tracker``'s cached properties) were made for this one's choice.
         for name, value in vars(self).items():
             if getattr(value, "table", None) is self:
                 del vars(sibling)[name]
+        sibling.loader = StateLoader(self.store)
+        sibling.loader.warm, sibling.loader.meter = self.loader.warm, self.loader.meter
+        sibling.appender = Appender(self.store, sibling.loader, self.location)
         sibling.chosen = campaign_id
         return sibling
 
