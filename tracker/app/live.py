@@ -118,6 +118,7 @@ class Live:
         # A view opened on a campaign by name stays on it; otherwise it follows the current
         # campaign, as the next command typed at the table would.
         self.pinned = campaign is not None or table.chosen is not None
+        self._state: tuple[tuple[str, int], CampaignState] | None = None
 
     def follow(self) -> bool:
         """Whether the current campaign is another since last asked (``campaign use`` or
@@ -295,7 +296,18 @@ class Live:
         return msgspec.to_builtins(recaps.recap(player_view=player_view).changes)
 
     def state(self) -> CampaignState:
-        return self.table.state(self.row)
+        """The campaign's state, folded once per head: a feed's batch asks for it for every
+        line it words (its rules, its tone), and with no state kept in memory between
+        commands each ask would read the snapshot and the log's tail again. The state is the
+        log's alone, so its head names it; as a warm table's, it is shared, not to be
+        changed."""
+        at = (self.campaign_id, self.head())
+        if self._state is not None and self._state[0] == at:
+            return self._state[1]
+        state = self.table.state(self.row)
+        if state.version == at[1]:
+            self._state = (at, state)
+        return state
 
     def tone(self, data: Any) -> str | None:
         """How the feed colours an event: the tone the campaign's system gives the outcome of

@@ -267,6 +267,9 @@ class Console:
         # The requests being answered now, by holder and nonce, each with what its copies
         # wait on.
         self.answering: dict[tuple[str, str], asyncio.Event] = {}
+        # The players' state last folded, by campaign and head (``_players_state``); read and
+        # written under the feed's lock, as every call of ``phone_state`` is.
+        self._players: tuple[tuple[str, int], Any] | None = None
 
     def served(self) -> str:
         """The campaign these pages serve now."""
@@ -413,8 +416,7 @@ class Console:
         roll changed) and the form it rolls with."""
         from tracker.app.live import readings_shown
 
-        live = self.feed.live
-        state = live.table.player_state(live.row)
+        state = self._players_state()
         ch = state.characters.get(character_id)
         if ch is None:
             raise NotFound("This phone's character is not in the campaign served.")
@@ -444,6 +446,19 @@ class Console:
             "form": _form(declaration(state.rules, ROLL), player=True),
             "asked": json.loads(self.phones.waiting(character_id)),
         }
+
+    def _players_state(self) -> Any:
+        """The campaign as the players know it, folded once per head however many phones
+        ask: after each roll every phone of the table asks for it at once. The players'
+        state is the log's alone (a reveal or an undo is an event), so its head names it."""
+        live = self.feed.live
+        at = (live.campaign_id, live.head())
+        if self._players is not None and self._players[0] == at:
+            return self._players[1]
+        state = live.table.player_state(live.row)
+        if state.version == at[1]:
+            self._players = (at, state)
+        return state
 
     def away(self, character_id: str) -> dict[str, Any]:
         """What a phone says while its character is not in the campaign the table is playing:
