@@ -161,15 +161,9 @@ def _serve(
         ) from None
     from tracker.app.live import Live
 
-    try:  # refused before the database is opened
-        Hosts(LOCAL, allowed)
-    except ValueError as exc:
-        raise BadInput(
-            f"{str(exc)[:60]} is not a host name; give --allow-host a name such as gm-laptop.lan."
-        ) from None
-    tls = _tls(cert, cert_key)
-    address = public_address(public_url)
-    _proxies(proxies)
+    # Refused before the database is opened.
+    tls, address = _tls(cert, cert_key), public_address(public_url)
+    _names_and_proxies(allowed, proxies)
     # Over HTTPS (the server's own or a proxy's) the table is on the internet, where the
     # players' page is no longer the room's to read.
     public = public or bool(tls) or bool(proxies) or (address or "").startswith("https:")
@@ -248,11 +242,20 @@ def public_address(url: str | None, option: str = "--public-url") -> str | None:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def _proxies(given: tuple[str, ...]) -> None:
-    """Refuse a --proxy that is not an address: only a proxy's own address is believed."""
+def _names_and_proxies(allowed: tuple[str, ...], proxies: tuple[str, ...]) -> None:
+    """Refuse an --allow-host that is no host name, and a --proxy that is not an address:
+    only a proxy's own address is believed."""
     import ipaddress
 
-    for address in given:
+    from tracker.web.server import Hosts
+
+    try:
+        Hosts(LOCAL, allowed)
+    except ValueError as exc:
+        raise BadInput(
+            f"{str(exc)[:60]} is not a host name; give --allow-host a name such as gm-laptop.lan."
+        ) from None
+    for address in proxies:
         try:
             ipaddress.ip_address(address)
         except ValueError:

@@ -141,14 +141,13 @@ def make_app(
     shown: dict[str, str] | None = None,
     public: bool = False,
 ) -> Starlette:
-    """The live view's web app for ``live``'s campaign, its doors opened by the database's
-    invitations (``tracker.app.invitations``); ``shown`` the phone keys made as it starts, by
-    character, whose links and QR codes the console shows; ``hosts`` are the Host headers it
-    answers (by default those of a server on 127.0.0.1); ``base`` the address phones open it by (by
-    default the one the console was opened by), whose origin pages may also act from;
-    ``rates`` the clients' token buckets; ``proxies`` the addresses of the reverse proxies
-    whose forwarded headers are believed (the client's address and the scheme), no one
-    else's."""
+    """The web app of ``live``'s campaign (the plain addresses) and every campaign of its
+    database (their own), its doors opened by the database's invitations. ``shown``: the keys
+    made as it starts, by ``Invited.door``, whose links the consoles show; ``hosts``: the Host
+    headers it answers (by default a server on 127.0.0.1's); ``base``: the address phones open
+    it by, whose origin pages may act from; ``rates``: the clients' buckets; ``proxies``: the
+    reverse proxies whose forwarded headers are believed; ``public``: whether the players'
+    page too needs a key (HTTPS, a proxy, or ``tracker serve --public``)."""
     hub = Hub(Feed(live))
     bell = Bell(live.table, every)
     # The console acts on the campaign served, whatever another process makes current.
@@ -179,13 +178,7 @@ def make_app(
             *players.files(),
             own,
         ],
-        middleware=[
-            *([Middleware(ProxyHeadersMiddleware, trusted_hosts=list(proxies))] if proxies else []),
-            Middleware(StrictTransport),
-            Middleware(ServedHostsOnly, hosts=hosts or Hosts("127.0.0.1")),
-            Middleware(Throttled, rates=rates or RATES, doors=doors),
-            Middleware(BodyLimit),
-        ],
+        middleware=_before_every_route(proxies, hosts, rates or RATES, doors),
         lifespan=_lifespan(lifespan),
         # Starlette answers with this and re-raises, so the server logs the traceback once.
         exception_handlers={Exception: _failed},
@@ -196,6 +189,20 @@ def make_app(
     app.state.phones = phones
     app.state.doors = doors
     return app
+
+
+def _before_every_route(
+    proxies: tuple[str, ...], hosts: Hosts | None, rates: Rates, doors: Doors
+) -> list[Middleware]:
+    """What stands before every route, outermost first: the proxy's forwarded headers
+    believed from it alone, HSTS over HTTPS, the Host check, the rates, the body's size."""
+    return [
+        *([Middleware(ProxyHeadersMiddleware, trusted_hosts=list(proxies))] if proxies else []),
+        Middleware(StrictTransport),
+        Middleware(ServedHostsOnly, hosts=hosts or Hosts("127.0.0.1")),
+        Middleware(Throttled, rates=rates, doors=doors),
+        Middleware(BodyLimit),
+    ]
 
 
 OWN = re.compile(r"/c/([0-9a-f]{8})(/.*)?")
