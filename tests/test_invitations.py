@@ -200,6 +200,9 @@ REFUSED = [
     (("invite", "new", "Mira"), "No server address is known yet"),
     (("invite", "new", "Mira", "--url", "ftp://x.lan/phone"), "--url takes the address"),
     (("invite", "revoke", "nothing"), 'No live invitation is "nothing"'),
+    (("invite", "new", "--every-campaign"), "--every-campaign goes with --gm"),
+    (("invite", "new", "--players", "--gm"), "--players for the players' page"),
+    (("invite", "revoke", "players"), "The players' page has no live invitation"),
 ]
 
 

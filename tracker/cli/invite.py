@@ -85,13 +85,13 @@ def _invite_new(
     from tracker.app.invitations import expiry
     from tracker.cli.serve import public_address
 
+    if every and not gm:
+        raise BadInput("--every-campaign goes with --gm: the GM's console of every campaign.")
     if [gm, players, character is not None].count(True) != 1:
         raise BadInput(
             "Name the character whose phone to invite, or give --gm for the GM's console or "
             "--players for the players' page."
         )
-    if every and not gm:
-        raise BadInput("--every-campaign goes with --gm: the GM's console of every campaign.")
     tracker = open_tracker()
     base = public_address(url, "--url") if url else tracker.invitations.base()
     if base is None:
