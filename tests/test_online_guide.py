@@ -275,7 +275,7 @@ def test_the_guide_run_step_by_step_and_an_evening_through_it(tmp_path, pg_url):
         through = Through(ports["443"])
         links = dict(re.findall(r"^\s*(Players|GM|Wren):\s+(https://\S+)$", printed, re.M))
         assert set(links) == {"Players", "GM", "Wren"}, printed
-        _up(through)
+        _up(through, procs, tmp_path)
         # Port 80 only sends the browser to HTTPS.
         plain = http.client.HTTPConnection("127.0.0.1", ports["80"], timeout=10)
         plain.request("GET", "/phone", headers={"Host": "localhost"})
@@ -300,7 +300,7 @@ def test_the_guide_run_step_by_step_and_an_evening_through_it(tmp_path, pg_url):
         one = _serve(first, env, ports, ports["443"])  # and comes back
         procs.append(one)
         assert "by the link given before" in _printed(one, "Wren:")
-        _up(through)
+        _up(through, procs, tmp_path)
         answers += [_roll(through, phone) for _ in range(2)]
         assert all(a.get("ok") for a in answers), answers
         logged = _rolls_logged(env)
@@ -384,17 +384,31 @@ def test_the_guide_run_step_by_step_and_an_evening_through_it(tmp_path, pg_url):
         )
 
 
-def _up(through: Through) -> None:
-    """Wait until both servers answer through nginx (a page's file, open to anyone)."""
-    deadline = time.monotonic() + 20
+def _up(through: Through, procs: list[subprocess.Popen], folder: Path) -> None:
+    """Wait until both servers answer through nginx (a page's file, open to anyone); what
+    nginx and the servers said when they do not."""
+    procs = [proc for proc in procs if proc.poll() is None]  # not one killed before
+    deadline = time.monotonic() + 60
+    got: object = None
     while time.monotonic() < deadline:
         try:
-            if all(through.request("GET", "/static/feed.js")[0] == 200 for _ in range(4)):
+            got = [through.request("GET", "/static/feed.js")[0] for _ in range(4)]
+            if got == [200] * 4:
                 return
-        except (OSError, http.client.HTTPException):
-            pass
+        except (OSError, http.client.HTTPException) as exc:
+            got = exc
+        if any(proc.poll() is not None for proc in procs):
+            break
         time.sleep(0.2)
-    raise AssertionError("the servers never answered through nginx")
+    log = folder / "error.log"
+    said = [
+        (proc.args[:3], proc.poll(), proc.stderr.read()[-800:] if proc.poll() is not None else "")
+        for proc in procs
+    ]
+    raise AssertionError(
+        f"the servers never answered through nginx ({got!r}); {said}; nginx's log: "
+        f"{log.read_text()[-1500:] if log.exists() else '(none)'}"
+    )
 
 
 def _tracker_lines(block: str, env: dict[str, str], cwd: Path) -> list[str]:
